@@ -1,0 +1,113 @@
+# tracedb: build, test, bench, install.
+#   make            the tracedb binary, libtracedb (static and shared), tracedb.pc    -> build/
+#   make demo       build, import the bundled PyTorch sample and print its summary
+#   make test       the whole suite, built with AddressSanitizer + UndefinedBehaviorSanitizer
+#   make bench      import/summary speed and memory against baselines, side by side
+#   make install PREFIX=/usr/local
+#   make deps       install the Debian packages the build needs (as root)
+
+CC      ?= cc
+PREFIX  ?= /usr/local
+CSTD     = -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L
+WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+CFLAGS  ?= -O2 -g
+ALL_CFLAGS = $(CSTD) $(WARN) $(CFLAGS) -fPIC -Iinclude
+LIBS     = -lsqlite3 -lyajl -lcjson -lcsv -lz -lm
+SAN      = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+SQL      = $(wildcard schema/*.sql) $(wildcard queries/*.sql)
+LIB_SRC  = recorder/ingest.c recorder/strmap.c recorder/jsonbuf.c recorder/timeparse.c \
+           recorder/chrome_import.c recorder/import.c \
+           analyzer/render.c analyzer/report.c analyzer/sqlfuncs.c analyzer/options.c
+CLI_SRC  = analyzer/main.c analyzer/cmd_ops.c analyzer/cmd_summary.c analyzer/cmd_sql.c recorder/cmd_import.c
+UNIT_SRC = $(wildcard tests/unit/*.c)
+HDRS     = $(wildcard include/*.h recorder/*.h analyzer/*.h)
+
+.PHONY: all demo test check bench install deps clean
+all: build/tracedb build/libtracedb.a build/libtracedb.so build/tracedb.pc
+
+deps:
+	@sh tools/deps.sh build
+
+build/embed: tools/embed.c
+	@mkdir -p build
+	$(CC) -O1 -o $@ $<
+
+build/embedded.c: build/embed $(SQL)
+	build/embed $@ $(SQL)
+
+# --- release build
+build/obj/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+build/obj/embedded.o: build/embedded.c recorder/embedded.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Irecorder -c -o $@ $<
+
+LIB_OBJ = $(LIB_SRC:%.c=build/obj/%.o) build/obj/embedded.o
+CLI_OBJ = $(CLI_SRC:%.c=build/obj/%.o)
+
+build/libtracedb.a: $(LIB_OBJ)
+	ar rcs $@ $^
+
+build/libtracedb.so: $(LIB_OBJ)
+	$(CC) -shared -o $@ $^ $(LIBS)
+
+build/tracedb: $(CLI_OBJ) build/libtracedb.a
+	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) build/libtracedb.a $(LIBS)
+
+build/tracedb.pc: Makefile
+	@mkdir -p build
+	printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: tracedb\nDescription: trace analysis for ML workloads over SQLite\nVersion: 0.1.0\nLibs: -L$${libdir} -ltracedb\nLibs.private: %s\nCflags: -I$${includedir}\n' \
+	  '$(PREFIX)' '$(LIBS)' > $@
+
+demo: build/tracedb
+	@rm -f build/demo.db
+	build/tracedb import samples/resnet18_inference.json.gz -o build/demo.db
+	build/tracedb summary build/demo.db
+
+# --- tests: everything built again with sanitizers into build/test
+build/test/obj/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SAN) -c -o $@ $<
+
+build/test/obj/embedded.o: build/embedded.c recorder/embedded.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SAN) -Irecorder -c -o $@ $<
+
+TLIB_OBJ = $(LIB_SRC:%.c=build/test/obj/%.o) build/test/obj/embedded.o
+TCLI_OBJ = $(CLI_SRC:%.c=build/test/obj/%.o)
+
+build/test/tracedb: $(TCLI_OBJ) $(TLIB_OBJ)
+	$(CC) $(SAN) -o $@ $^ $(LIBS)
+
+build/test/unit: $(UNIT_SRC) $(TLIB_OBJ) $(HDRS)
+	$(CC) $(ALL_CFLAGS) $(SAN) -Irecorder -Ianalyzer -o $@ $(UNIT_SRC) $(TLIB_OBJ) $(LIBS) -lcriterion
+
+test check: build/test/tracedb build/test/unit build/tracedb
+	@sh tools/deps.sh test
+	TRACEDB=$(CURDIR)/build/test/tracedb TRACEDB_ROOT=$(CURDIR) ASAN_OPTIONS=detect_leaks=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1 build/test/unit --jobs 2
+
+# --- benchmarks
+build/gen_trace: bench/gen_trace.c
+	@mkdir -p build
+	$(CC) $(CSTD) $(WARN) -O2 -o $@ $< -lz
+
+build/tokenize: bench/tokenize.c
+	@mkdir -p build
+	$(CC) $(CSTD) $(WARN) -O2 -o $@ $< -lyajl
+
+bench: build/tracedb build/gen_trace build/tokenize
+	sh bench/run.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include
+	install -m 755 build/tracedb $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 build/libtracedb.a build/libtracedb.so $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 include/tracedb.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 build/tracedb.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+
+clean:
+	rm -rf build

@@ -1,0 +1,44 @@
+/* cli.h: what every tracedb subcommand shares: its context, the option parser, the command table.
+ *
+ * Adding a command (a checklist, in the spirit of git's builtin.h):
+ *   1. write analyzer/cmd_NAME.c (or recorder/cmd_NAME.c) ending in `int cmd_NAME(int argc, char **argv,
+ *      struct cli *cli)`: parse options with cli_parse_options -> open the database with report_open ->
+ *      run its queries/NAME.sql through render_query;
+ *   2. declare it below and add it to the alphabetical table in analyzer/main.c;
+ *   3. add its SQL under queries/ (the Makefile embeds every .sql file there);
+ *   4. add a test under tests/ and a README section with real output. */
+#ifndef TDB_CLI_H
+#define TDB_CLI_H
+#include <stdint.h>
+#include <stdio.h>
+
+enum render_format { FMT_TABLE, FMT_CSV, FMT_JSON };
+
+struct cli {
+    FILE *out; /* results */
+    FILE *err; /* diagnostics */
+    const char *prog;
+};
+
+enum opt_type { OPT_FLAG, OPT_STRING, OPT_INT, OPT_FORMAT };
+
+struct opt {
+    const char *name; /* long name without "--" */
+    char short_name;  /* 0 when none */
+    enum opt_type type;
+    void *target;     /* int*, const char**, int64_t*, enum render_format* */
+    const char *help;
+};
+#define OPT_END {0, 0, OPT_FLAG, 0, 0}
+
+/* Parses argv[1..] against opts; positional arguments are moved to the front of argv and their count
+ * returned. A "--" ends options; everything after it is positional. -1 on a bad option (printed). */
+int cli_parse_options(int argc, char **argv, const struct opt *opts, const char *usage, struct cli *cli);
+void cli_usage(const struct opt *opts, const char *usage, FILE *to);
+
+int cmd_import(int argc, char **argv, struct cli *cli);
+int cmd_ops(int argc, char **argv, struct cli *cli);
+int cmd_sql(int argc, char **argv, struct cli *cli);
+int cmd_summary(int argc, char **argv, struct cli *cli);
+
+#endif

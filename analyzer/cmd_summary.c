@@ -1,0 +1,77 @@
+/* cmd_summary.c: `tracedb summary run.db`: one screen on where the time and memory went:
+ * the trace, event kinds, devices, top operators by self time, top kernels, step latency, memory peak.
+ * Each section is a query in queries/; empty sections are left out. */
+#include "cli.h"
+#include "render.h"
+#include "report.h"
+#include <string.h>
+
+static const char summary_usage[] = "tracedb summary run.db [--limit N] [--format table|csv|json]";
+
+static const struct {
+    const char *query, *key, *title;
+} summary_sections[] = {
+    {"summary_trace", "trace", "Trace"},
+    {"summary_kinds", "kinds", "Events by kind"},
+    {"summary_devices", "devices", "Devices"},
+    {"ops", "ops", "Top operators by self CPU time (PyTorch key_averages semantics)"},
+    {"summary_kernels", "kernels", "Top kernels by total device time"},
+    {"summary_latency", "latency", "Step latency"},
+    {"summary_memory", "memory", "Memory peak"},
+};
+
+/* Whether a statement yields any row (then reset for rendering). */
+static int has_rows(sqlite3_stmt *st)
+{
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW;
+}
+
+int cmd_summary(int argc, char **argv, struct cli *cli)
+{
+    int64_t limit = 10;
+    enum render_format fmt = FMT_TABLE;
+    const struct opt opts[] = {
+        {"limit", 'n', OPT_INT, &limit, "rows in the top-N sections (default 10)"},
+        {"format", 0, OPT_FORMAT, &fmt, "output format (default table)"},
+        OPT_END,
+    };
+    int n = cli_parse_options(argc, argv, opts, summary_usage, cli);
+    if (n != 1) {
+        if (n >= 0)
+            cli_usage(opts, summary_usage, cli->err);
+        return 2;
+    }
+    sqlite3 *db = report_open(argv[0], 0, cli);
+    if (!db)
+        return 1;
+    int rc = 0, printed = 0;
+    if (fmt == FMT_JSON)
+        fputs("{", cli->out);
+    for (size_t i = 0; i < sizeof summary_sections / sizeof summary_sections[0] && rc == 0; i++) {
+        sqlite3_stmt *st = report_prepare(db, summary_sections[i].query, cli);
+        if (!st) {
+            rc = 1;
+            break;
+        }
+        report_bind_text(st, ":sort", "self_cpu_ns");
+        report_bind_int(st, ":limit", (int64_t)limit);
+        if (has_rows(st)) {
+            if (fmt == FMT_JSON)
+                fprintf(cli->out, "%s\n\"%s\": ", printed ? "," : "", summary_sections[i].key);
+            else if (fmt == FMT_CSV)
+                fprintf(cli->out, "%s# %s\r\n", printed ? "\r\n" : "", summary_sections[i].key);
+            else
+                fprintf(cli->out, "%s%s\n", printed ? "\n" : "", summary_sections[i].title);
+            if (render_query(st, fmt, cli->out, cli->err) < 0)
+                rc = 1;
+            printed++;
+        }
+        sqlite3_finalize(st);
+    }
+    if (fmt == FMT_JSON)
+        fputs("}\n", cli->out);
+    sqlite3_close(db);
+    return rc;
+}

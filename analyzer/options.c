@@ -1,0 +1,112 @@
+/* options.c: the one option parser every subcommand uses (a table of struct opt, like git's OPT_*). */
+#include "cli.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int opt_format(const char *v, enum render_format *f)
+{
+    if (strcmp(v, "table") == 0)
+        *f = FMT_TABLE;
+    else if (strcmp(v, "csv") == 0)
+        *f = FMT_CSV;
+    else if (strcmp(v, "json") == 0)
+        *f = FMT_JSON;
+    else
+        return -1;
+    return 0;
+}
+
+void cli_usage(const struct opt *opts, const char *usage, FILE *to)
+{
+    fprintf(to, "usage: %s\n", usage);
+    for (const struct opt *o = opts; o && o->name; o++) {
+        char left[64];
+        const char *arg = o->type == OPT_FLAG ? "" : o->type == OPT_INT ? " N" : o->type == OPT_FORMAT ? " table|csv|json" : " VALUE";
+        if (o->short_name)
+            snprintf(left, sizeof left, "-%c, --%s%s", o->short_name, o->name, arg);
+        else
+            snprintf(left, sizeof left, "    --%s%s", o->name, arg);
+        fprintf(to, "    %-30s %s\n", left, o->help);
+    }
+}
+
+static int opt_set(const struct opt *o, const char *value, struct cli *cli)
+{
+    switch (o->type) {
+    case OPT_FLAG:
+        *(int *)o->target = 1;
+        return 0;
+    case OPT_STRING:
+        *(const char **)o->target = value;
+        return 0;
+    case OPT_INT: {
+        char *end;
+        errno = 0;
+        long long v = strtoll(value, &end, 10);
+        if (*value == 0 || *end != 0 || errno != 0 || v < 0) {
+            fprintf(cli->err, "%s: --%s wants a non-negative integer, not '%s'\n", cli->prog, o->name, value);
+            return -1;
+        }
+        *(int64_t *)o->target = v;
+        return 0;
+    }
+    case OPT_FORMAT:
+        if (opt_format(value, o->target) != 0) {
+            fprintf(cli->err, "%s: unknown --%s '%s' (table, csv or json)\n", cli->prog, o->name, value);
+            return -1;
+        }
+        return 0;
+    }
+    return -1;
+}
+
+int cli_parse_options(int argc, char **argv, const struct opt *opts, const char *usage, struct cli *cli)
+{
+    int npos = 0, only_pos = 0;
+    for (int i = 1; i < argc; i++) {
+        char *a = argv[i];
+        if (only_pos || a[0] != '-' || a[1] == 0) { /* "-" is a positional (stdin) */
+            argv[npos++] = a;
+            continue;
+        }
+        if (strcmp(a, "--") == 0) {
+            only_pos = 1;
+            continue;
+        }
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            cli_usage(opts, usage, cli->out);
+            exit(0);
+        }
+        const struct opt *o = NULL;
+        const char *value = NULL;
+        if (a[1] == '-') {
+            const char *name = a + 2, *eq = strchr(name, '=');
+            size_t n = eq ? (size_t)(eq - name) : strlen(name);
+            for (const struct opt *p = opts; p->name; p++)
+                if (strlen(p->name) == n && strncmp(p->name, name, n) == 0)
+                    o = p;
+            if (eq)
+                value = eq + 1;
+        } else if (a[2] == 0) {
+            for (const struct opt *p = opts; p->name; p++)
+                if (p->short_name == a[1])
+                    o = p;
+        }
+        if (!o) {
+            fprintf(cli->err, "%s: unknown option '%s'\n", cli->prog, a);
+            cli_usage(opts, usage, cli->err);
+            return -1;
+        }
+        if (o->type != OPT_FLAG && !value) {
+            if (i + 1 >= argc) {
+                fprintf(cli->err, "%s: option '%s' needs a value\n", cli->prog, a);
+                return -1;
+            }
+            value = argv[++i];
+        }
+        if (opt_set(o, value, cli) != 0)
+            return -1;
+    }
+    return npos;
+}

@@ -1,0 +1,269 @@
+/* render.c: output modes kept apart from the data (after SQLite's shell): table for people, csv
+ * (RFC 4180, via libcsv) and json (an array of row objects, integers as integers) for programs. */
+#include "render.h"
+#include "../recorder/jsonbuf.h"
+#include <csv.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TABLE_TEXT_MAX 60 /* longer names are cut, as PyTorch's table does */
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+void render_time(char *dst, size_t n, int64_t ns)
+{
+    double us = (double)ns / 1000.0;
+    if (fabs(us) >= 1e6)
+        snprintf(dst, n, "%.3fs", us / 1e6);
+    else if (fabs(us) >= 1e3)
+        snprintf(dst, n, "%.3fms", us / 1e3);
+    else
+        snprintf(dst, n, "%.3fus", us);
+}
+
+static void render_memory(char *dst, size_t n, int64_t b)
+{
+    const double kb = 1024.0, mb = kb * 1024, gb = mb * 1024;
+    double a = fabs((double)b);
+    if (a >= gb)
+        snprintf(dst, n, "%.2f Gb", (double)b / gb);
+    else if (a >= mb)
+        snprintf(dst, n, "%.2f Mb", (double)b / mb);
+    else if (a >= kb)
+        snprintf(dst, n, "%.2f Kb", (double)b / kb);
+    else
+        snprintf(dst, n, "%lld b", (long long)b);
+}
+
+/* The table text of one value. */
+static void table_cell(sqlite3_stmt *st, int i, const char *col, char *dst, size_t n)
+{
+    int type = sqlite3_column_type(st, i);
+    if (type == SQLITE_NULL) {
+        snprintf(dst, n, "-");
+        return;
+    }
+    if (type == SQLITE_INTEGER || type == SQLITE_FLOAT) {
+        if (ends_with(col, "_ns")) {
+            render_time(dst, n, (int64_t)llround(sqlite3_column_double(st, i)));
+            return;
+        }
+        if (ends_with(col, "_bytes")) {
+            render_memory(dst, n, sqlite3_column_int64(st, i));
+            return;
+        }
+        if (ends_with(col, "_pct")) {
+            snprintf(dst, n, "%.2f%%", sqlite3_column_double(st, i));
+            return;
+        }
+        if (type == SQLITE_FLOAT) {
+            snprintf(dst, n, "%.3f", sqlite3_column_double(st, i));
+            return;
+        }
+    }
+    const char *t = (const char *)sqlite3_column_text(st, i);
+    size_t len = (size_t)sqlite3_column_bytes(st, i);
+    if (len > TABLE_TEXT_MAX && n > TABLE_TEXT_MAX) {
+        memcpy(dst, t, TABLE_TEXT_MAX - 3);
+        memcpy(dst + TABLE_TEXT_MAX - 3, "...", 4);
+        return;
+    }
+    snprintf(dst, n, "%s", t ? t : "");
+}
+
+/* UTF-8 aware display width (counts code points). */
+static size_t text_width(const char *s)
+{
+    size_t w = 0;
+    for (; *s; s++)
+        w += ((unsigned char)*s & 0xC0) != 0x80;
+    return w;
+}
+
+static int64_t render_table(sqlite3_stmt *st, FILE *out, FILE *err)
+{
+    int ncol = sqlite3_column_count(st);
+    struct buf cells = {0};   /* every cell, NUL-terminated, row after row */
+    size_t *width = calloc((size_t)ncol, sizeof *width);
+    int *numeric = calloc((size_t)ncol, sizeof *numeric);
+    int64_t rows = 0;
+    int rc;
+    if (!width || !numeric) {
+        free(width), free(numeric);
+        return -1;
+    }
+    for (int i = 0; i < ncol; i++)
+        width[i] = text_width(sqlite3_column_name(st, i));
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        for (int i = 0; i < ncol; i++) {
+            char cell[512];
+            table_cell(st, i, sqlite3_column_name(st, i), cell, sizeof cell);
+            int t = sqlite3_column_type(st, i);
+            if (t == SQLITE_INTEGER || t == SQLITE_FLOAT)
+                numeric[i] = 1;
+            size_t w = text_width(cell);
+            if (w > width[i])
+                width[i] = w;
+            buf_add(&cells, cell, strlen(cell) + 1);
+        }
+        rows++;
+    }
+    if (rc != SQLITE_DONE) {
+        fprintf(err, "tracedb: %s\n", sqlite3_errmsg(sqlite3_db_handle(st)));
+        free(width), free(numeric), buf_free(&cells);
+        return -1;
+    }
+    size_t total = 0;
+    for (int i = 0; i < ncol; i++)
+        total += width[i] + 2;
+    for (size_t k = 0; k < total; k++)
+        fputc('-', out);
+    fputc('\n', out);
+    for (int i = 0; i < ncol; i++) {
+        const char *h = sqlite3_column_name(st, i);
+        size_t pad = width[i] - text_width(h);
+        if (numeric[i])
+            fprintf(out, "%*s%s  ", (int)pad, "", h);
+        else
+            fprintf(out, "%s%*s  ", h, (int)pad, "");
+    }
+    fputc('\n', out);
+    for (size_t k = 0; k < total; k++)
+        fputc('-', out);
+    fputc('\n', out);
+    const char *p = cells.p;
+    for (int64_t r = 0; r < rows; r++) {
+        for (int i = 0; i < ncol; i++) {
+            size_t pad = width[i] - text_width(p);
+            if (numeric[i])
+                fprintf(out, "%*s%s  ", (int)pad, "", p);
+            else
+                fprintf(out, "%s%*s  ", p, i + 1 < ncol ? (int)pad : 0, "");
+            p += strlen(p) + 1;
+        }
+        fputc('\n', out);
+    }
+    for (size_t k = 0; k < total; k++)
+        fputc('-', out);
+    fputc('\n', out);
+    free(width), free(numeric), buf_free(&cells);
+    return rows;
+}
+
+/* A CSV field: quoted only when it has to be (RFC 4180), quoting done by libcsv. */
+static void csv_field(FILE *out, const char *s, size_t n)
+{
+    if (strpbrk(s, ",\"\r\n") || (n && (s[0] == ' ' || s[n - 1] == ' ')))
+        csv_fwrite(out, s, n);
+    else
+        fwrite(s, 1, n, out);
+}
+
+static int64_t render_csv(sqlite3_stmt *st, FILE *out, FILE *err)
+{
+    int ncol = sqlite3_column_count(st);
+    for (int i = 0; i < ncol; i++) {
+        const char *h = sqlite3_column_name(st, i);
+        if (i)
+            fputc(',', out);
+        csv_field(out, h, strlen(h));
+    }
+    fputs("\r\n", out);
+    int64_t rows = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        for (int i = 0; i < ncol; i++) {
+            if (i)
+                fputc(',', out);
+            switch (sqlite3_column_type(st, i)) {
+            case SQLITE_NULL:
+                break;
+            case SQLITE_INTEGER:
+                fprintf(out, "%lld", (long long)sqlite3_column_int64(st, i));
+                break;
+            case SQLITE_FLOAT:
+                fprintf(out, "%.17g", sqlite3_column_double(st, i));
+                break;
+            default: {
+                const char *t = (const char *)sqlite3_column_text(st, i);
+                csv_field(out, t, (size_t)sqlite3_column_bytes(st, i));
+            }
+            }
+        }
+        fputs("\r\n", out);
+        rows++;
+    }
+    if (rc != SQLITE_DONE) {
+        fprintf(err, "tracedb: %s\n", sqlite3_errmsg(sqlite3_db_handle(st)));
+        return -1;
+    }
+    return rows;
+}
+
+static int64_t render_json(sqlite3_stmt *st, FILE *out, FILE *err)
+{
+    int ncol = sqlite3_column_count(st);
+    struct buf b = {0};
+    int64_t rows = 0;
+    int rc;
+    fputc('[', out);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        struct jw w;
+        b.n = 0;
+        jw_init(&w, &b);
+        jw_open(&w, '{');
+        for (int i = 0; i < ncol; i++) {
+            const char *h = sqlite3_column_name(st, i);
+            jw_key(&w, h, strlen(h));
+            char num[40];
+            switch (sqlite3_column_type(st, i)) {
+            case SQLITE_NULL:
+                jw_raw(&w, "null", 4);
+                break;
+            case SQLITE_INTEGER:
+                snprintf(num, sizeof num, "%lld", (long long)sqlite3_column_int64(st, i));
+                jw_raw(&w, num, strlen(num));
+                break;
+            case SQLITE_FLOAT: {
+                double d = sqlite3_column_double(st, i);
+                if (isfinite(d))
+                    snprintf(num, sizeof num, "%.17g", d);
+                else
+                    snprintf(num, sizeof num, "null");
+                jw_raw(&w, num, strlen(num));
+                break;
+            }
+            default:
+                jw_string(&w, (const char *)sqlite3_column_text(st, i), (size_t)sqlite3_column_bytes(st, i));
+            }
+        }
+        jw_close(&w, '}');
+        fputs(rows ? ",\n" : "\n", out);
+        fwrite(b.p, 1, b.n, out);
+        rows++;
+    }
+    fputs(rows ? "\n]\n" : "]\n", out);
+    buf_free(&b);
+    if (rc != SQLITE_DONE) {
+        fprintf(err, "tracedb: %s\n", sqlite3_errmsg(sqlite3_db_handle(st)));
+        return -1;
+    }
+    return rows;
+}
+
+int64_t render_query(sqlite3_stmt *st, enum render_format fmt, FILE *out, FILE *err)
+{
+    switch (fmt) {
+    case FMT_CSV:
+        return render_csv(st, out, err);
+    case FMT_JSON:
+        return render_json(st, out, err);
+    default:
+        return render_table(st, out, err);
+    }
+}

@@ -1,0 +1,14 @@
+/* render.h: turns a prepared statement's rows into table, csv or json output (the only code that
+ * prints report values). Column names decide table units: *_ns as times, *_bytes as memory, *_pct. */
+#ifndef TDB_RENDER_H
+#define TDB_RENDER_H
+#include "cli.h"
+#include <sqlite3.h>
+
+/* Steps st to the end and writes its rows. Returns rows written, or -1 on an SQL error (printed). */
+int64_t render_query(sqlite3_stmt *st, enum render_format fmt, FILE *out, FILE *err);
+
+/* PyTorch-style time text for ns: "0.812us", "1.234ms", "2.000s". */
+void render_time(char *dst, size_t n, int64_t ns);
+
+#endif

@@ -1,0 +1,86 @@
+/* report.c: database access for the analyzer: open read-only, check the schema version, register
+ * functions, and prepare the SQL files embedded from queries/. */
+#include "report.h"
+#include "sqlfuncs.h"
+#include "../recorder/embedded.h"
+#include "../recorder/version.h"
+#include <string.h>
+#include <sys/stat.h>
+
+const char *tdb_embedded_get(const char *path)
+{
+    for (const struct tdb_embedded_file *f = tdb_embedded_files; f->path; f++)
+        if (strcmp(f->path, path) == 0)
+            return f->text;
+    return NULL;
+}
+
+sqlite3 *report_open(const char *path, int writable, struct cli *cli)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0) {
+        fprintf(cli->err, "%s: %s: no such database\n", cli->prog, path);
+        return NULL;
+    }
+    sqlite3 *db = NULL;
+    int flags = writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
+    if (sqlite3_open_v2(path, &db, flags, NULL) != SQLITE_OK) {
+        fprintf(cli->err, "%s: cannot open %s: %s\n", cli->prog, path, db ? sqlite3_errmsg(db) : "out of memory");
+        sqlite3_close(db);
+        return NULL;
+    }
+    sqlite3_stmt *st;
+    int version = -1;
+    if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        version = sqlite3_column_int(st, 0);
+    else {
+        fprintf(cli->err, "%s: %s: not an SQLite database (%s)\n", cli->prog, path, sqlite3_errmsg(db));
+        sqlite3_finalize(st);
+        sqlite3_close(db);
+        return NULL;
+    }
+    sqlite3_finalize(st);
+    if (version != TDB_SCHEMA_VERSION) {
+        fprintf(cli->err, "%s: %s: not a tracedb database of schema version %d (user_version is %d)\n", cli->prog,
+                path, TDB_SCHEMA_VERSION, version);
+        sqlite3_close(db);
+        return NULL;
+    }
+    if (tdb_register_functions(db) != 0) {
+        fprintf(cli->err, "%s: cannot register SQL functions\n", cli->prog);
+        sqlite3_close(db);
+        return NULL;
+    }
+    return db;
+}
+
+sqlite3_stmt *report_prepare(sqlite3 *db, const char *name, struct cli *cli)
+{
+    char path[128];
+    snprintf(path, sizeof path, "queries/%s.sql", name);
+    const char *sql = tdb_embedded_get(path);
+    sqlite3_stmt *st = NULL;
+    if (!sql) {
+        fprintf(cli->err, "%s: internal error: no %s\n", cli->prog, path);
+        return NULL;
+    }
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+        fprintf(cli->err, "%s: %s: %s\n", cli->prog, path, sqlite3_errmsg(db));
+        return NULL;
+    }
+    return st;
+}
+
+void report_bind_int(sqlite3_stmt *st, const char *param, int64_t v)
+{
+    int i = sqlite3_bind_parameter_index(st, param);
+    if (i > 0)
+        sqlite3_bind_int64(st, i, v);
+}
+
+void report_bind_text(sqlite3_stmt *st, const char *param, const char *v)
+{
+    int i = sqlite3_bind_parameter_index(st, param);
+    if (i > 0)
+        sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
+}

@@ -1,0 +1,18 @@
+/* report.h: opening a tracedb database for reading and running the report SQL in queries/. */
+#ifndef TDB_REPORT_H
+#define TDB_REPORT_H
+#include "cli.h"
+#include <sqlite3.h>
+
+/* Opens path read-only (or read-write), checks it is a tracedb database, registers the SQL functions.
+ * NULL on failure, with the reason on cli->err. */
+sqlite3 *report_open(const char *path, int writable, struct cli *cli);
+
+/* Prepares the embedded queries/NAME.sql. NULL on failure (printed). */
+sqlite3_stmt *report_prepare(sqlite3 *db, const char *name, struct cli *cli);
+
+/* Binds an integer to the named parameter (":limit") when the query has it. */
+void report_bind_int(sqlite3_stmt *st, const char *param, int64_t v);
+void report_bind_text(sqlite3_stmt *st, const char *param, const char *v);
+
+#endif

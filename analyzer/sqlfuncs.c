@@ -1,0 +1,111 @@
+/* sqlfuncs.c: exact statistics as SQL aggregate functions, registered on every database tracedb opens:
+ *   median(x)          the 50th percentile
+ *   percentile(x, p)   p in [0, 100], linear interpolation between closest ranks (numpy/pandas default)
+ *   stddev(x)          sample standard deviation (n - 1), as pandas' std()
+ * Values are collected and sorted at the end: exact, not approximated. NULLs are ignored. */
+#include "sqlfuncs.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct sample {
+    double *v;
+    size_t n, cap;
+    double p;     /* requested percentile */
+    int bad_p;    /* p out of range or not constant */
+};
+
+static void sample_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    struct sample *s = sqlite3_aggregate_context(ctx, sizeof *s);
+    if (!s)
+        return;
+    if (argc > 1) {
+        double p = sqlite3_value_double(argv[1]);
+        if (sqlite3_value_type(argv[1]) == SQLITE_NULL || p < 0 || p > 100 || (s->n && p != s->p))
+            s->bad_p = 1;
+        s->p = p;
+    }
+    if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+        return;
+    if (s->n == s->cap) {
+        size_t ncap = s->cap ? s->cap * 2 : 64;
+        double *nv = realloc(s->v, ncap * sizeof *nv);
+        if (!nv) {
+            sqlite3_result_error_nomem(ctx);
+            return;
+        }
+        s->v = nv, s->cap = ncap;
+    }
+    s->v[s->n++] = sqlite3_value_double(argv[0]);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double tdb_percentile_sorted(const double *v, size_t n, double p)
+{
+    double pos = p / 100.0 * (double)(n - 1);
+    size_t lo = (size_t)floor(pos), hi = lo + 1 < n ? lo + 1 : lo;
+    return v[lo] + (v[hi] - v[lo]) * (pos - (double)lo);
+}
+
+static void sample_result(sqlite3_context *ctx, struct sample *s, double p)
+{
+    if (!s || s->n == 0) {
+        sqlite3_result_null(ctx);
+    } else {
+        qsort(s->v, s->n, sizeof *s->v, cmp_double);
+        sqlite3_result_double(ctx, tdb_percentile_sorted(s->v, s->n, p));
+    }
+    if (s)
+        free(s->v);
+}
+
+static void median_final(sqlite3_context *ctx)
+{
+    sample_result(ctx, sqlite3_aggregate_context(ctx, 0), 50.0);
+}
+
+static void percentile_final(sqlite3_context *ctx)
+{
+    struct sample *s = sqlite3_aggregate_context(ctx, 0);
+    if (s && s->bad_p) {
+        free(s->v);
+        sqlite3_result_error(ctx, "percentile(x, p): p must be one constant between 0 and 100", -1);
+        return;
+    }
+    sample_result(ctx, s, s ? s->p : 0);
+}
+
+static void stddev_final(sqlite3_context *ctx)
+{
+    struct sample *s = sqlite3_aggregate_context(ctx, 0);
+    if (!s || s->n < 2) {
+        sqlite3_result_null(ctx);
+        if (s)
+            free(s->v);
+        return;
+    }
+    double mean = 0, m2 = 0;
+    for (size_t i = 0; i < s->n; i++) { /* Welford: stable for large ns values */
+        double d = s->v[i] - mean;
+        mean += d / (double)(i + 1);
+        m2 += d * (s->v[i] - mean);
+    }
+    sqlite3_result_double(ctx, sqrt(m2 / (double)(s->n - 1)));
+    free(s->v);
+}
+
+int tdb_register_functions(sqlite3 *db)
+{
+    int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC;
+    if (sqlite3_create_function(db, "median", 1, flags, NULL, NULL, sample_step, median_final) != SQLITE_OK ||
+        sqlite3_create_function(db, "percentile", 2, flags, NULL, NULL, sample_step, percentile_final) != SQLITE_OK ||
+        sqlite3_create_function(db, "stddev", 1, flags, NULL, NULL, sample_step, stddev_final) != SQLITE_OK)
+        return -1;
+    return 0;
+}

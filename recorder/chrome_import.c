@@ -1,0 +1,1071 @@
+/* chrome_import.c: streams a Chrome trace JSON file (PyTorch/Kineto, RAF, Furiosa; plain or gzip)
+ * into the ingest writer.
+ *
+ * The file is read in 256 KiB chunks through zlib (which passes plain files through) and tokenized by
+ * yajl's callback parser, so memory stays bounded whatever the file size. Each event object is
+ * collected in one reusable arena (its fields, and each arg as raw JSON text), and handed to the
+ * writer when its closing brace arrives: a file cut anywhere keeps every event that was whole.
+ * Numbers arrive as their text, so times convert to integer ns exactly (timeparse.c).
+ * Args that become columns (correlation, device, stream, bytes, launch geometry, memory totals)
+ * are not stored again in the event's args JSON.
+ */
+#include "chrome_import.h"
+#include "jsonbuf.h"
+#include "timeparse.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <yajl/yajl_parse.h>
+#include <zlib.h>
+
+#define CHUNK (256 * 1024)
+#define MAX_REPORTED 5 /* skipped events described one by one; the rest are counted */
+
+enum field { F_NONE, F_PH, F_CAT, F_NAME, F_PID, F_TID, F_TS, F_DUR, F_ID, F_BP, F_ARGS, F_OTHER };
+enum vtype { V_NUMBER, V_STRING, V_BOOL, V_NULL, V_NESTED };
+
+/* One arg (or unknown field) of the event being read; offsets into the event arena. */
+struct arg {
+    size_t key, key_n;   /* the key, JSON-escaped with quotes */
+    size_t val, val_n;   /* the value as JSON text */
+    size_t str, str_n;   /* for strings: the unescaped text */
+    enum vtype type;
+    int promoted;        /* became a column */
+};
+
+/* A field of the event kept as text in the arena. */
+struct text {
+    size_t off, n;
+    int set, is_text; /* is_text: a JSON string (pid/tid/id may be numbers or strings) */
+};
+
+/* A B event waiting for its E, on one track. */
+struct open_range {
+    int64_t thread_id, start_ns, seq;
+    int kind;
+    struct buf name, cat, args;
+    int has_cat;
+};
+
+struct chrome {
+    struct tdb_ingest *ing;
+    const char *file;
+    FILE *err;
+    yajl_handle h;
+    size_t chunk_base;  /* uncompressed offset of the current chunk */
+    int depth;          /* containers open */
+    int shape;          /* 0 unknown, 1 bare array, 2 object */
+    int events_depth;   /* depth of the events array, 0 when outside it */
+    int top_field;      /* in an object: the pending top-level key is: 0 other, 1 traceEvents */
+    struct buf top_key; /* the pending top-level key (unescaped) */
+
+    /* capture of a nested value as JSON text: active while cap_depth > 0 */
+    struct jw cap;
+    int cap_depth;     /* the depth at which the captured value closes */
+    struct buf *cap_buf;
+    struct buf top_value; /* a captured top-level value, or a swallowed malformed one */
+
+    /* the event being read */
+    struct buf arena;
+    struct arg *args;
+    size_t nargs, args_cap;
+    struct text ph, cat, name, pid, tid, ts, dur, id, bp;
+    enum field field;
+    int in_args;       /* inside the args object */
+    size_t event_offset;
+    int event_bad;     /* a field had a wrong type */
+    char bad_reason[160];
+
+    /* top-level facts */
+    struct buf extra;  /* JSON object of other top-level keys */
+    struct jw extra_w;
+    struct buf devprops, distinfo, trace_name;
+    int64_t base_time_ns;
+
+    /* B/E matching */
+    struct open_range *open;
+    size_t nopen, open_cap;
+
+    struct buf out_args; /* the args JSON handed to the writer */
+    struct tdb_import_result *res;
+    int db_error;
+};
+
+/* ---------------------------------------------------------------- small helpers */
+
+static size_t chrome_offset(struct chrome *c)
+{
+    return c->chunk_base + yajl_get_bytes_consumed(c->h);
+}
+
+static void chrome_skip(struct chrome *c, size_t offset, const char *reason)
+{
+    c->res->skipped++;
+    if (c->res->skipped <= MAX_REPORTED)
+        fprintf(c->err, "tracedb: %s: event at byte %zu skipped: %s\n", c->file, offset, reason);
+    if (!c->res->first_error[0])
+        snprintf(c->res->first_error, sizeof c->res->first_error, "byte %zu: %s", offset, reason);
+}
+
+static int arena_text(struct chrome *c, struct text *t, const char *s, size_t n, int is_text)
+{
+    t->off = c->arena.n;
+    t->n = n;
+    t->set = 1;
+    t->is_text = is_text;
+    return buf_add(&c->arena, s, n);
+}
+
+static struct tdb_str text_str(const struct chrome *c, const struct text *t)
+{
+    struct tdb_str s = {t->set ? c->arena.p + t->off : NULL, t->set ? t->n : 0};
+    return s;
+}
+
+static int text_is(const struct chrome *c, const struct text *t, const char *lit)
+{
+    size_t n = strlen(lit);
+    return t->set && t->n == n && memcmp(c->arena.p + t->off, lit, n) == 0;
+}
+
+static int ci_equal(const char *a, size_t n, const char *lit)
+{
+    size_t m = strlen(lit);
+    if (n != m)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char x = a[i];
+        if (x >= 'A' && x <= 'Z')
+            x = (char)(x - 'A' + 'a');
+        if (x != lit[i])
+            return 0;
+    }
+    return 1;
+}
+
+static void event_reset(struct chrome *c)
+{
+    c->arena.n = 0;
+    c->nargs = 0;
+    memset(&c->ph, 0, sizeof c->ph);
+    c->cat = c->name = c->pid = c->tid = c->ts = c->dur = c->id = c->bp = c->ph;
+    c->field = F_NONE;
+    c->in_args = 0;
+    c->event_bad = 0;
+}
+
+static void event_bad(struct chrome *c, const char *fmt, const char *what)
+{
+    if (!c->event_bad)
+        snprintf(c->bad_reason, sizeof c->bad_reason, fmt, what);
+    c->event_bad = 1;
+}
+
+/* ---------------------------------------------------------------- args */
+
+static struct arg *arg_new(struct chrome *c)
+{
+    if (c->nargs == c->args_cap) {
+        size_t ncap = c->args_cap ? c->args_cap * 2 : 32;
+        struct arg *na = realloc(c->args, ncap * sizeof *na);
+        if (!na)
+            return NULL;
+        c->args = na, c->args_cap = ncap;
+    }
+    struct arg *a = &c->args[c->nargs++];
+    memset(a, 0, sizeof *a);
+    return a;
+}
+
+/* Starts an arg (or unknown event field) with this key. */
+static int arg_key(struct chrome *c, const unsigned char *k, size_t n)
+{
+    struct arg *a = arg_new(c);
+    if (!a)
+        return 0;
+    a->key = c->arena.n;
+    if (buf_add_json_string(&c->arena, (const char *)k, n) != 0)
+        return 0;
+    a->key_n = c->arena.n - a->key;
+    a->type = V_NULL;
+    return 1;
+}
+
+static int arg_scalar(struct chrome *c, enum vtype type, const char *text, size_t n, const char *str, size_t sn)
+{
+    if (!c->nargs)
+        return 1;
+    struct arg *a = &c->args[c->nargs - 1];
+    a->type = type;
+    a->val = c->arena.n;
+    if (type == V_STRING) {
+        if (buf_add_json_string(&c->arena, str, sn) != 0)
+            return 0;
+        a->val_n = c->arena.n - a->val;
+        a->str = c->arena.n;
+        a->str_n = sn;
+        return buf_add(&c->arena, str, sn) == 0;
+    }
+    a->val_n = n;
+    return buf_add(&c->arena, text, n) == 0;
+}
+
+static const struct arg *arg_find(const struct chrome *c, const char *quoted_key)
+{
+    size_t n = strlen(quoted_key);
+    for (size_t i = 0; i < c->nargs; i++)
+        if (c->args[i].key_n == n && memcmp(c->arena.p + c->args[i].key, quoted_key, n) == 0)
+            return &c->args[i];
+    return NULL;
+}
+
+/* The integer value of a numeric arg, marking it promoted; TDB_NULL when absent or not integral. */
+static int64_t arg_int(struct chrome *c, const char *quoted_key)
+{
+    struct arg *a = (struct arg *)arg_find(c, quoted_key);
+    int64_t v;
+    if (!a || a->type != V_NUMBER || tdb_parse_int(c->arena.p + a->val, a->val_n, &v) != 0)
+        return TDB_NULL;
+    a->promoted = 1;
+    return v;
+}
+
+static double arg_real(struct chrome *c, const char *quoted_key)
+{
+    struct arg *a = (struct arg *)arg_find(c, quoted_key);
+    if (!a || a->type != V_NUMBER || a->val_n >= 64)
+        return NAN;
+    char tmp[64];
+    memcpy(tmp, c->arena.p + a->val, a->val_n);
+    tmp[a->val_n] = 0;
+    a->promoted = 1;
+    return strtod(tmp, NULL);
+}
+
+/* Reads "[x, y, z]" into v; promotes the arg when it has that shape. */
+static void arg_dim3(struct chrome *c, const char *quoted_key, int64_t v[3])
+{
+    v[0] = v[1] = v[2] = TDB_NULL;
+    struct arg *a = (struct arg *)arg_find(c, quoted_key);
+    if (!a || a->type != V_NESTED || a->val_n >= 96)
+        return;
+    char tmp[96];
+    memcpy(tmp, c->arena.p + a->val, a->val_n);
+    tmp[a->val_n] = 0;
+    long long x, y, z;
+    char end;
+    if (sscanf(tmp, "[%lld,%lld,%lld%c", &x, &y, &z, &end) == 4 && end == ']') {
+        v[0] = x, v[1] = y, v[2] = z;
+        a->promoted = 1;
+    }
+}
+
+/* The args JSON of what was not promoted (and not dropped). */
+static struct tdb_str args_json(struct chrome *c)
+{
+    c->out_args.n = 0;
+    buf_addc(&c->out_args, '{');
+    int first = 1;
+    for (size_t i = 0; i < c->nargs; i++) {
+        const struct arg *a = &c->args[i];
+        if (a->promoted)
+            continue;
+        if (!first)
+            buf_addc(&c->out_args, ',');
+        first = 0;
+        buf_add(&c->out_args, c->arena.p + a->key, a->key_n);
+        buf_addc(&c->out_args, ':');
+        buf_add(&c->out_args, c->arena.p + a->val, a->val_n);
+    }
+    buf_addc(&c->out_args, '}');
+    struct tdb_str s = {c->out_args.p, c->out_args.n};
+    return s;
+}
+
+/* ---------------------------------------------------------------- kinds */
+
+static int kind_of(struct chrome *c, char ph)
+{
+    if (!c->cat.set || c->cat.n == 0) {
+        if (ph == 'i' || ph == 'I')
+            return TDB_KIND_INSTANT;
+        return TDB_KIND_OP; /* PyTorch's legacy export writes operators with no category */
+    }
+    static const struct {
+        const char *cat;
+        int kind;
+    } cats[] = {
+        {"cpu_op", TDB_KIND_OP},           {"operator", TDB_KIND_OP},
+        {"user_annotation", TDB_KIND_RANGE}, {"gpu_user_annotation", TDB_KIND_GPU_RANGE},
+        {"python_function", TDB_KIND_PYTHON}, {"cuda_runtime", TDB_KIND_RUNTIME},
+        {"runtime", TDB_KIND_RUNTIME},     {"cuda_driver", TDB_KIND_DRIVER},
+        {"driver", TDB_KIND_DRIVER},       {"kernel", TDB_KIND_KERNEL},
+        {"gpu_memcpy", TDB_KIND_MEMCPY},   {"memcpy", TDB_KIND_MEMCPY},
+        {"gpu_memset", TDB_KIND_MEMSET},   {"memset", TDB_KIND_MEMSET},
+        {"cuda_sync", TDB_KIND_SYNC},      {"trace", TDB_KIND_TRACE},
+        {"cpu_instant_event", TDB_KIND_INSTANT},
+    };
+    const char *cs = c->arena.p + c->cat.off;
+    for (size_t i = 0; i < sizeof cats / sizeof cats[0]; i++)
+        if (ci_equal(cs, c->cat.n, cats[i].cat))
+            return cats[i].kind;
+    if (ph == 'i' || ph == 'I')
+        return TDB_KIND_INSTANT;
+    if (ph == 'B' || ph == 'E')
+        return TDB_KIND_OP; /* RAF: B/E operator spans whose category is the stream name */
+    return tdb_ingest_custom_kind(c->ing, text_str(c, &c->cat));
+}
+
+/* ---------------------------------------------------------------- event completion */
+
+static int64_t chrome_thread(struct chrome *c)
+{
+    struct text *tid = c->tid.set ? &c->tid : &c->pid; /* a missing tid defaults to the pid */
+    static const char zero[] = "0";
+    struct tdb_str p = c->pid.set ? text_str(c, &c->pid) : (struct tdb_str){zero, 1};
+    struct tdb_str t = tid->set ? text_str(c, tid) : (struct tdb_str){zero, 1};
+    return tdb_ingest_thread(c->ing, c->pid.is_text, p, tid->is_text, t);
+}
+
+static int chrome_time(struct chrome *c, const struct text *t, const char *what, int64_t *out)
+{
+    if (!t->set) {
+        event_bad(c, "no %s", what);
+        return -1;
+    }
+    int rc = tdb_us_to_ns(c->arena.p + t->off, t->n, out);
+    if (rc == -2)
+        event_bad(c, "%s out of range", what);
+    else if (rc != 0)
+        event_bad(c, "%s is not a number", what);
+    return rc;
+}
+
+static int chrome_metadata(struct chrome *c)
+{
+    int64_t thread = chrome_thread(c);
+    if (thread < 0)
+        return -1;
+    char field[32];
+    if (c->name.n >= sizeof field)
+        return 0;
+    memcpy(field, c->arena.p + c->name.off, c->name.n);
+    field[c->name.n] = 0;
+    const struct arg *a = arg_find(c, strcmp(field, "process_labels") == 0 ? "\"labels\""
+                                      : strstr(field, "sort_index") ? "\"sort_index\""
+                                                                     : "\"name\"");
+    if (!a)
+        return 0;
+    struct tdb_str text = {NULL, 0};
+    int64_t num = TDB_NULL;
+    if (a->type == V_STRING)
+        text = (struct tdb_str){c->arena.p + a->str, a->str_n};
+    else if (a->type == V_NUMBER)
+        tdb_parse_int(c->arena.p + a->val, a->val_n, &num);
+    return tdb_ingest_thread_meta(c->ing, thread, field, text, num);
+}
+
+static int chrome_counter(struct chrome *c, int64_t thread, int64_t ts)
+{
+    struct buf name = {0};
+    int rc = 0;
+    for (size_t i = 0; i < c->nargs && rc == 0; i++) {
+        const struct arg *a = &c->args[i];
+        if (a->type != V_NUMBER)
+            continue;
+        name.n = 0;
+        /* series name: "<event name>.<key>" (key unquoted; keys with escapes keep them) */
+        buf_add(&name, c->arena.p + c->name.off, c->name.n);
+        buf_addc(&name, '.');
+        buf_add(&name, c->arena.p + a->key + 1, a->key_n - 2);
+        char tmp[64];
+        size_t n = a->val_n < sizeof tmp - 1 ? a->val_n : sizeof tmp - 1;
+        memcpy(tmp, c->arena.p + a->val, n);
+        tmp[n] = 0;
+        rc = tdb_ingest_counter(c->ing, thread, (struct tdb_str){name.p, name.n}, ts, strtod(tmp, NULL));
+    }
+    buf_free(&name);
+    return rc;
+}
+
+/* Fills the promoted columns of ev from the args, by kind. */
+static void chrome_promote(struct chrome *c, struct tdb_event *ev)
+{
+    ev->correlation = arg_int(c, "\"correlation\"");
+    ev->external_id = arg_int(c, "\"External id\"");
+    if (ev->external_id == TDB_NULL)
+        ev->external_id = arg_int(c, "\"external id\"");
+    ev->device = arg_int(c, "\"device\"");
+    ev->stream = arg_int(c, "\"stream\"");
+    ev->bytes = arg_int(c, "\"bytes\"");
+    struct arg *evidx = (struct arg *)arg_find(c, "\"Ev Idx\"");
+    if (evidx) /* Kineto's running event number: the file order, which the event id keeps */
+        evidx->promoted = 1;
+    if (ev->kind == TDB_KIND_KERNEL) {
+        arg_dim3(c, "\"grid\"", ev->grid);
+        arg_dim3(c, "\"block\"", ev->block);
+        ev->registers = arg_int(c, "\"registers per thread\"");
+        ev->shared_mem = arg_int(c, "\"shared memory\"");
+        ev->blocks_per_sm = arg_real(c, "\"blocks per SM\"");
+        ev->warps_per_sm = arg_real(c, "\"warps per SM\"");
+        ev->occupancy_pct = arg_real(c, "\"est. achieved occupancy %\"");
+        ev->has_launch = ev->grid[0] != TDB_NULL || ev->block[0] != TDB_NULL || ev->registers != TDB_NULL;
+    }
+    if (ev->kind == TDB_KIND_MEMORY) {
+        ev->bytes = arg_int(c, "\"Bytes\"");
+        ev->addr = arg_int(c, "\"Addr\"");
+        ev->total_allocated = arg_int(c, "\"Total Allocated\"");
+        ev->total_reserved = arg_int(c, "\"Total Reserved\"");
+        ev->device_type = arg_int(c, "\"Device Type\"");
+        ev->device = arg_int(c, "\"Device Id\"");
+    }
+}
+
+static void event_init(struct tdb_event *ev)
+{
+    memset(ev, 0, sizeof *ev);
+    ev->correlation = ev->external_id = ev->device = ev->stream = ev->bytes = TDB_NULL;
+    ev->registers = ev->shared_mem = ev->addr = ev->total_allocated = ev->total_reserved = ev->device_type = TDB_NULL;
+    ev->grid[0] = ev->grid[1] = ev->grid[2] = ev->block[0] = ev->block[1] = ev->block[2] = TDB_NULL;
+    ev->blocks_per_sm = ev->warps_per_sm = ev->occupancy_pct = NAN;
+}
+
+static int open_push(struct chrome *c, int64_t thread, int64_t start, int kind)
+{
+    if (c->nopen == c->open_cap) {
+        size_t ncap = c->open_cap ? c->open_cap * 2 : 16;
+        struct open_range *n = realloc(c->open, ncap * sizeof *n);
+        if (!n)
+            return -1;
+        memset(n + c->open_cap, 0, (ncap - c->open_cap) * sizeof *n);
+        c->open = n, c->open_cap = ncap;
+    }
+    struct open_range *o = &c->open[c->nopen++];
+    o->thread_id = thread, o->start_ns = start, o->kind = kind;
+    o->name.n = o->cat.n = o->args.n = 0;
+    o->has_cat = c->cat.set;
+    struct tdb_str a = args_json(c);
+    if (buf_add(&o->name, c->arena.p + c->name.off, c->name.n) != 0 ||
+        buf_add(&o->cat, c->arena.p + c->cat.off, c->cat.n) != 0 || buf_add(&o->args, a.p, a.n) != 0)
+        return -1;
+    return 0;
+}
+
+/* The E event: closes the innermost open B on its track. */
+static int open_pop(struct chrome *c, int64_t thread, int64_t end)
+{
+    for (size_t i = c->nopen; i-- > 0;) {
+        struct open_range *o = &c->open[i];
+        if (o->thread_id != thread)
+            continue;
+        if (end < o->start_ns) {
+            chrome_skip(c, c->event_offset, "E event ends before its B event begins");
+            return 0;
+        }
+        struct tdb_event ev;
+        event_init(&ev);
+        ev.kind = o->kind;
+        ev.name = (struct tdb_str){o->name.p ? o->name.p : "", o->name.n};
+        ev.cat = o->has_cat ? (struct tdb_str){o->cat.p ? o->cat.p : "", o->cat.n} : (struct tdb_str){NULL, 0};
+        ev.thread_id = thread;
+        ev.start_ns = o->start_ns;
+        ev.dur_ns = end - o->start_ns;
+        ev.args = (struct tdb_str){o->args.p, o->args.n};
+        if (tdb_ingest_event(c->ing, &ev) < 0)
+            return -1;
+        c->res->events++;
+        /* remove frame i, keeping the order of the rest */
+        struct open_range keep = *o;
+        memmove(&c->open[i], &c->open[i + 1], (c->nopen - i - 1) * sizeof *o);
+        c->open[--c->nopen] = keep;
+        return 0;
+    }
+    chrome_skip(c, c->event_offset, "E event without a matching B event on its thread");
+    return 0;
+}
+
+/* The closing brace of an event: validate, convert, write. -1 only for database errors. */
+static int chrome_event_end(struct chrome *c)
+{
+    if (c->event_bad) {
+        chrome_skip(c, c->event_offset, c->bad_reason);
+        return 0;
+    }
+    if (!c->ph.set || c->ph.n == 0) {
+        chrome_skip(c, c->event_offset, "no \"ph\" (phase)");
+        return 0;
+    }
+    char ph = c->arena.p[c->ph.off];
+    if (ph == 'M')
+        return chrome_metadata(c);
+
+    int64_t ts = 0, dur = 0;
+    if (chrome_time(c, &c->ts, "\"ts\"", &ts) != 0) {
+        chrome_skip(c, c->event_offset, c->bad_reason);
+        return 0;
+    }
+    int64_t thread = chrome_thread(c);
+    if (thread < 0)
+        return -1;
+
+    switch (ph) {
+    case 'X':
+        if (chrome_time(c, &c->dur, "\"dur\"", &dur) != 0) {
+            chrome_skip(c, c->event_offset, c->bad_reason);
+            return 0;
+        }
+        if (dur < 0) {
+            chrome_skip(c, c->event_offset, "negative \"dur\"");
+            return 0;
+        }
+        if (ts > INT64_MAX - dur) {
+            chrome_skip(c, c->event_offset, "\"ts\" + \"dur\" out of range");
+            return 0;
+        }
+        break;
+    case 'i':
+    case 'I':
+    case 'n':
+        break;
+    case 'B': {
+        int kind = kind_of(c, ph);
+        if (kind < 0)
+            return -1;
+        return open_push(c, thread, ts, kind);
+    }
+    case 'E':
+        return open_pop(c, thread, ts);
+    case 'C':
+        return chrome_counter(c, thread, ts);
+    case 's':
+    case 't':
+    case 'f': {
+        int64_t id = TDB_NULL;
+        if (c->id.set && tdb_parse_int(c->arena.p + c->id.off, c->id.n, &id) != 0) {
+            char tmp[32];
+            size_t n = c->id.n < sizeof tmp - 1 ? c->id.n : sizeof tmp - 1;
+            memcpy(tmp, c->arena.p + c->id.off, n);
+            tmp[n] = 0;
+            char *end;
+            errno = 0;
+            unsigned long long v = strtoull(tmp, &end, 0); /* "0x1f" ids */
+            id = (*end == 0 && errno == 0 && n > 0) ? (int64_t)v : TDB_NULL;
+        }
+        if (tdb_ingest_flow(c->ing, thread, id, text_str(c, &c->cat), ph, ts, text_is(c, &c->bp, "e")) != 0)
+            return -1;
+        c->res->flows++;
+        return 0;
+    }
+    case 'b':
+    case 'e':
+        break; /* async halves: kept as instants of kind async */
+    default: {
+        char reason[64];
+        snprintf(reason, sizeof reason, "unknown phase \"%c\"", ph);
+        chrome_skip(c, c->event_offset, reason);
+        return 0;
+    }
+    }
+
+    struct tdb_event ev;
+    event_init(&ev);
+    if (ph == 'b' || ph == 'e' || ph == 'n')
+        ev.kind = TDB_KIND_ASYNC;
+    else
+        ev.kind = kind_of(c, ph);
+    if (ev.kind < 0)
+        return -1;
+    if (ev.kind == TDB_KIND_INSTANT && text_is(c, &c->name, "[memory]"))
+        ev.kind = TDB_KIND_MEMORY;
+    ev.name = c->name.set ? text_str(c, &c->name) : (struct tdb_str){"", 0};
+    ev.cat = text_str(c, &c->cat);
+    ev.thread_id = thread;
+    ev.start_ns = ts;
+    ev.dur_ns = dur;
+    chrome_promote(c, &ev);
+    ev.args = args_json(c);
+    if (tdb_ingest_event(c->ing, &ev) < 0)
+        return -1;
+    c->res->events++;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- top level */
+
+/* Called when a captured top-level value is complete. */
+static int top_value_done(struct chrome *c, struct buf *value)
+{
+    const char *k = c->top_key.p;
+    size_t kn = c->top_key.n;
+    if (kn == 16 && memcmp(k, "deviceProperties", 16) == 0) {
+        c->devprops.n = 0;
+        return buf_add(&c->devprops, value->p, value->n) == 0;
+    }
+    if (kn == 15 && memcmp(k, "distributedInfo", 15) == 0) {
+        c->distinfo.n = 0;
+        return buf_add(&c->distinfo, value->p, value->n) == 0;
+    }
+    jw_key(&c->extra_w, k, kn);
+    jw_raw(&c->extra_w, value->p, value->n);
+    return 1;
+}
+
+static int top_scalar(struct chrome *c, enum vtype type, const char *text, size_t n)
+{
+    const char *k = c->top_key.p;
+    size_t kn = c->top_key.n;
+    if (kn == 19 && memcmp(k, "baseTimeNanoseconds", 19) == 0 && type == V_NUMBER) {
+        int64_t v;
+        if (tdb_parse_int(text, n, &v) == 0)
+            c->base_time_ns = v;
+    }
+    if (kn == 9 && memcmp(k, "traceName", 9) == 0 && type == V_STRING) {
+        c->trace_name.n = 0;
+        buf_add(&c->trace_name, text, n);
+    }
+    jw_key(&c->extra_w, k, kn);
+    if (type == V_STRING)
+        jw_string(&c->extra_w, text, n);
+    else
+        jw_raw(&c->extra_w, text, n);
+    return 1;
+}
+
+/* ---------------------------------------------------------------- yajl callbacks */
+
+/* Routes a scalar to wherever the parser stands. */
+static int on_scalar(struct chrome *c, enum vtype type, const char *text, size_t n)
+{
+    if (c->cap_depth) {
+        if (type == V_STRING)
+            return jw_string(&c->cap, text, n) == 0;
+        return jw_raw(&c->cap, text, n) == 0;
+    }
+    int event_depth = c->events_depth ? c->events_depth + 1 : -1;
+    if (c->depth == event_depth + 1 && c->in_args)
+        return arg_scalar(c, type, text, n, text, n);
+    if (c->depth == event_depth) {
+        struct text *t = NULL;
+        int is_text = type == V_STRING;
+        switch (c->field) {
+        case F_PH: t = &c->ph; break;
+        case F_CAT: t = &c->cat; break;
+        case F_NAME: t = &c->name; break;
+        case F_PID: t = &c->pid; break;
+        case F_TID: t = &c->tid; break;
+        case F_TS: t = &c->ts; break;
+        case F_DUR: t = &c->dur; break;
+        case F_ID: t = &c->id; break;
+        case F_BP: t = &c->bp; break;
+        case F_OTHER: return arg_scalar(c, type, text, n, text, n);
+        case F_ARGS: event_bad(c, "%s is not an object", "\"args\""); return 1;
+        default: return 1;
+        }
+        if (type == V_NULL || type == V_BOOL || type == V_NESTED) {
+            if (c->field == F_PID || c->field == F_TID || c->field == F_CAT || c->field == F_ID)
+                return 1; /* null pid/tid/cat: treated as absent */
+            event_bad(c, "field has the wrong type (%s)", type == V_NULL ? "null" : "boolean");
+            return 1;
+        }
+        if ((c->field == F_TS || c->field == F_DUR) && type == V_STRING) {
+            event_bad(c, "%s is a string, not a number", c->field == F_TS ? "\"ts\"" : "\"dur\"");
+            return 1;
+        }
+        if ((c->field == F_PH || c->field == F_NAME || c->field == F_CAT || c->field == F_BP) && type != V_STRING) {
+            if (c->field == F_NAME) { /* a numeric name: keep its text */
+                return arena_text(c, t, text, n, 0) == 0;
+            }
+            event_bad(c, "%s is not a string", c->field == F_PH ? "\"ph\"" : "\"cat\"");
+            return 1;
+        }
+        return arena_text(c, t, text, n, is_text) == 0;
+    }
+    if (c->shape == 2 && c->depth == 1)
+        return top_scalar(c, type, text, n);
+    if (c->events_depth && c->depth == c->events_depth) {
+        chrome_skip(c, chrome_offset(c), "an element of the events array is not an object");
+        return 1;
+    }
+    return 1;
+}
+
+static int cb_null(void *ctx)
+{
+    return on_scalar(ctx, V_NULL, "null", 4);
+}
+
+static int cb_boolean(void *ctx, int v)
+{
+    return on_scalar(ctx, V_BOOL, v ? "true" : "false", v ? 4 : 5);
+}
+
+static int cb_number(void *ctx, const char *s, size_t n)
+{
+    return on_scalar(ctx, V_NUMBER, s, n);
+}
+
+static int cb_string(void *ctx, const unsigned char *s, size_t n)
+{
+    return on_scalar(ctx, V_STRING, (const char *)s, n);
+}
+
+/* Starts capturing the nested value that opens now into b. */
+static int capture_start(struct chrome *c, struct buf *b, char bracket)
+{
+    c->cap_buf = b;
+    jw_init(&c->cap, b);
+    c->cap_depth = c->depth; /* depth after the open */
+    return jw_open(&c->cap, bracket) == 0;
+}
+
+static int on_open(struct chrome *c, char bracket)
+{
+    c->depth++;
+    if (c->cap_depth)
+        return jw_open(&c->cap, bracket) == 0;
+    if (c->depth == 1) {
+        c->shape = bracket == '[' ? 1 : 2;
+        if (c->shape == 1)
+            c->events_depth = 1;
+        return 1;
+    }
+    if (c->shape == 2 && c->depth == 2) {
+        if (c->top_field == 1 && bracket == '[') {
+            c->events_depth = 2;
+            return 1;
+        }
+        c->top_value.n = 0;
+        return capture_start(c, &c->top_value, bracket);
+    }
+    int event_depth = c->events_depth ? c->events_depth + 1 : -1;
+    if (c->depth == event_depth) {
+        if (bracket != '{') {
+            chrome_skip(c, chrome_offset(c), "an element of the events array is not an object");
+            c->top_value.n = 0;
+            return capture_start(c, &c->top_value, bracket); /* swallow it */
+        }
+        event_reset(c);
+        c->event_offset = chrome_offset(c) - 1;
+        return 1;
+    }
+    if (c->depth == event_depth + 1) {
+        if (c->field == F_ARGS && bracket == '{') {
+            c->in_args = 1;
+            return 1;
+        }
+        if (c->field == F_OTHER) {
+            c->args[c->nargs - 1].type = V_NESTED;
+            c->args[c->nargs - 1].val = c->arena.n;
+            return capture_start(c, &c->arena, bracket);
+        }
+        if (c->field != F_NONE)
+            event_bad(c, "a field that must be a scalar is %s", bracket == '[' ? "an array" : "an object");
+        c->top_value.n = 0;
+        return capture_start(c, &c->top_value, bracket); /* swallow it */
+    }
+    if (c->depth == event_depth + 2 && c->in_args && c->nargs) {
+        struct arg *a = &c->args[c->nargs - 1];
+        a->type = V_NESTED;
+        a->val = c->arena.n;
+        return capture_start(c, &c->arena, bracket);
+    }
+    return 1;
+}
+
+static int on_close(struct chrome *c, char bracket)
+{
+    int rc = 1;
+    if (c->cap_depth) {
+        if (jw_close(&c->cap, bracket) != 0)
+            return 0;
+        if (c->depth == c->cap_depth) {
+            c->cap_depth = 0;
+            if (c->cap_buf == &c->arena) {
+                struct arg *a = &c->args[c->nargs - 1];
+                a->val_n = c->arena.n - a->val;
+            } else if (c->shape == 2 && c->depth == 2 && c->cap_buf == &c->top_value) {
+                rc = top_value_done(c, &c->top_value);
+            }
+        }
+        c->depth--;
+        return rc;
+    }
+    int event_depth = c->events_depth ? c->events_depth + 1 : -1;
+    if (c->depth == event_depth) {
+        if (chrome_event_end(c) != 0) {
+            c->db_error = 1;
+            rc = 0;
+        }
+        c->field = F_NONE;
+    } else if (c->depth == event_depth + 1 && c->in_args) {
+        c->in_args = 0;
+        c->field = F_NONE;
+    } else if (c->events_depth && c->depth == c->events_depth) {
+        c->events_depth = 0;
+    }
+    c->depth--;
+    return rc;
+}
+
+static int cb_start_map(void *ctx)
+{
+    return on_open(ctx, '{');
+}
+
+static int cb_end_map(void *ctx)
+{
+    return on_close(ctx, '}');
+}
+
+static int cb_start_array(void *ctx)
+{
+    return on_open(ctx, '[');
+}
+
+static int cb_end_array(void *ctx)
+{
+    return on_close(ctx, ']');
+}
+
+static int cb_map_key(void *ctx, const unsigned char *k, size_t n)
+{
+    struct chrome *c = ctx;
+    if (c->cap_depth)
+        return jw_key(&c->cap, (const char *)k, n) == 0;
+    if (c->shape == 2 && c->depth == 1) {
+        c->top_key.n = 0;
+        c->top_field = n == 11 && memcmp(k, "traceEvents", 11) == 0;
+        return buf_add(&c->top_key, k, n) == 0;
+    }
+    int event_depth = c->events_depth ? c->events_depth + 1 : -1;
+    if (c->depth == event_depth + 1 && c->in_args)
+        return arg_key(c, k, n);
+    if (c->depth == event_depth) {
+        static const struct {
+            const char *key;
+            enum field f;
+        } fields[] = {{"ph", F_PH}, {"cat", F_CAT}, {"name", F_NAME}, {"pid", F_PID}, {"tid", F_TID},
+                      {"ts", F_TS}, {"dur", F_DUR}, {"id", F_ID},     {"bp", F_BP},   {"args", F_ARGS}};
+        for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+            if (strlen(fields[i].key) == n && memcmp(fields[i].key, k, n) == 0) {
+                c->field = fields[i].f;
+                return 1;
+            }
+        }
+        c->field = F_OTHER; /* s, tts, cname, id2, ...: kept with the args */
+        return arg_key(c, k, n);
+    }
+    return 1;
+}
+
+static const yajl_callbacks chrome_callbacks = {
+    cb_null, cb_boolean, NULL, NULL, cb_number, cb_string, cb_start_map, cb_map_key,
+    cb_end_map, cb_start_array, cb_end_array,
+};
+
+/* ---------------------------------------------------------------- driver */
+
+static void chrome_devices(struct chrome *c)
+{
+    if (!c->devprops.n)
+        return;
+    cJSON *arr = cJSON_ParseWithLength(c->devprops.p, c->devprops.n);
+    cJSON *d;
+    cJSON_ArrayForEach(d, arr)
+    {
+        cJSON *id = cJSON_GetObjectItemCaseSensitive(d, "id");
+        cJSON *name = cJSON_GetObjectItemCaseSensitive(d, "name");
+        if (!cJSON_IsNumber(id))
+            continue;
+        char *text = cJSON_PrintUnformatted(d);
+        if (!text)
+            continue;
+        struct tdb_str nm = cJSON_IsString(name) ? (struct tdb_str){name->valuestring, strlen(name->valuestring)}
+                                                 : (struct tdb_str){NULL, 0};
+        tdb_ingest_device(c->ing, (int64_t)id->valuedouble, nm, (struct tdb_str){text, strlen(text)});
+        free(text);
+    }
+    cJSON_Delete(arr);
+}
+
+static int64_t chrome_rank(struct chrome *c)
+{
+    if (!c->distinfo.n)
+        return TDB_NULL;
+    cJSON *o = cJSON_ParseWithLength(c->distinfo.p, c->distinfo.n);
+    cJSON *r = cJSON_GetObjectItemCaseSensitive(o, "rank");
+    int64_t rank = cJSON_IsNumber(r) ? (int64_t)r->valuedouble : TDB_NULL;
+    cJSON_Delete(o);
+    return rank;
+}
+
+static void progress(const char *file, size_t done, size_t total, int final)
+{
+    if (total)
+        fprintf(stderr, "\rtracedb: importing %s: %3d%%", file, (int)(done * 100 / total));
+    else
+        fprintf(stderr, "\rtracedb: importing %s: %zu MB", file, done >> 20);
+    if (final)
+        fputc('\n', stderr);
+}
+
+/* Makes a text copy of a buffer (NUL-terminated) or NULL when empty. */
+static char *buf_cstr(struct buf *b)
+{
+    if (!b->n)
+        return NULL;
+    if (buf_addc(b, 0) != 0)
+        return NULL;
+    b->n--;
+    return b->p;
+}
+
+int tdb_import_chrome(struct tdb_ingest *ing, const char *path, int show_progress, FILE *err,
+                      struct tdb_import_result *res)
+{
+    memset(res, 0, sizeof *res);
+    int is_stdin = strcmp(path, "-") == 0;
+    const char *file = is_stdin ? "<stdin>" : path;
+    int fd = is_stdin ? dup(0) : open(path, O_RDONLY);
+    if (fd < 0) {
+        fprintf(err, "tracedb: cannot open %s: %s\n", file, strerror(errno));
+        return -1;
+    }
+    struct stat sb;
+    size_t total = (!is_stdin && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)) ? (size_t)sb.st_size : 0;
+    gzFile gz = gzdopen(fd, "rb");
+    if (!gz) {
+        close(fd);
+        fprintf(err, "tracedb: cannot read %s\n", file);
+        return -1;
+    }
+    gzbuffer(gz, 128 * 1024);
+
+    struct chrome *c = calloc(1, sizeof *c);
+    unsigned char *chunk = malloc(CHUNK);
+    if (!c || !chunk) {
+        free(c), free(chunk), gzclose(gz);
+        fprintf(err, "tracedb: out of memory\n");
+        return -1;
+    }
+    c->ing = ing, c->file = file, c->err = err, c->res = res;
+    c->base_time_ns = TDB_NULL;
+    jw_init(&c->extra_w, &c->extra);
+    jw_open(&c->extra_w, '{');
+    c->h = yajl_alloc(&chrome_callbacks, NULL, c);
+    yajl_config(c->h, yajl_dont_validate_strings, 1);
+
+    int status = tdb_ingest_begin_trace(ing, file, "chrome") < 0 ? -1 : 0; /* 0 complete, 1 damaged input, -1 database error */
+    int tty = show_progress && isatty(2);
+    size_t next_report = 8u << 20;
+    while (status == 0) {
+        int n = gzread(gz, chunk, CHUNK);
+        if (n < 0) {
+            int zerr;
+            const char *msg = gzerror(gz, &zerr);
+            fprintf(err, "tracedb: %s: compressed data damaged after byte %zu of the trace: %s\n", file,
+                    c->chunk_base, msg);
+            snprintf(res->first_error, sizeof res->first_error, "byte %zu: compressed data damaged: %s", c->chunk_base, msg);
+            status = 1;
+            break;
+        }
+        yajl_status st;
+        if (n == 0) {
+            int zerr;
+            gzerror(gz, &zerr);
+            if (zerr == Z_BUF_ERROR) { /* the gzip stream ends early */
+                fprintf(err, "tracedb: %s: compressed file is truncated after byte %zu of the trace\n", file, c->chunk_base);
+                snprintf(res->first_error, sizeof res->first_error, "byte %zu: compressed file truncated", c->chunk_base);
+                status = 1;
+                break;
+            }
+            st = yajl_complete_parse(c->h);
+        } else {
+            st = yajl_parse(c->h, chunk, (size_t)n);
+        }
+        if (st != yajl_status_ok) {
+            if (c->db_error) {
+                status = -1;
+                break;
+            }
+            size_t off = chrome_offset(c);
+            unsigned char *msg = yajl_get_error(c->h, 0, NULL, 0);
+            char *nl = strchr((char *)msg, '\n');
+            if (nl)
+                *nl = 0;
+            const char *why = n == 0 ? "the file ends in the middle of the JSON (truncated?)" : (const char *)msg;
+            fprintf(err, "tracedb: %s: invalid JSON at byte %zu: %s\n", file, off, why);
+            snprintf(res->first_error, sizeof res->first_error, "byte %zu: invalid JSON: %s", off, why);
+            yajl_free_error(c->h, msg);
+            status = 1;
+            break;
+        }
+        if (n == 0)
+            break;
+        c->chunk_base += (size_t)n;
+        if (tty && c->chunk_base >= next_report) {
+            progress(file, total ? (size_t)gzoffset(gz) : c->chunk_base, total, 0);
+            next_report += 8u << 20;
+        }
+    }
+    if (tty && next_report > (8u << 20))
+        progress(file, total, total, 1);
+    if (status >= 0 && c->nopen) {
+        res->skipped += (int64_t)c->nopen;
+        fprintf(err, "tracedb: %s: %zu B event(s) never ended (no matching E); skipped\n", file, c->nopen);
+        if (!res->first_error[0])
+            snprintf(res->first_error, sizeof res->first_error, "%zu B event(s) without E", c->nopen);
+    }
+    if (status == 0 && c->shape == 0) {
+        fprintf(err, "tracedb: %s: empty file: no trace events\n", file);
+        snprintf(res->first_error, sizeof res->first_error, "empty file");
+        status = 1;
+    }
+    if (status == 0 && res->skipped)
+        status = 1;
+    if (status >= 0) {
+        chrome_devices(c);
+        jw_close(&c->extra_w, '}');
+        struct tdb_trace_info info = {
+            .source_file = file,
+            .source_format = c->shape == 1 ? "chrome-array" : "chrome-object",
+            .name = buf_cstr(&c->trace_name),
+            .base_time_ns = c->base_time_ns,
+            .rank = chrome_rank(c),
+            .device_properties = buf_cstr(&c->devprops),
+            .distributed_info = buf_cstr(&c->distinfo),
+            .extra = c->extra.n > 2 ? buf_cstr(&c->extra) : NULL,
+            .status = status == 0 ? "complete" : "partial",
+            .error = res->first_error[0] ? res->first_error : NULL,
+            .skipped_events = res->skipped,
+        };
+        if (tdb_ingest_end_trace(ing, &info) != 0)
+            status = -1;
+    }
+    yajl_free(c->h);
+    gzclose(gz);
+    for (size_t i = 0; i < c->open_cap; i++) {
+        buf_free(&c->open[i].name);
+        buf_free(&c->open[i].cat);
+        buf_free(&c->open[i].args);
+    }
+    free(c->open);
+    buf_free(&c->arena);
+    buf_free(&c->out_args);
+    buf_free(&c->top_key);
+    buf_free(&c->extra);
+    buf_free(&c->devprops);
+    buf_free(&c->distinfo);
+    buf_free(&c->trace_name);
+    buf_free(&c->top_value);
+    free(c->args);
+    free(c);
+    free(chunk);
+    return status;
+}

@@ -1,0 +1,19 @@
+/* chrome_import.h: Chrome trace JSON (PyTorch/Kineto, RAF, Furiosa; .gz too) -> ingest writer. */
+#ifndef TDB_CHROME_IMPORT_H
+#define TDB_CHROME_IMPORT_H
+#include "ingest.h"
+
+struct tdb_import_result {
+    int64_t events;        /* events written */
+    int64_t flows;         /* flow halves written */
+    int64_t skipped;       /* events not imported, each described on err (the first few) */
+    char first_error[256]; /* the first problem, with its byte offset; empty when none */
+};
+
+/* Imports path ("-" = standard input) as one trace. Returns 0 when every event imported, 1 when the
+ * input was damaged (every whole event before or around the damage is kept and the trace is marked
+ * partial), -1 on a fatal error (unreadable file, database error). */
+int tdb_import_chrome(struct tdb_ingest *ing, const char *path, int show_progress, FILE *err,
+                      struct tdb_import_result *res);
+
+#endif

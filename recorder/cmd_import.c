@@ -1,0 +1,33 @@
+/* cmd_import.c: `tracedb import TRACE... -o run.db`: Chrome trace JSON files into one database. */
+#include "../analyzer/cli.h"
+#include "../include/tracedb.h"
+
+static const char import_usage[] = "tracedb import TRACE... -o run.db [--force | --append] [--quiet]";
+
+int cmd_import(int argc, char **argv, struct cli *cli)
+{
+    const char *out = NULL;
+    int force = 0, append = 0, quiet = 0;
+    const struct opt opts[] = {
+        {"output", 'o', OPT_STRING, &out, "the database to write (required)"},
+        {"force", 'f', OPT_FLAG, &force, "replace the database if it exists"},
+        {"append", 'a', OPT_FLAG, &append, "add the traces to an existing database"},
+        {"quiet", 'q', OPT_FLAG, &quiet, "no progress and no closing line"},
+        OPT_END,
+    };
+    int n = cli_parse_options(argc, argv, opts, import_usage, cli);
+    if (n < 0)
+        return 2;
+    if (n == 0 || !out) {
+        fprintf(cli->err, "%s: %s\n", cli->prog, n == 0 ? "no trace file given" : "no output database given (-o run.db)");
+        cli_usage(opts, import_usage, cli->err);
+        return 2;
+    }
+    if (force && append) {
+        fprintf(cli->err, "%s: --force and --append do not go together\n", cli->prog);
+        return 2;
+    }
+    unsigned flags = (force ? TDB_IMPORT_FORCE : 0u) | (append ? TDB_IMPORT_APPEND : 0u) | (quiet ? 0u : TDB_IMPORT_PROGRESS);
+    int rc = tdb_import(out, (const char *const *)argv, n, flags, cli->err);
+    return rc < 0 ? 1 : rc;
+}

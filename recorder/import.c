@@ -1,0 +1,39 @@
+/* import.c: tdb_import(), the public entry point for turning trace files into a database. */
+#include "../include/tracedb.h"
+#include "chrome_import.h"
+#include "version.h"
+
+const char *tdb_version(void)
+{
+    return TDB_VERSION;
+}
+
+int tdb_import(const char *db_path, const char *const *traces, int ntraces, unsigned flags, FILE *err)
+{
+    enum tdb_open_mode mode = (flags & TDB_IMPORT_APPEND) ? TDB_OPEN_APPEND
+                              : (flags & TDB_IMPORT_FORCE) ? TDB_OPEN_FORCE
+                                                           : TDB_OPEN_CREATE;
+    struct tdb_ingest *ing = tdb_ingest_open(db_path, mode, err);
+    if (!ing)
+        return -1;
+    int damaged = 0;
+    int64_t events = 0, skipped = 0;
+    for (int i = 0; i < ntraces; i++) {
+        struct tdb_import_result res;
+        int rc = tdb_import_chrome(ing, traces[i], (flags & TDB_IMPORT_PROGRESS) != 0, err, &res);
+        if (rc < 0) {
+            tdb_ingest_abort(ing);
+            fprintf(err, "tracedb: nothing written to %s\n", db_path);
+            return -1;
+        }
+        damaged |= rc;
+        events += res.events;
+        skipped += res.skipped;
+    }
+    if (tdb_ingest_finish(ing, !damaged) != 0)
+        return -1;
+    if ((flags & TDB_IMPORT_PROGRESS) || damaged)
+        fprintf(err, "tracedb: %s: %lld events imported, %lld skipped%s\n", db_path, (long long)events,
+                (long long)skipped, damaged ? "; the database is marked partial (meta import_status)" : "");
+    return damaged ? 1 : 0;
+}

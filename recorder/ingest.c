@@ -1,0 +1,787 @@
+/* ingest.c: writes events into a tracedb database: the shared back end of every importer and of
+ * the live recorder.
+ *
+ * A load runs in three parts:
+ *   1. open: a new database is built in "<path>.tmp-<pid>" with the journal off and moved into place
+ *      only when finished, so an existing file is never half-written; an append runs in one
+ *      transaction on the existing file.
+ *   2. events: names and categories are interned in memory (strmap) and written once to `string`;
+ *      tracks (pid, tid) likewise. Every row goes through a prepared statement; nothing is allocated
+ *      per event once the maps have grown.
+ *   3. finish: per track, events are read back ordered by (start, longer first, file order) and a
+ *      stack sweep gives each its parent, depth and self time (the same rule PyTorch's profiler uses:
+ *      a child must end inside its parent, else the parent is closed). GPU work is linked to the
+ *      runtime/driver call with the same correlation. Then indexes, views and meta.
+ */
+#include "ingest.h"
+#include "embedded.h"
+#include "strmap.h"
+#include "version.h"
+
+#include <errno.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+enum ingest_stmt {
+    ST_EVENT,
+    ST_LAUNCH,
+    ST_MEMORY,
+    ST_STRING,
+    ST_PROCESS,
+    ST_THREAD,
+    ST_COUNTER,
+    ST_FLOW,
+    ST_KIND,
+    ST_COUNT
+};
+
+static const char *const ingest_sql[ST_COUNT] = {
+    [ST_EVENT] = "INSERT INTO event (id, kind, name_id, cat_id, thread_id, start_ns, dur_ns, self_ns, "
+                 "correlation, external_id, device, stream, bytes, args) "
+                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+    [ST_LAUNCH] = "INSERT INTO kernel_launch VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+    [ST_MEMORY] = "INSERT INTO memory_event VALUES (?1, ?2, ?3, ?4, ?5)",
+    [ST_STRING] = "INSERT INTO string (id, value) VALUES (?1, ?2)",
+    [ST_PROCESS] = "INSERT INTO process (id, trace_id, pid) VALUES (?1, ?2, ?3)",
+    [ST_THREAD] = "INSERT INTO thread (id, process_id, tid) VALUES (?1, ?2, ?3)",
+    [ST_COUNTER] = "INSERT INTO counter (thread_id, name_id, ts_ns, value) VALUES (?1, ?2, ?3, ?4)",
+    [ST_FLOW] = "INSERT INTO flow (flow_id, cat_id, phase, thread_id, ts_ns, bind_enclosing) "
+                "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    [ST_KIND] = "INSERT INTO kind (id, name) VALUES (?1, ?2)",
+};
+
+struct tdb_ingest {
+    sqlite3 *db;
+    sqlite3_stmt *st[ST_COUNT];
+    FILE *err;               /* where errors are reported */
+    char *path;              /* the database the user named */
+    char *tmp_path;          /* where a new database is built, or NULL for an append */
+    struct strmap strings;   /* interned names/categories -> string.id */
+    struct strmap processes; /* (trace, pid) -> process.id */
+    struct strmap threads;   /* (trace, pid, tid) -> thread.id */
+    struct strmap kinds;     /* custom category (lower case) -> kind.id */
+    char *key;               /* scratch for composite map keys */
+    size_t key_cap;
+    int64_t next_string, next_process, next_thread, next_event, next_kind;
+    int64_t trace_id;          /* current trace */
+    int64_t trace_first_event; /* first event id of the current trace */
+    int64_t first_event;       /* first event id of this load */
+    int64_t events;            /* events added by this load */
+    int64_t overlaps;          /* overlaps found by the sweep of the current trace */
+};
+
+/* ---------------------------------------------------------------- helpers */
+
+static int ingest_fail(struct tdb_ingest *ing, const char *what)
+{
+    fprintf(ing->err, "tracedb: %s: %s: %s\n", ing->path, what, sqlite3_errmsg(ing->db));
+    return -1;
+}
+
+static int ingest_exec(struct tdb_ingest *ing, const char *sql)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(ing->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        fprintf(ing->err, "tracedb: %s: %s\n", ing->path, msg ? msg : "SQL error");
+        sqlite3_free(msg);
+        return -1;
+    }
+    return 0;
+}
+
+static int ingest_exec_file(struct tdb_ingest *ing, const char *file)
+{
+    const char *sql = tdb_embedded_get(file);
+    if (!sql) {
+        fprintf(ing->err, "tracedb: internal error: %s is not embedded\n", file);
+        return -1;
+    }
+    return ingest_exec(ing, sql);
+}
+
+/* Runs a prepared statement to completion and resets it. */
+static int ingest_step(struct tdb_ingest *ing, sqlite3_stmt *st)
+{
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return ingest_fail(ing, "cannot write");
+    return 0;
+}
+
+static void bind_int_or_null(sqlite3_stmt *st, int i, int64_t v)
+{
+    if (v == TDB_NULL)
+        sqlite3_bind_null(st, i);
+    else
+        sqlite3_bind_int64(st, i, v);
+}
+
+static void bind_real_or_null(sqlite3_stmt *st, int i, double v)
+{
+    if (isnan(v))
+        sqlite3_bind_null(st, i);
+    else
+        sqlite3_bind_double(st, i, v);
+}
+
+/* Binds a file id: an integer when it is one, else the text. */
+static void bind_id(sqlite3_stmt *st, int i, int is_text, struct tdb_str s)
+{
+    if (!is_text) {
+        char buf[32];
+        size_t n = s.n < sizeof buf - 1 ? s.n : sizeof buf - 1;
+        memcpy(buf, s.p, n);
+        buf[n] = 0;
+        char *end;
+        errno = 0;
+        long long v = strtoll(buf, &end, 10);
+        if (*end == 0 && errno == 0 && n > 0) {
+            sqlite3_bind_int64(st, i, v);
+            return;
+        }
+    }
+    sqlite3_bind_text(st, i, s.p, (int)s.n, SQLITE_TRANSIENT);
+}
+
+static char *ingest_key(struct tdb_ingest *ing, size_t need)
+{
+    if (need > ing->key_cap) {
+        size_t ncap = ing->key_cap ? ing->key_cap : 256;
+        while (ncap < need)
+            ncap *= 2;
+        char *k = realloc(ing->key, ncap);
+        if (!k)
+            return NULL;
+        ing->key = k, ing->key_cap = ncap;
+    }
+    return ing->key;
+}
+
+/* The string.id of s, interned on first sight. -1 on error. */
+static int64_t ingest_string(struct tdb_ingest *ing, struct tdb_str s)
+{
+    int64_t id = strmap_get(&ing->strings, s.p, s.n);
+    if (id >= 0)
+        return id;
+    id = ing->next_string++;
+    sqlite3_stmt *st = ing->st[ST_STRING];
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_text(st, 2, s.p ? s.p : "", (int)s.n, SQLITE_STATIC);
+    if (ingest_step(ing, st) != 0)
+        return -1;
+    if (strmap_put(&ing->strings, s.p, s.n, id) != 0) {
+        fprintf(ing->err, "tracedb: out of memory\n");
+        return -1;
+    }
+    return id;
+}
+
+static int64_t ingest_max_id(struct tdb_ingest *ing, const char *sql)
+{
+    sqlite3_stmt *st;
+    int64_t v = 0;
+    if (sqlite3_prepare_v2(ing->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    if (sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+/* For an append: load what the database already holds so ids continue and names stay interned. */
+static int ingest_load_existing(struct tdb_ingest *ing)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(ing->db, "SELECT id, value FROM string", -1, &st, NULL) != SQLITE_OK)
+        return ingest_fail(ing, "not a tracedb database");
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *v = (const char *)sqlite3_column_text(st, 1);
+        if (strmap_put(&ing->strings, v, (size_t)sqlite3_column_bytes(st, 1), sqlite3_column_int64(st, 0)) != 0)
+            break;
+    }
+    sqlite3_finalize(st);
+    if (sqlite3_prepare_v2(ing->db, "SELECT id, name FROM kind WHERE id >= 100", -1, &st, NULL) != SQLITE_OK)
+        return ingest_fail(ing, "not a tracedb database");
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *v = (const char *)sqlite3_column_text(st, 1);
+        if (strmap_put(&ing->kinds, v, (size_t)sqlite3_column_bytes(st, 1), sqlite3_column_int64(st, 0)) != 0)
+            break;
+    }
+    sqlite3_finalize(st);
+    ing->next_string = ingest_max_id(ing, "SELECT max(id) FROM string") + 1;
+    ing->next_process = ingest_max_id(ing, "SELECT max(id) FROM process") + 1;
+    ing->next_thread = ingest_max_id(ing, "SELECT max(id) FROM thread") + 1;
+    ing->next_event = ingest_max_id(ing, "SELECT max(id) FROM event") + 1;
+    ing->next_kind = ingest_max_id(ing, "SELECT max(id) FROM kind") + 1;
+    if (ing->next_kind < TDB_KIND_FIRST_CUSTOM)
+        ing->next_kind = TDB_KIND_FIRST_CUSTOM;
+    return 0;
+}
+
+static void ingest_free(struct tdb_ingest *ing)
+{
+    for (int i = 0; i < ST_COUNT; i++)
+        sqlite3_finalize(ing->st[i]);
+    sqlite3_close(ing->db);
+    strmap_free(&ing->strings);
+    strmap_free(&ing->processes);
+    strmap_free(&ing->threads);
+    strmap_free(&ing->kinds);
+    free(ing->key);
+    free(ing->path);
+    free(ing->tmp_path);
+    free(ing);
+}
+
+/* ---------------------------------------------------------------- open */
+
+struct tdb_ingest *tdb_ingest_open(const char *path, enum tdb_open_mode mode, FILE *err)
+{
+    struct stat sb;
+    int exists = stat(path, &sb) == 0;
+    if (mode == TDB_OPEN_CREATE && exists) {
+        fprintf(err, "tracedb: %s already exists; use --force to replace it or --append to add to it\n", path);
+        return NULL;
+    }
+    if (mode == TDB_OPEN_APPEND && !exists) {
+        fprintf(err, "tracedb: %s: no such database to append to\n", path);
+        return NULL;
+    }
+    struct tdb_ingest *ing = calloc(1, sizeof *ing);
+    if (!ing || !(ing->path = strdup(path))) {
+        free(ing);
+        fprintf(err, "tracedb: out of memory\n");
+        return NULL;
+    }
+    ing->err = err;
+    strmap_init(&ing->strings);
+    strmap_init(&ing->processes);
+    strmap_init(&ing->threads);
+    strmap_init(&ing->kinds);
+    ing->next_string = ing->next_process = ing->next_thread = ing->next_event = 1;
+    ing->next_kind = TDB_KIND_FIRST_CUSTOM;
+
+    const char *open_path = path;
+    if (mode != TDB_OPEN_APPEND) {
+        size_t n = strlen(path) + 32;
+        ing->tmp_path = malloc(n);
+        if (!ing->tmp_path) {
+            ingest_free(ing);
+            return NULL;
+        }
+        snprintf(ing->tmp_path, n, "%s.tmp-%ld", path, (long)getpid());
+        unlink(ing->tmp_path);
+        open_path = ing->tmp_path;
+    }
+    if (sqlite3_open_v2(open_path, &ing->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+        fprintf(err, "tracedb: cannot open %s: %s\n", open_path, ing->db ? sqlite3_errmsg(ing->db) : "out of memory");
+        ingest_free(ing);
+        return NULL;
+    }
+    int ok;
+    if (mode != TDB_OPEN_APPEND) {
+        ok = ingest_exec(ing, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-32768;"
+                              "PRAGMA temp_store=FILE; BEGIN;") == 0 &&
+             ingest_exec_file(ing, "schema/schema.sql") == 0 &&
+             ingest_exec(ing, "PRAGMA user_version=" TDB_SCHEMA_VERSION_STR) == 0;
+    } else {
+        sqlite3_stmt *st;
+        int version = -1;
+        if (sqlite3_prepare_v2(ing->db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
+            sqlite3_step(st) == SQLITE_ROW)
+            version = sqlite3_column_int(st, 0);
+        sqlite3_finalize(st);
+        if (version != TDB_SCHEMA_VERSION) {
+            fprintf(err, "tracedb: %s: not a tracedb database of schema version %d (found %d)\n", path,
+                    TDB_SCHEMA_VERSION, version);
+            ingest_free(ing);
+            return NULL;
+        }
+        ok = ingest_exec(ing, "PRAGMA cache_size=-32768; BEGIN IMMEDIATE;") == 0 && ingest_load_existing(ing) == 0;
+    }
+    for (int i = 0; ok && i < ST_COUNT; i++)
+        if (sqlite3_prepare_v3(ing->db, ingest_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &ing->st[i], NULL) != SQLITE_OK)
+            ok = ingest_fail(ing, "cannot prepare") == 0;
+    if (!ok) {
+        tdb_ingest_abort(ing);
+        return NULL;
+    }
+    ing->first_event = ing->next_event;
+    return ing;
+}
+
+/* ---------------------------------------------------------------- traces, tracks, kinds */
+
+int64_t tdb_ingest_begin_trace(struct tdb_ingest *ing, const char *source_file, const char *format)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(ing->db, "INSERT INTO trace (source_file, source_format, status) VALUES (?1, ?2, 'importing')",
+                           -1, &st, NULL) != SQLITE_OK)
+        return ingest_fail(ing, "cannot prepare");
+    sqlite3_bind_text(st, 1, source_file, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, format, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return ingest_fail(ing, "cannot write");
+    ing->trace_id = sqlite3_last_insert_rowid(ing->db);
+    ing->trace_first_event = ing->next_event;
+    ing->overlaps = 0;
+    return ing->trace_id;
+}
+
+/* Builds the key "<trace><is_text><pid>\0<is_text><tid>" in the scratch buffer. */
+static size_t ingest_track_key(struct tdb_ingest *ing, int pid_is_text, struct tdb_str pid, int with_tid,
+                               int tid_is_text, struct tdb_str tid)
+{
+    size_t n = sizeof ing->trace_id + 2 + pid.n + (with_tid ? 1 + tid.n : 0);
+    char *k = ingest_key(ing, n);
+    if (!k)
+        return 0;
+    size_t o = 0;
+    memcpy(k, &ing->trace_id, sizeof ing->trace_id), o += sizeof ing->trace_id;
+    k[o++] = (char)pid_is_text;
+    memcpy(k + o, pid.p, pid.n), o += pid.n;
+    k[o++] = 0;
+    if (with_tid) {
+        k[o++] = (char)tid_is_text;
+        memcpy(k + o, tid.p, tid.n), o += tid.n;
+    }
+    return o;
+}
+
+int64_t tdb_ingest_thread(struct tdb_ingest *ing, int pid_is_text, struct tdb_str pid, int tid_is_text,
+                          struct tdb_str tid)
+{
+    size_t n = ingest_track_key(ing, pid_is_text, pid, 1, tid_is_text, tid);
+    if (!n)
+        return -1;
+    int64_t id = strmap_get(&ing->threads, ing->key, n);
+    if (id >= 0)
+        return id;
+
+    size_t pn = ingest_track_key(ing, pid_is_text, pid, 0, 0, tid);
+    int64_t proc = strmap_get(&ing->processes, ing->key, pn);
+    if (proc < 0) {
+        proc = ing->next_process++;
+        if (strmap_put(&ing->processes, ing->key, pn, proc) != 0)
+            return -1;
+        sqlite3_stmt *st = ing->st[ST_PROCESS];
+        sqlite3_bind_int64(st, 1, proc);
+        sqlite3_bind_int64(st, 2, ing->trace_id);
+        bind_id(st, 3, pid_is_text, pid);
+        if (ingest_step(ing, st) != 0)
+            return -1;
+    }
+    id = ing->next_thread++;
+    n = ingest_track_key(ing, pid_is_text, pid, 1, tid_is_text, tid);
+    if (strmap_put(&ing->threads, ing->key, n, id) != 0)
+        return -1;
+    sqlite3_stmt *st = ing->st[ST_THREAD];
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_int64(st, 2, proc);
+    bind_id(st, 3, tid_is_text, tid);
+    if (ingest_step(ing, st) != 0)
+        return -1;
+    return id;
+}
+
+int tdb_ingest_thread_meta(struct tdb_ingest *ing, int64_t thread_id, const char *field, struct tdb_str text,
+                           int64_t number)
+{
+    static const struct {
+        const char *field, *sql;
+        int numeric;
+    } fields[] = {
+        {"process_name", "UPDATE process SET name = ?1 WHERE id = (SELECT process_id FROM thread WHERE id = ?2)", 0},
+        {"process_labels", "UPDATE process SET labels = ?1 WHERE id = (SELECT process_id FROM thread WHERE id = ?2)", 0},
+        {"process_sort_index", "UPDATE process SET sort_index = ?1 WHERE id = (SELECT process_id FROM thread WHERE id = ?2)", 1},
+        {"thread_name", "UPDATE thread SET name = ?1 WHERE id = ?2", 0},
+        {"thread_sort_index", "UPDATE thread SET sort_index = ?1 WHERE id = ?2", 1},
+    };
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        if (strcmp(field, fields[i].field) != 0)
+            continue;
+        sqlite3_stmt *st;
+        if (sqlite3_prepare_v2(ing->db, fields[i].sql, -1, &st, NULL) != SQLITE_OK)
+            return ingest_fail(ing, "cannot prepare");
+        if (fields[i].numeric)
+            bind_int_or_null(st, 1, number);
+        else
+            sqlite3_bind_text(st, 1, text.p ? text.p : "", (int)text.n, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, thread_id);
+        int rc = sqlite3_step(st);
+        sqlite3_finalize(st);
+        return rc == SQLITE_DONE ? 0 : ingest_fail(ing, "cannot write");
+    }
+    return 0; /* metadata we do not keep */
+}
+
+int tdb_ingest_custom_kind(struct tdb_ingest *ing, struct tdb_str cat)
+{
+    char *k = ingest_key(ing, cat.n + 1);
+    if (!k)
+        return -1;
+    for (size_t i = 0; i < cat.n; i++) {
+        char c = cat.p[i];
+        k[i] = (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
+    }
+    int64_t id = strmap_get(&ing->kinds, k, cat.n);
+    if (id >= 0)
+        return (int)id;
+    id = ing->next_kind++;
+    if (strmap_put(&ing->kinds, k, cat.n, id) != 0)
+        return -1;
+    sqlite3_stmt *st = ing->st[ST_KIND];
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_text(st, 2, k, (int)cat.n, SQLITE_STATIC);
+    if (ingest_step(ing, st) != 0)
+        return -1;
+    return (int)id;
+}
+
+int tdb_ingest_device(struct tdb_ingest *ing, int64_t device_id, struct tdb_str name, struct tdb_str props_json)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(ing->db, "INSERT OR REPLACE INTO device (id, trace_id, name, properties) VALUES (?1, ?2, ?3, ?4)",
+                           -1, &st, NULL) != SQLITE_OK)
+        return ingest_fail(ing, "cannot prepare");
+    sqlite3_bind_int64(st, 1, device_id);
+    sqlite3_bind_int64(st, 2, ing->trace_id);
+    if (name.p)
+        sqlite3_bind_text(st, 3, name.p, (int)name.n, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, props_json.p, (int)props_json.n, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : ingest_fail(ing, "cannot write");
+}
+
+/* ---------------------------------------------------------------- events */
+
+int64_t tdb_ingest_event(struct tdb_ingest *ing, const struct tdb_event *ev)
+{
+    int64_t name = ingest_string(ing, ev->name);
+    int64_t cat = ev->cat.p ? ingest_string(ing, ev->cat) : TDB_NULL;
+    if (name < 0 || cat == -1)
+        return -1;
+    int64_t id = ing->next_event++;
+    sqlite3_stmt *st = ing->st[ST_EVENT];
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_int(st, 2, ev->kind);
+    sqlite3_bind_int64(st, 3, name);
+    bind_int_or_null(st, 4, cat);
+    sqlite3_bind_int64(st, 5, ev->thread_id);
+    sqlite3_bind_int64(st, 6, ev->start_ns);
+    sqlite3_bind_int64(st, 7, ev->dur_ns);
+    bind_int_or_null(st, 8, ev->correlation);
+    bind_int_or_null(st, 9, ev->external_id);
+    bind_int_or_null(st, 10, ev->device);
+    bind_int_or_null(st, 11, ev->stream);
+    bind_int_or_null(st, 12, ev->bytes);
+    if (ev->args.p && ev->args.n > 2)
+        sqlite3_bind_text(st, 13, ev->args.p, (int)ev->args.n, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, 13);
+    if (ingest_step(ing, st) != 0)
+        return -1;
+
+    if (ev->has_launch) {
+        st = ing->st[ST_LAUNCH];
+        sqlite3_bind_int64(st, 1, id);
+        for (int i = 0; i < 3; i++) {
+            bind_int_or_null(st, 2 + i, ev->grid[i]);
+            bind_int_or_null(st, 5 + i, ev->block[i]);
+        }
+        bind_int_or_null(st, 8, ev->registers);
+        bind_int_or_null(st, 9, ev->shared_mem);
+        bind_real_or_null(st, 10, ev->blocks_per_sm);
+        bind_real_or_null(st, 11, ev->warps_per_sm);
+        bind_real_or_null(st, 12, ev->occupancy_pct);
+        if (ingest_step(ing, st) != 0)
+            return -1;
+    }
+    if (ev->kind == TDB_KIND_MEMORY) {
+        st = ing->st[ST_MEMORY];
+        sqlite3_bind_int64(st, 1, id);
+        bind_int_or_null(st, 2, ev->addr);
+        bind_int_or_null(st, 3, ev->total_allocated);
+        bind_int_or_null(st, 4, ev->total_reserved);
+        bind_int_or_null(st, 5, ev->device_type);
+        if (ingest_step(ing, st) != 0)
+            return -1;
+    }
+    ing->events++;
+    return id;
+}
+
+int tdb_ingest_counter(struct tdb_ingest *ing, int64_t thread_id, struct tdb_str name, int64_t ts_ns, double value)
+{
+    int64_t nid = ingest_string(ing, name);
+    if (nid < 0)
+        return -1;
+    sqlite3_stmt *st = ing->st[ST_COUNTER];
+    sqlite3_bind_int64(st, 1, thread_id);
+    sqlite3_bind_int64(st, 2, nid);
+    sqlite3_bind_int64(st, 3, ts_ns);
+    bind_real_or_null(st, 4, value);
+    return ingest_step(ing, st);
+}
+
+int tdb_ingest_flow(struct tdb_ingest *ing, int64_t thread_id, int64_t flow_id, struct tdb_str cat, char phase,
+                    int64_t ts_ns, int bind_enclosing)
+{
+    int64_t cid = cat.p ? ingest_string(ing, cat) : TDB_NULL;
+    if (cid == -1)
+        return -1;
+    sqlite3_stmt *st = ing->st[ST_FLOW];
+    bind_int_or_null(st, 1, flow_id);
+    bind_int_or_null(st, 2, cid);
+    sqlite3_bind_text(st, 3, &phase, 1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 4, thread_id);
+    sqlite3_bind_int64(st, 5, ts_ns);
+    sqlite3_bind_int(st, 6, bind_enclosing);
+    return ingest_step(ing, st);
+}
+
+int64_t tdb_ingest_event_count(const struct tdb_ingest *ing)
+{
+    return ing->events;
+}
+
+/* ---------------------------------------------------------------- nesting sweep */
+
+struct sweep_frame {
+    int64_t id, end, dur, child_sum, parent;
+    int depth;
+};
+
+/* Writes parent/depth/self of a closed event; rows with no parent and no children keep their defaults. */
+static int sweep_close(struct tdb_ingest *ing, sqlite3_stmt *upd, const struct sweep_frame *f)
+{
+    if (f->parent == TDB_NULL && f->child_sum == 0)
+        return 0;
+    bind_int_or_null(upd, 1, f->parent);
+    sqlite3_bind_int(upd, 2, f->depth);
+    sqlite3_bind_int64(upd, 3, f->dur - f->child_sum);
+    sqlite3_bind_int64(upd, 4, f->id);
+    return ingest_step(ing, upd);
+}
+
+/* Parent, depth and self time for every event of the current trace, per track. */
+static int ingest_sweep(struct tdb_ingest *ing)
+{
+    sqlite3_stmt *sel = NULL, *upd = NULL;
+    struct sweep_frame *stack = NULL;
+    size_t cap = 0, top = 0;
+    int rc = -1;
+    if (ingest_exec(ing, "CREATE INDEX IF NOT EXISTS event_track_start ON event(thread_id, start_ns, dur_ns DESC)") != 0)
+        return -1;
+    if (sqlite3_prepare_v2(ing->db,
+                           "SELECT id, thread_id, start_ns, dur_ns FROM event INDEXED BY event_track_start "
+                           "WHERE thread_id IN (SELECT t.id FROM thread t JOIN process p ON p.id = t.process_id "
+                           "WHERE p.trace_id = ?1) ORDER BY thread_id, start_ns, dur_ns DESC, id",
+                           -1, &sel, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(ing->db, "UPDATE event SET parent_id = ?1, depth = ?2, self_ns = ?3 WHERE id = ?4", -1,
+                           &upd, NULL) != SQLITE_OK) {
+        ingest_fail(ing, "cannot prepare the nesting sweep");
+        goto out;
+    }
+    sqlite3_bind_int64(sel, 1, ing->trace_id);
+    int64_t track = -1;
+    int step;
+    while ((step = sqlite3_step(sel)) == SQLITE_ROW) {
+        struct sweep_frame f = {.id = sqlite3_column_int64(sel, 0),
+                                .dur = sqlite3_column_int64(sel, 3),
+                                .parent = TDB_NULL};
+        int64_t t = sqlite3_column_int64(sel, 1), start = sqlite3_column_int64(sel, 2);
+        f.end = start + f.dur;
+        if (t != track) {
+            while (top > 0)
+                if (sweep_close(ing, upd, &stack[--top]) != 0)
+                    goto out;
+            track = t;
+        }
+        /* Close frames that ended before this event starts, or that it outlives (not nested). */
+        while (top > 0 && stack[top - 1].end <= start) {
+            if (sweep_close(ing, upd, &stack[--top]) != 0)
+                goto out;
+        }
+        while (top > 0 && stack[top - 1].end < f.end) {
+            ing->overlaps++;
+            if (sweep_close(ing, upd, &stack[--top]) != 0)
+                goto out;
+        }
+        if (top > 0) {
+            f.parent = stack[top - 1].id;
+            f.depth = stack[top - 1].depth + 1;
+            stack[top - 1].child_sum += f.dur;
+        }
+        if (f.dur == 0) { /* an instant: a leaf, closed at once */
+            if (sweep_close(ing, upd, &f) != 0)
+                goto out;
+            continue;
+        }
+        if (top == cap) {
+            size_t ncap = cap ? cap * 2 : 64;
+            struct sweep_frame *ns = realloc(stack, ncap * sizeof *ns);
+            if (!ns) {
+                fprintf(ing->err, "tracedb: out of memory\n");
+                goto out;
+            }
+            stack = ns, cap = ncap;
+        }
+        stack[top++] = f;
+    }
+    if (step != SQLITE_DONE) {
+        ingest_fail(ing, "nesting sweep failed");
+        goto out;
+    }
+    while (top > 0)
+        if (sweep_close(ing, upd, &stack[--top]) != 0)
+            goto out;
+    rc = 0;
+out:
+    free(stack);
+    sqlite3_finalize(sel);
+    sqlite3_finalize(upd);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- end of trace, finish */
+
+int tdb_ingest_end_trace(struct tdb_ingest *ing, const struct tdb_trace_info *info)
+{
+    if (ingest_sweep(ing) != 0)
+        return -1;
+    /* GPU work -> the runtime/driver call of the same trace with the same correlation. */
+    if (ingest_exec(ing, "CREATE INDEX IF NOT EXISTS event_correlation ON event(correlation) "
+                         "WHERE correlation IS NOT NULL") != 0)
+        return -1;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(ing->db,
+                           "UPDATE event SET launch_id = (SELECT a.id FROM event a WHERE a.correlation = event.correlation "
+                           "AND a.kind IN (5, 6) AND a.id >= ?1 ORDER BY a.id LIMIT 1) "
+                           "WHERE id >= ?1 AND kind IN (7, 8, 9, 10) AND correlation IS NOT NULL",
+                           -1, &st, NULL) != SQLITE_OK)
+        return ingest_fail(ing, "cannot prepare");
+    sqlite3_bind_int64(st, 1, ing->trace_first_event);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return ingest_fail(ing, "cannot link kernels to launches");
+
+    if (sqlite3_prepare_v2(ing->db,
+                           "UPDATE trace SET name = ?2, base_time_ns = ?3, rank = ?4, device_properties = ?5, "
+                           "distributed_info = ?6, extra = ?7, status = ?8, skipped_events = ?9, overlaps = ?10, "
+                           "error = ?11 WHERE id = ?1",
+                           -1, &st, NULL) != SQLITE_OK)
+        return ingest_fail(ing, "cannot prepare");
+    sqlite3_bind_int64(st, 1, ing->trace_id);
+    sqlite3_bind_text(st, 2, info->name, -1, SQLITE_STATIC);
+    bind_int_or_null(st, 3, info->base_time_ns);
+    bind_int_or_null(st, 4, info->rank);
+    sqlite3_bind_text(st, 5, info->device_properties, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 6, info->distributed_info, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 7, info->extra, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 8, info->status, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 9, info->skipped_events);
+    sqlite3_bind_int64(st, 10, ing->overlaps);
+    sqlite3_bind_text(st, 11, info->error, -1, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : ingest_fail(ing, "cannot write");
+}
+
+static int ingest_write_meta(struct tdb_ingest *ing, int complete)
+{
+    char now[32];
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(ing->db, "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)", -1, &st, NULL) != SQLITE_OK)
+        return ingest_fail(ing, "cannot prepare");
+    const char *pairs[][2] = {
+        {"schema_version", TDB_SCHEMA_VERSION_STR},
+        {"tool_version", TDB_VERSION},
+        {"created_at", now},
+        {"import_status", complete ? "complete" : "partial"},
+    };
+    int rc = 0;
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0] && rc == 0; i++) {
+        if (i == 2 && ing->tmp_path == NULL)
+            continue; /* an append keeps the creation time */
+        sqlite3_bind_text(st, 1, pairs[i][0], -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, pairs[i][1], -1, SQLITE_STATIC);
+        rc = ingest_step(ing, st);
+    }
+    sqlite3_finalize(st);
+    if (rc != 0)
+        return rc;
+    /* The first trace's facts, under plain keys, for users who read meta alone. */
+    return ingest_exec(ing,
+                       "INSERT OR REPLACE INTO meta (key, value) SELECT k, v FROM (SELECT 'source_file' k, source_file v, 1 o FROM trace WHERE id = (SELECT min(id) FROM trace) UNION ALL "
+                       "SELECT 'source_format', source_format, 2 FROM trace WHERE id = (SELECT min(id) FROM trace) UNION ALL "
+                       "SELECT 'trace_name', name, 3 FROM trace WHERE id = (SELECT min(id) FROM trace) UNION ALL "
+                       "SELECT 'base_time_ns', base_time_ns, 4 FROM trace WHERE id = (SELECT min(id) FROM trace) UNION ALL "
+                       "SELECT 'device_properties', device_properties, 5 FROM trace WHERE id = (SELECT min(id) FROM trace) UNION ALL "
+                       "SELECT 'distributed_info', distributed_info, 6 FROM trace WHERE id = (SELECT min(id) FROM trace) UNION ALL "
+                       "SELECT 'trace_count', count(*), 7 FROM trace UNION ALL "
+                       "SELECT 'event_count', count(*), 8 FROM event) ORDER BY o");
+}
+
+int tdb_ingest_finish(struct tdb_ingest *ing, int complete)
+{
+    int rc = ingest_write_meta(ing, complete);
+    if (rc == 0)
+        rc = ingest_exec_file(ing, "schema/indexes.sql");
+    if (rc == 0 && ing->tmp_path) /* views exist already in an appended database */
+        rc = ingest_exec_file(ing, "schema/views.sql");
+    if (rc == 0)
+        rc = ingest_exec(ing, "COMMIT");
+    if (rc != 0) {
+        tdb_ingest_abort(ing);
+        return -1;
+    }
+    for (int i = 0; i < ST_COUNT; i++) {
+        sqlite3_finalize(ing->st[i]);
+        ing->st[i] = NULL;
+    }
+    if (sqlite3_close(ing->db) != SQLITE_OK) {
+        fprintf(ing->err, "tracedb: %s: cannot close the database\n", ing->path);
+        rc = -1;
+    }
+    ing->db = NULL;
+    if (rc == 0 && ing->tmp_path && rename(ing->tmp_path, ing->path) != 0) {
+        fprintf(ing->err, "tracedb: cannot move %s to %s: %s\n", ing->tmp_path, ing->path, strerror(errno));
+        rc = -1;
+    }
+    if (rc != 0 && ing->tmp_path)
+        unlink(ing->tmp_path);
+    ingest_free(ing);
+    return rc;
+}
+
+void tdb_ingest_abort(struct tdb_ingest *ing)
+{
+    if (!ing)
+        return;
+    if (ing->db && !ing->tmp_path && !sqlite3_get_autocommit(ing->db))
+        sqlite3_exec(ing->db, "ROLLBACK", NULL, NULL, NULL);
+    for (int i = 0; i < ST_COUNT; i++) {
+        sqlite3_finalize(ing->st[i]);
+        ing->st[i] = NULL;
+    }
+    sqlite3_close(ing->db);
+    ing->db = NULL;
+    if (ing->tmp_path)
+        unlink(ing->tmp_path);
+    ingest_free(ing);
+}

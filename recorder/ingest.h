@@ -1,0 +1,108 @@
+/* ingest.h: the one path by which events reach a tracedb database (importers and the live recorder).
+ * See ingest.c for how a load runs: create -> events -> finish (nesting sweep, links, indexes). */
+#ifndef TDB_INGEST_H
+#define TDB_INGEST_H
+#include <stdint.h>
+#include <stdio.h>
+#include <stddef.h>
+
+#define TDB_NULL INT64_MIN /* an absent integer field */
+
+enum tdb_kind {
+    TDB_KIND_OP = 1,
+    TDB_KIND_RANGE = 2,
+    TDB_KIND_GPU_RANGE = 3,
+    TDB_KIND_PYTHON = 4,
+    TDB_KIND_RUNTIME = 5,
+    TDB_KIND_DRIVER = 6,
+    TDB_KIND_KERNEL = 7,
+    TDB_KIND_MEMCPY = 8,
+    TDB_KIND_MEMSET = 9,
+    TDB_KIND_SYNC = 10,
+    TDB_KIND_MEMORY = 11,
+    TDB_KIND_INSTANT = 12,
+    TDB_KIND_TRACE = 13,
+    TDB_KIND_ASYNC = 14,
+    TDB_KIND_FIRST_CUSTOM = 100 /* categories tracedb does not know get ids from here */
+};
+
+enum tdb_open_mode {
+    TDB_OPEN_CREATE, /* refuse if the database exists */
+    TDB_OPEN_FORCE,  /* replace an existing database (atomically, at the end) */
+    TDB_OPEN_APPEND  /* add to an existing database in one transaction */
+};
+
+/* A string that need not be NUL-terminated. */
+struct tdb_str {
+    const char *p;
+    size_t n;
+};
+
+/* One timed event as an importer hands it over; integers are TDB_NULL when absent. */
+struct tdb_event {
+    int kind;                 /* enum tdb_kind, or an id from tdb_ingest_custom_kind() */
+    struct tdb_str name, cat; /* cat.p may be NULL */
+    int64_t thread_id;        /* from tdb_ingest_thread() */
+    int64_t start_ns, dur_ns; /* dur_ns >= 0 */
+    int64_t correlation, external_id, device, stream, bytes;
+    struct tdb_str args; /* JSON object text of the args left over, or p == NULL */
+    /* kernel launch details, when has_launch */
+    int has_launch;
+    int64_t grid[3], block[3], registers, shared_mem;
+    double blocks_per_sm, warps_per_sm, occupancy_pct; /* NaN when absent */
+    /* memory event details, when kind == TDB_KIND_MEMORY */
+    int64_t addr, total_allocated, total_reserved, device_type;
+};
+
+/* What a trace file's top level says about itself. */
+struct tdb_trace_info {
+    const char *source_file, *source_format, *name;
+    int64_t base_time_ns, rank;
+    const char *device_properties, *distributed_info, *extra; /* JSON text or NULL */
+    const char *status, *error;
+    int64_t skipped_events;
+};
+
+struct tdb_ingest;
+
+/* Opens (creates) the database at path. Errors go to err, naming the path. NULL on failure. */
+struct tdb_ingest *tdb_ingest_open(const char *path, enum tdb_open_mode mode, FILE *err);
+
+/* Starts a trace (one imported file); returns its trace id. */
+int64_t tdb_ingest_begin_trace(struct tdb_ingest *ing, const char *source_file, const char *format);
+
+/* The track (thread) id for a pid/tid pair. Text ids have is_text set. Never fails silently:
+ * returns -1 only when the database refuses. */
+int64_t tdb_ingest_thread(struct tdb_ingest *ing, int pid_is_text, struct tdb_str pid, int tid_is_text,
+                          struct tdb_str tid);
+
+/* Metadata for a process or thread (M events): field is "process_name", "process_labels",
+ * "process_sort_index", "thread_name" or "thread_sort_index". */
+int tdb_ingest_thread_meta(struct tdb_ingest *ing, int64_t thread_id, const char *field, struct tdb_str text,
+                           int64_t number);
+
+/* The kind id for a category tracedb does not know (created on first use). */
+int tdb_ingest_custom_kind(struct tdb_ingest *ing, struct tdb_str cat);
+
+/* Adds one event; returns its id, or -1 on a database error. */
+int64_t tdb_ingest_event(struct tdb_ingest *ing, const struct tdb_event *ev);
+
+int tdb_ingest_counter(struct tdb_ingest *ing, int64_t thread_id, struct tdb_str name, int64_t ts_ns, double value);
+int tdb_ingest_flow(struct tdb_ingest *ing, int64_t thread_id, int64_t flow_id, struct tdb_str cat, char phase,
+                    int64_t ts_ns, int bind_enclosing);
+int tdb_ingest_device(struct tdb_ingest *ing, int64_t device_id, struct tdb_str name, struct tdb_str props_json);
+
+/* Ends the current trace: links its GPU work to launches and records its top-level facts. */
+int tdb_ingest_end_trace(struct tdb_ingest *ing, const struct tdb_trace_info *info);
+
+/* Computes nesting, builds indexes and views, writes meta, commits and (for a new database)
+ * moves it into place. complete = 0 marks the database as partial in meta. Frees ing. */
+int tdb_ingest_finish(struct tdb_ingest *ing, int complete);
+
+/* Gives up: nothing is left behind for a new database; an append is rolled back. Frees ing. */
+void tdb_ingest_abort(struct tdb_ingest *ing);
+
+/* How many events so far (all traces). */
+int64_t tdb_ingest_event_count(const struct tdb_ingest *ing);
+
+#endif

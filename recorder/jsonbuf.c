@@ -1,0 +1,139 @@
+/* jsonbuf.c: growable buffer and compact JSON writer (see jsonbuf.h). */
+#include "jsonbuf.h"
+#include <stdlib.h>
+#include <string.h>
+
+static int buf_reserve(struct buf *b, size_t extra)
+{
+    if (b->n + extra <= b->cap)
+        return 0;
+    size_t ncap = b->cap ? b->cap : 256;
+    while (ncap < b->n + extra)
+        ncap *= 2;
+    char *np = realloc(b->p, ncap);
+    if (!np)
+        return -1;
+    b->p = np, b->cap = ncap;
+    return 0;
+}
+
+int buf_add(struct buf *b, const void *data, size_t n)
+{
+    if (buf_reserve(b, n) != 0)
+        return -1;
+    if (n)
+        memcpy(b->p + b->n, data, n);
+    b->n += n;
+    return 0;
+}
+
+int buf_addc(struct buf *b, char c)
+{
+    if (b->n >= b->cap && buf_reserve(b, 1) != 0)
+        return -1;
+    b->p[b->n++] = c;
+    return 0;
+}
+
+void buf_free(struct buf *b)
+{
+    free(b->p);
+    b->p = NULL;
+    b->n = b->cap = 0;
+}
+
+int buf_add_json_string(struct buf *b, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    if (buf_reserve(b, n + 2) != 0)
+        return -1;
+    b->p[b->n++] = '"';
+    size_t run = 0; /* start of the pending unescaped run */
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        if (buf_add(b, s + run, i - run) != 0)
+            return -1;
+        char esc[6] = {'\\', 0};
+        size_t en = 2;
+        switch (c) {
+        case '"': esc[1] = '"'; break;
+        case '\\': esc[1] = '\\'; break;
+        case '\n': esc[1] = 'n'; break;
+        case '\r': esc[1] = 'r'; break;
+        case '\t': esc[1] = 't'; break;
+        case '\b': esc[1] = 'b'; break;
+        case '\f': esc[1] = 'f'; break;
+        default:
+            esc[1] = 'u', esc[2] = '0', esc[3] = '0', esc[4] = hex[c >> 4], esc[5] = hex[c & 15];
+            en = 6;
+        }
+        if (buf_add(b, esc, en) != 0)
+            return -1;
+        run = i + 1;
+    }
+    if (buf_add(b, s + run, n - run) != 0)
+        return -1;
+    return buf_addc(b, '"');
+}
+
+void jw_init(struct jw *w, struct buf *b)
+{
+    w->b = b;
+    w->has_item = 0;
+    w->depth = 0;
+    w->after_key = 0;
+}
+
+/* The comma before an item, if it is not the first in its container. */
+static int jw_item(struct jw *w)
+{
+    if (w->after_key) {
+        w->after_key = 0;
+        return 0;
+    }
+    uint64_t bit = 1ULL << (w->depth & 63);
+    int rc = 0;
+    if (w->has_item & bit)
+        rc = buf_addc(w->b, ',');
+    w->has_item |= bit;
+    return rc;
+}
+
+int jw_open(struct jw *w, char bracket)
+{
+    if (jw_item(w) != 0 || buf_addc(w->b, bracket) != 0)
+        return -1;
+    w->depth++;
+    w->has_item &= ~(1ULL << (w->depth & 63));
+    return 0;
+}
+
+int jw_close(struct jw *w, char bracket)
+{
+    w->depth--;
+    return buf_addc(w->b, bracket);
+}
+
+int jw_key(struct jw *w, const char *s, size_t n)
+{
+    if (jw_item(w) != 0 || buf_add_json_string(w->b, s, n) != 0 || buf_addc(w->b, ':') != 0)
+        return -1;
+    w->after_key = 1;
+    return 0;
+}
+
+int jw_raw(struct jw *w, const char *text, size_t n)
+{
+    if (jw_item(w) != 0)
+        return -1;
+    return buf_add(w->b, text, n);
+}
+
+int jw_string(struct jw *w, const char *s, size_t n)
+{
+    if (jw_item(w) != 0)
+        return -1;
+    return buf_add_json_string(w->b, s, n);
+}

@@ -1,0 +1,36 @@
+/* jsonbuf.h: a growable byte buffer and a compact JSON writer on top of it (escaping, commas).
+ * Used to keep event args as JSON text and to write JSON output. Reused buffers: no per-event malloc. */
+#ifndef TDB_JSONBUF_H
+#define TDB_JSONBUF_H
+#include <stddef.h>
+#include <stdint.h>
+
+struct buf {
+    char *p;
+    size_t n, cap;
+};
+
+/* Appends; returns 0, or -1 when out of memory (the buffer is left as it was). */
+int buf_add(struct buf *b, const void *data, size_t n);
+int buf_addc(struct buf *b, char c);
+void buf_free(struct buf *b);
+
+/* Appends s as a quoted JSON string with every needed escape. */
+int buf_add_json_string(struct buf *b, const char *s, size_t n);
+
+/* A JSON writer that inserts commas: depth-limited to 63 nested containers. */
+struct jw {
+    struct buf *b;
+    uint64_t has_item; /* bit d: the container at depth d already has an item */
+    int depth;
+    int after_key;     /* the next value follows a key: no comma */
+};
+
+void jw_init(struct jw *w, struct buf *b);
+int jw_open(struct jw *w, char bracket);  /* '{' or '[' */
+int jw_close(struct jw *w, char bracket); /* '}' or ']' */
+int jw_key(struct jw *w, const char *s, size_t n);
+int jw_raw(struct jw *w, const char *text, size_t n); /* a number, true, false, null as text */
+int jw_string(struct jw *w, const char *s, size_t n);
+
+#endif

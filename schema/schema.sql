@@ -1,0 +1,135 @@
+-- tracedb schema, version 1: the tables every trace lands in.
+--
+-- Design, argued:
+-- * One `event` table for every timed thing (operators, ranges, API calls, kernels, memcpy, memset,
+--   syncs, instants, memory events). Every report needs the same spine (kind, name, thread/track,
+--   start, duration, parent, depth, self time), and the per-thread nesting sweep runs over all kinds
+--   at once (an operator's children are other operators, runtime calls and [memory] instants alike).
+--   One table keeps that sweep a single ordered scan and keeps ad-hoc SQL free of UNIONs.
+--   Kind-specific detail that only some rows have lives in side tables keyed by event id
+--   (`kernel_launch`, `memory_event`), so the common row stays small.
+-- * Integer nanoseconds everywhere. `start_ns` is the trace's own clock (Chrome `ts` * 1000, exact);
+--   the absolute time is `trace.base_time_ns + start_ns` when the trace gives a base.
+-- * Names and categories are interned in `string`; the views join them back so SQL reads plainly.
+-- * `args` holds, as JSON text, only the event args that did not become columns.
+-- * parent_id/depth/self_ns are computed once at import by a sort and a stack sweep per track.
+-- Views with plain names (ops, kernels, memcpy, ...) live in views.sql; indexes in indexes.sql
+-- (built after the bulk load).
+
+CREATE TABLE meta (
+  key   TEXT PRIMARY KEY,   -- e.g. schema_version, tool_version, import_status, source_file
+  value                     -- text, integer or JSON text
+);
+
+CREATE TABLE string (
+  id    INTEGER PRIMARY KEY,
+  value TEXT NOT NULL       -- an interned event name or category
+);
+
+CREATE TABLE kind (
+  id    INTEGER PRIMARY KEY,
+  name  TEXT NOT NULL UNIQUE  -- op, range, gpu_range, python, runtime, driver, kernel, ...
+);
+INSERT INTO kind (id, name) VALUES
+  (1, 'op'), (2, 'range'), (3, 'gpu_range'), (4, 'python'), (5, 'runtime'), (6, 'driver'),
+  (7, 'kernel'), (8, 'memcpy'), (9, 'memset'), (10, 'sync'), (11, 'memory'), (12, 'instant'),
+  (13, 'trace'), (14, 'async');
+-- Categories tracedb does not know become kinds of their own (id >= 100, name = the category).
+
+CREATE TABLE trace (
+  id                INTEGER PRIMARY KEY,
+  source_file       TEXT,
+  source_format     TEXT,     -- chrome-array, chrome-object, recorder
+  name              TEXT,     -- the trace's traceName
+  base_time_ns      INTEGER,  -- baseTimeNanoseconds, when given
+  rank              INTEGER,  -- distributedInfo.rank, when given
+  device_properties TEXT,     -- JSON array as in the file
+  distributed_info  TEXT,     -- JSON object as in the file
+  extra             TEXT,     -- every other top-level key, as one JSON object
+  status            TEXT,     -- complete | partial
+  skipped_events    INTEGER,  -- events not imported (damaged, unmatched B, bad values)
+  overlaps          INTEGER,  -- events overlapping their sibling without nesting
+  error             TEXT      -- the first error met, with byte offset
+);
+
+CREATE TABLE process (
+  id         INTEGER PRIMARY KEY,
+  trace_id   INTEGER NOT NULL REFERENCES trace(id),
+  pid,                        -- as in the file: integer, or text ("Spans")
+  name       TEXT,            -- process_name metadata
+  labels     TEXT,            -- process_labels metadata
+  sort_index INTEGER
+);
+
+CREATE TABLE thread (
+  id         INTEGER PRIMARY KEY,  -- a track: a CPU thread, or a device stream
+  process_id INTEGER NOT NULL REFERENCES process(id),
+  tid,                        -- as in the file: integer, or text
+  name       TEXT,            -- thread_name metadata
+  sort_index INTEGER
+);
+
+CREATE TABLE device (
+  id         INTEGER NOT NULL,  -- device index as the trace numbers it
+  trace_id   INTEGER NOT NULL REFERENCES trace(id),
+  name       TEXT,
+  properties TEXT,              -- the deviceProperties entry, JSON
+  PRIMARY KEY (trace_id, id)
+);
+
+CREATE TABLE event (
+  id          INTEGER PRIMARY KEY,
+  kind        INTEGER NOT NULL,  -- kind.id
+  name_id     INTEGER NOT NULL,  -- string.id
+  cat_id      INTEGER,           -- string.id of the category as written
+  thread_id   INTEGER NOT NULL,  -- thread.id (track)
+  start_ns    INTEGER NOT NULL,
+  dur_ns      INTEGER NOT NULL,
+  self_ns     INTEGER NOT NULL,  -- dur_ns minus the direct children's dur_ns
+  parent_id   INTEGER,           -- enclosing event on the same track
+  depth       INTEGER NOT NULL DEFAULT 0,
+  correlation INTEGER,           -- links a launch (runtime/driver call) to its GPU work
+  external_id INTEGER,           -- Kineto External id (operator <-> GPU op)
+  device      INTEGER,
+  stream      INTEGER,
+  bytes       INTEGER,           -- memcpy/memset bytes; memory event bytes (negative = free)
+  launch_id   INTEGER,           -- GPU work: the runtime/driver call with the same correlation
+  args        TEXT               -- remaining args, JSON object
+);
+
+CREATE TABLE kernel_launch (
+  event_id      INTEGER PRIMARY KEY,  -- event.id of the kernel
+  grid_x INTEGER, grid_y INTEGER, grid_z INTEGER,
+  block_x INTEGER, block_y INTEGER, block_z INTEGER,
+  registers     INTEGER,              -- registers per thread
+  shared_mem    INTEGER,              -- shared memory bytes
+  blocks_per_sm REAL,
+  warps_per_sm  REAL,
+  occupancy_pct REAL                  -- est. achieved occupancy %
+);
+
+CREATE TABLE memory_event (
+  event_id        INTEGER PRIMARY KEY,  -- event.id of the [memory] instant
+  addr            INTEGER,
+  total_allocated INTEGER,              -- bytes allocated on the device after this event
+  total_reserved  INTEGER,              -- bytes reserved by the caching allocator
+  device_type     INTEGER               -- 0 cpu, 1 cuda (Kineto numbering)
+);
+
+CREATE TABLE counter (
+  id        INTEGER PRIMARY KEY,
+  thread_id INTEGER NOT NULL REFERENCES thread(id),
+  name_id   INTEGER NOT NULL,  -- string.id: "<event name>.<series>" or the series alone
+  ts_ns     INTEGER NOT NULL,
+  value     REAL
+);
+
+CREATE TABLE flow (
+  id        INTEGER PRIMARY KEY,
+  flow_id   INTEGER,           -- the id shared by the halves (correlation for ac2g)
+  cat_id    INTEGER,
+  phase     TEXT NOT NULL,     -- s, t or f
+  thread_id INTEGER NOT NULL,
+  ts_ns     INTEGER NOT NULL,
+  bind_enclosing INTEGER       -- 1 when bp = "e"
+);

@@ -1,0 +1,21 @@
+#!/bin/sh
+# deps.sh: checks for the Debian packages tracedb needs and installs the missing ones when run as root
+# (non-interactively); otherwise says exactly what to install. Usage: deps.sh build|test
+set -e
+need="gcc make pkg-config libsqlite3-dev libyajl-dev libcjson-dev libcsv-dev zlib1g-dev"
+[ "$1" = test ] && need="$need libcriterion-dev sqlite3"
+missing=""
+for p in $need; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" = 0 ]; then
+  echo "tracedb: installing:$missing" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >&2
+  apt-get install -y -qq $missing >&2
+else
+  echo "tracedb: missing Debian packages:$missing" >&2
+  echo "tracedb: run: sudo apt-get install -y$missing" >&2
+  exit 1
+fi
