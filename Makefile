@@ -87,7 +87,7 @@ build/test/unit: $(UNIT_SRC) $(TLIB_OBJ) $(HDRS)
 
 test check: build/test/tracedb build/test/unit build/tracedb
 	@sh tools/deps.sh test
-	TRACEDB=$(CURDIR)/build/test/tracedb TRACEDB_ROOT=$(CURDIR) ASAN_OPTIONS=detect_leaks=1 \
+	TRACEDB=$(CURDIR)/build/test/tracedb TRACEDB_ROOT=$(CURDIR) ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 	  UBSAN_OPTIONS=print_stacktrace=1 build/test/unit --jobs 2
 
 # --- benchmarks

@@ -295,6 +295,8 @@ static int kind_of(struct chrome *c, char ph)
     if (!c->cat.set || c->cat.n == 0) {
         if (ph == 'i' || ph == 'I')
             return TDB_KIND_INSTANT;
+        if (c->name.set && c->name.n > 13 && memcmp(c->arena.p + c->name.off, "ProfilerStep#", 13) == 0)
+            return TDB_KIND_RANGE; /* the profiler's own step ranges, in the legacy export too */
         return TDB_KIND_OP; /* PyTorch's legacy export writes operators with no category */
     }
     static const struct {
@@ -976,6 +978,12 @@ int tdb_import_chrome(struct tdb_ingest *ing, const char *path, int show_progres
             break;
         }
         yajl_status st;
+        if (n == 0 && c->chunk_base == 0) {
+            fprintf(err, "tracedb: %s: empty file: no trace events\n", file);
+            snprintf(res->first_error, sizeof res->first_error, "empty file");
+            status = 1;
+            break;
+        }
         if (n == 0) {
             int zerr;
             gzerror(gz, &zerr);
@@ -995,12 +1003,14 @@ int tdb_import_chrome(struct tdb_ingest *ing, const char *path, int show_progres
                 break;
             }
             size_t off = chrome_offset(c);
+            if (n != 0 && off > 0)
+                off--; /* yajl stands just past the offending token */
             unsigned char *msg = yajl_get_error(c->h, 0, NULL, 0);
             char *nl = strchr((char *)msg, '\n');
             if (nl)
                 *nl = 0;
             const char *why = n == 0 ? "the file ends in the middle of the JSON (truncated?)" : (const char *)msg;
-            fprintf(err, "tracedb: %s: invalid JSON at byte %zu: %s\n", file, off, why);
+            fprintf(err, "tracedb: %s: invalid JSON near byte %zu: %s\n", file, off, why);
             snprintf(res->first_error, sizeof res->first_error, "byte %zu: invalid JSON: %s", off, why);
             yajl_free_error(c->h, msg);
             status = 1;

@@ -679,7 +679,7 @@ int tdb_ingest_end_trace(struct tdb_ingest *ing, const struct tdb_trace_info *in
     if (sqlite3_prepare_v2(ing->db,
                            "UPDATE trace SET name = ?2, base_time_ns = ?3, rank = ?4, device_properties = ?5, "
                            "distributed_info = ?6, extra = ?7, status = ?8, skipped_events = ?9, overlaps = ?10, "
-                           "error = ?11 WHERE id = ?1",
+                           "error = ?11, source_format = coalesce(?12, source_format) WHERE id = ?1",
                            -1, &st, NULL) != SQLITE_OK)
         return ingest_fail(ing, "cannot prepare");
     sqlite3_bind_int64(st, 1, ing->trace_id);
@@ -693,6 +693,7 @@ int tdb_ingest_end_trace(struct tdb_ingest *ing, const struct tdb_trace_info *in
     sqlite3_bind_int64(st, 9, info->skipped_events);
     sqlite3_bind_int64(st, 10, ing->overlaps);
     sqlite3_bind_text(st, 11, info->error, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 12, info->source_format, -1, SQLITE_STATIC);
     rc = sqlite3_step(st);
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : ingest_fail(ing, "cannot write");

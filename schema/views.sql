@@ -26,7 +26,7 @@ WHERE e.kind IN (2, 3);
 
 CREATE VIEW steps AS
 SELECT e.id, s.value AS name, e.start_ns, e.start_ns + e.dur_ns AS end_ns, e.dur_ns, e.parent_id, e.depth,
-       CAST(substr(s.value, 14) AS INTEGER) AS step, e.thread_id
+       e.self_ns, CAST(substr(s.value, 14) AS INTEGER) AS step, e.thread_id
 FROM event e JOIN string s ON s.id = e.name_id
 WHERE e.kind = 2 AND s.value GLOB 'ProfilerStep#[0-9]*';
 

@@ -1,0 +1,145 @@
+/* helpers.c: test support (see helpers.h). */
+#include "helpers.h"
+#include <criterion/criterion.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+static int wait_status(int st)
+{
+    if (st == -1)
+        return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+int run(const char *fmt, ...)
+{
+    char cmd[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    return wait_status(system(cmd));
+}
+
+char *run_capture(int *status, const char *fmt, ...)
+{
+    char cmd[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p, "popen %s", cmd);
+    size_t cap = 4096, n = 0;
+    char *out = malloc(cap);
+    size_t got;
+    while ((got = fread(out + n, 1, cap - n - 1, p)) > 0) {
+        n += got;
+        if (cap - n < 2) {
+            cap *= 2;
+            out = realloc(out, cap);
+        }
+    }
+    out[n] = 0;
+    *status = wait_status(pclose(p));
+    return out;
+}
+
+const char *tracedb(void)
+{
+    const char *t = getenv("TRACEDB");
+    return t ? t : "build/test/tracedb";
+}
+
+const char *src_path(const char *rel)
+{
+    static char bufs[8][4096];
+    static int next;
+    char *b = bufs[next++ & 7];
+    const char *root = getenv("TRACEDB_ROOT");
+    snprintf(b, sizeof bufs[0], "%s/%s", root ? root : ".", rel);
+    return b;
+}
+
+char *temp_dir(void)
+{
+    char *d = strdup("/tmp/tracedb-test-XXXXXX");
+    cr_assert(mkdtemp(d), "mkdtemp");
+    return d;
+}
+
+int import_to(const char *trace, const char *db)
+{
+    return run("'%s' import -q '%s' -o '%s' 2>/dev/null", tracedb(), trace, db);
+}
+
+sqlite3 *db_open(const char *path)
+{
+    sqlite3 *db;
+    cr_assert_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK, "open %s", path);
+    return db;
+}
+
+static sqlite3_stmt *db_row(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *st;
+    cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK, "%s: %s", sql, sqlite3_errmsg(db));
+    return st;
+}
+
+int64_t db_int(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *st = db_row(db, sql);
+    int64_t v = INT64_MIN;
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+double db_double(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *st = db_row(db, sql);
+    double v = -1e300;
+    if (sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_double(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+char *db_text(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *st = db_row(db, sql);
+    char *v = NULL;
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+        v = strdup((const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    return v;
+}
+
+char *read_file(const char *path, long *len)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert(f, "open %s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    cr_assert_eq(fread(b, 1, (size_t)n, f), (size_t)n);
+    b[n] = 0;
+    fclose(f);
+    if (len)
+        *len = n;
+    return b;
+}
+
+void write_file(const char *path, const char *data, long len)
+{
+    FILE *f = fopen(path, "wb");
+    cr_assert(f, "create %s", path);
+    cr_assert_eq(fwrite(data, 1, (size_t)len, f), (size_t)len);
+    fclose(f);
+}

@@ -1,0 +1,29 @@
+/* helpers.h: what the tests share: running the real tracedb binary, temp dirs, reading databases. */
+#ifndef TDB_TEST_HELPERS_H
+#define TDB_TEST_HELPERS_H
+#include <sqlite3.h>
+#include <stdint.h>
+
+/* Runs a shell command built like printf; returns its exit status (or -1). */
+int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Runs a command and returns its stdout (malloc'd); *status gets the exit status. */
+char *run_capture(int *status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The tracedb binary under test ($TRACEDB). */
+const char *tracedb(void);
+/* A path in the source tree ($TRACEDB_ROOT/rel), in a static buffer rotated 8 ways. */
+const char *src_path(const char *rel);
+/* A new empty directory under /tmp (malloc'd). */
+char *temp_dir(void);
+/* Imports trace into dir/name.db with tracedb (quiet); returns the exit status. */
+int import_to(const char *trace, const char *db);
+sqlite3 *db_open(const char *path);
+/* The first column of the first row of sql as an integer (INT64_MIN when NULL or no row). */
+int64_t db_int(sqlite3 *db, const char *sql);
+double db_double(sqlite3 *db, const char *sql);
+/* ... as text (malloc'd, NULL when NULL). */
+char *db_text(sqlite3 *db, const char *sql);
+/* Reads a whole file (malloc'd, NUL-terminated). */
+char *read_file(const char *path, long *len);
+void write_file(const char *path, const char *data, long len);
+
+#endif

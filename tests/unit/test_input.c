@@ -1,0 +1,254 @@
+/* test_input.c: import behaviour worked by hand: nesting and self time, B/E pairs, and bad input
+ * (truncated, invalid, wrong types, absurd values, empty), and never clobbering a database. */
+#include "helpers.h"
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+struct fixture {
+    char *dir;
+    char trace[1024], db[512], err[512];
+};
+
+static struct fixture fx_new(const char *json, const char *ext)
+{
+    struct fixture f;
+    f.dir = temp_dir();
+    snprintf(f.trace, sizeof f.trace, "%s/trace.%s", f.dir, ext);
+    snprintf(f.db, sizeof f.db, "%s/run.db", f.dir);
+    snprintf(f.err, sizeof f.err, "%s/stderr", f.dir);
+    if (json)
+        write_file(f.trace, json, (long)strlen(json));
+    return f;
+}
+
+static int fx_import(struct fixture *f, const char *extra)
+{
+    return run("'%s' import -q %s '%s' -o '%s' 2>'%s'", tracedb(), extra, f->trace, f->db, f->err);
+}
+
+static void fx_free(struct fixture *f)
+{
+    run("rm -rf '%s'", f->dir);
+    free(f->dir);
+}
+
+/* Whether the import's stderr contains text. */
+static int err_has(const struct fixture *f, const char *text)
+{
+    char *err = read_file(f->err, NULL);
+    int found = strstr(err, text) != NULL;
+    free(err);
+    return found;
+}
+
+static int64_t q(const char *db, const char *sql)
+{
+    sqlite3 *d = db_open(db);
+    int64_t v = db_int(d, sql);
+    sqlite3_close(d);
+    return v;
+}
+
+Test(nesting, parents_depth_and_self_time_by_hand)
+{
+    struct fixture f = fx_new(
+        "{\"traceEvents\":[\n"
+        "{\"ph\":\"X\",\"name\":\"outer\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},\n"
+        "{\"ph\":\"X\",\"name\":\"d\",\"pid\":1,\"tid\":1,\"ts\":60,\"dur\":10},\n"
+        "{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":20},\n"
+        "{\"ph\":\"X\",\"name\":\"b\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":5},\n"
+        "{\"ph\":\"X\",\"name\":\"c\",\"pid\":1,\"tid\":1,\"ts\":50,\"dur\":60},\n"
+        "{\"ph\":\"X\",\"name\":\"other\",\"pid\":1,\"tid\":2,\"ts\":5,\"dur\":1},\n"
+        "{\"ph\":\"i\",\"name\":\"mark\",\"pid\":1,\"tid\":1,\"ts\":12,\"s\":\"t\"}\n"
+        "]}", "json");
+    cr_assert_eq(fx_import(&f, ""), 0);
+    /* outer [0,100) > a [10,30) > b [10,15) > mark @12. c [50,110) outlives outer: not nested (PyTorch
+     * closes outer), so c is a root and d [60,70) is c's child. */
+    cr_assert_eq(q(f.db, "SELECT self_ns FROM events WHERE name = 'outer'"), 80000);
+    cr_assert_eq(q(f.db, "SELECT self_ns FROM events WHERE name = 'a'"), 15000);
+    cr_assert_eq(q(f.db, "SELECT depth FROM events WHERE name = 'b'"), 2);
+    cr_assert_eq(q(f.db, "SELECT e.depth * 10 + (p.name = 'b') FROM events e JOIN events p ON p.id = e.parent_id "
+                         "WHERE e.name = 'mark'"), 31);
+    cr_assert_eq(q(f.db, "SELECT parent_id IS NULL AND depth = 0 FROM events WHERE name = 'c'"), 1);
+    cr_assert_eq(q(f.db, "SELECT self_ns FROM events WHERE name = 'c'"), 50000);
+    cr_assert_eq(q(f.db, "SELECT p.name = 'c' FROM events e JOIN events p ON p.id = e.parent_id WHERE e.name = 'd'"), 1);
+    cr_assert_eq(q(f.db, "SELECT parent_id IS NULL FROM events WHERE name = 'other'"), 1);
+    cr_assert_eq(q(f.db, "SELECT overlaps FROM trace"), 1);
+    fx_free(&f);
+}
+
+Test(nesting, raf_begin_end_pairs)
+{
+    struct fixture f = fx_new(
+        "[{\"ph\":\"B\",\"name\":\"fused_matmul\",\"cat\":\"Default Stream\",\"pid\":0,\"tid\":\"stream 0\",\"ts\":100,"
+        "\"args\":{\"args_string\":\"T<768x768xf32>,|T<768x768xf16>\"}},\n"
+        "{\"ph\":\"B\",\"name\":\"inner\",\"cat\":\"Default Stream\",\"pid\":0,\"tid\":\"stream 0\",\"ts\":110},\n"
+        "{\"ph\":\"E\",\"pid\":0,\"tid\":\"stream 0\",\"ts\":120},\n"
+        "{\"ph\":\"E\",\"pid\":0,\"tid\":\"stream 0\",\"ts\":200}]", "json");
+    cr_assert_eq(fx_import(&f, ""), 0);
+    cr_assert_eq(q(f.db, "SELECT dur_ns FROM ops WHERE name = 'fused_matmul'"), 100000);
+    cr_assert_eq(q(f.db, "SELECT self_ns FROM ops WHERE name = 'fused_matmul'"), 90000);
+    cr_assert_eq(q(f.db, "SELECT p.name = 'fused_matmul' FROM ops o JOIN ops p ON p.id = o.parent_id WHERE o.name = 'inner'"), 1);
+    cr_assert_eq(q(f.db, "SELECT json_extract(args, '$.args_string') = 'T<768x768xf32>,|T<768x768xf16>' FROM ops "
+                         "WHERE name = 'fused_matmul'"), 1);
+    cr_assert_eq(q(f.db, "SELECT tid = 'stream 0' FROM thread"), 1);
+    fx_free(&f);
+}
+
+Test(badinput, unmatched_begin_is_reported_not_invented)
+{
+    struct fixture f = fx_new("[{\"ph\":\"B\",\"name\":\"a\",\"pid\":0,\"tid\":0,\"ts\":1},"
+                              "{\"ph\":\"X\",\"name\":\"x\",\"pid\":0,\"tid\":0,\"ts\":1,\"dur\":1}]", "json");
+    cr_assert_eq(fx_import(&f, ""), 1);
+    cr_assert_eq(q(f.db, "SELECT count(*) FROM event"), 1);
+    cr_assert_eq(q(f.db, "SELECT skipped_events FROM trace"), 1);
+    cr_assert(err_has(&f, "never ended"));
+    fx_free(&f);
+}
+
+/* 100 events "e0".."e99", 1 us apart, as one JSON text. */
+static char *hundred_events(void)
+{
+    size_t cap = 20000, n = 0;
+    char *s = malloc(cap);
+    n += (size_t)snprintf(s + n, cap - n, "{\"traceEvents\": [\n");
+    for (int i = 0; i < 100; i++)
+        n += (size_t)snprintf(s + n, cap - n, "%s{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"e%d\", \"pid\": 1, "
+                              "\"tid\": 1, \"ts\": %d, \"dur\": 1}", i ? ",\n" : "", i, i * 2);
+    snprintf(s + n, cap - n, "\n], \"traceName\": \"t\"}");
+    return s;
+}
+
+Test(badinput, truncated_file_keeps_every_whole_event)
+{
+    char *full = hundred_events();
+    char *cut = strstr(full, "\"name\": \"e57\"") + 5; /* inside event 57 */
+    *cut = 0;
+    struct fixture f = fx_new(full, "json");
+    cr_assert_eq(fx_import(&f, ""), 1, "non-zero exit");
+    cr_assert_eq(q(f.db, "SELECT count(*) FROM event"), 57, "e0..e56 kept");
+    cr_assert_eq(q(f.db, "SELECT max(name) = 'e56' FROM ops WHERE name GLOB 'e5*'"), 1);
+    cr_assert_eq(q(f.db, "SELECT value = 'partial' FROM meta WHERE key = 'import_status'"), 1);
+    cr_assert_eq(q(f.db, "SELECT status = 'partial' FROM trace"), 1);
+    cr_assert(err_has(&f, f.trace) && err_has(&f, "byte"), "names file and offset");
+    fx_free(&f);
+    free(full);
+}
+
+Test(badinput, truncated_gzip_keeps_every_whole_event)
+{
+    char *full = hundred_events();
+    struct fixture f = fx_new(full, "json");
+    char gz[512];
+    snprintf(gz, sizeof gz, "%s/t.json.gz", f.dir);
+    cr_assert_eq(run("gzip -c '%s' | head -c 600 > '%s'", f.trace, gz), 0);
+    snprintf(f.trace, sizeof f.trace, "%s", gz);
+    cr_assert_eq(fx_import(&f, ""), 1);
+    int64_t n = q(f.db, "SELECT count(*) FROM event");
+    cr_assert(n > 0 && n < 100, "some whole events kept: %lld", (long long)n);
+    cr_assert_eq(q(f.db, "SELECT count(*) FROM ops WHERE name = 'e' || (id - 1)"), n, "in order, none damaged");
+    fx_free(&f);
+    free(full);
+}
+
+Test(badinput, invalid_json_midway)
+{
+    struct fixture f = fx_new("[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1},"
+                              "{\"ph\":\"X\",\"name\":\"b\",\"pid\":1,\"tid\":1,\"ts\":2,\"dur\":1},"
+                              "{\"ph\":\"X\",,\"name\":\"c\"}]", "json");
+    cr_assert_eq(fx_import(&f, ""), 1);
+    cr_assert_eq(q(f.db, "SELECT count(*) FROM event"), 2);
+    cr_assert(err_has(&f, "invalid JSON near byte 117"));
+    fx_free(&f);
+}
+
+Test(badinput, wrong_types_and_absurd_values_skip_only_that_event)
+{
+    struct fixture f = fx_new("[{\"ph\":\"X\",\"name\":\"ok1\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1},\n"
+                              "{\"ph\":\"X\",\"name\":\"ts_text\",\"pid\":1,\"tid\":1,\"ts\":\"abc\",\"dur\":1},\n"
+                              "{\"ph\":\"X\",\"name\":\"neg\",\"pid\":1,\"tid\":1,\"ts\":5,\"dur\":-3},\n"
+                              "{\"ph\":\"X\",\"name\":\"huge\",\"pid\":1,\"tid\":1,\"ts\":1e300,\"dur\":1},\n"
+                              "{\"ph\":\"X\",\"name\":\"nodur\",\"pid\":1,\"tid\":1,\"ts\":3},\n"
+                              "{\"ph\":\"X\",\"name\":\"args\",\"pid\":1,\"tid\":1,\"ts\":3,\"dur\":1,\"args\":7},\n"
+                              "42,\n"
+                              "{\"name\":\"nophase\",\"pid\":1,\"ts\":3},\n"
+                              "{\"ph\":\"X\",\"name\":\"ok2\",\"pid\":\"str\",\"ts\":9,\"dur\":1,\"args\":{\"n\":[1,{\"x\":null}]}}]",
+                              "json");
+    cr_assert_eq(fx_import(&f, ""), 1);
+    cr_assert_eq(q(f.db, "SELECT count(*) FROM event"), 2);
+    cr_assert_eq(q(f.db, "SELECT count(*) FROM ops WHERE name IN ('ok1', 'ok2')"), 2);
+    cr_assert_eq(q(f.db, "SELECT skipped_events FROM trace"), 7);
+    cr_assert_eq(q(f.db, "SELECT args = '{\"n\":[1,{\"x\":null}]}' FROM ops WHERE name = 'ok2'"), 1);
+    cr_assert_eq(q(f.db, "SELECT pid = 'str' AND tid = 'str' FROM events WHERE name = 'ok2'"), 1,
+                 "missing tid defaults to pid");
+    cr_assert(err_has(&f, "\"ts\" is a string"));
+    cr_assert(err_has(&f, "negative \"dur\""));
+    cr_assert(err_has(&f, "out of range"));
+    fx_free(&f);
+}
+
+Test(badinput, empty_and_missing_files)
+{
+    struct fixture f = fx_new("", "json");
+    cr_assert_eq(fx_import(&f, ""), 1);
+    cr_assert(err_has(&f, "empty"));
+    run("rm -f '%s'", f.db);
+    snprintf(f.trace, sizeof f.trace, "%s/nope.json", f.dir);
+    cr_assert_eq(fx_import(&f, ""), 1);
+    struct stat sb;
+    cr_assert_neq(stat(f.db, &sb), 0, "no database left behind");
+    cr_assert_eq(run("ls '%s' | grep -q tmp", f.dir), 1, "no temporary file left behind");
+    fx_free(&f);
+}
+
+Test(database, existing_database_is_never_clobbered)
+{
+    struct fixture f = fx_new("[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1}]", "json");
+    cr_assert_eq(fx_import(&f, ""), 0);
+    long n1;
+    char *before = read_file(f.db, &n1);
+    cr_assert_neq(fx_import(&f, ""), 0, "refuses without --force/--append");
+    cr_assert(err_has(&f, "--force"));
+    char saved[1024];
+    snprintf(saved, sizeof saved, "%s", f.trace);
+    snprintf(f.trace, sizeof f.trace, "%s/missing.json", f.dir);
+    cr_assert_neq(fx_import(&f, "--force"), 0, "a failed --force");
+    long n2;
+    char *after = read_file(f.db, &n2);
+    cr_assert(n1 == n2 && memcmp(before, after, (size_t)n1) == 0, "leaves the old database as it was");
+    free(before);
+    free(after);
+    snprintf(f.trace, sizeof f.trace, "%s", saved);
+    cr_assert_eq(fx_import(&f, "--append"), 0);
+    cr_assert_eq(q(f.db, "SELECT count(*) FROM trace"), 2);
+    cr_assert_eq(q(f.db, "SELECT count(*) FROM event"), 2);
+    cr_assert_eq(q(f.db, "SELECT count(DISTINCT thread_id) FROM event"), 2, "each trace has its own tracks");
+    cr_assert_eq(fx_import(&f, "--force"), 0);
+    cr_assert_eq(q(f.db, "SELECT count(*) FROM trace"), 1);
+    fx_free(&f);
+}
+
+Test(database, standard_input_and_legacy_array)
+{
+    struct fixture f = fx_new(NULL, "json");
+    cr_assert_eq(run("gzip -dc '%s' | '%s' import -q - -o '%s'", src_path("samples/train_schedule.json.gz"), tracedb(),
+                     f.db), 0);
+    cr_assert_eq(q(f.db, "SELECT count(*) FROM steps"), 3);
+    cr_assert_eq(q(f.db, "SELECT value = 'chrome-array' FROM meta WHERE key = 'source_format'"), 1);
+    cr_assert_eq(q(f.db, "SELECT count(*) FROM event"), 390);
+    fx_free(&f);
+}
+
+Test(database, tracedb_reports_refuse_foreign_files)
+{
+    struct fixture f = fx_new("not a database", "json");
+    int st;
+    char *out = run_capture(&st, "'%s' summary '%s' 2>&1", tracedb(), f.trace);
+    cr_assert_neq(st, 0);
+    cr_assert(strstr(out, f.trace), "%s", out);
+    free(out);
+    fx_free(&f);
+}

@@ -1,0 +1,159 @@
+/* test_units.c: unit tests of the small exact pieces: time parsing, statistics, JSON/CSV writing.
+ * Expected values are worked by hand (or by numpy/pandas, quoted in each case). */
+#include "helpers.h"
+#include "jsonbuf.h"
+#include "render.h"
+#include "sqlfuncs.h"
+#include "strmap.h"
+#include "timeparse.h"
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int64_t ns(const char *s)
+{
+    int64_t v = 0;
+    cr_assert_eq(tdb_us_to_ns(s, strlen(s), &v), 0, "parse %s", s);
+    return v;
+}
+
+Test(timeparse, exact_beyond_double_precision)
+{
+    /* 1712195495519695.812 us: a double holds 1712195495519695.75; we must not lose the 62 ns */
+    cr_assert_eq(ns("1712195495519695.812"), INT64_C(1712195495519695812));
+    cr_assert_eq(ns("1669783687464181"), INT64_C(1669783687464181000));
+    cr_assert_eq(ns("63.813"), 63813);
+    cr_assert_eq(ns("0"), 0);
+    cr_assert_eq(ns("-1.5"), -1500);
+    cr_assert_eq(ns("1.5e3"), 1500000);
+    cr_assert_eq(ns("2E-3"), 2);
+    cr_assert_eq(ns("0.0004"), 0);     /* 0.4 ns rounds to 0 */
+    cr_assert_eq(ns("0.0005"), 1);     /* 0.5 ns rounds away from zero */
+    cr_assert_eq(ns("1.23456"), 1235); /* 1234.56 ns */
+    cr_assert_eq(ns("9223372036854775.807"), INT64_MAX);
+}
+
+Test(timeparse, rejects_bad_text_and_overflow)
+{
+    int64_t v;
+    cr_assert_eq(tdb_us_to_ns("", 0, &v), -1);
+    cr_assert_eq(tdb_us_to_ns("abc", 3, &v), -1);
+    cr_assert_eq(tdb_us_to_ns("1.2.3", 5, &v), -1);
+    cr_assert_eq(tdb_us_to_ns("1e", 2, &v), -1);
+    cr_assert_eq(tdb_us_to_ns("9223372036854775.808", 20, &v), -2);
+    cr_assert_eq(tdb_us_to_ns("1e300", 5, &v), -2);
+    cr_assert_eq(tdb_parse_int("12.5", 4, &v), -1);
+    cr_assert_eq(tdb_parse_int("12.0", 4, &v), 0);
+    cr_assert_eq(v, 12);
+}
+
+static double sql_value(const char *sql)
+{
+    sqlite3 *db;
+    sqlite3_open(":memory:", &db);
+    cr_assert_eq(tdb_register_functions(db), 0);
+    double v = db_double(db, sql);
+    sqlite3_close(db);
+    return v;
+}
+
+Test(sqlfuncs, percentiles_match_numpy_linear)
+{
+    const char *vals = "WITH v(x) AS (VALUES (1), (2), (3), (4), (10)) ";
+    char sql[256];
+    /* numpy.percentile([1, 2, 3, 4, 10], p): 50 -> 3.0, 90 -> 7.6, 99 -> 9.76, 0 -> 1, 100 -> 10 */
+    struct { double p, want; } cases[] = {{50, 3.0}, {90, 7.6}, {99, 9.76}, {0, 1}, {100, 10}, {25, 2}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(sql, sizeof sql, "%sSELECT percentile(x, %g) FROM v", vals, cases[i].p);
+        cr_assert_float_eq(sql_value(sql), cases[i].want, 1e-9, "p%g", cases[i].p);
+    }
+    cr_assert_float_eq(sql_value("WITH v(x) AS (VALUES (4), (1), (3), (2)) SELECT median(x) FROM v"), 2.5, 1e-12);
+    /* pandas Series([2, 4, 4, 4, 5, 5, 7, 9]).std() = 2.138089935299395 (sample) */
+    cr_assert_float_eq(sql_value("WITH v(x) AS (VALUES (2),(4),(4),(4),(5),(5),(7),(9)) SELECT stddev(x) FROM v"),
+                       2.138089935299395, 1e-12);
+    cr_assert_float_eq(sql_value("WITH v(x) AS (VALUES (NULL), (5)) SELECT median(x) FROM v"), 5, 1e-12);
+}
+
+Test(jsonbuf, escapes_every_control_character)
+{
+    struct buf b = {0};
+    const char s[] = "a\"b\\c\n\x01\x1f" "d";
+    buf_add_json_string(&b, s, sizeof s - 1);
+    buf_addc(&b, 0);
+    cr_assert_str_eq(b.p, "\"a\\\"b\\\\c\\n\\u0001\\u001fd\"");
+    buf_free(&b);
+
+    struct jw w;
+    jw_init(&w, &b);
+    jw_open(&w, '{');
+    jw_key(&w, "k", 1);
+    jw_open(&w, '[');
+    jw_raw(&w, "1", 1);
+    jw_string(&w, "x", 1);
+    jw_close(&w, ']');
+    jw_key(&w, "n", 1);
+    jw_raw(&w, "null", 4);
+    jw_close(&w, '}');
+    buf_addc(&b, 0);
+    cr_assert_str_eq(b.p, "{\"k\":[1,\"x\"],\"n\":null}");
+    buf_free(&b);
+}
+
+Test(strmap, interns_many_keys)
+{
+    struct strmap m;
+    strmap_init(&m);
+    char key[32];
+    for (int i = 0; i < 5000; i++) {
+        snprintf(key, sizeof key, "kernel_%d", i);
+        cr_assert_eq(strmap_get(&m, key, strlen(key)), -1);
+        cr_assert_eq(strmap_put(&m, key, strlen(key), i), 0);
+    }
+    for (int i = 0; i < 5000; i++) {
+        snprintf(key, sizeof key, "kernel_%d", i);
+        cr_assert_eq(strmap_get(&m, key, strlen(key)), i);
+    }
+    cr_assert_eq(strmap_get(&m, "", 0), -1);
+    strmap_free(&m);
+}
+
+static char *render_sql(const char *sql, enum render_format fmt)
+{
+    sqlite3 *db;
+    sqlite3_open(":memory:", &db);
+    sqlite3_stmt *st;
+    cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    char *text = NULL;
+    size_t n = 0;
+    FILE *out = open_memstream(&text, &n);
+    cr_assert_geq(render_query(st, fmt, out, stderr), 0);
+    fclose(out);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return text;
+}
+
+Test(render, csv_quotes_per_rfc4180)
+{
+    char *t = render_sql("SELECT 'a,b' AS name, 'say \"hi\"' AS q, 3 AS calls, NULL AS n, 'plain' AS p", FMT_CSV);
+    cr_assert_str_eq(t, "name,q,calls,n,p\r\n\"a,b\",\"say \"\"hi\"\"\",3,,plain\r\n");
+    free(t);
+}
+
+Test(render, json_rows_keep_integers)
+{
+    char *t = render_sql("SELECT 'x\"y' AS name, 9007199254740993 AS big_ns, 1.5 AS r, NULL AS n", FMT_JSON);
+    cr_assert_str_eq(t, "[\n{\"name\":\"x\\\"y\",\"big_ns\":9007199254740993,\"r\":1.5,\"n\":null}\n]\n");
+    free(t);
+}
+
+Test(render, table_uses_pytorch_units)
+{
+    char *t = render_sql("SELECT 'op' AS name, 1234567 AS self_cpu_ns, 812 AS a_ns, 2000000000 AS b_ns, "
+                         "1536 AS mem_bytes", FMT_TABLE);
+    cr_assert(strstr(t, "1.235ms"), "%s", t);
+    cr_assert(strstr(t, "0.812us"), "%s", t);
+    cr_assert(strstr(t, "2.000s"), "%s", t);
+    cr_assert(strstr(t, "1.50 Kb"), "%s", t);
+    free(t);
+}
