@@ -16,7 +16,7 @@ LIBS     = -lsqlite3 -lyajl -lcjson -lcsv -lz -lm
 SAN      = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 SQL      = $(wildcard schema/*.sql) $(wildcard queries/*.sql)
-LIB_SRC  = recorder/ingest.c recorder/strmap.c recorder/jsonbuf.c recorder/timeparse.c \
+LIB_SRC  = recorder/ingest.c recorder/nesting.c recorder/strmap.c recorder/jsonbuf.c recorder/timeparse.c \
            recorder/chrome_import.c recorder/import.c \
            analyzer/render.c analyzer/report.c analyzer/sqlfuncs.c analyzer/options.c
 CLI_SRC  = analyzer/main.c analyzer/cmd_ops.c analyzer/cmd_summary.c analyzer/cmd_sql.c recorder/cmd_import.c

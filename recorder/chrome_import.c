@@ -30,6 +30,28 @@
 enum field { F_NONE, F_PH, F_CAT, F_NAME, F_PID, F_TID, F_TS, F_DUR, F_ID, F_BP, F_ARGS, F_OTHER };
 enum vtype { V_NUMBER, V_STRING, V_BOOL, V_NULL, V_NESTED };
 
+/* Args that may become columns; each arg key is classified once, as it arrives. */
+enum arg_slot {
+    S_CORRELATION, S_EXTERNAL_ID, S_EXTERNAL_ID_LC, S_DEVICE, S_STREAM, S_BYTES, S_EV_IDX, S_GRID, S_BLOCK,
+    S_REGISTERS, S_SHARED_MEM, S_BLOCKS_PER_SM, S_WARPS_PER_SM, S_OCCUPANCY, S_MEM_BYTES, S_ADDR,
+    S_TOTAL_ALLOCATED, S_TOTAL_RESERVED, S_DEVICE_TYPE, S_DEVICE_ID, S_NAME, S_LABELS, S_SORT_INDEX, S_COUNT
+};
+
+#define QK(s) {"\"" s "\"", sizeof(s) + 1}
+static const struct {
+    const char *quoted; /* the key as it stands escaped in the arena, quotes included */
+    size_t n;
+} arg_slot_keys[S_COUNT] = {
+    [S_CORRELATION] = QK("correlation"), [S_EXTERNAL_ID] = QK("External id"), [S_EXTERNAL_ID_LC] = QK("external id"),
+    [S_DEVICE] = QK("device"), [S_STREAM] = QK("stream"), [S_BYTES] = QK("bytes"), [S_EV_IDX] = QK("Ev Idx"),
+    [S_GRID] = QK("grid"), [S_BLOCK] = QK("block"), [S_REGISTERS] = QK("registers per thread"),
+    [S_SHARED_MEM] = QK("shared memory"), [S_BLOCKS_PER_SM] = QK("blocks per SM"),
+    [S_WARPS_PER_SM] = QK("warps per SM"), [S_OCCUPANCY] = QK("est. achieved occupancy %"),
+    [S_MEM_BYTES] = QK("Bytes"), [S_ADDR] = QK("Addr"), [S_TOTAL_ALLOCATED] = QK("Total Allocated"),
+    [S_TOTAL_RESERVED] = QK("Total Reserved"), [S_DEVICE_TYPE] = QK("Device Type"), [S_DEVICE_ID] = QK("Device Id"),
+    [S_NAME] = QK("name"), [S_LABELS] = QK("labels"), [S_SORT_INDEX] = QK("sort_index"),
+};
+
 /* One arg (or unknown field) of the event being read; offsets into the event arena. */
 struct arg {
     size_t key, key_n;   /* the key, JSON-escaped with quotes */
@@ -75,6 +97,7 @@ struct chrome {
     struct buf arena;
     struct arg *args;
     size_t nargs, args_cap;
+    int slot_arg[S_COUNT]; /* index in args of each column-worthy arg, or -1 */
     struct text ph, cat, name, pid, tid, ts, dur, id, bp;
     enum field field;
     int in_args;       /* inside the args object */
@@ -158,6 +181,7 @@ static void event_reset(struct chrome *c)
     c->field = F_NONE;
     c->in_args = 0;
     c->event_bad = 0;
+    memset(c->slot_arg, 0xff, sizeof c->slot_arg);
 }
 
 static void event_bad(struct chrome *c, const char *fmt, const char *what)
@@ -194,6 +218,13 @@ static int arg_key(struct chrome *c, const unsigned char *k, size_t n)
         return 0;
     a->key_n = c->arena.n - a->key;
     a->type = V_NULL;
+    const char *q = c->arena.p + a->key;
+    for (int i = 0; i < S_COUNT; i++) {
+        if (arg_slot_keys[i].n == a->key_n && memcmp(arg_slot_keys[i].quoted, q, a->key_n) == 0) {
+            c->slot_arg[i] = (int)c->nargs - 1;
+            break;
+        }
+    }
     return 1;
 }
 
@@ -216,19 +247,16 @@ static int arg_scalar(struct chrome *c, enum vtype type, const char *text, size_
     return buf_add(&c->arena, text, n) == 0;
 }
 
-static const struct arg *arg_find(const struct chrome *c, const char *quoted_key)
+static struct arg *arg_slot(struct chrome *c, enum arg_slot slot)
 {
-    size_t n = strlen(quoted_key);
-    for (size_t i = 0; i < c->nargs; i++)
-        if (c->args[i].key_n == n && memcmp(c->arena.p + c->args[i].key, quoted_key, n) == 0)
-            return &c->args[i];
-    return NULL;
+    int i = c->slot_arg[slot];
+    return i >= 0 ? &c->args[i] : NULL;
 }
 
 /* The integer value of a numeric arg, marking it promoted; TDB_NULL when absent or not integral. */
-static int64_t arg_int(struct chrome *c, const char *quoted_key)
+static int64_t arg_int(struct chrome *c, enum arg_slot slot)
 {
-    struct arg *a = (struct arg *)arg_find(c, quoted_key);
+    struct arg *a = arg_slot(c, slot);
     int64_t v;
     if (!a || a->type != V_NUMBER || tdb_parse_int(c->arena.p + a->val, a->val_n, &v) != 0)
         return TDB_NULL;
@@ -236,9 +264,9 @@ static int64_t arg_int(struct chrome *c, const char *quoted_key)
     return v;
 }
 
-static double arg_real(struct chrome *c, const char *quoted_key)
+static double arg_real(struct chrome *c, enum arg_slot slot)
 {
-    struct arg *a = (struct arg *)arg_find(c, quoted_key);
+    struct arg *a = arg_slot(c, slot);
     if (!a || a->type != V_NUMBER || a->val_n >= 64)
         return NAN;
     char tmp[64];
@@ -248,22 +276,29 @@ static double arg_real(struct chrome *c, const char *quoted_key)
     return strtod(tmp, NULL);
 }
 
-/* Reads "[x, y, z]" into v; promotes the arg when it has that shape. */
-static void arg_dim3(struct chrome *c, const char *quoted_key, int64_t v[3])
+/* Reads "[x,y,z]" (as the arena holds nested values: compact) into v; promotes the arg when it fits. */
+static void arg_dim3(struct chrome *c, enum arg_slot slot, int64_t v[3])
 {
     v[0] = v[1] = v[2] = TDB_NULL;
-    struct arg *a = (struct arg *)arg_find(c, quoted_key);
-    if (!a || a->type != V_NESTED || a->val_n >= 96)
+    struct arg *a = arg_slot(c, slot);
+    if (!a || a->type != V_NESTED || a->val_n < 7)
         return;
-    char tmp[96];
-    memcpy(tmp, c->arena.p + a->val, a->val_n);
-    tmp[a->val_n] = 0;
-    long long x, y, z;
-    char end;
-    if (sscanf(tmp, "[%lld,%lld,%lld%c", &x, &y, &z, &end) == 4 && end == ']') {
-        v[0] = x, v[1] = y, v[2] = z;
-        a->promoted = 1;
+    const char *p = c->arena.p + a->val, *end = p + a->val_n;
+    if (*p++ != '[')
+        return;
+    int64_t out[3];
+    for (int k = 0; k < 3; k++) {
+        const char *q = p;
+        while (q < end && *q >= '0' && *q <= '9')
+            q++;
+        if (q == p || q >= end || *q != (k < 2 ? ',' : ']') || tdb_parse_int(p, (size_t)(q - p), &out[k]) != 0)
+            return;
+        p = q + 1;
     }
+    if (p != end)
+        return;
+    v[0] = out[0], v[1] = out[1], v[2] = out[2];
+    a->promoted = 1;
 }
 
 /* The args JSON of what was not promoted (and not dropped). */
@@ -359,9 +394,9 @@ static int chrome_metadata(struct chrome *c)
         return 0;
     memcpy(field, c->arena.p + c->name.off, c->name.n);
     field[c->name.n] = 0;
-    const struct arg *a = arg_find(c, strcmp(field, "process_labels") == 0 ? "\"labels\""
-                                      : strstr(field, "sort_index") ? "\"sort_index\""
-                                                                     : "\"name\"");
+    const struct arg *a = arg_slot(c, strcmp(field, "process_labels") == 0 ? S_LABELS
+                                      : strstr(field, "sort_index")        ? S_SORT_INDEX
+                                                                           : S_NAME);
     if (!a)
         return 0;
     struct tdb_str text = {NULL, 0};
@@ -399,33 +434,33 @@ static int chrome_counter(struct chrome *c, int64_t thread, int64_t ts)
 /* Fills the promoted columns of ev from the args, by kind. */
 static void chrome_promote(struct chrome *c, struct tdb_event *ev)
 {
-    ev->correlation = arg_int(c, "\"correlation\"");
-    ev->external_id = arg_int(c, "\"External id\"");
+    ev->correlation = arg_int(c, S_CORRELATION);
+    ev->external_id = arg_int(c, S_EXTERNAL_ID);
     if (ev->external_id == TDB_NULL)
-        ev->external_id = arg_int(c, "\"external id\"");
-    ev->device = arg_int(c, "\"device\"");
-    ev->stream = arg_int(c, "\"stream\"");
-    ev->bytes = arg_int(c, "\"bytes\"");
-    struct arg *evidx = (struct arg *)arg_find(c, "\"Ev Idx\"");
+        ev->external_id = arg_int(c, S_EXTERNAL_ID_LC);
+    ev->device = arg_int(c, S_DEVICE);
+    ev->stream = arg_int(c, S_STREAM);
+    ev->bytes = arg_int(c, S_BYTES);
+    struct arg *evidx = arg_slot(c, S_EV_IDX);
     if (evidx) /* Kineto's running event number: the file order, which the event id keeps */
         evidx->promoted = 1;
     if (ev->kind == TDB_KIND_KERNEL) {
-        arg_dim3(c, "\"grid\"", ev->grid);
-        arg_dim3(c, "\"block\"", ev->block);
-        ev->registers = arg_int(c, "\"registers per thread\"");
-        ev->shared_mem = arg_int(c, "\"shared memory\"");
-        ev->blocks_per_sm = arg_real(c, "\"blocks per SM\"");
-        ev->warps_per_sm = arg_real(c, "\"warps per SM\"");
-        ev->occupancy_pct = arg_real(c, "\"est. achieved occupancy %\"");
+        arg_dim3(c, S_GRID, ev->grid);
+        arg_dim3(c, S_BLOCK, ev->block);
+        ev->registers = arg_int(c, S_REGISTERS);
+        ev->shared_mem = arg_int(c, S_SHARED_MEM);
+        ev->blocks_per_sm = arg_real(c, S_BLOCKS_PER_SM);
+        ev->warps_per_sm = arg_real(c, S_WARPS_PER_SM);
+        ev->occupancy_pct = arg_real(c, S_OCCUPANCY);
         ev->has_launch = ev->grid[0] != TDB_NULL || ev->block[0] != TDB_NULL || ev->registers != TDB_NULL;
     }
     if (ev->kind == TDB_KIND_MEMORY) {
-        ev->bytes = arg_int(c, "\"Bytes\"");
-        ev->addr = arg_int(c, "\"Addr\"");
-        ev->total_allocated = arg_int(c, "\"Total Allocated\"");
-        ev->total_reserved = arg_int(c, "\"Total Reserved\"");
-        ev->device_type = arg_int(c, "\"Device Type\"");
-        ev->device = arg_int(c, "\"Device Id\"");
+        ev->bytes = arg_int(c, S_MEM_BYTES);
+        ev->addr = arg_int(c, S_ADDR);
+        ev->total_allocated = arg_int(c, S_TOTAL_ALLOCATED);
+        ev->total_reserved = arg_int(c, S_TOTAL_RESERVED);
+        ev->device_type = arg_int(c, S_DEVICE_TYPE);
+        ev->device = arg_int(c, S_DEVICE_ID);
     }
 }
 

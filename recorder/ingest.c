@@ -15,6 +15,7 @@
  */
 #include "ingest.h"
 #include "embedded.h"
+#include "nesting.h"
 #include "strmap.h"
 #include "version.h"
 
@@ -55,6 +56,18 @@ static const char *const ingest_sql[ST_COUNT] = {
     [ST_KIND] = "INSERT INTO kind (id, name) VALUES (?1, ?2)",
 };
 
+/* correlation -> ordinal, open addressing; TDB_NULL marks an empty slot */
+struct corrmap {
+    int64_t *key;
+    uint32_t *val;
+    size_t cap, count;
+};
+
+struct gpu_link {
+    uint32_t ord;        /* the GPU event */
+    int64_t correlation; /* of its launch */
+};
+
 struct tdb_ingest {
     sqlite3 *db;
     sqlite3_stmt *st[ST_COUNT];
@@ -73,9 +86,142 @@ struct tdb_ingest {
     int64_t first_event;       /* first event id of this load */
     int64_t events;            /* events added by this load */
     int64_t overlaps;          /* overlaps found by the sweep of the current trace */
+    /* per event of the current trace, by ordinal (id - trace_first_event): the sweep's keys */
+    uint32_t *key_track;       /* thread id; becomes the parent ordinal + 1 after the sweep */
+    int64_t *key_start;        /* start; becomes self time after the sweep */
+    int64_t *key_dur;
+    uint16_t *key_depth;
+    size_t keys_cap;
+    struct corrmap launches;   /* correlation -> ordinal of the runtime/driver call */
+    struct gpu_link *gpu;      /* GPU work with a correlation, resolved at the end of the trace */
+    size_t ngpu, gpu_cap;
+    int timing;                /* TRACEDB_TIMING set: print how long each phase took */
+    struct timespec phase_start;
 };
 
 /* ---------------------------------------------------------------- helpers */
+
+static uint64_t corr_hash(int64_t k)
+{
+    uint64_t x = (uint64_t)k * 0x9E3779B97F4A7C15ULL;
+    return x ^ (x >> 29);
+}
+
+/* Keeps the first ordinal seen for a correlation. -1 when out of memory. */
+static int corrmap_put(struct corrmap *m, int64_t key, uint32_t val)
+{
+    if ((m->count + 1) * 2 > m->cap) {
+        size_t ncap = m->cap ? m->cap * 2 : 1024;
+        int64_t *nk = malloc(ncap * sizeof *nk);
+        uint32_t *nv = malloc(ncap * sizeof *nv);
+        if (!nk || !nv) {
+            free(nk), free(nv);
+            return -1;
+        }
+        for (size_t i = 0; i < ncap; i++)
+            nk[i] = TDB_NULL;
+        for (size_t i = 0; i < m->cap; i++) {
+            if (m->key[i] == TDB_NULL)
+                continue;
+            size_t j = corr_hash(m->key[i]) & (ncap - 1);
+            while (nk[j] != TDB_NULL)
+                j = (j + 1) & (ncap - 1);
+            nk[j] = m->key[i], nv[j] = m->val[i];
+        }
+        free(m->key), free(m->val);
+        m->key = nk, m->val = nv, m->cap = ncap;
+    }
+    size_t j = corr_hash(key) & (m->cap - 1);
+    while (m->key[j] != TDB_NULL) {
+        if (m->key[j] == key)
+            return 0;
+        j = (j + 1) & (m->cap - 1);
+    }
+    m->key[j] = key, m->val[j] = val;
+    m->count++;
+    return 0;
+}
+
+static int64_t corrmap_get(const struct corrmap *m, int64_t key)
+{
+    if (!m->cap)
+        return -1;
+    size_t j = corr_hash(key) & (m->cap - 1);
+    while (m->key[j] != TDB_NULL) {
+        if (m->key[j] == key)
+            return m->val[j];
+        j = (j + 1) & (m->cap - 1);
+    }
+    return -1;
+}
+
+/* Frees the per-trace keys (after the trace's sweep, or on abort). */
+static void ingest_free_keys(struct tdb_ingest *ing)
+{
+    free(ing->key_track), free(ing->key_start), free(ing->key_dur), free(ing->key_depth);
+    ing->key_track = NULL, ing->key_start = NULL, ing->key_dur = NULL, ing->key_depth = NULL;
+    ing->keys_cap = 0;
+    free(ing->launches.key), free(ing->launches.val);
+    memset(&ing->launches, 0, sizeof ing->launches);
+    free(ing->gpu);
+    ing->gpu = NULL, ing->ngpu = ing->gpu_cap = 0;
+}
+
+/* Remembers what the end-of-trace sweep and links need about event ord. */
+static int ingest_keep_keys(struct tdb_ingest *ing, size_t ord, const struct tdb_event *ev)
+{
+    if (ord >= UINT32_MAX - 1) {
+        fprintf(ing->err, "tracedb: more than 4 billion events in one trace\n");
+        return -1;
+    }
+    if (ord >= ing->keys_cap) {
+        size_t ncap = ing->keys_cap ? ing->keys_cap * 2 : 65536;
+        uint32_t *t = realloc(ing->key_track, ncap * sizeof *t);
+        if (t)
+            ing->key_track = t;
+        int64_t *st = realloc(ing->key_start, ncap * sizeof *st);
+        if (st)
+            ing->key_start = st;
+        int64_t *d = realloc(ing->key_dur, ncap * sizeof *d);
+        if (d)
+            ing->key_dur = d;
+        if (!t || !st || !d) {
+            fprintf(ing->err, "tracedb: out of memory\n");
+            return -1;
+        }
+        ing->keys_cap = ncap;
+    }
+    ing->key_track[ord] = (uint32_t)ev->thread_id;
+    ing->key_start[ord] = ev->start_ns;
+    ing->key_dur[ord] = ev->dur_ns;
+    if (ev->correlation == TDB_NULL)
+        return 0;
+    if (ev->kind == TDB_KIND_RUNTIME || ev->kind == TDB_KIND_DRIVER)
+        return corrmap_put(&ing->launches, ev->correlation, (uint32_t)ord);
+    if (ev->kind == TDB_KIND_KERNEL || ev->kind == TDB_KIND_MEMCPY || ev->kind == TDB_KIND_MEMSET ||
+        ev->kind == TDB_KIND_SYNC) {
+        if (ing->ngpu == ing->gpu_cap) {
+            size_t ncap = ing->gpu_cap ? ing->gpu_cap * 2 : 4096;
+            struct gpu_link *g = realloc(ing->gpu, ncap * sizeof *g);
+            if (!g)
+                return -1;
+            ing->gpu = g, ing->gpu_cap = ncap;
+        }
+        ing->gpu[ing->ngpu++] = (struct gpu_link){(uint32_t)ord, ev->correlation};
+    }
+    return 0;
+}
+
+/* With TRACEDB_TIMING=1, says on stderr how long the phase that ends now took. */
+static void ingest_phase(struct tdb_ingest *ing, const char *done)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (ing->timing)
+        fprintf(stderr, "tracedb: %-16s %8.3f s\n", done,
+                (double)(now.tv_sec - ing->phase_start.tv_sec) + (double)(now.tv_nsec - ing->phase_start.tv_nsec) / 1e9);
+    ing->phase_start = now;
+}
 
 static int ingest_fail(struct tdb_ingest *ing, const char *what)
 {
@@ -233,6 +379,7 @@ static void ingest_free(struct tdb_ingest *ing)
     strmap_free(&ing->processes);
     strmap_free(&ing->threads);
     strmap_free(&ing->kinds);
+    ingest_free_keys(ing);
     free(ing->key);
     free(ing->path);
     free(ing->tmp_path);
@@ -260,6 +407,7 @@ struct tdb_ingest *tdb_ingest_open(const char *path, enum tdb_open_mode mode, FI
         return NULL;
     }
     ing->err = err;
+    clock_gettime(CLOCK_MONOTONIC, &ing->phase_start);
     strmap_init(&ing->strings);
     strmap_init(&ing->processes);
     strmap_init(&ing->threads);
@@ -279,7 +427,8 @@ struct tdb_ingest *tdb_ingest_open(const char *path, enum tdb_open_mode mode, FI
         unlink(ing->tmp_path);
         open_path = ing->tmp_path;
     }
-    if (sqlite3_open_v2(open_path, &ing->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+    if (sqlite3_open_v2(open_path, &ing->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) !=
+        SQLITE_OK) {
         fprintf(err, "tracedb: cannot open %s: %s\n", open_path, ing->db ? sqlite3_errmsg(ing->db) : "out of memory");
         ingest_free(ing);
         return NULL;
@@ -313,6 +462,9 @@ struct tdb_ingest *tdb_ingest_open(const char *path, enum tdb_open_mode mode, FI
         return NULL;
     }
     ing->first_event = ing->next_event;
+    const char *timing = getenv("TRACEDB_TIMING");
+    ing->timing = timing && *timing && strcmp(timing, "0") != 0;
+    ingest_phase(ing, "open");
     return ing;
 }
 
@@ -471,6 +623,8 @@ int64_t tdb_ingest_event(struct tdb_ingest *ing, const struct tdb_event *ev)
     if (name < 0 || cat == -1)
         return -1;
     int64_t id = ing->next_event++;
+    if (ingest_keep_keys(ing, (size_t)(id - ing->trace_first_event), ev) != 0)
+        return -1;
     sqlite3_stmt *st = ing->st[ST_EVENT];
     sqlite3_bind_int64(st, 1, id);
     sqlite3_bind_int(st, 2, ev->kind);
@@ -554,102 +708,59 @@ int64_t tdb_ingest_event_count(const struct tdb_ingest *ing)
     return ing->events;
 }
 
-/* ---------------------------------------------------------------- nesting sweep */
+/* ---------------------------------------------------------------- nesting and links */
 
-struct sweep_frame {
-    int64_t id, end, dur, child_sum, parent;
-    int depth;
-};
-
-/* Writes parent/depth/self of a closed event; rows with no parent and no children keep their defaults. */
-static int sweep_close(struct tdb_ingest *ing, sqlite3_stmt *upd, const struct sweep_frame *f)
+/* Sweeps the current trace's events (nesting.c), links GPU work to launches, and writes both back in
+ * one pass in id order; rows with no parent, no children and no launch keep their defaults. */
+static int ingest_nest_and_link(struct tdb_ingest *ing)
 {
-    if (f->parent == TDB_NULL && f->child_sum == 0)
+    size_t n = (size_t)(ing->next_event - ing->trace_first_event);
+    if (n == 0)
         return 0;
-    bind_int_or_null(upd, 1, f->parent);
-    sqlite3_bind_int(upd, 2, f->depth);
-    sqlite3_bind_int64(upd, 3, f->dur - f->child_sum);
-    sqlite3_bind_int64(upd, 4, f->id);
-    return ingest_step(ing, upd);
-}
-
-/* Parent, depth and self time for every event of the current trace, per track. */
-static int ingest_sweep(struct tdb_ingest *ing)
-{
-    sqlite3_stmt *sel = NULL, *upd = NULL;
-    struct sweep_frame *stack = NULL;
-    size_t cap = 0, top = 0;
-    int rc = -1;
-    if (ingest_exec(ing, "CREATE INDEX IF NOT EXISTS event_track_start ON event(thread_id, start_ns, dur_ns DESC)") != 0)
+    ing->key_depth = malloc(n * sizeof *ing->key_depth);
+    uint32_t *launch = calloc(n, sizeof *launch); /* ordinal of the launch + 1 */
+    if (!ing->key_depth || !launch) {
+        free(launch);
+        fprintf(ing->err, "tracedb: out of memory\n");
         return -1;
-    if (sqlite3_prepare_v2(ing->db,
-                           "SELECT id, thread_id, start_ns, dur_ns FROM event INDEXED BY event_track_start "
-                           "WHERE thread_id IN (SELECT t.id FROM thread t JOIN process p ON p.id = t.process_id "
-                           "WHERE p.trace_id = ?1) ORDER BY thread_id, start_ns, dur_ns DESC, id",
-                           -1, &sel, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(ing->db, "UPDATE event SET parent_id = ?1, depth = ?2, self_ns = ?3 WHERE id = ?4", -1,
-                           &upd, NULL) != SQLITE_OK) {
-        ingest_fail(ing, "cannot prepare the nesting sweep");
-        goto out;
     }
-    sqlite3_bind_int64(sel, 1, ing->trace_id);
-    int64_t track = -1;
-    int step;
-    while ((step = sqlite3_step(sel)) == SQLITE_ROW) {
-        struct sweep_frame f = {.id = sqlite3_column_int64(sel, 0),
-                                .dur = sqlite3_column_int64(sel, 3),
-                                .parent = TDB_NULL};
-        int64_t t = sqlite3_column_int64(sel, 1), start = sqlite3_column_int64(sel, 2);
-        f.end = start + f.dur;
-        if (t != track) {
-            while (top > 0)
-                if (sweep_close(ing, upd, &stack[--top]) != 0)
-                    goto out;
-            track = t;
-        }
-        /* Close frames that ended before this event starts, or that it outlives (not nested). */
-        while (top > 0 && stack[top - 1].end <= start) {
-            if (sweep_close(ing, upd, &stack[--top]) != 0)
-                goto out;
-        }
-        while (top > 0 && stack[top - 1].end < f.end) {
-            ing->overlaps++;
-            if (sweep_close(ing, upd, &stack[--top]) != 0)
-                goto out;
-        }
-        if (top > 0) {
-            f.parent = stack[top - 1].id;
-            f.depth = stack[top - 1].depth + 1;
-            stack[top - 1].child_sum += f.dur;
-        }
-        if (f.dur == 0) { /* an instant: a leaf, closed at once */
-            if (sweep_close(ing, upd, &f) != 0)
-                goto out;
+    /* parent aliases key_track, self aliases key_start */
+    int64_t overlaps = nesting_compute(n, ing->key_track, ing->key_start, ing->key_dur, ing->key_track,
+                                       ing->key_depth, ing->key_start);
+    if (overlaps < 0) {
+        free(launch);
+        fprintf(ing->err, "tracedb: out of memory\n");
+        return -1;
+    }
+    ing->overlaps = overlaps;
+    for (size_t i = 0; i < ing->ngpu; i++) {
+        int64_t l = corrmap_get(&ing->launches, ing->gpu[i].correlation);
+        if (l >= 0)
+            launch[ing->gpu[i].ord] = (uint32_t)l + 1;
+    }
+    ingest_phase(ing, "nesting sweep");
+    sqlite3_stmt *upd;
+    if (sqlite3_prepare_v2(ing->db, "UPDATE event SET parent_id = ?1, depth = ?2, self_ns = ?3, launch_id = ?4 WHERE id = ?5",
+                           -1, &upd, NULL) != SQLITE_OK) {
+        free(launch);
+        return ingest_fail(ing, "cannot prepare");
+    }
+    int rc = 0;
+    const uint32_t *parent = ing->key_track;
+    const int64_t *self = ing->key_start;
+    int64_t base = ing->trace_first_event;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (!parent[i] && !launch[i] && self[i] == ing->key_dur[i])
             continue;
-        }
-        if (top == cap) {
-            size_t ncap = cap ? cap * 2 : 64;
-            struct sweep_frame *ns = realloc(stack, ncap * sizeof *ns);
-            if (!ns) {
-                fprintf(ing->err, "tracedb: out of memory\n");
-                goto out;
-            }
-            stack = ns, cap = ncap;
-        }
-        stack[top++] = f;
+        bind_int_or_null(upd, 1, parent[i] ? base + parent[i] - 1 : TDB_NULL);
+        sqlite3_bind_int(upd, 2, ing->key_depth[i]);
+        sqlite3_bind_int64(upd, 3, self[i]);
+        bind_int_or_null(upd, 4, launch[i] ? base + launch[i] - 1 : TDB_NULL);
+        sqlite3_bind_int64(upd, 5, base + (int64_t)i);
+        rc = ingest_step(ing, upd);
     }
-    if (step != SQLITE_DONE) {
-        ingest_fail(ing, "nesting sweep failed");
-        goto out;
-    }
-    while (top > 0)
-        if (sweep_close(ing, upd, &stack[--top]) != 0)
-            goto out;
-    rc = 0;
-out:
-    free(stack);
-    sqlite3_finalize(sel);
     sqlite3_finalize(upd);
+    free(launch);
     return rc;
 }
 
@@ -657,24 +768,13 @@ out:
 
 int tdb_ingest_end_trace(struct tdb_ingest *ing, const struct tdb_trace_info *info)
 {
-    if (ingest_sweep(ing) != 0)
+    ingest_phase(ing, "parse+insert");
+    int rc = ingest_nest_and_link(ing);
+    ingest_free_keys(ing);
+    if (rc != 0)
         return -1;
-    /* GPU work -> the runtime/driver call of the same trace with the same correlation. */
-    if (ingest_exec(ing, "CREATE INDEX IF NOT EXISTS event_correlation ON event(correlation) "
-                         "WHERE correlation IS NOT NULL") != 0)
-        return -1;
+    ingest_phase(ing, "write nesting");
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(ing->db,
-                           "UPDATE event SET launch_id = (SELECT a.id FROM event a WHERE a.correlation = event.correlation "
-                           "AND a.kind IN (5, 6) AND a.id >= ?1 ORDER BY a.id LIMIT 1) "
-                           "WHERE id >= ?1 AND kind IN (7, 8, 9, 10) AND correlation IS NOT NULL",
-                           -1, &st, NULL) != SQLITE_OK)
-        return ingest_fail(ing, "cannot prepare");
-    sqlite3_bind_int64(st, 1, ing->trace_first_event);
-    int rc = sqlite3_step(st);
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
-        return ingest_fail(ing, "cannot link kernels to launches");
 
     if (sqlite3_prepare_v2(ing->db,
                            "UPDATE trace SET name = ?2, base_time_ns = ?3, rank = ?4, device_properties = ?5, "
@@ -743,10 +843,12 @@ int tdb_ingest_finish(struct tdb_ingest *ing, int complete)
     int rc = ingest_write_meta(ing, complete);
     if (rc == 0)
         rc = ingest_exec_file(ing, "schema/indexes.sql");
+    ingest_phase(ing, "indexes");
     if (rc == 0 && ing->tmp_path) /* views exist already in an appended database */
         rc = ingest_exec_file(ing, "schema/views.sql");
     if (rc == 0)
         rc = ingest_exec(ing, "COMMIT");
+    ingest_phase(ing, "commit");
     if (rc != 0) {
         tdb_ingest_abort(ing);
         return -1;

@@ -82,13 +82,53 @@ static int decimal_scaled(const char *s, size_t n, int scale, int64_t *out)
     return 0;
 }
 
+/* The common shapes, "123" and "123.456" with at most 3 decimals and 16 integer digits, without the
+ * general path; anything else falls through to decimal_scaled. */
+static int fast_us(const char *s, size_t n, int64_t *out)
+{
+    size_t i = 0;
+    uint64_t v = 0; /* at most 16 + 3 digits: below 2^64 */
+    while (i < n && s[i] >= '0' && s[i] <= '9' && i < 16)
+        v = v * 10 + (s[i++] - '0');
+    if (i == 0)
+        return -1;
+    int frac = 0;
+    if (i < n && s[i] == '.') {
+        i++;
+        while (i < n && s[i] >= '0' && s[i] <= '9' && frac < 3)
+            v = v * 10 + (s[i++] - '0'), frac++;
+        if (frac == 0)
+            return -1;
+    }
+    if (i != n)
+        return -1;
+    for (; frac < 3; frac++)
+        v *= 10;
+    if (v > (uint64_t)INT64_MAX)
+        return -1;
+    *out = (int64_t)v;
+    return 0;
+}
+
 int tdb_us_to_ns(const char *s, size_t n, int64_t *out)
 {
+    if (fast_us(s, n, out) == 0)
+        return 0;
     return decimal_scaled(s, n, 3, out);
 }
 
 int tdb_parse_int(const char *s, size_t n, int64_t *out)
 {
+    if (n > 0 && n <= 18) { /* plain digits, optionally negative: no overflow possible */
+        size_t i = s[0] == '-';
+        int64_t v = 0;
+        while (i < n && s[i] >= '0' && s[i] <= '9')
+            v = v * 10 + (s[i++] - '0');
+        if (i == n && n > (size_t)(s[0] == '-')) {
+            *out = s[0] == '-' ? -v : v;
+            return 0;
+        }
+    }
     /* integral only: parse at scale 0 and at scale 3 and compare */
     int64_t a, b;
     if (decimal_scaled(s, n, 0, &a) != 0)

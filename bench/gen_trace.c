@@ -1,0 +1,95 @@
+/* gen_trace.c: writes a Kineto-shaped Chrome trace of a requested size for benchmarks, with the shape
+ * of real PyTorch GPU traces: ProfilerStep#N ranges holding nested cpu_ops (3 deep), each leaf op
+ * launching a kernel (cudaLaunchKernel with a correlation, the kernel on a GPU stream with launch
+ * geometry, ac2g flows), memcpy with bytes, [memory] alloc/free instants, fractional-ns timestamps.
+ * Usage: gen_trace MEGABYTES > trace.json      (deterministic for a given size) */
+#include <stdio.h>
+#include <stdlib.h>
+
+static unsigned long long rng = 88172645463325252ULL;
+
+static unsigned rnd(unsigned n)
+{
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    return (unsigned)(rng % n);
+}
+
+static const char *ops[] = {"aten::linear", "aten::conv2d", "aten::add", "aten::mul", "aten::relu",
+                            "aten::batch_norm", "aten::layer_norm", "aten::softmax", "aten::matmul", "aten::copy_"};
+static const char *kernels[] = {
+    "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>)",
+    "ampere_sgemm_128x64_tn", "sm80_xmma_fprop_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nhwc_tilesize128x128x16",
+    "void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, int, 512, true, 1>(cudnnTensorStruct, float const*)",
+    "void at::native::(anonymous namespace)::softmax_warp_forward<float, float, float, 10, false>(float*, float const*, int, int, int)",
+    "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)"};
+
+int main(int argc, char **argv)
+{
+    long long target = (argc > 1 ? atoll(argv[1]) : 300) * 1000000LL, written = 0;
+    long long t = 1000000; /* ns since the trace base */
+    long long corr = 1, ext = 1, step = 0;
+    int n;
+    written += printf("{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [{\"id\": 0, \"name\": \"NVIDIA A100\", "
+                      "\"totalGlobalMem\": 42297524224, \"numSms\": 108}],\n  \"distributedInfo\": {\"rank\": 0, "
+                      "\"world_size\": 1},\n  \"traceEvents\": [\n");
+    const char *sep = "";
+#define EV(...) (n = printf(__VA_ARGS__), written += n)
+    while (written < target) {
+        long long step_start = t;
+        long long ops_in_step = 200;
+        long long step_dur = ops_in_step * 40000 + 5000;
+        EV("%s{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#%lld\", \"pid\": 1000, \"tid\": 1000, "
+           "\"ts\": %lld.%03lld, \"dur\": %lld.%03lld, \"args\": {\"External id\": %lld}}",
+           sep, step++, t / 1000, t % 1000, step_dur / 1000, step_dur % 1000, ext++);
+        sep = ",\n";
+        t += 1000;
+        for (long long i = 0; i < ops_in_step; i++) {
+            const char *op = ops[rnd(10)];
+            long long o = t;
+            EV("%s{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"%s\", \"pid\": 1000, \"tid\": 1000, \"ts\": %lld.%03lld, "
+               "\"dur\": 38.%03u, \"args\": {\"External id\": %lld, \"Sequence number\": %lld, \"Fwd thread id\": 0, "
+               "\"Input Dims\": [[32, 128], [128]], \"Input type\": [\"float\", \"float\"], \"Ev Idx\": %lld}}",
+               sep, op, o / 1000, o % 1000, rnd(1000), ext, i, ext + 1);
+            ext++;
+            EV("%s{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::empty\", \"pid\": 1000, \"tid\": 1000, "
+               "\"ts\": %lld.%03lld, \"dur\": 2.%03u, \"args\": {\"External id\": %lld, \"Ev Idx\": %lld}}",
+               sep, (o + 1000) / 1000, (o + 1000) % 1000, rnd(1000), ext, ext + 1);
+            ext++;
+            long long launch = o + 5000;
+            EV("%s{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1000, \"tid\": 1000, "
+               "\"ts\": %lld.%03lld, \"dur\": 6.%03u, \"args\": {\"External id\": %lld, \"cbid\": 211, \"correlation\": %lld}}",
+               sep, launch / 1000, launch % 1000, rnd(1000), ext, corr);
+            EV("%s{\"ph\": \"s\", \"id\": %lld, \"pid\": 1000, \"tid\": 1000, \"ts\": %lld.%03lld, \"cat\": \"ac2g\", "
+               "\"name\": \"ac2g\"}", sep, corr, launch / 1000, launch % 1000);
+            long long k = launch + 8000;
+            EV("%s{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": 0, \"tid\": 7, \"ts\": %lld.%03lld, "
+               "\"dur\": %u.%03u, \"args\": {\"External id\": %lld, \"queued\": 0, \"device\": 0, \"context\": 1, "
+               "\"stream\": 7, \"correlation\": %lld, \"registers per thread\": 32, \"shared memory\": 0, "
+               "\"blocks per SM\": 0.3, \"warps per SM\": 1.2, \"grid\": [%u, 1, 1], \"block\": [128, 1, 1], "
+               "\"est. achieved occupancy %%\": 2}}",
+               sep, kernels[rnd(6)], k / 1000, k % 1000, 5 + rnd(30), rnd(1000), ext, corr, 1 + rnd(512));
+            EV("%s{\"ph\": \"f\", \"id\": %lld, \"pid\": 0, \"tid\": 7, \"ts\": %lld.%03lld, \"cat\": \"ac2g\", "
+               "\"name\": \"ac2g\", \"bp\": \"e\"}", sep, corr, k / 1000, k % 1000);
+            corr++, ext++;
+            if (i % 4 == 0) {
+                long long m = o + 20000;
+                EV("%s{\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": 1000, "
+                   "\"tid\": 1000, \"ts\": %lld.%03lld, \"args\": {\"Total Reserved\": 2097152000, \"Total Allocated\": %lld, "
+                   "\"Bytes\": %d, \"Addr\": %lld, \"Device Id\": 0, \"Device Type\": 1, \"Ev Idx\": %lld}}",
+                   sep, m / 1000, m % 1000, 1000000000LL + (i % 8) * 4096, (i % 8) < 4 ? 4096 : -4096,
+                   140000000000LL + (i % 4) * 4096, ext);
+            }
+            if (i % 20 == 0) {
+                long long c = o + 25000;
+                EV("%s{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy HtoD (Pinned -> Device)\", \"pid\": 0, "
+                   "\"tid\": 7, \"ts\": %lld.%03lld, \"dur\": 3.%03u, \"args\": {\"External id\": %lld, \"device\": 0, "
+                   "\"context\": 1, \"stream\": 7, \"correlation\": %lld, \"bytes\": 524288, "
+                   "\"memory bandwidth (GB/s)\": 170.2}}", sep, c / 1000, c % 1000, rnd(1000), ext, corr + 1000000000LL);
+            }
+            t += 40000;
+        }
+        t = step_start + step_dur + 2000;
+    }
+    printf("\n  ],\n  \"traceName\": \"bench\",\n  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": 1700000000000000000\n}\n");
+    return 0;
+}
