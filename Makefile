@@ -12,11 +12,11 @@ CSTD     = -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L
 WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS = $(CSTD) $(WARN) $(CFLAGS) -fPIC -Iinclude
-LIBS     = -lsqlite3 -lyajl -lcjson -lcsv -lz -lm
+LIBS     = -lsqlite3 -lyajl -lcjson -lcsv -lz -lm -lpthread
 SAN      = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 SQL      = $(wildcard schema/*.sql) $(wildcard queries/*.sql)
-LIB_SRC  = recorder/ingest.c recorder/nesting.c recorder/strmap.c recorder/jsonbuf.c recorder/timeparse.c \
+LIB_SRC  = recorder/ingest.c recorder/nesting.c recorder/row_writer.c recorder/strmap.c recorder/jsonbuf.c recorder/timeparse.c \
            recorder/chrome_import.c recorder/import.c \
            analyzer/render.c analyzer/report.c analyzer/sqlfuncs.c analyzer/options.c
 CLI_SRC  = analyzer/main.c analyzer/cmd_ops.c analyzer/cmd_summary.c analyzer/cmd_sql.c recorder/cmd_import.c

@@ -1,4 +1,4 @@
--- summary_kinds: event counts and busy time by kind.
-SELECT k.name AS kind, count(*) AS events, sum(e.dur_ns) AS total_ns
-FROM event e JOIN kind k ON k.id = e.kind
-GROUP BY e.kind ORDER BY events DESC, kind;
+-- summary_kinds: event counts and summed durations by kind.
+SELECT k.name AS kind, sum(st.calls) AS events, sum(st.total_ns) AS total_ns
+FROM event_stats st JOIN kind k ON k.id = st.kind
+GROUP BY st.kind ORDER BY events DESC, kind;

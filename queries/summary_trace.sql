@@ -2,7 +2,7 @@
 SELECT (SELECT value FROM meta WHERE key = 'source_file') AS source_file,
        (SELECT count(*) FROM trace) AS traces,
        (SELECT value FROM meta WHERE key = 'import_status') AS status,
-       count(*) AS events,
-       max(e.start_ns + e.dur_ns) - min(e.start_ns) AS span_ns,
+       (SELECT sum(calls) FROM event_stats) AS events,
+       max(last_ns) - min(first_ns) AS span_ns,
        (SELECT count(*) FROM thread) AS tracks
-FROM event e WHERE e.kind <> 13;
+FROM trace;

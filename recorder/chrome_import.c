@@ -886,11 +886,13 @@ static int cb_map_key(void *ctx, const unsigned char *k, size_t n)
     if (c->depth == event_depth) {
         static const struct {
             const char *key;
+            size_t n;
             enum field f;
-        } fields[] = {{"ph", F_PH}, {"cat", F_CAT}, {"name", F_NAME}, {"pid", F_PID}, {"tid", F_TID},
-                      {"ts", F_TS}, {"dur", F_DUR}, {"id", F_ID},     {"bp", F_BP},   {"args", F_ARGS}};
+        } fields[] = {{"ph", 2, F_PH}, {"cat", 3, F_CAT}, {"name", 4, F_NAME}, {"pid", 3, F_PID},
+                      {"tid", 3, F_TID}, {"ts", 2, F_TS}, {"dur", 3, F_DUR},   {"id", 2, F_ID},
+                      {"bp", 2, F_BP},   {"args", 4, F_ARGS}};
         for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
-            if (strlen(fields[i].key) == n && memcmp(fields[i].key, k, n) == 0) {
+            if (fields[i].n == n && memcmp(fields[i].key, k, n) == 0) {
                 c->field = fields[i].f;
                 return 1;
             }

@@ -16,6 +16,7 @@
 #include "ingest.h"
 #include "embedded.h"
 #include "nesting.h"
+#include "row_writer.h"
 #include "strmap.h"
 #include "version.h"
 
@@ -27,34 +28,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-enum ingest_stmt {
-    ST_EVENT,
-    ST_LAUNCH,
-    ST_MEMORY,
-    ST_STRING,
-    ST_PROCESS,
-    ST_THREAD,
-    ST_COUNTER,
-    ST_FLOW,
-    ST_KIND,
-    ST_COUNT
-};
-
-static const char *const ingest_sql[ST_COUNT] = {
-    [ST_EVENT] = "INSERT INTO event (id, kind, name_id, cat_id, thread_id, start_ns, dur_ns, self_ns, "
-                 "correlation, external_id, device, stream, bytes, args) "
-                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-    [ST_LAUNCH] = "INSERT INTO kernel_launch VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-    [ST_MEMORY] = "INSERT INTO memory_event VALUES (?1, ?2, ?3, ?4, ?5)",
-    [ST_STRING] = "INSERT INTO string (id, value) VALUES (?1, ?2)",
-    [ST_PROCESS] = "INSERT INTO process (id, trace_id, pid) VALUES (?1, ?2, ?3)",
-    [ST_THREAD] = "INSERT INTO thread (id, process_id, tid) VALUES (?1, ?2, ?3)",
-    [ST_COUNTER] = "INSERT INTO counter (thread_id, name_id, ts_ns, value) VALUES (?1, ?2, ?3, ?4)",
-    [ST_FLOW] = "INSERT INTO flow (flow_id, cat_id, phase, thread_id, ts_ns, bind_enclosing) "
-                "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-    [ST_KIND] = "INSERT INTO kind (id, name) VALUES (?1, ?2)",
-};
 
 /* correlation -> ordinal, open addressing; TDB_NULL marks an empty slot */
 struct corrmap {
@@ -68,9 +41,15 @@ struct gpu_link {
     int64_t correlation; /* of its launch */
 };
 
+/* Running aggregates of one (kind, name, device) in the current trace. */
+struct stat_row {
+    int64_t kind, name_id, device;
+    int64_t calls, total, self, min, max;
+};
+
 struct tdb_ingest {
     sqlite3 *db;
-    sqlite3_stmt *st[ST_COUNT];
+    struct row_writer *rows; /* every hot-path row goes through it (a background thread) */
     FILE *err;               /* where errors are reported */
     char *path;              /* the database the user named */
     char *tmp_path;          /* where a new database is built, or NULL for an append */
@@ -91,7 +70,12 @@ struct tdb_ingest {
     int64_t *key_start;        /* start; becomes self time after the sweep */
     int64_t *key_dur;
     uint16_t *key_depth;
+    uint32_t *key_stat;        /* index in stats */
     size_t keys_cap;
+    struct strmap stat_index;  /* (kind, name, device) -> index in stats */
+    struct stat_row *stats;
+    size_t nstats, stats_cap;
+    int64_t first_ns, last_ns; /* span of the current trace */
     struct corrmap launches;   /* correlation -> ordinal of the runtime/driver call */
     struct gpu_link *gpu;      /* GPU work with a correlation, resolved at the end of the trace */
     size_t ngpu, gpu_cap;
@@ -158,8 +142,11 @@ static int64_t corrmap_get(const struct corrmap *m, int64_t key)
 /* Frees the per-trace keys (after the trace's sweep, or on abort). */
 static void ingest_free_keys(struct tdb_ingest *ing)
 {
-    free(ing->key_track), free(ing->key_start), free(ing->key_dur), free(ing->key_depth);
-    ing->key_track = NULL, ing->key_start = NULL, ing->key_dur = NULL, ing->key_depth = NULL;
+    free(ing->key_track), free(ing->key_start), free(ing->key_dur), free(ing->key_depth), free(ing->key_stat);
+    ing->key_track = NULL, ing->key_start = NULL, ing->key_dur = NULL, ing->key_depth = NULL, ing->key_stat = NULL;
+    strmap_free(&ing->stat_index);
+    free(ing->stats);
+    ing->stats = NULL, ing->nstats = ing->stats_cap = 0;
     ing->keys_cap = 0;
     free(ing->launches.key), free(ing->launches.val);
     memset(&ing->launches, 0, sizeof ing->launches);
@@ -167,8 +154,43 @@ static void ingest_free_keys(struct tdb_ingest *ing)
     ing->gpu = NULL, ing->ngpu = ing->gpu_cap = 0;
 }
 
-/* Remembers what the end-of-trace sweep and links need about event ord. */
-static int ingest_keep_keys(struct tdb_ingest *ing, size_t ord, const struct tdb_event *ev)
+/* Adds event ev (named name_id) to its (kind, name, device) aggregate; returns the aggregate's index. */
+static int64_t ingest_stat(struct tdb_ingest *ing, const struct tdb_event *ev, int64_t name_id)
+{
+    int64_t key[3] = {ev->kind, name_id, ev->device};
+    int64_t i = strmap_get(&ing->stat_index, key, sizeof key);
+    if (i < 0) {
+        if (ing->nstats == ing->stats_cap) {
+            size_t ncap = ing->stats_cap ? ing->stats_cap * 2 : 256;
+            struct stat_row *n = realloc(ing->stats, ncap * sizeof *n);
+            if (!n)
+                return -1;
+            ing->stats = n, ing->stats_cap = ncap;
+        }
+        i = (int64_t)ing->nstats++;
+        if (strmap_put(&ing->stat_index, key, sizeof key, i) != 0)
+            return -1;
+        ing->stats[i] = (struct stat_row){ev->kind, name_id, ev->device, 0, 0, 0, INT64_MAX, INT64_MIN};
+    }
+    struct stat_row *r = &ing->stats[i];
+    r->calls++;
+    r->total += ev->dur_ns;
+    if (ev->dur_ns < r->min)
+        r->min = ev->dur_ns;
+    if (ev->dur_ns > r->max)
+        r->max = ev->dur_ns;
+    if (ev->kind != TDB_KIND_TRACE) {
+        if (ev->start_ns < ing->first_ns)
+            ing->first_ns = ev->start_ns;
+        if (ev->start_ns + ev->dur_ns > ing->last_ns)
+            ing->last_ns = ev->start_ns + ev->dur_ns;
+    }
+    return i;
+}
+
+/* Remembers what the end-of-trace sweep and links need about event ord. Returns the ordinal of the
+ * launch of GPU work when that launch was seen already, -2 otherwise, -1 on error. */
+static int64_t ingest_keep_keys(struct tdb_ingest *ing, size_t ord, const struct tdb_event *ev, int64_t name_id)
 {
     if (ord >= UINT32_MAX - 1) {
         fprintf(ing->err, "tracedb: more than 4 billion events in one trace\n");
@@ -185,7 +207,10 @@ static int ingest_keep_keys(struct tdb_ingest *ing, size_t ord, const struct tdb
         int64_t *d = realloc(ing->key_dur, ncap * sizeof *d);
         if (d)
             ing->key_dur = d;
-        if (!t || !st || !d) {
+        uint32_t *ks = realloc(ing->key_stat, ncap * sizeof *ks);
+        if (ks)
+            ing->key_stat = ks;
+        if (!t || !st || !d || !ks) {
             fprintf(ing->err, "tracedb: out of memory\n");
             return -1;
         }
@@ -194,12 +219,21 @@ static int ingest_keep_keys(struct tdb_ingest *ing, size_t ord, const struct tdb
     ing->key_track[ord] = (uint32_t)ev->thread_id;
     ing->key_start[ord] = ev->start_ns;
     ing->key_dur[ord] = ev->dur_ns;
+    int64_t stat = ingest_stat(ing, ev, name_id);
+    if (stat < 0) {
+        fprintf(ing->err, "tracedb: out of memory\n");
+        return -1;
+    }
+    ing->key_stat[ord] = (uint32_t)stat;
     if (ev->correlation == TDB_NULL)
-        return 0;
+        return -2;
     if (ev->kind == TDB_KIND_RUNTIME || ev->kind == TDB_KIND_DRIVER)
-        return corrmap_put(&ing->launches, ev->correlation, (uint32_t)ord);
+        return corrmap_put(&ing->launches, ev->correlation, (uint32_t)ord) == 0 ? -2 : -1;
     if (ev->kind == TDB_KIND_KERNEL || ev->kind == TDB_KIND_MEMCPY || ev->kind == TDB_KIND_MEMSET ||
         ev->kind == TDB_KIND_SYNC) {
+        int64_t known = corrmap_get(&ing->launches, ev->correlation);
+        if (known >= 0)
+            return known;
         if (ing->ngpu == ing->gpu_cap) {
             size_t ncap = ing->gpu_cap ? ing->gpu_cap * 2 : 4096;
             struct gpu_link *g = realloc(ing->gpu, ncap * sizeof *g);
@@ -209,7 +243,7 @@ static int ingest_keep_keys(struct tdb_ingest *ing, size_t ord, const struct tdb
         }
         ing->gpu[ing->ngpu++] = (struct gpu_link){(uint32_t)ord, ev->correlation};
     }
-    return 0;
+    return -2;
 }
 
 /* With TRACEDB_TIMING=1, says on stderr how long the phase that ends now took. */
@@ -268,33 +302,6 @@ static void bind_int_or_null(sqlite3_stmt *st, int i, int64_t v)
         sqlite3_bind_int64(st, i, v);
 }
 
-static void bind_real_or_null(sqlite3_stmt *st, int i, double v)
-{
-    if (isnan(v))
-        sqlite3_bind_null(st, i);
-    else
-        sqlite3_bind_double(st, i, v);
-}
-
-/* Binds a file id: an integer when it is one, else the text. */
-static void bind_id(sqlite3_stmt *st, int i, int is_text, struct tdb_str s)
-{
-    if (!is_text) {
-        char buf[32];
-        size_t n = s.n < sizeof buf - 1 ? s.n : sizeof buf - 1;
-        memcpy(buf, s.p, n);
-        buf[n] = 0;
-        char *end;
-        errno = 0;
-        long long v = strtoll(buf, &end, 10);
-        if (*end == 0 && errno == 0 && n > 0) {
-            sqlite3_bind_int64(st, i, v);
-            return;
-        }
-    }
-    sqlite3_bind_text(st, i, s.p, (int)s.n, SQLITE_TRANSIENT);
-}
-
 static char *ingest_key(struct tdb_ingest *ing, size_t need)
 {
     if (need > ing->key_cap) {
@@ -316,10 +323,7 @@ static int64_t ingest_string(struct tdb_ingest *ing, struct tdb_str s)
     if (id >= 0)
         return id;
     id = ing->next_string++;
-    sqlite3_stmt *st = ing->st[ST_STRING];
-    sqlite3_bind_int64(st, 1, id);
-    sqlite3_bind_text(st, 2, s.p ? s.p : "", (int)s.n, SQLITE_STATIC);
-    if (ingest_step(ing, st) != 0)
+    if (row_writer_string(ing->rows, id, s) != 0)
         return -1;
     if (strmap_put(&ing->strings, s.p, s.n, id) != 0) {
         fprintf(ing->err, "tracedb: out of memory\n");
@@ -372,8 +376,8 @@ static int ingest_load_existing(struct tdb_ingest *ing)
 
 static void ingest_free(struct tdb_ingest *ing)
 {
-    for (int i = 0; i < ST_COUNT; i++)
-        sqlite3_finalize(ing->st[i]);
+    row_writer_stop(ing->rows);
+    ing->rows = NULL;
     sqlite3_close(ing->db);
     strmap_free(&ing->strings);
     strmap_free(&ing->processes);
@@ -435,7 +439,7 @@ struct tdb_ingest *tdb_ingest_open(const char *path, enum tdb_open_mode mode, FI
     }
     int ok;
     if (mode != TDB_OPEN_APPEND) {
-        ok = ingest_exec(ing, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-32768;"
+        ok = ingest_exec(ing, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-8192;"
                               "PRAGMA temp_store=FILE; BEGIN;") == 0 &&
              ingest_exec_file(ing, "schema/schema.sql") == 0 &&
              ingest_exec(ing, "PRAGMA user_version=" TDB_SCHEMA_VERSION_STR) == 0;
@@ -452,11 +456,10 @@ struct tdb_ingest *tdb_ingest_open(const char *path, enum tdb_open_mode mode, FI
             ingest_free(ing);
             return NULL;
         }
-        ok = ingest_exec(ing, "PRAGMA cache_size=-32768; BEGIN IMMEDIATE;") == 0 && ingest_load_existing(ing) == 0;
+        ok = ingest_exec(ing, "PRAGMA cache_size=-8192; BEGIN IMMEDIATE;") == 0 && ingest_load_existing(ing) == 0;
     }
-    for (int i = 0; ok && i < ST_COUNT; i++)
-        if (sqlite3_prepare_v3(ing->db, ingest_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &ing->st[i], NULL) != SQLITE_OK)
-            ok = ingest_fail(ing, "cannot prepare") == 0;
+    if (ok && !(ing->rows = row_writer_start(ing->db, ing->path, err)))
+        ok = 0;
     if (!ok) {
         tdb_ingest_abort(ing);
         return NULL;
@@ -470,9 +473,17 @@ struct tdb_ingest *tdb_ingest_open(const char *path, enum tdb_open_mode mode, FI
 
 /* ---------------------------------------------------------------- traces, tracks, kinds */
 
+/* Waits for the row writer so that this thread may use the database directly. */
+static int ingest_sync(struct tdb_ingest *ing)
+{
+    return row_writer_sync(ing->rows);
+}
+
 int64_t tdb_ingest_begin_trace(struct tdb_ingest *ing, const char *source_file, const char *format)
 {
     sqlite3_stmt *st;
+    if (ingest_sync(ing) != 0)
+        return -1;
     if (sqlite3_prepare_v2(ing->db, "INSERT INTO trace (source_file, source_format, status) VALUES (?1, ?2, 'importing')",
                            -1, &st, NULL) != SQLITE_OK)
         return ingest_fail(ing, "cannot prepare");
@@ -485,6 +496,8 @@ int64_t tdb_ingest_begin_trace(struct tdb_ingest *ing, const char *source_file, 
     ing->trace_id = sqlite3_last_insert_rowid(ing->db);
     ing->trace_first_event = ing->next_event;
     ing->overlaps = 0;
+    ing->first_ns = INT64_MAX;
+    ing->last_ns = INT64_MIN;
     return ing->trace_id;
 }
 
@@ -524,22 +537,14 @@ int64_t tdb_ingest_thread(struct tdb_ingest *ing, int pid_is_text, struct tdb_st
         proc = ing->next_process++;
         if (strmap_put(&ing->processes, ing->key, pn, proc) != 0)
             return -1;
-        sqlite3_stmt *st = ing->st[ST_PROCESS];
-        sqlite3_bind_int64(st, 1, proc);
-        sqlite3_bind_int64(st, 2, ing->trace_id);
-        bind_id(st, 3, pid_is_text, pid);
-        if (ingest_step(ing, st) != 0)
+        if (row_writer_process(ing->rows, proc, ing->trace_id, pid_is_text, pid) != 0)
             return -1;
     }
     id = ing->next_thread++;
     n = ingest_track_key(ing, pid_is_text, pid, 1, tid_is_text, tid);
     if (strmap_put(&ing->threads, ing->key, n, id) != 0)
         return -1;
-    sqlite3_stmt *st = ing->st[ST_THREAD];
-    sqlite3_bind_int64(st, 1, id);
-    sqlite3_bind_int64(st, 2, proc);
-    bind_id(st, 3, tid_is_text, tid);
-    if (ingest_step(ing, st) != 0)
+    if (row_writer_thread(ing->rows, id, proc, tid_is_text, tid) != 0)
         return -1;
     return id;
 }
@@ -561,6 +566,8 @@ int tdb_ingest_thread_meta(struct tdb_ingest *ing, int64_t thread_id, const char
         if (strcmp(field, fields[i].field) != 0)
             continue;
         sqlite3_stmt *st;
+        if (ingest_sync(ing) != 0)
+            return -1;
         if (sqlite3_prepare_v2(ing->db, fields[i].sql, -1, &st, NULL) != SQLITE_OK)
             return ingest_fail(ing, "cannot prepare");
         if (fields[i].numeric)
@@ -590,17 +597,21 @@ int tdb_ingest_custom_kind(struct tdb_ingest *ing, struct tdb_str cat)
     id = ing->next_kind++;
     if (strmap_put(&ing->kinds, k, cat.n, id) != 0)
         return -1;
-    sqlite3_stmt *st = ing->st[ST_KIND];
+    sqlite3_stmt *st;
+    if (ingest_sync(ing) != 0 || sqlite3_prepare_v2(ing->db, "INSERT INTO kind (id, name) VALUES (?1, ?2)", -1, &st, NULL) != SQLITE_OK)
+        return -1;
     sqlite3_bind_int64(st, 1, id);
     sqlite3_bind_text(st, 2, k, (int)cat.n, SQLITE_STATIC);
-    if (ingest_step(ing, st) != 0)
-        return -1;
-    return (int)id;
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? (int)id : ingest_fail(ing, "cannot write");
 }
 
 int tdb_ingest_device(struct tdb_ingest *ing, int64_t device_id, struct tdb_str name, struct tdb_str props_json)
 {
     sqlite3_stmt *st;
+    if (ingest_sync(ing) != 0)
+        return -1;
     if (sqlite3_prepare_v2(ing->db, "INSERT OR REPLACE INTO device (id, trace_id, name, properties) VALUES (?1, ?2, ?3, ?4)",
                            -1, &st, NULL) != SQLITE_OK)
         return ingest_fail(ing, "cannot prepare");
@@ -623,53 +634,13 @@ int64_t tdb_ingest_event(struct tdb_ingest *ing, const struct tdb_event *ev)
     if (name < 0 || cat == -1)
         return -1;
     int64_t id = ing->next_event++;
-    if (ingest_keep_keys(ing, (size_t)(id - ing->trace_first_event), ev) != 0)
+    int64_t launch = ingest_keep_keys(ing, (size_t)(id - ing->trace_first_event), ev, name);
+    if (launch == -1)
         return -1;
-    sqlite3_stmt *st = ing->st[ST_EVENT];
-    sqlite3_bind_int64(st, 1, id);
-    sqlite3_bind_int(st, 2, ev->kind);
-    sqlite3_bind_int64(st, 3, name);
-    bind_int_or_null(st, 4, cat);
-    sqlite3_bind_int64(st, 5, ev->thread_id);
-    sqlite3_bind_int64(st, 6, ev->start_ns);
-    sqlite3_bind_int64(st, 7, ev->dur_ns);
-    bind_int_or_null(st, 8, ev->correlation);
-    bind_int_or_null(st, 9, ev->external_id);
-    bind_int_or_null(st, 10, ev->device);
-    bind_int_or_null(st, 11, ev->stream);
-    bind_int_or_null(st, 12, ev->bytes);
-    if (ev->args.p && ev->args.n > 2)
-        sqlite3_bind_text(st, 13, ev->args.p, (int)ev->args.n, SQLITE_STATIC);
-    else
-        sqlite3_bind_null(st, 13);
-    if (ingest_step(ing, st) != 0)
+    struct tdb_event row = *ev;
+    row.launch_id = launch >= 0 ? ing->trace_first_event + launch : TDB_NULL;
+    if (row_writer_event(ing->rows, id, name, cat, &row) != 0)
         return -1;
-
-    if (ev->has_launch) {
-        st = ing->st[ST_LAUNCH];
-        sqlite3_bind_int64(st, 1, id);
-        for (int i = 0; i < 3; i++) {
-            bind_int_or_null(st, 2 + i, ev->grid[i]);
-            bind_int_or_null(st, 5 + i, ev->block[i]);
-        }
-        bind_int_or_null(st, 8, ev->registers);
-        bind_int_or_null(st, 9, ev->shared_mem);
-        bind_real_or_null(st, 10, ev->blocks_per_sm);
-        bind_real_or_null(st, 11, ev->warps_per_sm);
-        bind_real_or_null(st, 12, ev->occupancy_pct);
-        if (ingest_step(ing, st) != 0)
-            return -1;
-    }
-    if (ev->kind == TDB_KIND_MEMORY) {
-        st = ing->st[ST_MEMORY];
-        sqlite3_bind_int64(st, 1, id);
-        bind_int_or_null(st, 2, ev->addr);
-        bind_int_or_null(st, 3, ev->total_allocated);
-        bind_int_or_null(st, 4, ev->total_reserved);
-        bind_int_or_null(st, 5, ev->device_type);
-        if (ingest_step(ing, st) != 0)
-            return -1;
-    }
     ing->events++;
     return id;
 }
@@ -679,12 +650,7 @@ int tdb_ingest_counter(struct tdb_ingest *ing, int64_t thread_id, struct tdb_str
     int64_t nid = ingest_string(ing, name);
     if (nid < 0)
         return -1;
-    sqlite3_stmt *st = ing->st[ST_COUNTER];
-    sqlite3_bind_int64(st, 1, thread_id);
-    sqlite3_bind_int64(st, 2, nid);
-    sqlite3_bind_int64(st, 3, ts_ns);
-    bind_real_or_null(st, 4, value);
-    return ingest_step(ing, st);
+    return row_writer_counter(ing->rows, thread_id, nid, ts_ns, value);
 }
 
 int tdb_ingest_flow(struct tdb_ingest *ing, int64_t thread_id, int64_t flow_id, struct tdb_str cat, char phase,
@@ -693,14 +659,7 @@ int tdb_ingest_flow(struct tdb_ingest *ing, int64_t thread_id, int64_t flow_id, 
     int64_t cid = cat.p ? ingest_string(ing, cat) : TDB_NULL;
     if (cid == -1)
         return -1;
-    sqlite3_stmt *st = ing->st[ST_FLOW];
-    bind_int_or_null(st, 1, flow_id);
-    bind_int_or_null(st, 2, cid);
-    sqlite3_bind_text(st, 3, &phase, 1, SQLITE_TRANSIENT);
-    sqlite3_bind_int64(st, 4, thread_id);
-    sqlite3_bind_int64(st, 5, ts_ns);
-    sqlite3_bind_int(st, 6, bind_enclosing);
-    return ingest_step(ing, st);
+    return row_writer_flow(ing->rows, thread_id, flow_id, cid, phase, ts_ns, bind_enclosing);
 }
 
 int64_t tdb_ingest_event_count(const struct tdb_ingest *ing)
@@ -709,6 +668,47 @@ int64_t tdb_ingest_event_count(const struct tdb_ingest *ing)
 }
 
 /* ---------------------------------------------------------------- nesting and links */
+
+/* The sweep's results, read by the tdb_nest() SQL function during the one UPDATE that stores them. */
+struct nest_result {
+    int64_t base;            /* id of ordinal 0 */
+    size_t n;
+    const uint32_t *parent;  /* ordinal + 1, 0 = none */
+    const uint16_t *depth;
+    const int64_t *self;
+    const uint32_t *launch;  /* ordinal + 1, 0 = none */
+};
+
+/* tdb_nest(id, column): 0 parent_id, 1 depth, 2 self_ns, 3 launch_id (NULL when none). */
+static void nest_value(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    const struct nest_result *r = sqlite3_user_data(ctx);
+    int64_t i = sqlite3_value_int64(argv[0]) - r->base;
+    if (i < 0 || (size_t)i >= r->n) {
+        sqlite3_result_null(ctx);
+        return;
+    }
+    switch (sqlite3_value_int(argv[1])) {
+    case 0:
+        if (r->parent[i])
+            sqlite3_result_int64(ctx, r->base + r->parent[i] - 1);
+        else
+            sqlite3_result_null(ctx);
+        break;
+    case 1:
+        sqlite3_result_int(ctx, r->depth[i]);
+        break;
+    case 2:
+        sqlite3_result_int64(ctx, r->self[i]);
+        break;
+    default:
+        if (r->launch[i])
+            sqlite3_result_int64(ctx, r->base + r->launch[i] - 1);
+        else
+            sqlite3_result_null(ctx);
+    }
+}
 
 /* Sweeps the current trace's events (nesting.c), links GPU work to launches, and writes both back in
  * one pass in id order; rows with no parent, no children and no launch keep their defaults. */
@@ -739,28 +739,50 @@ static int ingest_nest_and_link(struct tdb_ingest *ing)
             launch[ing->gpu[i].ord] = (uint32_t)l + 1;
     }
     ingest_phase(ing, "nesting sweep");
+    const int64_t *self = ing->key_start;
+    for (size_t i = 0; i < n; i++)
+        ing->stats[ing->key_stat[i]].self += self[i];
+    /* One sequential pass over the trace's rows; each row asks nest_value() for its new values. */
+    struct nest_result res = {ing->trace_first_event, n, ing->key_track, ing->key_depth, ing->key_start, launch};
+    int rc = 0;
     sqlite3_stmt *upd;
-    if (sqlite3_prepare_v2(ing->db, "UPDATE event SET parent_id = ?1, depth = ?2, self_ns = ?3, launch_id = ?4 WHERE id = ?5",
+    if (sqlite3_create_function(ing->db, "tdb_nest", 2, SQLITE_UTF8, &res, nest_value, NULL, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(ing->db,
+                           "UPDATE event SET parent_id = tdb_nest(id, 0), depth = tdb_nest(id, 1), "
+                           "self_ns = tdb_nest(id, 2), launch_id = coalesce(tdb_nest(id, 3), launch_id) WHERE id >= ?1",
                            -1, &upd, NULL) != SQLITE_OK) {
         free(launch);
-        return ingest_fail(ing, "cannot prepare");
+        return ingest_fail(ing, "cannot prepare the nesting update");
     }
-    int rc = 0;
-    const uint32_t *parent = ing->key_track;
-    const int64_t *self = ing->key_start;
-    int64_t base = ing->trace_first_event;
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        if (!parent[i] && !launch[i] && self[i] == ing->key_dur[i])
-            continue;
-        bind_int_or_null(upd, 1, parent[i] ? base + parent[i] - 1 : TDB_NULL);
-        sqlite3_bind_int(upd, 2, ing->key_depth[i]);
-        sqlite3_bind_int64(upd, 3, self[i]);
-        bind_int_or_null(upd, 4, launch[i] ? base + launch[i] - 1 : TDB_NULL);
-        sqlite3_bind_int64(upd, 5, base + (int64_t)i);
-        rc = ingest_step(ing, upd);
-    }
+    sqlite3_bind_int64(upd, 1, ing->trace_first_event);
+    rc = ingest_step(ing, upd);
     sqlite3_finalize(upd);
+    sqlite3_create_function(ing->db, "tdb_nest", 2, SQLITE_UTF8, NULL, NULL, NULL, NULL);
     free(launch);
+    return rc;
+}
+
+static int ingest_write_stats(struct tdb_ingest *ing)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(ing->db, "INSERT INTO event_stats VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", -1, &st,
+                           NULL) != SQLITE_OK)
+        return ingest_fail(ing, "cannot prepare");
+    int rc = 0;
+    for (size_t i = 0; i < ing->nstats && rc == 0; i++) {
+        const struct stat_row *r = &ing->stats[i];
+        sqlite3_bind_int64(st, 1, ing->trace_id);
+        sqlite3_bind_int64(st, 2, r->kind);
+        sqlite3_bind_int64(st, 3, r->name_id);
+        bind_int_or_null(st, 4, r->device);
+        sqlite3_bind_int64(st, 5, r->calls);
+        sqlite3_bind_int64(st, 6, r->total);
+        sqlite3_bind_int64(st, 7, r->self);
+        sqlite3_bind_int64(st, 8, r->min);
+        sqlite3_bind_int64(st, 9, r->max);
+        rc = ingest_step(ing, st);
+    }
+    sqlite3_finalize(st);
     return rc;
 }
 
@@ -768,8 +790,12 @@ static int ingest_nest_and_link(struct tdb_ingest *ing)
 
 int tdb_ingest_end_trace(struct tdb_ingest *ing, const struct tdb_trace_info *info)
 {
+    if (ingest_sync(ing) != 0)
+        return -1;
     ingest_phase(ing, "parse+insert");
     int rc = ingest_nest_and_link(ing);
+    if (rc == 0)
+        rc = ingest_write_stats(ing);
     ingest_free_keys(ing);
     if (rc != 0)
         return -1;
@@ -779,7 +805,7 @@ int tdb_ingest_end_trace(struct tdb_ingest *ing, const struct tdb_trace_info *in
     if (sqlite3_prepare_v2(ing->db,
                            "UPDATE trace SET name = ?2, base_time_ns = ?3, rank = ?4, device_properties = ?5, "
                            "distributed_info = ?6, extra = ?7, status = ?8, skipped_events = ?9, overlaps = ?10, "
-                           "error = ?11, source_format = coalesce(?12, source_format) WHERE id = ?1",
+                           "error = ?11, source_format = coalesce(?12, source_format), first_ns = ?13, last_ns = ?14 WHERE id = ?1",
                            -1, &st, NULL) != SQLITE_OK)
         return ingest_fail(ing, "cannot prepare");
     sqlite3_bind_int64(st, 1, ing->trace_id);
@@ -794,6 +820,8 @@ int tdb_ingest_end_trace(struct tdb_ingest *ing, const struct tdb_trace_info *in
     sqlite3_bind_int64(st, 10, ing->overlaps);
     sqlite3_bind_text(st, 11, info->error, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 12, info->source_format, -1, SQLITE_STATIC);
+    bind_int_or_null(st, 13, ing->first_ns == INT64_MAX ? TDB_NULL : ing->first_ns);
+    bind_int_or_null(st, 14, ing->last_ns == INT64_MIN ? TDB_NULL : ing->last_ns);
     rc = sqlite3_step(st);
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : ingest_fail(ing, "cannot write");
@@ -840,7 +868,13 @@ static int ingest_write_meta(struct tdb_ingest *ing, int complete)
 
 int tdb_ingest_finish(struct tdb_ingest *ing, int complete)
 {
-    int rc = ingest_write_meta(ing, complete);
+    int rc = row_writer_stop(ing->rows);
+    ing->rows = NULL;
+    if (rc != 0) {
+        tdb_ingest_abort(ing);
+        return -1;
+    }
+    rc = ingest_write_meta(ing, complete);
     if (rc == 0)
         rc = ingest_exec_file(ing, "schema/indexes.sql");
     ingest_phase(ing, "indexes");
@@ -852,10 +886,6 @@ int tdb_ingest_finish(struct tdb_ingest *ing, int complete)
     if (rc != 0) {
         tdb_ingest_abort(ing);
         return -1;
-    }
-    for (int i = 0; i < ST_COUNT; i++) {
-        sqlite3_finalize(ing->st[i]);
-        ing->st[i] = NULL;
     }
     if (sqlite3_close(ing->db) != SQLITE_OK) {
         fprintf(ing->err, "tracedb: %s: cannot close the database\n", ing->path);
@@ -876,12 +906,10 @@ void tdb_ingest_abort(struct tdb_ingest *ing)
 {
     if (!ing)
         return;
+    row_writer_stop(ing->rows);
+    ing->rows = NULL;
     if (ing->db && !ing->tmp_path && !sqlite3_get_autocommit(ing->db))
         sqlite3_exec(ing->db, "ROLLBACK", NULL, NULL, NULL);
-    for (int i = 0; i < ST_COUNT; i++) {
-        sqlite3_finalize(ing->st[i]);
-        ing->st[i] = NULL;
-    }
     sqlite3_close(ing->db);
     ing->db = NULL;
     if (ing->tmp_path)

@@ -45,6 +45,7 @@ struct tdb_event {
     int64_t thread_id;        /* from tdb_ingest_thread() */
     int64_t start_ns, dur_ns; /* dur_ns >= 0 */
     int64_t correlation, external_id, device, stream, bytes;
+    int64_t launch_id; /* set by the ingest writer: the launching runtime/driver call, when known */
     struct tdb_str args; /* JSON object text of the args left over, or p == NULL */
     /* kernel launch details, when has_launch */
     int has_launch;

@@ -49,7 +49,9 @@ CREATE TABLE trace (
   status            TEXT,     -- complete | partial
   skipped_events    INTEGER,  -- events not imported (damaged, unmatched B, bad values)
   overlaps          INTEGER,  -- events overlapping their sibling without nesting
-  error             TEXT      -- the first error met, with byte offset
+  error             TEXT,     -- the first error met, with byte offset
+  first_ns          INTEGER,  -- the earliest event start (kind trace excluded)
+  last_ns           INTEGER   -- the latest event end (kind trace excluded)
 );
 
 CREATE TABLE process (
@@ -114,6 +116,20 @@ CREATE TABLE memory_event (
   total_allocated INTEGER,              -- bytes allocated on the device after this event
   total_reserved  INTEGER,              -- bytes reserved by the caching allocator
   device_type     INTEGER               -- 0 cpu, 1 cuda (Kineto numbering)
+);
+
+-- Per (trace, kind, name, device): counts and sums computed while importing, so that whole-trace
+-- reports read a few thousand rows instead of scanning every event.
+CREATE TABLE event_stats (
+  trace_id INTEGER NOT NULL,
+  kind     INTEGER NOT NULL,
+  name_id  INTEGER NOT NULL,
+  device   INTEGER,
+  calls    INTEGER NOT NULL,
+  total_ns INTEGER NOT NULL,  -- sum of dur_ns
+  self_ns  INTEGER NOT NULL,  -- sum of self_ns
+  min_ns   INTEGER NOT NULL,
+  max_ns   INTEGER NOT NULL
 );
 
 CREATE TABLE counter (

@@ -1,0 +1,426 @@
+/* row_writer.c: the background thread that writes rows into SQLite while the importer parses.
+ *
+ * The producer (the parser's thread) appends fixed-layout records to the current batch; a full batch
+ * is handed to the writer thread, which binds each record to its prepared statement, while the
+ * producer fills the other batch. Two batches of 4 MiB: memory is bounded, no allocation per row,
+ * and parsing and SQLite's work run on the two cores at once.
+ * row_writer_sync() waits until every queued row is written; only then may the producer use the
+ * database itself (the connection is never used by both threads at once).
+ */
+#include "row_writer.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BATCH_BYTES (4u << 20)
+
+enum row_type { ROW_EVENT = 1, ROW_STRING, ROW_PROCESS, ROW_THREAD, ROW_COUNTER, ROW_FLOW };
+
+struct row_head {
+    uint32_t type;  /* enum row_type */
+    uint32_t size;  /* whole record, header included, a multiple of 8 */
+};
+
+struct row_event {
+    struct row_head h;
+    int64_t id, name_id, cat_id;
+    struct tdb_event ev; /* its str pointers are not used here: text follows the record */
+    uint32_t args_len;
+};
+
+struct row_text { /* string, process and thread rows: two ids, a flag and text */
+    struct row_head h;
+    int64_t id, owner; /* owner: trace id (process) or process id (thread) */
+    int32_t is_text;
+    uint32_t len;
+};
+
+struct row_counter {
+    struct row_head h;
+    int64_t thread_id, name_id, ts_ns;
+    double value;
+};
+
+struct row_flow {
+    struct row_head h;
+    int64_t flow_id, cat_id, thread_id, ts_ns;
+    int32_t bind_enclosing;
+    char phase;
+};
+
+enum { ST_EVENT, ST_LAUNCH, ST_MEMORY, ST_STRING, ST_PROCESS, ST_THREAD, ST_COUNTER, ST_FLOW, ST_COUNT };
+
+static const char *const row_sql[ST_COUNT] = {
+    [ST_EVENT] = "INSERT INTO event (id, kind, name_id, cat_id, thread_id, start_ns, dur_ns, self_ns, "
+                 "correlation, external_id, device, stream, bytes, launch_id, args) "
+                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+    [ST_LAUNCH] = "INSERT INTO kernel_launch VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+    [ST_MEMORY] = "INSERT INTO memory_event VALUES (?1, ?2, ?3, ?4, ?5)",
+    [ST_STRING] = "INSERT INTO string (id, value) VALUES (?1, ?2)",
+    [ST_PROCESS] = "INSERT INTO process (id, trace_id, pid) VALUES (?1, ?2, ?3)",
+    [ST_THREAD] = "INSERT INTO thread (id, process_id, tid) VALUES (?1, ?2, ?3)",
+    [ST_COUNTER] = "INSERT INTO counter (thread_id, name_id, ts_ns, value) VALUES (?1, ?2, ?3, ?4)",
+    [ST_FLOW] = "INSERT INTO flow (flow_id, cat_id, phase, thread_id, ts_ns, bind_enclosing) "
+                "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+};
+
+struct batch {
+    unsigned char *data;
+    size_t n;
+};
+
+struct row_writer {
+    sqlite3 *db;
+    sqlite3_stmt *st[ST_COUNT];
+    FILE *err;
+    const char *path;        /* for messages */
+    struct batch fill;       /* the producer's */
+    struct batch work;       /* the writer thread's */
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int busy;                /* work holds rows not yet written */
+    int quit;
+    int failed;              /* a write failed: every later call fails */
+};
+
+/* ---------------------------------------------------------------- writer thread */
+
+static void bind_int_or_null(sqlite3_stmt *st, int i, int64_t v)
+{
+    if (v == TDB_NULL)
+        sqlite3_bind_null(st, i);
+    else
+        sqlite3_bind_int64(st, i, v);
+}
+
+static void bind_real_or_null(sqlite3_stmt *st, int i, double v)
+{
+    if (isnan(v))
+        sqlite3_bind_null(st, i);
+    else
+        sqlite3_bind_double(st, i, v);
+}
+
+/* Binds a file id: an integer when it reads as one, else the text. */
+static void bind_id(sqlite3_stmt *st, int i, int is_text, const char *p, size_t n)
+{
+    int64_t v = 0;
+    int ok = !is_text && n > 0 && n < 19;
+    for (size_t k = (n && p[0] == '-'); ok && k < n; k++) {
+        ok = p[k] >= '0' && p[k] <= '9';
+        v = v * 10 + (p[k] - '0');
+    }
+    if (ok && !(n == 1 && p[0] == '-'))
+        sqlite3_bind_int64(st, i, p[0] == '-' ? -v : v);
+    else
+        sqlite3_bind_text(st, i, p, (int)n, SQLITE_STATIC);
+}
+
+static int row_step(struct row_writer *w, sqlite3_stmt *st)
+{
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE) {
+        fprintf(w->err, "tracedb: %s: cannot write: %s\n", w->path, sqlite3_errmsg(w->db));
+        return -1;
+    }
+    return 0;
+}
+
+static int write_event(struct row_writer *w, const struct row_event *r)
+{
+    const struct tdb_event *ev = &r->ev;
+    sqlite3_stmt *st = w->st[ST_EVENT];
+    sqlite3_bind_int64(st, 1, r->id);
+    sqlite3_bind_int(st, 2, ev->kind);
+    sqlite3_bind_int64(st, 3, r->name_id);
+    bind_int_or_null(st, 4, r->cat_id);
+    sqlite3_bind_int64(st, 5, ev->thread_id);
+    sqlite3_bind_int64(st, 6, ev->start_ns);
+    sqlite3_bind_int64(st, 7, ev->dur_ns);
+    bind_int_or_null(st, 8, ev->correlation);
+    bind_int_or_null(st, 9, ev->external_id);
+    bind_int_or_null(st, 10, ev->device);
+    bind_int_or_null(st, 11, ev->stream);
+    bind_int_or_null(st, 12, ev->bytes);
+    bind_int_or_null(st, 13, ev->launch_id);
+    if (r->args_len > 2)
+        sqlite3_bind_text(st, 14, (const char *)(r + 1), (int)r->args_len, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, 14);
+    if (row_step(w, st) != 0)
+        return -1;
+    if (ev->has_launch) {
+        st = w->st[ST_LAUNCH];
+        sqlite3_bind_int64(st, 1, r->id);
+        for (int i = 0; i < 3; i++) {
+            bind_int_or_null(st, 2 + i, ev->grid[i]);
+            bind_int_or_null(st, 5 + i, ev->block[i]);
+        }
+        bind_int_or_null(st, 8, ev->registers);
+        bind_int_or_null(st, 9, ev->shared_mem);
+        bind_real_or_null(st, 10, ev->blocks_per_sm);
+        bind_real_or_null(st, 11, ev->warps_per_sm);
+        bind_real_or_null(st, 12, ev->occupancy_pct);
+        if (row_step(w, st) != 0)
+            return -1;
+    }
+    if (ev->kind == TDB_KIND_MEMORY) {
+        st = w->st[ST_MEMORY];
+        sqlite3_bind_int64(st, 1, r->id);
+        bind_int_or_null(st, 2, ev->addr);
+        bind_int_or_null(st, 3, ev->total_allocated);
+        bind_int_or_null(st, 4, ev->total_reserved);
+        bind_int_or_null(st, 5, ev->device_type);
+        if (row_step(w, st) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int write_text_row(struct row_writer *w, int stmt, const struct row_text *r)
+{
+    sqlite3_stmt *st = w->st[stmt];
+    const char *text = (const char *)(r + 1);
+    sqlite3_bind_int64(st, 1, r->id);
+    if (stmt == ST_STRING) {
+        sqlite3_bind_text(st, 2, text, (int)r->len, SQLITE_STATIC);
+    } else {
+        sqlite3_bind_int64(st, 2, r->owner);
+        bind_id(st, 3, r->is_text, text, r->len);
+    }
+    return row_step(w, st);
+}
+
+static int write_batch(struct row_writer *w, const struct batch *b)
+{
+    size_t off = 0;
+    while (off < b->n) {
+        const struct row_head *h = (const struct row_head *)(b->data + off);
+        int rc = 0;
+        switch (h->type) {
+        case ROW_EVENT:
+            rc = write_event(w, (const struct row_event *)h);
+            break;
+        case ROW_STRING:
+            rc = write_text_row(w, ST_STRING, (const struct row_text *)h);
+            break;
+        case ROW_PROCESS:
+            rc = write_text_row(w, ST_PROCESS, (const struct row_text *)h);
+            break;
+        case ROW_THREAD:
+            rc = write_text_row(w, ST_THREAD, (const struct row_text *)h);
+            break;
+        case ROW_COUNTER: {
+            const struct row_counter *r = (const struct row_counter *)h;
+            sqlite3_stmt *st = w->st[ST_COUNTER];
+            sqlite3_bind_int64(st, 1, r->thread_id);
+            sqlite3_bind_int64(st, 2, r->name_id);
+            sqlite3_bind_int64(st, 3, r->ts_ns);
+            bind_real_or_null(st, 4, r->value);
+            rc = row_step(w, st);
+            break;
+        }
+        case ROW_FLOW: {
+            const struct row_flow *r = (const struct row_flow *)h;
+            sqlite3_stmt *st = w->st[ST_FLOW];
+            bind_int_or_null(st, 1, r->flow_id);
+            bind_int_or_null(st, 2, r->cat_id);
+            sqlite3_bind_text(st, 3, &r->phase, 1, SQLITE_STATIC);
+            sqlite3_bind_int64(st, 4, r->thread_id);
+            sqlite3_bind_int64(st, 5, r->ts_ns);
+            sqlite3_bind_int(st, 6, r->bind_enclosing);
+            rc = row_step(w, st);
+            break;
+        }
+        }
+        if (rc != 0)
+            return -1;
+        off += h->size;
+    }
+    return 0;
+}
+
+static void *writer_main(void *arg)
+{
+    struct row_writer *w = arg;
+    pthread_mutex_lock(&w->lock);
+    for (;;) {
+        while (!w->busy && !w->quit)
+            pthread_cond_wait(&w->cond, &w->lock);
+        if (!w->busy && w->quit)
+            break;
+        pthread_mutex_unlock(&w->lock);
+        int rc = w->failed ? -1 : write_batch(w, &w->work);
+        pthread_mutex_lock(&w->lock);
+        if (rc != 0)
+            w->failed = 1;
+        w->work.n = 0;
+        w->busy = 0;
+        pthread_cond_broadcast(&w->cond);
+    }
+    pthread_mutex_unlock(&w->lock);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- producer side */
+
+/* Hands the filled batch to the writer (waiting while it still works on the previous one). */
+static int row_writer_flush(struct row_writer *w)
+{
+    pthread_mutex_lock(&w->lock);
+    while (w->busy)
+        pthread_cond_wait(&w->cond, &w->lock);
+    int failed = w->failed;
+    if (!failed && w->fill.n) {
+        struct batch t = w->work;
+        w->work = w->fill;
+        w->fill = t;
+        w->fill.n = 0;
+        w->busy = 1;
+        pthread_cond_broadcast(&w->cond);
+    }
+    pthread_mutex_unlock(&w->lock);
+    return failed ? -1 : 0;
+}
+
+/* Room for a record of size bytes (rounded up to 8) in the filling batch. */
+static void *row_reserve(struct row_writer *w, uint32_t type, size_t size)
+{
+    size = (size + 7) & ~(size_t)7;
+    if (size > BATCH_BYTES) {
+        fprintf(w->err, "tracedb: %s: one row of %zu bytes is larger than a batch\n", w->path, size);
+        return NULL;
+    }
+    if (w->fill.n + size > BATCH_BYTES && row_writer_flush(w) != 0)
+        return NULL;
+    struct row_head *h = (struct row_head *)(w->fill.data + w->fill.n);
+    h->type = type;
+    h->size = (uint32_t)size;
+    w->fill.n += size;
+    return h;
+}
+
+struct row_writer *row_writer_start(sqlite3 *db, const char *path, FILE *err)
+{
+    struct row_writer *w = calloc(1, sizeof *w);
+    if (!w)
+        return NULL;
+    w->db = db, w->err = err, w->path = path;
+    w->fill.data = malloc(BATCH_BYTES);
+    w->work.data = malloc(BATCH_BYTES);
+    int ok = w->fill.data && w->work.data;
+    for (int i = 0; ok && i < ST_COUNT; i++)
+        ok = sqlite3_prepare_v3(db, row_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &w->st[i], NULL) == SQLITE_OK;
+    if (!ok) {
+        fprintf(err, "tracedb: %s: cannot prepare: %s\n", path, sqlite3_errmsg(db));
+    } else {
+        pthread_mutex_init(&w->lock, NULL);
+        pthread_cond_init(&w->cond, NULL);
+        if (pthread_create(&w->thread, NULL, writer_main, w) != 0) {
+            pthread_mutex_destroy(&w->lock);
+            pthread_cond_destroy(&w->cond);
+            ok = 0;
+        }
+    }
+    if (!ok) {
+        for (int i = 0; i < ST_COUNT; i++)
+            sqlite3_finalize(w->st[i]);
+        free(w->fill.data), free(w->work.data), free(w);
+        return NULL;
+    }
+    return w;
+}
+
+int row_writer_sync(struct row_writer *w)
+{
+    if (row_writer_flush(w) != 0)
+        return -1;
+    pthread_mutex_lock(&w->lock);
+    while (w->busy)
+        pthread_cond_wait(&w->cond, &w->lock);
+    int failed = w->failed;
+    pthread_mutex_unlock(&w->lock);
+    return failed ? -1 : 0;
+}
+
+int row_writer_stop(struct row_writer *w)
+{
+    if (!w)
+        return 0;
+    int rc = row_writer_sync(w);
+    pthread_mutex_lock(&w->lock);
+    w->quit = 1;
+    pthread_cond_broadcast(&w->cond);
+    pthread_mutex_unlock(&w->lock);
+    pthread_join(w->thread, NULL);
+    pthread_mutex_destroy(&w->lock);
+    pthread_cond_destroy(&w->cond);
+    for (int i = 0; i < ST_COUNT; i++)
+        sqlite3_finalize(w->st[i]);
+    free(w->fill.data), free(w->work.data), free(w);
+    return rc;
+}
+
+int row_writer_event(struct row_writer *w, int64_t id, int64_t name_id, int64_t cat_id, const struct tdb_event *ev)
+{
+    size_t alen = ev->args.p ? ev->args.n : 0;
+    struct row_event *r = row_reserve(w, ROW_EVENT, sizeof *r + alen);
+    if (!r)
+        return -1;
+    r->id = id, r->name_id = name_id, r->cat_id = cat_id;
+    r->ev = *ev;
+    r->args_len = (uint32_t)alen;
+    if (alen)
+        memcpy(r + 1, ev->args.p, alen);
+    return 0;
+}
+
+static int row_text(struct row_writer *w, uint32_t type, int64_t id, int64_t owner, int is_text, struct tdb_str s)
+{
+    struct row_text *r = row_reserve(w, type, sizeof *r + s.n);
+    if (!r)
+        return -1;
+    r->id = id, r->owner = owner, r->is_text = is_text, r->len = (uint32_t)s.n;
+    if (s.n)
+        memcpy(r + 1, s.p, s.n);
+    return 0;
+}
+
+int row_writer_string(struct row_writer *w, int64_t id, struct tdb_str s)
+{
+    return row_text(w, ROW_STRING, id, 0, 1, s);
+}
+
+int row_writer_process(struct row_writer *w, int64_t id, int64_t trace_id, int pid_is_text, struct tdb_str pid)
+{
+    return row_text(w, ROW_PROCESS, id, trace_id, pid_is_text, pid);
+}
+
+int row_writer_thread(struct row_writer *w, int64_t id, int64_t process_id, int tid_is_text, struct tdb_str tid)
+{
+    return row_text(w, ROW_THREAD, id, process_id, tid_is_text, tid);
+}
+
+int row_writer_counter(struct row_writer *w, int64_t thread_id, int64_t name_id, int64_t ts_ns, double value)
+{
+    struct row_counter *r = row_reserve(w, ROW_COUNTER, sizeof *r);
+    if (!r)
+        return -1;
+    r->thread_id = thread_id, r->name_id = name_id, r->ts_ns = ts_ns, r->value = value;
+    return 0;
+}
+
+int row_writer_flow(struct row_writer *w, int64_t thread_id, int64_t flow_id, int64_t cat_id, char phase, int64_t ts_ns,
+                    int bind_enclosing)
+{
+    struct row_flow *r = row_reserve(w, ROW_FLOW, sizeof *r);
+    if (!r)
+        return -1;
+    r->flow_id = flow_id, r->cat_id = cat_id, r->thread_id = thread_id, r->ts_ns = ts_ns;
+    r->bind_enclosing = bind_enclosing, r->phase = phase;
+    return 0;
+}

@@ -1,0 +1,26 @@
+/* row_writer.h: rows into SQLite on a background thread, in batches (see row_writer.c). */
+#ifndef TDB_ROW_WRITER_H
+#define TDB_ROW_WRITER_H
+#include "ingest.h"
+#include <sqlite3.h>
+
+struct row_writer;
+
+/* Prepares the insert statements on db and starts the writer thread. NULL on failure (printed). */
+struct row_writer *row_writer_start(sqlite3 *db, const char *path, FILE *err);
+/* Waits until every queued row is written; the caller may then use db until it queues again.
+ * -1 when any write failed (printed). */
+int row_writer_sync(struct row_writer *w);
+/* Syncs, stops the thread, frees. Returns row_writer_sync's result. */
+int row_writer_stop(struct row_writer *w);
+
+/* Queue rows; each copies what it needs. -1 when a write already failed or memory ran out. */
+int row_writer_event(struct row_writer *w, int64_t id, int64_t name_id, int64_t cat_id, const struct tdb_event *ev);
+int row_writer_string(struct row_writer *w, int64_t id, struct tdb_str s);
+int row_writer_process(struct row_writer *w, int64_t id, int64_t trace_id, int pid_is_text, struct tdb_str pid);
+int row_writer_thread(struct row_writer *w, int64_t id, int64_t process_id, int tid_is_text, struct tdb_str tid);
+int row_writer_counter(struct row_writer *w, int64_t thread_id, int64_t name_id, int64_t ts_ns, double value);
+int row_writer_flow(struct row_writer *w, int64_t thread_id, int64_t flow_id, int64_t cat_id, char phase, int64_t ts_ns,
+                    int bind_enclosing);
+
+#endif
