@@ -23,8 +23,12 @@ CLI_SRC  = analyzer/main.c analyzer/cmd_ops.c analyzer/cmd_summary.c analyzer/cm
 UNIT_SRC = $(wildcard tests/unit/*.c)
 HDRS     = $(wildcard include/*.h recorder/*.h analyzer/*.h)
 
-.PHONY: all demo test check bench install deps clean
-all: build/tracedb build/libtracedb.a build/libtracedb.so build/tracedb.pc
+.PHONY: all build demo test check test-run bench install deps clean
+all:
+	@sh tools/deps.sh build
+	@$(MAKE) --no-print-directory build
+
+build: build/tracedb build/libtracedb.a build/libtracedb.so build/tracedb.pc
 
 deps:
 	@sh tools/deps.sh build
@@ -62,7 +66,9 @@ build/tracedb.pc: Makefile
 	printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: tracedb\nDescription: trace analysis for ML workloads over SQLite\nVersion: 0.1.0\nLibs: -L$${libdir} -ltracedb\nLibs.private: %s\nCflags: -I$${includedir}\n' \
 	  '$(PREFIX)' '$(LIBS)' > $@
 
-demo: build/tracedb
+demo:
+	@sh tools/deps.sh build
+	@$(MAKE) --no-print-directory build/tracedb
 	@rm -f build/demo.db
 	build/tracedb import samples/resnet18_inference.json.gz -o build/demo.db
 	build/tracedb summary build/demo.db
@@ -85,8 +91,11 @@ build/test/tracedb: $(TCLI_OBJ) $(TLIB_OBJ)
 build/test/unit: $(UNIT_SRC) $(TLIB_OBJ) $(HDRS)
 	$(CC) $(ALL_CFLAGS) $(SAN) -Irecorder -Ianalyzer -o $@ $(UNIT_SRC) $(TLIB_OBJ) $(LIBS) -lcriterion
 
-test check: build/test/tracedb build/test/unit build/tracedb
+test check:
 	@sh tools/deps.sh test
+	@$(MAKE) --no-print-directory test-run
+
+test-run: build/test/tracedb build/test/unit
 	TRACEDB=$(CURDIR)/build/test/tracedb TRACEDB_ROOT=$(CURDIR) ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 	  UBSAN_OPTIONS=print_stacktrace=1 build/test/unit --jobs 2
 
@@ -99,10 +108,12 @@ build/tokenize: bench/tokenize.c
 	@mkdir -p build
 	$(CC) $(CSTD) $(WARN) -O2 -o $@ $< -lyajl
 
-bench: build/tracedb build/gen_trace build/tokenize
+bench:
+	@sh tools/deps.sh bench
+	@$(MAKE) --no-print-directory build/tracedb build/gen_trace build/tokenize
 	sh bench/run.sh
 
-install: all
+install: build
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include
 	install -m 755 build/tracedb $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 build/libtracedb.a build/libtracedb.so $(DESTDIR)$(PREFIX)/lib/

@@ -1,9 +1,10 @@
 #!/bin/sh
 # deps.sh: checks for the Debian packages tracedb needs and installs the missing ones when run as root
-# (non-interactively); otherwise says exactly what to install. Usage: deps.sh build|test
+# (non-interactively); otherwise says exactly what to install. Usage: deps.sh build|test|bench
 set -e
-need="gcc make pkg-config libsqlite3-dev libyajl-dev libcjson-dev libcsv-dev zlib1g-dev"
-[ "$1" = test ] && need="$need libcriterion-dev sqlite3"
+need="gcc make libsqlite3-dev libyajl-dev libcjson-dev libcsv-dev zlib1g-dev"
+[ "$1" = test ] && need="$need libcriterion-dev sqlite3 gzip"
+[ "$1" = bench ] && need="$need sqlite3 time bc"
 missing=""
 for p in $need; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -1,0 +1,67 @@
+#!/bin/sh
+# bench/run.sh: `make bench`. Measures tracedb against baselines side by side, in the same run, on a
+# generated Kineto-shaped trace (bench/gen_trace.c; BENCH_MB sets its size, default 300):
+#   - a streaming tokenizer pass over the same file (yajl, values discarded): the floor for any parser;
+#   - Python json.load + pandas groupby, what users write today (when python3-pandas is installed);
+#   - tracedb import: wall time, peak RSS, events/s; database size against the JSON;
+#   - tracedb summary and ops on the database.
+# Ratios are what to read: these machines are noisy, so each tool runs in the same minute.
+set -eu
+cd "$(dirname "$0")/.."
+sh tools/deps.sh bench
+MB=${BENCH_MB:-300}
+dir=build/bench
+mkdir -p "$dir"
+trace=$dir/trace-$MB.json
+[ -s "$trace" ] || build/gen_trace "$MB" > "$trace"
+bytes=$(stat -c %s "$trace")
+
+# measure NAME CMD...: best wall time of 3 runs and the peak RSS, into $dir/NAME.{s,kb}
+measure() {
+  name=$1; shift
+  best=""; kb=0
+  for i in 1 2 3; do
+    [ "$name" = import ] && rm -f "$dir/bench.db"
+    /usr/bin/time -f "%e %M" -o "$dir/time.out" "$@" > /dev/null 2> "$dir/$name.err" || { cat "$dir/$name.err"; exit 1; }
+    read -r s k < "$dir/time.out"
+    if [ -z "$best" ] || [ "$(echo "$s < $best" | bc)" = 1 ]; then best=$s; fi
+    [ "$k" -gt "$kb" ] && kb=$k
+  done
+  echo "$best" > "$dir/$name.s"; echo "$kb" > "$dir/$name.kb"
+}
+
+measure tokenize build/tokenize "$trace"
+measure import build/tracedb import -q "$trace" -o "$dir/bench.db"
+measure summary build/tracedb summary "$dir/bench.db"
+measure ops build/tracedb ops "$dir/bench.db"
+events=$(sqlite3 "$dir/bench.db" "SELECT value FROM meta WHERE key = 'event_count'")
+flows=$(sqlite3 "$dir/bench.db" "SELECT count(*) FROM flow")
+dbbytes=$(stat -c %s "$dir/bench.db")
+pandas=no
+if /usr/bin/python3 -c "import pandas" 2>/dev/null; then
+  pandas=yes
+  cat > "$dir/pandas_baseline.py" <<'PY'
+import json, sys
+import pandas as pd
+with open(sys.argv[1]) as f:
+    doc = json.load(f)
+df = pd.DataFrame(e for e in doc["traceEvents"] if e.get("ph") == "X")
+print(df.groupby("name")["dur"].agg(["count", "sum"]).sort_values("sum").tail(3))
+PY
+  measure pandas /usr/bin/python3 "$dir/pandas_baseline.py" "$trace"
+fi
+
+tok=$(cat $dir/tokenize.s); imp=$(cat $dir/import.s)
+echo
+echo "tracedb bench on $trace: $((bytes / 1000000)) MB, $events events + $flows flow halves"
+printf '%-34s %10s %12s %s\n' "what" "wall (s)" "peak RSS" "vs tokenizer"
+row() { printf '%-34s %10s %9s MB %s\n' "$1" "$(cat $dir/$2.s)" "$(($(cat $dir/$2.kb) / 1024))" "$3"; }
+row "tokenizer pass (yajl, baseline)" tokenize "1.00x"
+row "tracedb import" import "$(echo "scale=2; $imp / $tok" | bc)x"
+[ $pandas = yes ] && row "python json.load + pandas groupby" pandas "$(echo "scale=2; $(cat $dir/pandas.s) / $tok" | bc)x"
+row "tracedb summary" summary ""
+row "tracedb ops" ops ""
+echo
+echo "import: $(echo "$events / $imp" | bc) events/s; $(echo "$bytes / 1000000 / $imp" | bc) MB/s of JSON"
+echo "database: $((dbbytes / 1000000)) MB = $(echo "scale=2; $dbbytes / $bytes" | bc) of the JSON"
+echo "targets: import <= 2x tokenizer, >= 1M events/s, RSS < 64 MB; summary < 0.5 s; database <= 0.5 of the JSON"
