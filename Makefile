@@ -23,7 +23,7 @@ CLI_SRC  = analyzer/main.c analyzer/cmd_ops.c analyzer/cmd_summary.c analyzer/cm
 UNIT_SRC = $(wildcard tests/unit/*.c)
 HDRS     = $(wildcard include/*.h recorder/*.h analyzer/*.h)
 
-.PHONY: all build demo test check test-run bench install deps clean
+.PHONY: all build demo test check test-run clang-check bench install deps clean
 all:
 	@sh tools/deps.sh build
 	@$(MAKE) --no-print-directory build
@@ -94,6 +94,13 @@ build/test/unit: $(UNIT_SRC) $(TLIB_OBJ) $(HDRS)
 test check:
 	@sh tools/deps.sh test
 	@$(MAKE) --no-print-directory test-run
+
+# every source through clang too, warnings as errors (the brief: no warnings under gcc and clang)
+clang-check: build/embedded.c
+	@for f in $(LIB_SRC) $(CLI_SRC) build/embedded.c bench/gen_trace.c bench/tokenize.c tools/embed.c; do \
+	  clang $(CSTD) $(WARN) -Iinclude -Irecorder -fsyntax-only $$f || exit 1; done
+	@clang $(CSTD) -Wall -Wextra -Werror -Iinclude -Irecorder -Ianalyzer -fsyntax-only $(UNIT_SRC)
+	@echo "clang: no warnings"
 
 test-run: build/test/tracedb build/test/unit
 	TRACEDB=$(CURDIR)/build/test/tracedb TRACEDB_ROOT=$(CURDIR) ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \

@@ -53,17 +53,17 @@ struct row_flow {
 enum { ST_EVENT, ST_LAUNCH, ST_MEMORY, ST_STRING, ST_PROCESS, ST_THREAD, ST_COUNTER, ST_FLOW, ST_COUNT };
 
 static const char *const row_sql[ST_COUNT] = {
-    [ST_EVENT] = "INSERT INTO event (id, kind, name_id, cat_id, thread_id, start_ns, dur_ns, self_ns, "
-                 "correlation, external_id, device, stream, bytes, launch_id, args) "
-                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+    [ST_EVENT] = ("INSERT INTO event (id, kind, name_id, cat_id, thread_id, start_ns, dur_ns, self_ns, "
+                  "correlation, external_id, device, stream, bytes, launch_id, args) "
+                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"),
     [ST_LAUNCH] = "INSERT INTO kernel_launch VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
     [ST_MEMORY] = "INSERT INTO memory_event VALUES (?1, ?2, ?3, ?4, ?5)",
     [ST_STRING] = "INSERT INTO string (id, value) VALUES (?1, ?2)",
     [ST_PROCESS] = "INSERT INTO process (id, trace_id, pid) VALUES (?1, ?2, ?3)",
     [ST_THREAD] = "INSERT INTO thread (id, process_id, tid) VALUES (?1, ?2, ?3)",
     [ST_COUNTER] = "INSERT INTO counter (thread_id, name_id, ts_ns, value) VALUES (?1, ?2, ?3, ?4)",
-    [ST_FLOW] = "INSERT INTO flow (flow_id, cat_id, phase, thread_id, ts_ns, bind_enclosing) "
-                "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    [ST_FLOW] = ("INSERT INTO flow (flow_id, cat_id, phase, thread_id, ts_ns, bind_enclosing) "
+                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
 };
 
 struct batch {

@@ -1,4 +1,4 @@
-/* embed: turns text files (schema/*.sql, queries/*.sql) into one C source that the binary links,
+/* embed: turns text files (the .sql files of schema/ and queries/) into one C source that the binary links,
  * so the SQL users can read in the tree is exactly the SQL tracedb runs.
  * Usage: embed OUT.c FILE...   (each FILE is stored under its path as given) */
 #include <stdio.h>
