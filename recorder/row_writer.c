@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define BATCH_BYTES (4u << 20)
 
@@ -84,7 +85,15 @@ struct row_writer {
     int busy;                /* work holds rows not yet written */
     int quit;
     int failed;              /* a write failed: every later call fails */
+    double busy_s, wait_s;   /* time the writer spent writing, and the producer spent waiting */
 };
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
 
 /* ---------------------------------------------------------------- writer thread */
 
@@ -254,8 +263,11 @@ static void *writer_main(void *arg)
         if (!w->busy && w->quit)
             break;
         pthread_mutex_unlock(&w->lock);
+        double t0 = now_s();
         int rc = w->failed ? -1 : write_batch(w, &w->work);
+        double t1 = now_s();
         pthread_mutex_lock(&w->lock);
+        w->busy_s += t1 - t0;
         if (rc != 0)
             w->failed = 1;
         w->work.n = 0;
@@ -271,9 +283,11 @@ static void *writer_main(void *arg)
 /* Hands the filled batch to the writer (waiting while it still works on the previous one). */
 static int row_writer_flush(struct row_writer *w)
 {
+    double t0 = now_s();
     pthread_mutex_lock(&w->lock);
     while (w->busy)
         pthread_cond_wait(&w->cond, &w->lock);
+    w->wait_s += now_s() - t0;
     int failed = w->failed;
     if (!failed && w->fill.n) {
         struct batch t = w->work;
@@ -352,6 +366,9 @@ int row_writer_stop(struct row_writer *w)
     if (!w)
         return 0;
     int rc = row_writer_sync(w);
+    const char *timing = getenv("TRACEDB_TIMING");
+    if (timing && *timing && strcmp(timing, "0") != 0)
+        fprintf(stderr, "tracedb: row writer busy %.3f s; parser waited for it %.3f s\n", w->busy_s, w->wait_s);
     pthread_mutex_lock(&w->lock);
     w->quit = 1;
     pthread_cond_broadcast(&w->cond);
