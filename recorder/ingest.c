@@ -36,15 +36,27 @@ struct corrmap {
     size_t cap, count;
 };
 
-struct gpu_link {
-    uint32_t ord;        /* the GPU event */
-    int64_t correlation; /* of its launch */
+/* Something the end of the trace attributes to the operators around it. */
+enum attrib_what {
+    AT_LINK,      /* GPU work that is not device time (sync): linked to its launch only */
+    AT_DEVICE,    /* kernel, memcpy, memset: device time of the operator that launched it */
+    AT_MEM_CPU,   /* a [memory] event on the host: bytes for the operator around it */
+    AT_MEM_DEVICE /* a [memory] event on a device */
+};
+
+struct attrib {
+    uint32_t ord;  /* the event */
+    uint32_t what; /* enum attrib_what */
+    int64_t key;   /* correlation of the launch (AT_LINK, AT_DEVICE) or bytes (AT_MEM_*) */
 };
 
 /* Running aggregates of one (kind, name, device) in the current trace. */
 struct stat_row {
     int64_t kind, name_id, device;
     int64_t calls, total, self, min, max;
+    int64_t self_device, device_total;     /* GPU work launched directly / by it or its children */
+    int64_t self_cpu_mem, cpu_mem;         /* host bytes allocated (minus freed) directly / in all */
+    int64_t self_device_mem, device_mem;   /* device bytes, likewise */
 };
 
 struct tdb_ingest {
@@ -77,8 +89,8 @@ struct tdb_ingest {
     size_t nstats, stats_cap;
     int64_t first_ns, last_ns; /* span of the current trace */
     struct corrmap launches;   /* correlation -> ordinal of the runtime/driver call */
-    struct gpu_link *gpu;      /* GPU work with a correlation, resolved at the end of the trace */
-    size_t ngpu, gpu_cap;
+    struct attrib *attribs;    /* GPU work and memory events, attributed at the end of the trace */
+    size_t nattribs, attribs_cap;
     int timing;                /* TRACEDB_TIMING set: print how long each phase took */
     struct timespec phase_start;
 };
@@ -150,8 +162,23 @@ static void ingest_free_keys(struct tdb_ingest *ing)
     ing->keys_cap = 0;
     free(ing->launches.key), free(ing->launches.val);
     memset(&ing->launches, 0, sizeof ing->launches);
-    free(ing->gpu);
-    ing->gpu = NULL, ing->ngpu = ing->gpu_cap = 0;
+    free(ing->attribs);
+    ing->attribs = NULL, ing->nattribs = ing->attribs_cap = 0;
+}
+
+static int ingest_attrib(struct tdb_ingest *ing, size_t ord, enum attrib_what what, int64_t key)
+{
+    if (ing->nattribs == ing->attribs_cap) {
+        size_t ncap = ing->attribs_cap ? ing->attribs_cap * 2 : 4096;
+        struct attrib *a = realloc(ing->attribs, ncap * sizeof *a);
+        if (!a) {
+            fprintf(ing->err, "tracedb: out of memory\n");
+            return -1;
+        }
+        ing->attribs = a, ing->attribs_cap = ncap;
+    }
+    ing->attribs[ing->nattribs++] = (struct attrib){(uint32_t)ord, what, key};
+    return 0;
 }
 
 /* Adds event ev (named name_id) to its (kind, name, device) aggregate; returns the aggregate's index. */
@@ -170,7 +197,8 @@ static int64_t ingest_stat(struct tdb_ingest *ing, const struct tdb_event *ev, i
         i = (int64_t)ing->nstats++;
         if (strmap_put(&ing->stat_index, key, sizeof key, i) != 0)
             return -1;
-        ing->stats[i] = (struct stat_row){ev->kind, name_id, ev->device, 0, 0, 0, INT64_MAX, INT64_MIN};
+        ing->stats[i] = (struct stat_row){.kind = ev->kind, .name_id = name_id, .device = ev->device,
+                                          .min = INT64_MAX, .max = INT64_MIN};
     }
     struct stat_row *r = &ing->stats[i];
     r->calls++;
@@ -225,23 +253,18 @@ static int64_t ingest_keep_keys(struct tdb_ingest *ing, size_t ord, const struct
         return -1;
     }
     ing->key_stat[ord] = (uint32_t)stat;
+    if (ev->kind == TDB_KIND_MEMORY && ev->bytes != TDB_NULL)
+        return ingest_attrib(ing, ord, ev->device_type == 0 ? AT_MEM_CPU : AT_MEM_DEVICE, ev->bytes) == 0 ? -2 : -1;
     if (ev->correlation == TDB_NULL)
         return -2;
     if (ev->kind == TDB_KIND_RUNTIME || ev->kind == TDB_KIND_DRIVER)
         return corrmap_put(&ing->launches, ev->correlation, (uint32_t)ord) == 0 ? -2 : -1;
     if (ev->kind == TDB_KIND_KERNEL || ev->kind == TDB_KIND_MEMCPY || ev->kind == TDB_KIND_MEMSET ||
         ev->kind == TDB_KIND_SYNC) {
+        if (ingest_attrib(ing, ord, ev->kind == TDB_KIND_SYNC ? AT_LINK : AT_DEVICE, ev->correlation) != 0)
+            return -1;
         int64_t known = corrmap_get(&ing->launches, ev->correlation);
-        if (known >= 0)
-            return known;
-        if (ing->ngpu == ing->gpu_cap) {
-            size_t ncap = ing->gpu_cap ? ing->gpu_cap * 2 : 4096;
-            struct gpu_link *g = realloc(ing->gpu, ncap * sizeof *g);
-            if (!g)
-                return -1;
-            ing->gpu = g, ing->gpu_cap = ncap;
-        }
-        ing->gpu[ing->ngpu++] = (struct gpu_link){(uint32_t)ord, ev->correlation};
+        return known >= 0 ? known : -2;
     }
     return -2;
 }
@@ -669,6 +692,51 @@ int64_t tdb_ingest_event_count(const struct tdb_ingest *ing)
 
 /* ---------------------------------------------------------------- nesting and links */
 
+/* Links GPU work to its launch (launch[ord] = launch ordinal + 1) and adds device time and memory to
+ * the per-name aggregates of the operators around them: "self" for the operator that launched the
+ * work (the parent of the runtime call) or holds the [memory] event, "total" for it and every
+ * ancestor, as PyTorch's profiler attributes them. Runs after the sweep: key_track holds parents. */
+static void ingest_attribute(struct tdb_ingest *ing, uint32_t *launch)
+{
+    const uint32_t *parent = ing->key_track;
+    for (size_t i = 0; i < ing->nattribs; i++) {
+        const struct attrib *a = &ing->attribs[i];
+        uint32_t p; /* ordinal + 1 of the operator the value belongs to */
+        int64_t v;
+        if (a->what == AT_LINK || a->what == AT_DEVICE) {
+            int64_t l = corrmap_get(&ing->launches, a->key);
+            if (l < 0)
+                continue;
+            launch[a->ord] = (uint32_t)l + 1;
+            if (a->what == AT_LINK)
+                continue;
+            p = parent[l];
+            v = ing->key_dur[a->ord];
+        } else {
+            p = parent[a->ord];
+            v = a->key;
+        }
+        if (!p)
+            continue;
+        struct stat_row *direct = &ing->stats[ing->key_stat[p - 1]];
+        if (a->what == AT_DEVICE)
+            direct->self_device += v;
+        else if (a->what == AT_MEM_CPU)
+            direct->self_cpu_mem += v;
+        else
+            direct->self_device_mem += v;
+        for (uint32_t q = p; q; q = parent[q - 1]) {
+            struct stat_row *r = &ing->stats[ing->key_stat[q - 1]];
+            if (a->what == AT_DEVICE)
+                r->device_total += v;
+            else if (a->what == AT_MEM_CPU)
+                r->cpu_mem += v;
+            else
+                r->device_mem += v;
+        }
+    }
+}
+
 /* The sweep's results, read by the tdb_nest() SQL function during the one UPDATE that stores them. */
 struct nest_result {
     int64_t base;            /* id of ordinal 0 */
@@ -733,11 +801,7 @@ static int ingest_nest_and_link(struct tdb_ingest *ing)
         return -1;
     }
     ing->overlaps = overlaps;
-    for (size_t i = 0; i < ing->ngpu; i++) {
-        int64_t l = corrmap_get(&ing->launches, ing->gpu[i].correlation);
-        if (l >= 0)
-            launch[ing->gpu[i].ord] = (uint32_t)l + 1;
-    }
+    ingest_attribute(ing, launch);
     ingest_phase(ing, "nesting sweep");
     const int64_t *self = ing->key_start;
     for (size_t i = 0; i < n; i++)
@@ -765,8 +829,8 @@ static int ingest_nest_and_link(struct tdb_ingest *ing)
 static int ingest_write_stats(struct tdb_ingest *ing)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(ing->db, "INSERT INTO event_stats VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", -1, &st,
-                           NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(ing->db, "INSERT INTO event_stats VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+                           "?13, ?14, ?15)", -1, &st, NULL) != SQLITE_OK)
         return ingest_fail(ing, "cannot prepare");
     int rc = 0;
     for (size_t i = 0; i < ing->nstats && rc == 0; i++) {
@@ -780,6 +844,12 @@ static int ingest_write_stats(struct tdb_ingest *ing)
         sqlite3_bind_int64(st, 7, r->self);
         sqlite3_bind_int64(st, 8, r->min);
         sqlite3_bind_int64(st, 9, r->max);
+        sqlite3_bind_int64(st, 10, r->self_device);
+        sqlite3_bind_int64(st, 11, r->device_total);
+        sqlite3_bind_int64(st, 12, r->self_cpu_mem);
+        sqlite3_bind_int64(st, 13, r->cpu_mem);
+        sqlite3_bind_int64(st, 14, r->self_device_mem);
+        sqlite3_bind_int64(st, 15, r->device_mem);
         rc = ingest_step(ing, st);
     }
     sqlite3_finalize(st);

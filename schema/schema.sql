@@ -129,7 +129,13 @@ CREATE TABLE event_stats (
   total_ns INTEGER NOT NULL,  -- sum of dur_ns
   self_ns  INTEGER NOT NULL,  -- sum of self_ns
   min_ns   INTEGER NOT NULL,
-  max_ns   INTEGER NOT NULL
+  max_ns   INTEGER NOT NULL,
+  self_device_ns  INTEGER NOT NULL, -- GPU work launched by these events' own runtime calls
+  device_total_ns INTEGER NOT NULL, -- ... by them or anything below them
+  self_cpu_mem    INTEGER NOT NULL, -- host bytes allocated minus freed directly inside them
+  cpu_mem         INTEGER NOT NULL, -- ... inside them or anything below them
+  self_device_mem INTEGER NOT NULL, -- device bytes, likewise
+  device_mem      INTEGER NOT NULL
 );
 
 CREATE TABLE counter (
