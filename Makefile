@@ -18,7 +18,7 @@ SAN      = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 SQL      = $(wildcard schema/*.sql) $(wildcard queries/*.sql)
 LIB_SRC  = recorder/ingest.c recorder/nesting.c recorder/row_writer.c recorder/strmap.c recorder/jsonbuf.c recorder/timeparse.c \
            recorder/chrome_import.c recorder/import.c \
-           analyzer/render.c analyzer/report.c analyzer/sqlfuncs.c analyzer/options.c
+           analyzer/render.c analyzer/report.c analyzer/sqlfuncs.c analyzer/flops.c analyzer/options.c analyzer/scope.c
 CLI_SRC  = analyzer/main.c analyzer/cmd_ops.c analyzer/cmd_summary.c analyzer/cmd_sql.c recorder/cmd_import.c
 UNIT_SRC = $(wildcard tests/unit/*.c)
 HDRS     = $(wildcard include/*.h recorder/*.h analyzer/*.h)

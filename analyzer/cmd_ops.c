@@ -1,30 +1,65 @@
-/* cmd_ops.c: `tracedb ops run.db`: per-operator table with PyTorch key_averages() semantics. */
+/* cmd_ops.c: `tracedb ops run.db`: the per-operator table with PyTorch key_averages() semantics
+ * (queries/ops.sql from the import's per-name sums; queries/ops_events.sql from the events when a
+ * window, shapes, stacks or FLOPs are asked for), with PyTorch's footer totals in table form. */
 #include "cli.h"
 #include "render.h"
 #include "report.h"
+#include "scope.h"
 #include <string.h>
 
-static const char ops_usage[] = "tracedb ops run.db [--limit N] [--sort KEY] [--format table|csv|json]";
+static const char ops_usage[] =
+    "tracedb ops run.db [--group-by name|shape|stack] [--stack-depth N] [--with-flops] [--sort KEY]\n"
+    "                   [--limit N] [--from T] [--to T] [--range NAME] [--by-rank] [--format table|csv|json]";
 
-/* Sort keys: ours and PyTorch's names for them. Nothing else reaches the query. */
-static const struct {
-    const char *key, *column;
-} ops_sort_keys[] = {
-    {"self_cpu_ns", "self_cpu_ns"},  {"self_cpu_time_total", "self_cpu_ns"},
-    {"cpu_total_ns", "cpu_total_ns"}, {"cpu_time_total", "cpu_total_ns"},
-    {"calls", "calls"},              {"count", "calls"},
-    {"name", "name"},
+/* Accepted sort keys (ours, then PyTorch's names) and the column each sorts by. */
+static const char *const ops_sort_keys[] = {
+    "self_cpu_ns", "self_cpu_ns", "self_cpu_time_total", "self_cpu_ns",
+    "cpu_total_ns", "cpu_total_ns", "cpu_time_total", "cpu_total_ns",
+    "self_device_ns", "self_device_ns", "self_cuda_time_total", "self_device_ns",
+    "device_total_ns", "device_total_ns", "cuda_time_total", "device_total_ns",
+    "cpu_mem_bytes", "cpu_mem_bytes", "cpu_memory_usage", "cpu_mem_bytes",
+    "self_cpu_mem_bytes", "self_cpu_mem_bytes", "self_cpu_memory_usage", "self_cpu_mem_bytes",
+    "device_mem_bytes", "device_mem_bytes", "cuda_memory_usage", "device_mem_bytes",
+    "self_device_mem_bytes", "self_device_mem_bytes", "self_cuda_memory_usage", "self_device_mem_bytes",
+    "calls", "calls", "count", "calls",
+    "flops", "flops", "name", "name",
+    NULL,
 };
+
+/* PyTorch's footer: "Self CPU time total" and "Self CUDA time total" over every row. */
+static void ops_footer(sqlite3 *db, int from_events, struct cli *cli)
+{
+    const char *sql = from_events
+                          ? "SELECT (SELECT sum(self_ns) FROM scope_event WHERE kind IN (1, 2, 5, 6)), "
+                            "(SELECT sum(g.dur_ns) FROM scope_event g JOIN event a ON a.id = g.launch_id "
+                            "WHERE g.kind IN (7, 8, 9) AND a.parent_id IS NOT NULL)"
+                          : "SELECT sum(self_ns), sum(self_device_ns) FROM event_stats WHERE kind IN (1, 2, 5, 6)";
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        char cpu[32], dev[32];
+        render_time(cpu, sizeof cpu, sqlite3_column_int64(st, 0));
+        render_time(dev, sizeof dev, sqlite3_column_int64(st, 1));
+        fprintf(cli->out, "Self CPU time total: %s\n", cpu);
+        if (sqlite3_column_int64(st, 1))
+            fprintf(cli->out, "Self device time total: %s\n", dev);
+    }
+    sqlite3_finalize(st);
+}
 
 int cmd_ops(int argc, char **argv, struct cli *cli)
 {
-    int64_t limit = -1;
-    const char *sort = "self_cpu_ns";
-    enum render_format fmt = FMT_TABLE;
+    struct scope sc;
+    scope_init(&sc, "self_cpu_ns");
+    const char *group_by = "name";
+    int64_t stack_depth = 5;
+    int with_flops = 0;
     const struct opt opts[] = {
-        {"limit", 'n', OPT_INT, &limit, "show the first N rows"},
-        {"sort", 's', OPT_STRING, &sort, "self_cpu_ns (default), cpu_total_ns, calls, name; or PyTorch's names"},
-        {"format", 0, OPT_FORMAT, &fmt, "output format (default table)"},
+        SCOPE_OPTIONS(sc),
+        {"group-by", 'g', OPT_STRING, &group_by, "name (default), shape (Input Dims) or stack (Python frames)"},
+        {"stack-depth", 0, OPT_INT, &stack_depth, "frames in a stack with --group-by stack (default 5)"},
+        {"with-flops", 0, OPT_FLAG, &with_flops, "add FLOPs (PyTorch's formulas; unknown stays empty)"},
         OPT_END,
     };
     int n = cli_parse_options(argc, argv, opts, ops_usage, cli);
@@ -33,24 +68,28 @@ int cmd_ops(int argc, char **argv, struct cli *cli)
             cli_usage(opts, ops_usage, cli->err);
         return 2;
     }
-    const char *column = NULL;
-    for (size_t i = 0; i < sizeof ops_sort_keys / sizeof ops_sort_keys[0]; i++)
-        if (strcmp(sort, ops_sort_keys[i].key) == 0)
-            column = ops_sort_keys[i].column;
-    if (!column) {
-        fprintf(cli->err, "%s: unknown --sort key '%s'\n", cli->prog, sort);
+    if (strcmp(group_by, "name") != 0 && strcmp(group_by, "shape") != 0 && strcmp(group_by, "stack") != 0) {
+        fprintf(cli->err, "%s: unknown --group-by '%s' (name, shape or stack)\n", cli->prog, group_by);
         return 2;
     }
-    sqlite3 *db = report_open(argv[0], 0, cli);
+    const char *sort = scope_sort_column(&sc, ops_sort_keys, cli);
+    if (!sort)
+        return 2;
+    sqlite3 *db = scope_open(argv[0], &sc, cli);
     if (!db)
         return 1;
-    sqlite3_stmt *st = report_prepare(db, "ops", cli);
+    int from_events = sc.filtered || with_flops || strcmp(group_by, "name") != 0;
+    sqlite3_stmt *st = report_prepare(db, from_events ? "ops_events" : "ops", cli);
     int rc = 1;
     if (st) {
-        report_bind_text(st, ":sort", column);
-        report_bind_int(st, ":limit", limit < 0 ? -1 : limit);
-        rc = render_query(st, fmt, cli->out, cli->err) < 0;
+        scope_bind(st, &sc, sort);
+        report_bind_text(st, ":group_by", group_by);
+        report_bind_int(st, ":stack_depth", stack_depth);
+        report_bind_int(st, ":with_flops", with_flops);
+        rc = scope_render(st, &sc, cli) != 0;
         sqlite3_finalize(st);
+        if (rc == 0 && sc.format == FMT_TABLE)
+            ops_footer(db, from_events, cli);
     }
     sqlite3_close(db);
     return rc;

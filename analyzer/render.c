@@ -85,27 +85,32 @@ static size_t text_width(const char *s)
     return w;
 }
 
-static int64_t render_table(sqlite3_stmt *st, FILE *out, FILE *err)
+/* Table output buffers every row to size the columns; a column that is NULL in every row is left out
+ * (a report's optional columns, such as flops without --with-flops). */
+static int64_t render_table(sqlite3_stmt *st, int first, FILE *out, FILE *err)
 {
-    int ncol = sqlite3_column_count(st);
+    int ncol = sqlite3_column_count(st) - first;
     struct buf cells = {0};   /* every cell, NUL-terminated, row after row */
     size_t *width = calloc((size_t)ncol, sizeof *width);
     int *numeric = calloc((size_t)ncol, sizeof *numeric);
+    int *shown = calloc((size_t)ncol, sizeof *shown);
     int64_t rows = 0;
     int rc;
-    if (!width || !numeric) {
-        free(width), free(numeric);
+    if (!width || !numeric || !shown) {
+        free(width), free(numeric), free(shown);
         return -1;
     }
     for (int i = 0; i < ncol; i++)
-        width[i] = text_width(sqlite3_column_name(st, i));
+        width[i] = text_width(sqlite3_column_name(st, first + i));
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         for (int i = 0; i < ncol; i++) {
             char cell[512];
-            table_cell(st, i, sqlite3_column_name(st, i), cell, sizeof cell);
-            int t = sqlite3_column_type(st, i);
+            table_cell(st, first + i, sqlite3_column_name(st, first + i), cell, sizeof cell);
+            int t = sqlite3_column_type(st, first + i);
             if (t == SQLITE_INTEGER || t == SQLITE_FLOAT)
                 numeric[i] = 1;
+            if (t != SQLITE_NULL)
+                shown[i] = 1;
             size_t w = text_width(cell);
             if (w > width[i])
                 width[i] = w;
@@ -115,22 +120,29 @@ static int64_t render_table(sqlite3_stmt *st, FILE *out, FILE *err)
     }
     if (rc != SQLITE_DONE) {
         fprintf(err, "tracedb: %s\n", sqlite3_errmsg(sqlite3_db_handle(st)));
-        free(width), free(numeric), buf_free(&cells);
+        free(width), free(numeric), free(shown), buf_free(&cells);
         return -1;
     }
+    if (rows == 0) /* no rows: show every header */
+        for (int i = 0; i < ncol; i++)
+            shown[i] = 1;
+    int last = -1;
     size_t total = 0;
     for (int i = 0; i < ncol; i++)
-        total += width[i] + 2;
+        if (shown[i])
+            total += width[i] + 2, last = i;
     for (size_t k = 0; k < total; k++)
         fputc('-', out);
     fputc('\n', out);
     for (int i = 0; i < ncol; i++) {
-        const char *h = sqlite3_column_name(st, i);
-        size_t pad = width[i] - text_width(h);
+        if (!shown[i])
+            continue;
+        const char *h = sqlite3_column_name(st, first + i);
+        int pad = (int)(width[i] - text_width(h));
         if (numeric[i])
-            fprintf(out, "%*s%s  ", (int)pad, "", h);
+            fprintf(out, "%*s%s  ", pad, "", h);
         else
-            fprintf(out, "%s%*s  ", h, (int)pad, "");
+            fprintf(out, "%s%*s  ", h, i == last ? 0 : pad, "");
     }
     fputc('\n', out);
     for (size_t k = 0; k < total; k++)
@@ -139,11 +151,13 @@ static int64_t render_table(sqlite3_stmt *st, FILE *out, FILE *err)
     const char *p = cells.p;
     for (int64_t r = 0; r < rows; r++) {
         for (int i = 0; i < ncol; i++) {
-            size_t pad = width[i] - text_width(p);
-            if (numeric[i])
-                fprintf(out, "%*s%s  ", (int)pad, "", p);
-            else
-                fprintf(out, "%s%*s  ", p, i + 1 < ncol ? (int)pad : 0, "");
+            if (shown[i]) {
+                int pad = (int)(width[i] - text_width(p));
+                if (numeric[i])
+                    fprintf(out, "%*s%s  ", pad, "", p);
+                else
+                    fprintf(out, "%s%*s  ", p, i == last ? 0 : pad, "");
+            }
             p += strlen(p) + 1;
         }
         fputc('\n', out);
@@ -151,7 +165,7 @@ static int64_t render_table(sqlite3_stmt *st, FILE *out, FILE *err)
     for (size_t k = 0; k < total; k++)
         fputc('-', out);
     fputc('\n', out);
-    free(width), free(numeric), buf_free(&cells);
+    free(width), free(numeric), free(shown), buf_free(&cells);
     return rows;
 }
 
@@ -164,11 +178,11 @@ static void csv_field(FILE *out, const char *s, size_t n)
         fwrite(s, 1, n, out);
 }
 
-static int64_t render_csv(sqlite3_stmt *st, FILE *out, FILE *err)
+static int64_t render_csv(sqlite3_stmt *st, int first, FILE *out, FILE *err)
 {
-    int ncol = sqlite3_column_count(st);
+    int ncol = sqlite3_column_count(st) - first;
     for (int i = 0; i < ncol; i++) {
-        const char *h = sqlite3_column_name(st, i);
+        const char *h = sqlite3_column_name(st, first + i);
         if (i)
             fputc(',', out);
         csv_field(out, h, strlen(h));
@@ -180,18 +194,24 @@ static int64_t render_csv(sqlite3_stmt *st, FILE *out, FILE *err)
         for (int i = 0; i < ncol; i++) {
             if (i)
                 fputc(',', out);
-            switch (sqlite3_column_type(st, i)) {
+            switch (sqlite3_column_type(st, first + i)) {
             case SQLITE_NULL:
                 break;
             case SQLITE_INTEGER:
-                fprintf(out, "%lld", (long long)sqlite3_column_int64(st, i));
+                fprintf(out, "%lld", (long long)sqlite3_column_int64(st, first + i));
                 break;
-            case SQLITE_FLOAT:
-                fprintf(out, "%.17g", sqlite3_column_double(st, i));
+            case SQLITE_FLOAT: {
+                char num[40];
+                double d = sqlite3_column_double(st, first + i);
+                snprintf(num, sizeof num, "%.15g", d);
+                if (strtod(num, NULL) != d)
+                    snprintf(num, sizeof num, "%.17g", d);
+                fputs(num, out);
                 break;
+            }
             default: {
-                const char *t = (const char *)sqlite3_column_text(st, i);
-                csv_field(out, t, (size_t)sqlite3_column_bytes(st, i));
+                const char *t = (const char *)sqlite3_column_text(st, first + i);
+                csv_field(out, t, (size_t)sqlite3_column_bytes(st, first + i));
             }
             }
         }
@@ -205,9 +225,9 @@ static int64_t render_csv(sqlite3_stmt *st, FILE *out, FILE *err)
     return rows;
 }
 
-static int64_t render_json(sqlite3_stmt *st, FILE *out, FILE *err)
+static int64_t render_json(sqlite3_stmt *st, int first, FILE *out, FILE *err)
 {
-    int ncol = sqlite3_column_count(st);
+    int ncol = sqlite3_column_count(st) - first;
     struct buf b = {0};
     int64_t rows = 0;
     int rc;
@@ -218,28 +238,31 @@ static int64_t render_json(sqlite3_stmt *st, FILE *out, FILE *err)
         jw_init(&w, &b);
         jw_open(&w, '{');
         for (int i = 0; i < ncol; i++) {
-            const char *h = sqlite3_column_name(st, i);
+            const char *h = sqlite3_column_name(st, first + i);
             jw_key(&w, h, strlen(h));
             char num[40];
-            switch (sqlite3_column_type(st, i)) {
+            switch (sqlite3_column_type(st, first + i)) {
             case SQLITE_NULL:
                 jw_raw(&w, "null", 4);
                 break;
             case SQLITE_INTEGER:
-                snprintf(num, sizeof num, "%lld", (long long)sqlite3_column_int64(st, i));
+                snprintf(num, sizeof num, "%lld", (long long)sqlite3_column_int64(st, first + i));
                 jw_raw(&w, num, strlen(num));
                 break;
             case SQLITE_FLOAT: {
-                double d = sqlite3_column_double(st, i);
-                if (isfinite(d))
-                    snprintf(num, sizeof num, "%.17g", d);
+                double d = sqlite3_column_double(st, first + i);
+                if (isfinite(d)) { /* the shortest text that reads back as the same double */
+                    snprintf(num, sizeof num, "%.15g", d);
+                    if (strtod(num, NULL) != d)
+                        snprintf(num, sizeof num, "%.17g", d);
+                }
                 else
                     snprintf(num, sizeof num, "null");
                 jw_raw(&w, num, strlen(num));
                 break;
             }
             default:
-                jw_string(&w, (const char *)sqlite3_column_text(st, i), (size_t)sqlite3_column_bytes(st, i));
+                jw_string(&w, (const char *)sqlite3_column_text(st, first + i), (size_t)sqlite3_column_bytes(st, first + i));
             }
         }
         jw_close(&w, '}');
@@ -256,14 +279,21 @@ static int64_t render_json(sqlite3_stmt *st, FILE *out, FILE *err)
     return rows;
 }
 
-int64_t render_query(sqlite3_stmt *st, enum render_format fmt, FILE *out, FILE *err)
+int64_t render_query_from(sqlite3_stmt *st, enum render_format fmt, int first, FILE *out, FILE *err)
 {
+    if (first >= sqlite3_column_count(st))
+        first = 0;
     switch (fmt) {
     case FMT_CSV:
-        return render_csv(st, out, err);
+        return render_csv(st, first, out, err);
     case FMT_JSON:
-        return render_json(st, out, err);
+        return render_json(st, first, out, err);
     default:
-        return render_table(st, out, err);
+        return render_table(st, first, out, err);
     }
+}
+
+int64_t render_query(sqlite3_stmt *st, enum render_format fmt, FILE *out, FILE *err)
+{
+    return render_query_from(st, fmt, 0, out, err);
 }

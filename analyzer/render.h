@@ -8,6 +8,9 @@
 /* Steps st to the end and writes its rows. Returns rows written, or -1 on an SQL error (printed). */
 int64_t render_query(sqlite3_stmt *st, enum render_format fmt, FILE *out, FILE *err);
 
+/* The same, leaving out the first `first` columns (a report's rank column without --by-rank). */
+int64_t render_query_from(sqlite3_stmt *st, enum render_format fmt, int first, FILE *out, FILE *err);
+
 /* PyTorch-style time text for ns: "0.812us", "1.234ms", "2.000s". */
 void render_time(char *dst, size_t n, int64_t ns);
 

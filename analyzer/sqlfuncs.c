@@ -107,5 +107,5 @@ int tdb_register_functions(sqlite3 *db)
         sqlite3_create_function(db, "percentile", 2, flags, NULL, NULL, sample_step, percentile_final) != SQLITE_OK ||
         sqlite3_create_function(db, "stddev", 1, flags, NULL, NULL, sample_step, stddev_final) != SQLITE_OK)
         return -1;
-    return 0;
+    return tdb_register_flops(db);
 }

@@ -1,22 +1,49 @@
--- ops: one row per CPU-side event name, as PyTorch's key_averages() lists them: operators,
--- user ranges (record_function; ProfilerStep#N grouped as ProfilerStep*), runtime and driver calls.
--- Self time is each event's duration minus its direct children's on the same thread, computed once at
--- import by a stack sweep (event.self_ns); CPU total adds whole durations, as PyTorch does.
--- Reads event_stats, the per-name sums the import keeps. Same numbers from the events themselves:
---   SELECT name, count(*), sum(self_ns), sum(dur_ns) FROM events WHERE kind IN ('op','range','runtime','driver') GROUP BY name
--- Parameters: :sort (self_cpu_ns | cpu_total_ns | calls | name), :limit (-1 for all).
-SELECT name,
-       sum(calls) AS calls,
-       sum(self_ns) AS self_cpu_ns,
-       sum(total_ns) AS cpu_total_ns
-FROM (SELECT CASE WHEN s.value GLOB 'ProfilerStep#*' THEN 'ProfilerStep*' ELSE s.value END AS name,
-             st.calls, st.self_ns, st.total_ns
-      FROM event_stats st JOIN string s ON s.id = st.name_id
-      WHERE st.kind IN (1, 2, 5, 6))
-GROUP BY name
-ORDER BY CASE :sort WHEN 'calls' THEN sum(calls)
-                    WHEN 'cpu_total_ns' THEN sum(total_ns)
-                    WHEN 'name' THEN 0
-                    ELSE sum(self_ns) END DESC,
-         name
+-- ops: the per-operator table with PyTorch key_averages() semantics, whole trace, from event_stats
+-- (the sums the import keeps per name). One row per CPU-side name: operators, user ranges
+-- (record_function; ProfilerStep#N grouped as ProfilerStep*), runtime and driver calls.
+--   self CPU   = duration minus the direct children's durations on the same thread (event.self_ns);
+--   CPU total  = whole durations;
+--   device     = kernels, memcpy and memset launched by the event's own runtime calls (self) or by it
+--                and everything below it (total); memory likewise from [memory] events (PyTorch's
+--                CPU Mem / CUDA Mem: bytes allocated minus bytes freed).
+-- Percentages are of the self totals (PyTorch's "Self CPU time total" and "Self CUDA time total").
+-- ops_events.sql computes the same from the events when a window, shapes, stacks or FLOPs are asked for.
+-- Parameters: :sort (a column), :limit, :by_rank.
+WITH agg AS (
+  SELECT CASE WHEN :by_rank THEN t.rank END AS rank,
+         CASE WHEN s.value GLOB 'ProfilerStep#*' THEN 'ProfilerStep*' ELSE s.value END AS name,
+         sum(st.calls) AS calls,
+         sum(st.self_ns) AS self_cpu_ns,
+         sum(st.total_ns) AS cpu_total_ns,
+         sum(st.self_device_ns) AS self_device_ns,
+         sum(st.device_total_ns) AS device_total_ns,
+         sum(st.cpu_mem) AS cpu_mem_bytes,
+         sum(st.self_cpu_mem) AS self_cpu_mem_bytes,
+         sum(st.device_mem) AS device_mem_bytes,
+         sum(st.self_device_mem) AS self_device_mem_bytes
+  FROM event_stats st JOIN string s ON s.id = st.name_id JOIN trace t ON t.id = st.trace_id
+  WHERE st.kind IN (1, 2, 5, 6)
+  GROUP BY 1, 2
+),
+tot AS (SELECT sum(self_cpu_ns) AS cpu, sum(self_device_ns) AS dev FROM agg)
+SELECT rank, name, calls,
+       self_cpu_ns, round(100.0 * self_cpu_ns / nullif(tot.cpu, 0), 2) AS self_cpu_pct,
+       cpu_total_ns, round(100.0 * cpu_total_ns / nullif(tot.cpu, 0), 2) AS cpu_total_pct,
+       CAST(round(1.0 * cpu_total_ns / calls) AS INTEGER) AS cpu_avg_ns,
+       self_device_ns, round(100.0 * self_device_ns / nullif(tot.dev, 0), 2) AS self_device_pct,
+       device_total_ns, CAST(round(1.0 * device_total_ns / calls) AS INTEGER) AS device_avg_ns,
+       cpu_mem_bytes, self_cpu_mem_bytes, device_mem_bytes, self_device_mem_bytes,
+       NULL AS flops, NULL AS input_shapes, NULL AS stack
+FROM agg, tot
+ORDER BY CASE :sort WHEN 'name' THEN 0
+                    WHEN 'calls' THEN calls
+                    WHEN 'cpu_total_ns' THEN cpu_total_ns
+                    WHEN 'self_device_ns' THEN self_device_ns
+                    WHEN 'device_total_ns' THEN device_total_ns
+                    WHEN 'cpu_mem_bytes' THEN cpu_mem_bytes
+                    WHEN 'self_cpu_mem_bytes' THEN self_cpu_mem_bytes
+                    WHEN 'device_mem_bytes' THEN device_mem_bytes
+                    WHEN 'self_device_mem_bytes' THEN self_device_mem_bytes
+                    ELSE self_cpu_ns END DESC,
+         rank, name
 LIMIT :limit;

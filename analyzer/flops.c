@@ -1,0 +1,136 @@
+/* flops.c: tdb_flops(name, args), the SQL function that gives an operator event's floating-point
+ * operations from its recorded input shapes, with PyTorch's formulas (torch/csrc/profiler/util.cpp):
+ *   aten::mm 2*M*K*N; aten::addmm the same on inputs 1 and 2; aten::bmm / baddbmm times the batch;
+ *   aten::conv2d 2 * N * Cout * Hout * Wout * (Cin/groups) * kH * kW, with stride, padding, dilation
+ *   and groups from "Concrete Inputs"; aten::mul, aten::add (and in-place forms) one per output element.
+ * NULL when the operator has no formula or its args lack what the formula needs (never a guess). */
+#include "sqlfuncs.h"
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* dims[i] as up to 8 integers; returns the count, or -1 when it is not a list of numbers. */
+static int flops_dims(const cJSON *dims, int i, int64_t out[8])
+{
+    const cJSON *d = cJSON_GetArrayItem(dims, i);
+    if (!cJSON_IsArray(d))
+        return -1;
+    int n = 0;
+    const cJSON *x;
+    cJSON_ArrayForEach(x, d)
+    {
+        if (!cJSON_IsNumber(x) || n == 8 || x->valuedouble < 0)
+            return -1;
+        out[n++] = (int64_t)x->valuedouble;
+    }
+    return n;
+}
+
+/* The k-th integer in a Concrete Inputs string such as "[2, 2]" or "1"; fallback when absent. */
+static int64_t flops_concrete(const cJSON *concrete, int i, int k, int64_t fallback, int *ok)
+{
+    const cJSON *c = cJSON_GetArrayItem(concrete, i);
+    if (!cJSON_IsString(c) || !c->valuestring[0]) {
+        *ok = 0;
+        return fallback;
+    }
+    const char *p = c->valuestring;
+    int64_t v = fallback;
+    for (int j = 0; j <= k; j++) {
+        while (*p && (*p < '0' || *p > '9') && *p != '-')
+            p++;
+        if (!*p)
+            return v; /* "[2]" for both dimensions */
+        char *end;
+        v = strtoll(p, &end, 10);
+        p = end;
+    }
+    return v;
+}
+
+static double flops_of(const char *name, const cJSON *args)
+{
+    const cJSON *dims = cJSON_GetObjectItemCaseSensitive(args, "Input Dims");
+    if (!cJSON_IsArray(dims))
+        return -1;
+    int64_t a[8], b[8];
+    int na, nb;
+    if (strcmp(name, "aten::mm") == 0 || strcmp(name, "aten::addmm") == 0) {
+        int off = name[6] == 'a'; /* addmm: bias first */
+        if ((na = flops_dims(dims, off, a)) != 2 || (nb = flops_dims(dims, off + 1, b)) != 2)
+            return -1;
+        return 2.0 * (double)a[0] * (double)a[1] * (double)b[1];
+    }
+    if (strcmp(name, "aten::bmm") == 0 || strcmp(name, "aten::baddbmm") == 0) {
+        int off = name[6] == 'b' && name[7] == 'a';
+        if ((na = flops_dims(dims, off, a)) != 3 || (nb = flops_dims(dims, off + 1, b)) != 3)
+            return -1;
+        return 2.0 * (double)a[0] * (double)a[1] * (double)a[2] * (double)b[2];
+    }
+    if (strcmp(name, "aten::conv2d") == 0) {
+        const cJSON *concrete = cJSON_GetObjectItemCaseSensitive(args, "Concrete Inputs");
+        if ((na = flops_dims(dims, 0, a)) != 4 || (nb = flops_dims(dims, 1, b)) != 4 || !cJSON_IsArray(concrete))
+            return -1;
+        int ok = 1, ok_groups = 1;
+        int64_t sh = flops_concrete(concrete, 3, 0, 1, &ok), sw = flops_concrete(concrete, 3, 1, 1, &ok);
+        int64_t ph = flops_concrete(concrete, 4, 0, 0, &ok), pw = flops_concrete(concrete, 4, 1, 0, &ok);
+        int64_t dh = flops_concrete(concrete, 5, 0, 1, &ok), dw = flops_concrete(concrete, 5, 1, 1, &ok);
+        flops_concrete(concrete, 6, 0, 1, &ok_groups);
+        if (!ok || !ok_groups || sh <= 0 || sw <= 0 || dh <= 0 || dw <= 0)
+            return -1; /* without stride/padding/dilation/groups the output size is unknown */
+        int64_t hout = (a[2] + 2 * ph - dh * (b[2] - 1) - 1) / sh + 1;
+        int64_t wout = (a[3] + 2 * pw - dw * (b[3] - 1) - 1) / sw + 1;
+        /* weight is [Cout, Cin/groups, kH, kW]: b[1] already is Cin/groups */
+        return 2.0 * (double)a[0] * (double)b[0] * (double)hout * (double)wout * (double)b[1] * (double)b[2] *
+               (double)b[3];
+    }
+    if (strcmp(name, "aten::mul") == 0 || strcmp(name, "aten::mul_") == 0 || strcmp(name, "aten::add") == 0 ||
+        strcmp(name, "aten::add_") == 0) {
+        /* one operation per output element: the broadcast of the tensor inputs */
+        int64_t out[8] = {0};
+        int nout = 0;
+        for (int i = 0; i < cJSON_GetArraySize(dims); i++) {
+            int n = flops_dims(dims, i, a);
+            if (n <= 0)
+                continue;
+            for (int k = 0; k < n; k++) { /* right-aligned broadcast */
+                int o = 8 - n + k;
+                if (a[k] > out[o])
+                    out[o] = a[k];
+            }
+            if (n > nout)
+                nout = n;
+        }
+        if (!nout)
+            return -1;
+        double e = 1;
+        for (int k = 8 - nout; k < 8; k++)
+            e *= (double)out[k];
+        return e;
+    }
+    return -1;
+}
+
+static void flops_sql(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    const char *name = (const char *)sqlite3_value_text(argv[0]);
+    const char *args = (const char *)sqlite3_value_text(argv[1]);
+    if (!name || !args) {
+        sqlite3_result_null(ctx);
+        return;
+    }
+    cJSON *j = cJSON_Parse(args);
+    double f = j ? flops_of(name, j) : -1;
+    cJSON_Delete(j);
+    if (f < 0)
+        sqlite3_result_null(ctx);
+    else
+        sqlite3_result_int64(ctx, (sqlite3_int64)f);
+}
+
+int tdb_register_flops(sqlite3 *db)
+{
+    return sqlite3_create_function(db, "tdb_flops", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, flops_sql, NULL,
+                                   NULL) == SQLITE_OK ? 0 : -1;
+}

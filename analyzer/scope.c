@@ -1,0 +1,137 @@
+/* scope.c: shared report options and the event window (see scope.h). A window is a set of
+ * [start, end) intervals in temp table scope_window; the temp view scope_event keeps the events
+ * that start inside one of them. Without a window, scope_event is every event. */
+#include "scope.h"
+#include "render.h"
+#include "report.h"
+#include <stdlib.h>
+#include <string.h>
+
+void scope_init(struct scope *s, const char *default_sort)
+{
+    memset(s, 0, sizeof *s);
+    s->format = FMT_TABLE;
+    s->limit = -1;
+    s->sort = default_sort;
+}
+
+int scope_parse_duration(const char *text, int64_t *ns)
+{
+    char *end;
+    double v = strtod(text, &end);
+    if (end == text)
+        return -1;
+    double scale = 1;
+    if (*end == 0 || strcmp(end, "ns") == 0)
+        scale = 1;
+    else if (strcmp(end, "us") == 0)
+        scale = 1e3;
+    else if (strcmp(end, "ms") == 0)
+        scale = 1e6;
+    else if (strcmp(end, "s") == 0)
+        scale = 1e9;
+    else
+        return -1;
+    double r = v * scale;
+    if (r < -9e18 || r > 9e18)
+        return -1;
+    *ns = (int64_t)(r + (r < 0 ? -0.5 : 0.5));
+    return 0;
+}
+
+static int scope_exec(sqlite3 *db, const char *sql, struct cli *cli)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        fprintf(cli->err, "%s: %s\n", cli->prog, msg ? msg : "SQL error");
+        sqlite3_free(msg);
+        return -1;
+    }
+    return 0;
+}
+
+sqlite3 *scope_open(const char *path, struct scope *s, struct cli *cli)
+{
+    int64_t from = 0, to = 0;
+    if (s->from && scope_parse_duration(s->from, &from) != 0) {
+        fprintf(cli->err, "%s: --from wants a duration such as 250us or 1.5ms, not '%s'\n", cli->prog, s->from);
+        return NULL;
+    }
+    if (s->to && scope_parse_duration(s->to, &to) != 0) {
+        fprintf(cli->err, "%s: --to wants a duration such as 250us or 1.5ms, not '%s'\n", cli->prog, s->to);
+        return NULL;
+    }
+    sqlite3 *db = report_open(path, 0, cli);
+    if (!db)
+        return NULL;
+    s->filtered = s->from || s->to || s->range;
+    if (scope_exec(db, "CREATE TEMP TABLE scope_window (start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL)", cli) != 0)
+        goto fail;
+    if (s->filtered) {
+        sqlite3_stmt *st;
+        /* time bounds relative to the first event; a range narrows them to each of its instances */
+        const char *sql =
+            s->range ? "INSERT INTO scope_window SELECT max(e.start_ns, b.lo), min(e.start_ns + e.dur_ns, b.hi) "
+                       "FROM event e JOIN string n ON n.id = e.name_id, "
+                       "(SELECT (SELECT min(first_ns) FROM trace) + ?1 AS lo, "
+                       "        CASE WHEN ?2 THEN (SELECT min(first_ns) FROM trace) + ?3 ELSE 9223372036854775807 END AS hi) b "
+                       "WHERE e.kind IN (1, 2, 3) AND (n.value = ?4 OR n.value GLOB ?4)"
+                     : "INSERT INTO scope_window SELECT (SELECT min(first_ns) FROM trace) + ?1, "
+                       "CASE WHEN ?2 THEN (SELECT min(first_ns) FROM trace) + ?3 ELSE 9223372036854775807 END";
+        if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+            fprintf(cli->err, "%s: %s\n", cli->prog, sqlite3_errmsg(db));
+            goto fail;
+        }
+        sqlite3_bind_int64(st, 1, s->from ? from : (int64_t)-4611686018427387904LL);
+        sqlite3_bind_int(st, 2, s->to != NULL);
+        sqlite3_bind_int64(st, 3, to);
+        if (s->range)
+            sqlite3_bind_text(st, 4, s->range, -1, SQLITE_STATIC);
+        int rc = sqlite3_step(st);
+        sqlite3_finalize(st);
+        if (rc != SQLITE_DONE) {
+            fprintf(cli->err, "%s: %s\n", cli->prog, sqlite3_errmsg(db));
+            goto fail;
+        }
+        if (s->range && sqlite3_changes(db) == 0) {
+            fprintf(cli->err, "%s: no range, operator or step named '%s' in %s\n", cli->prog, s->range, path);
+            goto fail;
+        }
+        if (scope_exec(db,
+                       "CREATE TEMP VIEW scope_event AS SELECT e.* FROM main.event e WHERE EXISTS "
+                       "(SELECT 1 FROM scope_window w WHERE e.start_ns >= w.start_ns AND e.start_ns < w.end_ns)",
+                       cli) != 0)
+            goto fail;
+    } else if (scope_exec(db, "CREATE TEMP VIEW scope_event AS SELECT * FROM main.event", cli) != 0) {
+        goto fail;
+    }
+    return db;
+fail:
+    sqlite3_close(db);
+    return NULL;
+}
+
+const char *scope_sort_column(const struct scope *s, const char *const *keys, struct cli *cli)
+{
+    for (size_t i = 0; keys[i]; i += 2)
+        if (strcmp(s->sort, keys[i]) == 0)
+            return keys[i + 1];
+    fprintf(cli->err, "%s: unknown --sort key '%s' (one of:", cli->prog, s->sort);
+    for (size_t i = 0; keys[i]; i += 2)
+        fprintf(cli->err, " %s", keys[i]);
+    fprintf(cli->err, ")\n");
+    return NULL;
+}
+
+void scope_bind(sqlite3_stmt *st, const struct scope *s, const char *sort_column)
+{
+    report_bind_int(st, ":limit", s->limit < 0 ? -1 : s->limit);
+    if (sort_column)
+        report_bind_text(st, ":sort", sort_column);
+    report_bind_int(st, ":by_rank", s->by_rank);
+}
+
+int scope_render(sqlite3_stmt *st, const struct scope *s, struct cli *cli)
+{
+    return render_query_from(st, s->format, s->by_rank ? 0 : 1, cli->out, cli->err) < 0 ? -1 : 0;
+}

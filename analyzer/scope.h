@@ -1,0 +1,48 @@
+/* scope.h: the options every report shares (format, limit, sort, time window, by-rank) and the
+ * temporary view `scope_event` that holds the events inside the chosen window. */
+#ifndef TDB_SCOPE_H
+#define TDB_SCOPE_H
+#include "cli.h"
+#include <sqlite3.h>
+
+struct scope {
+    enum render_format format;
+    int64_t limit;      /* -1: all */
+    const char *sort;   /* as given; each report whitelists */
+    const char *from;   /* "10ms": from the trace's first event */
+    const char *to;
+    const char *range;  /* a range name or glob: keep events that start inside any instance */
+    int by_rank;
+    int filtered;       /* set by scope_open: a window applies */
+};
+
+/* The shared options, to splice into a command's table. */
+#define SCOPE_OPTIONS(s)                                                                                     \
+    {"format", 0, OPT_FORMAT, &(s).format, "table (default), csv or json"},                                  \
+    {"limit", 'n', OPT_INT, &(s).limit, "show the first N rows"},                                            \
+    {"sort", 's', OPT_STRING, &(s).sort, "sort key (see the command's help)"},                               \
+    {"from", 0, OPT_STRING, &(s).from, "keep events starting this long after the trace start (ns, us, ms, s)"}, \
+    {"to", 0, OPT_STRING, &(s).to, "... and before this (ns, us, ms, s)"},                                   \
+    {"range", 0, OPT_STRING, &(s).range, "keep events starting inside range NAME (a glob: 'ProfilerStep#3')"}, \
+    {"by-rank", 0, OPT_FLAG, &(s).by_rank, "one row per rank"}
+
+void scope_init(struct scope *s, const char *default_sort);
+
+/* Opens the database read-only and creates temp view scope_event (every column of event, the events
+ * in the window) and temp table scope_window. NULL on error (printed). */
+sqlite3 *scope_open(const char *path, struct scope *s, struct cli *cli);
+
+/* Parses "250", "250ns", "1.5us", "20ms", "2s" into ns. -1 when it is not a duration. */
+int scope_parse_duration(const char *text, int64_t *ns);
+
+/* Looks sort up in keys[] (NULL-terminated pairs: accepted name, column); the column or NULL
+ * (with a message listing the keys). */
+const char *scope_sort_column(const struct scope *s, const char *const *keys, struct cli *cli);
+
+/* Binds :limit, :sort, :by_rank where the statement has them. */
+void scope_bind(sqlite3_stmt *st, const struct scope *s, const char *sort_column);
+
+/* Renders: with --by-rank the first column (rank) is shown, else it is left out. */
+int scope_render(sqlite3_stmt *st, const struct scope *s, struct cli *cli);
+
+#endif

@@ -1,0 +1,99 @@
+-- ops_events: the per-operator table of ops.sql computed from the events in scope_event (a time
+-- window or a range), optionally per input shape ("Input Dims"), per Python stack (the innermost
+-- :stack_depth python_function frames above the operator) and with FLOPs (tdb_flops, PyTorch's
+-- formulas). Device time and memory go to the operator whose runtime call launched the work, or that
+-- holds the [memory] event (self), and to all its ancestors (total).
+-- Parameters: :sort, :limit, :by_rank, :group_by (name | shape | stack), :stack_depth, :with_flops.
+WITH RECURSIVE
+cpu AS (
+  SELECT e.id, e.thread_id, e.dur_ns, e.self_ns, e.args, e.parent_id, s.value AS raw_name,
+         CASE WHEN s.value GLOB 'ProfilerStep#*' THEN 'ProfilerStep*' ELSE s.value END AS name
+  FROM scope_event e JOIN string s ON s.id = e.name_id
+  WHERE e.kind IN (1, 2, 5, 6)
+),
+gpu AS (
+  SELECT a.parent_id AS op_id, g.dur_ns AS v
+  FROM scope_event g JOIN event a ON a.id = g.launch_id
+  WHERE g.kind IN (7, 8, 9) AND a.parent_id IS NOT NULL
+),
+gpu_up(anc, v) AS (
+  SELECT op_id, v FROM gpu
+  UNION ALL
+  SELECT p.parent_id, gpu_up.v FROM gpu_up JOIN event p ON p.id = gpu_up.anc WHERE p.parent_id IS NOT NULL
+),
+mem AS (
+  SELECT e.parent_id AS op_id, m.device_type <> 0 AS on_device, e.bytes AS v
+  FROM scope_event e JOIN memory_event m ON m.event_id = e.id
+  WHERE e.kind = 11 AND e.parent_id IS NOT NULL AND e.bytes IS NOT NULL
+),
+mem_up(anc, on_device, v) AS (
+  SELECT op_id, on_device, v FROM mem
+  UNION ALL
+  SELECT p.parent_id, mem_up.on_device, mem_up.v FROM mem_up JOIN event p ON p.id = mem_up.anc WHERE p.parent_id IS NOT NULL
+),
+dev_self AS (SELECT op_id AS id, sum(v) AS v FROM gpu GROUP BY op_id),
+dev_total AS (SELECT anc AS id, sum(v) AS v FROM gpu_up GROUP BY anc),
+mem_self AS (SELECT op_id AS id, sum(CASE WHEN on_device THEN 0 ELSE v END) AS cpu,
+                    sum(CASE WHEN on_device THEN v ELSE 0 END) AS dev FROM mem GROUP BY op_id),
+mem_total AS (SELECT anc AS id, sum(CASE WHEN on_device THEN 0 ELSE v END) AS cpu,
+                     sum(CASE WHEN on_device THEN v ELSE 0 END) AS dev FROM mem_up GROUP BY anc),
+py(id, anc, n, stack) AS (
+  SELECT id, parent_id, 0, '' FROM cpu WHERE :group_by = 'stack'
+  UNION ALL
+  SELECT py.id, p.parent_id, py.n + (p.kind = 4),
+         CASE WHEN p.kind = 4 AND py.n < :stack_depth
+              THEN py.stack || CASE WHEN py.stack = '' THEN '' ELSE '; ' END || s.value ELSE py.stack END
+  FROM py JOIN event p ON p.id = py.anc JOIN string s ON s.id = p.name_id
+),
+stacks AS (SELECT id, stack FROM py WHERE anc IS NULL),
+per_event AS (
+  SELECT CASE WHEN :by_rank THEN (SELECT t.rank FROM thread th JOIN process pr ON pr.id = th.process_id
+                                  JOIN trace t ON t.id = pr.trace_id WHERE th.id = c.thread_id) END AS rank,
+         c.name,
+         CASE WHEN :group_by = 'shape' THEN coalesce(json_extract(c.args, '$."Input Dims"'), '') END AS input_shapes,
+         CASE WHEN :group_by = 'stack' THEN st.stack END AS stack,
+         c.dur_ns, c.self_ns,
+         coalesce(ds.v, 0) AS self_dev, coalesce(dt.v, 0) AS dev_total,
+         coalesce(ms.cpu, 0) AS self_cpu_mem, coalesce(mt.cpu, 0) AS cpu_mem,
+         coalesce(ms.dev, 0) AS self_dev_mem, coalesce(mt.dev, 0) AS dev_mem,
+         CASE WHEN :with_flops THEN tdb_flops(c.raw_name, c.args) END AS flops
+  FROM cpu c
+  LEFT JOIN dev_self ds ON ds.id = c.id
+  LEFT JOIN dev_total dt ON dt.id = c.id
+  LEFT JOIN mem_self ms ON ms.id = c.id
+  LEFT JOIN mem_total mt ON mt.id = c.id
+  LEFT JOIN stacks st ON st.id = c.id
+),
+agg AS (
+  SELECT rank, name, input_shapes, stack, count(*) AS calls,
+         sum(self_ns) AS self_cpu_ns, sum(dur_ns) AS cpu_total_ns,
+         sum(self_dev) AS self_device_ns, sum(dev_total) AS device_total_ns,
+         sum(cpu_mem) AS cpu_mem_bytes, sum(self_cpu_mem) AS self_cpu_mem_bytes,
+         sum(dev_mem) AS device_mem_bytes, sum(self_dev_mem) AS self_device_mem_bytes,
+         sum(flops) AS flops
+  FROM per_event
+  GROUP BY rank, name, input_shapes, stack
+),
+tot AS (SELECT sum(self_cpu_ns) AS cpu, sum(self_device_ns) AS dev FROM agg)
+SELECT rank, name, calls,
+       self_cpu_ns, round(100.0 * self_cpu_ns / nullif(tot.cpu, 0), 2) AS self_cpu_pct,
+       cpu_total_ns, round(100.0 * cpu_total_ns / nullif(tot.cpu, 0), 2) AS cpu_total_pct,
+       CAST(round(1.0 * cpu_total_ns / calls) AS INTEGER) AS cpu_avg_ns,
+       self_device_ns, round(100.0 * self_device_ns / nullif(tot.dev, 0), 2) AS self_device_pct,
+       device_total_ns, CAST(round(1.0 * device_total_ns / calls) AS INTEGER) AS device_avg_ns,
+       cpu_mem_bytes, self_cpu_mem_bytes, device_mem_bytes, self_device_mem_bytes,
+       flops, input_shapes, stack
+FROM agg, tot
+ORDER BY CASE :sort WHEN 'name' THEN 0
+                    WHEN 'calls' THEN calls
+                    WHEN 'cpu_total_ns' THEN cpu_total_ns
+                    WHEN 'self_device_ns' THEN self_device_ns
+                    WHEN 'device_total_ns' THEN device_total_ns
+                    WHEN 'cpu_mem_bytes' THEN cpu_mem_bytes
+                    WHEN 'self_cpu_mem_bytes' THEN self_cpu_mem_bytes
+                    WHEN 'device_mem_bytes' THEN device_mem_bytes
+                    WHEN 'self_device_mem_bytes' THEN self_device_mem_bytes
+                    WHEN 'flops' THEN coalesce(flops, -1)
+                    ELSE self_cpu_ns END DESC,
+         rank, name, input_shapes, stack
+LIMIT :limit;

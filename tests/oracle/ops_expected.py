@@ -1,0 +1,89 @@
+#!/usr/bin/python3
+"""ops_expected.py: independent per-operator device time and memory for real Kineto traces.
+
+Builds each thread's event tree in Python from the raw JSON (sorted by start, longer first, file
+order; a child must end inside its parent, PyTorch's rule), then gives each kernel/memcpy/memset to
+the event enclosing the runtime call with the same correlation ("self") and to all its ancestors
+("total"), and each [memory] event's bytes likewise. Writes tests/data/ops_expected.json, which
+tests/unit/test_reports.c compares with `tracedb ops --format json`. Run:
+    python3 tests/oracle/ops_expected.py
+"""
+import collections, gzip, json, os
+from decimal import Decimal
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(HERE, "..", "data", "kineto")
+FILES = ["critical_path_alexnet_trace.json.gz", "nccl_parser_config_nccl_data.json.gz",
+         "df_index_resolver_df_index_resolver.json.gz"]
+CPU = {"cpu_op", "user_annotation", "cuda_runtime", "cuda_driver"}
+
+
+def ns(x):
+    return int((Decimal(str(x)) * 1000).to_integral_value())
+
+
+def main():
+    out = {}
+    for name in FILES:
+        with gzip.open(os.path.join(DATA, name), "rt") as f:
+            events = json.load(f, parse_float=Decimal)["traceEvents"]
+        timed = []
+        for i, e in enumerate(events):
+            if e.get("ph") in ("X", "i", "I"):
+                tid = e.get("tid", e.get("pid"))
+                timed.append({"i": i, "e": e, "track": (str(e.get("pid")), str(tid)),
+                              "start": ns(e["ts"]), "dur": ns(e.get("dur", 0)) if e.get("ph") == "X" else 0})
+        parent = {}
+        by_track = collections.defaultdict(list)
+        for t in timed:
+            by_track[t["track"]].append(t)
+        for evs in by_track.values():
+            evs.sort(key=lambda t: (t["start"], -t["dur"], t["i"]))
+            stack = []
+            for t in evs:
+                end = t["start"] + t["dur"]
+                while stack and (stack[-1]["start"] + stack[-1]["dur"] <= t["start"]
+                                 or stack[-1]["start"] + stack[-1]["dur"] < end):
+                    stack.pop()
+                parent[t["i"]] = stack[-1]["i"] if stack else None
+                if t["dur"] > 0:
+                    stack.append(t)
+        launch = {}
+        for t in timed:
+            e = t["e"]
+            if e.get("cat") in ("cuda_runtime", "cuda_driver") and "correlation" in e.get("args", {}):
+                launch.setdefault(e["args"]["correlation"], t["i"])
+        rows = collections.defaultdict(lambda: collections.Counter())
+
+        def key(i):
+            n = events[i]["name"]
+            return "ProfilerStep*" if n.startswith("ProfilerStep#") else n
+
+        def ancestors(i):
+            while i is not None:
+                yield i
+                i = parent[i]
+
+        for t in timed:
+            e = t["e"]
+            if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset"):
+                l = launch.get(e.get("args", {}).get("correlation"))
+                if l is None or parent[l] is None:
+                    continue
+                rows[key(parent[l])]["self_device_ns"] += t["dur"]
+                for a in ancestors(parent[l]):
+                    rows[key(a)]["device_total_ns"] += t["dur"]
+            elif e.get("name") == "[memory]" and parent[t["i"]] is not None:
+                b = int(e["args"]["Bytes"])
+                kind = "cpu" if int(e["args"].get("Device Type", 0)) == 0 else "device"
+                rows[key(parent[t["i"]])]["self_%s_mem_bytes" % kind] += b
+                for a in ancestors(parent[t["i"]]):
+                    rows[key(a)]["%s_mem_bytes" % kind] += b
+        cpu_names = {key(t["i"]) for t in timed if t["e"].get("cat") in CPU}
+        out[name] = {n: dict(c) for n, c in rows.items() if n in cpu_names}
+    with open(os.path.join(HERE, "..", "data", "ops_expected.json"), "w") as f:
+        json.dump(out, f, indent=1, sort_keys=True)
+
+
+if __name__ == "__main__":
+    main()
