@@ -36,7 +36,13 @@ struct opt {
 int cli_parse_options(int argc, char **argv, const struct opt *opts, const char *usage, struct cli *cli);
 void cli_usage(const struct opt *opts, const char *usage, FILE *to);
 
+int cmd_api(int argc, char **argv, struct cli *cli);
+int cmd_device(int argc, char **argv, struct cli *cli);
 int cmd_import(int argc, char **argv, struct cli *cli);
+int cmd_kernels(int argc, char **argv, struct cli *cli);
+int cmd_latency(int argc, char **argv, struct cli *cli);
+int cmd_memops(int argc, char **argv, struct cli *cli);
+int cmd_memory(int argc, char **argv, struct cli *cli);
 int cmd_ops(int argc, char **argv, struct cli *cli);
 int cmd_sql(int argc, char **argv, struct cli *cli);
 int cmd_summary(int argc, char **argv, struct cli *cli);

@@ -13,7 +13,13 @@ struct cmd {
 };
 
 static const struct cmd commands[] = {
+    {"api", cmd_api, "runtime and driver API calls per name (nsys cuda_api_sum)"},
+    {"device", cmd_device, "per step and device: busy, run (compute), IO-wait and idle time"},
     {"import", cmd_import, "turn Chrome trace JSON files (.json, .json.gz, -) into a database"},
+    {"kernels", cmd_kernels, "GPU kernels (and memcpy/memset) per name (nsys cuda_gpu_kern_sum)"},
+    {"latency", cmd_latency, "step or range latency: count, min, mean, median, p90..p99.9, max"},
+    {"memops", cmd_memops, "memcpy and memset by operation: time, bytes, bandwidth"},
+    {"memory", cmd_memory, "memory high-water marks, leaks, per-operator bytes, timeline"},
     {"ops", cmd_ops, "per-operator table with PyTorch key_averages() semantics"},
     {"sql", cmd_sql, "run ad-hoc SQL on a database (read-only unless --write)"},
     {"summary", cmd_summary, "where the time and memory went, on one screen"},

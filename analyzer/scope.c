@@ -135,3 +135,21 @@ int scope_render(sqlite3_stmt *st, const struct scope *s, struct cli *cli)
 {
     return render_query_from(st, s->format, s->by_rank ? 0 : 1, cli->out, cli->err) < 0 ? -1 : 0;
 }
+
+int scope_run(sqlite3 *db, const char *query, const struct scope *s, const char *sort_column,
+              const struct scope_param *params, struct cli *cli)
+{
+    sqlite3_stmt *st = report_prepare(db, query, cli);
+    if (!st)
+        return 1;
+    scope_bind(st, s, sort_column);
+    for (const struct scope_param *p = params; p && p->name; p++) {
+        if (p->text)
+            report_bind_text(st, p->name, p->text);
+        else
+            report_bind_int(st, p->name, p->value);
+    }
+    int rc = scope_render(st, s, cli) != 0;
+    sqlite3_finalize(st);
+    return rc;
+}

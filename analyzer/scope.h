@@ -45,4 +45,16 @@ void scope_bind(sqlite3_stmt *st, const struct scope *s, const char *sort_column
 /* Renders: with --by-rank the first column (rank) is shown, else it is left out. */
 int scope_render(sqlite3_stmt *st, const struct scope *s, struct cli *cli);
 
+/* A named parameter a report binds besides the scope's: text when text != NULL, else the integer. */
+struct scope_param {
+    const char *name; /* ":kinds" */
+    const char *text;
+    int64_t value;
+};
+
+/* Prepares queries/NAME.sql, binds the scope and params (terminated by a NULL name), renders.
+ * 0, or 1 on error (printed). */
+int scope_run(sqlite3 *db, const char *query, const struct scope *s, const char *sort_column,
+              const struct scope_param *params, struct cli *cli);
+
 #endif

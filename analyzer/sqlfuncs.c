@@ -2,6 +2,7 @@
  *   median(x)          the 50th percentile
  *   percentile(x, p)   p in [0, 100], linear interpolation between closest ranks (numpy/pandas default)
  *   stddev(x)          sample standard deviation (n - 1), as pandas' std()
+ *   interval_union(s, e)  the length covered by the union of intervals [s, e) (overlaps count once)
  * Values are collected and sorted at the end: exact, not approximated. NULLs are ignored. */
 #include "sqlfuncs.h"
 #include <math.h>
@@ -100,12 +101,68 @@ static void stddev_final(sqlite3_context *ctx)
     free(s->v);
 }
 
+struct intervals {
+    int64_t (*v)[2];
+    size_t n, cap;
+};
+
+static void union_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    struct intervals *iv = sqlite3_aggregate_context(ctx, sizeof *iv);
+    if (!iv || sqlite3_value_type(argv[0]) == SQLITE_NULL || sqlite3_value_type(argv[1]) == SQLITE_NULL)
+        return;
+    int64_t s = sqlite3_value_int64(argv[0]), e = sqlite3_value_int64(argv[1]);
+    if (e <= s)
+        return;
+    if (iv->n == iv->cap) {
+        size_t ncap = iv->cap ? iv->cap * 2 : 64;
+        int64_t(*nv)[2] = realloc(iv->v, ncap * sizeof *nv);
+        if (!nv) {
+            sqlite3_result_error_nomem(ctx);
+            return;
+        }
+        iv->v = nv, iv->cap = ncap;
+    }
+    iv->v[iv->n][0] = s, iv->v[iv->n][1] = e;
+    iv->n++;
+}
+
+static int cmp_interval(const void *a, const void *b)
+{
+    const int64_t *x = a, *y = b;
+    return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+static void union_final(sqlite3_context *ctx)
+{
+    struct intervals *iv = sqlite3_aggregate_context(ctx, 0);
+    int64_t total = 0;
+    if (iv && iv->n) {
+        qsort(iv->v, iv->n, sizeof *iv->v, cmp_interval);
+        int64_t cs = iv->v[0][0], ce = iv->v[0][1];
+        for (size_t i = 1; i < iv->n; i++) {
+            if (iv->v[i][0] > ce) { /* a gap: close the current run */
+                total += ce - cs;
+                cs = iv->v[i][0], ce = iv->v[i][1];
+            } else if (iv->v[i][1] > ce) {
+                ce = iv->v[i][1];
+            }
+        }
+        total += ce - cs;
+    }
+    if (iv)
+        free(iv->v);
+    sqlite3_result_int64(ctx, total);
+}
+
 int tdb_register_functions(sqlite3 *db)
 {
     int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC;
     if (sqlite3_create_function(db, "median", 1, flags, NULL, NULL, sample_step, median_final) != SQLITE_OK ||
         sqlite3_create_function(db, "percentile", 2, flags, NULL, NULL, sample_step, percentile_final) != SQLITE_OK ||
-        sqlite3_create_function(db, "stddev", 1, flags, NULL, NULL, sample_step, stddev_final) != SQLITE_OK)
+        sqlite3_create_function(db, "stddev", 1, flags, NULL, NULL, sample_step, stddev_final) != SQLITE_OK ||
+        sqlite3_create_function(db, "interval_union", 2, flags, NULL, NULL, union_step, union_final) != SQLITE_OK)
         return -1;
     return tdb_register_flops(db);
 }

@@ -1,0 +1,76 @@
+/* cmd_kernels.c: `tracedb kernels run.db`: GPU work per name, nsys cuda_gpu_kern_sum style
+ * (queries/kernels.sql). */
+#include "cli.h"
+#include "scope.h"
+#include <string.h>
+
+static const char kernels_usage[] =
+    "tracedb kernels run.db [--kinds kernel,memcpy,memset] [--group-by name|launch] [--sort KEY] [--limit N]\n"
+    "                       [--from T] [--to T] [--range NAME] [--by-rank] [--format table|csv|json]";
+
+static const char *const kernels_sort_keys[] = {
+    "total_ns", "total_ns", "instances", "instances", "avg_ns", "avg_ns",
+    "med_ns", "med_ns", "max_ns", "max_ns", "name", "name", NULL,
+};
+
+/* "kernel,memcpy" -> the three flags; -1 on an unknown kind. */
+static int kernels_kinds(const char *list, int64_t flags[3])
+{
+    static const char *const names[3] = {"kernel", "memcpy", "memset"};
+    flags[0] = flags[1] = flags[2] = 0;
+    const char *p = list;
+    while (*p) {
+        size_t n = strcspn(p, ",");
+        int found = 0;
+        for (int i = 0; i < 3; i++)
+            if (strlen(names[i]) == n && strncmp(p, names[i], n) == 0)
+                flags[i] = found = 1;
+        if (!found)
+            return -1;
+        p += n;
+        if (*p == ',')
+            p++;
+    }
+    return 0;
+}
+
+int cmd_kernels(int argc, char **argv, struct cli *cli)
+{
+    struct scope sc;
+    scope_init(&sc, "total_ns");
+    const char *kinds = "kernel", *group_by = "name";
+    const struct opt opts[] = {
+        SCOPE_OPTIONS(sc),
+        {"kinds", 'k', OPT_STRING, &kinds, "kernel (default), memcpy, memset, comma-separated"},
+        {"group-by", 'g', OPT_STRING, &group_by, "name (default) or launch (grid, block, registers, shared memory)"},
+        OPT_END,
+    };
+    int n = cli_parse_options(argc, argv, opts, kernels_usage, cli);
+    if (n != 1) {
+        if (n >= 0)
+            cli_usage(opts, kernels_usage, cli->err);
+        return 2;
+    }
+    int64_t flags[3];
+    if (kernels_kinds(kinds, flags) != 0) {
+        fprintf(cli->err, "%s: unknown --kinds '%s' (kernel, memcpy, memset)\n", cli->prog, kinds);
+        return 2;
+    }
+    if (strcmp(group_by, "name") != 0 && strcmp(group_by, "launch") != 0) {
+        fprintf(cli->err, "%s: unknown --group-by '%s' (name or launch)\n", cli->prog, group_by);
+        return 2;
+    }
+    const char *sort = scope_sort_column(&sc, kernels_sort_keys, cli);
+    if (!sort)
+        return 2;
+    sqlite3 *db = scope_open(argv[0], &sc, cli);
+    if (!db)
+        return 1;
+    const struct scope_param params[] = {
+        {":kernel", NULL, flags[0]}, {":memcpy", NULL, flags[1]}, {":memset", NULL, flags[2]},
+        {":group_by", group_by, 0},  {NULL, NULL, 0},
+    };
+    int rc = scope_run(db, "kernels", &sc, sort, params, cli);
+    sqlite3_close(db);
+    return rc;
+}

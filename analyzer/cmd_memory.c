@@ -1,0 +1,42 @@
+/* cmd_memory.c: `tracedb memory run.db`: memory high-water marks, leaks and fragmentation per device
+ * (queries/memory.sql); --by-op bytes per operator (queries/memory_ops.sql); --timeline the series
+ * for plotting (queries/memory_timeline.sql). */
+#include "cli.h"
+#include "scope.h"
+
+static const char memory_usage[] = "tracedb memory run.db [--by-op | --timeline] [--limit N] [--from T] [--to T]\n"
+                                   "                      [--range NAME] [--format table|csv|json]";
+
+static const char *const memory_sort_keys[] = {"device", "device", NULL};
+
+int cmd_memory(int argc, char **argv, struct cli *cli)
+{
+    struct scope sc;
+    scope_init(&sc, "device");
+    int by_op = 0, timeline = 0;
+    const struct opt opts[] = {
+        SCOPE_OPTIONS(sc),
+        {"by-op", 0, OPT_FLAG, &by_op, "bytes allocated and freed per operator"},
+        {"timeline", 0, OPT_FLAG, &timeline, "allocated and reserved bytes at every memory event"},
+        OPT_END,
+    };
+    int n = cli_parse_options(argc, argv, opts, memory_usage, cli);
+    if (n != 1) {
+        if (n >= 0)
+            cli_usage(opts, memory_usage, cli->err);
+        return 2;
+    }
+    if (by_op && timeline) {
+        fprintf(cli->err, "%s: --by-op and --timeline do not go together\n", cli->prog);
+        return 2;
+    }
+    const char *sort = scope_sort_column(&sc, memory_sort_keys, cli);
+    if (!sort)
+        return 2;
+    sqlite3 *db = scope_open(argv[0], &sc, cli);
+    if (!db)
+        return 1;
+    int rc = scope_run(db, by_op ? "memory_ops" : timeline ? "memory_timeline" : "memory", &sc, sort, NULL, cli);
+    sqlite3_close(db);
+    return rc;
+}

@@ -1,0 +1,32 @@
+-- latency: duration statistics of repeated ranges, as Furiosa's print_summary gives them: count,
+-- min, max, mean, median and the 90, 95, 97, 99 and 99.9th percentiles (linear interpolation between
+-- closest ranks, numpy/pandas' default), integer ns (rounded).
+-- :mode 'steps' takes ProfilerStep#N (as ProfilerStep*); 'name' the events named :pattern (a name or
+-- a glob), as one population; 'top' the top-level ranges and operators (depth 0) on thread :tid
+-- (every thread when NULL), per name: inferences.
+WITH sel AS (
+  SELECT CASE WHEN :by_rank THEN (SELECT t.rank FROM thread th JOIN process pr ON pr.id = th.process_id
+                                  JOIN trace t ON t.id = pr.trace_id WHERE th.id = e.thread_id) END AS rank,
+         CASE :mode WHEN 'steps' THEN 'ProfilerStep*' WHEN 'name' THEN :pattern ELSE s.value END AS name,
+         e.dur_ns
+  FROM scope_event e JOIN string s ON s.id = e.name_id
+  WHERE CASE :mode
+          WHEN 'steps' THEN e.kind = 2 AND s.value GLOB 'ProfilerStep#[0-9]*'
+          WHEN 'name' THEN e.kind IN (1, 2, 3) AND (s.value = :pattern OR s.value GLOB :pattern)
+          ELSE e.kind IN (1, 2) AND e.depth = 0
+               AND (:tid IS NULL OR e.thread_id IN (SELECT id FROM thread WHERE CAST(tid AS TEXT) = :tid))
+        END
+)
+SELECT rank, name, count(*) AS count, min(dur_ns) AS min_ns, max(dur_ns) AS max_ns,
+       CAST(round(avg(dur_ns)) AS INTEGER) AS mean_ns,
+       CAST(round(median(dur_ns)) AS INTEGER) AS median_ns,
+       CAST(round(percentile(dur_ns, 90)) AS INTEGER) AS p90_ns,
+       CAST(round(percentile(dur_ns, 95)) AS INTEGER) AS p95_ns,
+       CAST(round(percentile(dur_ns, 97)) AS INTEGER) AS p97_ns,
+       CAST(round(percentile(dur_ns, 99)) AS INTEGER) AS p99_ns,
+       CAST(round(percentile(dur_ns, 99.9)) AS INTEGER) AS p999_ns
+FROM sel
+GROUP BY rank, name
+ORDER BY CASE :sort WHEN 'count' THEN count(*) WHEN 'median_ns' THEN median(dur_ns) WHEN 'max_ns' THEN max(dur_ns)
+                    WHEN 'name' THEN 0 ELSE sum(dur_ns) END DESC, rank, name
+LIMIT :limit;

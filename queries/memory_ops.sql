@@ -1,0 +1,18 @@
+-- memory_ops: bytes allocated and freed per operator: self (by [memory] events directly inside the
+-- operator's events) and, from the import's sums, the net total including everything below it.
+WITH m AS (
+  SELECT o.name_id, mm.device_type <> 0 AS on_device, e.bytes
+  FROM scope_event e JOIN memory_event mm ON mm.event_id = e.id JOIN event o ON o.id = e.parent_id
+  WHERE e.kind = 11 AND e.bytes IS NOT NULL
+)
+SELECT NULL AS rank, n.value AS name,
+       sum(CASE WHEN NOT on_device AND bytes > 0 THEN bytes ELSE 0 END) AS self_cpu_allocated_bytes,
+       -sum(CASE WHEN NOT on_device AND bytes < 0 THEN bytes ELSE 0 END) AS self_cpu_freed_bytes,
+       sum(CASE WHEN on_device AND bytes > 0 THEN bytes ELSE 0 END) AS self_device_allocated_bytes,
+       -sum(CASE WHEN on_device AND bytes < 0 THEN bytes ELSE 0 END) AS self_device_freed_bytes,
+       (SELECT sum(cpu_mem) FROM event_stats st WHERE st.name_id = m.name_id AND st.kind IN (1, 2, 5, 6)) AS cpu_mem_bytes,
+       (SELECT sum(device_mem) FROM event_stats st WHERE st.name_id = m.name_id AND st.kind IN (1, 2, 5, 6)) AS device_mem_bytes
+FROM m JOIN string n ON n.id = m.name_id
+GROUP BY m.name_id
+ORDER BY self_device_allocated_bytes + self_cpu_allocated_bytes DESC, name
+LIMIT :limit;
