@@ -16,7 +16,7 @@ LIBS     = -lsqlite3 -lyajl -lcjson -lcsv -lz -lm -lpthread
 SAN      = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 SQL      = $(wildcard schema/*.sql) $(wildcard queries/*.sql)
-LIB_SRC  = recorder/ingest.c recorder/nesting.c recorder/row_writer.c recorder/strmap.c recorder/jsonbuf.c recorder/timeparse.c \
+LIB_SRC  = recorder/ingest.c recorder/nesting.c recorder/device_time.c recorder/row_writer.c recorder/strmap.c recorder/jsonbuf.c recorder/timeparse.c \
            recorder/chrome_import.c recorder/import.c \
            analyzer/render.c analyzer/report.c analyzer/sqlfuncs.c analyzer/flops.c analyzer/options.c analyzer/scope.c
 CLI_SRC  = analyzer/main.c analyzer/cmd_api.c analyzer/cmd_device.c analyzer/cmd_kernels.c analyzer/cmd_latency.c \

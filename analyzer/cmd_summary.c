@@ -4,6 +4,8 @@
 #include "cli.h"
 #include "render.h"
 #include "report.h"
+#include "scope.h"
+#include <stdlib.h>
 #include <string.h>
 
 static const char summary_usage[] = "tracedb summary run.db [--limit N] [--format table|csv|json]";
@@ -17,16 +19,9 @@ static const struct {
     {"ops", "ops", "Top operators by self CPU time (PyTorch key_averages semantics)"},
     {"summary_kernels", "kernels", "Top kernels by total device time"},
     {"summary_latency", "latency", "Step latency"},
-    {"summary_memory", "memory", "Memory peak"},
+    {"summary_device", "device", "Device time: busy = run (computation) + IO-wait (memory, communication)"},
+    {"memory", "memory", "Memory high-water marks"},
 };
-
-/* Whether a statement yields any row (then reset for rendering). */
-static int has_rows(sqlite3_stmt *st)
-{
-    int rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    return rc == SQLITE_ROW;
-}
 
 int cmd_summary(int argc, char **argv, struct cli *cli)
 {
@@ -43,9 +38,12 @@ int cmd_summary(int argc, char **argv, struct cli *cli)
             cli_usage(opts, summary_usage, cli->err);
         return 2;
     }
-    sqlite3 *db = report_open(argv[0], 0, cli);
+    struct scope sc;
+    scope_init(&sc, "");
+    sqlite3 *db = scope_open(argv[0], &sc, cli);
     if (!db)
         return 1;
+
     int rc = 0, printed = 0;
     if (fmt == FMT_JSON)
         fputs("{", cli->out);
@@ -57,18 +55,29 @@ int cmd_summary(int argc, char **argv, struct cli *cli)
         }
         report_bind_text(st, ":sort", "self_cpu_ns");
         report_bind_int(st, ":limit", (int64_t)limit);
-        if (has_rows(st)) {
+        report_bind_int(st, ":by_rank", 0);
+        /* rendered to memory first: a section with no rows is left out, and each query runs once */
+        char *text = NULL;
+        size_t len = 0;
+        FILE *mem = open_memstream(&text, &len);
+        int skip_rank = strcmp(sqlite3_column_name(st, 0), "rank") == 0;
+        int64_t rows = mem ? render_query_from(st, fmt, skip_rank, mem, cli->err) : -1;
+        if (mem)
+            fclose(mem);
+        sqlite3_finalize(st);
+        if (rows < 0)
+            rc = 1;
+        if (rows > 0) {
             if (fmt == FMT_JSON)
                 fprintf(cli->out, "%s\n\"%s\": ", printed ? "," : "", summary_sections[i].key);
             else if (fmt == FMT_CSV)
                 fprintf(cli->out, "%s# %s\r\n", printed ? "\r\n" : "", summary_sections[i].key);
             else
                 fprintf(cli->out, "%s%s\n", printed ? "\n" : "", summary_sections[i].title);
-            if (render_query(st, fmt, cli->out, cli->err) < 0)
-                rc = 1;
+            fwrite(text, 1, len, cli->out);
             printed++;
         }
-        sqlite3_finalize(st);
+        free(text);
     }
     if (fmt == FMT_JSON)
         fputs("}\n", cli->out);

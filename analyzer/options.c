@@ -66,7 +66,9 @@ int cli_parse_options(int argc, char **argv, const struct opt *opts, const char 
     int npos = 0, only_pos = 0;
     for (int i = 1; i < argc; i++) {
         char *a = argv[i];
-        if (only_pos || a[0] != '-' || a[1] == 0) { /* "-" is a positional (stdin) */
+        /* "-" (stdin) is positional, and so is anything with a blank in it: SQL that starts with a
+         * "--" comment is not an option */
+        if (only_pos || a[0] != '-' || a[1] == 0 || strpbrk(a, " \t\n")) {
             argv[npos++] = a;
             continue;
         }

@@ -8,7 +8,6 @@
 -- Shares are of the span. GPU work is clipped to the window.
 WITH RECURSIVE
 devices AS (SELECT DISTINCT trace_id, device FROM gpu),
-maxdur AS (SELECT coalesce(max(e - s), 0) AS d FROM gpu),
 windows AS (
   SELECT trace_id, NULL AS step, device, min(s) AS ws, max(e) AS we FROM gpu GROUP BY trace_id, device
   UNION ALL
@@ -16,18 +15,17 @@ windows AS (
   FROM scope_event r JOIN string n ON n.id = r.name_id
   JOIN thread t ON t.id = r.thread_id JOIN process p ON p.id = t.process_id
   JOIN devices d ON d.trace_id = p.trace_id
-  WHERE r.kind IN (1, 2) AND (n.value = :steps OR n.value GLOB :steps)
+  WHERE r.kind = 2 AND r.name_id IN (SELECT id FROM string WHERE value = :steps OR value GLOB :steps)
 ),
-clipped AS (
-  SELECT w.trace_id, w.step, w.device, w.ws, w.we, max(g.s, w.ws) AS cs, min(g.e, w.we) AS ce, g.class
-  FROM windows w LEFT JOIN gpu g
-    ON g.trace_id = w.trace_id AND g.device = w.device AND g.s >= w.ws - (SELECT d FROM maxdur) AND g.s < w.we AND g.e > w.ws
-),
-agg AS (
-  SELECT trace_id, step, device, ws, we - ws AS span_ns,
-         interval_union(cs, ce) AS busy_ns,
-         interval_union(CASE WHEN class = 'computation' THEN cs END, CASE WHEN class = 'computation' THEN ce END) AS run_ns
-  FROM clipped GROUP BY trace_id, step, device, ws, we
+agg AS MATERIALIZED (
+  SELECT w.trace_id, w.step, w.device, w.ws, w.we - w.ws AS span_ns,
+         (SELECT interval_union(max(g.s, w.ws), min(g.e, w.we)) FROM gpu g
+          WHERE g.trace_id = w.trace_id AND g.device = w.device
+            AND g.s >= w.ws - (SELECT d FROM gpu_maxdur) AND g.s < w.we AND g.e > w.ws) AS busy_ns,
+         (SELECT interval_union(max(g.s, w.ws), min(g.e, w.we)) FROM gpu g
+          WHERE g.trace_id = w.trace_id AND g.device = w.device AND g.class = 'computation'
+            AND g.s >= w.ws - (SELECT d FROM gpu_maxdur) AND g.s < w.we AND g.e > w.ws) AS run_ns
+  FROM windows w
 )
 SELECT (SELECT rank FROM trace WHERE id = agg.trace_id) AS rank, step, device, span_ns, busy_ns, run_ns, busy_ns - run_ns AS io_wait_ns, span_ns - busy_ns AS idle_ns,
        round(100.0 * busy_ns / nullif(span_ns, 0), 2) AS busy_pct,

@@ -8,15 +8,14 @@
 --   leaked_bytes          allocations never freed by the end (no later free of the same address);
 --   allocs, frees, allocated_bytes, freed_bytes.
 WITH m AS (
-  SELECT e.id, e.thread_id, e.start_ns, e.bytes, e.parent_id, e.device, mm.device_type, mm.addr,
+  SELECT e.id, p.trace_id, e.start_ns, e.bytes, e.parent_id, e.device, mm.device_type, mm.addr,
          mm.total_allocated, mm.total_reserved
-  FROM scope_event e JOIN memory_event mm ON mm.event_id = e.id
-  WHERE e.kind = 11
+  FROM memory_event mm JOIN scope_event e ON e.id = mm.event_id
+  JOIN thread t ON t.id = e.thread_id JOIN process p ON p.id = t.process_id
 ),
 m2 AS (
-  SELECT m.*, (SELECT p.trace_id FROM thread t JOIN process p ON p.id = t.process_id WHERE t.id = m.thread_id) AS trace_id,
-         coalesce(total_allocated,
-                  sum(bytes) OVER (PARTITION BY device_type, device ORDER BY start_ns, id)) AS allocated
+  SELECT m.*, coalesce(total_allocated,
+                       sum(bytes) OVER (PARTITION BY trace_id, device_type, device ORDER BY start_ns, id)) AS allocated
   FROM m
 ),
 peak AS (

@@ -2,8 +2,8 @@
 -- operator's events) and, from the import's sums, the net total including everything below it.
 WITH m AS (
   SELECT o.name_id, mm.device_type <> 0 AS on_device, e.bytes
-  FROM scope_event e JOIN memory_event mm ON mm.event_id = e.id JOIN event o ON o.id = e.parent_id
-  WHERE e.kind = 11 AND e.bytes IS NOT NULL
+  FROM memory_event mm JOIN scope_event e ON e.id = mm.event_id JOIN event o ON o.id = e.parent_id
+  WHERE e.bytes IS NOT NULL
 )
 SELECT NULL AS rank, n.value AS name,
        sum(CASE WHEN NOT on_device AND bytes > 0 THEN bytes ELSE 0 END) AS self_cpu_allocated_bytes,

@@ -7,7 +7,6 @@ SELECT NULL AS rank,
        coalesce(mm.total_allocated,
                 sum(e.bytes) OVER (PARTITION BY mm.device_type, e.device ORDER BY e.start_ns, e.id)) AS allocated_bytes,
        mm.total_reserved AS reserved_bytes
-FROM scope_event e JOIN memory_event mm ON mm.event_id = e.id
-WHERE e.kind = 11
+FROM memory_event mm JOIN scope_event e ON e.id = mm.event_id
 ORDER BY mm.device_type, e.device, e.start_ns, e.id
 LIMIT :limit;

@@ -15,6 +15,7 @@
  */
 #include "ingest.h"
 #include "embedded.h"
+#include "device_time.h"
 #include "nesting.h"
 #include "row_writer.h"
 #include "strmap.h"
@@ -89,6 +90,7 @@ struct tdb_ingest {
     size_t nstats, stats_cap;
     int64_t first_ns, last_ns; /* span of the current trace */
     struct corrmap launches;   /* correlation -> ordinal of the runtime/driver call */
+    struct device_time devices; /* GPU intervals of the current trace, for device_stats */
     struct attrib *attribs;    /* GPU work and memory events, attributed at the end of the trace */
     size_t nattribs, attribs_cap;
     int timing;                /* TRACEDB_TIMING set: print how long each phase took */
@@ -407,6 +409,7 @@ static void ingest_free(struct tdb_ingest *ing)
     strmap_free(&ing->threads);
     strmap_free(&ing->kinds);
     ingest_free_keys(ing);
+    device_time_free(&ing->devices);
     free(ing->key);
     free(ing->path);
     free(ing->tmp_path);
@@ -660,6 +663,11 @@ int64_t tdb_ingest_event(struct tdb_ingest *ing, const struct tdb_event *ev)
     int64_t launch = ingest_keep_keys(ing, (size_t)(id - ing->trace_first_event), ev, name);
     if (launch == -1)
         return -1;
+    if ((ev->kind == TDB_KIND_KERNEL || ev->kind == TDB_KIND_MEMCPY || ev->kind == TDB_KIND_MEMSET) &&
+        ev->device != TDB_NULL && ev->dur_ns > 0 &&
+        device_time_add(&ing->devices, ev->device, ev->start_ns, ev->start_ns + ev->dur_ns,
+                        device_time_class(ev->kind, ev->name)) != 0)
+        return -1;
     struct tdb_event row = *ev;
     row.launch_id = launch >= 0 ? ing->trace_first_event + launch : TDB_NULL;
     if (row_writer_event(ing->rows, id, name, cat, &row) != 0)
@@ -866,6 +874,8 @@ int tdb_ingest_end_trace(struct tdb_ingest *ing, const struct tdb_trace_info *in
     int rc = ingest_nest_and_link(ing);
     if (rc == 0)
         rc = ingest_write_stats(ing);
+    if (rc == 0 && device_time_write(&ing->devices, ing->db, ing->trace_id) != 0)
+        rc = ingest_fail(ing, "cannot write device_stats");
     ingest_free_keys(ing);
     if (rc != 0)
         return -1;

@@ -138,6 +138,18 @@ CREATE TABLE event_stats (
   device_mem      INTEGER NOT NULL
 );
 
+-- Per (trace, device), the whole-trace utilisation computed at import (HTA's temporal breakdown):
+-- span = last_ns - first_ns; idle = span - busy; non-computation (IO-wait) = busy - run.
+CREATE TABLE device_stats (
+  trace_id INTEGER NOT NULL,
+  device   INTEGER NOT NULL,
+  first_ns INTEGER NOT NULL,  -- the first GPU event's start on this device
+  last_ns  INTEGER NOT NULL,  -- the last GPU event's end
+  busy_ns  INTEGER NOT NULL,  -- the union of kernel, memcpy and memset intervals
+  run_ns   INTEGER NOT NULL,  -- the union of computation kernels' intervals
+  events   INTEGER NOT NULL
+);
+
 CREATE TABLE counter (
   id        INTEGER PRIMARY KEY,
   thread_id INTEGER NOT NULL REFERENCES thread(id),
