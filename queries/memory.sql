@@ -7,13 +7,13 @@
 --   peak_op               the operator running at the peak (the event holding the [memory] event);
 --   leaked_bytes          allocations never freed by the end (no later free of the same address);
 --   allocs, frees, allocated_bytes, freed_bytes.
-WITH m AS (
+WITH m AS MATERIALIZED (
   SELECT e.id, p.trace_id, e.start_ns, e.bytes, e.parent_id, e.device, mm.device_type, mm.addr,
          mm.total_allocated, mm.total_reserved
   FROM memory_event mm JOIN scope_event e ON e.id = mm.event_id
   JOIN thread t ON t.id = e.thread_id JOIN process p ON p.id = t.process_id
 ),
-m2 AS (
+m2 AS MATERIALIZED (
   SELECT m.*, coalesce(total_allocated,
                        sum(bytes) OVER (PARTITION BY trace_id, device_type, device ORDER BY start_ns, id)) AS allocated
   FROM m

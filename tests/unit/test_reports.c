@@ -1,0 +1,357 @@
+/* test_reports.c: the analyzer's reports against independent numbers: device time and memory per
+ * operator from a Python tree walk (tests/oracle/ops_expected.py), FLOPs from PyTorch's published
+ * resnet18 figures, percentiles and kernel statistics from pandas (tests/oracle/pandas_expected.py),
+ * and hand-worked traces for device utilisation, memory, windows and ranks. */
+#include "helpers.h"
+#include <cjson/cJSON.h>
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Imports trace (relative to the source tree, or an absolute path) into a fresh dir; returns the db. */
+static char *imported(const char *trace, char **dir)
+{
+    *dir = temp_dir();
+    char *db = malloc(1024);
+    snprintf(db, 1024, "%s/run.db", *dir);
+    cr_assert_eq(import_to(trace[0] == '/' ? trace : src_path(trace), db), 0, "import %s", trace);
+    return db;
+}
+
+static void cleanup(char *dir, char *db)
+{
+    run("rm -rf '%s'", dir);
+    free(dir);
+    free(db);
+}
+
+/* Runs `tracedb ARGS --format json` and parses its output. */
+static cJSON *report_json(const char *args)
+{
+    int st;
+    char *out = run_capture(&st, "'%s' %s --format json", tracedb(), args);
+    cr_assert_eq(st, 0, "tracedb %s", args);
+    cJSON *j = cJSON_Parse(out);
+    cr_assert(j, "tracedb %s: JSON output parses", args);
+    free(out);
+    return j;
+}
+
+static cJSON *row_named(cJSON *rows, const char *key, const char *value)
+{
+    cJSON *r;
+    cJSON_ArrayForEach(r, rows)
+    {
+        cJSON *v = cJSON_GetObjectItem(r, key);
+        if (cJSON_IsString(v) && strcmp(v->valuestring, value) == 0)
+            return r;
+    }
+    return NULL;
+}
+
+static double num(cJSON *row, const char *key)
+{
+    cJSON *v = cJSON_GetObjectItem(row, key);
+    cr_assert(cJSON_IsNumber(v), "%s is a number", key);
+    return v->valuedouble;
+}
+
+static char *write_trace(const char *dir, const char *name, const char *json)
+{
+    char *p = malloc(1024);
+    snprintf(p, 1024, "%s/%s", dir, name);
+    write_file(p, json, (long)strlen(json));
+    return p;
+}
+
+Test(reports, ops_device_time_and_memory_match_the_python_tree_walk, .timeout = 120)
+{
+    char *text = read_file(src_path("tests/data/ops_expected.json"), NULL);
+    cJSON *expected = cJSON_Parse(text);
+    free(text);
+    cJSON *trace;
+    const char *keys[] = {"self_device_ns", "device_total_ns", "cpu_mem_bytes", "self_cpu_mem_bytes",
+                          "device_mem_bytes", "self_device_mem_bytes"};
+    cJSON_ArrayForEach(trace, expected)
+    {
+        char rel[512], *dir, args[1200];
+        snprintf(rel, sizeof rel, "tests/data/kineto/%s", trace->string);
+        char *db = imported(rel, &dir);
+        for (int path = 0; path < 2; path++) { /* from the import's sums, and from the events */
+            snprintf(args, sizeof args, "ops '%s'%s", db, path ? " --from 0" : "");
+            cJSON *got = report_json(args);
+            cJSON *r;
+            int checked = 0;
+            cJSON_ArrayForEach(r, got)
+            {
+                const char *name = cJSON_GetObjectItem(r, "name")->valuestring;
+                cJSON *want = cJSON_GetObjectItem(trace, name);
+                for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+                    cJSON *w = want ? cJSON_GetObjectItem(want, keys[k]) : NULL;
+                    double expect = w ? w->valuedouble : 0;
+                    cr_assert_eq(num(r, keys[k]), expect, "%s %s %s (path %d)", trace->string, name, keys[k], path);
+                    checked += expect != 0;
+                }
+            }
+            cr_assert_gt(checked, 10, "%s: nonzero values were compared", trace->string);
+            cJSON_Delete(got);
+        }
+        cleanup(dir, db);
+    }
+    cJSON_Delete(expected);
+}
+
+Test(reports, resnet18_flops_match_pytorch)
+{
+    char *dir, args[1200];
+    char *db = imported("tests/data/resnet18_flops.json", &dir);
+    snprintf(args, sizeof args, "ops '%s' --with-flops", db);
+    cJSON *rows = report_json(args);
+    cr_assert_eq(num(row_named(rows, "name", "aten::conv2d"), "flops"), 18135613440.0);
+    cr_assert_eq(num(row_named(rows, "name", "aten::addmm"), "flops"), 5120000.0);
+    cJSON_Delete(rows);
+    cleanup(dir, db);
+}
+
+Test(reports, latency_percentiles_and_kernel_stats_match_pandas, .timeout = 120)
+{
+    char *text = read_file(src_path("tests/data/pandas_expected.json"), NULL);
+    cJSON *expected = cJSON_Parse(text);
+    free(text);
+    char rel[512], *dir, args[1400];
+    snprintf(rel, sizeof rel, "tests/data/kineto/%s", cJSON_GetObjectItem(expected, "trace")->valuestring);
+    char *db = imported(rel, &dir);
+    cJSON *want;
+    cJSON_ArrayForEach(want, cJSON_GetObjectItem(expected, "latency"))
+    {
+        if (strcmp(want->string, "ProfilerStep*") == 0)
+            snprintf(args, sizeof args, "latency '%s'", db);
+        else
+            snprintf(args, sizeof args, "latency '%s' --name '%s'", db, want->string);
+        cJSON *rows = report_json(args);
+        cJSON *r = cJSON_GetArrayItem(rows, 0);
+        cr_assert_eq(num(r, "count"), num(want, "count"), "%s count", want->string);
+        cr_assert_eq(num(r, "min_ns"), num(want, "min"));
+        cr_assert_eq(num(r, "max_ns"), num(want, "max"));
+        const char *pairs[][2] = {{"mean_ns", "mean"}, {"median_ns", "p50"}, {"p90_ns", "p90"}, {"p95_ns", "p95"},
+                                  {"p97_ns", "p97"},   {"p99_ns", "p99"},    {"p999_ns", "p99.9"}};
+        for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) /* integer ns: within rounding */
+            cr_assert_leq(fabs(num(r, pairs[k][0]) - num(want, pairs[k][1])), 0.5, "%s %s", want->string, pairs[k][0]);
+        cJSON_Delete(rows);
+    }
+    snprintf(args, sizeof args, "kernels '%s'", db);
+    cJSON *rows = report_json(args);
+    cJSON_ArrayForEach(want, cJSON_GetObjectItem(expected, "kernels"))
+    {
+        cJSON *r = row_named(rows, "name", want->string);
+        cr_assert(r, "kernel %s listed", want->string);
+        cr_assert_eq(num(r, "instances"), num(want, "instances"));
+        cr_assert_eq(num(r, "total_ns"), num(want, "total"));
+        cr_assert_eq(num(r, "min_ns"), num(want, "min"));
+        cr_assert_eq(num(r, "max_ns"), num(want, "max"));
+        cr_assert_leq(fabs(num(r, "med_ns") - num(want, "median")), 0.5, "%s median", want->string);
+        cr_assert_leq(fabs(num(r, "avg_ns") - num(want, "mean")), 0.5, "%s mean", want->string);
+        cJSON *sd = cJSON_GetObjectItem(want, "std");
+        if (cJSON_IsNumber(sd))
+            cr_assert_leq(fabs(num(r, "stddev_ns") - sd->valuedouble), 0.5, "%s stddev", want->string);
+    }
+    cJSON_Delete(rows);
+    cJSON_Delete(expected);
+    cleanup(dir, db);
+}
+
+/* Two streams on device 0 and two steps on the CPU, worked by hand (times in us):
+ *   gemm [0,10) s7, relu [5,20) s8 (computation); Memcpy [18,30) s7 (memory); nccl [40,50) s8 (communication)
+ *   whole trace: span [0,50) 50, busy [0,30)+[40,50) 40, run [0,20) 20, io-wait 20, idle 10
+ *   step 1 [0,25): busy 25, run 20, io-wait 5, idle 0;  step 2 [25,60): busy 5+10, run 0, io 15, idle 20 */
+static const char device_trace[] =
+    "{\"traceEvents\":["
+    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":25},"
+    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#2\",\"pid\":1,\"tid\":1,\"ts\":25,\"dur\":35},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"pid\":0,\"tid\":7,\"ts\":0,\"dur\":10,\"args\":{\"device\":0,\"stream\":7}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"relu\",\"pid\":0,\"tid\":8,\"ts\":5,\"dur\":15,\"args\":{\"device\":0,\"stream\":8}},"
+    "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD (Pinned -> Device)\",\"pid\":0,\"tid\":7,\"ts\":18,\"dur\":12,"
+    "\"args\":{\"device\":0,\"stream\":7,\"bytes\":1048576}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclKernel_AllReduce_RING_LL_Sum_float\",\"pid\":0,\"tid\":8,\"ts\":40,"
+    "\"dur\":10,\"args\":{\"device\":0,\"stream\":8}}]}";
+
+static void check_device_row(cJSON *r, double span, double busy, double run, double io, double idle)
+{
+    cr_assert_eq(num(r, "span_ns"), span * 1000);
+    cr_assert_eq(num(r, "busy_ns"), busy * 1000);
+    cr_assert_eq(num(r, "run_ns"), run * 1000);
+    cr_assert_eq(num(r, "io_wait_ns"), io * 1000);
+    cr_assert_eq(num(r, "idle_ns"), idle * 1000);
+}
+
+Test(reports, device_run_io_wait_idle_by_hand)
+{
+    char *dir = temp_dir(), *trace = write_trace(dir, "d.json", device_trace), db[1100], args[1200];
+    snprintf(db, sizeof db, "%s/d.db", dir);
+    cr_assert_eq(import_to(trace, db), 0);
+    snprintf(args, sizeof args, "device '%s'", db);
+    cJSON *rows = report_json(args);
+    cr_assert_eq(cJSON_GetArraySize(rows), 3);
+    check_device_row(cJSON_GetArrayItem(rows, 0), 50, 40, 20, 20, 10);
+    check_device_row(row_named(rows, "step", "ProfilerStep#1"), 25, 25, 20, 5, 0);
+    check_device_row(row_named(rows, "step", "ProfilerStep#2"), 35, 15, 0, 15, 20);
+    cJSON_Delete(rows);
+    /* the summary's whole-trace row comes from the import (device_time.c): the same numbers */
+    snprintf(args, sizeof args, "summary '%s'", db);
+    cJSON *sum = report_json(args);
+    check_device_row(cJSON_GetArrayItem(cJSON_GetObjectItem(sum, "device"), 0), 50, 40, 20, 20, 10);
+    cJSON_Delete(sum);
+    snprintf(args, sizeof args, "memops '%s'", db);
+    rows = report_json(args);
+    cr_assert_eq(num(cJSON_GetArrayItem(rows, 0), "total_bytes"), 1048576);
+    cr_assert_float_eq(num(cJSON_GetArrayItem(rows, 0), "bandwidth_gbps"), 87.381, 0.0005); /* 1048576 B / 12000 ns */
+    cJSON_Delete(rows);
+    free(trace);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* Op A [0,100) allocates 1000 at addr 1 and 500 at addr 2; op B [100,200) frees addr 1 and allocates
+ * 3000 at addr 3. Totals as the allocator reports them. Peak allocated 3500 at 120 us inside B;
+ * peak reserved 4000; fragmentation (4000 - 3500) / 4000 = 12.5%; leaked addr 2 + addr 3 = 3500. */
+static const char memory_trace[] =
+    "{\"traceEvents\":["
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"A\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"B\",\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":100},"
+    "{\"ph\":\"i\",\"cat\":\"cpu_instant_event\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":10,\"args\":"
+    "{\"Addr\":1,\"Bytes\":1000,\"Total Allocated\":1000,\"Total Reserved\":2000,\"Device Type\":1,\"Device Id\":0}},"
+    "{\"ph\":\"i\",\"cat\":\"cpu_instant_event\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":20,\"args\":"
+    "{\"Addr\":2,\"Bytes\":500,\"Total Allocated\":1500,\"Total Reserved\":2000,\"Device Type\":1,\"Device Id\":0}},"
+    "{\"ph\":\"i\",\"cat\":\"cpu_instant_event\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":110,\"args\":"
+    "{\"Addr\":1,\"Bytes\":-1000,\"Total Allocated\":500,\"Total Reserved\":4000,\"Device Type\":1,\"Device Id\":0}},"
+    "{\"ph\":\"i\",\"cat\":\"cpu_instant_event\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":120,\"args\":"
+    "{\"Addr\":3,\"Bytes\":3000,\"Total Allocated\":3500,\"Total Reserved\":4000,\"Device Type\":1,\"Device Id\":0}}]}";
+
+Test(reports, memory_peaks_leaks_by_hand)
+{
+    char *dir = temp_dir(), *trace = write_trace(dir, "m.json", memory_trace), db[1100], args[1200];
+    snprintf(db, sizeof db, "%s/m.db", dir);
+    cr_assert_eq(import_to(trace, db), 0);
+    snprintf(args, sizeof args, "memory '%s'", db);
+    cJSON *rows = report_json(args);
+    cJSON *r = row_named(rows, "device", "cuda:0");
+    cr_assert(r);
+    cr_assert_eq(num(r, "peak_allocated_bytes"), 3500);
+    cr_assert_eq(num(r, "peak_allocated_ns"), 120000);
+    cr_assert_eq(num(r, "peak_reserved_bytes"), 4000);
+    cr_assert_float_eq(num(r, "fragmentation_pct"), 12.5, 1e-9);
+    cr_assert_str_eq(cJSON_GetObjectItem(r, "peak_op")->valuestring, "B");
+    cr_assert_eq(num(r, "leaked_bytes"), 3500);
+    cr_assert_eq(num(r, "allocs"), 3);
+    cr_assert_eq(num(r, "frees"), 1);
+    cr_assert_eq(num(r, "allocated_bytes"), 4500);
+    cr_assert_eq(num(r, "freed_bytes"), 1000);
+    cJSON_Delete(rows);
+    snprintf(args, sizeof args, "ops '%s'", db);
+    rows = report_json(args);
+    cr_assert_eq(num(row_named(rows, "name", "A"), "self_device_mem_bytes"), 1500);
+    cr_assert_eq(num(row_named(rows, "name", "B"), "device_mem_bytes"), 2000);
+    cJSON_Delete(rows);
+    snprintf(args, sizeof args, "memory '%s' --timeline", db);
+    rows = report_json(args);
+    cr_assert_eq(cJSON_GetArraySize(rows), 4);
+    cr_assert_eq(num(cJSON_GetArrayItem(rows, 3), "allocated_bytes"), 3500);
+    cJSON_Delete(rows);
+    free(trace);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* Windows: step 1 [0,100) holds x [10,20) and y [30,40); step 2 [100,200) holds x [110,130). */
+static const char window_trace[] =
+    "{\"distributedInfo\":{\"rank\":RANK},\"traceEvents\":["
+    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,\"tid\":1,\"ts\":1000,\"dur\":100},"
+    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#2\",\"pid\":1,\"tid\":1,\"ts\":1100,\"dur\":100},"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"x\",\"pid\":1,\"tid\":1,\"ts\":1010,\"dur\":10},"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"y\",\"pid\":1,\"tid\":1,\"ts\":1030,\"dur\":10},"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"x\",\"pid\":1,\"tid\":1,\"ts\":1110,\"dur\":20}]}";
+
+static int64_t calls_of(const char *args, const char *name)
+{
+    cJSON *rows = report_json(args);
+    cJSON *r = row_named(rows, "name", name);
+    int64_t v = r ? (int64_t)num(r, "calls") : 0;
+    cJSON_Delete(rows);
+    return v;
+}
+
+Test(reports, windows_ranges_and_ranks)
+{
+    char *dir = temp_dir(), json[2048], db[1100], args[1300];
+    for (int rank = 0; rank < 2; rank++) {
+        char *p = strstr(strcpy(json, window_trace), "RANK");
+        memmove(p + 1, p + 4, strlen(p + 4) + 1);
+        *p = (char)('0' + rank);
+        char name[16];
+        snprintf(name, sizeof name, "w%d.json", rank);
+        char *trace = write_trace(dir, name, json);
+        snprintf(db, sizeof db, "%s/w.db", dir);
+        cr_assert_eq(run("'%s' import -q %s '%s' -o '%s'", tracedb(), rank ? "--append" : "", trace, db), 0);
+        free(trace);
+        if (rank == 0) {
+            snprintf(args, sizeof args, "ops '%s' --range 'ProfilerStep#2'", db);
+            cr_assert_eq(calls_of(args, "x"), 1);
+            cr_assert_eq(calls_of(args, "y"), 0);
+            snprintf(args, sizeof args, "ops '%s' --from 100us", db);
+            cr_assert_eq(calls_of(args, "x"), 1);
+            snprintf(args, sizeof args, "ops '%s' --to 100us", db);
+            cr_assert_eq(calls_of(args, "x"), 1);
+            cr_assert_eq(calls_of(args, "y"), 1);
+            cr_assert_eq(calls_of(args, "ProfilerStep*"), 1);
+            snprintf(args, sizeof args, "latency '%s' --each", db);
+            cJSON *rows = report_json(args);
+            cr_assert_eq(cJSON_GetArraySize(rows), 2);
+            cr_assert_eq(num(cJSON_GetArrayItem(rows, 1), "start_ns"), 100000);
+            cJSON_Delete(rows);
+            snprintf(args, sizeof args, "ops '%s' --range nothing-like-this", db);
+            cr_assert_neq(run("'%s' %s 2>/dev/null", tracedb(), args), 0, "an unknown range is an error");
+        }
+    }
+    snprintf(args, sizeof args, "ops '%s' --by-rank", db);
+    cJSON *rows = report_json(args), *r;
+    int per_rank[2] = {0, 0};
+    cJSON_ArrayForEach(r, rows) if (strcmp(cJSON_GetObjectItem(r, "name")->valuestring, "x") == 0)
+        per_rank[(int)num(r, "rank")] += (int)num(r, "calls");
+    cr_assert(per_rank[0] == 2 && per_rank[1] == 2, "x twice in each rank");
+    cJSON_Delete(rows);
+    snprintf(args, sizeof args, "ops '%s'", db);
+    cr_assert_eq(calls_of(args, "x"), 4);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+Test(reports, every_report_runs_on_every_real_trace, .timeout = 300)
+{
+    static const char *const reports[] = {"summary", "ops", "ops --with-flops --group-by shape", "kernels --kinds kernel,memcpy,memset",
+                                          "kernels --group-by launch", "api", "memops", "latency", "latency --top-level --each",
+                                          "device", "memory", "memory --by-op"};
+    char *text = read_file(src_path("tests/data/kineto_expected.json"), NULL);
+    cJSON *expected = cJSON_Parse(text);
+    free(text);
+    char *dir = temp_dir();
+    cJSON *trace;
+    int n = 0;
+    cJSON_ArrayForEach(trace, expected)
+    {
+        char in[512], db[1100], args[1400];
+        snprintf(in, sizeof in, "tests/data/kineto/%s", trace->string);
+        snprintf(db, sizeof db, "%s/%d.db", dir, n++);
+        cr_assert_eq(import_to(src_path(in), db), 0);
+        for (size_t i = 0; i < sizeof reports / sizeof reports[0]; i++) {
+            snprintf(args, sizeof args, "%s '%s'", reports[i], db);
+            cJSON_Delete(report_json(args)); /* exits 0 and prints JSON that parses */
+        }
+        for (int f = 0; f < 2; f++)
+            cr_assert_eq(run("'%s' summary '%s' --format %s > /dev/null", tracedb(), db, f ? "csv" : "table"), 0);
+    }
+    cJSON_Delete(expected);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
