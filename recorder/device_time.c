@@ -7,9 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* 8 bytes an event: the interval itself stays in the importer's key arrays. */
 struct device_interval {
-    int64_t device, start, end;
-    int cls;
+    uint32_t ord;
+    int32_t device_class; /* device * 4 + class */
+};
+
+struct sort_ctx {
+    const int64_t *start;
 };
 
 static int has_prefix(struct tdb_str s, const char *p)
@@ -33,8 +38,10 @@ enum device_class device_time_class(int kind, struct tdb_str name)
     return DC_COMPUTATION;
 }
 
-int device_time_add(struct device_time *d, int64_t device, int64_t start, int64_t end, enum device_class c)
+int device_time_add(struct device_time *d, uint32_t ord, int64_t device, enum device_class c)
 {
+    if (device < 0 || device > INT32_MAX / 4)
+        return 0; /* not a device index: left out of the utilisation */
     if (d->n == d->cap) {
         size_t ncap = d->cap ? d->cap * 2 : 4096;
         struct device_interval *nv = realloc(d->v, ncap * sizeof *nv);
@@ -42,16 +49,17 @@ int device_time_add(struct device_time *d, int64_t device, int64_t start, int64_
             return -1;
         d->v = nv, d->cap = ncap;
     }
-    d->v[d->n++] = (struct device_interval){device, start, end, (int)c};
+    d->v[d->n++] = (struct device_interval){ord, (int32_t)(device * 4 + (int64_t)c)};
     return 0;
 }
 
-static int cmp_interval(const void *a, const void *b)
+static int cmp_interval(const void *a, const void *b, void *ctx)
 {
     const struct device_interval *x = a, *y = b;
-    if (x->device != y->device)
-        return x->device < y->device ? -1 : 1;
-    return (x->start > y->start) - (x->start < y->start);
+    const int64_t *start = ((const struct sort_ctx *)ctx)->start;
+    if (x->device_class / 4 != y->device_class / 4)
+        return x->device_class / 4 < y->device_class / 4 ? -1 : 1;
+    return (start[x->ord] > start[y->ord]) - (start[x->ord] < start[y->ord]);
 }
 
 /* Adds [s, e) to a running union (cur_s, cur_e, total), intervals coming in start order. */
@@ -67,24 +75,25 @@ static void union_add(int64_t s, int64_t e, int64_t *cs, int64_t *ce, int64_t *t
     }
 }
 
-int device_time_write(struct device_time *d, sqlite3 *db, int64_t trace_id)
+int device_time_write(struct device_time *d, const int64_t *start, const int64_t *dur, sqlite3 *db, int64_t trace_id)
 {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db, "INSERT INTO device_stats VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", -1, &st, NULL) != SQLITE_OK)
         return -1;
+    struct sort_ctx ctx = {start};
     if (d->n)
-        qsort(d->v, d->n, sizeof *d->v, cmp_interval);
+        qsort_r(d->v, d->n, sizeof *d->v, cmp_interval, &ctx);
     int rc = 0;
     for (size_t i = 0; i < d->n && rc == 0;) {
-        int64_t dev = d->v[i].device, first = d->v[i].start, last = d->v[i].end;
+        int64_t dev = d->v[i].device_class / 4, first = start[d->v[i].ord], last = first;
         int64_t bs = 0, be = 0, busy = 0, rs = 0, re = 0, run = 0, events = 0;
-        for (; i < d->n && d->v[i].device == dev; i++, events++) {
-            const struct device_interval *x = &d->v[i];
-            if (x->end > last)
-                last = x->end;
-            union_add(x->start, x->end, &bs, &be, &busy);
-            if (x->cls == DC_COMPUTATION)
-                union_add(x->start, x->end, &rs, &re, &run);
+        for (; i < d->n && d->v[i].device_class / 4 == dev; i++, events++) {
+            int64_t s = start[d->v[i].ord], e = s + dur[d->v[i].ord];
+            if (e > last)
+                last = e;
+            union_add(s, e, &bs, &be, &busy);
+            if (d->v[i].device_class % 4 == DC_COMPUTATION)
+                union_add(s, e, &rs, &re, &run);
         }
         busy += be - bs;
         run += re - rs;

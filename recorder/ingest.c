@@ -465,7 +465,7 @@ struct tdb_ingest *tdb_ingest_open(const char *path, enum tdb_open_mode mode, FI
     }
     int ok;
     if (mode != TDB_OPEN_APPEND) {
-        ok = ingest_exec(ing, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-8192;"
+        ok = ingest_exec(ing, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-4096;"
                               "PRAGMA temp_store=FILE; BEGIN;") == 0 &&
              ingest_exec_file(ing, "schema/schema.sql") == 0 &&
              ingest_exec(ing, "PRAGMA user_version=" TDB_SCHEMA_VERSION_STR) == 0;
@@ -482,7 +482,7 @@ struct tdb_ingest *tdb_ingest_open(const char *path, enum tdb_open_mode mode, FI
             ingest_free(ing);
             return NULL;
         }
-        ok = ingest_exec(ing, "PRAGMA cache_size=-8192; BEGIN IMMEDIATE;") == 0 && ingest_load_existing(ing) == 0;
+        ok = ingest_exec(ing, "PRAGMA cache_size=-4096; BEGIN IMMEDIATE;") == 0 && ingest_load_existing(ing) == 0;
     }
     if (ok && !(ing->rows = row_writer_start(ing->db, ing->path, err)))
         ok = 0;
@@ -665,7 +665,7 @@ int64_t tdb_ingest_event(struct tdb_ingest *ing, const struct tdb_event *ev)
         return -1;
     if ((ev->kind == TDB_KIND_KERNEL || ev->kind == TDB_KIND_MEMCPY || ev->kind == TDB_KIND_MEMSET) &&
         ev->device != TDB_NULL && ev->dur_ns > 0 &&
-        device_time_add(&ing->devices, ev->device, ev->start_ns, ev->start_ns + ev->dur_ns,
+        device_time_add(&ing->devices, (uint32_t)(id - ing->trace_first_event), ev->device,
                         device_time_class(ev->kind, ev->name)) != 0)
         return -1;
     struct tdb_event row = *ev;
@@ -871,11 +871,14 @@ int tdb_ingest_end_trace(struct tdb_ingest *ing, const struct tdb_trace_info *in
     if (ingest_sync(ing) != 0)
         return -1;
     ingest_phase(ing, "parse+insert");
-    int rc = ingest_nest_and_link(ing);
+    /* device_stats reads the start and dur keys, before the sweep turns start into self time */
+    int rc = device_time_write(&ing->devices, ing->key_start, ing->key_dur, ing->db, ing->trace_id) != 0
+                 ? ingest_fail(ing, "cannot write device_stats")
+                 : 0;
+    if (rc == 0)
+        rc = ingest_nest_and_link(ing);
     if (rc == 0)
         rc = ingest_write_stats(ing);
-    if (rc == 0 && device_time_write(&ing->devices, ing->db, ing->trace_id) != 0)
-        rc = ingest_fail(ing, "cannot write device_stats");
     ingest_free_keys(ing);
     if (rc != 0)
         return -1;

@@ -355,3 +355,38 @@ Test(reports, every_report_runs_on_every_real_trace, .timeout = 300)
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+/* Python frames main [0,100) > f [10,50) > aten::mm [20,30); main > aten::mm [60,70). */
+static const char stack_trace[] =
+    "{\"traceEvents\":["
+    "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"a.py(1): main\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},"
+    "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"b.py(2): f\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":40},"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":10,"
+    "\"args\":{\"Input Dims\":[[2,3],[3,4]]}},"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":60,\"dur\":10,"
+    "\"args\":{\"Input Dims\":[[4,4],[4,4]]}}]}";
+
+Test(reports, group_by_stack_and_shape)
+{
+    char *dir = temp_dir(), *trace = write_trace(dir, "s.json", stack_trace), db[1100], args[1200];
+    snprintf(db, sizeof db, "%s/s.db", dir);
+    cr_assert_eq(import_to(trace, db), 0);
+    snprintf(args, sizeof args, "ops '%s' --group-by stack --stack-depth 1", db);
+    cJSON *rows = report_json(args);
+    cr_assert(row_named(rows, "stack", "b.py(2): f") && row_named(rows, "stack", "a.py(1): main"));
+    cJSON_Delete(rows);
+    snprintf(args, sizeof args, "ops '%s' --group-by stack --stack-depth 2", db);
+    rows = report_json(args);
+    cr_assert(row_named(rows, "stack", "b.py(2): f; a.py(1): main"));
+    cJSON_Delete(rows);
+    snprintf(args, sizeof args, "ops '%s' --group-by shape --with-flops", db);
+    rows = report_json(args);
+    cJSON *r = row_named(rows, "input_shapes", "[[2,3],[3,4]]");
+    cr_assert(r);
+    cr_assert_eq(num(r, "flops"), 48); /* 2 * 2 * 3 * 4 */
+    cr_assert_eq(num(row_named(rows, "input_shapes", "[[4,4],[4,4]]"), "flops"), 128);
+    cJSON_Delete(rows);
+    free(trace);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
