@@ -40,7 +40,7 @@ int cmd_device(int argc, char **argv, struct cli *cli)
         fprintf(cli->err, "%s: %s\n", cli->prog, msg ? msg : "SQL error");
         sqlite3_free(msg);
     } else {
-        const struct scope_param params[] = {{":steps", steps, 0}, {NULL, NULL, 0}};
+        const struct scope_param params[] = {{":steps", steps, 0}, {":filtered", NULL, sc.filtered}, {NULL, NULL, 0}};
         rc = scope_run(db, "device", &sc, sort, params, cli);
     }
     sqlite3_close(db);

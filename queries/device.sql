@@ -5,11 +5,12 @@
 --   run     the time computation kernels run;
 --   io_wait busy minus run: memcpy/memset and communication not overlapped by computation;
 --   idle    span minus busy.  Total = run + io_wait (Furiosa's NPU Total = Run + IoWait).
--- Shares are of the span. GPU work is clipped to the window.
+-- Shares are of the span. GPU work is clipped to the window. :filtered says a window applies (else
+-- the whole-trace rows come from device_stats, which the import computed the same way).
 WITH RECURSIVE
 devices AS (SELECT DISTINCT trace_id, device FROM gpu),
 windows AS (
-  SELECT trace_id, NULL AS step, device, min(s) AS ws, max(e) AS we FROM gpu GROUP BY trace_id, device
+  SELECT trace_id, NULL AS step, device, min(s) AS ws, max(e) AS we FROM gpu WHERE :filtered GROUP BY trace_id, device
   UNION ALL
   SELECT d.trace_id, n.value, d.device, r.start_ns, r.start_ns + r.dur_ns
   FROM scope_event r JOIN string n ON n.id = r.name_id
@@ -26,6 +27,8 @@ agg AS MATERIALIZED (
           WHERE g.trace_id = w.trace_id AND g.device = w.device AND g.class = 'computation'
             AND g.s >= w.ws - (SELECT d FROM gpu_maxdur) AND g.s < w.we AND g.e > w.ws) AS run_ns
   FROM windows w
+  UNION ALL /* without a window the whole-trace rows were computed at import (device_stats) */
+  SELECT trace_id, NULL, device, first_ns, last_ns - first_ns, busy_ns, run_ns FROM device_stats WHERE NOT :filtered
 )
 SELECT (SELECT rank FROM trace WHERE id = agg.trace_id) AS rank, step, device, span_ns, busy_ns, run_ns, busy_ns - run_ns AS io_wait_ns, span_ns - busy_ns AS idle_ns,
        round(100.0 * busy_ns / nullif(span_ns, 0), 2) AS busy_pct,

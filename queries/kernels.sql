@@ -6,26 +6,26 @@
 WITH k AS (
   SELECT CASE WHEN :by_rank THEN (SELECT t.rank FROM thread th JOIN process pr ON pr.id = th.process_id
                                   JOIN trace t ON t.id = pr.trace_id WHERE th.id = e.thread_id) END AS rank,
-         s.value AS name, kd.name AS kind, e.dur_ns,
-         CASE WHEN :group_by = 'launch' THEN l.grid_x || ',' || l.grid_y || ',' || l.grid_z END AS grid,
-         CASE WHEN :group_by = 'launch' THEN l.block_x || ',' || l.block_y || ',' || l.block_z END AS block,
-         CASE WHEN :group_by = 'launch' THEN l.registers END AS registers,
-         CASE WHEN :group_by = 'launch' THEN l.shared_mem END AS shared_mem_bytes
-  FROM scope_event e JOIN string s ON s.id = e.name_id JOIN kind kd ON kd.id = e.kind
-  LEFT JOIN kernel_launch l ON l.event_id = e.id
+         e.id, e.name_id, e.kind, e.dur_ns, l.event_id IS NOT NULL AS launch,
+         l.grid_x, l.grid_y, l.grid_z, l.block_x, l.block_y, l.block_z, l.registers, l.shared_mem
+  FROM scope_event e LEFT JOIN kernel_launch l ON :group_by = 'launch' AND l.event_id = e.id
   WHERE (e.kind = 7 AND :kernel) OR (e.kind = 8 AND :memcpy) OR (e.kind = 9 AND :memset)
 ),
 agg AS (
-  SELECT rank, name, kind, grid, block, registers, shared_mem_bytes,
+  SELECT rank, name_id, kind, max(launch) AS launch, min(id) AS example,
          count(*) AS instances, sum(dur_ns) AS total_ns, avg(dur_ns) AS avg_ns, median(dur_ns) AS med_ns,
          min(dur_ns) AS min_ns, max(dur_ns) AS max_ns, stddev(dur_ns) AS stddev_ns
-  FROM k GROUP BY rank, name, kind, grid, block, registers, shared_mem_bytes
+  FROM k GROUP BY rank, name_id, kind, grid_x, grid_y, grid_z, block_x, block_y, block_z, registers, shared_mem
 )
 SELECT rank, round(100.0 * total_ns / sum(total_ns) OVER (PARTITION BY rank), 2) AS time_pct,
        total_ns, instances, CAST(round(avg_ns) AS INTEGER) AS avg_ns, CAST(round(med_ns) AS INTEGER) AS med_ns,
-       min_ns, max_ns, CAST(round(stddev_ns) AS INTEGER) AS stddev_ns, name, kind,
-       grid, block, registers, shared_mem_bytes
-FROM agg
+       min_ns, max_ns, CAST(round(stddev_ns) AS INTEGER) AS stddev_ns, s.value AS name, kd.name AS kind,
+       CASE WHEN launch THEN l.grid_x || ',' || l.grid_y || ',' || l.grid_z END AS grid,
+       CASE WHEN launch THEN l.block_x || ',' || l.block_y || ',' || l.block_z END AS block,
+       CASE WHEN launch THEN l.registers END AS registers,
+       CASE WHEN launch THEN l.shared_mem END AS shared_mem_bytes
+FROM agg JOIN string s ON s.id = agg.name_id JOIN kind kd ON kd.id = agg.kind
+LEFT JOIN kernel_launch l ON l.event_id = agg.example
 ORDER BY CASE :sort WHEN 'instances' THEN instances WHEN 'avg_ns' THEN avg_ns WHEN 'med_ns' THEN med_ns
                     WHEN 'max_ns' THEN max_ns WHEN 'name' THEN 0 ELSE total_ns END DESC,
          rank, name, grid, block

@@ -198,6 +198,12 @@ Test(reports, device_run_io_wait_idle_by_hand)
     check_device_row(row_named(rows, "step", "ProfilerStep#1"), 25, 25, 20, 5, 0);
     check_device_row(row_named(rows, "step", "ProfilerStep#2"), 35, 15, 0, 15, 20);
     cJSON_Delete(rows);
+    /* with a window the whole-trace row is computed in SQL (device.sql), not taken from the import */
+    snprintf(args, sizeof args, "device '%s' --from 0", db);
+    rows = report_json(args);
+    check_device_row(cJSON_GetArrayItem(rows, 0), 50, 40, 20, 20, 10);
+    check_device_row(row_named(rows, "step", "ProfilerStep#1"), 25, 25, 20, 5, 0);
+    cJSON_Delete(rows);
     /* the summary's whole-trace row comes from the import (device_time.c): the same numbers */
     snprintf(args, sizeof args, "summary '%s'", db);
     cJSON *sum = report_json(args);
