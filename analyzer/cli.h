@@ -4,7 +4,7 @@
  *   1. write analyzer/cmd_NAME.c (or recorder/cmd_NAME.c) ending in `int cmd_NAME(int argc, char **argv,
  *      struct cli *cli)`: parse options with cli_parse_options -> open the database with report_open ->
  *      run its queries/NAME.sql through render_query;
- *   2. declare it below and add it to the alphabetical table in analyzer/main.c;
+ *   2. declare it below and add it to the alphabetical table in analyzer/commands.c;
  *   3. add its SQL under queries/ (the Makefile embeds every .sql file there);
  *   4. add a test under tests/ and a README section with real output. */
 #ifndef TDB_CLI_H
@@ -36,14 +36,30 @@ struct opt {
 int cli_parse_options(int argc, char **argv, const struct opt *opts, const char *usage, struct cli *cli);
 void cli_usage(const struct opt *opts, const char *usage, FILE *to);
 
+/* One subcommand. */
+struct cli_command {
+    const char *name;
+    int (*fn)(int argc, char **argv, struct cli *cli);
+    int is_report; /* takes a database and --format: usable by export csv --report */
+    const char *help;
+};
+
+/* The table (NULL-terminated, alphabetical) and a lookup by name (NULL when unknown). */
+const struct cli_command *cli_commands(void);
+const struct cli_command *cli_command(const char *name);
+
 int cmd_api(int argc, char **argv, struct cli *cli);
 int cmd_device(int argc, char **argv, struct cli *cli);
+int cmd_diff(int argc, char **argv, struct cli *cli);
+int cmd_export(int argc, char **argv, struct cli *cli);
 int cmd_import(int argc, char **argv, struct cli *cli);
 int cmd_kernels(int argc, char **argv, struct cli *cli);
 int cmd_latency(int argc, char **argv, struct cli *cli);
 int cmd_memops(int argc, char **argv, struct cli *cli);
 int cmd_memory(int argc, char **argv, struct cli *cli);
+int cmd_merge(int argc, char **argv, struct cli *cli);
 int cmd_ops(int argc, char **argv, struct cli *cli);
+int cmd_ranks(int argc, char **argv, struct cli *cli);
 int cmd_sql(int argc, char **argv, struct cli *cli);
 int cmd_summary(int argc, char **argv, struct cli *cli);
 

@@ -6,30 +6,11 @@
 #include <signal.h>
 #include <string.h>
 
-struct cmd {
-    const char *name;
-    int (*fn)(int argc, char **argv, struct cli *cli);
-    const char *help;
-};
-
-static const struct cmd commands[] = {
-    {"api", cmd_api, "runtime and driver API calls per name (nsys cuda_api_sum)"},
-    {"device", cmd_device, "per step and device: busy, run (compute), IO-wait and idle time"},
-    {"import", cmd_import, "turn Chrome trace JSON files (.json, .json.gz, -) into a database"},
-    {"kernels", cmd_kernels, "GPU kernels (and memcpy/memset) per name (nsys cuda_gpu_kern_sum)"},
-    {"latency", cmd_latency, "step or range latency: count, min, mean, median, p90..p99.9, max"},
-    {"memops", cmd_memops, "memcpy and memset by operation: time, bytes, bandwidth"},
-    {"memory", cmd_memory, "memory high-water marks, leaks, per-operator bytes, timeline"},
-    {"ops", cmd_ops, "per-operator table with PyTorch key_averages() semantics"},
-    {"sql", cmd_sql, "run ad-hoc SQL on a database (read-only unless --write)"},
-    {"summary", cmd_summary, "where the time and memory went, on one screen"},
-};
-
 static void usage(FILE *to)
 {
     fprintf(to, "usage: tracedb COMMAND [ARGS]   (tracedb COMMAND --help for its options)\n\ncommands:\n");
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(to, "    %-10s %s\n", commands[i].name, commands[i].help);
+    for (const struct cli_command *c = cli_commands(); c->name; c++)
+        fprintf(to, "    %-10s %s\n", c->name, c->help);
 }
 
 int main(int argc, char **argv)
@@ -56,13 +37,12 @@ int main(int argc, char **argv)
     } else {
         argv++, argc--;
     }
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
-        if (strcmp(argv[0], commands[i].name) != 0)
-            continue;
+    const struct cli_command *c = cli_command(argv[0]);
+    if (c) {
         char prog[64];
-        snprintf(prog, sizeof prog, "tracedb %s", commands[i].name);
+        snprintf(prog, sizeof prog, "tracedb %s", c->name);
         cli.prog = prog;
-        int rc = commands[i].fn(argc, argv, &cli);
+        int rc = c->fn(argc, argv, &cli);
         if (fflush(stdout) != 0 || ferror(stdout)) {
             fprintf(stderr, "tracedb: error writing output: %s\n", strerror(errno));
             return rc ? rc : 1;

@@ -172,7 +172,7 @@ static int64_t render_table(sqlite3_stmt *st, int first, FILE *out, FILE *err)
 /* A CSV field: quoted only when it has to be (RFC 4180), quoting done by libcsv. */
 static void csv_field(FILE *out, const char *s, size_t n)
 {
-    if (strpbrk(s, ",\"\r\n") || (n && (s[0] == ' ' || s[n - 1] == ' ')))
+    if (n == 0 || strpbrk(s, ",\"\r\n") || s[0] == ' ' || s[n - 1] == ' ') /* "" is an empty text, not NULL */
         csv_fwrite(out, s, n);
     else
         fwrite(s, 1, n, out);

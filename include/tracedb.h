@@ -24,6 +24,16 @@ extern "C" {
  * an existing database is unchanged). */
 int tdb_import(const char *db_path, const char *const *traces, int ntraces, unsigned flags, FILE *err);
 
+/* The same, recording rank first_rank + i for the i-th trace when the trace itself names no rank
+ * (distributedInfo.rank); first_rank < 0 leaves such ranks empty. */
+int tdb_import_ranked(const char *db_path, const char *const *traces, int ntraces, unsigned flags, long first_rank,
+                      FILE *err);
+
+/* Merges tracedb databases (one per rank, say) into a new database at db_path; ranks come from each
+ * input's traces, or are the input's position when it has none. Same return values as tdb_import;
+ * TDB_IMPORT_FORCE replaces an existing db_path. */
+int tdb_merge(const char *db_path, const char *const *inputs, int ninputs, unsigned flags, FILE *err);
+
 /* The library's version, e.g. "0.1.0". */
 const char *tdb_version(void);
 

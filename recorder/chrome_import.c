@@ -968,7 +968,9 @@ static char *buf_cstr(struct buf *b)
 int tdb_import_chrome(struct tdb_ingest *ing, const char *path, int show_progress, FILE *err,
                       struct tdb_import_result *res)
 {
+    int64_t default_rank = res->default_rank;
     memset(res, 0, sizeof *res);
+    res->default_rank = default_rank;
     int is_stdin = strcmp(path, "-") == 0;
     const char *file = is_stdin ? "<stdin>" : path;
     int fd = is_stdin ? dup(0) : open(path, O_RDONLY);
@@ -1084,7 +1086,7 @@ int tdb_import_chrome(struct tdb_ingest *ing, const char *path, int show_progres
             .source_format = c->shape == 1 ? "chrome-array" : "chrome-object",
             .name = buf_cstr(&c->trace_name),
             .base_time_ns = c->base_time_ns,
-            .rank = chrome_rank(c),
+            .rank = chrome_rank(c) != TDB_NULL ? chrome_rank(c) : res->default_rank,
             .device_properties = buf_cstr(&c->devprops),
             .distributed_info = buf_cstr(&c->distinfo),
             .extra = c->extra.n > 2 ? buf_cstr(&c->extra) : NULL,

@@ -8,6 +8,7 @@ struct tdb_import_result {
     int64_t flows;         /* flow halves written */
     int64_t skipped;       /* events not imported, each described on err (the first few) */
     char first_error[256]; /* the first problem, with its byte offset; empty when none */
+    int64_t default_rank;  /* in: the rank when the trace gives none, or TDB_NULL */
 };
 
 /* Imports path ("-" = standard input) as one trace. Returns 0 when every event imported, 1 when the
@@ -15,5 +16,8 @@ struct tdb_import_result {
  * partial), -1 on a fatal error (unreadable file, database error). */
 int tdb_import_chrome(struct tdb_ingest *ing, const char *path, int show_progress, FILE *err,
                       struct tdb_import_result *res);
+
+/* The rank to record when the trace's distributedInfo has none (TDB_NULL: leave it empty). Set in
+ * res->rank before the call. */
 
 #endif

@@ -10,6 +10,12 @@ const char *tdb_version(void)
 
 int tdb_import(const char *db_path, const char *const *traces, int ntraces, unsigned flags, FILE *err)
 {
+    return tdb_import_ranked(db_path, traces, ntraces, flags, -1, err);
+}
+
+int tdb_import_ranked(const char *db_path, const char *const *traces, int ntraces, unsigned flags, long first_rank,
+                      FILE *err)
+{
     enum tdb_open_mode mode = (flags & TDB_IMPORT_APPEND) ? TDB_OPEN_APPEND
                               : (flags & TDB_IMPORT_FORCE) ? TDB_OPEN_FORCE
                                                            : TDB_OPEN_CREATE;
@@ -20,6 +26,7 @@ int tdb_import(const char *db_path, const char *const *traces, int ntraces, unsi
     int64_t events = 0, skipped = 0;
     for (int i = 0; i < ntraces; i++) {
         struct tdb_import_result res;
+        res.default_rank = first_rank >= 0 ? (int64_t)first_rank + i : TDB_NULL;
         int rc = tdb_import_chrome(ing, traces[i], (flags & TDB_IMPORT_PROGRESS) != 0, err, &res);
         if (rc < 0) {
             tdb_ingest_abort(ing);

@@ -693,6 +693,11 @@ int tdb_ingest_flow(struct tdb_ingest *ing, int64_t thread_id, int64_t flow_id, 
     return row_writer_flow(ing->rows, thread_id, flow_id, cid, phase, ts_ns, bind_enclosing);
 }
 
+struct sqlite3 *tdb_ingest_sqlite(struct tdb_ingest *ing)
+{
+    return ingest_sync(ing) == 0 ? ing->db : NULL;
+}
+
 int64_t tdb_ingest_event_count(const struct tdb_ingest *ing)
 {
     return ing->events;

@@ -103,6 +103,10 @@ int tdb_ingest_finish(struct tdb_ingest *ing, int complete);
 /* Gives up: nothing is left behind for a new database; an append is rolled back. Frees ing. */
 void tdb_ingest_abort(struct tdb_ingest *ing);
 
+/* The database itself, for bulk work done in SQL (merging): waits until every queued row is written.
+ * The caller must not leave statements open. */
+struct sqlite3 *tdb_ingest_sqlite(struct tdb_ingest *ing);
+
 /* How many events so far (all traces). */
 int64_t tdb_ingest_event_count(const struct tdb_ingest *ing);
 

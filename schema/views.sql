@@ -73,3 +73,10 @@ SELECT e.id, s.value AS name, e.start_ns, e.start_ns AS end_ns, 0 AS dur_ns, e.p
 FROM event e JOIN string s ON s.id = e.name_id
 LEFT JOIN memory_event m ON m.event_id = e.id
 WHERE e.kind = 11;
+
+-- Per rank and step number, the step's duration (one row per rank that ran the step).
+CREATE VIEW step_ranks AS
+SELECT t.rank, CAST(substr(s.value, 14) AS INTEGER) AS step, e.id, e.start_ns, e.dur_ns, t.id AS trace_id
+FROM event e JOIN string s ON s.id = e.name_id
+JOIN thread th ON th.id = e.thread_id JOIN process p ON p.id = th.process_id JOIN trace t ON t.id = p.trace_id
+WHERE e.kind = 2 AND s.value GLOB 'ProfilerStep#[0-9]*';

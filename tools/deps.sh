@@ -3,7 +3,7 @@
 # (non-interactively); otherwise says exactly what to install. Usage: deps.sh build|test|bench
 set -e
 need="gcc make libsqlite3-dev libyajl-dev libcjson-dev libcsv-dev zlib1g-dev"
-[ "$1" = test ] && need="$need libcriterion-dev sqlite3 gzip"
+[ "$1" = test ] && need="$need libcriterion-dev sqlite3 gzip python3-pandas"
 [ "$1" = bench ] && need="$need sqlite3 time bc"
 missing=""
 for p in $need; do

@@ -1,0 +1,11 @@
+/* chrome_export.h: a database (the events in temp view scope_event whose kind is in temp table
+ * export_kinds) as Chrome trace JSON (see chrome_export.c). */
+#ifndef TDB_CHROME_EXPORT_H
+#define TDB_CHROME_EXPORT_H
+#include "cli.h"
+#include <sqlite3.h>
+
+/* Writes to path ("-" = cli->out; ".gz" = gzip). 0, or 1 on error (printed). */
+int chrome_export(sqlite3 *db, const char *path, struct cli *cli);
+
+#endif

@@ -1,0 +1,180 @@
+/* cmd_export.c: `tracedb export chrome|csv run.db ...`: leave tracedb for a viewer, a notebook or a
+ * spreadsheet. chrome: Chrome trace JSON for Perfetto UI and chrome://tracing (chrome_export.c).
+ * csv: any table or view, any read-only query, or any report, RFC 4180 via libcsv (render.c). */
+#include "chrome_export.h"
+#include "cli.h"
+#include "render.h"
+#include "report.h"
+#include "scope.h"
+#include <stdlib.h>
+#include <string.h>
+
+static const char export_usage[] =
+    "tracedb export chrome run.db -o trace.json[.gz] [--kinds op,kernel,...] [--from T] [--to T] [--range NAME]\n"
+    "       tracedb export csv run.db (--table NAME | --query SQL | --report NAME [-- REPORT-OPTIONS]) [-o out.csv]";
+
+/* Fills temp.export_kinds from "op,kernel" (names from the kind table), or every kind. */
+static int export_kinds(sqlite3 *db, const char *list, struct cli *cli)
+{
+    if (sqlite3_exec(db, "CREATE TEMP TABLE export_kinds (id INTEGER PRIMARY KEY)", NULL, NULL, NULL) != SQLITE_OK)
+        return -1;
+    if (!list)
+        return sqlite3_exec(db, "INSERT INTO export_kinds SELECT id FROM kind", NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "INSERT INTO export_kinds SELECT id FROM kind WHERE name = ?1", -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    const char *p = list;
+    int rc = 0;
+    while (*p && rc == 0) {
+        size_t n = strcspn(p, ",");
+        sqlite3_bind_text(st, 1, p, (int)n, SQLITE_STATIC);
+        if (sqlite3_step(st) != SQLITE_DONE || sqlite3_changes(db) != 1) {
+            fprintf(cli->err, "%s: unknown kind '%.*s' (see: tracedb sql run.db \"SELECT name FROM kind\")\n",
+                    cli->prog, (int)n, p);
+            rc = -1;
+        }
+        sqlite3_reset(st);
+        p += n;
+        if (*p == ',')
+            p++;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* csv of a table or view named exactly as in the database (never SQL from the user's text). */
+static int export_table(sqlite3 *db, const char *name, FILE *out, struct cli *cli)
+{
+    sqlite3_stmt *st;
+    const char *found = NULL;
+    char *quoted = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT name FROM sqlite_schema WHERE type IN ('table', 'view') AND name = ?1", -1, &st,
+                           NULL) != SQLITE_OK)
+        return 1;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        found = (const char *)sqlite3_column_text(st, 0);
+    if (found)
+        quoted = sqlite3_mprintf("SELECT * FROM \"%w\"", found); /* %w: an identifier, quotes doubled */
+    sqlite3_finalize(st);
+    if (!quoted) {
+        fprintf(cli->err, "%s: no table or view named '%s' (see: tracedb sql run.db \"SELECT name FROM "
+                          "sqlite_schema\")\n", cli->prog, name);
+        return 1;
+    }
+    int rc = 1;
+    if (sqlite3_prepare_v2(db, quoted, -1, &st, NULL) == SQLITE_OK) {
+        rc = render_query(st, FMT_CSV, out, cli->err) < 0;
+        sqlite3_finalize(st);
+    }
+    sqlite3_free(quoted);
+    return rc;
+}
+
+static int export_query(sqlite3 *db, const char *sql, FILE *out, struct cli *cli)
+{
+    sqlite3_stmt *st;
+    const char *tail;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, &tail) != SQLITE_OK) {
+        fprintf(cli->err, "%s: %s\n", cli->prog, sqlite3_errmsg(db));
+        return 1;
+    }
+    if (!st || sqlite3_column_count(st) == 0) {
+        sqlite3_finalize(st);
+        fprintf(cli->err, "%s: --query must be one statement that returns rows\n", cli->prog);
+        return 1;
+    }
+    int rc = render_query(st, FMT_CSV, out, cli->err) < 0;
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* csv of a report: the report's own command, with --format csv and its output sent to out. */
+static int export_report(const char *name, const char *db, int nextra, char **extra, FILE *out, struct cli *cli)
+{
+    const struct cli_command *c = cli_command(name);
+    if (!c || !c->is_report) {
+        fprintf(cli->err, "%s: '%s' is not a report (one of:", cli->prog, name);
+        for (c = cli_commands(); c->name; c++)
+            if (c->is_report)
+                fprintf(cli->err, " %s", c->name);
+        fprintf(cli->err, ")\n");
+        return 1;
+    }
+    char **argv = calloc((size_t)nextra + 5, sizeof *argv);
+    if (!argv)
+        return 1;
+    int argc = 0;
+    argv[argc++] = (char *)name;
+    argv[argc++] = (char *)db;
+    for (int i = 0; i < nextra; i++)
+        argv[argc++] = extra[i];
+    argv[argc++] = "--format";
+    argv[argc++] = "csv";
+    struct cli sub = {out, cli->err, cli->prog};
+    int rc = c->fn(argc, argv, &sub);
+    free(argv);
+    return rc;
+}
+
+int cmd_export(int argc, char **argv, struct cli *cli)
+{
+    struct scope sc;
+    scope_init(&sc, "");
+    const char *output = NULL, *kinds = NULL, *table = NULL, *query = NULL, *report = NULL;
+    const struct opt opts[] = {
+        {"output", 'o', OPT_STRING, &output, "where to write (chrome: required; .gz compresses; csv: stdout)"},
+        {"kinds", 'k', OPT_STRING, &kinds, "chrome: only these kinds (op,range,runtime,kernel,memcpy,memset,...)"},
+        {"from", 0, OPT_STRING, &sc.from, "chrome: events starting this long after the trace start"},
+        {"to", 0, OPT_STRING, &sc.to, "chrome: ... and before this"},
+        {"range", 0, OPT_STRING, &sc.range, "chrome: events starting inside range NAME"},
+        {"table", 0, OPT_STRING, &table, "csv: a table or view (events, ops, kernels, ...)"},
+        {"query", 0, OPT_STRING, &query, "csv: one read-only SQL query"},
+        {"report", 0, OPT_STRING, &report, "csv: a report (ops, kernels, latency, ...); its options after --"},
+        OPT_END,
+    };
+    int n = cli_parse_options(argc, argv, opts, export_usage, cli);
+    if (n < 2 || (strcmp(argv[0], "chrome") != 0 && strcmp(argv[0], "csv") != 0)) {
+        if (n >= 0)
+            cli_usage(opts, export_usage, cli->err);
+        return 2;
+    }
+    int chrome = strcmp(argv[0], "chrome") == 0;
+    if (chrome ? (!output || n != 2) : ((table != NULL) + (query != NULL) + (report != NULL) != 1 || (!report && n != 2))) {
+        fprintf(cli->err, "%s: %s\n", cli->prog,
+                chrome ? "export chrome needs run.db and -o FILE" : "export csv needs exactly one of --table, --query, --report");
+        return 2;
+    }
+    if (report) { /* the report opens the database itself */
+        FILE *out = output ? fopen(output, "wb") : cli->out;
+        if (!out) {
+            fprintf(cli->err, "%s: cannot write %s\n", cli->prog, output);
+            return 1;
+        }
+        int rc = export_report(report, argv[1], n - 2, argv + 2, out, cli);
+        if (output && fclose(out) != 0)
+            rc = 1;
+        return rc;
+    }
+    sqlite3 *db = scope_open(argv[1], &sc, cli);
+    if (!db)
+        return 1;
+    int rc;
+    if (chrome) {
+        rc = export_kinds(db, kinds, cli) != 0 ? 1 : chrome_export(db, output, cli);
+    } else {
+        FILE *out = output ? fopen(output, "wb") : cli->out;
+        if (!out) {
+            fprintf(cli->err, "%s: cannot write %s\n", cli->prog, output);
+            sqlite3_close(db);
+            return 1;
+        }
+        rc = table ? export_table(db, table, out, cli) : export_query(db, query, out, cli);
+        if (output && fclose(out) != 0) {
+            fprintf(cli->err, "%s: error writing %s\n", cli->prog, output);
+            rc = 1;
+        }
+    }
+    sqlite3_close(db);
+    return rc;
+}

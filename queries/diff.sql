@@ -1,0 +1,39 @@
+-- diff: operators and GPU work of two runs side by side, matched by name (main = base, new = new):
+-- calls, total and average time in each, the change in ns and %, and a status (added, removed,
+-- increased, decreased, unchanged within :tolerance %). Operators (kind 'op': operators, ranges,
+-- runtime calls) compare self CPU time, so nested operators are not counted twice; kernels, memcpy
+-- and memset compare device time. From each database's event_stats. Sorted by absolute impact.
+WITH b AS (
+  SELECT CASE WHEN st.kind IN (1, 2, 5, 6) THEN 'op' ELSE k.name END AS kind,
+         CASE WHEN s.value GLOB 'ProfilerStep#*' THEN 'ProfilerStep*' ELSE s.value END AS name,
+         sum(st.calls) AS calls, sum(CASE WHEN st.kind IN (1, 2, 5, 6) THEN st.self_ns ELSE st.total_ns END) AS total
+  FROM main.event_stats st JOIN main.string s ON s.id = st.name_id JOIN main.kind k ON k.id = st.kind
+  WHERE st.kind IN (1, 2, 5, 6, 7, 8, 9) GROUP BY 1, 2
+),
+n AS (
+  SELECT CASE WHEN st.kind IN (1, 2, 5, 6) THEN 'op' ELSE k.name END AS kind,
+         CASE WHEN s.value GLOB 'ProfilerStep#*' THEN 'ProfilerStep*' ELSE s.value END AS name,
+         sum(st.calls) AS calls, sum(CASE WHEN st.kind IN (1, 2, 5, 6) THEN st.self_ns ELSE st.total_ns END) AS total
+  FROM new.event_stats st JOIN new.string s ON s.id = st.name_id JOIN new.kind k ON k.id = st.kind
+  WHERE st.kind IN (1, 2, 5, 6, 7, 8, 9) GROUP BY 1, 2
+),
+j AS (
+  SELECT b.kind, b.name, b.calls AS bc, b.total AS bt, n.calls AS nc, n.total AS nt
+  FROM b LEFT JOIN n ON n.kind = b.kind AND n.name = b.name
+  UNION ALL
+  SELECT n.kind, n.name, NULL, NULL, n.calls, n.total
+  FROM n WHERE NOT EXISTS (SELECT 1 FROM b WHERE b.kind = n.kind AND b.name = n.name)
+)
+SELECT NULL AS rank, name, kind,
+       coalesce(bc, 0) AS base_calls, coalesce(nc, 0) AS new_calls,
+       coalesce(bt, 0) AS base_total_ns, coalesce(nt, 0) AS new_total_ns,
+       CAST(round(1.0 * bt / bc) AS INTEGER) AS base_avg_ns, CAST(round(1.0 * nt / nc) AS INTEGER) AS new_avg_ns,
+       coalesce(nt, 0) - coalesce(bt, 0) AS delta_ns,
+       round(100.0 * (coalesce(nt, 0) - bt) / nullif(bt, 0), 2) AS delta_pct,
+       CASE WHEN bc IS NULL THEN 'added' WHEN nc IS NULL THEN 'removed'
+            WHEN abs(coalesce(nt, 0) - bt) <= :tolerance / 100.0 * bt THEN 'unchanged'
+            WHEN nt > bt THEN 'increased' ELSE 'decreased' END AS status
+FROM j
+WHERE :kinds = '' OR instr(',' || :kinds || ',', ',' || kind || ',') > 0
+ORDER BY abs(coalesce(nt, 0) - coalesce(bt, 0)) DESC, name
+LIMIT :limit;

@@ -1,0 +1,28 @@
+-- diff_metric: the value of one regression metric in each run, for `tracedb diff --fail-above`:
+-- step_median, step_p99 (ProfilerStep#N durations), kernel_total (device time of kernels),
+-- device_busy (union of GPU work over all devices), memory_peak (highest allocated bytes).
+-- Also each run's step count and interquartile range, for the noise check.
+WITH s AS (
+  SELECT 'base' AS run, e.dur_ns FROM main.event e INDEXED BY event_ranges JOIN main.string n ON n.id = e.name_id
+  WHERE e.kind = 2 AND n.value GLOB 'ProfilerStep#[0-9]*'
+  UNION ALL
+  SELECT 'new', e.dur_ns FROM new.event e INDEXED BY event_ranges JOIN new.string n ON n.id = e.name_id
+  WHERE e.kind = 2 AND n.value GLOB 'ProfilerStep#[0-9]*'
+),
+steps AS (SELECT run, count(*) AS n, median(dur_ns) AS med, percentile(dur_ns, 99) AS p99,
+                 percentile(dur_ns, 75) - percentile(dur_ns, 25) AS iqr FROM s GROUP BY run),
+v AS (
+  SELECT 'base' AS run,
+         (SELECT sum(total_ns) FROM main.event_stats WHERE kind = 7) AS kernel_total,
+         (SELECT sum(busy_ns) FROM main.device_stats) AS device_busy,
+         (SELECT max(total_allocated) FROM main.memory_event) AS memory_peak
+  UNION ALL
+  SELECT 'new', (SELECT sum(total_ns) FROM new.event_stats WHERE kind = 7), (SELECT sum(busy_ns) FROM new.device_stats),
+         (SELECT max(total_allocated) FROM new.memory_event)
+)
+SELECT v.run,
+       CASE :metric WHEN 'step_median' THEN s.med WHEN 'step_p99' THEN s.p99 WHEN 'kernel_total' THEN v.kernel_total
+                    WHEN 'device_busy' THEN v.device_busy WHEN 'memory_peak' THEN v.memory_peak END AS value,
+       coalesce(s.n, 0) AS steps, s.iqr
+FROM v LEFT JOIN steps s ON s.run = v.run
+ORDER BY v.run;

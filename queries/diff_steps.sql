@@ -1,0 +1,23 @@
+-- diff_steps: step latency (ProfilerStep#N) of both runs side by side: count, median, p25, p75, IQR,
+-- p90, p99, max; change of the median in ns and %, and whether it exceeds the run-to-run spread (the
+-- larger of the two interquartile ranges).
+WITH s AS (
+  SELECT 'base' AS run, e.dur_ns FROM main.event e INDEXED BY event_ranges JOIN main.string n ON n.id = e.name_id
+  WHERE e.kind = 2 AND n.value GLOB 'ProfilerStep#[0-9]*'
+  UNION ALL
+  SELECT 'new', e.dur_ns FROM new.event e INDEXED BY event_ranges JOIN new.string n ON n.id = e.name_id
+  WHERE e.kind = 2 AND n.value GLOB 'ProfilerStep#[0-9]*'
+),
+r AS (
+  SELECT run, count(*) AS count, median(dur_ns) AS med, percentile(dur_ns, 25) AS p25, percentile(dur_ns, 75) AS p75,
+         percentile(dur_ns, 90) AS p90, percentile(dur_ns, 99) AS p99, max(dur_ns) AS mx
+  FROM s GROUP BY run
+)
+SELECT NULL AS rank, r.run, r.count, CAST(round(r.med) AS INTEGER) AS median_ns, CAST(round(r.p25) AS INTEGER) AS p25_ns,
+       CAST(round(r.p75) AS INTEGER) AS p75_ns, CAST(round(r.p75 - r.p25) AS INTEGER) AS iqr_ns,
+       CAST(round(r.p90) AS INTEGER) AS p90_ns, CAST(round(r.p99) AS INTEGER) AS p99_ns, r.mx AS max_ns,
+       CASE WHEN r.run = 'new' THEN CAST(round(r.med - b.med) AS INTEGER) END AS delta_median_ns,
+       CASE WHEN r.run = 'new' THEN round(100.0 * (r.med - b.med) / nullif(b.med, 0), 2) END AS delta_median_pct,
+       CASE WHEN r.run = 'new' THEN abs(r.med - b.med) > max(r.p75 - r.p25, b.p75 - b.p25) END AS beyond_spread
+FROM r LEFT JOIN r b ON b.run = 'base'
+ORDER BY r.run;

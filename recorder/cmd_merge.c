@@ -1,0 +1,24 @@
+/* cmd_merge.c: `tracedb merge rank0.db rank1.db ... -o job.db`: one database for a whole job. */
+#include "../analyzer/cli.h"
+#include "../include/tracedb.h"
+
+static const char merge_usage[] = "tracedb merge IN.db... -o job.db [--force]";
+
+int cmd_merge(int argc, char **argv, struct cli *cli)
+{
+    const char *out = NULL;
+    int force = 0;
+    const struct opt opts[] = {
+        {"output", 'o', OPT_STRING, &out, "the merged database (required)"},
+        {"force", 'f', OPT_FLAG, &force, "replace it if it exists"},
+        OPT_END,
+    };
+    int n = cli_parse_options(argc, argv, opts, merge_usage, cli);
+    if (n < 1 || !out) {
+        if (n >= 0)
+            cli_usage(opts, merge_usage, cli->err);
+        return 2;
+    }
+    int rc = tdb_merge(out, (const char *const *)argv, n, force ? TDB_IMPORT_FORCE : 0u, cli->err);
+    return rc < 0 ? 1 : rc;
+}

@@ -1,0 +1,178 @@
+/* test_export.c: exports, the diff and merge against independent checks: a Chrome export imported
+ * again gives the same rows (every real trace); CSV read back by pandas equals the database read by
+ * pandas; diff's per-kernel totals equal a Python sum over the two real runs' JSON; merge keeps
+ * every rank's rows. */
+#include "helpers.h"
+#include <cjson/cJSON.h>
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Rows of a.db and b.db (attached to one connection) that differ in any imported column. */
+static const char roundtrip_sql[] =
+    "SELECT (SELECT count(*) FROM a.event) - (SELECT count(*) FROM b.event) "
+    " + (SELECT count(*) FROM a.event x JOIN b.event y ON y.id = x.id "
+    "    JOIN a.string xn ON xn.id = x.name_id JOIN b.string yn ON yn.id = y.name_id "
+    "    LEFT JOIN a.string xc ON xc.id = x.cat_id LEFT JOIN b.string yc ON yc.id = y.cat_id "
+    "    WHERE xn.value IS NOT yn.value OR xc.value IS NOT yc.value OR x.kind IS NOT y.kind "
+    "       OR x.start_ns IS NOT y.start_ns OR x.dur_ns IS NOT y.dur_ns OR x.self_ns IS NOT y.self_ns "
+    "       OR x.parent_id IS NOT y.parent_id OR x.depth IS NOT y.depth OR x.correlation IS NOT y.correlation "
+    "       OR x.external_id IS NOT y.external_id OR x.device IS NOT y.device OR x.stream IS NOT y.stream "
+    "       OR x.bytes IS NOT y.bytes OR x.launch_id IS NOT y.launch_id OR x.args IS NOT y.args) "
+    " + (SELECT count(*) FROM a.kernel_launch x LEFT JOIN b.kernel_launch y ON y.event_id = x.event_id "
+    "    WHERE y.event_id IS NULL OR x.grid_x IS NOT y.grid_x OR x.grid_z IS NOT y.grid_z OR x.block_x IS NOT y.block_x "
+    "       OR x.registers IS NOT y.registers OR x.shared_mem IS NOT y.shared_mem "
+    "       OR x.blocks_per_sm IS NOT y.blocks_per_sm OR x.occupancy_pct IS NOT y.occupancy_pct) "
+    " + (SELECT count(*) FROM a.memory_event x LEFT JOIN b.memory_event y ON y.event_id = x.event_id "
+    "    WHERE y.event_id IS NULL OR x.addr IS NOT y.addr OR x.total_allocated IS NOT y.total_allocated "
+    "       OR x.total_reserved IS NOT y.total_reserved OR x.device_type IS NOT y.device_type) "
+    " + abs((SELECT count(*) FROM a.flow) - (SELECT count(*) FROM b.flow)) "
+    " + (SELECT count(*) FROM a.thread x JOIN a.process xp ON xp.id = x.process_id WHERE x.name IS NOT NULL AND "
+    "    NOT EXISTS (SELECT 1 FROM b.thread y JOIN b.process yp ON yp.id = y.process_id "
+    "                WHERE yp.pid IS xp.pid AND y.tid IS x.tid AND y.name IS x.name)) "
+    " + (SELECT count(*) FROM a.event x JOIN a.thread xt ON xt.id = x.thread_id JOIN a.process xp ON xp.id = xt.process_id "
+    "    JOIN b.event y ON y.id = x.id JOIN b.thread yt ON yt.id = y.thread_id JOIN b.process yp ON yp.id = yt.process_id "
+    "    WHERE xp.pid IS NOT yp.pid OR xt.tid IS NOT yt.tid)";
+
+Test(export, chrome_round_trip_keeps_every_row_of_every_real_trace, .timeout = 300)
+{
+    char *text = read_file(src_path("tests/data/kineto_expected.json"), NULL);
+    cJSON *expected = cJSON_Parse(text);
+    free(text);
+    char *dir = temp_dir();
+    cJSON *trace;
+    int n = 0;
+    cJSON_ArrayForEach(trace, expected)
+    {
+        char in[512], a[1100], b[1100], json[1100];
+        snprintf(in, sizeof in, "tests/data/kineto/%s", trace->string);
+        snprintf(a, sizeof a, "%s/a%d.db", dir, n);
+        snprintf(b, sizeof b, "%s/b%d.db", dir, n);
+        snprintf(json, sizeof json, "%s/e%d.json%s", dir, n, n % 2 ? ".gz" : ""); /* gzip every other one */
+        n++;
+        cr_assert_eq(import_to(src_path(in), a), 0);
+        cr_assert_eq(run("'%s' export chrome '%s' -o '%s'", tracedb(), a, json), 0, "%s exports", trace->string);
+        cr_assert_eq(import_to(json, b), 0, "%s: the export imports again", trace->string);
+        sqlite3 *db;
+        sqlite3_open(":memory:", &db);
+        char *attach = sqlite3_mprintf("ATTACH %Q AS a; ATTACH %Q AS b", a, b);
+        cr_assert_eq(sqlite3_exec(db, attach, NULL, NULL, NULL), SQLITE_OK);
+        sqlite3_free(attach);
+        cr_assert_gt(db_int(db, "SELECT count(*) FROM b.event"), 0);
+        cr_assert_eq(db_int(db, roundtrip_sql), 0, "%s: the same rows after export and import", trace->string);
+        cr_assert_eq(db_int(db, "SELECT count(*) FROM a.counter x WHERE NOT EXISTS (SELECT 1 FROM b.counter y "
+                                "JOIN b.string n ON n.id = y.name_id WHERE y.ts_ns = x.ts_ns AND y.value IS x.value "
+                                "AND n.value = (SELECT value FROM a.string WHERE id = x.name_id))"), 0,
+                     "%s: every counter sample is there", trace->string);
+        sqlite3_close(db);
+    }
+    cJSON_Delete(expected);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+Test(export, chrome_window_and_kinds_filters)
+{
+    char *dir = temp_dir(), db[1100], json[1100];
+    snprintf(db, sizeof db, "%s/t.db", dir);
+    snprintf(json, sizeof json, "%s/k.json", dir);
+    cr_assert_eq(import_to(src_path("tests/data/kineto/critical_path_alexnet_trace.json.gz"), db), 0);
+    cr_assert_eq(run("'%s' export chrome '%s' -o '%s' --kinds kernel,memcpy", tracedb(), db, json), 0);
+    int st;
+    char *out = run_capture(&st, "grep -c '\"ph\":\"X\"' '%s'", json);
+    cr_assert_eq(atoi(out), 79 + 16, "79 kernels and 16 memcpy, nothing else");
+    free(out);
+    cr_assert_neq(run("'%s' export chrome '%s' -o '%s' --kinds nonsense 2>/dev/null", tracedb(), db, json), 0);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+Test(export, csv_reads_back_in_pandas, .timeout = 120)
+{
+    char *dir = temp_dir(), db[1100];
+    snprintf(db, sizeof db, "%s/t.db", dir);
+    cr_assert_eq(import_to(src_path("tests/data/kineto/critical_path_alexnet_trace.json.gz"), db), 0);
+    cr_assert_eq(run("'%s' export csv '%s' --table events -o '%s/events.csv'", tracedb(), db, dir), 0);
+    cr_assert_eq(run("'%s' export csv '%s' --report kernels -o '%s/kernels.csv'", tracedb(), db, dir), 0);
+    cr_assert_eq(run("/usr/bin/python3 '%s' '%s' '%s'", src_path("tests/pandas_check.py"), db, dir), 0);
+    /* never SQL from a table name */
+    cr_assert_neq(run("'%s' export csv '%s' --table 'event; DROP TABLE event' 2>/dev/null", tracedb(), db), 0);
+    cr_assert_eq(run("'%s' export csv '%s' --query 'SELECT count(*) AS n FROM kernels' | grep -qx 79.", tracedb(), db), 0);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+Test(diff, per_kernel_totals_of_two_real_runs_match_python, .timeout = 120)
+{
+    char *text = read_file(src_path("tests/data/diff_expected.json"), NULL);
+    cJSON *want = cJSON_Parse(text);
+    free(text);
+    char *dir = temp_dir(), a[1100], b[1100];
+    snprintf(a, sizeof a, "%s/control.db", dir);
+    snprintf(b, sizeof b, "%s/test.db", dir);
+    cr_assert_eq(import_to(src_path("tests/data/kineto/trace_diff_control_control.json.gz"), a), 0);
+    cr_assert_eq(import_to(src_path("tests/data/kineto/trace_diff_test_test.json.gz"), b), 0);
+    int st;
+    char *out = run_capture(&st, "'%s' diff '%s' '%s' --kinds kernel --format json", tracedb(), a, b);
+    cr_assert_eq(st, 0);
+    cJSON *rows = cJSON_Parse(out);
+    free(out);
+    cr_assert_eq(cJSON_GetArraySize(rows), cJSON_GetArraySize(want), "one row per kernel name in either run");
+    cJSON *r;
+    cJSON_ArrayForEach(r, rows)
+    {
+        const char *name = cJSON_GetObjectItem(r, "name")->valuestring;
+        cJSON *w = cJSON_GetObjectItem(want, name);
+        cr_assert(w, "%s", name);
+        cr_assert_eq(cJSON_GetObjectItem(r, "base_total_ns")->valuedouble, cJSON_GetArrayItem(w, 0)->valuedouble, "%s", name);
+        cr_assert_eq(cJSON_GetObjectItem(r, "new_total_ns")->valuedouble, cJSON_GetArrayItem(w, 1)->valuedouble, "%s", name);
+        cr_assert_eq(cJSON_GetObjectItem(r, "base_calls")->valuedouble, cJSON_GetArrayItem(w, 2)->valuedouble, "%s", name);
+        cr_assert_eq(cJSON_GetObjectItem(r, "new_calls")->valuedouble, cJSON_GetArrayItem(w, 3)->valuedouble, "%s", name);
+        cr_assert_eq(cJSON_GetObjectItem(r, "delta_ns")->valuedouble,
+                     cJSON_GetArrayItem(w, 1)->valuedouble - cJSON_GetArrayItem(w, 0)->valuedouble);
+    }
+    cJSON_Delete(rows);
+    cJSON_Delete(want);
+    /* the gate: kernel time grew (see the oracle); a run against itself passes */
+    cr_assert_eq(run("'%s' diff '%s' '%s' --metric kernel_total --fail-above 1 >/dev/null 2>&1", tracedb(), a, b), 3);
+    cr_assert_eq(run("'%s' diff '%s' '%s' --metric kernel_total --fail-above 1000 >/dev/null 2>&1", tracedb(), a, b), 0);
+    cr_assert_eq(run("'%s' diff '%s' '%s' --fail-above 0 >/dev/null 2>&1", tracedb(), a, a), 0);
+    out = run_capture(&st, "'%s' diff '%s' '%s' --metric kernel_total --fail-above 1 2>&1 >/dev/null", tracedb(), a, b);
+    cr_assert(strstr(out, "FAIL: kernel_total"), "%s", out);
+    free(out);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+Test(merge, two_ranks_in_one_database)
+{
+    char *dir = temp_dir(), a[1100], b[1100], job[1100];
+    snprintf(a, sizeof a, "%s/r0.db", dir);
+    snprintf(b, sizeof b, "%s/r1.db", dir);
+    snprintf(job, sizeof job, "%s/job.db", dir);
+    cr_assert_eq(run("'%s' import -q '%s' -o '%s' --rank 0", tracedb(),
+                     src_path("tests/data/kineto/timeline_analysis_sampled_rank-0.json.gz"), a), 0);
+    cr_assert_eq(run("'%s' import -q '%s' -o '%s'", tracedb(),
+                     src_path("tests/data/kineto/trace_filter_sampled_rank-1.json.gz"), b), 0);
+    cr_assert_eq(run("'%s' merge '%s' '%s' -o '%s'", tracedb(), a, b, job), 0);
+    sqlite3 *ja = db_open(a), *jb = db_open(b), *jj = db_open(job);
+    cr_assert_eq(db_int(jj, "SELECT count(*) FROM event"),
+                 db_int(ja, "SELECT count(*) FROM event") + db_int(jb, "SELECT count(*) FROM event"));
+    cr_assert_eq(db_int(jj, "SELECT count(DISTINCT rank) FROM trace"), 2);
+    cr_assert_eq(db_int(jj, "SELECT sum(dur_ns) FROM kernels"),
+                 db_int(ja, "SELECT sum(dur_ns) FROM kernels") + db_int(jb, "SELECT sum(dur_ns) FROM kernels"));
+    cr_assert_eq(db_int(jj, "SELECT count(*) FROM events e JOIN events p ON p.id = e.parent_id WHERE p.trace_id <> e.trace_id"), 0,
+                 "parents stay within their rank");
+    cr_assert_eq(db_int(jj, "SELECT count(*) FROM kernels k JOIN events a ON a.id = k.launch_id WHERE a.correlation <> k.correlation"), 0);
+    sqlite3_close(ja), sqlite3_close(jb), sqlite3_close(jj);
+    int st;
+    char *out = run_capture(&st, "'%s' ranks '%s' --format json", tracedb(), job);
+    cr_assert_eq(st, 0);
+    cJSON *rows = cJSON_Parse(out);
+    cr_assert(rows && cJSON_GetArraySize(rows) > 0, "%s", out);
+    cJSON_Delete(rows);
+    free(out);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
