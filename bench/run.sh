@@ -37,6 +37,9 @@ reports="ops kernels api memops latency device memory"
 for r in $reports; do measure "$r" build/tracedb "$r" "$dir/bench.db"; done
 measure ops_window build/tracedb ops "$dir/bench.db" --range 'ProfilerStep#3'
 measure kernels_launch build/tracedb kernels "$dir/bench.db" --group-by launch
+measure csv_tracedb build/tracedb export csv "$dir/bench.db" --table event -o "$dir/event.csv"
+measure csv_sqlite3 sh -c "sqlite3 -csv -header '$dir/bench.db' 'SELECT * FROM event' > '$dir/event-sqlite3.csv'"
+measure export_chrome build/tracedb export chrome "$dir/bench.db" -o "$dir/export.json"
 events=$(sqlite3 "$dir/bench.db" "SELECT value FROM meta WHERE key = 'event_count'")
 flows=$(sqlite3 "$dir/bench.db" "SELECT count(*) FROM flow")
 dbbytes=$(stat -c %s "$dir/bench.db")
@@ -66,6 +69,9 @@ row "tracedb summary" summary ""
 for r in $reports; do row "tracedb $r" "$r" ""; done
 row "tracedb ops --range ProfilerStep#3" ops_window ""
 row "tracedb kernels --group-by launch" kernels_launch ""
+row "tracedb export chrome (whole trace)" export_chrome ""
+row "sqlite3 -csv of table event (baseline)" csv_sqlite3 ""
+row "tracedb export csv --table event" csv_tracedb "$(echo "scale=2; $(cat $dir/csv_tracedb.s) / $(cat $dir/csv_sqlite3.s)" | bc)x sqlite3"
 echo
 echo "import: $(echo "$events / $imp" | bc) events/s; $(echo "$bytes / 1000000 / $imp" | bc) MB/s of JSON"
 echo "database: $((dbbytes / 1000000)) MB = $(echo "scale=2; $dbbytes / $bytes" | bc) of the JSON"
