@@ -17,11 +17,11 @@ SAN      = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 
 SQL      = $(wildcard schema/*.sql) $(wildcard queries/*.sql)
 LIB_SRC  = recorder/ingest.c recorder/nesting.c recorder/device_time.c recorder/row_writer.c recorder/strmap.c recorder/jsonbuf.c recorder/timeparse.c \
-           recorder/chrome_import.c recorder/import.c recorder/merge.c \
+           recorder/chrome_import.c recorder/import.c recorder/merge.c recorder/recording.c \
            analyzer/render.c analyzer/report.c analyzer/sqlfuncs.c analyzer/flops.c analyzer/options.c analyzer/scope.c \
            analyzer/chrome_export.c
 CLI_SRC  = analyzer/main.c analyzer/commands.c analyzer/cmd_api.c analyzer/cmd_device.c analyzer/cmd_diff.c analyzer/cmd_export.c \
-           analyzer/cmd_kernels.c analyzer/cmd_latency.c analyzer/cmd_ranks.c recorder/cmd_merge.c \
+           analyzer/cmd_kernels.c analyzer/cmd_latency.c analyzer/cmd_ranks.c recorder/cmd_merge.c recorder/cmd_record.c \
            analyzer/cmd_memops.c analyzer/cmd_memory.c analyzer/cmd_ops.c analyzer/cmd_summary.c analyzer/cmd_sql.c \
            recorder/cmd_import.c
 UNIT_SRC = $(wildcard tests/unit/*.c)
@@ -32,7 +32,7 @@ all:
 	@sh tools/deps.sh build
 	@$(MAKE) --no-print-directory build
 
-build: build/tracedb build/libtracedb.a build/libtracedb.so build/tracedb.pc
+build: build/tracedb build/libtracedb.a build/libtracedb.so build/tracedb.pc build/libtracedb_inject.so
 
 deps:
 	@sh tools/deps.sh build
@@ -61,6 +61,27 @@ build/libtracedb.a: $(LIB_OBJ)
 
 build/libtracedb.so: $(LIB_OBJ)
 	$(CC) -shared -o $@ $^ $(LIBS)
+
+# NVTX capture: one shared object, exporting only the injection entry points
+CUDA_HOME ?= /usr/local/cuda
+NVTX_INC  = -I$(CUDA_HOME)/include
+build/obj/recorder/nvtx_inject.o: recorder/nvtx_inject.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(NVTX_INC) -c -o $@ $<
+
+build/test/obj/recorder/nvtx_inject.o: recorder/nvtx_inject.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SAN) $(NVTX_INC) -c -o $@ $<
+
+build/libtracedb_inject.so: build/obj/recorder/nvtx_inject.o $(LIB_OBJ)
+	$(CC) -shared -o $@ $^ $(LIBS) -Wl,--version-script=recorder/inject.map
+
+build/nvtx_sample: samples/nvtx_sample.c
+	$(CC) $(CSTD) $(WARN) -O1 $(NVTX_INC) -o $@ $< -lpthread -ldl
+
+build/test/record_sample: tests/record_sample.c build/libtracedb.a
+	@mkdir -p build/test
+	$(CC) $(CSTD) $(WARN) -O1 -Iinclude -o $@ $< build/libtracedb.a $(LIBS)
 
 build/tracedb: $(CLI_OBJ) build/libtracedb.a
 	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) build/libtracedb.a $(LIBS)
@@ -103,11 +124,12 @@ test check:
 clang-check: build/embedded.c
 	@for f in $(LIB_SRC) $(CLI_SRC) build/embedded.c bench/gen_trace.c bench/tokenize.c tools/embed.c; do \
 	  clang $(CSTD) $(WARN) -Iinclude -Irecorder -fsyntax-only $$f || exit 1; done
+	@clang $(CSTD) $(WARN) $(NVTX_INC) -Iinclude -fsyntax-only recorder/nvtx_inject.c samples/nvtx_sample.c tests/record_sample.c
 	@clang $(CSTD) -Wall -Wextra -Werror -Iinclude -Irecorder -Ianalyzer -fsyntax-only $(UNIT_SRC)
 	@echo "clang: no warnings"
 
-test-run: build/test/tracedb build/test/unit
-	TRACEDB=$(CURDIR)/build/test/tracedb TRACEDB_ROOT=$(CURDIR) ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
+test-run: build/test/tracedb build/test/unit build/libtracedb_inject.so build/nvtx_sample build/test/record_sample
+	TRACEDB=$(CURDIR)/build/test/tracedb TRACEDB_INJECT=$(CURDIR)/build/libtracedb_inject.so TRACEDB_ROOT=$(CURDIR) ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 	  UBSAN_OPTIONS=print_stacktrace=1 build/test/unit --jobs 2
 
 # --- benchmarks

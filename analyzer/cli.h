@@ -60,6 +60,7 @@ int cmd_memory(int argc, char **argv, struct cli *cli);
 int cmd_merge(int argc, char **argv, struct cli *cli);
 int cmd_ops(int argc, char **argv, struct cli *cli);
 int cmd_ranks(int argc, char **argv, struct cli *cli);
+int cmd_record(int argc, char **argv, struct cli *cli);
 int cmd_sql(int argc, char **argv, struct cli *cli);
 int cmd_summary(int argc, char **argv, struct cli *cli);
 

@@ -7,6 +7,8 @@
  * SQLite client. (The live recorder API arrives with the recorder.) */
 #ifndef TRACEDB_H
 #define TRACEDB_H
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #ifdef __cplusplus
@@ -33,6 +35,56 @@ int tdb_import_ranked(const char *db_path, const char *const *traces, int ntrace
  * input's traces, or are the input's position when it has none. Same return values as tdb_import;
  * TDB_IMPORT_FORCE replaces an existing db_path. */
 int tdb_merge(const char *db_path, const char *const *inputs, int ninputs, unsigned flags, FILE *err);
+
+/* ---- Recording: events stream into a database while the program runs -------------------------
+ * One recording per process. Setting TRACEDB_OUTPUT=run.db records any program linked with
+ * libtracedb with no code change (opened at start, closed at exit). The event functions are cheap
+ * (no lock, no allocation) and do nothing when no recording is open. */
+
+typedef struct tdb_recording tdb_recording;
+
+struct tdb_options {
+    int level;           /* 1: device work only (CUPTI); 2 (default): also host ranges, marks, counters, memory */
+    const char *kinds;   /* or exactly these, comma-separated: range, instant, counter, memory */
+    /* PyTorch's schedule, in steps (tdb_step): skip_first, then cycles of wait, warmup and active steps,
+     * repeat times (0: forever). Events are kept during active steps only. active = 0: no schedule. */
+    int skip_first, wait, warmup, active, repeat;
+    void (*on_cycle)(tdb_recording *rec, void *arg); /* after each completed cycle (on_trace_ready) */
+    void *on_cycle_arg;
+};
+
+/* Starts recording into a new database at path (refused if it exists). NULL on failure (printed).
+ * opt may be NULL for the defaults. */
+tdb_recording *tdb_open(const char *path, const struct tdb_options *opt);
+/* Stops: writes everything recorded, the per-name sums and the drop count, and closes. 0 on success. */
+int tdb_close(tdb_recording *rec);
+/* The recording open in this process, or NULL. */
+tdb_recording *tdb_current(void);
+
+void tdb_range_push(const char *name);  /* a range on this thread, nested in the open ones */
+void tdb_range_pop(void);
+int64_t tdb_range_start(const char *name); /* a range that may end on another thread */
+void tdb_range_end(int64_t id);
+void tdb_section(const char *label);    /* a labelled section ("warm up"), ended by tdb_section_end */
+void tdb_section_end(void);
+void tdb_instant(const char *name);     /* a mark */
+void tdb_counter(const char *name, double value);
+void tdb_mem_alloc(const void *addr, size_t bytes, int device); /* device -1: host memory */
+void tdb_mem_free(const void *addr, size_t bytes, int device);
+void tdb_step(void);                    /* a training/inference step boundary: ProfilerStep#N */
+int tdb_flush(void);                    /* commit now (the writer commits every 100 ms anyway) */
+int64_t tdb_dropped(void);              /* events dropped so far because the writer fell behind */
+
+/* A range for the rest of the enclosing block (GCC/Clang): TDB_SCOPE("forward"); */
+static inline void tdb_scope_end_(int *unused)
+{
+    (void)unused;
+    tdb_range_pop();
+}
+#define TDB_CAT2_(a, b) a##b
+#define TDB_CAT_(a, b) TDB_CAT2_(a, b)
+#define TDB_SCOPE(name)                                                                                      \
+    __attribute__((cleanup(tdb_scope_end_))) int TDB_CAT_(tdb_scope_, __LINE__) = (tdb_range_push(name), 0)
 
 /* The library's version, e.g. "0.1.0". */
 const char *tdb_version(void);

@@ -471,6 +471,7 @@ static void event_init(struct tdb_event *ev)
     ev->registers = ev->shared_mem = ev->addr = ev->total_allocated = ev->total_reserved = ev->device_type = TDB_NULL;
     ev->grid[0] = ev->grid[1] = ev->grid[2] = ev->block[0] = ev->block[1] = ev->block[2] = TDB_NULL;
     ev->blocks_per_sm = ev->warps_per_sm = ev->occupancy_pct = NAN;
+    ev->parent_id = ev->self_ns = TDB_NULL;
 }
 
 static int open_push(struct chrome *c, int64_t thread, int64_t start, int kind)

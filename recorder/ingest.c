@@ -20,6 +20,7 @@
 #include "row_writer.h"
 #include "strmap.h"
 #include "version.h"
+#include "../analyzer/sqlfuncs.h"
 
 #include <errno.h>
 #include <math.h>
@@ -94,6 +95,7 @@ struct tdb_ingest {
     struct attrib *attribs;    /* GPU work and memory events, attributed at the end of the trace */
     size_t nattribs, attribs_cap;
     int timing;                /* TRACEDB_TIMING set: print how long each phase took */
+    int live;                  /* TDB_OPEN_LIVE: written in place, nesting given by the recorder */
     struct timespec phase_start;
 };
 
@@ -309,6 +311,26 @@ static int ingest_exec_file(struct tdb_ingest *ing, const char *file)
     return ingest_exec(ing, sql);
 }
 
+/* Runs every statement of an embedded SQL file with ?1 bound to value. */
+static int ingest_exec_bound(struct tdb_ingest *ing, const char *file, int64_t value)
+{
+    const char *sql = tdb_embedded_get(file);
+    while (sql && *sql) {
+        sqlite3_stmt *st = NULL;
+        if (sqlite3_prepare_v2(ing->db, sql, -1, &st, &sql) != SQLITE_OK)
+            return ingest_fail(ing, file);
+        if (!st)
+            break;
+        if (sqlite3_bind_parameter_count(st) > 0)
+            sqlite3_bind_int64(st, 1, value);
+        int rc = sqlite3_step(st);
+        sqlite3_finalize(st);
+        if (rc != SQLITE_DONE)
+            return ingest_fail(ing, file);
+    }
+    return 0;
+}
+
 /* Runs a prepared statement to completion and resets it. */
 static int ingest_step(struct tdb_ingest *ing, sqlite3_stmt *st)
 {
@@ -422,7 +444,7 @@ struct tdb_ingest *tdb_ingest_open(const char *path, enum tdb_open_mode mode, FI
 {
     struct stat sb;
     int exists = stat(path, &sb) == 0;
-    if (mode == TDB_OPEN_CREATE && exists) {
+    if ((mode == TDB_OPEN_CREATE || mode == TDB_OPEN_LIVE) && exists) {
         fprintf(err, "tracedb: %s already exists; use --force to replace it or --append to add to it\n", path);
         return NULL;
     }
@@ -446,7 +468,8 @@ struct tdb_ingest *tdb_ingest_open(const char *path, enum tdb_open_mode mode, FI
     ing->next_kind = TDB_KIND_FIRST_CUSTOM;
 
     const char *open_path = path;
-    if (mode != TDB_OPEN_APPEND) {
+    ing->live = mode == TDB_OPEN_LIVE;
+    if (mode != TDB_OPEN_APPEND && mode != TDB_OPEN_LIVE) {
         size_t n = strlen(path) + 32;
         ing->tmp_path = malloc(n);
         if (!ing->tmp_path) {
@@ -464,7 +487,13 @@ struct tdb_ingest *tdb_ingest_open(const char *path, enum tdb_open_mode mode, FI
         return NULL;
     }
     int ok;
-    if (mode != TDB_OPEN_APPEND) {
+    if (mode == TDB_OPEN_LIVE) { /* readers see each commit; a crash keeps every committed batch */
+        ok = ingest_exec(ing, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-4096; BEGIN;") == 0 &&
+             ingest_exec_file(ing, "schema/schema.sql") == 0 &&
+             ingest_exec(ing, "PRAGMA user_version=" TDB_SCHEMA_VERSION_STR) == 0 &&
+             ingest_exec_file(ing, "schema/views.sql") == 0 && ingest_exec_file(ing, "schema/indexes.sql") == 0 &&
+             ingest_exec(ing, "INSERT INTO meta VALUES ('import_status', 'recording'); COMMIT; BEGIN;") == 0;
+    } else if (mode != TDB_OPEN_APPEND) {
         ok = ingest_exec(ing, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-4096;"
                               "PRAGMA temp_store=FILE; BEGIN;") == 0 &&
              ingest_exec_file(ing, "schema/schema.sql") == 0 &&
@@ -659,6 +688,13 @@ int64_t tdb_ingest_event(struct tdb_ingest *ing, const struct tdb_event *ev)
     int64_t cat = ev->cat.p ? ingest_string(ing, ev->cat) : TDB_NULL;
     if (name < 0 || cat == -1)
         return -1;
+    if (ing->live) {
+        int64_t id = ev->id > 0 ? ev->id : ing->next_event++;
+        if (row_writer_event(ing->rows, id, name, cat, ev) != 0)
+            return -1;
+        ing->events++;
+        return id;
+    }
     int64_t id = ing->next_event++;
     int64_t launch = ingest_keep_keys(ing, (size_t)(id - ing->trace_first_event), ev, name);
     if (launch == -1)
@@ -691,6 +727,18 @@ int tdb_ingest_flow(struct tdb_ingest *ing, int64_t thread_id, int64_t flow_id, 
     if (cid == -1)
         return -1;
     return row_writer_flow(ing->rows, thread_id, flow_id, cid, phase, ts_ns, bind_enclosing);
+}
+
+int64_t tdb_ingest_reserve_id(struct tdb_ingest *ing)
+{
+    return ing->next_event++;
+}
+
+int tdb_ingest_commit(struct tdb_ingest *ing)
+{
+    if (ingest_sync(ing) != 0)
+        return -1;
+    return ingest_exec(ing, "COMMIT; BEGIN;");
 }
 
 struct sqlite3 *tdb_ingest_sqlite(struct tdb_ingest *ing)
@@ -876,8 +924,14 @@ int tdb_ingest_end_trace(struct tdb_ingest *ing, const struct tdb_trace_info *in
     if (ingest_sync(ing) != 0)
         return -1;
     ingest_phase(ing, "parse+insert");
+    int rc;
+    if (ing->live) { /* no keys were kept: the sums come from the rows (queries/stats_from_events.sql) */
+        if (tdb_register_functions(ing->db) != 0 || ingest_exec_bound(ing, "queries/stats_from_events.sql", ing->trace_id) != 0)
+            return -1;
+        goto trace_row;
+    }
     /* device_stats reads the start and dur keys, before the sweep turns start into self time */
-    int rc = device_time_write(&ing->devices, ing->key_start, ing->key_dur, ing->db, ing->trace_id) != 0
+    rc = device_time_write(&ing->devices, ing->key_start, ing->key_dur, ing->db, ing->trace_id) != 0
                  ? ingest_fail(ing, "cannot write device_stats")
                  : 0;
     if (rc == 0)
@@ -888,12 +942,13 @@ int tdb_ingest_end_trace(struct tdb_ingest *ing, const struct tdb_trace_info *in
     if (rc != 0)
         return -1;
     ingest_phase(ing, "write nesting");
+trace_row:;
     sqlite3_stmt *st;
 
     if (sqlite3_prepare_v2(ing->db,
                            "UPDATE trace SET name = ?2, base_time_ns = ?3, rank = ?4, device_properties = ?5, "
                            "distributed_info = ?6, extra = ?7, status = ?8, skipped_events = ?9, overlaps = ?10, "
-                           "error = ?11, source_format = coalesce(?12, source_format), first_ns = ?13, last_ns = ?14 WHERE id = ?1",
+                           "error = ?11, source_format = coalesce(?12, source_format), first_ns = coalesce(?13, first_ns), last_ns = coalesce(?14, last_ns) WHERE id = ?1",
                            -1, &st, NULL) != SQLITE_OK)
         return ingest_fail(ing, "cannot prepare");
     sqlite3_bind_int64(st, 1, ing->trace_id);
@@ -966,7 +1021,7 @@ int tdb_ingest_finish(struct tdb_ingest *ing, int complete)
     if (rc == 0)
         rc = ingest_exec_file(ing, "schema/indexes.sql");
     ingest_phase(ing, "indexes");
-    if (rc == 0 && ing->tmp_path) /* views exist already in an appended database */
+    if (rc == 0 && ing->tmp_path) /* views exist already in an appended or a live database */
         rc = ingest_exec_file(ing, "schema/views.sql");
     if (rc == 0)
         rc = ingest_exec(ing, "COMMIT");
@@ -996,8 +1051,8 @@ void tdb_ingest_abort(struct tdb_ingest *ing)
         return;
     row_writer_stop(ing->rows);
     ing->rows = NULL;
-    if (ing->db && !ing->tmp_path && !sqlite3_get_autocommit(ing->db))
-        sqlite3_exec(ing->db, "ROLLBACK", NULL, NULL, NULL);
+    if (ing->db && !ing->tmp_path && !sqlite3_get_autocommit(ing->db)) /* a recording keeps what it has */
+        sqlite3_exec(ing->db, ing->live ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL);
     sqlite3_close(ing->db);
     ing->db = NULL;
     if (ing->tmp_path)

@@ -55,8 +55,8 @@ enum { ST_EVENT, ST_LAUNCH, ST_MEMORY, ST_STRING, ST_PROCESS, ST_THREAD, ST_COUN
 
 static const char *const row_sql[ST_COUNT] = {
     [ST_EVENT] = ("INSERT INTO event (id, kind, name_id, cat_id, thread_id, start_ns, dur_ns, self_ns, "
-                  "correlation, external_id, device, stream, bytes, launch_id, args) "
-                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"),
+                  "correlation, external_id, device, stream, bytes, launch_id, args, parent_id, depth) "
+                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, coalesce(?15, ?7), ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?16, ?17)"),
     [ST_LAUNCH] = "INSERT INTO kernel_launch VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
     [ST_MEMORY] = "INSERT INTO memory_event VALUES (?1, ?2, ?3, ?4, ?5)",
     [ST_STRING] = "INSERT INTO string (id, value) VALUES (?1, ?2)",
@@ -160,6 +160,9 @@ static int write_event(struct row_writer *w, const struct row_event *r)
         sqlite3_bind_text(st, 14, (const char *)(r + 1), (int)r->args_len, SQLITE_STATIC);
     else
         sqlite3_bind_null(st, 14);
+    bind_int_or_null(st, 15, ev->self_ns);
+    bind_int_or_null(st, 16, ev->parent_id);
+    sqlite3_bind_int(st, 17, ev->depth);
     if (row_step(w, st) != 0)
         return -1;
     if (ev->has_launch) {

@@ -1,0 +1,167 @@
+/* cmd_record.c: `tracedb record -o run.db -- CMD ARGS...`: runs a program with tracedb's injection
+ * library named in NVTX_INJECTION64_PATH (and CUDA_INJECTION64_PATH where CUPTI support is built), so
+ * its NVTX ranges and, with a GPU, its CUDA activity land in run.db with no code change. Programs
+ * linked with libtracedb record their C API events through TRACEDB_OUTPUT the same way.
+ * Exits with the program's status. */
+#define _GNU_SOURCE
+#include "../analyzer/cli.h"
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char record_usage[] =
+    "tracedb record [-o run.db] [--force] [--level 1|2] [--kinds LIST] [--schedule S,W,U,A,R] -- CMD [ARGS...]";
+
+/* The injection library: $TRACEDB_INJECT, or beside this binary, or in ../lib/tracedb/. */
+static int record_inject_path(char *out, size_t n)
+{
+    const char *env = getenv("TRACEDB_INJECT");
+    if (env && access(env, R_OK) == 0)
+        return snprintf(out, n, "%s", env) < (int)n ? 0 : -1;
+    char self[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len <= 0)
+        return -1;
+    self[len] = 0;
+    char *slash = strrchr(self, '/');
+    if (!slash)
+        return -1;
+    *slash = 0;
+    static const char *const rel[] = {"libtracedb_inject.so", "../lib/tracedb/libtracedb_inject.so"};
+    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+        if (strlen(self) + strlen(rel[i]) + 2 > n)
+            continue;
+        strcpy(out, self);
+        strcat(out, "/");
+        strcat(out, rel[i]);
+        if (access(out, R_OK) == 0)
+            return 0;
+    }
+    return -1;
+}
+
+/* One line on what the recording holds. */
+static void record_summary(const char *path, struct cli *cli)
+{
+    sqlite3 *db;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        fprintf(cli->err, "tracedb: no database was written at %s (did the program make any NVTX or tracedb call?)\n", path);
+        sqlite3_close(db);
+        return;
+    }
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "SELECT (SELECT count(*) FROM event), (SELECT count(*) FROM thread), "
+                               "(SELECT value FROM meta WHERE key = 'import_status'), "
+                               "(SELECT coalesce(sum(skipped_events), 0) FROM trace)", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW) {
+        const char *status = (const char *)sqlite3_column_text(st, 2);
+        fprintf(cli->err, "tracedb: %s: %lld events on %lld threads%s%s; %lld dropped. Next: tracedb summary %s\n", path,
+                (long long)sqlite3_column_int64(st, 0), (long long)sqlite3_column_int64(st, 1),
+                status && strcmp(status, "recording") == 0 ? " (the program ended without closing the recording: "
+                                                             "everything up to its last commit is kept)"
+                                                           : "",
+                "", (long long)sqlite3_column_int64(st, 3), path);
+    } else {
+        fprintf(cli->err, "tracedb: %s: %s\n", path, sqlite3_errmsg(db));
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+}
+
+int cmd_record(int argc, char **argv, struct cli *cli)
+{
+    const char *out = "run.db", *kinds = NULL, *schedule = NULL;
+    int force = 0;
+    int64_t level = 2;
+    const struct opt opts[] = {
+        {"output", 'o', OPT_STRING, &out, "the database to write (default run.db)"},
+        {"force", 'f', OPT_FLAG, &force, "replace it if it exists"},
+        {"level", 0, OPT_INT, &level, "1: device work only; 2 (default): also host ranges, marks, memory"},
+        {"kinds", 0, OPT_STRING, &kinds, "exactly these kinds: range, instant, counter, memory"},
+        {"schedule", 0, OPT_STRING, &schedule, "skip_first,wait,warmup,active,repeat in steps (PyTorch's)"},
+        OPT_END,
+    };
+    /* options end at the command: everything from the first word that is not ours belongs to it */
+    int split = 1;
+    while (split < argc && strcmp(argv[split], "--") != 0)
+        split++;
+    int n = cli_parse_options(split, argv, opts, record_usage, cli);
+    if (n != 0 || split + 1 >= argc) {
+        if (n >= 0)
+            cli_usage(opts, record_usage, cli->err);
+        return 2;
+    }
+    char **cmd = argv + split + 1;
+    if (level != 1 && level != 2) {
+        fprintf(cli->err, "%s: --level is 1 or 2\n", cli->prog);
+        return 2;
+    }
+    struct stat sb;
+    if (stat(out, &sb) == 0) {
+        if (!force) {
+            fprintf(cli->err, "%s: %s already exists; use --force to replace it\n", cli->prog, out);
+            return 2;
+        }
+        char side[PATH_MAX];
+        unlink(out);
+        snprintf(side, sizeof side, "%s-wal", out), unlink(side);
+        snprintf(side, sizeof side, "%s-shm", out), unlink(side);
+    }
+    char inject[PATH_MAX], abs_out[PATH_MAX];
+    if (record_inject_path(inject, sizeof inject) != 0) {
+        fprintf(cli->err, "%s: cannot find libtracedb_inject.so (beside tracedb, in ../lib/tracedb, or $TRACEDB_INJECT)\n",
+                cli->prog);
+        return 1;
+    }
+    if (out[0] == '/')
+        snprintf(abs_out, sizeof abs_out, "%s", out);
+    else {
+        if (!getcwd(abs_out, sizeof abs_out) || strlen(abs_out) + strlen(out) + 2 > sizeof abs_out)
+            return 1;
+        strcat(abs_out, "/");
+        strcat(abs_out, out);
+    }
+    void *cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (!cuda)
+        fprintf(cli->err, "tracedb: no CUDA driver on this machine: recording NVTX ranges and tracedb API events only\n");
+    else
+        fprintf(cli->err, "tracedb: CUDA activity capture (CUPTI) is not built into this tracedb: recording NVTX "
+                          "ranges and tracedb API events only\n");
+    if (cuda)
+        dlclose(cuda);
+    char lv[8];
+    snprintf(lv, sizeof lv, "%d", (int)level);
+    setenv("TRACEDB_OUTPUT", abs_out, 1);
+    setenv("TRACEDB_LEVEL", lv, 1);
+    if (kinds)
+        setenv("TRACEDB_KINDS", kinds, 1);
+    if (schedule)
+        setenv("TRACEDB_SCHEDULE", schedule, 1);
+    setenv("NVTX_INJECTION64_PATH", inject, 1);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(cli->err, "%s: fork: %s\n", cli->prog, strerror(errno));
+        return 1;
+    }
+    if (pid == 0) {
+        execvp(cmd[0], cmd);
+        fprintf(stderr, "tracedb record: cannot run %s: %s\n", cmd[0], strerror(errno));
+        _exit(127);
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    record_summary(out, cli);
+    if (WIFSIGNALED(status)) {
+        fprintf(cli->err, "tracedb: %s was killed by signal %d\n", cmd[0], WTERMSIG(status));
+        return 128 + WTERMSIG(status);
+    }
+    return WEXITSTATUS(status);
+}

@@ -1,0 +1,165 @@
+/* nvtx_inject.c: NVTX capture with no rebuild. NVTX (header-only nvtx3, as CUDA libraries and
+ * PyTorch's emit_nvtx use it) loads the library named by NVTX_INJECTION64_PATH at the first NVTX
+ * call and calls its InitializeInjectionNvtx2(); we write our functions into NVTX's callback tables
+ * (core and domain modules), so every push/pop, start/end, mark and domain range of the program lands
+ * in the recording (recording.c), opened from TRACEDB_OUTPUT if it is not open yet.
+ * PyTorch's "aten::mm, seq = 3, op_id = 7, sizes = [...]" ranges become operators with their shapes. */
+#define _GNU_SOURCE
+#include "recording.h"
+#include "ingest.h"
+#include <nvtx3/nvToolsExt.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A domain handle or registered string handle is a copy of its name that we own (never freed:
+ * NVTX may use a handle until the process ends). */
+static const char *nvtx_text(const nvtxEventAttributes_t *a)
+{
+    if (!a)
+        return "";
+    if (a->messageType == NVTX_MESSAGE_TYPE_ASCII && a->message.ascii)
+        return a->message.ascii;
+    if (a->messageType == NVTX_MESSAGE_TYPE_REGISTERED && a->message.registered)
+        return (const char *)a->message.registered;
+    return "(unnamed)"; /* wide-character messages are not decoded */
+}
+
+/* PyTorch operator ranges: "name, seq = N, op_id = M, ..." */
+static int nvtx_kind(const char *name)
+{
+    return strstr(name, ", seq = ") || strstr(name, ", op_id = ") ? TDB_KIND_OP : TDB_KIND_RANGE;
+}
+
+static int NVTX_API nvtx_push_a(const char *msg)
+{
+    tdb_range_push_cat(msg ? msg : "", NULL, nvtx_kind(msg ? msg : ""));
+    return 0;
+}
+
+static int NVTX_API nvtx_push_ex(const nvtxEventAttributes_t *a)
+{
+    return nvtx_push_a(nvtx_text(a));
+}
+
+static int NVTX_API nvtx_pop(void)
+{
+    tdb_range_pop();
+    return 0;
+}
+
+static nvtxRangeId_t NVTX_API nvtx_start_a(const char *msg)
+{
+    return (nvtxRangeId_t)tdb_range_start(msg ? msg : "");
+}
+
+static nvtxRangeId_t NVTX_API nvtx_start_ex(const nvtxEventAttributes_t *a)
+{
+    return nvtx_start_a(nvtx_text(a));
+}
+
+static void NVTX_API nvtx_end(nvtxRangeId_t id)
+{
+    tdb_range_end((int64_t)id);
+}
+
+static void NVTX_API nvtx_mark_a(const char *msg)
+{
+    tdb_instant(msg ? msg : "");
+}
+
+static void NVTX_API nvtx_mark_ex(const nvtxEventAttributes_t *a)
+{
+    tdb_instant(nvtx_text(a));
+}
+
+static nvtxDomainHandle_t NVTX_API nvtx_domain_create_a(const char *name)
+{
+    return (nvtxDomainHandle_t)strdup(name ? name : "");
+}
+
+static void NVTX_API nvtx_domain_destroy(nvtxDomainHandle_t d)
+{
+    (void)d; /* kept: ranges recorded under it still refer to the name */
+}
+
+static nvtxStringHandle_t NVTX_API nvtx_register_string_a(nvtxDomainHandle_t d, const char *s)
+{
+    (void)d;
+    return (nvtxStringHandle_t)strdup(s ? s : "");
+}
+
+static int NVTX_API nvtx_domain_push_ex(nvtxDomainHandle_t d, const nvtxEventAttributes_t *a)
+{
+    const char *name = nvtx_text(a);
+    tdb_range_push_cat(name, (const char *)d, nvtx_kind(name));
+    return 0;
+}
+
+static int NVTX_API nvtx_domain_pop(nvtxDomainHandle_t d)
+{
+    (void)d;
+    tdb_range_pop();
+    return 0;
+}
+
+static nvtxRangeId_t NVTX_API nvtx_domain_start_ex(nvtxDomainHandle_t d, const nvtxEventAttributes_t *a)
+{
+    (void)d;
+    return nvtx_start_ex(a);
+}
+
+static void NVTX_API nvtx_domain_end(nvtxDomainHandle_t d, nvtxRangeId_t id)
+{
+    (void)d;
+    nvtx_end(id);
+}
+
+static void NVTX_API nvtx_domain_mark_ex(nvtxDomainHandle_t d, const nvtxEventAttributes_t *a)
+{
+    (void)d;
+    nvtx_mark_ex(a);
+}
+
+/* Writes fn into slot id of a module's table when the table has it. */
+static void nvtx_set(NvtxFunctionTable table, unsigned size, unsigned id, NvtxFunctionPointer fn)
+{
+    if (id < size && table[id])
+        *table[id] = fn;
+}
+
+int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get); /* NVTX looks this up by name */
+
+__attribute__((visibility("default"))) int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get)
+{
+    if (!tdb_current()) { /* the program did not open one: TRACEDB_OUTPUT says where */
+        const char *out = getenv("TRACEDB_OUTPUT");
+        if (!out || !tdb_open(out, NULL))
+            return 0; /* NVTX then calls nothing of ours */
+    }
+    const NvtxExportTableCallbacks *cb = get ? (const NvtxExportTableCallbacks *)get(NVTX_ETID_CALLBACKS) : NULL;
+    if (!cb || !cb->GetModuleFunctionTable)
+        return 0;
+    NvtxFunctionTable t;
+    unsigned n = 0;
+    if (cb->GetModuleFunctionTable(NVTX_CB_MODULE_CORE, &t, &n) && t) {
+        nvtx_set(t, n, NVTX_CBID_CORE_MarkEx, (NvtxFunctionPointer)nvtx_mark_ex);
+        nvtx_set(t, n, NVTX_CBID_CORE_MarkA, (NvtxFunctionPointer)nvtx_mark_a);
+        nvtx_set(t, n, NVTX_CBID_CORE_RangeStartEx, (NvtxFunctionPointer)nvtx_start_ex);
+        nvtx_set(t, n, NVTX_CBID_CORE_RangeStartA, (NvtxFunctionPointer)nvtx_start_a);
+        nvtx_set(t, n, NVTX_CBID_CORE_RangeEnd, (NvtxFunctionPointer)nvtx_end);
+        nvtx_set(t, n, NVTX_CBID_CORE_RangePushEx, (NvtxFunctionPointer)nvtx_push_ex);
+        nvtx_set(t, n, NVTX_CBID_CORE_RangePushA, (NvtxFunctionPointer)nvtx_push_a);
+        nvtx_set(t, n, NVTX_CBID_CORE_RangePop, (NvtxFunctionPointer)nvtx_pop);
+    }
+    if (cb->GetModuleFunctionTable(NVTX_CB_MODULE_CORE2, &t, &n) && t) {
+        nvtx_set(t, n, NVTX_CBID_CORE2_DomainMarkEx, (NvtxFunctionPointer)nvtx_domain_mark_ex);
+        nvtx_set(t, n, NVTX_CBID_CORE2_DomainRangeStartEx, (NvtxFunctionPointer)nvtx_domain_start_ex);
+        nvtx_set(t, n, NVTX_CBID_CORE2_DomainRangeEnd, (NvtxFunctionPointer)nvtx_domain_end);
+        nvtx_set(t, n, NVTX_CBID_CORE2_DomainRangePushEx, (NvtxFunctionPointer)nvtx_domain_push_ex);
+        nvtx_set(t, n, NVTX_CBID_CORE2_DomainRangePop, (NvtxFunctionPointer)nvtx_domain_pop);
+        nvtx_set(t, n, NVTX_CBID_CORE2_DomainCreateA, (NvtxFunctionPointer)nvtx_domain_create_a);
+        nvtx_set(t, n, NVTX_CBID_CORE2_DomainDestroy, (NvtxFunctionPointer)nvtx_domain_destroy);
+        nvtx_set(t, n, NVTX_CBID_CORE2_DomainRegisterStringA, (NvtxFunctionPointer)nvtx_register_string_a);
+    }
+    return 1;
+}

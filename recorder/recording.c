@@ -1,0 +1,696 @@
+/* recording.c: the live recorder behind the C API (include/tracedb.h), NVTX capture and
+ * `tracedb record`.
+ *
+ * Hot path: each thread owns a single-producer ring of fixed-layout records (begin, end, instant,
+ * counter, memory) in a 1 MiB buffer, registered on its first event. Recording an event takes the
+ * clock, copies the name into the ring and publishes it with one release store: no lock, no
+ * allocation. When a ring is full the event is dropped and counted (never block, never grow).
+ *
+ * Writer thread: every 10 ms it drains every ring, matches begins with ends on each thread's own
+ * stack (so every range knows its parent, depth and self time without a sweep) and hands complete
+ * events to the ingest writer (ingest.c, live mode: the same schema and code paths as imports).
+ * It commits at least every 100 ms (WAL), so a crashed program keeps everything but its last 100 ms
+ * and the database can be read while the program runs. Closing drains, writes the sums, the drop
+ * count and meta, and commits.
+ */
+#define _GNU_SOURCE
+#include "recording.h"
+#include "ingest.h"
+#include "jsonbuf.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define RING_BYTES (1u << 20)     /* per thread */
+#define NAME_MAX_BYTES 1024       /* longer names are cut */
+#define DRAIN_EVERY_NS 10000000   /* 10 ms */
+#define COMMIT_EVERY_NS 100000000 /* 100 ms */
+
+enum rec_type { R_BEGIN = 1, R_END, R_INSTANT, R_COUNTER, R_MEMORY, R_START, R_STOP, R_PAD };
+
+/* One record in a ring; the name follows, then padding to 8 bytes. */
+struct rec {
+    uint16_t type;
+    uint16_t name_len;
+    uint16_t cat_len; /* a category (NVTX domain) follows the name */
+    uint16_t kind;    /* the event kind of a range (op for NVTX operator names, range otherwise) */
+    int64_t ts;
+    int64_t a;        /* R_START/R_STOP: range id; R_MEMORY: address; R_COUNTER: unused */
+    int64_t b;        /* R_MEMORY: bytes (negative = free); */
+    double v;         /* R_COUNTER: value; R_MEMORY: device */
+};
+
+struct rec_ring {
+    unsigned char *buf;
+    _Atomic size_t head; /* written by the thread */
+    _Atomic size_t tail; /* written by the writer */
+    _Atomic int64_t dropped;
+};
+
+/* Writer-side state of an open range on a thread. */
+struct rec_frame {
+    int64_t id, start, child_sum;
+    int kind;
+    struct buf name, cat;
+};
+
+struct rec_thread {
+    struct rec_ring ring;
+    int64_t os_tid;
+    struct rec_thread *next;   /* every thread ever registered (never freed before close) */
+    int64_t track;             /* ingest thread id */
+    struct rec_frame *stack;   /* writer side */
+    size_t depth, cap;
+};
+
+/* A range started on one thread and ended anywhere (nvtxRangeStart/End). */
+struct rec_open {
+    int64_t id, start, track;
+    struct buf name, cat;
+};
+
+struct tdb_recording {
+    struct tdb_ingest *ing;
+    char *path;
+    struct tdb_options opt;
+    _Atomic(struct rec_thread *) threads;
+    pthread_t writer;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    int stop;
+    int failed;
+    int64_t last_commit;
+    struct rec_open *open;
+    size_t nopen, open_cap;
+    struct rec_stop { int64_t id, ts; } *stops; /* ends seen before their start (another thread's ring) */
+    size_t nstops, stops_cap;
+    int64_t next_range_id;     /* handed out by tdb_range_start */
+    _Atomic int64_t range_ids;
+    int64_t step;              /* the current ProfilerStep number */
+    int step_open;             /* a ProfilerStep range is open (on the stepping thread) */
+    _Atomic int active;        /* events are kept (the schedule's active steps; always without one) */
+    unsigned kinds;            /* bit k: keep records of rec_type k */
+    struct buf scratch;
+    int64_t events;
+};
+
+static struct tdb_recording *_Atomic rec_global;  /* the one recording of the process, as NVTX's */
+static _Thread_local struct rec_thread *rec_self; /* this thread's ring */
+
+static int64_t rec_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t); /* CUPTI's default clock too */
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* ---------------------------------------------------------------- hot path */
+
+static struct rec_thread *rec_thread_get(struct tdb_recording *r)
+{
+    struct rec_thread *t = rec_self;
+    if (t)
+        return t;
+    t = calloc(1, sizeof *t); /* once per thread */
+    if (!t || !(t->ring.buf = malloc(RING_BYTES))) {
+        free(t);
+        return NULL;
+    }
+    t->os_tid = (int64_t)syscall(SYS_gettid);
+    t->track = -1;
+    struct rec_thread *head = atomic_load(&r->threads);
+    do
+        t->next = head;
+    while (!atomic_compare_exchange_weak(&r->threads, &head, t));
+    rec_self = t;
+    return t;
+}
+
+/* Appends one record; drops it (counted) when the ring is full. */
+static void rec_put(int type, int kind, const char *name, size_t name_len, const char *cat, size_t cat_len, int64_t ts,
+                    int64_t a, int64_t b, double v)
+{
+    struct tdb_recording *r = atomic_load_explicit(&rec_global, memory_order_acquire);
+    if (!r || !(r->kinds & (1u << type)) || !atomic_load_explicit(&r->active, memory_order_relaxed))
+        return;
+    struct rec_thread *t = rec_thread_get(r);
+    if (!t)
+        return;
+    if (name_len > NAME_MAX_BYTES)
+        name_len = NAME_MAX_BYTES;
+    if (cat_len > 255)
+        cat_len = 255;
+    size_t need = (sizeof(struct rec) + name_len + cat_len + 7) & ~(size_t)7;
+    size_t head = atomic_load_explicit(&t->ring.head, memory_order_relaxed);
+    size_t tail = atomic_load_explicit(&t->ring.tail, memory_order_acquire);
+    size_t off = head & (RING_BYTES - 1);
+    size_t pad = RING_BYTES - off < need ? RING_BYTES - off : 0; /* records never wrap */
+    if (head + pad + need - tail > RING_BYTES) {
+        atomic_fetch_add_explicit(&t->ring.dropped, 1, memory_order_relaxed);
+        return;
+    }
+    if (pad) {
+        ((struct rec *)(t->ring.buf + off))->type = R_PAD;
+        head += pad;
+        off = 0;
+    }
+    struct rec *x = (struct rec *)(t->ring.buf + off);
+    x->type = (uint16_t)type;
+    x->kind = (uint16_t)kind;
+    x->name_len = (uint16_t)name_len;
+    x->cat_len = (uint16_t)cat_len;
+    x->ts = ts;
+    x->a = a;
+    x->b = b;
+    x->v = v;
+    if (name_len)
+        memcpy(x + 1, name, name_len);
+    if (cat_len)
+        memcpy((char *)(x + 1) + name_len, cat, cat_len);
+    atomic_store_explicit(&t->ring.head, head + need, memory_order_release);
+}
+
+void tdb_range_push(const char *name)
+{
+    rec_put(R_BEGIN, TDB_KIND_RANGE, name, name ? strlen(name) : 0, NULL, 0, rec_now(), 0, 0, 0);
+}
+
+void tdb_range_pop(void)
+{
+    rec_put(R_END, 0, NULL, 0, NULL, 0, rec_now(), 0, 0, 0);
+}
+
+void tdb_range_push_cat(const char *name, const char *cat, int kind)
+{
+    rec_put(R_BEGIN, kind, name, name ? strlen(name) : 0, cat, cat ? strlen(cat) : 0, rec_now(), 0, 0, 0);
+}
+
+int64_t tdb_range_start(const char *name)
+{
+    struct tdb_recording *r = atomic_load(&rec_global);
+    if (!r)
+        return 0;
+    int64_t id = atomic_fetch_add(&r->range_ids, 1) + 1;
+    rec_put(R_START, TDB_KIND_RANGE, name, name ? strlen(name) : 0, NULL, 0, rec_now(), id, 0, 0);
+    return id;
+}
+
+void tdb_range_end(int64_t id)
+{
+    rec_put(R_STOP, 0, NULL, 0, NULL, 0, rec_now(), id, 0, 0);
+}
+
+void tdb_instant(const char *name)
+{
+    rec_put(R_INSTANT, TDB_KIND_INSTANT, name, name ? strlen(name) : 0, NULL, 0, rec_now(), 0, 0, 0);
+}
+
+void tdb_counter(const char *name, double value)
+{
+    rec_put(R_COUNTER, 0, name, name ? strlen(name) : 0, NULL, 0, rec_now(), 0, 0, value);
+}
+
+void tdb_mem_alloc(const void *addr, size_t bytes, int device)
+{
+    rec_put(R_MEMORY, TDB_KIND_MEMORY, "[memory]", 8, NULL, 0, rec_now(), (int64_t)(uintptr_t)addr, (int64_t)bytes, device);
+}
+
+void tdb_mem_free(const void *addr, size_t bytes, int device)
+{
+    rec_put(R_MEMORY, TDB_KIND_MEMORY, "[memory]", 8, NULL, 0, rec_now(), (int64_t)(uintptr_t)addr, -(int64_t)bytes,
+            device);
+}
+
+void tdb_section(const char *label)
+{
+    tdb_range_push(label);
+}
+
+void tdb_section_end(void)
+{
+    tdb_range_pop();
+}
+
+/* ---------------------------------------------------------------- writer */
+
+static struct tdb_str rec_str(const char *p, size_t n)
+{
+    struct tdb_str s = {p ? p : "", p ? n : 0};
+    return s;
+}
+
+static void rec_event_init(struct tdb_event *ev)
+{
+    memset(ev, 0, sizeof *ev);
+    ev->correlation = ev->external_id = ev->device = ev->stream = ev->bytes = TDB_NULL;
+    ev->registers = ev->shared_mem = ev->addr = ev->total_allocated = ev->total_reserved = ev->device_type = TDB_NULL;
+    for (int i = 0; i < 3; i++)
+        ev->grid[i] = ev->block[i] = TDB_NULL;
+    ev->blocks_per_sm = ev->warps_per_sm = ev->occupancy_pct = __builtin_nan("");
+    ev->launch_id = ev->parent_id = ev->self_ns = TDB_NULL;
+}
+
+static int64_t rec_track(struct tdb_recording *r, struct rec_thread *t)
+{
+    if (t->track >= 0)
+        return t->track;
+    char pid[24], tid[24];
+    int pn = snprintf(pid, sizeof pid, "%ld", (long)getpid());
+    int tn = snprintf(tid, sizeof tid, "%lld", (long long)t->os_tid);
+    t->track = tdb_ingest_thread(r->ing, 0, rec_str(pid, (size_t)pn), 0, rec_str(tid, (size_t)tn));
+    return t->track;
+}
+
+/* PyTorch's emit_nvtx names operator ranges "aten::mm, seq = 3, op_id = 7, sizes = [[2, 3], [3, 4]]":
+ * the operator's name is before the first ", ", and the sizes become "Input Dims" args. */
+static size_t rec_op_name(const char *name, size_t n, struct buf *args)
+{
+    const char *comma = memmem(name, n, ", seq = ", 8);
+    if (!comma)
+        comma = memmem(name, n, ", op_id = ", 10);
+    if (!comma)
+        return n;
+    const char *sizes = memmem(name, n, ", sizes = ", 10);
+    args->n = 0;
+    if (sizes) {
+        const char *s = sizes + 10, *end = name + n;
+        buf_add(args, "{\"Input Dims\":", 14);
+        for (; s < end; s++)
+            if (*s != ' ')
+                buf_addc(args, *s);
+        buf_addc(args, '}');
+    }
+    return (size_t)(comma - name);
+}
+
+static int rec_emit_range(struct tdb_recording *r, int64_t track, struct rec_frame *f, int64_t end, int64_t parent, int depth)
+{
+    struct tdb_event ev;
+    rec_event_init(&ev);
+    ev.id = f->id;
+    ev.kind = f->kind;
+    r->scratch.n = 0;
+    size_t n = f->kind == TDB_KIND_OP ? rec_op_name(f->name.p, f->name.n, &r->scratch) : f->name.n;
+    ev.name = rec_str(f->name.p, n);
+    ev.cat = f->cat.n ? rec_str(f->cat.p, f->cat.n) : (struct tdb_str){NULL, 0};
+    ev.thread_id = track;
+    ev.start_ns = f->start;
+    ev.dur_ns = end >= f->start ? end - f->start : 0;
+    ev.self_ns = ev.dur_ns - f->child_sum;
+    ev.parent_id = parent;
+    ev.depth = depth;
+    if (r->scratch.n)
+        ev.args = rec_str(r->scratch.p, r->scratch.n);
+    r->events++;
+    return tdb_ingest_event(r->ing, &ev) < 0 ? -1 : 0;
+}
+
+/* One record from thread t's ring. */
+static int rec_apply(struct tdb_recording *r, struct rec_thread *t, const struct rec *x)
+{
+    const char *name = (const char *)(x + 1), *cat = name + x->name_len;
+    int64_t track = rec_track(r, t);
+    if (track < 0)
+        return -1;
+    switch (x->type) {
+    case R_BEGIN: {
+        if (t->depth == t->cap) {
+            size_t ncap = t->cap ? t->cap * 2 : 16;
+            struct rec_frame *s = realloc(t->stack, ncap * sizeof *s);
+            if (!s)
+                return -1;
+            memset(s + t->cap, 0, (ncap - t->cap) * sizeof *s);
+            t->stack = s, t->cap = ncap;
+        }
+        struct rec_frame *f = &t->stack[t->depth++];
+        f->id = tdb_ingest_reserve_id(r->ing);
+        f->start = x->ts;
+        f->child_sum = 0;
+        f->kind = x->kind;
+        f->name.n = f->cat.n = 0;
+        buf_add(&f->name, name, x->name_len);
+        buf_add(&f->cat, cat, x->cat_len);
+        return 0;
+    }
+    case R_END: {
+        if (t->depth == 0)
+            return 0; /* a pop without a push: nothing to end */
+        struct rec_frame *f = &t->stack[--t->depth];
+        int64_t parent = t->depth ? t->stack[t->depth - 1].id : TDB_NULL;
+        if (t->depth)
+            t->stack[t->depth - 1].child_sum += x->ts - f->start;
+        return rec_emit_range(r, track, f, x->ts, parent, (int)t->depth);
+    }
+    case R_START: {
+        if (r->nopen == r->open_cap) {
+            size_t ncap = r->open_cap ? r->open_cap * 2 : 16;
+            struct rec_open *o = realloc(r->open, ncap * sizeof *o);
+            if (!o)
+                return -1;
+            memset(o + r->open_cap, 0, (ncap - r->open_cap) * sizeof *o);
+            r->open = o, r->open_cap = ncap;
+        }
+        struct rec_open *o = &r->open[r->nopen++];
+        o->id = x->a, o->start = x->ts, o->track = track;
+        o->name.n = o->cat.n = 0;
+        buf_add(&o->name, name, x->name_len);
+        buf_add(&o->cat, cat, x->cat_len);
+        for (size_t i = 0; i < r->nstops; i++) { /* its end was drained first */
+            if (r->stops[i].id != x->a)
+                continue;
+            struct rec stop = {.type = R_STOP, .ts = r->stops[i].ts, .a = x->a};
+            r->stops[i] = r->stops[--r->nstops];
+            return rec_apply(r, t, &stop);
+        }
+        return 0;
+    }
+    case R_STOP:
+        for (size_t i = 0; i < r->nopen; i++) {
+            if (r->open[i].id != x->a)
+                continue;
+            struct rec_open o = r->open[i];
+            struct rec_frame f = {tdb_ingest_reserve_id(r->ing), o.start, 0, TDB_KIND_RANGE, o.name, o.cat};
+            int rc = rec_emit_range(r, o.track, &f, x->ts, TDB_NULL, 0); /* start/end ranges stand alone */
+            r->open[i] = r->open[--r->nopen];
+            r->open[r->nopen] = o; /* keep its buffers for reuse */
+            return rc;
+        }
+        if (r->nstops == r->stops_cap) {
+            size_t ncap = r->stops_cap ? r->stops_cap * 2 : 16;
+            struct rec_stop *s = realloc(r->stops, ncap * sizeof *s);
+            if (!s)
+                return -1;
+            r->stops = s, r->stops_cap = ncap;
+        }
+        r->stops[r->nstops++] = (struct rec_stop){x->a, x->ts};
+        return 0;
+    case R_INSTANT:
+    case R_MEMORY: {
+        struct tdb_event ev;
+        rec_event_init(&ev);
+        ev.kind = x->type == R_MEMORY ? TDB_KIND_MEMORY : TDB_KIND_INSTANT;
+        ev.name = rec_str(name, x->name_len);
+        ev.thread_id = track;
+        ev.start_ns = x->ts;
+        if (t->depth) {
+            ev.parent_id = t->stack[t->depth - 1].id;
+            ev.depth = (int)t->depth;
+        }
+        if (x->type == R_MEMORY) {
+            ev.addr = x->a;
+            ev.bytes = x->b;
+            ev.device = (int64_t)x->v;
+            ev.device_type = x->v < 0 ? 0 : 1;
+            if (x->v < 0)
+                ev.device = TDB_NULL;
+        }
+        r->events++;
+        return tdb_ingest_event(r->ing, &ev) < 0 ? -1 : 0;
+    }
+    case R_COUNTER:
+        return tdb_ingest_counter(r->ing, track, rec_str(name, x->name_len), x->ts, x->v);
+    }
+    return 0;
+}
+
+/* Moves everything the threads have published into the database. */
+static int rec_drain(struct tdb_recording *r)
+{
+    for (struct rec_thread *t = atomic_load(&r->threads); t; t = t->next) {
+        size_t tail = atomic_load_explicit(&t->ring.tail, memory_order_relaxed);
+        size_t head = atomic_load_explicit(&t->ring.head, memory_order_acquire);
+        while (tail != head) {
+            const struct rec *x = (const struct rec *)(t->ring.buf + (tail & (RING_BYTES - 1)));
+            if (x->type == R_PAD) {
+                tail += RING_BYTES - (tail & (RING_BYTES - 1));
+                continue;
+            }
+            if (rec_apply(r, t, x) != 0)
+                return -1;
+            tail += (sizeof(struct rec) + x->name_len + x->cat_len + 7) & ~(size_t)7;
+        }
+        atomic_store_explicit(&t->ring.tail, tail, memory_order_release);
+    }
+    return 0;
+}
+
+static void *rec_writer_main(void *arg)
+{
+    struct tdb_recording *r = arg;
+    pthread_mutex_lock(&r->lock);
+    while (!r->stop) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += DRAIN_EVERY_NS;
+        if (until.tv_nsec >= 1000000000)
+            until.tv_sec++, until.tv_nsec -= 1000000000;
+        pthread_cond_timedwait(&r->wake, &r->lock, &until);
+        if (r->stop)
+            break;
+        pthread_mutex_unlock(&r->lock);
+        int rc = r->failed ? 0 : rec_drain(r);
+        int64_t now = rec_now();
+        if (rc == 0 && !r->failed && now - r->last_commit >= COMMIT_EVERY_NS) {
+            rc = tdb_ingest_commit(r->ing);
+            r->last_commit = now;
+        }
+        pthread_mutex_lock(&r->lock);
+        if (rc != 0)
+            r->failed = 1;
+    }
+    pthread_mutex_unlock(&r->lock);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- open, steps, close */
+
+/* Which records to keep, from the level (1: device work only; 2: host ranges, marks, counters and
+ * memory too) or an explicit list of kinds. */
+static int rec_kinds(const struct tdb_options *o, unsigned *mask)
+{
+    unsigned host = 1u << R_BEGIN | 1u << R_END | 1u << R_START | 1u << R_STOP | 1u << R_INSTANT | 1u << R_COUNTER |
+                    1u << R_MEMORY;
+    if (!o->kinds) {
+        *mask = o->level == 1 ? 0 : host;
+        return 0;
+    }
+    static const struct {
+        const char *name;
+        unsigned bits;
+    } kinds[] = {{"range", 1u << R_BEGIN | 1u << R_END | 1u << R_START | 1u << R_STOP},
+                 {"instant", 1u << R_INSTANT},
+                 {"counter", 1u << R_COUNTER},
+                 {"memory", 1u << R_MEMORY},
+                 {"kernel", 0}, {"memcpy", 0}, {"memset", 0}, {"runtime", 0}, {"driver", 0}}; /* device kinds: CUPTI */
+    *mask = 0;
+    for (const char *p = o->kinds; *p;) {
+        size_t n = strcspn(p, ",");
+        int found = 0;
+        for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+            if (strlen(kinds[i].name) == n && strncmp(kinds[i].name, p, n) == 0)
+                *mask |= kinds[i].bits, found = 1;
+        if (!found)
+            return -1;
+        p += n + (p[n] == ',');
+    }
+    return 0;
+}
+
+struct tdb_recording *tdb_open(const char *path, const struct tdb_options *opt)
+{
+    static const struct tdb_options defaults = {.level = 2};
+    if (!path)
+        return NULL;
+    struct tdb_recording *expected = NULL;
+    struct tdb_recording *r = calloc(1, sizeof *r);
+    if (!r || !(r->path = strdup(path))) {
+        free(r);
+        return NULL;
+    }
+    r->opt = opt ? *opt : defaults;
+    if (rec_kinds(&r->opt, &r->kinds) != 0) {
+        fprintf(stderr, "tracedb: unknown kind in '%s' (range, instant, counter, memory)\n", r->opt.kinds);
+        free(r->path), free(r);
+        return NULL;
+    }
+    atomic_store(&r->active, r->opt.active > 0 && r->opt.skip_first + r->opt.wait + r->opt.warmup > 0 ? 0 : 1);
+    r->ing = tdb_ingest_open(path, TDB_OPEN_LIVE, stderr);
+    if (!r->ing) {
+        free(r->path), free(r);
+        return NULL;
+    }
+    char source[64];
+    snprintf(source, sizeof source, "pid %ld", (long)getpid());
+    tdb_ingest_begin_trace(r->ing, source, "recorder");
+    r->last_commit = rec_now();
+    pthread_mutex_init(&r->lock, NULL);
+    pthread_cond_init(&r->wake, NULL);
+    if (!atomic_compare_exchange_strong(&rec_global, &expected, r) ||
+        pthread_create(&r->writer, NULL, rec_writer_main, r) != 0) {
+        fprintf(stderr, "tracedb: a recording is already open in this process\n");
+        atomic_compare_exchange_strong(&rec_global, &r, NULL);
+        tdb_ingest_abort(r->ing);
+        free(r->path), free(r);
+        return NULL;
+    }
+    return r;
+}
+
+/* A step boundary: ends the step in progress (ProfilerStep#N, a range) and starts the next. With a
+ * schedule (PyTorch's skip_first, wait, warmup, active, repeat), events are kept only during active
+ * steps, and on_cycle runs after each completed cycle with everything so far committed. */
+void tdb_step(void)
+{
+    struct tdb_recording *r = atomic_load(&rec_global);
+    if (!r)
+        return;
+    const struct tdb_options *o = &r->opt;
+    if (r->step_open) {
+        rec_put(R_END, 0, NULL, 0, NULL, 0, rec_now(), 0, 0, 0);
+        r->step_open = 0;
+    }
+    r->step++;
+    int64_t cycle = o->wait + o->warmup + o->active;
+    int64_t pos = r->step - 1 - o->skip_first; /* steps counted from 1, as PyTorch's ProfilerStep#N */
+    int active = 1;
+    if (o->active > 0) {
+        if (pos < 0 || (o->repeat > 0 && pos >= cycle * o->repeat))
+            active = 0;
+        else
+            active = pos % cycle >= o->wait + o->warmup;
+        if (pos > 0 && pos % cycle == 0 && o->on_cycle && (o->repeat == 0 || pos / cycle <= o->repeat)) {
+            tdb_flush();
+            o->on_cycle(r, o->on_cycle_arg);
+        }
+    }
+    atomic_store(&r->active, active);
+    if (active) {
+        char name[48];
+        int n = snprintf(name, sizeof name, "ProfilerStep#%lld", (long long)r->step);
+        rec_put(R_BEGIN, TDB_KIND_RANGE, name, (size_t)n, NULL, 0, rec_now(), 0, 0, 0);
+        r->step_open = 1;
+    }
+}
+
+int tdb_flush(void)
+{
+    struct tdb_recording *r = atomic_load(&rec_global);
+    if (!r)
+        return -1;
+    pthread_mutex_lock(&r->lock);
+    int rc = r->failed ? -1 : rec_drain(r);
+    if (rc == 0)
+        rc = tdb_ingest_commit(r->ing);
+    r->last_commit = rec_now();
+    pthread_mutex_unlock(&r->lock);
+    return rc;
+}
+
+int64_t tdb_dropped(void)
+{
+    struct tdb_recording *r = atomic_load(&rec_global);
+    int64_t n = 0;
+    for (struct rec_thread *t = r ? atomic_load(&r->threads) : NULL; t; t = t->next)
+        n += atomic_load(&t->ring.dropped);
+    return n;
+}
+
+int tdb_close(struct tdb_recording *r)
+{
+    if (!r)
+        return -1;
+    if (r->step_open) /* the last step ends here */
+        rec_put(R_END, 0, NULL, 0, NULL, 0, rec_now(), 0, 0, 0);
+    r->step_open = 0;
+    pthread_mutex_lock(&r->lock);
+    r->stop = 1;
+    pthread_cond_signal(&r->wake);
+    pthread_mutex_unlock(&r->lock);
+    pthread_join(r->writer, NULL);
+    atomic_compare_exchange_strong(&rec_global, &r, NULL);
+    int rc = r->failed ? -1 : rec_drain(r);
+    int64_t dropped = 0;
+    for (struct rec_thread *t = atomic_load(&r->threads); t; t = t->next)
+        dropped += atomic_load(&t->ring.dropped);
+    char extra[96];
+    snprintf(extra, sizeof extra, "{\"dropped_events\":%lld}", (long long)dropped);
+    struct tdb_trace_info info = {
+        .source_format = "recorder", .base_time_ns = TDB_NULL, .rank = TDB_NULL,
+        .extra = extra, .status = dropped ? "partial" : "complete",
+        .error = dropped ? "events dropped: the writer fell behind (see extra.dropped_events)" : NULL,
+        .skipped_events = dropped,
+    };
+    if (rc == 0)
+        rc = tdb_ingest_end_trace(r->ing, &info);
+    if (rc == 0) {
+        rc = tdb_ingest_finish(r->ing, dropped == 0);
+    } else {
+        tdb_ingest_abort(r->ing);
+    }
+    /* threads' rings: a thread may still hold a pointer in its thread-local; it checks rec_global first */
+    for (struct rec_thread *t = atomic_load(&r->threads), *next; t; t = next) {
+        next = t->next;
+        for (size_t i = 0; i < t->cap; i++)
+            buf_free(&t->stack[i].name), buf_free(&t->stack[i].cat);
+        free(t->stack);
+        if (t == rec_self)
+            rec_self = NULL;
+        free(t->ring.buf);
+        free(t);
+    }
+    for (size_t i = 0; i < r->open_cap; i++)
+        buf_free(&r->open[i].name), buf_free(&r->open[i].cat);
+    free(r->open);
+    free(r->stops);
+    buf_free(&r->scratch);
+    pthread_mutex_destroy(&r->lock);
+    pthread_cond_destroy(&r->wake);
+    free(r->path);
+    free(r);
+    return rc;
+}
+
+struct tdb_recording *tdb_current(void)
+{
+    return atomic_load(&rec_global);
+}
+
+/* TRACEDB_OUTPUT=run.db records any program linked with libtracedb, with no code change. */
+static void rec_env_close(void)
+{
+    struct tdb_recording *r = atomic_load(&rec_global);
+    if (r)
+        tdb_close(r);
+}
+
+__attribute__((constructor)) static void rec_env_open(void)
+{
+    const char *out = getenv("TRACEDB_OUTPUT");
+    if (!out || !*out || atomic_load(&rec_global))
+        return;
+    struct stat sb;
+    char alt[4096];
+    if (stat(out, &sb) == 0) { /* one database per process: a child of a recorded program gets its own */
+        snprintf(alt, sizeof alt, "%s.%ld", out, (long)getpid());
+        out = alt;
+    }
+    struct tdb_options o = {.level = 2};
+    const char *level = getenv("TRACEDB_LEVEL"), *schedule = getenv("TRACEDB_SCHEDULE");
+    if (level)
+        o.level = atoi(level);
+    o.kinds = getenv("TRACEDB_KINDS");
+    if (schedule && sscanf(schedule, "%d,%d,%d,%d,%d", &o.skip_first, &o.wait, &o.warmup, &o.active, &o.repeat) != 5) {
+        fprintf(stderr, "tracedb: TRACEDB_SCHEDULE wants skip_first,wait,warmup,active,repeat, not '%s'\n", schedule);
+        return;
+    }
+    if (tdb_open(out, &o))
+        atexit(rec_env_close);
+}

@@ -1,0 +1,11 @@
+/* recording.h: the recorder's internals shared with NVTX capture (see recording.c). The public API
+ * is in include/tracedb.h. */
+#ifndef TDB_RECORDING_H
+#define TDB_RECORDING_H
+#include "../include/tracedb.h"
+
+/* A range with a category (an NVTX domain) and an event kind (TDB_KIND_OP for PyTorch operator
+ * names, TDB_KIND_RANGE otherwise). */
+void tdb_range_push_cat(const char *name, const char *cat, int kind);
+
+#endif

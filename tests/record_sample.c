@@ -1,0 +1,72 @@
+/* record_sample.c: a program that uses tracedb's C API, for tests/unit/test_record.c.
+ *   record_sample api DB     ranges, scopes, marks, counters, memory, steps under a schedule
+ *   record_sample env        the same calls with no tdb_open: TRACEDB_OUTPUT decides
+ *   record_sample crash DB   records 1000 marks, waits 300 ms (past a commit), then records until killed */
+#include "tracedb.h"
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+static int cycles;
+
+static void on_cycle(tdb_recording *rec, void *arg)
+{
+    (void)rec;
+    (*(int *)arg)++;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&t, NULL);
+}
+
+static void work(void)
+{
+    static char block[4096];
+    tdb_range_push("forward");
+    {
+        TDB_SCOPE("aten::linear");
+        tdb_mem_alloc(block, sizeof block, 0);
+        tdb_counter("loss", 0.5);
+        tdb_mem_free(block, sizeof block, 0);
+    }
+    tdb_instant("mark");
+    tdb_range_pop();
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 3 && strcmp(argv[1], "api") == 0) {
+        /* skip 1, then one cycle of wait 1, warmup 1, active 2: steps 4 and 5 are kept */
+        struct tdb_options o = {.level = 2, .skip_first = 1, .wait = 1, .warmup = 1, .active = 2, .repeat = 1,
+                                .on_cycle = on_cycle, .on_cycle_arg = &cycles};
+        tdb_recording *r = tdb_open(argv[2], &o);
+        if (!r)
+            return 1;
+        for (int i = 0; i < 7; i++) {
+            tdb_step();
+            work();
+        }
+        printf("cycles %d\n", cycles);
+        return tdb_close(r) != 0;
+    }
+    if (argc >= 2 && strcmp(argv[1], "env") == 0) {
+        for (int i = 0; i < 3; i++)
+            work();
+        return 0; /* closed at exit */
+    }
+    if (argc >= 3 && strcmp(argv[1], "crash") == 0) {
+        if (!tdb_open(argv[2], NULL))
+            return 1;
+        for (int i = 0; i < 1000; i++)
+            tdb_instant("before");
+        sleep_ms(300);
+        printf("ready\n");
+        fflush(stdout);
+        for (;;)
+            tdb_instant("after");
+    }
+    fprintf(stderr, "usage: record_sample api DB | env | crash DB\n");
+    return 2;
+}

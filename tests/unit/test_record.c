@@ -1,0 +1,127 @@
+/* test_record.c: the recorder for real: a program using NVTX recorded through the injection library
+ * (NVTX_INJECTION64_PATH, no tracedb code in it), the C API with a schedule, TRACEDB_OUTPUT with no
+ * code change, and a program killed with SIGKILL mid-run. Expected values come from the programs'
+ * own structure (samples/nvtx_sample.c, tests/record_sample.c). */
+#include "helpers.h"
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char *build_path(const char *name)
+{
+    return src_path(name); /* build/ lives in the source tree */
+}
+
+Test(record, nvtx_program_recorded_through_injection, .timeout = 60)
+{
+    char *dir = temp_dir(), db[1100];
+    snprintf(db, sizeof db, "%s/nvtx.db", dir);
+    cr_assert_eq(run("'%s' record -o '%s' -- '%s' 2>/dev/null", tracedb(), db, build_path("build/nvtx_sample")), 0,
+                 "exits with the program's status");
+    sqlite3 *d = db_open(db);
+    char *ok = db_text(d, "PRAGMA integrity_check");
+    cr_assert_str_eq(ok, "ok");
+    free(ok);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM events"), 9, "train, 2 steps, 2 aten::mm, 2 optimizer, a mark, async load");
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM ranges WHERE name = 'train' AND depth = 0 AND parent_id IS NULL"), 1);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM ranges r JOIN ranges p ON p.id = r.parent_id "
+                           "WHERE r.name GLOB 'step#[12]' AND p.name = 'train' AND r.depth = 1"), 2);
+    /* emit_nvtx-style names become operators with their shapes */
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM ops o JOIN ranges p ON p.id = o.parent_id WHERE o.name = 'aten::mm' "
+                           "AND p.name GLOB 'step#*' AND o.depth = 2 AND json_extract(o.args, '$.\"Input Dims\"') = '[[2,3],[3,4]]'"), 2);
+    cr_assert_eq(db_int(d, "SELECT min(dur_ns) >= 300000 FROM ops WHERE name = 'aten::mm'"), 1, "spun 300 us");
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM events WHERE name = 'optimizer' AND cat = 'sample.domain' AND depth = 2"), 2);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM events WHERE name = 'checkpoint' AND kind = 'instant' AND depth = 1"), 1);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM ranges WHERE name = 'async load' AND dur_ns >= 200000"), 1,
+                 "a start/end range ended on another thread");
+    /* self time: the steps hold mm (300 us) and optimizer (100 us) */
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM ranges WHERE name GLOB 'step#*' AND self_ns = dur_ns - "
+                           "(SELECT sum(c.dur_ns) FROM events c WHERE c.parent_id = ranges.id)"), 2);
+    cr_assert_eq(db_int(d, "SELECT value = 'complete' FROM meta WHERE key = 'import_status'"), 1);
+    sqlite3_close(d);
+    cr_assert_neq(run("'%s' record -o '%s' -- true 2>/dev/null", tracedb(), db), 0, "an existing database is refused");
+    cr_assert_eq(run("'%s' record -f -o '%s' -- sh -c 'exit 7' 2>/dev/null", tracedb(), db), 7, "the program's status");
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+Test(record, c_api_schedule_memory_counters)
+{
+    char *dir = temp_dir(), db[1100];
+    snprintf(db, sizeof db, "%s/api.db", dir);
+    int st;
+    char *out = run_capture(&st, "'%s' api '%s'", build_path("build/test/record_sample"), db);
+    cr_assert_eq(st, 0);
+    cr_assert_str_eq(out, "cycles 1\n", "on_cycle ran once, after the one cycle");
+    free(out);
+    sqlite3 *d = db_open(db);
+    /* skip_first 1, wait 1, warmup 1, active 2, repeat 1 over 7 steps: steps 4 and 5 only */
+    char *steps = db_text(d, "SELECT group_concat(step) FROM (SELECT step FROM steps ORDER BY step)");
+    cr_assert_str_eq(steps, "4,5");
+    free(steps);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM ranges r JOIN steps s ON s.id = r.parent_id WHERE r.name = 'forward'"), 2);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM ranges r JOIN ranges p ON p.id = r.parent_id "
+                           "WHERE r.name = 'aten::linear' AND p.name = 'forward' AND r.depth = 2"), 2, "TDB_SCOPE");
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM memory_events m JOIN ranges p ON p.id = m.parent_id "
+                           "WHERE p.name = 'aten::linear' AND m.device = 0 AND m.device_type = 1"), 4);
+    cr_assert_eq(db_int(d, "SELECT sum(bytes) FROM memory_events"), 0, "every allocation freed");
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM counter c JOIN string n ON n.id = c.name_id WHERE n.value = 'loss' AND c.value = 0.5"), 2);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM events WHERE name = 'mark'"), 2);
+    sqlite3_close(d);
+    /* reports read a recording like an import */
+    cr_assert_eq(run("'%s' memory '%s' --format json | grep -q '\"peak_allocated_bytes\":4096'", tracedb(), db), 0);
+    cr_assert_eq(run("'%s' latency '%s' --format json | grep -q '\"count\":2'", tracedb(), db), 0);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+Test(record, environment_variable_records_with_no_code_change)
+{
+    char *dir = temp_dir(), db[1100];
+    snprintf(db, sizeof db, "%s/env.db", dir);
+    cr_assert_eq(run("TRACEDB_OUTPUT='%s' '%s' env", db, build_path("build/test/record_sample")), 0);
+    sqlite3 *d = db_open(db);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM ranges WHERE name = 'forward'"), 3);
+    cr_assert_eq(db_int(d, "SELECT value = 'complete' FROM meta WHERE key = 'import_status'"), 1, "closed at exit");
+    sqlite3_close(d);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+Test(record, sigkill_keeps_what_was_committed, .timeout = 30)
+{
+    char *dir = temp_dir(), db[1100];
+    snprintf(db, sizeof db, "%s/crash.db", dir);
+    /* the program records 1000 marks, sleeps 300 ms (commits happen every 100 ms), says "ready",
+     * then records until killed */
+    char script[1100];
+    snprintf(script, sizeof script, "%s/run.sh", dir);
+    char body[8192];
+    snprintf(body, sizeof body, "'%s' crash '%s' > '%s.ready' & pid=$!\n"
+                                "while ! [ -s '%s.ready' ] && kill -0 $pid 2>/dev/null; do sleep 0.05; done\n"
+                                "sleep 0.3\nkill -9 $pid\nwait $pid\necho $? > '%s.status'\n",
+             build_path("build/test/record_sample"), db, db, db, db);
+    write_file(script, body, (long)strlen(body));
+    cr_assert_eq(run("sh '%s'", script), 0);
+    char status_path[1200];
+    snprintf(status_path, sizeof status_path, "%s.status", db);
+    char *status = read_file(status_path, NULL);
+    cr_assert_eq(atoi(status), 128 + 9, "killed by SIGKILL mid-run");
+    free(status);
+    sqlite3 *d = db_open(db);
+    char *ok = db_text(d, "PRAGMA integrity_check");
+    cr_assert_str_eq(ok, "ok");
+    free(ok);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM events WHERE name = 'before'"), 1000,
+                 "every event from before the last 100 ms is there");
+    cr_assert_gt(db_int(d, "SELECT count(*) FROM events WHERE name = 'after'"), 0, "and the run after it, up to a commit");
+    cr_assert_eq(db_int(d, "SELECT value = 'recording' FROM meta WHERE key = 'import_status'"), 1,
+                 "marked as a recording that never closed");
+    sqlite3_close(d);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
