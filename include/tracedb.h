@@ -84,7 +84,7 @@ static inline void tdb_scope_end_(int *unused)
 #define TDB_CAT2_(a, b) a##b
 #define TDB_CAT_(a, b) TDB_CAT2_(a, b)
 #define TDB_SCOPE(name)                                                                                      \
-    __attribute__((cleanup(tdb_scope_end_))) int TDB_CAT_(tdb_scope_, __LINE__) = (tdb_range_push(name), 0)
+    __attribute__((cleanup(tdb_scope_end_), unused)) int TDB_CAT_(tdb_scope_, __LINE__) = (tdb_range_push(name), 0)
 
 /* The library's version, e.g. "0.1.0". */
 const char *tdb_version(void);
