@@ -141,9 +141,12 @@ build/tokenize: bench/tokenize.c
 	@mkdir -p build
 	$(CC) $(CSTD) $(WARN) -O2 -o $@ $< -lyajl
 
+build/recorder_bench: bench/recorder_bench.c build/libtracedb.a
+	$(CC) $(CSTD) $(WARN) -O2 -Iinclude -o $@ $< build/libtracedb.a $(LIBS)
+
 bench:
 	@sh tools/deps.sh bench
-	@$(MAKE) --no-print-directory build/tracedb build/gen_trace build/tokenize
+	@$(MAKE) --no-print-directory build/tracedb build/gen_trace build/tokenize build/recorder_bench
 	sh bench/run.sh
 
 install: build

@@ -77,3 +77,5 @@ echo "import: $(echo "$events / $imp" | bc) events/s; $(echo "$bytes / 1000000 /
 echo "database: $((dbbytes / 1000000)) MB = $(echo "scale=2; $dbbytes / $bytes" | bc) of the JSON"
 echo "targets: import <= 2x tokenizer, >= 1M events/s, RSS < 64 MB; summary < 0.5 s; each report < 1 s;"
 echo "         database <= 0.5 of the JSON"
+echo
+build/recorder_bench "$dir"
