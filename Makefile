@@ -13,6 +13,17 @@ WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototyp
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS = $(CSTD) $(WARN) $(CFLAGS) -fPIC -Iinclude
 LIBS     = -lsqlite3 -lyajl -lcjson -lcsv -lz -lm -lpthread
+# CUDA (CUPTI headers for the activity translation; NVTX headers for the injection library) at
+# /usr/local/cuda, or CUDA_HOME; without it tracedb builds without them, and says so.
+CUDA_HOME ?= /usr/local/cuda
+HAVE_CUPTI := $(shell test -f $(CUDA_HOME)/include/cupti_activity.h && echo 1)
+ifeq ($(HAVE_CUPTI),1)
+CUPTI_SRC = recorder/cupti_translate.c
+CUPTI_INC = -I$(CUDA_HOME)/include
+LIBS     += -lstdc++
+else
+$(info tracedb: no CUDA toolkit at $(CUDA_HOME) (set CUDA_HOME): building without CUPTI translation and NVTX capture)
+endif
 SAN      = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 SQL      = $(wildcard schema/*.sql) $(wildcard queries/*.sql)
@@ -24,7 +35,7 @@ CLI_SRC  = analyzer/main.c analyzer/commands.c analyzer/cmd_api.c analyzer/cmd_d
            analyzer/cmd_kernels.c analyzer/cmd_latency.c analyzer/cmd_ranks.c recorder/cmd_merge.c recorder/cmd_record.c \
            analyzer/cmd_memops.c analyzer/cmd_memory.c analyzer/cmd_ops.c analyzer/cmd_summary.c analyzer/cmd_sql.c \
            recorder/cmd_import.c
-UNIT_SRC = $(wildcard tests/unit/*.c)
+UNIT_SRC = $(filter-out $(if $(HAVE_CUPTI),,tests/unit/test_cupti.c),$(wildcard tests/unit/*.c))
 HDRS     = $(wildcard include/*.h recorder/*.h analyzer/*.h)
 
 .PHONY: all build demo test check test-run clang-check bench install deps clean
@@ -47,13 +58,13 @@ build/embedded.c: build/embed $(SQL)
 # --- release build
 build/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(CUPTI_INC) -c -o $@ $<
 
 build/obj/embedded.o: build/embedded.c recorder/embedded.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Irecorder -c -o $@ $<
 
-LIB_OBJ = $(LIB_SRC:%.c=build/obj/%.o) build/obj/embedded.o
+LIB_OBJ = $(LIB_SRC:%.c=build/obj/%.o) $(CUPTI_SRC:%.c=build/obj/%.o) build/obj/embedded.o
 CLI_OBJ = $(CLI_SRC:%.c=build/obj/%.o)
 
 build/libtracedb.a: $(LIB_OBJ)
@@ -63,7 +74,6 @@ build/libtracedb.so: $(LIB_OBJ)
 	$(CC) -shared -o $@ $^ $(LIBS)
 
 # NVTX capture: one shared object, exporting only the injection entry points
-CUDA_HOME ?= /usr/local/cuda
 NVTX_INC  = -I$(CUDA_HOME)/include
 build/obj/recorder/nvtx_inject.o: recorder/nvtx_inject.c $(HDRS)
 	@mkdir -p $(dir $@)
@@ -101,20 +111,20 @@ demo:
 # --- tests: everything built again with sanitizers into build/test
 build/test/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(SAN) -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(SAN) $(CUPTI_INC) -c -o $@ $<
 
 build/test/obj/embedded.o: build/embedded.c recorder/embedded.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SAN) -Irecorder -c -o $@ $<
 
-TLIB_OBJ = $(LIB_SRC:%.c=build/test/obj/%.o) build/test/obj/embedded.o
+TLIB_OBJ = $(LIB_SRC:%.c=build/test/obj/%.o) $(CUPTI_SRC:%.c=build/test/obj/%.o) build/test/obj/embedded.o
 TCLI_OBJ = $(CLI_SRC:%.c=build/test/obj/%.o)
 
 build/test/tracedb: $(TCLI_OBJ) $(TLIB_OBJ)
 	$(CC) $(SAN) -o $@ $^ $(LIBS)
 
 build/test/unit: $(UNIT_SRC) $(TLIB_OBJ) $(HDRS)
-	$(CC) $(ALL_CFLAGS) $(SAN) -Irecorder -Ianalyzer -o $@ $(UNIT_SRC) $(TLIB_OBJ) $(LIBS) -lcriterion
+	$(CC) $(ALL_CFLAGS) $(SAN) $(CUPTI_INC) -Irecorder -Ianalyzer -o $@ $(UNIT_SRC) $(TLIB_OBJ) $(LIBS) -lcriterion
 
 test check:
 	@sh tools/deps.sh test
@@ -122,10 +132,10 @@ test check:
 
 # every source through clang too, warnings as errors (the brief: no warnings under gcc and clang)
 clang-check: build/embedded.c
-	@for f in $(LIB_SRC) $(CLI_SRC) build/embedded.c bench/gen_trace.c bench/tokenize.c tools/embed.c; do \
-	  clang $(CSTD) $(WARN) -Iinclude -Irecorder -fsyntax-only $$f || exit 1; done
+	@for f in $(LIB_SRC) $(CUPTI_SRC) $(CLI_SRC) build/embedded.c bench/gen_trace.c bench/tokenize.c tools/embed.c; do \
+	  clang $(CSTD) $(WARN) $(CUPTI_INC) -Iinclude -Irecorder -fsyntax-only $$f || exit 1; done
 	@clang $(CSTD) $(WARN) $(NVTX_INC) -Iinclude -fsyntax-only recorder/nvtx_inject.c samples/nvtx_sample.c tests/record_sample.c
-	@clang $(CSTD) -Wall -Wextra -Werror -Iinclude -Irecorder -Ianalyzer -fsyntax-only $(UNIT_SRC)
+	@clang $(CSTD) -Wall -Wextra -Werror $(CUPTI_INC) -Iinclude -Irecorder -Ianalyzer -fsyntax-only $(UNIT_SRC)
 	@echo "clang: no warnings"
 
 test-run: build/test/tracedb build/test/unit build/libtracedb_inject.so build/nvtx_sample build/test/record_sample

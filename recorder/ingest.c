@@ -20,7 +20,6 @@
 #include "row_writer.h"
 #include "strmap.h"
 #include "version.h"
-#include "../analyzer/sqlfuncs.h"
 
 #include <errno.h>
 #include <math.h>
@@ -309,26 +308,6 @@ static int ingest_exec_file(struct tdb_ingest *ing, const char *file)
         return -1;
     }
     return ingest_exec(ing, sql);
-}
-
-/* Runs every statement of an embedded SQL file with ?1 bound to value. */
-static int ingest_exec_bound(struct tdb_ingest *ing, const char *file, int64_t value)
-{
-    const char *sql = tdb_embedded_get(file);
-    while (sql && *sql) {
-        sqlite3_stmt *st = NULL;
-        if (sqlite3_prepare_v2(ing->db, sql, -1, &st, &sql) != SQLITE_OK)
-            return ingest_fail(ing, file);
-        if (!st)
-            break;
-        if (sqlite3_bind_parameter_count(st) > 0)
-            sqlite3_bind_int64(st, 1, value);
-        int rc = sqlite3_step(st);
-        sqlite3_finalize(st);
-        if (rc != SQLITE_DONE)
-            return ingest_fail(ing, file);
-    }
-    return 0;
 }
 
 /* Runs a prepared statement to completion and resets it. */
@@ -688,13 +667,6 @@ int64_t tdb_ingest_event(struct tdb_ingest *ing, const struct tdb_event *ev)
     int64_t cat = ev->cat.p ? ingest_string(ing, ev->cat) : TDB_NULL;
     if (name < 0 || cat == -1)
         return -1;
-    if (ing->live) {
-        int64_t id = ev->id > 0 ? ev->id : ing->next_event++;
-        if (row_writer_event(ing->rows, id, name, cat, ev) != 0)
-            return -1;
-        ing->events++;
-        return id;
-    }
     int64_t id = ing->next_event++;
     int64_t launch = ingest_keep_keys(ing, (size_t)(id - ing->trace_first_event), ev, name);
     if (launch == -1)
@@ -727,11 +699,6 @@ int tdb_ingest_flow(struct tdb_ingest *ing, int64_t thread_id, int64_t flow_id, 
     if (cid == -1)
         return -1;
     return row_writer_flow(ing->rows, thread_id, flow_id, cid, phase, ts_ns, bind_enclosing);
-}
-
-int64_t tdb_ingest_reserve_id(struct tdb_ingest *ing)
-{
-    return ing->next_event++;
 }
 
 int tdb_ingest_commit(struct tdb_ingest *ing)
@@ -925,11 +892,6 @@ int tdb_ingest_end_trace(struct tdb_ingest *ing, const struct tdb_trace_info *in
         return -1;
     ingest_phase(ing, "parse+insert");
     int rc;
-    if (ing->live) { /* no keys were kept: the sums come from the rows (queries/stats_from_events.sql) */
-        if (tdb_register_functions(ing->db) != 0 || ingest_exec_bound(ing, "queries/stats_from_events.sql", ing->trace_id) != 0)
-            return -1;
-        goto trace_row;
-    }
     /* device_stats reads the start and dur keys, before the sweep turns start into self time */
     rc = device_time_write(&ing->devices, ing->key_start, ing->key_dur, ing->db, ing->trace_id) != 0
                  ? ingest_fail(ing, "cannot write device_stats")
@@ -942,7 +904,6 @@ int tdb_ingest_end_trace(struct tdb_ingest *ing, const struct tdb_trace_info *in
     if (rc != 0)
         return -1;
     ingest_phase(ing, "write nesting");
-trace_row:;
     sqlite3_stmt *st;
 
     if (sqlite3_prepare_v2(ing->db,

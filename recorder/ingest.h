@@ -31,7 +31,7 @@ enum tdb_open_mode {
     TDB_OPEN_FORCE,  /* replace an existing database (atomically, at the end) */
     TDB_OPEN_APPEND, /* add to an existing database in one transaction */
     TDB_OPEN_LIVE    /* the recorder: a new database written in place (WAL), committed as it goes and
-                      * readable meanwhile; events arrive with their nesting already known */
+                      * readable meanwhile; nesting, links and sums are computed when it ends */
 };
 
 /* A string that need not be NUL-terminated. */
@@ -48,9 +48,8 @@ struct tdb_event {
     int64_t start_ns, dur_ns; /* dur_ns >= 0 */
     int64_t correlation, external_id, device, stream, bytes;
     int64_t launch_id; /* set by the ingest writer: the launching runtime/driver call, when known */
-    /* live mode only: an id from tdb_ingest_reserve_id() (0: the next one), and the nesting the
-     * recorder knows (parent_id TDB_NULL for none, self_ns TDB_NULL for dur_ns) */
-    int64_t id, parent_id, self_ns;
+    /* nesting known before the end-of-trace sweep (TDB_NULL: none yet; the sweep sets it) */
+    int64_t parent_id, self_ns;
     int depth;
     struct tdb_str args; /* JSON object text of the args left over, or p == NULL */
     /* kernel launch details, when has_launch */
@@ -108,9 +107,6 @@ int tdb_ingest_finish(struct tdb_ingest *ing, int complete);
 
 /* Gives up: nothing is left behind for a new database; an append is rolled back. Frees ing. */
 void tdb_ingest_abort(struct tdb_ingest *ing);
-
-/* Live mode: an event id for an event whose row comes later (a range open now, ended later). */
-int64_t tdb_ingest_reserve_id(struct tdb_ingest *ing);
 
 /* Live mode: makes everything queued so far durable and visible to readers. */
 int tdb_ingest_commit(struct tdb_ingest *ing);

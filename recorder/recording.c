@@ -7,8 +7,8 @@
  * allocation. When a ring is full the event is dropped and counted (never block, never grow).
  *
  * Writer thread: every 10 ms it drains every ring, matches begins with ends on each thread's own
- * stack (so every range knows its parent, depth and self time without a sweep) and hands complete
- * events to the ingest writer (ingest.c, live mode: the same schema and code paths as imports).
+ * stack and hands complete events to the ingest writer (ingest.c, live mode: the same schema and code
+ * paths as imports, so parents, self time, launch links and sums come from the same sweep at the end).
  * It commits at least every 100 ms (WAL), so a crashed program keeps everything but its last 100 ms
  * and the database can be read while the program runs. Closing drains, writes the sums, the drop
  * count and meta, and commits.
@@ -57,7 +57,7 @@ struct rec_ring {
 
 /* Writer-side state of an open range on a thread. */
 struct rec_frame {
-    int64_t id, start, child_sum;
+    int64_t start;
     int kind;
     struct buf name, cat;
 };
@@ -291,11 +291,12 @@ static size_t rec_op_name(const char *name, size_t n, struct buf *args)
     return (size_t)(comma - name);
 }
 
-static int rec_emit_range(struct tdb_recording *r, int64_t track, struct rec_frame *f, int64_t end, int64_t parent, int depth)
+/* A complete range. Parent, depth and self time are left to the end-of-trace sweep (ingest.c), the one
+ * nesting rule for every source: ranges, NVTX and CUDA activity alike. */
+static int rec_emit_range(struct tdb_recording *r, int64_t track, struct rec_frame *f, int64_t end)
 {
     struct tdb_event ev;
     rec_event_init(&ev);
-    ev.id = f->id;
     ev.kind = f->kind;
     r->scratch.n = 0;
     size_t n = f->kind == TDB_KIND_OP ? rec_op_name(f->name.p, f->name.n, &r->scratch) : f->name.n;
@@ -304,9 +305,6 @@ static int rec_emit_range(struct tdb_recording *r, int64_t track, struct rec_fra
     ev.thread_id = track;
     ev.start_ns = f->start;
     ev.dur_ns = end >= f->start ? end - f->start : 0;
-    ev.self_ns = ev.dur_ns - f->child_sum;
-    ev.parent_id = parent;
-    ev.depth = depth;
     if (r->scratch.n)
         ev.args = rec_str(r->scratch.p, r->scratch.n);
     r->events++;
@@ -331,9 +329,7 @@ static int rec_apply(struct tdb_recording *r, struct rec_thread *t, const struct
             t->stack = s, t->cap = ncap;
         }
         struct rec_frame *f = &t->stack[t->depth++];
-        f->id = tdb_ingest_reserve_id(r->ing);
         f->start = x->ts;
-        f->child_sum = 0;
         f->kind = x->kind;
         f->name.n = f->cat.n = 0;
         buf_add(&f->name, name, x->name_len);
@@ -344,10 +340,7 @@ static int rec_apply(struct tdb_recording *r, struct rec_thread *t, const struct
         if (t->depth == 0)
             return 0; /* a pop without a push: nothing to end */
         struct rec_frame *f = &t->stack[--t->depth];
-        int64_t parent = t->depth ? t->stack[t->depth - 1].id : TDB_NULL;
-        if (t->depth)
-            t->stack[t->depth - 1].child_sum += x->ts - f->start;
-        return rec_emit_range(r, track, f, x->ts, parent, (int)t->depth);
+        return rec_emit_range(r, track, f, x->ts);
     }
     case R_START: {
         if (r->nopen == r->open_cap) {
@@ -377,8 +370,8 @@ static int rec_apply(struct tdb_recording *r, struct rec_thread *t, const struct
             if (r->open[i].id != x->a)
                 continue;
             struct rec_open o = r->open[i];
-            struct rec_frame f = {tdb_ingest_reserve_id(r->ing), o.start, 0, TDB_KIND_RANGE, o.name, o.cat};
-            int rc = rec_emit_range(r, o.track, &f, x->ts, TDB_NULL, 0); /* start/end ranges stand alone */
+            struct rec_frame f = {o.start, TDB_KIND_RANGE, o.name, o.cat};
+            int rc = rec_emit_range(r, o.track, &f, x->ts);
             r->open[i] = r->open[--r->nopen];
             r->open[r->nopen] = o; /* keep its buffers for reuse */
             return rc;
@@ -400,10 +393,6 @@ static int rec_apply(struct tdb_recording *r, struct rec_thread *t, const struct
         ev.name = rec_str(name, x->name_len);
         ev.thread_id = track;
         ev.start_ns = x->ts;
-        if (t->depth) {
-            ev.parent_id = t->stack[t->depth - 1].id;
-            ev.depth = (int)t->depth;
-        }
         if (x->type == R_MEMORY) {
             ev.addr = x->a;
             ev.bytes = x->b;

@@ -1,0 +1,140 @@
+/* test_cupti.c: the CUPTI translation with real CUDA 13 record structs (CUpti_ActivityKernel10,
+ * Memcpy6, Memset4, Memory4, API, Marker2), built by hand as CUPTI would fill them, then the reports
+ * on the resulting database. Values are worked by hand below. */
+#include "helpers.h"
+#include "cupti_translate.h"
+#include <criterion/criterion.h>
+#include <cupti_activity.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *api_names(void *ctx, int driver, uint32_t cbid)
+{
+    (void)ctx;
+    if (!driver && cbid == 211)
+        return "cudaLaunchKernel";
+    if (!driver && cbid == 41)
+        return "cudaMemcpyAsync";
+    return NULL;
+}
+
+/* Times in us from 1,000,000 us. A CPU thread (pid 100, tid 7) runs op "aten::mm" [0,100) via NVTX
+ * markers, holding cudaLaunchKernel [10,20) (correlation 1) and cudaMemcpyAsync [30,40) (correlation 2).
+ * The GPU (device 0, stream 7) runs the kernel [25,75) and the memcpy (1 MiB HtoD) [80,90); a memset
+ * [95,97) launched by nothing we saw. Memory: alloc 4096 at 5, alloc 1024 at 6, release 4096 at 50. */
+Test(cupti, records_translate_and_reports_answer)
+{
+    char *dir = temp_dir(), db[1100];
+    snprintf(db, sizeof db, "%s/cupti.db", dir);
+    struct tdb_ingest *ing = tdb_ingest_open(db, TDB_OPEN_CREATE, stderr);
+    cr_assert(ing);
+    tdb_ingest_begin_trace(ing, "cupti test", "recorder");
+    struct cupti_translate *t = calloc(1, sizeof *t);
+    t->ing = ing, t->pid = 100, t->api_name = api_names;
+    const uint64_t T0 = 1000000000000ULL; /* ns */
+#define US(x) (T0 + (uint64_t)(x) * 1000)
+
+    CUpti_ActivityMarker2 m = {0};
+    m.kind = CUPTI_ACTIVITY_KIND_MARKER;
+    m.flags = CUPTI_ACTIVITY_FLAG_MARKER_START;
+    m.timestamp = US(0);
+    m.id = 9;
+    m.objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
+    m.objectId.pt.processId = 100;
+    m.objectId.pt.threadId = 7;
+    m.name = "aten::mm";
+    cr_assert_eq(cupti_translate_record(t, &m), 0);
+
+    CUpti_ActivityAPI a = {0};
+    a.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+    a.cbid = 211, a.start = US(10), a.end = US(20), a.processId = 100, a.threadId = 7, a.correlationId = 1;
+    cr_assert_eq(cupti_translate_record(t, &a), 0);
+    a.cbid = 41, a.start = US(30), a.end = US(40), a.correlationId = 2;
+    cr_assert_eq(cupti_translate_record(t, &a), 0);
+
+    CUpti_ActivityKernel10 k = {0};
+    k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+    k.start = US(25), k.end = US(75), k.deviceId = 0, k.streamId = 7, k.correlationId = 1;
+    k.gridX = 32, k.gridY = 1, k.gridZ = 2, k.blockX = 128, k.blockY = 1, k.blockZ = 1;
+    k.registersPerThread = 64, k.staticSharedMemory = 1024, k.dynamicSharedMemory = 3072;
+    k.name = "_Z6matmulPfS_S_i"; /* matmul(float*, float*, float*, int) */
+    cr_assert_eq(cupti_translate_record(t, &k), 0);
+
+    CUpti_ActivityMemcpy6 c = {0};
+    c.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+    c.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, c.srcKind = CUPTI_ACTIVITY_MEMORY_KIND_PINNED;
+    c.dstKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+    c.bytes = 1 << 20, c.start = US(80), c.end = US(90), c.deviceId = 0, c.streamId = 7, c.correlationId = 2;
+    cr_assert_eq(cupti_translate_record(t, &c), 0);
+
+    CUpti_ActivityMemset4 s = {0};
+    s.kind = CUPTI_ACTIVITY_KIND_MEMSET;
+    s.bytes = 512, s.start = US(95), s.end = US(97), s.deviceId = 0, s.streamId = 7, s.correlationId = 3;
+    s.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+    cr_assert_eq(cupti_translate_record(t, &s), 0);
+
+    CUpti_ActivityMemory4 mem = {0};
+    mem.kind = CUPTI_ACTIVITY_KIND_MEMORY2;
+    mem.memoryOperationType = CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION;
+    mem.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+    mem.address = 0x7000, mem.bytes = 4096, mem.timestamp = US(5), mem.processId = 100, mem.deviceId = 0;
+    cr_assert_eq(cupti_translate_record(t, &mem), 0);
+    mem.address = 0x9000, mem.bytes = 1024, mem.timestamp = US(6);
+    cr_assert_eq(cupti_translate_record(t, &mem), 0);
+    mem.memoryOperationType = CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE;
+    mem.address = 0x7000, mem.bytes = 4096, mem.timestamp = US(50);
+    cr_assert_eq(cupti_translate_record(t, &mem), 0);
+
+    m.flags = CUPTI_ACTIVITY_FLAG_MARKER_END, m.timestamp = US(100), m.name = NULL;
+    cr_assert_eq(cupti_translate_record(t, &m), 0);
+    cr_assert_eq(t->unknown + t->incomplete, 0);
+    free(t);
+    struct tdb_trace_info info = {.source_format = "recorder", .base_time_ns = TDB_NULL, .rank = TDB_NULL,
+                                  .status = "complete"};
+    cr_assert_eq(tdb_ingest_end_trace(ing, &info), 0);
+    cr_assert_eq(tdb_ingest_finish(ing, 1), 0);
+
+    sqlite3 *d = db_open(db);
+    char *name = db_text(d, "SELECT name FROM kernels");
+    cr_assert_str_eq(name, "matmul(float*, float*, float*, int)", "demangled");
+    free(name);
+    cr_assert_eq(db_int(d, "SELECT dur_ns * 1000 + grid_x + grid_z + block_x FROM kernels"), 50000LL * 1000 + 32 + 2 + 128);
+    cr_assert_eq(db_int(d, "SELECT shared_mem FROM kernels"), 4096);
+    name = db_text(d, "SELECT name FROM memcpy");
+    cr_assert_str_eq(name, "Memcpy HtoD (Pinned -> Device)");
+    free(name);
+    /* kernel -> cudaLaunchKernel (correlation 1) -> aten::mm (the range holding the call) */
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM kernels k JOIN api_calls a ON a.id = k.launch_id JOIN ranges r ON r.id = k.op_id "
+                           "WHERE a.name = 'cudaLaunchKernel' AND r.name = 'aten::mm'"), 1);
+    cr_assert_eq(db_int(d, "SELECT launch_id IS NULL FROM memset"), 1, "a launch we never saw");
+    sqlite3_close(d);
+
+    char args[1200];
+    int st;
+    /* ops: aten::mm launched the kernel (50 us) and the memcpy (10 us) through its own calls */
+    snprintf(args, sizeof args, "'%s' ops '%s' --format csv | grep '^aten::mm,'", tracedb(), db);
+    char *out = run_capture(&st, "%s", args);
+    cr_assert_eq(st, 0);
+    /* name,calls,self_cpu_ns,self_cpu_pct,cpu_total_ns,cpu_total_pct,cpu_avg_ns,self_device_ns,... */
+    long calls, self_cpu, total_cpu, avg, self_dev;
+    double p1, p2;
+    cr_assert_eq(sscanf(out, "aten::mm,%ld,%ld,%lf,%ld,%lf,%ld,%ld", &calls, &self_cpu, &p1, &total_cpu, &p2, &avg, &self_dev), 7, "%s", out);
+    cr_assert_eq(calls, 1);
+    cr_assert_eq(self_cpu, 80000, "100 us minus the two 10 us calls");
+    cr_assert_eq(self_dev, 60000, "kernel 50 us + memcpy 10 us");
+    free(out);
+    /* device: busy [25,75) + [80,90) + [95,97) = 62 us; run (computation) 50 us; span [25,97) 72 us */
+    out = run_capture(&st, "'%s' device '%s' --format csv", tracedb(), db);
+    cr_assert(strstr(out, ",0,72000,62000,50000,12000,10000,"), "%s", out);
+    free(out);
+    /* memory: peak 5120 bytes at 6 us, 1024 leaked */
+    out = run_capture(&st, "'%s' memory '%s' --format json", tracedb(), db);
+    cr_assert(strstr(out, "\"peak_allocated_bytes\":5120") && strstr(out, "\"leaked_bytes\":1024"), "%s", out);
+    free(out);
+    out = run_capture(&st, "'%s' kernels '%s' --format json", tracedb(), db);
+    cr_assert(strstr(out, "\"instances\":1") && strstr(out, "\"total_ns\":50000"), "%s", out);
+    free(out);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
