@@ -35,7 +35,7 @@ CLI_SRC  = analyzer/main.c analyzer/commands.c analyzer/cmd_api.c analyzer/cmd_d
            analyzer/cmd_kernels.c analyzer/cmd_latency.c analyzer/cmd_ranks.c recorder/cmd_merge.c recorder/cmd_record.c \
            analyzer/cmd_memops.c analyzer/cmd_memory.c analyzer/cmd_ops.c analyzer/cmd_summary.c analyzer/cmd_sql.c \
            recorder/cmd_import.c
-UNIT_SRC = $(filter-out $(if $(HAVE_CUPTI),,tests/unit/test_cupti.c),$(wildcard tests/unit/*.c))
+UNIT_SRC = $(filter-out $(if $(HAVE_CUPTI),,tests/unit/test_cupti.c tests/unit/test_record.c),$(wildcard tests/unit/*.c))
 HDRS     = $(wildcard include/*.h recorder/*.h analyzer/*.h)
 
 .PHONY: all build demo test check test-run clang-check bench install deps clean
@@ -83,11 +83,18 @@ build/test/obj/recorder/nvtx_inject.o: recorder/nvtx_inject.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SAN) $(NVTX_INC) -c -o $@ $<
 
-build/libtracedb_inject.so: build/obj/recorder/nvtx_inject.o $(LIB_OBJ)
-	$(CC) -shared -o $@ $^ $(LIBS) -Wl,--version-script=recorder/inject.map
+ifeq ($(HAVE_CUPTI),1)
+INJECT_OBJ  = build/obj/recorder/cupti_inject.o
+INJECT_LIBS = -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcupti
+endif
+build/libtracedb_inject.so: build/obj/recorder/nvtx_inject.o $(INJECT_OBJ) $(LIB_OBJ)
+	$(CC) -shared -o $@ $^ $(LIBS) $(INJECT_LIBS) -Wl,--version-script=recorder/inject.map
 
 build/nvtx_sample: samples/nvtx_sample.c
 	$(CC) $(CSTD) $(WARN) -O1 $(NVTX_INC) -o $@ $< -lpthread -ldl
+
+build/inject_probe: tests/inject_probe.c
+	$(CC) $(CSTD) $(WARN) -o $@ $< -ldl
 
 build/test/record_sample: tests/record_sample.c build/libtracedb.a
 	@mkdir -p build/test
@@ -134,11 +141,12 @@ test check:
 clang-check: build/embedded.c
 	@for f in $(LIB_SRC) $(CUPTI_SRC) $(CLI_SRC) build/embedded.c bench/gen_trace.c bench/tokenize.c tools/embed.c; do \
 	  clang $(CSTD) $(WARN) $(CUPTI_INC) -Iinclude -Irecorder -fsyntax-only $$f || exit 1; done
-	@clang $(CSTD) $(WARN) $(NVTX_INC) -Iinclude -fsyntax-only recorder/nvtx_inject.c samples/nvtx_sample.c tests/record_sample.c
+	@clang $(CSTD) $(WARN) $(NVTX_INC) -Iinclude -fsyntax-only recorder/nvtx_inject.c $(INJECT_OBJ:build/obj/%.o=%.c) samples/nvtx_sample.c tests/record_sample.c
 	@clang $(CSTD) -Wall -Wextra -Werror $(CUPTI_INC) -Iinclude -Irecorder -Ianalyzer -fsyntax-only $(UNIT_SRC)
 	@echo "clang: no warnings"
 
-test-run: build/test/tracedb build/test/unit build/libtracedb_inject.so build/nvtx_sample build/test/record_sample
+test-run: build/test/tracedb build/test/unit build/libtracedb_inject.so build/nvtx_sample build/test/record_sample \
+          $(if $(HAVE_CUPTI),build/inject_probe)
 	TRACEDB=$(CURDIR)/build/test/tracedb TRACEDB_INJECT=$(CURDIR)/build/libtracedb_inject.so TRACEDB_ROOT=$(CURDIR) ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 	  UBSAN_OPTIONS=print_stacktrace=1 build/test/unit --jobs 2
 

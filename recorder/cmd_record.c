@@ -131,10 +131,9 @@ int cmd_record(int argc, char **argv, struct cli *cli)
     if (!cuda)
         fprintf(cli->err, "tracedb: no CUDA driver on this machine: recording NVTX ranges and tracedb API events only\n");
     else
-        fprintf(cli->err, "tracedb: CUDA activity capture (CUPTI) is not built into this tracedb: recording NVTX "
-                          "ranges and tracedb API events only\n");
-    if (cuda)
         dlclose(cuda);
+    if (cuda) /* CUDA loads the library at cuInit and calls its InitializeInjection (CUPTI) */
+        setenv("CUDA_INJECTION64_PATH", inject, 1);
     char lv[8];
     snprintf(lv, sizeof lv, "%d", (int)level);
     setenv("TRACEDB_OUTPUT", abs_out, 1);

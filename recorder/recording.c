@@ -83,8 +83,9 @@ struct tdb_recording {
     struct tdb_options opt;
     _Atomic(struct rec_thread *) threads;
     pthread_t writer;
-    pthread_mutex_t lock;
+    pthread_mutex_t lock;      /* stop flag and wake-ups */
     pthread_cond_t wake;
+    pthread_mutex_t ingest;    /* whoever writes to the database: the writer, tdb_flush, CUPTI buffers */
     int stop;
     int failed;
     int64_t last_commit;
@@ -445,12 +446,14 @@ static void *rec_writer_main(void *arg)
         if (r->stop)
             break;
         pthread_mutex_unlock(&r->lock);
+        pthread_mutex_lock(&r->ingest);
         int rc = r->failed ? 0 : rec_drain(r);
         int64_t now = rec_now();
         if (rc == 0 && !r->failed && now - r->last_commit >= COMMIT_EVERY_NS) {
             rc = tdb_ingest_commit(r->ing);
             r->last_commit = now;
         }
+        pthread_mutex_unlock(&r->ingest);
         pthread_mutex_lock(&r->lock);
         if (rc != 0)
             r->failed = 1;
@@ -504,6 +507,11 @@ struct tdb_recording *tdb_open(const char *path, const struct tdb_options *opt)
         free(r);
         return NULL;
     }
+    if (atomic_load(&rec_global)) {
+        fprintf(stderr, "tracedb: a recording is already open in this process\n");
+        free(r->path), free(r);
+        return NULL;
+    }
     r->opt = opt ? *opt : defaults;
     if (rec_kinds(&r->opt, &r->kinds) != 0) {
         fprintf(stderr, "tracedb: unknown kind in '%s' (range, instant, counter, memory)\n", r->opt.kinds);
@@ -521,12 +529,15 @@ struct tdb_recording *tdb_open(const char *path, const struct tdb_options *opt)
     tdb_ingest_begin_trace(r->ing, source, "recorder");
     r->last_commit = rec_now();
     pthread_mutex_init(&r->lock, NULL);
+    pthread_mutex_init(&r->ingest, NULL);
     pthread_cond_init(&r->wake, NULL);
-    if (!atomic_compare_exchange_strong(&rec_global, &expected, r) ||
-        pthread_create(&r->writer, NULL, rec_writer_main, r) != 0) {
-        fprintf(stderr, "tracedb: a recording is already open in this process\n");
-        atomic_compare_exchange_strong(&rec_global, &r, NULL);
+    int claimed = atomic_compare_exchange_strong(&rec_global, &expected, r);
+    if (!claimed || pthread_create(&r->writer, NULL, rec_writer_main, r) != 0) {
+        fprintf(stderr, "tracedb: %s\n", claimed ? "cannot start the writer thread" : "a recording is already open in this process");
+        if (claimed)
+            atomic_store(&rec_global, NULL);
         tdb_ingest_abort(r->ing);
+        unlink(path);
         free(r->path), free(r);
         return NULL;
     }
@@ -574,12 +585,12 @@ int tdb_flush(void)
     struct tdb_recording *r = atomic_load(&rec_global);
     if (!r)
         return -1;
-    pthread_mutex_lock(&r->lock);
+    pthread_mutex_lock(&r->ingest);
     int rc = r->failed ? -1 : rec_drain(r);
     if (rc == 0)
         rc = tdb_ingest_commit(r->ing);
     r->last_commit = rec_now();
-    pthread_mutex_unlock(&r->lock);
+    pthread_mutex_unlock(&r->ingest);
     return rc;
 }
 
@@ -590,6 +601,16 @@ int64_t tdb_dropped(void)
     for (struct rec_thread *t = r ? atomic_load(&r->threads) : NULL; t; t = t->next)
         n += atomic_load(&t->ring.dropped);
     return n;
+}
+
+int tdb_recording_ingest(struct tdb_recording *r, int (*fn)(struct tdb_ingest *ing, void *arg), void *arg)
+{
+    if (!r)
+        return -1;
+    pthread_mutex_lock(&r->ingest);
+    int rc = r->failed ? -1 : fn(r->ing, arg);
+    pthread_mutex_unlock(&r->ingest);
+    return rc;
 }
 
 int tdb_close(struct tdb_recording *r)
@@ -604,7 +625,10 @@ int tdb_close(struct tdb_recording *r)
     pthread_cond_signal(&r->wake);
     pthread_mutex_unlock(&r->lock);
     pthread_join(r->writer, NULL);
-    atomic_compare_exchange_strong(&rec_global, &r, NULL);
+    struct tdb_recording *self = r;
+    atomic_compare_exchange_strong(&rec_global, &self, NULL);
+    pthread_mutex_lock(&r->ingest); /* a CUPTI buffer completing now waits, then finds no recording */
+    pthread_mutex_unlock(&r->ingest);
     int rc = r->failed ? -1 : rec_drain(r);
     int64_t dropped = 0;
     for (struct rec_thread *t = atomic_load(&r->threads); t; t = t->next)
@@ -641,6 +665,7 @@ int tdb_close(struct tdb_recording *r)
     free(r->stops);
     buf_free(&r->scratch);
     pthread_mutex_destroy(&r->lock);
+    pthread_mutex_destroy(&r->ingest);
     pthread_cond_destroy(&r->wake);
     free(r->path);
     free(r);

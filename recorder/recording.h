@@ -8,4 +8,8 @@
  * names, TDB_KIND_RANGE otherwise). */
 void tdb_range_push_cat(const char *name, const char *cat, int kind);
 
+struct tdb_ingest;
+/* Runs fn with the recording's ingest writer while no one else writes (CUPTI buffers use it). */
+int tdb_recording_ingest(tdb_recording *rec, int (*fn)(struct tdb_ingest *ing, void *arg), void *arg);
+
 #endif

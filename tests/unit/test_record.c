@@ -125,3 +125,22 @@ Test(record, sigkill_keeps_what_was_committed, .timeout = 30)
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+Test(record, cupti_injection_without_a_gpu_says_so_and_goes_on)
+{
+    char *dir = temp_dir(), db[1100];
+    snprintf(db, sizeof db, "%s/probe.db", dir);
+    int st;
+    char *out = run_capture(&st, "TRACEDB_OUTPUT='%s' '%s' '%s' 2>&1", db, build_path("build/inject_probe"),
+                            build_path("build/libtracedb_inject.so"));
+    cr_assert_eq(st, 0, "%s", out);
+    cr_assert(strstr(out, "InitializeInjection returned 1"), "%s", out);
+    /* this machine has no GPU: CUPTI answers CUPTI_ERROR_UNKNOWN (999) to cuptiActivityEnable */
+    cr_assert(strstr(out, "no usable GPU"), "%s", out);
+    free(out);
+    sqlite3 *d = db_open(db);
+    cr_assert_eq(db_int(d, "SELECT value = 'complete' FROM meta WHERE key = 'import_status'"), 1, "closed at exit");
+    sqlite3_close(d);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
