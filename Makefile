@@ -43,7 +43,7 @@ all:
 	@sh tools/deps.sh build
 	@$(MAKE) --no-print-directory build
 
-build: build/tracedb build/libtracedb.a build/libtracedb.so build/tracedb.pc build/libtracedb_inject.so
+build: build/tracedb build/libtracedb.a build/libtracedb.so build/tracedb.pc $(if $(HAVE_CUPTI),build/libtracedb_inject.so)
 
 deps:
 	@sh tools/deps.sh build
@@ -145,8 +145,8 @@ clang-check: build/embedded.c
 	@clang $(CSTD) -Wall -Wextra -Werror $(CUPTI_INC) -Iinclude -Irecorder -Ianalyzer -fsyntax-only $(UNIT_SRC)
 	@echo "clang: no warnings"
 
-test-run: build/test/tracedb build/test/unit build/libtracedb_inject.so build/nvtx_sample build/test/record_sample \
-          $(if $(HAVE_CUPTI),build/inject_probe)
+test-run: build/test/tracedb build/test/unit build/test/record_sample \
+          $(if $(HAVE_CUPTI),build/libtracedb_inject.so build/nvtx_sample build/inject_probe)
 	TRACEDB=$(CURDIR)/build/test/tracedb TRACEDB_INJECT=$(CURDIR)/build/libtracedb_inject.so TRACEDB_ROOT=$(CURDIR) ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 	  UBSAN_OPTIONS=print_stacktrace=1 build/test/unit --jobs 2
 
@@ -168,7 +168,8 @@ bench:
 	sh bench/run.sh
 
 install: build
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/tracedb
+	$(if $(HAVE_CUPTI),install -m 755 build/libtracedb_inject.so $(DESTDIR)$(PREFIX)/lib/tracedb/)
 	install -m 755 build/tracedb $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 build/libtracedb.a build/libtracedb.so $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 include/tracedb.h $(DESTDIR)$(PREFIX)/include/
