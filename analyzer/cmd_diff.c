@@ -8,7 +8,7 @@
 #include <string.h>
 
 static const char diff_usage[] =
-    "tracedb diff base.db new.db [--kinds op,kernel,memcpy,memset] [--tolerance PCT] [--limit N]\n"
+    "tracedb diff base.db new.db [--kinds op,kernel,memcpy,memset] [--by-shape] [--tolerance PCT] [--limit N]\n"
     "                            [--section ops|steps|device|memory] [--format table|csv|json]\n"
     "                            [--fail-above PCT [--metric step_median|step_p99|kernel_total|device_busy|memory_peak]]";
 
@@ -24,12 +24,13 @@ static const struct {
 static const char *const diff_metrics[] = {"step_median", "step_p99", "kernel_total", "device_busy", "memory_peak", NULL};
 
 static int diff_section(sqlite3 *db, int i, enum render_format fmt, int64_t limit, double tolerance, const char *kinds,
-                        int titled, struct cli *cli)
+                        int by_shape, int titled, struct cli *cli)
 {
     sqlite3_stmt *st = report_prepare(db, diff_sections[i].query, cli);
     if (!st)
         return 1;
     report_bind_int(st, ":limit", limit);
+    report_bind_int(st, ":by_shape", by_shape);
     report_bind_text(st, ":kinds", kinds);
     int t = sqlite3_bind_parameter_index(st, ":tolerance");
     if (t > 0)
@@ -79,12 +80,14 @@ int cmd_diff(int argc, char **argv, struct cli *cli)
     enum render_format fmt = FMT_TABLE;
     int64_t limit = -1;
     const char *kinds = "", *section = NULL, *metric = "step_median", *tol_text = "1", *fail_text = NULL;
+    int by_shape = 0;
     const struct opt opts[] = {
         {"format", 0, OPT_FORMAT, &fmt, "table (default; every section), csv or json (one section)"},
         {"limit", 'n', OPT_INT, &limit, "rows of the operator/kernel table"},
         {"kinds", 'k', OPT_STRING, &kinds, "only these: op, kernel, memcpy, memset (comma-separated)"},
         {"tolerance", 0, OPT_STRING, &tol_text, "a change within PCT % is 'unchanged' (default 1)"},
         {"section", 0, OPT_STRING, &section, "ops (default for csv/json), steps, device or memory"},
+        {"by-shape", 0, OPT_FLAG, &by_shape, "match operators by name and input shapes (Input Dims)"},
         {"fail-above", 0, OPT_STRING, &fail_text, "exit 3 when --metric regresses by more than PCT %"},
         {"metric", 0, OPT_STRING, &metric, "step_median (default), step_p99, kernel_total, device_busy, memory_peak"},
         OPT_END,
@@ -140,7 +143,7 @@ int cmd_diff(int argc, char **argv, struct cli *cli)
     sqlite3_finalize(st);
     for (int i = 0; i < 4 && rc == 0; i++)
         if (only < 0 || only == i)
-            rc = diff_section(db, i, fmt, i == 0 ? limit : -1, tolerance, kinds, only < 0, cli);
+            rc = diff_section(db, i, fmt, i == 0 ? limit : -1, tolerance, kinds, by_shape, only < 0, cli);
     if (rc == 0 && fail_text)
         rc = diff_gate(db, metric, threshold, cli);
     sqlite3_close(db);

@@ -62,6 +62,8 @@ int tdb_close(tdb_recording *rec);
 tdb_recording *tdb_current(void);
 
 void tdb_range_push(const char *name);  /* a range on this thread, nested in the open ones */
+/* ... with args kept as JSON, e.g. "{\"Input Dims\":[[32,128],[128,64]]}" (shapes group in tracedb ops) */
+void tdb_range_push_args(const char *name, const char *args_json);
 void tdb_range_pop(void);
 int64_t tdb_range_start(const char *name); /* a range that may end on another thread */
 void tdb_range_end(int64_t id);

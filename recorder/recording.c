@@ -42,6 +42,8 @@ struct rec {
     uint16_t name_len;
     uint16_t cat_len; /* a category (NVTX domain) follows the name */
     uint16_t kind;    /* the event kind of a range (op for NVTX operator names, range otherwise) */
+    uint32_t args_len; /* a JSON object of args follows the category */
+    uint32_t unused;
     int64_t ts;
     int64_t a;        /* R_START/R_STOP: range id; R_MEMORY: address; R_COUNTER: unused */
     int64_t b;        /* R_MEMORY: bytes (negative = free); */
@@ -59,7 +61,7 @@ struct rec_ring {
 struct rec_frame {
     int64_t start;
     int kind;
-    struct buf name, cat;
+    struct buf name, cat, args;
 };
 
 struct rec_thread {
@@ -136,8 +138,8 @@ static struct rec_thread *rec_thread_get(struct tdb_recording *r)
 }
 
 /* Appends one record; drops it (counted) when the ring is full. */
-static void rec_put(int type, int kind, const char *name, size_t name_len, const char *cat, size_t cat_len, int64_t ts,
-                    int64_t a, int64_t b, double v)
+static void rec_put_args(int type, int kind, const char *name, size_t name_len, const char *cat, size_t cat_len,
+                         const char *args, size_t args_len, int64_t ts, int64_t a, int64_t b, double v)
 {
     struct tdb_recording *r = atomic_load_explicit(&rec_global, memory_order_acquire);
     if (!r || !(r->kinds & (1u << type)) || !atomic_load_explicit(&r->active, memory_order_relaxed))
@@ -149,7 +151,9 @@ static void rec_put(int type, int kind, const char *name, size_t name_len, const
         name_len = NAME_MAX_BYTES;
     if (cat_len > 255)
         cat_len = 255;
-    size_t need = (sizeof(struct rec) + name_len + cat_len + 7) & ~(size_t)7;
+    if (args_len > 16384)
+        args_len = 0; /* too large for a ring record: the range is kept without them */
+    size_t need = (sizeof(struct rec) + name_len + cat_len + args_len + 7) & ~(size_t)7;
     size_t head = atomic_load_explicit(&t->ring.head, memory_order_relaxed);
     size_t tail = atomic_load_explicit(&t->ring.tail, memory_order_acquire);
     size_t off = head & (RING_BYTES - 1);
@@ -168,6 +172,7 @@ static void rec_put(int type, int kind, const char *name, size_t name_len, const
     x->kind = (uint16_t)kind;
     x->name_len = (uint16_t)name_len;
     x->cat_len = (uint16_t)cat_len;
+    x->args_len = (uint32_t)args_len;
     x->ts = ts;
     x->a = a;
     x->b = b;
@@ -176,7 +181,21 @@ static void rec_put(int type, int kind, const char *name, size_t name_len, const
         memcpy(x + 1, name, name_len);
     if (cat_len)
         memcpy((char *)(x + 1) + name_len, cat, cat_len);
+    if (args_len)
+        memcpy((char *)(x + 1) + name_len + cat_len, args, args_len);
     atomic_store_explicit(&t->ring.head, head + need, memory_order_release);
+}
+
+static void rec_put(int type, int kind, const char *name, size_t name_len, const char *cat, size_t cat_len, int64_t ts,
+                    int64_t a, int64_t b, double v)
+{
+    rec_put_args(type, kind, name, name_len, cat, cat_len, NULL, 0, ts, a, b, v);
+}
+
+void tdb_range_push_args(const char *name, const char *args_json)
+{
+    rec_put_args(R_BEGIN, TDB_KIND_RANGE, name, name ? strlen(name) : 0, NULL, 0, args_json,
+                 args_json ? strlen(args_json) : 0, rec_now(), 0, 0, 0);
 }
 
 void tdb_range_push(const char *name)
@@ -308,6 +327,8 @@ static int rec_emit_range(struct tdb_recording *r, int64_t track, struct rec_fra
     ev.dur_ns = end >= f->start ? end - f->start : 0;
     if (r->scratch.n)
         ev.args = rec_str(r->scratch.p, r->scratch.n);
+    else if (f->args.n)
+        ev.args = rec_str(f->args.p, f->args.n);
     r->events++;
     return tdb_ingest_event(r->ing, &ev) < 0 ? -1 : 0;
 }
@@ -332,9 +353,10 @@ static int rec_apply(struct tdb_recording *r, struct rec_thread *t, const struct
         struct rec_frame *f = &t->stack[t->depth++];
         f->start = x->ts;
         f->kind = x->kind;
-        f->name.n = f->cat.n = 0;
+        f->name.n = f->cat.n = f->args.n = 0;
         buf_add(&f->name, name, x->name_len);
         buf_add(&f->cat, cat, x->cat_len);
+        buf_add(&f->args, cat + x->cat_len, x->args_len);
         return 0;
     }
     case R_END: {
@@ -371,7 +393,7 @@ static int rec_apply(struct tdb_recording *r, struct rec_thread *t, const struct
             if (r->open[i].id != x->a)
                 continue;
             struct rec_open o = r->open[i];
-            struct rec_frame f = {o.start, TDB_KIND_RANGE, o.name, o.cat};
+            struct rec_frame f = {o.start, TDB_KIND_RANGE, o.name, o.cat, {0}};
             int rc = rec_emit_range(r, o.track, &f, x->ts);
             r->open[i] = r->open[--r->nopen];
             r->open[r->nopen] = o; /* keep its buffers for reuse */
@@ -425,7 +447,7 @@ static int rec_drain(struct tdb_recording *r)
             }
             if (rec_apply(r, t, x) != 0)
                 return -1;
-            tail += (sizeof(struct rec) + x->name_len + x->cat_len + 7) & ~(size_t)7;
+            tail += (sizeof(struct rec) + x->name_len + x->cat_len + x->args_len + 7) & ~(size_t)7;
         }
         atomic_store_explicit(&t->ring.tail, tail, memory_order_release);
     }
@@ -652,7 +674,7 @@ int tdb_close(struct tdb_recording *r)
     for (struct rec_thread *t = atomic_load(&r->threads), *next; t; t = next) {
         next = t->next;
         for (size_t i = 0; i < t->cap; i++)
-            buf_free(&t->stack[i].name), buf_free(&t->stack[i].cat);
+            buf_free(&t->stack[i].name), buf_free(&t->stack[i].cat), buf_free(&t->stack[i].args);
         free(t->stack);
         if (t == rec_self)
             rec_self = NULL;

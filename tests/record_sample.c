@@ -24,7 +24,7 @@ static void sleep_ms(long ms)
 static void work(void)
 {
     static char block[4096];
-    tdb_range_push("forward");
+    tdb_range_push_args("forward", "{\"Input Dims\":[[32,128]]}");
     {
         TDB_SCOPE("aten::linear");
         tdb_mem_alloc(block, sizeof block, 0);

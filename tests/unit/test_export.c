@@ -145,6 +145,24 @@ Test(diff, per_kernel_totals_of_two_real_runs_match_python, .timeout = 120)
     free(dir);
 }
 
+Test(diff, by_shape_matches_name_and_input_dims)
+{
+    char *dir = temp_dir(), a[1100];
+    snprintf(a, sizeof a, "%s/nq.db", dir);
+    cr_assert_eq(import_to(src_path("tests/data/kineto/negative_queue_length_values_check_rank0.json.gz"), a), 0);
+    int st;
+    char *out = run_capture(&st, "'%s' diff '%s' '%s' --by-shape --kinds op --format json", tracedb(), a, a);
+    cr_assert_eq(st, 0);
+    cJSON *rows = cJSON_Parse(out), *r;
+    free(out);
+    /* 821 distinct (name, Input Dims) pairs of CPU-side events, counted by Python from the JSON */
+    cr_assert_eq(cJSON_GetArraySize(rows), 821);
+    cJSON_ArrayForEach(r, rows) cr_assert_str_eq(cJSON_GetObjectItem(r, "status")->valuestring, "unchanged");
+    cJSON_Delete(rows);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
 Test(merge, two_ranks_in_one_database)
 {
     char *dir = temp_dir(), a[1100], b[1100], job[1100];
