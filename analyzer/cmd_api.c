@@ -12,22 +12,5 @@ static const char *const api_sort_keys[] = {
 
 int cmd_api(int argc, char **argv, struct cli *cli)
 {
-    struct scope sc;
-    scope_init(&sc, "total_ns");
-    const struct opt opts[] = {SCOPE_OPTIONS(sc), OPT_END};
-    int n = cli_parse_options(argc, argv, opts, api_usage, cli);
-    if (n != 1) {
-        if (n >= 0)
-            cli_usage(opts, api_usage, cli->err);
-        return 2;
-    }
-    const char *sort = scope_sort_column(&sc, api_sort_keys, cli);
-    if (!sort)
-        return 2;
-    sqlite3 *db = scope_open(argv[0], &sc, cli);
-    if (!db)
-        return 1;
-    int rc = scope_run(db, "api", &sc, sort, NULL, cli);
-    sqlite3_close(db);
-    return rc;
+    return scope_simple_report(argc, argv, cli, api_usage, "total_ns", api_sort_keys, "api");
 }

@@ -9,22 +9,5 @@ static const char *const ranks_sort_keys[] = {"step", "step", "straggle_ns", "st
 
 int cmd_ranks(int argc, char **argv, struct cli *cli)
 {
-    struct scope sc;
-    scope_init(&sc, "step");
-    const struct opt opts[] = {SCOPE_OPTIONS(sc), OPT_END};
-    int n = cli_parse_options(argc, argv, opts, ranks_usage, cli);
-    if (n != 1) {
-        if (n >= 0)
-            cli_usage(opts, ranks_usage, cli->err);
-        return 2;
-    }
-    const char *sort = scope_sort_column(&sc, ranks_sort_keys, cli);
-    if (!sort)
-        return 2;
-    sqlite3 *db = scope_open(argv[0], &sc, cli);
-    if (!db)
-        return 1;
-    int rc = scope_run(db, "ranks", &sc, sort, NULL, cli);
-    sqlite3_close(db);
-    return rc;
+    return scope_simple_report(argc, argv, cli, ranks_usage, "step", ranks_sort_keys, "ranks");
 }

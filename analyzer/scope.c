@@ -153,3 +153,26 @@ int scope_run(sqlite3 *db, const char *query, const struct scope *s, const char 
     sqlite3_finalize(st);
     return rc;
 }
+
+int scope_simple_report(int argc, char **argv, struct cli *cli, const char *usage, const char *default_sort,
+                        const char *const *sort_keys, const char *query)
+{
+    struct scope sc;
+    scope_init(&sc, default_sort);
+    const struct opt opts[] = {SCOPE_OPTIONS(sc), OPT_END};
+    int n = cli_parse_options(argc, argv, opts, usage, cli);
+    if (n != 1) {
+        if (n >= 0)
+            cli_usage(opts, usage, cli->err);
+        return 2;
+    }
+    const char *sort = scope_sort_column(&sc, sort_keys, cli);
+    if (!sort)
+        return 2;
+    sqlite3 *db = scope_open(argv[0], &sc, cli);
+    if (!db)
+        return 1;
+    int rc = scope_run(db, query, &sc, sort, NULL, cli);
+    sqlite3_close(db);
+    return rc;
+}

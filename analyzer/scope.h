@@ -57,4 +57,9 @@ struct scope_param {
 int scope_run(sqlite3 *db, const char *query, const struct scope *s, const char *sort_column,
               const struct scope_param *params, struct cli *cli);
 
+/* A report command whose only options are the shared ones: parse, open, run queries/QUERY.sql.
+ * The whole body of such commands (api, memops, ranks). */
+int scope_simple_report(int argc, char **argv, struct cli *cli, const char *usage, const char *default_sort,
+                        const char *const *sort_keys, const char *query);
+
 #endif

@@ -464,16 +464,6 @@ static void chrome_promote(struct chrome *c, struct tdb_event *ev)
     }
 }
 
-static void event_init(struct tdb_event *ev)
-{
-    memset(ev, 0, sizeof *ev);
-    ev->correlation = ev->external_id = ev->device = ev->stream = ev->bytes = TDB_NULL;
-    ev->registers = ev->shared_mem = ev->addr = ev->total_allocated = ev->total_reserved = ev->device_type = TDB_NULL;
-    ev->grid[0] = ev->grid[1] = ev->grid[2] = ev->block[0] = ev->block[1] = ev->block[2] = TDB_NULL;
-    ev->blocks_per_sm = ev->warps_per_sm = ev->occupancy_pct = NAN;
-    ev->parent_id = ev->self_ns = TDB_NULL;
-}
-
 static int open_push(struct chrome *c, int64_t thread, int64_t start, int kind)
 {
     if (c->nopen == c->open_cap) {
@@ -507,7 +497,7 @@ static int open_pop(struct chrome *c, int64_t thread, int64_t end)
             return 0;
         }
         struct tdb_event ev;
-        event_init(&ev);
+        tdb_event_init(&ev);
         ev.kind = o->kind;
         ev.name = (struct tdb_str){o->name.p ? o->name.p : "", o->name.n};
         ev.cat = o->has_cat ? (struct tdb_str){o->cat.p ? o->cat.p : "", o->cat.n} : (struct tdb_str){NULL, 0};
@@ -612,7 +602,7 @@ static int chrome_event_end(struct chrome *c)
     }
 
     struct tdb_event ev;
-    event_init(&ev);
+    tdb_event_init(&ev);
     if (ph == 'b' || ph == 'e' || ph == 'n')
         ev.kind = TDB_KIND_ASYNC;
     else

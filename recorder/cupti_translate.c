@@ -19,17 +19,6 @@ static struct tdb_str cstr(const char *s)
     return r;
 }
 
-static void ev_init(struct tdb_event *ev)
-{
-    memset(ev, 0, sizeof *ev);
-    ev->correlation = ev->external_id = ev->device = ev->stream = ev->bytes = TDB_NULL;
-    ev->registers = ev->shared_mem = ev->addr = ev->total_allocated = ev->total_reserved = ev->device_type = TDB_NULL;
-    for (int i = 0; i < 3; i++)
-        ev->grid[i] = ev->block[i] = TDB_NULL;
-    ev->blocks_per_sm = ev->warps_per_sm = ev->occupancy_pct = __builtin_nan("");
-    ev->launch_id = ev->parent_id = ev->self_ns = TDB_NULL;
-}
-
 /* The track of a (pid, tid) pair given as numbers. */
 static int64_t track_of(struct cupti_translate *t, int64_t pid, int64_t tid)
 {
@@ -70,7 +59,7 @@ static int gpu_work(struct cupti_translate *t, struct tdb_event *ev, uint32_t de
 static int kernel(struct cupti_translate *t, const CUpti_ActivityKernel10 *k)
 {
     struct tdb_event ev;
-    ev_init(&ev);
+    tdb_event_init(&ev);
     int status = -1;
     char *demangled = k->name ? __cxa_demangle(k->name, NULL, NULL, &status) : NULL;
     ev.kind = TDB_KIND_KERNEL;
@@ -93,7 +82,7 @@ static int memcpy_rec(struct cupti_translate *t, const CUpti_ActivityMemcpy6 *m)
     snprintf(name, sizeof name, "Memcpy %s (%s -> %s)", copy_kind(m->copyKind), memory_kind(m->srcKind),
              memory_kind(m->dstKind));
     struct tdb_event ev;
-    ev_init(&ev);
+    tdb_event_init(&ev);
     ev.kind = TDB_KIND_MEMCPY;
     ev.name = cstr(name);
     ev.cat = cstr("gpu_memcpy");
@@ -107,7 +96,7 @@ static int memset_rec(struct cupti_translate *t, const CUpti_ActivityMemset4 *m)
     char name[64];
     snprintf(name, sizeof name, "Memset (%s)", memory_kind(m->memoryKind));
     struct tdb_event ev;
-    ev_init(&ev);
+    tdb_event_init(&ev);
     ev.kind = TDB_KIND_MEMSET;
     ev.name = cstr(name);
     ev.cat = cstr("gpu_memset");
@@ -125,7 +114,7 @@ static int memory(struct cupti_translate *t, const CUpti_ActivityMemory4 *m)
     unsigned d = m->deviceId < CUPTI_TRANSLATE_DEVICES ? m->deviceId : CUPTI_TRANSLATE_DEVICES - 1;
     t->allocated[d] += alloc ? (int64_t)m->bytes : -(int64_t)m->bytes;
     struct tdb_event ev;
-    ev_init(&ev);
+    tdb_event_init(&ev);
     ev.kind = TDB_KIND_MEMORY;
     ev.name = cstr("[memory]");
     ev.cat = cstr("cpu_instant_event");
@@ -149,7 +138,7 @@ static int api(struct cupti_translate *t, const CUpti_ActivityAPI *a, int driver
         name = fallback;
     }
     struct tdb_event ev;
-    ev_init(&ev);
+    tdb_event_init(&ev);
     ev.kind = driver ? TDB_KIND_DRIVER : TDB_KIND_RUNTIME;
     ev.name = cstr(name);
     ev.cat = cstr(driver ? "cuda_driver" : "cuda_runtime");
@@ -184,7 +173,7 @@ static int marker(struct cupti_translate *t, const CUpti_ActivityMarker2 *m)
         return 0;
     }
     struct tdb_event ev;
-    ev_init(&ev);
+    tdb_event_init(&ev);
     if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_END) {
         for (size_t i = 0; i < CUPTI_TRANSLATE_MARKERS; i++) {
             struct cupti_marker *o = &t->open[i];

@@ -661,6 +661,17 @@ int tdb_ingest_device(struct tdb_ingest *ing, int64_t device_id, struct tdb_str 
 
 /* ---------------------------------------------------------------- events */
 
+void tdb_event_init(struct tdb_event *ev)
+{
+    memset(ev, 0, sizeof *ev);
+    ev->correlation = ev->external_id = ev->device = ev->stream = ev->bytes = TDB_NULL;
+    ev->registers = ev->shared_mem = ev->addr = ev->total_allocated = ev->total_reserved = ev->device_type = TDB_NULL;
+    for (int i = 0; i < 3; i++)
+        ev->grid[i] = ev->block[i] = TDB_NULL;
+    ev->blocks_per_sm = ev->warps_per_sm = ev->occupancy_pct = NAN;
+    ev->launch_id = ev->parent_id = ev->self_ns = TDB_NULL;
+}
+
 int64_t tdb_ingest_event(struct tdb_ingest *ing, const struct tdb_event *ev)
 {
     int64_t name = ingest_string(ing, ev->name);

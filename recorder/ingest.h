@@ -60,6 +60,9 @@ struct tdb_event {
     int64_t addr, total_allocated, total_reserved, device_type;
 };
 
+/* An event with every optional field absent (TDB_NULL, NaN) and no nesting yet. */
+void tdb_event_init(struct tdb_event *ev);
+
 /* What a trace file's top level says about itself. */
 struct tdb_trace_info {
     const char *source_file, *source_format, *name;

@@ -267,17 +267,6 @@ static struct tdb_str rec_str(const char *p, size_t n)
     return s;
 }
 
-static void rec_event_init(struct tdb_event *ev)
-{
-    memset(ev, 0, sizeof *ev);
-    ev->correlation = ev->external_id = ev->device = ev->stream = ev->bytes = TDB_NULL;
-    ev->registers = ev->shared_mem = ev->addr = ev->total_allocated = ev->total_reserved = ev->device_type = TDB_NULL;
-    for (int i = 0; i < 3; i++)
-        ev->grid[i] = ev->block[i] = TDB_NULL;
-    ev->blocks_per_sm = ev->warps_per_sm = ev->occupancy_pct = __builtin_nan("");
-    ev->launch_id = ev->parent_id = ev->self_ns = TDB_NULL;
-}
-
 static int64_t rec_track(struct tdb_recording *r, struct rec_thread *t)
 {
     if (t->track >= 0)
@@ -316,7 +305,7 @@ static size_t rec_op_name(const char *name, size_t n, struct buf *args)
 static int rec_emit_range(struct tdb_recording *r, int64_t track, struct rec_frame *f, int64_t end)
 {
     struct tdb_event ev;
-    rec_event_init(&ev);
+    tdb_event_init(&ev);
     ev.kind = f->kind;
     r->scratch.n = 0;
     size_t n = f->kind == TDB_KIND_OP ? rec_op_name(f->name.p, f->name.n, &r->scratch) : f->name.n;
@@ -411,7 +400,7 @@ static int rec_apply(struct tdb_recording *r, struct rec_thread *t, const struct
     case R_INSTANT:
     case R_MEMORY: {
         struct tdb_event ev;
-        rec_event_init(&ev);
+        tdb_event_init(&ev);
         ev.kind = x->type == R_MEMORY ? TDB_KIND_MEMORY : TDB_KIND_INSTANT;
         ev.name = rec_str(name, x->name_len);
         ev.thread_id = track;
