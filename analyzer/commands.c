@@ -8,6 +8,7 @@ static const struct cli_command commands[] = {
     {"device", cmd_device, 1, "per step and device: busy, run (compute), IO-wait and idle time"},
     {"diff", cmd_diff, 0, "compare two runs: operators, kernels, steps, device, memory; a CI gate"},
     {"export", cmd_export, 0, "export chrome (Perfetto) JSON or csv of any table, query or report"},
+    {"finish", cmd_finish, 0, "complete a recording whose program was killed before it closed"},
     {"import", cmd_import, 0, "turn Chrome trace JSON files (.json, .json.gz, -) into a database"},
     {"kernels", cmd_kernels, 1, "GPU kernels (and memcpy/memset) per name (nsys cuda_gpu_kern_sum)"},
     {"latency", cmd_latency, 1, "step or range latency: count, min, mean, median, p90..p99.9, max"},

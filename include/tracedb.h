@@ -88,6 +88,10 @@ static inline void tdb_scope_end_(int *unused)
 #define TDB_SCOPE(name)                                                                                      \
     __attribute__((cleanup(tdb_scope_end_), unused)) int TDB_CAT_(tdb_scope_, __LINE__) = (tdb_range_push(name), 0)
 
+/* Completes a recording whose program was killed before tdb_close: parents, self time, launch links
+ * and sums for its committed events (the trace is then marked partial). 0 on success. */
+int tdb_finish(const char *db_path, FILE *err);
+
 /* The library's version, e.g. "0.1.0". */
 const char *tdb_version(void);
 

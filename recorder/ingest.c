@@ -535,6 +535,70 @@ int64_t tdb_ingest_begin_trace(struct tdb_ingest *ing, const char *source_file, 
     return ing->trace_id;
 }
 
+int tdb_ingest_resume_trace(struct tdb_ingest *ing, int64_t trace_id, const struct tdb_trace_info *info)
+{
+    sqlite3_stmt *st;
+    if (ingest_sync(ing) != 0 ||
+        sqlite3_prepare_v2(ing->db,
+                           "SELECT e.id, e.kind, e.name_id, n.value, e.thread_id, e.start_ns, e.dur_ns, e.correlation, "
+                           "e.device, e.bytes, m.device_type FROM event e JOIN string n ON n.id = e.name_id "
+                           "JOIN thread t ON t.id = e.thread_id JOIN process p ON p.id = t.process_id "
+                           "LEFT JOIN memory_event m ON m.event_id = e.id WHERE p.trace_id = ?1 ORDER BY e.id",
+                           -1, &st, NULL) != SQLITE_OK)
+        return ingest_fail(ing, "cannot read the trace back");
+    sqlite3_bind_int64(st, 1, trace_id);
+    ing->trace_id = trace_id;
+    ing->overlaps = 0;
+    ing->first_ns = INT64_MAX;
+    ing->last_ns = INT64_MIN;
+    int rc = 0;
+    size_t ord = 0;
+    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(st, 0);
+        if (ord == 0)
+            ing->trace_first_event = id;
+        if (id != ing->trace_first_event + (int64_t)ord) {
+            fprintf(ing->err, "tracedb: %s: trace %lld's events are not numbered one after another\n", ing->path,
+                    (long long)trace_id);
+            rc = -1;
+            break;
+        }
+        struct tdb_event ev;
+        tdb_event_init(&ev);
+        ev.kind = sqlite3_column_int(st, 1);
+        ev.name = (struct tdb_str){(const char *)sqlite3_column_text(st, 3), (size_t)sqlite3_column_bytes(st, 3)};
+        ev.thread_id = sqlite3_column_int64(st, 4);
+        ev.start_ns = sqlite3_column_int64(st, 5);
+        ev.dur_ns = sqlite3_column_int64(st, 6);
+        if (sqlite3_column_type(st, 7) != SQLITE_NULL)
+            ev.correlation = sqlite3_column_int64(st, 7);
+        if (sqlite3_column_type(st, 8) != SQLITE_NULL)
+            ev.device = sqlite3_column_int64(st, 8);
+        if (sqlite3_column_type(st, 9) != SQLITE_NULL)
+            ev.bytes = sqlite3_column_int64(st, 9);
+        if (sqlite3_column_type(st, 10) != SQLITE_NULL)
+            ev.device_type = sqlite3_column_int64(st, 10);
+        if (ingest_keep_keys(ing, ord, &ev, sqlite3_column_int64(st, 2)) == -1)
+            rc = -1;
+        else if ((ev.kind == TDB_KIND_KERNEL || ev.kind == TDB_KIND_MEMCPY || ev.kind == TDB_KIND_MEMSET) &&
+                 ev.device != TDB_NULL && ev.dur_ns > 0 &&
+                 device_time_add(&ing->devices, (uint32_t)ord, ev.device, device_time_class(ev.kind, ev.name)) != 0)
+            rc = -1;
+        ord++;
+    }
+    sqlite3_finalize(st);
+    if (rc != 0)
+        return -1;
+    if (ord == 0)
+        ing->trace_first_event = ing->next_event;
+    /* the sweep covers [trace_first_event, next_event): for a resumed trace, exactly its rows */
+    int64_t saved_next = ing->next_event;
+    ing->next_event = ing->trace_first_event + (int64_t)ord;
+    rc = tdb_ingest_end_trace(ing, info);
+    ing->next_event = saved_next;
+    return rc;
+}
+
 /* Builds the key "<trace><is_text><pid>\0<is_text><tid>" in the scratch buffer. */
 static size_t ingest_track_key(struct tdb_ingest *ing, int pid_is_text, struct tdb_str pid, int with_tid,
                                int tid_is_text, struct tdb_str tid)
@@ -852,12 +916,14 @@ static int ingest_nest_and_link(struct tdb_ingest *ing)
     if (sqlite3_create_function(ing->db, "tdb_nest", 2, SQLITE_UTF8, &res, nest_value, NULL, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(ing->db,
                            "UPDATE event SET parent_id = tdb_nest(id, 0), depth = tdb_nest(id, 1), "
-                           "self_ns = tdb_nest(id, 2), launch_id = coalesce(tdb_nest(id, 3), launch_id) WHERE id >= ?1",
+                           "self_ns = tdb_nest(id, 2), launch_id = coalesce(tdb_nest(id, 3), launch_id) "
+                           "WHERE id >= ?1 AND id < ?2",
                            -1, &upd, NULL) != SQLITE_OK) {
         free(launch);
         return ingest_fail(ing, "cannot prepare the nesting update");
     }
     sqlite3_bind_int64(upd, 1, ing->trace_first_event);
+    sqlite3_bind_int64(upd, 2, ing->trace_first_event + (int64_t)n);
     rc = ingest_step(ing, upd);
     sqlite3_finalize(upd);
     sqlite3_create_function(ing->db, "tdb_nest", 2, SQLITE_UTF8, NULL, NULL, NULL, NULL);

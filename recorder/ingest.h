@@ -104,6 +104,11 @@ int tdb_ingest_device(struct tdb_ingest *ing, int64_t device_id, struct tdb_str 
 /* Ends the current trace: links its GPU work to launches and records its top-level facts. */
 int tdb_ingest_end_trace(struct tdb_ingest *ing, const struct tdb_trace_info *info);
 
+/* For a database opened with TDB_OPEN_APPEND whose trace trace_id never ended (a recording killed
+ * mid-run): reads its events back into the sweep's keys and ends it as an import would (parents,
+ * self time, links, sums, device time). */
+int tdb_ingest_resume_trace(struct tdb_ingest *ing, int64_t trace_id, const struct tdb_trace_info *info);
+
 /* Computes nesting, builds indexes and views, writes meta, commits and (for a new database)
  * moves it into place. complete = 0 marks the database as partial in meta. Frees ing. */
 int tdb_ingest_finish(struct tdb_ingest *ing, int complete);

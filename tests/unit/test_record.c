@@ -122,6 +122,17 @@ Test(record, sigkill_keeps_what_was_committed, .timeout = 30)
     cr_assert_gt(db_int(d, "SELECT count(*) FROM events WHERE name = 'after'"), 0, "and the run after it, up to a commit");
     cr_assert_eq(db_int(d, "SELECT value = 'recording' FROM meta WHERE key = 'import_status'"), 1,
                  "marked as a recording that never closed");
+    int64_t events = db_int(d, "SELECT count(*) FROM event");
+    sqlite3_close(d);
+    /* finish computes what closing would have: the sums the reports read */
+    cr_assert_eq(run("'%s' finish '%s' 2>/dev/null", tracedb(), db), 0);
+    d = db_open(db);
+    cr_assert_eq(db_int(d, "SELECT value = 'partial' FROM meta WHERE key = 'import_status'"), 1);
+    cr_assert_eq(db_int(d, "SELECT sum(calls) FROM event_stats"), events, "every kept event counted");
+    cr_assert_eq(db_int(d, "SELECT calls FROM event_stats st JOIN string n ON n.id = st.name_id WHERE n.value = 'before'"), 1000);
+    ok = db_text(d, "PRAGMA integrity_check");
+    cr_assert_str_eq(ok, "ok");
+    free(ok);
     sqlite3_close(d);
     run("rm -rf '%s'", dir);
     free(dir);
