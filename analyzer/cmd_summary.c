@@ -16,11 +16,11 @@ static const struct {
     {"summary_trace", "trace", "Trace"},
     {"summary_kinds", "kinds", "Events by kind"},
     {"summary_devices", "devices", "Devices"},
-    {"ops", "ops", "Top operators by self CPU time (PyTorch key_averages semantics)"},
+    {"summary_ops", "ops", "Top operators by self CPU time (PyTorch key_averages semantics; all columns: tracedb ops)"},
     {"summary_kernels", "kernels", "Top kernels by total device time"},
     {"summary_latency", "latency", "Step latency"},
     {"summary_device", "device", "Device time: busy = run (computation) + IO-wait (memory, communication)"},
-    {"memory", "memory", "Memory high-water marks"},
+    {"summary_memory", "memory", "Memory high-water marks (all of it: tracedb memory)"},
 };
 
 int cmd_summary(int argc, char **argv, struct cli *cli)
