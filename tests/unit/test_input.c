@@ -252,3 +252,35 @@ Test(database, tracedb_reports_refuse_foreign_files)
     free(out);
     fx_free(&f);
 }
+
+/* Hostile input: a real trace cut at 60 places and with bytes overwritten at 60 others. Every import
+ * ends with status 0 or 1 (never a crash; the sanitizers watch), keeps only whole events, and leaves a
+ * database that opens. */
+Test(badinput, cut_and_corrupted_real_trace_never_crashes, .timeout = 120)
+{
+    long len;
+    char *full = read_file(src_path("tests/data/kineto/call_stack_backward_thread.json"), &len);
+    struct fixture f = fx_new(NULL, "json");
+    unsigned seed = 12345;
+    for (int i = 0; i < 120; i++) {
+        char *copy = malloc((size_t)len);
+        memcpy(copy, full, (size_t)len);
+        long n = len;
+        seed = seed * 1103515245u + 12345u;
+        long at = (long)(seed % (unsigned)len);
+        if (i < 60)
+            n = at; /* cut */
+        else
+            copy[at] = "{}[],:\"\\x0 "[seed % 11]; /* a byte that matters to a JSON parser */
+        write_file(f.trace, copy, n);
+        free(copy);
+        run("rm -f '%s'", f.db);
+        int st = fx_import(&f, "");
+        cr_assert(st == 0 || st == 1, "import of a damaged copy (%s at byte %ld) exits 0 or 1, not %d",
+                  i < 60 ? "cut" : "changed", at, st);
+        if (n > 0)
+            cr_assert_geq(q(f.db, "SELECT count(*) FROM event"), 0);
+    }
+    free(full);
+    fx_free(&f);
+}
