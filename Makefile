@@ -96,10 +96,6 @@ build/nvtx_sample: samples/nvtx_sample.c
 build/inject_probe: tests/inject_probe.c
 	$(CC) $(CSTD) $(WARN) -o $@ $< -ldl
 
-build/test/record_sample: tests/record_sample.c build/libtracedb.a
-	@mkdir -p build/test
-	$(CC) $(CSTD) $(WARN) -O1 -Iinclude -o $@ $< build/libtracedb.a $(LIBS)
-
 build/tracedb: $(CLI_OBJ) build/libtracedb.a
 	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) build/libtracedb.a $(LIBS)
 
@@ -126,6 +122,10 @@ build/test/obj/embedded.o: build/embedded.c recorder/embedded.h
 
 TLIB_OBJ = $(LIB_SRC:%.c=build/test/obj/%.o) $(CUPTI_SRC:%.c=build/test/obj/%.o) build/test/obj/embedded.o
 TCLI_OBJ = $(CLI_SRC:%.c=build/test/obj/%.o)
+
+build/test/record_sample: tests/record_sample.c $(TLIB_OBJ)
+	@mkdir -p build/test
+	$(CC) $(CSTD) $(WARN) $(SAN) -O1 -Iinclude -o $@ $< $(TLIB_OBJ) $(LIBS)
 
 build/test/tracedb: $(TCLI_OBJ) $(TLIB_OBJ)
 	$(CC) $(SAN) -o $@ $^ $(LIBS)

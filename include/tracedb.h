@@ -56,7 +56,9 @@ struct tdb_options {
 /* Starts recording into a new database at path (refused if it exists). NULL on failure (printed).
  * opt may be NULL for the defaults. */
 tdb_recording *tdb_open(const char *path, const struct tdb_options *opt);
-/* Stops: writes everything recorded, the per-name sums and the drop count, and closes. 0 on success. */
+/* Stops: writes everything recorded, the per-name sums and the drop count, and closes. 0 on success.
+ * Call it when no other thread is inside a tdb_ call (at the end of the run, or after joining them);
+ * threads may record again into a later recording. */
 int tdb_close(tdb_recording *rec);
 /* The recording open in this process, or NULL. */
 tdb_recording *tdb_current(void);

@@ -103,10 +103,13 @@ struct tdb_recording {
     unsigned kinds;            /* bit k: keep records of rec_type k */
     struct buf scratch;
     int64_t events;
+    uint64_t generation;       /* rec_generations at open: tells threads' rings of old recordings apart */
 };
 
 static struct tdb_recording *_Atomic rec_global;  /* the one recording of the process, as NVTX's */
-static _Thread_local struct rec_thread *rec_self; /* this thread's ring */
+static _Atomic uint64_t rec_generations;          /* numbers every recording of the process */
+static _Thread_local struct rec_thread *rec_self; /* this thread's ring ... */
+static _Thread_local uint64_t rec_self_gen;       /* ... in the recording with this number */
 
 static int64_t rec_now(void)
 {
@@ -120,7 +123,7 @@ static int64_t rec_now(void)
 static struct rec_thread *rec_thread_get(struct tdb_recording *r)
 {
     struct rec_thread *t = rec_self;
-    if (t)
+    if (t && rec_self_gen == r->generation) /* a ring of an earlier recording is gone with it */
         return t;
     t = calloc(1, sizeof *t); /* once per thread */
     if (!t || !(t->ring.buf = malloc(RING_BYTES))) {
@@ -134,6 +137,7 @@ static struct rec_thread *rec_thread_get(struct tdb_recording *r)
         t->next = head;
     while (!atomic_compare_exchange_weak(&r->threads, &head, t));
     rec_self = t;
+    rec_self_gen = r->generation;
     return t;
 }
 
@@ -523,6 +527,7 @@ struct tdb_recording *tdb_open(const char *path, const struct tdb_options *opt)
         free(r->path), free(r);
         return NULL;
     }
+    r->generation = atomic_fetch_add(&rec_generations, 1) + 1;
     r->opt = opt ? *opt : defaults;
     if (rec_kinds(&r->opt, &r->kinds) != 0) {
         fprintf(stderr, "tracedb: unknown kind in '%s' (range, instant, counter, memory)\n", r->opt.kinds);
@@ -665,7 +670,7 @@ int tdb_close(struct tdb_recording *r)
         for (size_t i = 0; i < t->cap; i++)
             buf_free(&t->stack[i].name), buf_free(&t->stack[i].cat), buf_free(&t->stack[i].args);
         free(t->stack);
-        if (t == rec_self)
+        if (t == rec_self) /* other threads see the generation change */
             rec_self = NULL;
         free(t->ring.buf);
         free(t);

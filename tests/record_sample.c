@@ -1,8 +1,10 @@
 /* record_sample.c: a program that uses tracedb's C API, for tests/unit/test_record.c.
  *   record_sample api DB     ranges, scopes, marks, counters, memory, steps under a schedule
  *   record_sample env        the same calls with no tdb_open: TRACEDB_OUTPUT decides
- *   record_sample crash DB   records 1000 marks, waits 300 ms (past a commit), then records until killed */
+ *   record_sample crash DB   records 1000 marks, waits 300 ms (past a commit), then records until killed
+ *   record_sample reopen A B a thread records into A; A closes; the same thread records into B */
 #include "tracedb.h"
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -35,8 +37,52 @@ static void work(void)
     tdb_range_pop();
 }
 
+static pthread_mutex_t gate = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t turn = PTHREAD_COND_INITIALIZER;
+static int phase; /* 0: thread records into A; 1: main switched to B; 2: thread recorded into B */
+
+static void *worker(void *arg)
+{
+    (void)arg;
+    tdb_instant("in A");
+    pthread_mutex_lock(&gate);
+    phase = phase ? phase : 0;
+    pthread_cond_broadcast(&turn);
+    while (phase != 1)
+        pthread_cond_wait(&turn, &gate);
+    pthread_mutex_unlock(&gate);
+    tdb_instant("in B"); /* its ring in A is gone: it must get a new one */
+    pthread_mutex_lock(&gate);
+    phase = 2;
+    pthread_cond_broadcast(&turn);
+    pthread_mutex_unlock(&gate);
+    return NULL;
+}
+
+static int reopen(const char *a, const char *b)
+{
+    tdb_recording *r = tdb_open(a, NULL);
+    if (!r)
+        return 1;
+    pthread_t t;
+    pthread_create(&t, NULL, worker, NULL);
+    sleep_ms(50);
+    if (tdb_close(r) != 0 || !(r = tdb_open(b, NULL)))
+        return 1;
+    pthread_mutex_lock(&gate);
+    phase = 1;
+    pthread_cond_broadcast(&turn);
+    while (phase != 2)
+        pthread_cond_wait(&turn, &gate);
+    pthread_mutex_unlock(&gate);
+    pthread_join(t, NULL);
+    return tdb_close(r) != 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc >= 4 && strcmp(argv[1], "reopen") == 0)
+        return reopen(argv[2], argv[3]);
     if (argc >= 3 && strcmp(argv[1], "api") == 0) {
         /* skip 1, then one cycle of wait 1, warmup 1, active 2: steps 4 and 5 are kept */
         struct tdb_options o = {.level = 2, .skip_first = 1, .wait = 1, .warmup = 1, .active = 2, .repeat = 1,

@@ -156,3 +156,20 @@ Test(record, cupti_injection_without_a_gpu_says_so_and_goes_on)
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+Test(record, a_thread_moves_to_the_next_recording)
+{
+    char *dir = temp_dir(), a[1100], b[1100];
+    snprintf(a, sizeof a, "%s/a.db", dir);
+    snprintf(b, sizeof b, "%s/b.db", dir);
+    cr_assert_eq(run("'%s' reopen '%s' '%s'", build_path("build/test/record_sample"), a, b), 0);
+    sqlite3 *d = db_open(a);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM events WHERE name = 'in A'"), 1);
+    sqlite3_close(d);
+    d = db_open(b);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM events WHERE name = 'in B'"), 1);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM events WHERE name = 'in A'"), 0);
+    sqlite3_close(d);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
