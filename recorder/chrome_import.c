@@ -116,6 +116,7 @@ struct chrome {
     size_t nopen, open_cap;
 
     struct buf out_args; /* the args JSON handed to the writer */
+    struct buf series;   /* a counter series name */
     struct tdb_import_result *res;
     int db_error;
 };
@@ -410,7 +411,7 @@ static int chrome_metadata(struct chrome *c)
 
 static int chrome_counter(struct chrome *c, int64_t thread, int64_t ts)
 {
-    struct buf name = {0};
+    struct buf name = c->series; /* reused: no allocation per event */
     int rc = 0;
     for (size_t i = 0; i < c->nargs && rc == 0; i++) {
         const struct arg *a = &c->args[i];
@@ -427,7 +428,7 @@ static int chrome_counter(struct chrome *c, int64_t thread, int64_t ts)
         tmp[n] = 0;
         rc = tdb_ingest_counter(c->ing, thread, (struct tdb_str){name.p, name.n}, ts, strtod(tmp, NULL));
     }
-    buf_free(&name);
+    c->series = name;
     return rc;
 }
 
@@ -1098,6 +1099,7 @@ int tdb_import_chrome(struct tdb_ingest *ing, const char *path, int show_progres
     free(c->open);
     buf_free(&c->arena);
     buf_free(&c->out_args);
+    buf_free(&c->series);
     buf_free(&c->top_key);
     buf_free(&c->extra);
     buf_free(&c->devprops);
