@@ -293,6 +293,6 @@ Test(database, counter_events_become_one_series_per_arg)
     cr_assert_eq(q(f.db, "SELECT count(*) FROM counter"), 3);
     cr_assert_eq(q(f.db, "SELECT sum(c.value) FROM counter c JOIN string n ON n.id = c.name_id WHERE n.value = 'mem.a'"), 4);
     cr_assert_eq(q(f.db, "SELECT c.ts_ns FROM counter c JOIN string n ON n.id = c.name_id WHERE n.value = 'mem.b'"), 1000);
-    cr_assert_eq(q(f.db, "SELECT value * 10 FROM counter c JOIN string n ON n.id = c.name_id WHERE n.value = 'mem.b'"), 25);
+    cr_assert_eq(q(f.db, "SELECT c.value * 10 FROM counter c JOIN string n ON n.id = c.name_id WHERE n.value = 'mem.b'"), 25);
     fx_free(&f);
 }
