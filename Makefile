@@ -38,7 +38,7 @@ CLI_SRC  = analyzer/main.c analyzer/commands.c analyzer/cmd_api.c analyzer/cmd_d
 UNIT_SRC = $(filter-out $(if $(HAVE_CUPTI),,tests/unit/test_cupti.c tests/unit/test_record.c),$(wildcard tests/unit/*.c))
 HDRS     = $(wildcard include/*.h recorder/*.h analyzer/*.h)
 
-.PHONY: all build demo test check test-run clang-check bench install deps clean
+.PHONY: all build demo test check test-run clang-check bench fuzz install deps clean
 all:
 	@sh tools/deps.sh build
 	@$(MAKE) --no-print-directory build
@@ -166,6 +166,14 @@ bench:
 	@sh tools/deps.sh bench
 	@$(MAKE) --no-print-directory build/tracedb build/gen_trace build/tokenize build/recorder_bench
 	sh bench/run.sh
+
+# libFuzzer over the importer for FUZZ_SECONDS (default 120), seeded with small real traces
+fuzz: build/embedded.c
+	@mkdir -p build/fuzz/corpus
+	cp tests/data/kineto/call_stack_backward_thread.json build/fuzz/corpus/
+	clang $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -Irecorder -o build/fuzz/fuzz_import \
+	  tests/fuzz_import.c $(LIB_SRC) build/embedded.c $(LIBS)
+	cd build/fuzz && ./fuzz_import -max_total_time=$${FUZZ_SECONDS:-120} -max_len=4096 -timeout=10 corpus
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/tracedb
