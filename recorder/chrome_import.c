@@ -219,9 +219,9 @@ static int arg_key(struct chrome *c, const unsigned char *k, size_t n)
         return 0;
     a->key_n = c->arena.n - a->key;
     a->type = V_NULL;
-    const char *q = c->arena.p + a->key;
-    for (int i = 0; i < S_COUNT; i++) {
-        if (arg_slot_keys[i].n == a->key_n && memcmp(arg_slot_keys[i].quoted, q, a->key_n) == 0) {
+    for (int i = 0; i < S_COUNT; i++) { /* on the raw key: its length and first byte rule most out */
+        if (arg_slot_keys[i].n == n + 2 && arg_slot_keys[i].quoted[1] == (char)k[0] &&
+            memcmp(arg_slot_keys[i].quoted + 1, k, n) == 0) {
             c->slot_arg[i] = (int)c->nargs - 1;
             break;
         }
@@ -876,18 +876,23 @@ static int cb_map_key(void *ctx, const unsigned char *k, size_t n)
     if (c->depth == event_depth + 1 && c->in_args)
         return arg_key(c, k, n);
     if (c->depth == event_depth) {
-        static const struct {
-            const char *key;
-            size_t n;
-            enum field f;
-        } fields[] = {{"ph", 2, F_PH}, {"cat", 3, F_CAT}, {"name", 4, F_NAME}, {"pid", 3, F_PID},
-                      {"tid", 3, F_TID}, {"ts", 2, F_TS}, {"dur", 3, F_DUR},   {"id", 2, F_ID},
-                      {"bp", 2, F_BP},   {"args", 4, F_ARGS}};
-        for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
-            if (fields[i].n == n && memcmp(fields[i].key, k, n) == 0) {
-                c->field = fields[i].f;
-                return 1;
-            }
+        enum field f = F_OTHER;
+        switch (n) { /* the event's own keys, by length and first byte */
+        case 2:
+            f = k[0] == 'p' && k[1] == 'h' ? F_PH : k[0] == 't' && k[1] == 's' ? F_TS
+              : k[0] == 'i' && k[1] == 'd' ? F_ID : k[0] == 'b' && k[1] == 'p' ? F_BP : F_OTHER;
+            break;
+        case 3:
+            f = memcmp(k, "cat", 3) == 0 ? F_CAT : memcmp(k, "pid", 3) == 0 ? F_PID
+              : memcmp(k, "tid", 3) == 0 ? F_TID : memcmp(k, "dur", 3) == 0 ? F_DUR : F_OTHER;
+            break;
+        case 4:
+            f = memcmp(k, "name", 4) == 0 ? F_NAME : memcmp(k, "args", 4) == 0 ? F_ARGS : F_OTHER;
+            break;
+        }
+        if (f != F_OTHER) {
+            c->field = f;
+            return 1;
         }
         c->field = F_OTHER; /* s, tts, cname, id2, ...: kept with the args */
         return arg_key(c, k, n);
