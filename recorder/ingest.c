@@ -47,9 +47,12 @@ enum attrib_what {
 
 struct attrib {
     uint32_t ord;  /* the event */
-    uint32_t what; /* enum attrib_what */
+    uint16_t what; /* enum attrib_what */
+    uint16_t early; /* the launch was known when the row was written: launch_id is in the row already */
     int64_t key;   /* correlation of the launch (AT_LINK, AT_DEVICE) or bytes (AT_MEM_*) */
 };
+
+#define LAUNCH_IN_ROW 0x80000000u /* launch[] flag: the row already holds this launch_id */
 
 /* Running aggregates of one (kind, name, device) in the current trace. */
 struct stat_row {
@@ -180,7 +183,7 @@ static int ingest_attrib(struct tdb_ingest *ing, size_t ord, enum attrib_what wh
         }
         ing->attribs = a, ing->attribs_cap = ncap;
     }
-    ing->attribs[ing->nattribs++] = (struct attrib){(uint32_t)ord, what, key};
+    ing->attribs[ing->nattribs++] = (struct attrib){(uint32_t)ord, (uint16_t)what, 0, key};
     return 0;
 }
 
@@ -223,8 +226,8 @@ static int64_t ingest_stat(struct tdb_ingest *ing, const struct tdb_event *ev, i
  * launch of GPU work when that launch was seen already, -2 otherwise, -1 on error. */
 static int64_t ingest_keep_keys(struct tdb_ingest *ing, size_t ord, const struct tdb_event *ev, int64_t name_id)
 {
-    if (ord >= UINT32_MAX - 1) {
-        fprintf(ing->err, "tracedb: more than 4 billion events in one trace\n");
+    if (ord >= 0x7ffffffe) { /* ordinals + 1 fit in 31 bits (LAUNCH_IN_ROW is the 32nd) */
+        fprintf(ing->err, "tracedb: more than 2 billion events in one trace\n");
         return -1;
     }
     if (ord >= ing->keys_cap) {
@@ -267,6 +270,7 @@ static int64_t ingest_keep_keys(struct tdb_ingest *ing, size_t ord, const struct
         if (ingest_attrib(ing, ord, ev->kind == TDB_KIND_SYNC ? AT_LINK : AT_DEVICE, ev->correlation) != 0)
             return -1;
         int64_t known = corrmap_get(&ing->launches, ev->correlation);
+        ing->attribs[ing->nattribs - 1].early = known >= 0;
         return known >= 0 ? known : -2;
     }
     return -2;
@@ -810,7 +814,7 @@ static void ingest_attribute(struct tdb_ingest *ing, uint32_t *launch)
             int64_t l = corrmap_get(&ing->launches, a->key);
             if (l < 0)
                 continue;
-            launch[a->ord] = (uint32_t)l + 1;
+            launch[a->ord] = ((uint32_t)l + 1) | (a->early ? LAUNCH_IN_ROW : 0);
             if (a->what == AT_LINK)
                 continue;
             p = parent[l];
@@ -847,10 +851,12 @@ struct nest_result {
     const uint32_t *parent;  /* ordinal + 1, 0 = none */
     const uint16_t *depth;
     const int64_t *self;
-    const uint32_t *launch;  /* ordinal + 1, 0 = none */
+    const int64_t *dur;
+    const uint32_t *launch;  /* ordinal + 1, 0 = none; LAUNCH_IN_ROW when the row has it already */
 };
 
-/* tdb_nest(id, column): 0 parent_id, 1 depth, 2 self_ns, 3 launch_id (NULL when none). */
+/* tdb_nest(id, column): 0 parent_id, 1 depth, 2 self_ns, 3 launch_id (NULL when none), 4 whether the
+ * row changes at all (most GPU rows do not: no parent, no children, launch written with the row). */
 static void nest_value(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
     (void)argc;
@@ -873,11 +879,15 @@ static void nest_value(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     case 2:
         sqlite3_result_int64(ctx, r->self[i]);
         break;
-    default:
-        if (r->launch[i])
-            sqlite3_result_int64(ctx, r->base + r->launch[i] - 1);
+    case 3:
+        if (r->launch[i] & ~LAUNCH_IN_ROW)
+            sqlite3_result_int64(ctx, r->base + (r->launch[i] & ~LAUNCH_IN_ROW) - 1);
         else
             sqlite3_result_null(ctx);
+        break;
+    default:
+        sqlite3_result_int(ctx, r->parent[i] || r->self[i] != r->dur[i] ||
+                                    (r->launch[i] && !(r->launch[i] & LAUNCH_IN_ROW)));
     }
 }
 
@@ -910,14 +920,15 @@ static int ingest_nest_and_link(struct tdb_ingest *ing)
     for (size_t i = 0; i < n; i++)
         ing->stats[ing->key_stat[i]].self += self[i];
     /* One sequential pass over the trace's rows; each row asks nest_value() for its new values. */
-    struct nest_result res = {ing->trace_first_event, n, ing->key_track, ing->key_depth, ing->key_start, launch};
+    struct nest_result res = {ing->trace_first_event, n, ing->key_track, ing->key_depth, ing->key_start, ing->key_dur,
+                              launch};
     int rc = 0;
     sqlite3_stmt *upd;
     if (sqlite3_create_function(ing->db, "tdb_nest", 2, SQLITE_UTF8, &res, nest_value, NULL, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(ing->db,
                            "UPDATE event SET parent_id = tdb_nest(id, 0), depth = tdb_nest(id, 1), "
                            "self_ns = tdb_nest(id, 2), launch_id = coalesce(tdb_nest(id, 3), launch_id) "
-                           "WHERE id >= ?1 AND id < ?2",
+                           "WHERE id >= ?1 AND id < ?2 AND tdb_nest(id, 4)",
                            -1, &upd, NULL) != SQLITE_OK) {
         free(launch);
         return ingest_fail(ing, "cannot prepare the nesting update");
