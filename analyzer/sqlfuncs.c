@@ -47,7 +47,8 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-double tdb_percentile_sorted(const double *v, size_t n, double p)
+/* Linear interpolation between closest ranks on sorted v[0..n), p in [0, 100]; n > 0. */
+static double percentile_sorted(const double *v, size_t n, double p)
 {
     double pos = p / 100.0 * (double)(n - 1);
     size_t lo = (size_t)floor(pos), hi = lo + 1 < n ? lo + 1 : lo;
@@ -60,7 +61,7 @@ static void sample_result(sqlite3_context *ctx, struct sample *s, double p)
         sqlite3_result_null(ctx);
     } else {
         qsort(s->v, s->n, sizeof *s->v, cmp_double);
-        sqlite3_result_double(ctx, tdb_percentile_sorted(s->v, s->n, p));
+        sqlite3_result_double(ctx, percentile_sorted(s->v, s->n, p));
     }
     if (s)
         free(s->v);

@@ -792,11 +792,6 @@ struct sqlite3 *tdb_ingest_sqlite(struct tdb_ingest *ing)
     return ingest_sync(ing) == 0 ? ing->db : NULL;
 }
 
-int64_t tdb_ingest_event_count(const struct tdb_ingest *ing)
-{
-    return ing->events;
-}
-
 /* ---------------------------------------------------------------- nesting and links */
 
 /* Links GPU work to its launch (launch[ord] = launch ordinal + 1) and adds device time and memory to

@@ -123,7 +123,5 @@ int tdb_ingest_commit(struct tdb_ingest *ing);
  * The caller must not leave statements open. */
 struct sqlite3 *tdb_ingest_sqlite(struct tdb_ingest *ing);
 
-/* How many events so far (all traces). */
-int64_t tdb_ingest_event_count(const struct tdb_ingest *ing);
 
 #endif
