@@ -98,7 +98,10 @@ sqlite3 *scope_open(const char *path, struct scope *s, struct cli *cli)
             goto fail;
         }
         if (scope_exec(db,
-                       "CREATE TEMP VIEW scope_event AS SELECT e.* FROM main.event e WHERE EXISTS "
+                       /* the outer bounds first (two constants), then the windows themselves */
+                       "CREATE TEMP VIEW scope_event AS SELECT e.* FROM main.event e "
+                       "WHERE e.start_ns >= (SELECT min(start_ns) FROM scope_window) "
+                       "AND e.start_ns < (SELECT max(end_ns) FROM scope_window) AND EXISTS "
                        "(SELECT 1 FROM scope_window w WHERE e.start_ns >= w.start_ns AND e.start_ns < w.end_ns)",
                        cli) != 0)
             goto fail;
