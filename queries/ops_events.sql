@@ -23,8 +23,8 @@ gpu_up(anc, v) AS (
 ),
 mem AS (
   SELECT e.parent_id AS op_id, m.device_type <> 0 AS on_device, e.bytes AS v
-  FROM scope_event e JOIN memory_event m ON m.event_id = e.id
-  WHERE e.kind = 11 AND e.parent_id IS NOT NULL AND e.bytes IS NOT NULL
+  FROM memory_event m JOIN scope_event e ON e.id = m.event_id
+  WHERE e.parent_id IS NOT NULL AND e.bytes IS NOT NULL
 ),
 mem_up(anc, on_device, v) AS (
   SELECT op_id, on_device, v FROM mem
