@@ -97,7 +97,8 @@ struct tdb_ingest {
     struct attrib *attribs;    /* GPU work and memory events, attributed at the end of the trace */
     size_t nattribs, attribs_cap;
     int timing;                /* TRACEDB_TIMING set: print how long each phase took */
-    int live;                  /* TDB_OPEN_LIVE: written in place, nesting given by the recorder */
+    int live;                  /* TDB_OPEN_LIVE: written in place; nothing per event kept in memory */
+    int resuming;              /* inside tdb_ingest_resume_trace */
     struct timespec phase_start;
 };
 
@@ -747,6 +748,12 @@ int64_t tdb_ingest_event(struct tdb_ingest *ing, const struct tdb_event *ev)
     if (name < 0 || cat == -1)
         return -1;
     int64_t id = ing->next_event++;
+    if (ing->live) { /* a recording keeps nothing per event in memory: the end of the trace reads rows back */
+        if (row_writer_event(ing->rows, id, name, cat, ev) != 0)
+            return -1;
+        ing->events++;
+        return id;
+    }
     int64_t launch = ingest_keep_keys(ing, (size_t)(id - ing->trace_first_event), ev, name);
     if (launch == -1)
         return -1;
@@ -971,6 +978,12 @@ static int ingest_write_stats(struct tdb_ingest *ing)
 
 int tdb_ingest_end_trace(struct tdb_ingest *ing, const struct tdb_trace_info *info)
 {
+    if (ing->live && !ing->resuming) { /* the rows are the keys: read them back, then end as an import */
+        ing->resuming = 1;
+        int rc = tdb_ingest_resume_trace(ing, ing->trace_id, info);
+        ing->resuming = 0;
+        return rc;
+    }
     if (ingest_sync(ing) != 0)
         return -1;
     ingest_phase(ing, "parse+insert");
