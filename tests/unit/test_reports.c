@@ -396,3 +396,35 @@ Test(reports, group_by_stack_and_shape)
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+Test(reports, device_time_of_real_traces_matches_hta_definitions_in_python, .timeout = 120)
+{
+    char *text = read_file(src_path("tests/data/device_expected.json"), NULL);
+    cJSON *expected = cJSON_Parse(text);
+    free(text);
+    cJSON *trace;
+    cJSON_ArrayForEach(trace, expected)
+    {
+        char rel[512], *dir, args[1300];
+        snprintf(rel, sizeof rel, "tests/data/kineto/%s", trace->string);
+        char *db = imported(rel, &dir);
+        for (int path = 0; path < 2; path++) { /* device_stats from the import, and device.sql over a window */
+            snprintf(args, sizeof args, "device '%s' --steps no-such-step%s", db, path ? " --from 0" : "");
+            cJSON *rows = report_json(args), *r;
+            cr_assert_eq(cJSON_GetArraySize(rows), cJSON_GetArraySize(trace), "%s: one row per device", trace->string);
+            cJSON_ArrayForEach(r, rows)
+            {
+                char dev[16];
+                snprintf(dev, sizeof dev, "%d", (int)num(r, "device"));
+                cJSON *w = cJSON_GetObjectItem(trace, dev);
+                cr_assert(w, "%s device %s", trace->string, dev);
+                cr_assert_eq(num(r, "span_ns"), num(w, "span_ns"), "%s span (path %d)", trace->string, path);
+                cr_assert_eq(num(r, "busy_ns"), num(w, "busy_ns"), "%s busy (path %d)", trace->string, path);
+                cr_assert_eq(num(r, "run_ns"), num(w, "run_ns"), "%s run (path %d)", trace->string, path);
+            }
+            cJSON_Delete(rows);
+        }
+        cleanup(dir, db);
+    }
+    cJSON_Delete(expected);
+}
