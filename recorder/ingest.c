@@ -1,17 +1,21 @@
-/* ingest.c: writes events into a tracedb database: the shared back end of every importer and of
- * the live recorder.
+/* ingest.c: writes events into a tracedb database: the shared back end of every importer, of merge,
+ * finish and of the live recorder.
  *
  * A load runs in three parts:
  *   1. open: a new database is built in "<path>.tmp-<pid>" with the journal off and moved into place
  *      only when finished, so an existing file is never half-written; an append runs in one
- *      transaction on the existing file.
+ *      transaction on the existing file; a live recording (TDB_OPEN_LIVE) is written in place in WAL
+ *      mode and committed as it goes.
  *   2. events: names and categories are interned in memory (strmap) and written once to `string`;
- *      tracks (pid, tid) likewise. Every row goes through a prepared statement; nothing is allocated
- *      per event once the maps have grown.
- *   3. finish: per track, events are read back ordered by (start, longer first, file order) and a
- *      stack sweep gives each its parent, depth and self time (the same rule PyTorch's profiler uses:
- *      a child must end inside its parent, else the parent is closed). GPU work is linked to the
- *      runtime/driver call with the same correlation. Then indexes, views and meta.
+ *      tracks (pid, tid) likewise. Rows go to the row writer thread (row_writer.c) in batches; for
+ *      each event the sweep's keys (track, start, dur: 26 bytes), its per-name sums and what it
+ *      attributes (launch correlation, memory bytes) are kept. Nothing is allocated per event once
+ *      the arrays have grown. (A live recording keeps none of this: its rows are read back at the end.)
+ *   3. end of trace: the keys are sorted and swept (nesting.c: parent, depth, self time, PyTorch's
+ *      rule), GPU work is linked to the runtime/driver call with the same correlation, device time and
+ *      memory are attributed to operators, and everything is written back in one sequential UPDATE;
+ *      then the per-name sums (event_stats) and device time (device_stats, device_time.c).
+ *      Finish adds meta, indexes and views, commits and renames.
  */
 #include "ingest.h"
 #include "embedded.h"
