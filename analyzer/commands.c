@@ -17,7 +17,7 @@ static const struct cli_command commands[] = {
     {"merge", cmd_merge, 0, "merge databases (one per rank) into one"},
     {"ops", cmd_ops, 1, "per-operator table with PyTorch key_averages() semantics"},
     {"ranks", cmd_ranks, 1, "per-rank step latency and the slowest rank of each step (stragglers)"},
-    {"record", cmd_record, 0, "run a program and record its NVTX ranges (and tracedb API events)"},
+    {"record", cmd_record, 0, "run a program, recording its NVTX ranges and (with a GPU) CUDA activity"},
     {"sql", cmd_sql, 0, "run ad-hoc SQL on a database (read-only unless --write)"},
     {"summary", cmd_summary, 1, "where the time and memory went, on one screen"},
     {NULL, NULL, 0, NULL},

@@ -20,7 +20,7 @@ struct scope {
 #define SCOPE_OPTIONS(s)                                                                                     \
     {"format", 0, OPT_FORMAT, &(s).format, "table (default), csv or json"},                                  \
     {"limit", 'n', OPT_INT, &(s).limit, "show the first N rows"},                                            \
-    {"sort", 's', OPT_STRING, &(s).sort, "sort key (see the command's help)"},                               \
+    {"sort", 's', OPT_STRING, &(s).sort, "sort key (an unknown one lists the valid keys)"},                \
     {"from", 0, OPT_STRING, &(s).from, "keep events starting this long after the trace start (ns, us, ms, s)"}, \
     {"to", 0, OPT_STRING, &(s).to, "... and before this (ns, us, ms, s)"},                                   \
     {"range", 0, OPT_STRING, &(s).range, "keep events starting inside range NAME (a glob: 'ProfilerStep#3')"}, \
