@@ -1,8 +1,8 @@
 -- latency: duration statistics of repeated ranges, as Furiosa's print_summary gives them: count,
 -- min, max, mean, median and the 90, 95, 97, 99 and 99.9th percentiles (linear interpolation between
 -- closest ranks, numpy/pandas' default), integer ns (rounded).
--- :mode 'steps' takes ProfilerStep#N (as ProfilerStep*); 'name' the events named :pattern (a name or
--- a glob), as one population; 'top' the top-level ranges and operators (depth 0) on thread :tid
+-- :mode 'steps' takes ProfilerStep#N (as ProfilerStep*); 'name' the events of any kind named :pattern
+-- (a name or a glob: ranges, operators, kernels, a Furiosa span category), as one population; 'top' the top-level ranges and operators (depth 0) on thread :tid
 -- (every thread when NULL), per name: inferences.
 WITH sel AS (
   SELECT CASE WHEN :by_rank THEN (SELECT t.rank FROM thread th JOIN process pr ON pr.id = th.process_id
@@ -12,7 +12,7 @@ WITH sel AS (
   FROM scope_event e JOIN string s ON s.id = e.name_id
   WHERE CASE :mode
           WHEN 'steps' THEN e.kind = 2 AND s.value GLOB 'ProfilerStep#[0-9]*'
-          WHEN 'name' THEN e.kind IN (1, 2, 3) AND (s.value = :pattern OR s.value GLOB :pattern)
+          WHEN 'name' THEN (s.value = :pattern OR s.value GLOB :pattern)
           ELSE e.kind IN (1, 2) AND e.depth = 0
                AND (:tid IS NULL OR e.thread_id IN (SELECT id FROM thread WHERE CAST(tid AS TEXT) = :tid))
         END

@@ -6,7 +6,7 @@ SELECT CASE WHEN :by_rank THEN (SELECT t.rank FROM thread th JOIN process pr ON 
 FROM scope_event e JOIN string s ON s.id = e.name_id
 WHERE CASE :mode
         WHEN 'steps' THEN e.kind = 2 AND s.value GLOB 'ProfilerStep#[0-9]*'
-        WHEN 'name' THEN e.kind IN (1, 2, 3) AND (s.value = :pattern OR s.value GLOB :pattern)
+        WHEN 'name' THEN (s.value = :pattern OR s.value GLOB :pattern)
         ELSE e.kind IN (1, 2) AND e.depth = 0
              AND (:tid IS NULL OR e.thread_id IN (SELECT id FROM thread WHERE CAST(tid AS TEXT) = :tid))
       END

@@ -34,7 +34,8 @@ enum vtype { V_NUMBER, V_STRING, V_BOOL, V_NULL, V_NESTED };
 enum arg_slot {
     S_CORRELATION, S_EXTERNAL_ID, S_EXTERNAL_ID_LC, S_DEVICE, S_STREAM, S_BYTES, S_EV_IDX, S_GRID, S_BLOCK,
     S_REGISTERS, S_SHARED_MEM, S_BLOCKS_PER_SM, S_WARPS_PER_SM, S_OCCUPANCY, S_MEM_BYTES, S_ADDR,
-    S_TOTAL_ALLOCATED, S_TOTAL_RESERVED, S_DEVICE_TYPE, S_DEVICE_ID, S_NAME, S_LABELS, S_SORT_INDEX, S_COUNT
+    S_TOTAL_ALLOCATED, S_TOTAL_RESERVED, S_DEVICE_TYPE, S_DEVICE_ID, S_NAME, S_LABELS, S_SORT_INDEX,
+    S_OPERATOR_INDEX, S_COUNT
 };
 
 #define QK(s) {"\"" s "\"", sizeof(s) + 1}
@@ -50,6 +51,7 @@ static const struct {
     [S_MEM_BYTES] = QK("Bytes"), [S_ADDR] = QK("Addr"), [S_TOTAL_ALLOCATED] = QK("Total Allocated"),
     [S_TOTAL_RESERVED] = QK("Total Reserved"), [S_DEVICE_TYPE] = QK("Device Type"), [S_DEVICE_ID] = QK("Device Id"),
     [S_NAME] = QK("name"), [S_LABELS] = QK("labels"), [S_SORT_INDEX] = QK("sort_index"),
+    [S_OPERATOR_INDEX] = QK("operator_index"),
 };
 
 /* One arg (or unknown field) of the event being read; offsets into the event arena. */
@@ -357,6 +359,8 @@ static int kind_of(struct chrome *c, char ph)
         return TDB_KIND_INSTANT;
     if (ph == 'B' || ph == 'E')
         return TDB_KIND_OP; /* RAF: B/E operator spans whose category is the stream name */
+    if (c->slot_arg[S_OPERATOR_INDEX] >= 0)
+        return TDB_KIND_OP; /* Furiosa: operators carry operator_index, whatever their category */
     return tdb_ingest_custom_kind(c->ing, text_str(c, &c->cat));
 }
 

@@ -296,3 +296,24 @@ Test(database, counter_events_become_one_series_per_arg)
     cr_assert_eq(q(f.db, "SELECT c.value * 10 FROM counter c JOIN string n ON n.id = c.name_id WHERE n.value = 'mem.b'"), 25);
     fx_free(&f);
 }
+
+/* Furiosa-style spans: an unknown category stays a kind of its own, except operators (operator_index),
+ * which are operators wherever they come from; latency finds spans of any kind by name. */
+Test(database, furiosa_spans)
+{
+    struct fixture f = fx_new("[{\"ph\":\"X\",\"cat\":\"Runtime\",\"name\":\"inference\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},"
+                              "{\"ph\":\"X\",\"cat\":\"Runtime\",\"name\":\"inference\",\"pid\":1,\"tid\":1,\"ts\":200,\"dur\":300},"
+                              "{\"ph\":\"X\",\"cat\":\"NPU\",\"name\":\"Conv\",\"pid\":1,\"tid\":2,\"ts\":10,\"dur\":50,"
+                              "\"args\":{\"operator_index\":3}},"
+                              "{\"ph\":\"X\",\"cat\":\"NPU Execution\",\"name\":\"exec\",\"pid\":2,\"tid\":0,\"ts\":20,\"dur\":40,"
+                              "\"args\":{\"pe_index\":0,\"execution_index\":7}}]", "json");
+    cr_assert_eq(fx_import(&f, ""), 0);
+    cr_assert_eq(q(f.db, "SELECT count(*) FROM ops WHERE name = 'Conv' AND json_extract(args, '$.operator_index') = 3"), 1);
+    cr_assert_eq(q(f.db, "SELECT count(*) FROM events WHERE kind = 'npu execution' AND name = 'exec'"), 1);
+    int st;
+    char *out = run_capture(&st, "'%s' latency '%s' --name inference --format csv", tracedb(), f.db);
+    cr_assert_eq(st, 0);
+    cr_assert(strstr(out, "inference,2,100000,300000,200000,200000,"), "%s", out);
+    free(out);
+    fx_free(&f);
+}
