@@ -2,7 +2,7 @@
 # deps.sh: checks for the Debian packages tracedb needs and installs the missing ones when run as root
 # (non-interactively); otherwise says exactly what to install. Usage: deps.sh build|test|bench
 set -e
-need="gcc make libsqlite3-dev libyajl-dev libcjson-dev libcsv-dev zlib1g-dev"
+need="gcc g++ make libsqlite3-dev libyajl-dev libcjson-dev libcsv-dev zlib1g-dev"  # g++: libstdc++ for the kernel-name demangler
 [ "$1" = test ] && need="$need libcriterion-dev sqlite3 gzip python3-pandas"
 [ "$1" = bench ] && need="$need sqlite3 time bc"
 missing=""
