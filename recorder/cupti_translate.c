@@ -19,14 +19,6 @@ static struct tdb_str cstr(const char *s)
     return r;
 }
 
-/* The track of a (pid, tid) pair given as numbers. */
-static int64_t track_of(struct cupti_translate *t, int64_t pid, int64_t tid)
-{
-    char p[24], q[24];
-    int pn = snprintf(p, sizeof p, "%lld", (long long)pid), qn = snprintf(q, sizeof q, "%lld", (long long)tid);
-    return tdb_ingest_thread(t->ing, 0, (struct tdb_str){p, (size_t)pn}, 0, (struct tdb_str){q, (size_t)qn});
-}
-
 static const char *memory_kind(unsigned k)
 {
     static const char *const names[] = {"Unknown", "Pageable", "Pinned", "Device", "Array", "Managed",
@@ -44,7 +36,7 @@ static const char *copy_kind(unsigned k)
 static int gpu_work(struct cupti_translate *t, struct tdb_event *ev, uint32_t device, uint32_t stream, uint64_t start,
                     uint64_t end)
 {
-    ev->thread_id = track_of(t, device, stream);
+    ev->thread_id = tdb_ingest_thread_ids(t->ing, device, stream);
     ev->device = device;
     ev->stream = stream;
     ev->start_ns = (int64_t)start;
@@ -118,7 +110,7 @@ static int memory(struct cupti_translate *t, const CUpti_ActivityMemory4 *m)
     ev.kind = TDB_KIND_MEMORY;
     ev.name = cstr("[memory]");
     ev.cat = cstr("cpu_instant_event");
-    ev.thread_id = track_of(t, m->processId ? m->processId : t->pid, 0);
+    ev.thread_id = tdb_ingest_thread_ids(t->ing, m->processId ? m->processId : t->pid, 0);
     ev.start_ns = (int64_t)m->timestamp;
     ev.bytes = alloc ? (int64_t)m->bytes : -(int64_t)m->bytes;
     ev.addr = (int64_t)m->address;
@@ -142,7 +134,7 @@ static int api(struct cupti_translate *t, const CUpti_ActivityAPI *a, int driver
     ev.kind = driver ? TDB_KIND_DRIVER : TDB_KIND_RUNTIME;
     ev.name = cstr(name);
     ev.cat = cstr(driver ? "cuda_driver" : "cuda_runtime");
-    ev.thread_id = track_of(t, a->processId, a->threadId);
+    ev.thread_id = tdb_ingest_thread_ids(t->ing, a->processId, a->threadId);
     ev.start_ns = (int64_t)a->start;
     ev.dur_ns = a->end > a->start ? (int64_t)(a->end - a->start) : 0;
     ev.correlation = a->correlationId;
@@ -183,7 +175,7 @@ static int marker(struct cupti_translate *t, const CUpti_ActivityMarker2 *m)
             ev.kind = TDB_KIND_RANGE;
             ev.name = cstr(o->name);
             ev.cat = o->domain[0] ? cstr(o->domain) : (struct tdb_str){NULL, 0};
-            ev.thread_id = track_of(t, o->pid, o->tid);
+            ev.thread_id = tdb_ingest_thread_ids(t->ing, o->pid, o->tid);
             ev.start_ns = o->start;
             ev.dur_ns = (int64_t)m->timestamp > o->start ? (int64_t)m->timestamp - o->start : 0;
             return tdb_ingest_event(t->ing, &ev) < 0 ? -1 : 0;
@@ -192,7 +184,7 @@ static int marker(struct cupti_translate *t, const CUpti_ActivityMarker2 *m)
     }
     ev.kind = TDB_KIND_INSTANT;
     ev.name = cstr(m->name);
-    ev.thread_id = track_of(t, pid, tid);
+    ev.thread_id = tdb_ingest_thread_ids(t->ing, pid, tid);
     ev.start_ns = (int64_t)m->timestamp;
     return tdb_ingest_event(t->ing, &ev) < 0 ? -1 : 0;
 }

@@ -656,6 +656,13 @@ int64_t tdb_ingest_thread(struct tdb_ingest *ing, int pid_is_text, struct tdb_st
     return id;
 }
 
+int64_t tdb_ingest_thread_ids(struct tdb_ingest *ing, int64_t pid, int64_t tid)
+{
+    char p[24], t[24];
+    int pn = snprintf(p, sizeof p, "%lld", (long long)pid), tn = snprintf(t, sizeof t, "%lld", (long long)tid);
+    return tdb_ingest_thread(ing, 0, (struct tdb_str){p, (size_t)pn}, 0, (struct tdb_str){t, (size_t)tn});
+}
+
 int tdb_ingest_thread_meta(struct tdb_ingest *ing, int64_t thread_id, const char *field, struct tdb_str text,
                            int64_t number)
 {

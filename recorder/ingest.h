@@ -85,6 +85,9 @@ int64_t tdb_ingest_begin_trace(struct tdb_ingest *ing, const char *source_file, 
 int64_t tdb_ingest_thread(struct tdb_ingest *ing, int pid_is_text, struct tdb_str pid, int tid_is_text,
                           struct tdb_str tid);
 
+/* The same for numeric ids (the recorder's and CUPTI's). */
+int64_t tdb_ingest_thread_ids(struct tdb_ingest *ing, int64_t pid, int64_t tid);
+
 /* Metadata for a process or thread (M events): field is "process_name", "process_labels",
  * "process_sort_index", "thread_name" or "thread_sort_index". */
 int tdb_ingest_thread_meta(struct tdb_ingest *ing, int64_t thread_id, const char *field, struct tdb_str text,

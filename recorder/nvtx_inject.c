@@ -24,15 +24,9 @@ static const char *nvtx_text(const nvtxEventAttributes_t *a)
     return "(unnamed)"; /* wide-character messages are not decoded */
 }
 
-/* PyTorch operator ranges: "name, seq = N, op_id = M, ..." */
-static int nvtx_kind(const char *name)
-{
-    return strstr(name, ", seq = ") || strstr(name, ", op_id = ") ? TDB_KIND_OP : TDB_KIND_RANGE;
-}
-
 static int NVTX_API nvtx_push_a(const char *msg)
 {
-    tdb_range_push_cat(msg ? msg : "", NULL, nvtx_kind(msg ? msg : ""));
+    tdb_range_push_cat(msg ? msg : "", NULL);
     return 0;
 }
 
@@ -90,8 +84,7 @@ static nvtxStringHandle_t NVTX_API nvtx_register_string_a(nvtxDomainHandle_t d, 
 
 static int NVTX_API nvtx_domain_push_ex(nvtxDomainHandle_t d, const nvtxEventAttributes_t *a)
 {
-    const char *name = nvtx_text(a);
-    tdb_range_push_cat(name, (const char *)d, nvtx_kind(name));
+    tdb_range_push_cat(nvtx_text(a), (const char *)d);
     return 0;
 }
 

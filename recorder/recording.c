@@ -212,9 +212,9 @@ void tdb_range_pop(void)
     rec_put(R_END, 0, NULL, 0, NULL, 0, rec_now(), 0, 0, 0);
 }
 
-void tdb_range_push_cat(const char *name, const char *cat, int kind)
+void tdb_range_push_cat(const char *name, const char *cat)
 {
-    rec_put(R_BEGIN, kind, name, name ? strlen(name) : 0, cat, cat ? strlen(cat) : 0, rec_now(), 0, 0, 0);
+    rec_put(R_BEGIN, TDB_KIND_RANGE, name, name ? strlen(name) : 0, cat, cat ? strlen(cat) : 0, rec_now(), 0, 0, 0);
 }
 
 int64_t tdb_range_start(const char *name)
@@ -275,15 +275,13 @@ static int64_t rec_track(struct tdb_recording *r, struct rec_thread *t)
 {
     if (t->track >= 0)
         return t->track;
-    char pid[24], tid[24];
-    int pn = snprintf(pid, sizeof pid, "%ld", (long)getpid());
-    int tn = snprintf(tid, sizeof tid, "%lld", (long long)t->os_tid);
-    t->track = tdb_ingest_thread(r->ing, 0, rec_str(pid, (size_t)pn), 0, rec_str(tid, (size_t)tn));
+    t->track = tdb_ingest_thread_ids(r->ing, getpid(), t->os_tid);
     return t->track;
 }
 
 /* PyTorch's emit_nvtx names operator ranges "aten::mm, seq = 3, op_id = 7, sizes = [[2, 3], [3, 4]]":
- * the operator's name is before the first ", ", and the sizes become "Input Dims" args. */
+ * the operator's name is before the first ", ", and the sizes become "Input Dims" args. Checked here,
+ * on the writer thread, not when the program pushes the range. Returns n when name is not one. */
 static size_t rec_op_name(const char *name, size_t n, struct buf *args)
 {
     const char *comma = memmem(name, n, ", seq = ", 8);
@@ -310,9 +308,9 @@ static int rec_emit_range(struct tdb_recording *r, int64_t track, struct rec_fra
 {
     struct tdb_event ev;
     tdb_event_init(&ev);
-    ev.kind = f->kind;
     r->scratch.n = 0;
-    size_t n = f->kind == TDB_KIND_OP ? rec_op_name(f->name.p, f->name.n, &r->scratch) : f->name.n;
+    size_t n = rec_op_name(f->name.p, f->name.n, &r->scratch);
+    ev.kind = n != f->name.n ? TDB_KIND_OP : f->kind;
     ev.name = rec_str(f->name.p, n);
     ev.cat = f->cat.n ? rec_str(f->cat.p, f->cat.n) : (struct tdb_str){NULL, 0};
     ev.thread_id = track;

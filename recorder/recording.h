@@ -4,9 +4,8 @@
 #define TDB_RECORDING_H
 #include "../include/tracedb.h"
 
-/* A range with a category (an NVTX domain) and an event kind (TDB_KIND_OP for PyTorch operator
- * names, TDB_KIND_RANGE otherwise). */
-void tdb_range_push_cat(const char *name, const char *cat, int kind);
+/* A range with a category (an NVTX domain). */
+void tdb_range_push_cat(const char *name, const char *cat);
 
 struct tdb_ingest;
 /* Runs fn with the recording's ingest writer while no one else writes (CUPTI buffers use it). */
