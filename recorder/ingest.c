@@ -666,33 +666,14 @@ int64_t tdb_ingest_thread_ids(struct tdb_ingest *ing, int64_t pid, int64_t tid)
 int tdb_ingest_thread_meta(struct tdb_ingest *ing, int64_t thread_id, const char *field, struct tdb_str text,
                            int64_t number)
 {
-    static const struct {
-        const char *field, *sql;
-        int numeric;
-    } fields[] = {
-        {"process_name", "UPDATE process SET name = ?1 WHERE id = (SELECT process_id FROM thread WHERE id = ?2)", 0},
-        {"process_labels", "UPDATE process SET labels = ?1 WHERE id = (SELECT process_id FROM thread WHERE id = ?2)", 0},
-        {"process_sort_index", "UPDATE process SET sort_index = ?1 WHERE id = (SELECT process_id FROM thread WHERE id = ?2)", 1},
-        {"thread_name", "UPDATE thread SET name = ?1 WHERE id = ?2", 0},
-        {"thread_sort_index", "UPDATE thread SET sort_index = ?1 WHERE id = ?2", 1},
+    static const char *const fields[META_FIELDS] = {
+        [META_PROCESS_NAME] = "process_name", [META_PROCESS_LABELS] = "process_labels",
+        [META_PROCESS_SORT] = "process_sort_index", [META_THREAD_NAME] = "thread_name",
+        [META_THREAD_SORT] = "thread_sort_index",
     };
-    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
-        if (strcmp(field, fields[i].field) != 0)
-            continue;
-        sqlite3_stmt *st;
-        if (ingest_sync(ing) != 0)
-            return -1;
-        if (sqlite3_prepare_v2(ing->db, fields[i].sql, -1, &st, NULL) != SQLITE_OK)
-            return ingest_fail(ing, "cannot prepare");
-        if (fields[i].numeric)
-            bind_int_or_null(st, 1, number);
-        else
-            sqlite3_bind_text(st, 1, text.p ? text.p : "", (int)text.n, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 2, thread_id);
-        int rc = sqlite3_step(st);
-        sqlite3_finalize(st);
-        return rc == SQLITE_DONE ? 0 : ingest_fail(ing, "cannot write");
-    }
+    for (int i = 0; i < META_FIELDS; i++) /* queued after the thread's own row: no wait for the writer */
+        if (strcmp(field, fields[i]) == 0)
+            return row_writer_meta(ing->rows, thread_id, (enum row_meta_field)i, text, number);
     return 0; /* metadata we do not keep */
 }
 

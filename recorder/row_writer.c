@@ -17,7 +17,7 @@
 
 #define BATCH_BYTES (4u << 20)
 
-enum row_type { ROW_EVENT = 1, ROW_STRING, ROW_PROCESS, ROW_THREAD, ROW_COUNTER, ROW_FLOW };
+enum row_type { ROW_EVENT = 1, ROW_STRING, ROW_PROCESS, ROW_THREAD, ROW_COUNTER, ROW_FLOW, ROW_META };
 
 struct row_head {
     uint32_t type;  /* enum row_type */
@@ -44,6 +44,13 @@ struct row_counter {
     double value;
 };
 
+struct row_meta { /* a process's or thread's name, labels or sort index (M events) */
+    struct row_head h;
+    int64_t thread_id, number;
+    int32_t field; /* enum row_meta_field */
+    uint32_t len;  /* text follows */
+};
+
 struct row_flow {
     struct row_head h;
     int64_t flow_id, cat_id, thread_id, ts_ns;
@@ -51,7 +58,8 @@ struct row_flow {
     char phase;
 };
 
-enum { ST_EVENT, ST_LAUNCH, ST_MEMORY, ST_STRING, ST_PROCESS, ST_THREAD, ST_COUNTER, ST_FLOW, ST_COUNT };
+enum { ST_EVENT, ST_LAUNCH, ST_MEMORY, ST_STRING, ST_PROCESS, ST_THREAD, ST_COUNTER, ST_FLOW, ST_META, /* + field */
+       ST_COUNT = ST_META + META_FIELDS };
 
 static const char *const row_sql[ST_COUNT] = {
     [ST_EVENT] = ("INSERT INTO event (id, kind, name_id, cat_id, thread_id, start_ns, dur_ns, self_ns, "
@@ -65,6 +73,11 @@ static const char *const row_sql[ST_COUNT] = {
     [ST_COUNTER] = "INSERT INTO counter (thread_id, name_id, ts_ns, value) VALUES (?1, ?2, ?3, ?4)",
     [ST_FLOW] = ("INSERT INTO flow (flow_id, cat_id, phase, thread_id, ts_ns, bind_enclosing) "
                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
+    [ST_META + META_PROCESS_NAME] = "UPDATE process SET name = ?1 WHERE id = (SELECT process_id FROM thread WHERE id = ?2)",
+    [ST_META + META_PROCESS_LABELS] = "UPDATE process SET labels = ?1 WHERE id = (SELECT process_id FROM thread WHERE id = ?2)",
+    [ST_META + META_PROCESS_SORT] = "UPDATE process SET sort_index = ?1 WHERE id = (SELECT process_id FROM thread WHERE id = ?2)",
+    [ST_META + META_THREAD_NAME] = "UPDATE thread SET name = ?1 WHERE id = ?2",
+    [ST_META + META_THREAD_SORT] = "UPDATE thread SET sort_index = ?1 WHERE id = ?2",
 };
 
 struct batch {
@@ -233,6 +246,17 @@ static int write_batch(struct row_writer *w, const struct batch *b)
             sqlite3_bind_int64(st, 2, r->name_id);
             sqlite3_bind_int64(st, 3, r->ts_ns);
             bind_real_or_null(st, 4, r->value);
+            rc = row_step(w, st);
+            break;
+        }
+        case ROW_META: {
+            const struct row_meta *r = (const struct row_meta *)h;
+            sqlite3_stmt *st = w->st[ST_META + r->field];
+            if (r->field == META_PROCESS_SORT || r->field == META_THREAD_SORT)
+                bind_int_or_null(st, 1, r->number);
+            else
+                sqlite3_bind_text(st, 1, (const char *)(r + 1), (int)r->len, SQLITE_STATIC);
+            sqlite3_bind_int64(st, 2, r->thread_id);
             rc = row_step(w, st);
             break;
         }
@@ -442,5 +466,16 @@ int row_writer_flow(struct row_writer *w, int64_t thread_id, int64_t flow_id, in
         return -1;
     r->flow_id = flow_id, r->cat_id = cat_id, r->thread_id = thread_id, r->ts_ns = ts_ns;
     r->bind_enclosing = bind_enclosing, r->phase = phase;
+    return 0;
+}
+
+int row_writer_meta(struct row_writer *w, int64_t thread_id, enum row_meta_field field, struct tdb_str text, int64_t number)
+{
+    struct row_meta *r = row_reserve(w, ROW_META, sizeof *r + text.n);
+    if (!r)
+        return -1;
+    r->thread_id = thread_id, r->number = number, r->field = (int32_t)field, r->len = (uint32_t)text.n;
+    if (text.n)
+        memcpy(r + 1, text.p, text.n);
     return 0;
 }

@@ -6,6 +6,10 @@
 
 struct row_writer;
 
+/* What an M event sets (process_name, process_labels, process_sort_index, thread_name, thread_sort_index). */
+enum row_meta_field { META_PROCESS_NAME, META_PROCESS_LABELS, META_PROCESS_SORT, META_THREAD_NAME, META_THREAD_SORT,
+                      META_FIELDS };
+
 /* Prepares the insert statements on db and starts the writer thread. NULL on failure (printed). */
 struct row_writer *row_writer_start(sqlite3 *db, const char *path, FILE *err);
 /* Waits until every queued row is written; the caller may then use db until it queues again.
@@ -20,6 +24,7 @@ int row_writer_string(struct row_writer *w, int64_t id, struct tdb_str s);
 int row_writer_process(struct row_writer *w, int64_t id, int64_t trace_id, int pid_is_text, struct tdb_str pid);
 int row_writer_thread(struct row_writer *w, int64_t id, int64_t process_id, int tid_is_text, struct tdb_str tid);
 int row_writer_counter(struct row_writer *w, int64_t thread_id, int64_t name_id, int64_t ts_ns, double value);
+int row_writer_meta(struct row_writer *w, int64_t thread_id, enum row_meta_field field, struct tdb_str text, int64_t number);
 int row_writer_flow(struct row_writer *w, int64_t thread_id, int64_t flow_id, int64_t cat_id, char phase, int64_t ts_ns,
                     int bind_enclosing);
 
