@@ -7,14 +7,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-const char *tdb_embedded_get(const char *path)
-{
-    for (const struct tdb_embedded_file *f = tdb_embedded_files; f->path; f++)
-        if (strcmp(f->path, path) == 0)
-            return f->text;
-    return NULL;
-}
-
 sqlite3 *report_open(const char *path, int writable, struct cli *cli)
 {
     struct stat sb;
