@@ -104,7 +104,7 @@ Test(record, sigkill_keeps_what_was_committed, .timeout = 30)
     char body[8192];
     snprintf(body, sizeof body, "'%s' crash '%s' > '%s.ready' & pid=$!\n"
                                 "while ! [ -s '%s.ready' ] && kill -0 $pid 2>/dev/null; do sleep 0.05; done\n"
-                                "sleep 0.3\nkill -9 $pid\nwait $pid\necho $? > '%s.status'\n",
+                                "sleep 1\nkill -9 $pid\nwait $pid\necho $? > '%s.status'\n",
              build_path("build/test/record_sample"), db, db, db, db);
     write_file(script, body, (long)strlen(body));
     cr_assert_eq(run("sh '%s'", script), 0);
