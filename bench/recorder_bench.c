@@ -3,7 +3,11 @@
  *     loop with no calls (the loop's own cost) and against two clock reads (the floor: a pair takes
  *     two timestamps);
  *   - sustained events/s into SQLite: one thread records marks as fast as it can for 2 s; the rows
- *     that reach the database over the wall time, and how many were dropped instead of blocking.
+ *     that reach the database over the wall time, and how many were dropped instead of blocking;
+ *     against SQLite alone: the same rows (same table, same pragmas) inserted by one thread with a
+ *     prepared statement, one transaction, nothing else running: the ceiling for any writer of
+ *     this schema on this machine;
+ *   - paced: a thread records at a fixed rate for 1 s; how many events were dropped at each rate.
  * Usage: recorder_bench DIR */
 #include "tracedb.h"
 #include <sqlite3.h>
@@ -33,6 +37,68 @@ static double median(double *v, int n)
 {
     qsort(v, (size_t)n, sizeof *v, cmp);
     return v[n / 2];
+}
+
+/* SQLite alone: n rows like the recorder's marks into the event table of a database with the
+ * recorder's schema (copied from the recording at path), WAL and synchronous=OFF as a recording has. */
+static double sqlite_alone(const char *path, const char *dir, long n)
+{
+    char copy[4096];
+    snprintf(copy, sizeof copy, "%s/sqlite-alone.db", dir);
+    unlink(copy);
+    sqlite3 *src, *db;
+    sqlite3_stmt *st;
+    if (sqlite3_open(path, &src) != SQLITE_OK || sqlite3_open(copy, &db) != SQLITE_OK)
+        return 0;
+    sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=OFF; PRAGMA cache_size=-4096", NULL, NULL, NULL);
+    if (sqlite3_prepare_v2(src, "SELECT sql FROM sqlite_schema WHERE name = 'event'", -1, &st, NULL) != SQLITE_OK ||
+        sqlite3_step(st) != SQLITE_ROW ||
+        sqlite3_exec(db, (const char *)sqlite3_column_text(st, 0), NULL, NULL, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_finalize(st);
+    sqlite3_close(src);
+    if (sqlite3_prepare_v2(db, "INSERT INTO event (id, kind, name_id, thread_id, start_ns, dur_ns, self_ns) "
+                           "VALUES (?1, 12, 1, 1, ?2, 0, 0)", -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    double t0 = now_ns();
+    sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
+    for (long i = 1; i <= n; i++) {
+        sqlite3_bind_int64(st, 1, i);
+        sqlite3_bind_int64(st, 2, 1700000000000000000 + i * 40);
+        sqlite3_step(st);
+        sqlite3_reset(st);
+    }
+    sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+    double t1 = now_ns();
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    unlink(copy);
+    return (double)n / ((t1 - t0) / 1e9);
+}
+
+/* Records marks at `rate` per second for 1 s (paced in groups of 100); returns the share dropped. */
+static double paced(const char *path, double rate, long *calls)
+{
+    unlink(path);
+    tdb_recording *r = tdb_open(path, NULL);
+    if (!r)
+        return -1;
+    double t0 = now_ns();
+    long n = 0;
+    for (;;) {
+        double t = now_ns() - t0;
+        if (t >= 1e9)
+            break;
+        if ((double)n < rate * t / 1e9) {
+            for (int i = 0; i < 100; i++)
+                tdb_instant("mark");
+            n += 100;
+        }
+    }
+    int64_t dropped = tdb_dropped();
+    tdb_close(r);
+    *calls = n;
+    return (double)dropped / (double)n;
 }
 
 static void pause_ms(int ms)
@@ -103,8 +169,20 @@ int main(int argc, char **argv)
            median(pair, BATCHES), (long long)dropped_hot);
     printf("recorder sustained, one thread recording as fast as it can for %.1f s:\n", (t1 - t0) / 1e9);
     printf("  recorded calls %ld: %ld rows written, %lld dropped (never blocking)\n", marks, written, (long long)dropped);
-    printf("  rows into SQLite: %.2f M/s over the recording and close (%.2f s; target >= 2 M/s)\n",
-           (double)written / ((t2 - t0) / 1e9) / 1e6, (t2 - t0) / 1e9);
+    printf("  rows into SQLite: %.2f M/s over the recording and close (%.2f s, of which tdb_close %.2f s; "
+           "target >= 2 M/s)\n",
+           (double)written / ((t2 - t0) / 1e9) / 1e6, (t2 - t0) / 1e9, (t2 - t1) / 1e9);
+    double alone = sqlite_alone(path, dir, written > 0 ? written : 1000000);
+    printf("  SQLite alone, the same rows by one thread, nothing else running: %.2f M/s (the ceiling; "
+           "recorder/ceiling %.2f over the recording and close)\n",
+           alone / 1e6, (double)written / ((t2 - t0) / 1e9) / alone);
+    printf("recorder paced for 1 s at a fixed rate (one thread):\n");
+    static const double rates[] = {0.25e6, 0.5e6, 1e6, 2e6};
+    for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++) {
+        long calls = 0;
+        double share = paced(path, rates[i], &calls);
+        printf("  %.2f M events/s: %ld recorded, %.1f%% dropped\n", rates[i] / 1e6, calls, share * 100);
+    }
     (void)sink;
     return 0;
 }

@@ -31,7 +31,8 @@
 
 #define RING_BYTES (1u << 20)     /* per thread */
 #define NAME_MAX_BYTES 1024       /* longer names are cut */
-#define DRAIN_EVERY_NS 10000000   /* 10 ms */
+#define DRAIN_EVERY_NS 10000000   /* 10 ms, when the rings were nearly empty ... */
+#define BUSY_DRAIN 1024           /* ... else at once: a drain that found this many records goes on */
 #define COMMIT_EVERY_NS 100000000 /* 100 ms */
 
 enum rec_type { R_BEGIN = 1, R_END, R_INSTANT, R_COUNTER, R_MEMORY, R_START, R_STOP, R_PAD };
@@ -425,7 +426,7 @@ static int rec_apply(struct tdb_recording *r, struct rec_thread *t, const struct
 }
 
 /* Moves everything the threads have published into the database. */
-static int rec_drain(struct tdb_recording *r)
+static int rec_drain(struct tdb_recording *r, size_t *records)
 {
     for (struct rec_thread *t = atomic_load(&r->threads); t; t = t->next) {
         size_t tail = atomic_load_explicit(&t->ring.tail, memory_order_relaxed);
@@ -438,6 +439,7 @@ static int rec_drain(struct tdb_recording *r)
             }
             if (rec_apply(r, t, x) != 0)
                 return -1;
+            ++*records;
             tail += (sizeof(struct rec) + x->name_len + x->cat_len + x->args_len + 7) & ~(size_t)7;
         }
         atomic_store_explicit(&t->ring.tail, tail, memory_order_release);
@@ -448,19 +450,24 @@ static int rec_drain(struct tdb_recording *r)
 static void *rec_writer_main(void *arg)
 {
     struct tdb_recording *r = arg;
+    pthread_setname_np(pthread_self(), "tracedb-rec"); /* as top and perf show it */
+    size_t drained = 0;
     pthread_mutex_lock(&r->lock);
     while (!r->stop) {
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_nsec += DRAIN_EVERY_NS;
-        if (until.tv_nsec >= 1000000000)
-            until.tv_sec++, until.tv_nsec -= 1000000000;
-        pthread_cond_timedwait(&r->wake, &r->lock, &until);
+        if (drained < BUSY_DRAIN) { /* the rings were nearly empty: wait a while */
+            struct timespec until;
+            clock_gettime(CLOCK_REALTIME, &until);
+            until.tv_nsec += DRAIN_EVERY_NS;
+            if (until.tv_nsec >= 1000000000)
+                until.tv_sec++, until.tv_nsec -= 1000000000;
+            pthread_cond_timedwait(&r->wake, &r->lock, &until);
+        }
         if (r->stop)
             break;
         pthread_mutex_unlock(&r->lock);
         pthread_mutex_lock(&r->ingest);
-        int rc = r->failed ? 0 : rec_drain(r);
+        drained = 0;
+        int rc = r->failed ? 0 : rec_drain(r, &drained);
         int64_t now = rec_now();
         if (rc == 0 && !r->failed && now - r->last_commit >= COMMIT_EVERY_NS) {
             rc = tdb_ingest_commit(r->ing);
@@ -600,7 +607,8 @@ int tdb_flush(void)
     if (!r)
         return -1;
     pthread_mutex_lock(&r->ingest);
-    int rc = r->failed ? -1 : rec_drain(r);
+    size_t drained = 0;
+    int rc = r->failed ? -1 : rec_drain(r, &drained);
     if (rc == 0)
         rc = tdb_ingest_commit(r->ing);
     r->last_commit = rec_now();
@@ -643,7 +651,8 @@ int tdb_close(struct tdb_recording *r)
     atomic_compare_exchange_strong(&rec_global, &self, NULL);
     pthread_mutex_lock(&r->ingest); /* a CUPTI buffer completing now waits, then finds no recording */
     pthread_mutex_unlock(&r->ingest);
-    int rc = r->failed ? -1 : rec_drain(r);
+    size_t drained = 0;
+    int rc = r->failed ? -1 : rec_drain(r, &drained);
     int64_t dropped = 0;
     for (struct rec_thread *t = atomic_load(&r->threads); t; t = t->next)
         dropped += atomic_load(&t->ring.dropped);

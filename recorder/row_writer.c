@@ -1,12 +1,16 @@
-/* row_writer.c: the background thread that writes rows into SQLite while the importer parses.
+/* row_writer.c: writes rows into SQLite in batches, on a background thread while the importer parses.
  *
  * The producer (the parser's thread) appends fixed-layout records to the current batch; a full batch
  * is handed to the writer thread, which binds each record to its prepared statement, while the
  * producer fills the other batch. Two batches of 4 MiB: memory is bounded, no allocation per row,
- * and parsing and SQLite's work run on the two cores at once.
+ * and parsing and SQLite's work run on the two cores at once. Event rows go 32 to a statement.
  * row_writer_sync() waits until every queued row is written; only then may the producer use the
  * database itself (the connection is never used by both threads at once).
+ * Inline mode (a live recording, whose producer is the recorder's own background thread): no second
+ * thread; the producer writes each full batch itself, so the program, the recorder and SQLite need
+ * two cores, not three.
  */
+#define _GNU_SOURCE /* pthread_setname_np */
 #include "row_writer.h"
 
 #include <math.h>
@@ -58,13 +62,21 @@ struct row_flow {
     char phase;
 };
 
-enum { ST_EVENT, ST_LAUNCH, ST_MEMORY, ST_STRING, ST_PROCESS, ST_THREAD, ST_COUNTER, ST_FLOW, ST_META, /* + field */
+/* Event rows go EVENT_ROWS to a statement: SQLite's work per row is a third less than one row per
+ * statement (bench: `make bench`, the import and recorder lines). */
+#define EVENT_ROWS 32
+#define EVENT_PARAMS 17
+
+enum { ST_EVENT, ST_EVENTS, ST_LAUNCH, ST_MEMORY, ST_STRING, ST_PROCESS, ST_THREAD, ST_COUNTER, ST_FLOW, ST_META, /* + field */
        ST_COUNT = ST_META + META_FIELDS };
 
+#define EVENT_INSERT                                                                                          \
+    "INSERT INTO event (id, kind, name_id, cat_id, thread_id, start_ns, dur_ns, self_ns, correlation, external_id, " \
+    "device, stream, bytes, launch_id, args, parent_id, depth) VALUES "
+
 static const char *const row_sql[ST_COUNT] = {
-    [ST_EVENT] = ("INSERT INTO event (id, kind, name_id, cat_id, thread_id, start_ns, dur_ns, self_ns, "
-                  "correlation, external_id, device, stream, bytes, launch_id, args, parent_id, depth) "
-                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, coalesce(?15, ?7), ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?16, ?17)"),
+    [ST_EVENT] = EVENT_INSERT "(?1, ?2, ?3, ?4, ?5, ?6, ?7, coalesce(?15, ?7), ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?16, ?17)",
+    /* ST_EVENTS: EVENT_ROWS rows, made by events_sql() */
     [ST_LAUNCH] = "INSERT INTO kernel_launch VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
     [ST_MEMORY] = "INSERT INTO memory_event VALUES (?1, ?2, ?3, ?4, ?5)",
     [ST_STRING] = "INSERT INTO string (id, value) VALUES (?1, ?2)",
@@ -95,6 +107,7 @@ struct row_writer {
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t cond;
+    int inline_writes;       /* no thread: the producer writes each full batch itself */
     int busy;                /* work holds rows not yet written */
     int quit;
     int failed;              /* a write failed: every later call fails */
@@ -152,32 +165,38 @@ static int row_step(struct row_writer *w, sqlite3_stmt *st)
     return 0;
 }
 
-static int write_event(struct row_writer *w, const struct row_event *r)
+/* Binds event r as row `row` of the event statement st (EVENT_PARAMS parameters per row). */
+static void bind_event(sqlite3_stmt *st, int row, const struct row_event *r)
 {
     const struct tdb_event *ev = &r->ev;
-    sqlite3_stmt *st = w->st[ST_EVENT];
-    sqlite3_bind_int64(st, 1, r->id);
-    sqlite3_bind_int(st, 2, ev->kind);
-    sqlite3_bind_int64(st, 3, r->name_id);
-    bind_int_or_null(st, 4, r->cat_id);
-    sqlite3_bind_int64(st, 5, ev->thread_id);
-    sqlite3_bind_int64(st, 6, ev->start_ns);
-    sqlite3_bind_int64(st, 7, ev->dur_ns);
-    bind_int_or_null(st, 8, ev->correlation);
-    bind_int_or_null(st, 9, ev->external_id);
-    bind_int_or_null(st, 10, ev->device);
-    bind_int_or_null(st, 11, ev->stream);
-    bind_int_or_null(st, 12, ev->bytes);
-    bind_int_or_null(st, 13, ev->launch_id);
+    int b = row * EVENT_PARAMS;
+    sqlite3_bind_int64(st, b + 1, r->id);
+    sqlite3_bind_int(st, b + 2, ev->kind);
+    sqlite3_bind_int64(st, b + 3, r->name_id);
+    bind_int_or_null(st, b + 4, r->cat_id);
+    sqlite3_bind_int64(st, b + 5, ev->thread_id);
+    sqlite3_bind_int64(st, b + 6, ev->start_ns);
+    sqlite3_bind_int64(st, b + 7, ev->dur_ns);
+    bind_int_or_null(st, b + 8, ev->correlation);
+    bind_int_or_null(st, b + 9, ev->external_id);
+    bind_int_or_null(st, b + 10, ev->device);
+    bind_int_or_null(st, b + 11, ev->stream);
+    bind_int_or_null(st, b + 12, ev->bytes);
+    bind_int_or_null(st, b + 13, ev->launch_id);
     if (r->args_len > 2)
-        sqlite3_bind_text(st, 14, (const char *)(r + 1), (int)r->args_len, SQLITE_STATIC);
+        sqlite3_bind_text(st, b + 14, (const char *)(r + 1), (int)r->args_len, SQLITE_STATIC);
     else
-        sqlite3_bind_null(st, 14);
-    bind_int_or_null(st, 15, ev->self_ns);
-    bind_int_or_null(st, 16, ev->parent_id);
-    sqlite3_bind_int(st, 17, ev->depth);
-    if (row_step(w, st) != 0)
-        return -1;
+        sqlite3_bind_null(st, b + 14);
+    bind_int_or_null(st, b + 15, ev->self_ns);
+    bind_int_or_null(st, b + 16, ev->parent_id);
+    sqlite3_bind_int(st, b + 17, ev->depth);
+}
+
+/* The rows of other tables that belong to event r: its launch configuration, its memory record. */
+static int write_event_extras(struct row_writer *w, const struct row_event *r)
+{
+    const struct tdb_event *ev = &r->ev;
+    sqlite3_stmt *st;
     if (ev->has_launch) {
         st = w->st[ST_LAUNCH];
         sqlite3_bind_int64(st, 1, r->id);
@@ -206,6 +225,20 @@ static int write_event(struct row_writer *w, const struct row_event *r)
     return 0;
 }
 
+/* Writes n (1 or EVENT_ROWS) event records: one statement for all of them, then their extras. */
+static int write_events(struct row_writer *w, const struct row_event *const *r, int n)
+{
+    sqlite3_stmt *st = w->st[n == 1 ? ST_EVENT : ST_EVENTS];
+    for (int i = 0; i < n; i++)
+        bind_event(st, i, r[i]);
+    if (row_step(w, st) != 0)
+        return -1;
+    for (int i = 0; i < n; i++)
+        if (write_event_extras(w, r[i]) != 0)
+            return -1;
+    return 0;
+}
+
 static int write_text_row(struct row_writer *w, int stmt, const struct row_text *r)
 {
     sqlite3_stmt *st = w->st[stmt];
@@ -223,12 +256,23 @@ static int write_text_row(struct row_writer *w, int stmt, const struct row_text 
 static int write_batch(struct row_writer *w, const struct batch *b)
 {
     size_t off = 0;
+    const struct row_event *events[EVENT_ROWS];
+    int nevents = 0;
     while (off < b->n) {
         const struct row_head *h = (const struct row_head *)(b->data + off);
         int rc = 0;
+        if (h->type != ROW_EVENT) /* rows in batch order: the events gathered so far go first */
+            for (int i = 0; i < nevents && rc == 0; i++)
+                rc = write_events(w, &events[i], 1);
+        if (h->type != ROW_EVENT)
+            nevents = 0;
         switch (h->type) {
         case ROW_EVENT:
-            rc = write_event(w, (const struct row_event *)h);
+            events[nevents++] = (const struct row_event *)h;
+            if (nevents == EVENT_ROWS) {
+                rc = write_events(w, events, EVENT_ROWS);
+                nevents = 0;
+            }
             break;
         case ROW_STRING:
             rc = write_text_row(w, ST_STRING, (const struct row_text *)h);
@@ -277,12 +321,16 @@ static int write_batch(struct row_writer *w, const struct batch *b)
             return -1;
         off += h->size;
     }
+    for (int i = 0; i < nevents; i++)
+        if (write_events(w, &events[i], 1) != 0)
+            return -1;
     return 0;
 }
 
 static void *writer_main(void *arg)
 {
     struct row_writer *w = arg;
+    pthread_setname_np(pthread_self(), "tracedb-rows");
     pthread_mutex_lock(&w->lock);
     for (;;) {
         while (!w->busy && !w->quit)
@@ -310,6 +358,14 @@ static void *writer_main(void *arg)
 /* Hands the filled batch to the writer (waiting while it still works on the previous one). */
 static int row_writer_flush(struct row_writer *w)
 {
+    if (w->inline_writes) {
+        double t0 = now_s();
+        if (!w->failed && w->fill.n && write_batch(w, &w->fill) != 0)
+            w->failed = 1;
+        w->busy_s += now_s() - t0;
+        w->fill.n = 0;
+        return w->failed ? -1 : 0;
+    }
     double t0 = now_s();
     pthread_mutex_lock(&w->lock);
     while (w->busy)
@@ -345,20 +401,42 @@ static void *row_reserve(struct row_writer *w, uint32_t type, size_t size)
     return h;
 }
 
-struct row_writer *row_writer_start(sqlite3 *db, const char *path, FILE *err)
+/* The EVENT_ROWS-row insert: row r's parameters are r * EVENT_PARAMS + 1 ... + EVENT_PARAMS. */
+static char *events_sql(void)
+{
+    size_t cap = sizeof EVENT_INSERT + EVENT_ROWS * 160;
+    char *sql = malloc(cap);
+    if (!sql)
+        return NULL;
+    size_t n = (size_t)snprintf(sql, cap, "%s", EVENT_INSERT);
+    for (int r = 0; r < EVENT_ROWS; r++) {
+        int b = r * EVENT_PARAMS;
+        n += (size_t)snprintf(sql + n, cap - n,
+                              "%s(?%d,?%d,?%d,?%d,?%d,?%d,?%d,coalesce(?%d,?%d),?%d,?%d,?%d,?%d,?%d,?%d,?%d,?%d,?%d)",
+                              r ? "," : "", b + 1, b + 2, b + 3, b + 4, b + 5, b + 6, b + 7, b + 15, b + 7, b + 8, b + 9,
+                              b + 10, b + 11, b + 12, b + 13, b + 14, b + 16, b + 17);
+    }
+    return sql;
+}
+
+struct row_writer *row_writer_start(sqlite3 *db, const char *path, FILE *err, int inline_writes)
 {
     struct row_writer *w = calloc(1, sizeof *w);
     if (!w)
         return NULL;
-    w->db = db, w->err = err, w->path = path;
+    w->db = db, w->err = err, w->path = path, w->inline_writes = inline_writes;
     w->fill.data = malloc(BATCH_BYTES);
-    w->work.data = malloc(BATCH_BYTES);
-    int ok = w->fill.data && w->work.data;
+    w->work.data = inline_writes ? NULL : malloc(BATCH_BYTES);
+    int ok = w->fill.data && (inline_writes || w->work.data);
+    char *events = ok ? events_sql() : NULL;
+    ok = events != NULL;
     for (int i = 0; ok && i < ST_COUNT; i++)
-        ok = sqlite3_prepare_v3(db, row_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &w->st[i], NULL) == SQLITE_OK;
+        ok = sqlite3_prepare_v3(db, i == ST_EVENTS ? events : row_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &w->st[i],
+                                NULL) == SQLITE_OK;
+    free(events);
     if (!ok) {
         fprintf(err, "tracedb: %s: cannot prepare: %s\n", path, sqlite3_errmsg(db));
-    } else {
+    } else if (!inline_writes) {
         pthread_mutex_init(&w->lock, NULL);
         pthread_cond_init(&w->cond, NULL);
         if (pthread_create(&w->thread, NULL, writer_main, w) != 0) {
@@ -380,6 +458,8 @@ int row_writer_sync(struct row_writer *w)
 {
     if (row_writer_flush(w) != 0)
         return -1;
+    if (w->inline_writes)
+        return 0;
     pthread_mutex_lock(&w->lock);
     while (w->busy)
         pthread_cond_wait(&w->cond, &w->lock);
@@ -396,6 +476,12 @@ int row_writer_stop(struct row_writer *w)
     const char *timing = getenv("TRACEDB_TIMING");
     if (timing && *timing && strcmp(timing, "0") != 0)
         fprintf(stderr, "tracedb: row writer busy %.3f s; parser waited for it %.3f s\n", w->busy_s, w->wait_s);
+    if (w->inline_writes) {
+        for (int i = 0; i < ST_COUNT; i++)
+            sqlite3_finalize(w->st[i]);
+        free(w->fill.data), free(w);
+        return rc;
+    }
     pthread_mutex_lock(&w->lock);
     w->quit = 1;
     pthread_cond_broadcast(&w->cond);

@@ -1,4 +1,4 @@
-/* row_writer.h: rows into SQLite on a background thread, in batches (see row_writer.c). */
+/* row_writer.h: rows into SQLite in batches, on a background thread or inline (see row_writer.c). */
 #ifndef TDB_ROW_WRITER_H
 #define TDB_ROW_WRITER_H
 #include "ingest.h"
@@ -10,8 +10,10 @@ struct row_writer;
 enum row_meta_field { META_PROCESS_NAME, META_PROCESS_LABELS, META_PROCESS_SORT, META_THREAD_NAME, META_THREAD_SORT,
                       META_FIELDS };
 
-/* Prepares the insert statements on db and starts the writer thread. NULL on failure (printed). */
-struct row_writer *row_writer_start(sqlite3 *db, const char *path, FILE *err);
+/* Prepares the insert statements on db and starts the writer thread; with inline_writes, no thread:
+ * the producer writes each full batch itself (a live recording, whose producer is already a
+ * background thread). NULL on failure (printed). */
+struct row_writer *row_writer_start(sqlite3 *db, const char *path, FILE *err, int inline_writes);
 /* Waits until every queued row is written; the caller may then use db until it queues again.
  * -1 when any write failed (printed). */
 int row_writer_sync(struct row_writer *w);
