@@ -557,8 +557,8 @@ int tdb_ingest_resume_trace(struct tdb_ingest *ing, int64_t trace_id, const stru
                            "(SELECT value FROM string WHERE id = e.name_id) END, e.thread_id, e.start_ns, e.dur_ns, "
                            "e.correlation, e.device, e.bytes, CASE WHEN e.kind = ?5 THEN "
                            "(SELECT device_type FROM memory_event WHERE event_id = e.id) END FROM event e "
-                           "WHERE e.thread_id IN (SELECT t.id FROM thread t JOIN process p ON p.id = t.process_id "
-                           "WHERE p.trace_id = ?1) ORDER BY e.id",
+                           "WHERE (SELECT count(*) FROM trace) = 1 OR e.thread_id IN (SELECT t.id FROM thread t "
+                           "JOIN process p ON p.id = t.process_id WHERE p.trace_id = ?1) ORDER BY e.id",
                            -1, &st, NULL) != SQLITE_OK)
         return ingest_fail(ing, "cannot read the trace back");
     sqlite3_bind_int64(st, 1, trace_id);

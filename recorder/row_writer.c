@@ -66,8 +66,9 @@ struct row_flow {
  * statement (bench: `make bench`, the import and recorder lines). */
 #define EVENT_ROWS 32
 #define EVENT_PARAMS 17
+#define HOST_PARAMS 8 /* a host event's row: the columns a recorded range or mark has; NULL for the rest */
 
-enum { ST_EVENT, ST_EVENTS, ST_LAUNCH, ST_MEMORY, ST_STRING, ST_PROCESS, ST_THREAD, ST_COUNTER, ST_FLOW, ST_META, /* + field */
+enum { ST_EVENT, ST_EVENTS, ST_HOSTS, ST_LAUNCH, ST_MEMORY, ST_STRING, ST_PROCESS, ST_THREAD, ST_COUNTER, ST_FLOW, ST_META, /* + field */
        ST_COUNT = ST_META + META_FIELDS };
 
 #define EVENT_INSERT                                                                                          \
@@ -76,7 +77,7 @@ enum { ST_EVENT, ST_EVENTS, ST_LAUNCH, ST_MEMORY, ST_STRING, ST_PROCESS, ST_THRE
 
 static const char *const row_sql[ST_COUNT] = {
     [ST_EVENT] = EVENT_INSERT "(?1, ?2, ?3, ?4, ?5, ?6, ?7, coalesce(?15, ?7), ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?16, ?17)",
-    /* ST_EVENTS: EVENT_ROWS rows, made by events_sql() */
+    /* ST_EVENTS, ST_HOSTS: EVENT_ROWS rows, made by events_sql() */
     [ST_LAUNCH] = "INSERT INTO kernel_launch VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
     [ST_MEMORY] = "INSERT INTO memory_event VALUES (?1, ?2, ?3, ?4, ?5)",
     [ST_STRING] = "INSERT INTO string (id, value) VALUES (?1, ?2)",
@@ -192,6 +193,33 @@ static void bind_event(sqlite3_stmt *st, int row, const struct row_event *r)
     sqlite3_bind_int(st, b + 17, ev->depth);
 }
 
+/* A row with nothing but kind, name, category, track, times and args: self time is the duration
+ * until the sweep says otherwise, no parent yet, no GPU or memory fields. */
+static int is_host(const struct row_event *r)
+{
+    const struct tdb_event *ev = &r->ev;
+    return ev->correlation == TDB_NULL && ev->external_id == TDB_NULL && ev->device == TDB_NULL &&
+           ev->stream == TDB_NULL && ev->bytes == TDB_NULL && ev->launch_id == TDB_NULL && ev->self_ns == TDB_NULL &&
+           ev->parent_id == TDB_NULL && ev->depth == 0 && !ev->has_launch && ev->kind != TDB_KIND_MEMORY;
+}
+
+static void bind_host(sqlite3_stmt *st, int row, const struct row_event *r)
+{
+    const struct tdb_event *ev = &r->ev;
+    int b = row * HOST_PARAMS;
+    sqlite3_bind_int64(st, b + 1, r->id);
+    sqlite3_bind_int(st, b + 2, ev->kind);
+    sqlite3_bind_int64(st, b + 3, r->name_id);
+    bind_int_or_null(st, b + 4, r->cat_id);
+    sqlite3_bind_int64(st, b + 5, ev->thread_id);
+    sqlite3_bind_int64(st, b + 6, ev->start_ns);
+    sqlite3_bind_int64(st, b + 7, ev->dur_ns);
+    if (r->args_len > 2)
+        sqlite3_bind_text(st, b + 8, (const char *)(r + 1), (int)r->args_len, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, b + 8);
+}
+
 /* The rows of other tables that belong to event r: its launch configuration, its memory record. */
 static int write_event_extras(struct row_writer *w, const struct row_event *r)
 {
@@ -225,12 +253,20 @@ static int write_event_extras(struct row_writer *w, const struct row_event *r)
     return 0;
 }
 
-/* Writes n (1 or EVENT_ROWS) event records: one statement for all of them, then their extras. */
+/* Writes n (1 or EVENT_ROWS) event records: one statement for all of them (the host statement when
+ * every one is a host row: fewer values to bind and copy), then their extras. */
 static int write_events(struct row_writer *w, const struct row_event *const *r, int n)
 {
-    sqlite3_stmt *st = w->st[n == 1 ? ST_EVENT : ST_EVENTS];
-    for (int i = 0; i < n; i++)
-        bind_event(st, i, r[i]);
+    int hosts = n > 1;
+    for (int i = 0; i < n && hosts; i++)
+        hosts = is_host(r[i]);
+    sqlite3_stmt *st = w->st[n == 1 ? ST_EVENT : hosts ? ST_HOSTS : ST_EVENTS];
+    for (int i = 0; i < n; i++) {
+        if (hosts)
+            bind_host(st, i, r[i]);
+        else
+            bind_event(st, i, r[i]);
+    }
     if (row_step(w, st) != 0)
         return -1;
     for (int i = 0; i < n; i++)
@@ -261,11 +297,8 @@ static int write_batch(struct row_writer *w, const struct batch *b)
     while (off < b->n) {
         const struct row_head *h = (const struct row_head *)(b->data + off);
         int rc = 0;
-        if (h->type != ROW_EVENT) /* rows in batch order: the events gathered so far go first */
-            for (int i = 0; i < nevents && rc == 0; i++)
-                rc = write_events(w, &events[i], 1);
-        if (h->type != ROW_EVENT)
-            nevents = 0;
+        /* Events wait for a full statement while other rows pass them: a string, process or thread row
+         * is its own table's, and nothing here refers to an event row. */
         switch (h->type) {
         case ROW_EVENT:
             events[nevents++] = (const struct row_event *)h;
@@ -401,20 +434,29 @@ static void *row_reserve(struct row_writer *w, uint32_t type, size_t size)
     return h;
 }
 
-/* The EVENT_ROWS-row insert: row r's parameters are r * EVENT_PARAMS + 1 ... + EVENT_PARAMS. */
-static char *events_sql(void)
+/* The EVENT_ROWS-row inserts: row r's parameters are r * EVENT_PARAMS + 1 ... + EVENT_PARAMS, or for
+ * host rows r * HOST_PARAMS + 1 ... + HOST_PARAMS. */
+static char *events_sql(int hosts)
 {
     size_t cap = sizeof EVENT_INSERT + EVENT_ROWS * 160;
     char *sql = malloc(cap);
     if (!sql)
         return NULL;
     size_t n = (size_t)snprintf(sql, cap, "%s", EVENT_INSERT);
-    for (int r = 0; r < EVENT_ROWS; r++) {
-        int b = r * EVENT_PARAMS;
-        n += (size_t)snprintf(sql + n, cap - n,
-                              "%s(?%d,?%d,?%d,?%d,?%d,?%d,?%d,coalesce(?%d,?%d),?%d,?%d,?%d,?%d,?%d,?%d,?%d,?%d,?%d)",
-                              r ? "," : "", b + 1, b + 2, b + 3, b + 4, b + 5, b + 6, b + 7, b + 15, b + 7, b + 8, b + 9,
-                              b + 10, b + 11, b + 12, b + 13, b + 14, b + 16, b + 17);
+    for (int r = 0; r < EVENT_ROWS && n < cap; r++) {
+        int b = r * (hosts ? HOST_PARAMS : EVENT_PARAMS);
+        if (hosts)
+            n += (size_t)snprintf(sql + n, cap - n, "%s(?%d,?%d,?%d,?%d,?%d,?%d,?%d,?%d,NULL,NULL,NULL,NULL,NULL,NULL,?%d,NULL,0)",
+                                  r ? "," : "", b + 1, b + 2, b + 3, b + 4, b + 5, b + 6, b + 7, b + 7, b + 8);
+        else
+            n += (size_t)snprintf(sql + n, cap - n,
+                                  "%s(?%d,?%d,?%d,?%d,?%d,?%d,?%d,coalesce(?%d,?%d),?%d,?%d,?%d,?%d,?%d,?%d,?%d,?%d,?%d)",
+                                  r ? "," : "", b + 1, b + 2, b + 3, b + 4, b + 5, b + 6, b + 7, b + 15, b + 7, b + 8,
+                                  b + 9, b + 10, b + 11, b + 12, b + 13, b + 14, b + 16, b + 17);
+    }
+    if (n >= cap) {
+        free(sql);
+        return NULL;
     }
     return sql;
 }
@@ -428,12 +470,12 @@ struct row_writer *row_writer_start(sqlite3 *db, const char *path, FILE *err, in
     w->fill.data = malloc(BATCH_BYTES);
     w->work.data = inline_writes ? NULL : malloc(BATCH_BYTES);
     int ok = w->fill.data && (inline_writes || w->work.data);
-    char *events = ok ? events_sql() : NULL;
-    ok = events != NULL;
+    char *events = ok ? events_sql(0) : NULL, *hosts = ok ? events_sql(1) : NULL;
+    ok = events && hosts;
     for (int i = 0; ok && i < ST_COUNT; i++)
-        ok = sqlite3_prepare_v3(db, i == ST_EVENTS ? events : row_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &w->st[i],
-                                NULL) == SQLITE_OK;
-    free(events);
+        ok = sqlite3_prepare_v3(db, i == ST_EVENTS ? events : i == ST_HOSTS ? hosts : row_sql[i], -1,
+                                SQLITE_PREPARE_PERSISTENT, &w->st[i], NULL) == SQLITE_OK;
+    free(events), free(hosts);
     if (!ok) {
         fprintf(err, "tracedb: %s: cannot prepare: %s\n", path, sqlite3_errmsg(db));
     } else if (!inline_writes) {

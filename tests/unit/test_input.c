@@ -317,3 +317,37 @@ Test(database, furiosa_spans)
     free(out);
     fx_free(&f);
 }
+
+/* Rows are written many to a statement, host rows (no GPU fields) with a shorter one: every column of
+ * every row must still land on its own row. 100 events: CPU ops with a category and args, and from the
+ * 65th on every 7th a kernel (so both statements and single rows are used). Expected values come from
+ * the generating formula. */
+Test(database, batched_rows_keep_every_column)
+{
+    char json[32768];
+    size_t n = (size_t)snprintf(json, sizeof json, "{\"traceEvents\":[\n");
+    for (int i = 0; i < 100; i++) {
+        if (i >= 64 && i % 7 == 3)
+            n += (size_t)snprintf(json + n, sizeof json - n,
+                                  "%s{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%d\",\"pid\":0,\"tid\":7,\"ts\":%d,"
+                                  "\"dur\":4,\"args\":{\"device\":0,\"stream\":7,\"correlation\":%d}}\n",
+                                  i ? "," : "", i, i * 10, i + 1000);
+        else
+            n += (size_t)snprintf(json + n, sizeof json - n,
+                                  "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"e%d\",\"pid\":1,\"tid\":1,\"ts\":%d,"
+                                  "\"dur\":5,\"args\":{\"k\":%d}}\n",
+                                  i ? "," : "", i, i * 10, i);
+    }
+    snprintf(json + n, sizeof json - n, "]}");
+    struct fixture f = fx_new(json, "json");
+    cr_assert_eq(fx_import(&f, ""), 0);
+    cr_assert_eq(q(f.db, "SELECT count(*) FROM events"), 100);
+    cr_assert_eq(q(f.db, "SELECT count(*) FROM events WHERE kind = 'op' AND name = 'e' || (start_ns / 10000) AND "
+                         "dur_ns = 5000 AND self_ns = 5000 AND json_extract(args, '$.k') = start_ns / 10000 AND "
+                         "cat = 'cpu_op' AND parent_id IS NULL AND depth = 0 AND device IS NULL AND stream IS NULL AND "
+                         "correlation IS NULL AND bytes IS NULL AND launch_id IS NULL AND tid = 1"), 95);
+    cr_assert_eq(q(f.db, "SELECT count(*) FROM events WHERE kind = 'kernel' AND name = 'k' || (start_ns / 10000) AND "
+                         "dur_ns = 4000 AND device = 0 AND stream = 7 AND correlation = start_ns / 10000 + 1000 AND "
+                         "cat = 'kernel' AND tid = 7"), 5);
+    fx_free(&f);
+}
