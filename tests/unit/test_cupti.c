@@ -23,11 +23,11 @@ static const char *api_names(void *ctx, int driver, uint32_t cbid)
  * markers, holding cudaLaunchKernel [10,20) (correlation 1) and cudaMemcpyAsync [30,40) (correlation 2).
  * The GPU (device 0, stream 7) runs the kernel [25,75) and the memcpy (1 MiB HtoD) [80,90); a memset
  * [95,97) launched by nothing we saw. Memory: alloc 4096 at 5, alloc 1024 at 6, release 4096 at 50. */
-Test(cupti, records_translate_and_reports_answer)
+static void translate_and_report(enum tdb_open_mode mode)
 {
     char *dir = temp_dir(), db[1100];
     snprintf(db, sizeof db, "%s/cupti.db", dir);
-    struct tdb_ingest *ing = tdb_ingest_open(db, TDB_OPEN_CREATE, stderr);
+    struct tdb_ingest *ing = tdb_ingest_open(db, mode, stderr);
     cr_assert(ing);
     tdb_ingest_begin_trace(ing, "cupti test", "recorder");
     struct cupti_translate *t = calloc(1, sizeof *t);
@@ -137,4 +137,16 @@ Test(cupti, records_translate_and_reports_answer)
     free(out);
     run("rm -rf '%s'", dir);
     free(dir);
+}
+
+Test(cupti, records_translate_and_reports_answer)
+{
+    translate_and_report(TDB_OPEN_CREATE);
+}
+
+/* The same records the way the injection library writes them: into a live recording, whose rows are
+ * read back and linked when it ends. */
+Test(cupti, live_recording_links_and_reports_the_same)
+{
+    translate_and_report(TDB_OPEN_LIVE);
 }
