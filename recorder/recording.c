@@ -4,7 +4,9 @@
  * Hot path: each thread owns a single-producer ring of fixed-layout records (begin, end, instant,
  * counter, memory) in a 1 MiB buffer, registered on its first event. Recording an event takes the
  * clock, copies the name into the ring and publishes it with one release store: no lock, no
- * allocation. When a ring is full the event is dropped and counted (never block, never grow).
+ * allocation. When a ring is full the event is dropped and counted (never block, never grow); a
+ * kept range always has room for its end, and a dropped range takes everything inside it along, so
+ * drops never pair one range's begin with another's end.
  *
  * Writer thread: every 10 ms it drains every ring, matches begins with ends on each thread's own
  * stack and hands complete events to the ingest writer (ingest.c, live mode: the same schema and code
@@ -34,6 +36,9 @@
 #define DRAIN_EVERY_NS 10000000   /* 10 ms, when the rings were nearly empty ... */
 #define BUSY_DRAIN 1024           /* ... else at once: a drain that found this many records goes on */
 #define COMMIT_EVERY_NS 100000000 /* 100 ms */
+
+/* Room set aside for the end of each kept range: an end record and the padding that may precede it. */
+#define END_ROOM (2 * sizeof(struct rec))
 
 enum rec_type { R_BEGIN = 1, R_END, R_INSTANT, R_COUNTER, R_MEMORY, R_START, R_STOP, R_PAD };
 
@@ -67,6 +72,10 @@ struct rec_frame {
 
 struct rec_thread {
     struct rec_ring ring;
+    /* the thread's own: ranges begun (kept) and not ended yet, whose ends have room set aside in the
+     * ring; and how deep inside a dropped range the thread is (its whole subtree is dropped with it,
+     * so every kept end meets its own begin) */
+    uint32_t open_ends, skip_depth;
     int64_t os_tid;
     struct rec_thread *next;   /* every thread ever registered (never freed before close) */
     int64_t track;             /* ingest thread id */
@@ -152,6 +161,14 @@ static void rec_put_args(int type, int kind, const char *name, size_t name_len, 
     struct rec_thread *t = rec_thread_get(r);
     if (!t)
         return;
+    if (t->skip_depth && type != R_START && type != R_STOP) { /* inside a dropped range */
+        if (type == R_BEGIN)
+            t->skip_depth++;
+        else if (type == R_END)
+            t->skip_depth--;
+        atomic_fetch_add_explicit(&t->ring.dropped, 1, memory_order_relaxed);
+        return;
+    }
     if (name_len > NAME_MAX_BYTES)
         name_len = NAME_MAX_BYTES;
     if (cat_len > 255)
@@ -163,10 +180,19 @@ static void rec_put_args(int type, int kind, const char *name, size_t name_len, 
     size_t tail = atomic_load_explicit(&t->ring.tail, memory_order_acquire);
     size_t off = head & (RING_BYTES - 1);
     size_t pad = RING_BYTES - off < need ? RING_BYTES - off : 0; /* records never wrap */
-    if (head + pad + need - tail > RING_BYTES) {
+    /* an end uses the room its begin set aside; anything else leaves that room free */
+    int own_end = type == R_END && t->open_ends > 0;
+    size_t reserve = (size_t)(t->open_ends - own_end + (type == R_BEGIN)) * END_ROOM;
+    if (head + pad + need + reserve - tail > RING_BYTES) {
+        if (type == R_BEGIN)
+            t->skip_depth = 1;
         atomic_fetch_add_explicit(&t->ring.dropped, 1, memory_order_relaxed);
         return;
     }
+    if (type == R_BEGIN)
+        t->open_ends++;
+    else if (own_end)
+        t->open_ends--;
     if (pad) {
         ((struct rec *)(t->ring.buf + off))->type = R_PAD;
         head += pad;

@@ -2,7 +2,9 @@
  *   record_sample api DB     ranges, scopes, marks, counters, memory, steps under a schedule
  *   record_sample env        the same calls with no tdb_open: TRACEDB_OUTPUT decides
  *   record_sample crash DB   records 1000 marks, waits 300 ms (past a commit), then records until killed
- *   record_sample reopen A B a thread records into A; A closes; the same thread records into B */
+ *   record_sample reopen A B a thread records into A; A closes; the same thread records into B
+ *   record_sample flood DB   A { B } { C { c } } 100,000 times as fast as it can, so that the ring overflows;
+ *                            prints how many records were dropped */
 #include "tracedb.h"
 #include <pthread.h>
 #include <stdio.h>
@@ -101,6 +103,22 @@ int main(int argc, char **argv)
         for (int i = 0; i < 3; i++)
             work();
         return 0; /* closed at exit */
+    }
+    if (argc >= 3 && strcmp(argv[1], "flood") == 0) {
+        tdb_recording *r = tdb_open(argv[2], NULL);
+        if (!r)
+            return 1;
+        for (int i = 0; i < 100000; i++) { /* 700,000 records: far more than a ring holds */
+            tdb_range_push("A");
+            tdb_range_push("B");
+            tdb_range_pop();
+            tdb_range_push("C");
+            tdb_instant("c");
+            tdb_range_pop();
+            tdb_range_pop();
+        }
+        printf("dropped %lld\n", (long long)tdb_dropped());
+        return tdb_close(r) != 0;
     }
     if (argc >= 3 && strcmp(argv[1], "crash") == 0) {
         if (!tdb_open(argv[2], NULL))

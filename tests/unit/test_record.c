@@ -80,6 +80,33 @@ Test(record, c_api_schedule_memory_counters)
     free(dir);
 }
 
+/* Flat out, the ring overflows and records are dropped; what is kept must still pair each range's
+ * begin with its own end: every B and C inside an A, every mark c inside a C. */
+Test(record, drops_never_mismatch_begins_and_ends, .timeout = 60)
+{
+    char *dir = temp_dir(), db[1100];
+    snprintf(db, sizeof db, "%s/flood.db", dir);
+    int st;
+    char *out = run_capture(&st, "'%s' flood '%s'", build_path("build/test/record_sample"), db);
+    cr_assert_eq(st, 0);
+    long long dropped = -1;
+    cr_assert_eq(sscanf(out, "dropped %lld", &dropped), 1, "%s", out);
+    cr_assert_gt(dropped, 0, "the ring overflowed");
+    free(out);
+    sqlite3 *d = db_open(db);
+    cr_assert_gt(db_int(d, "SELECT count(*) FROM ranges WHERE name = 'A'"), 100);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM ranges WHERE name = 'A' AND (depth != 0 OR parent_id IS NOT NULL)"), 0);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM ranges r LEFT JOIN ranges p ON p.id = r.parent_id "
+                           "WHERE r.name IN ('B', 'C') AND (p.name IS NOT 'A' OR r.depth != 1)"), 0);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM events e LEFT JOIN ranges p ON p.id = e.parent_id "
+                           "WHERE e.name = 'c' AND (p.name IS NOT 'C' OR e.depth != 2)"), 0);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM (SELECT parent_id FROM event WHERE parent_id IS NOT NULL "
+                           "GROUP BY parent_id HAVING count(*) > 2)"), 0, "no A holds more than its own B and C");
+    sqlite3_close(d);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
 Test(record, environment_variable_records_with_no_code_change)
 {
     char *dir = temp_dir(), db[1100];
