@@ -7,7 +7,8 @@
  *     against SQLite alone: the same rows (same table, same pragmas) inserted by one thread with a
  *     prepared statement, one transaction, nothing else running: the ceiling for any writer of
  *     this schema on this machine;
- *   - paced: a thread records at a fixed rate for 1 s; how many events were dropped at each rate.
+ *   - paced: a thread records marks, or ranges two deep, at a fixed rate for 1 s; how many were
+ *     dropped at each rate and how long closing took (nesting, sums, indexes).
  * Usage: recorder_bench DIR */
 #include "tracedb.h"
 #include <sqlite3.h>
@@ -76,8 +77,9 @@ static double sqlite_alone(const char *path, const char *dir, long n)
     return (double)n / ((t1 - t0) / 1e9);
 }
 
-/* Records marks at `rate` per second for 1 s (paced in groups of 100); returns the share dropped. */
-static double paced(const char *path, double rate, long *calls)
+/* Records events at `rate` per second for 1 s (paced in groups of 100): marks, or ranges nested two
+ * deep (outer { inner }); returns the share of records dropped, and the time tdb_close took. */
+static double paced(const char *path, double rate, int ranges, long *calls, double *close_s)
 {
     unlink(path);
     tdb_recording *r = tdb_open(path, NULL);
@@ -90,15 +92,25 @@ static double paced(const char *path, double rate, long *calls)
         if (t >= 1e9)
             break;
         if ((double)n < rate * t / 1e9) {
-            for (int i = 0; i < 100; i++)
-                tdb_instant("mark");
+            for (int i = 0; i < 100; i += 1 + ranges) {
+                if (ranges) {
+                    tdb_range_push("outer");
+                    tdb_range_push("inner");
+                    tdb_range_pop();
+                    tdb_range_pop();
+                } else {
+                    tdb_instant("mark");
+                }
+            }
             n += 100;
         }
     }
     int64_t dropped = tdb_dropped();
+    double t1 = now_ns();
     tdb_close(r);
+    *close_s = (now_ns() - t1) / 1e9;
     *calls = n;
-    return (double)dropped / (double)n;
+    return (double)dropped / (double)(ranges ? 2 * n : n); /* a range is two records */
 }
 
 static void pause_ms(int ms)
@@ -176,13 +188,15 @@ int main(int argc, char **argv)
     printf("  SQLite alone, the same rows by one thread, nothing else running: %.2f M/s (the ceiling; "
            "recorder/ceiling %.2f over the recording and close)\n",
            alone / 1e6, (double)written / ((t2 - t0) / 1e9) / alone);
-    printf("recorder paced for 1 s at a fixed rate (one thread):\n");
+    printf("recorder paced for 1 s at a fixed rate (one thread), then closed:\n");
     static const double rates[] = {0.25e6, 0.5e6, 1e6, 2e6};
-    for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++) {
-        long calls = 0;
-        double share = paced(path, rates[i], &calls);
-        printf("  %.2f M events/s: %ld recorded, %.1f%% dropped\n", rates[i] / 1e6, calls, share * 100);
-    }
+    for (int ranges = 0; ranges < 2; ranges++)
+        for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++) {
+            long calls = 0;
+            double close_s = 0, share = paced(path, rates[i], ranges, &calls, &close_s);
+            printf("  %-6s %.2f M events/s: %ld recorded, %5.1f%% dropped, tdb_close %.2f s\n",
+                   ranges ? "ranges" : "marks", rates[i] / 1e6, calls, share * 100, close_s);
+        }
     (void)sink;
     return 0;
 }

@@ -104,6 +104,8 @@ struct tdb_ingest {
     int live;                  /* TDB_OPEN_LIVE: written in place; nothing per event kept in memory */
     int resuming;              /* inside tdb_ingest_resume_trace */
     int reading_back;          /* keys come from rows written before (no launch_id in them) */
+    int64_t *key_id;           /* a read-back trace: the id of each ordinal (ids may have gaps: ranges a
+                                * killed recording began and never ended); NULL: id - trace_first_event */
     struct timespec phase_start;
 };
 
@@ -167,6 +169,8 @@ static int64_t corrmap_get(const struct corrmap *m, int64_t key)
 static void ingest_free_keys(struct tdb_ingest *ing)
 {
     free(ing->key_track), free(ing->key_start), free(ing->key_dur), free(ing->key_depth), free(ing->key_stat);
+    free(ing->key_id);
+    ing->key_id = NULL;
     ing->key_track = NULL, ing->key_start = NULL, ing->key_dur = NULL, ing->key_depth = NULL, ing->key_stat = NULL;
     strmap_free(&ing->stat_index);
     free(ing->stats);
@@ -575,18 +579,22 @@ int tdb_ingest_resume_trace(struct tdb_ingest *ing, int64_t trace_id, const stru
     ing->first_ns = INT64_MAX;
     ing->last_ns = INT64_MIN;
     int rc = 0;
-    size_t ord = 0;
+    size_t ord = 0, ids_cap = 0;
     ing->reading_back = 1;
     while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(st, 0);
         if (ord == 0)
             ing->trace_first_event = id;
-        if (id != ing->trace_first_event + (int64_t)ord) {
-            fprintf(ing->err, "tracedb: %s: trace %lld's events are not numbered one after another\n", ing->path,
-                    (long long)trace_id);
-            rc = -1;
-            break;
+        if (ord == ids_cap) {
+            ids_cap = ids_cap ? ids_cap * 2 : 65536;
+            int64_t *ids = realloc(ing->key_id, ids_cap * sizeof *ids);
+            if (!ids) {
+                rc = ingest_fail(ing, "out of memory");
+                break;
+            }
+            ing->key_id = ids;
         }
+        ing->key_id[ord] = id;
         struct tdb_event ev;
         tdb_event_init(&ev);
         ev.kind = sqlite3_column_int(st, 1);
@@ -612,8 +620,10 @@ int tdb_ingest_resume_trace(struct tdb_ingest *ing, int64_t trace_id, const stru
     }
     sqlite3_finalize(st);
     ing->reading_back = 0;
-    if (rc != 0)
+    if (rc != 0) {
+        ingest_free_keys(ing);
         return -1;
+    }
     ingest_phase(ing, "read back");
     if (ord == 0)
         ing->trace_first_event = ing->next_event;
@@ -747,7 +757,12 @@ void tdb_event_init(struct tdb_event *ev)
     for (int i = 0; i < 3; i++)
         ev->grid[i] = ev->block[i] = TDB_NULL;
     ev->blocks_per_sm = ev->warps_per_sm = ev->occupancy_pct = NAN;
-    ev->launch_id = ev->parent_id = ev->self_ns = TDB_NULL;
+    ev->launch_id = ev->parent_id = ev->self_ns = ev->id = TDB_NULL;
+}
+
+int64_t tdb_ingest_reserve_id(struct tdb_ingest *ing)
+{
+    return ing->next_event++;
 }
 
 int64_t tdb_ingest_event(struct tdb_ingest *ing, const struct tdb_event *ev)
@@ -756,13 +771,14 @@ int64_t tdb_ingest_event(struct tdb_ingest *ing, const struct tdb_event *ev)
     int64_t cat = ev->cat.p ? ingest_string(ing, ev->cat) : TDB_NULL;
     if (name < 0 || cat == -1)
         return -1;
-    int64_t id = ing->next_event++;
-    if (ing->live) { /* a recording keeps nothing per event in memory: the end of the trace reads rows back */
+    if (ing->live) {
+        int64_t id = ev->id != TDB_NULL ? ev->id : ing->next_event++; /* a recording keeps nothing per event in memory: the end of the trace reads rows back */
         if (row_writer_event(ing->rows, id, name, cat, ev) != 0)
             return -1;
         ing->events++;
         return id;
     }
+    int64_t id = ing->next_event++;
     int64_t launch = ingest_keep_keys(ing, (size_t)(id - ing->trace_first_event), ev, name);
     if (launch == -1)
         return -1;
@@ -858,6 +874,7 @@ static void ingest_attribute(struct tdb_ingest *ing, uint32_t *launch)
 /* The sweep's results, read by the tdb_nest() SQL function during the one UPDATE that stores them. */
 struct nest_result {
     int64_t base;            /* id of ordinal 0 */
+    const int64_t *ids;      /* id of each ordinal when they have gaps (a read-back trace), else NULL */
     size_t n;
     const uint32_t *parent;  /* ordinal + 1, 0 = none */
     const uint16_t *depth;
@@ -867,12 +884,23 @@ struct nest_result {
 };
 
 /* tdb_nest(id, column): 0 parent_id, 1 depth, 2 self_ns, 3 launch_id (NULL when none), 4 whether the
- * row changes at all (most GPU rows do not: no parent, no children, launch written with the row). */
+ * row changes at all (most GPU rows do not: no parent, no children, launch written with the row);
+ * tdb_nest(id, 5, parent_id, depth, self_ns, launch_id): whether a row read back, holding these, changes. */
 static void nest_value(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-    (void)argc;
     const struct nest_result *r = sqlite3_user_data(ctx);
-    int64_t i = sqlite3_value_int64(argv[0]) - r->base;
+    int64_t id = sqlite3_value_int64(argv[0]), i = id - r->base;
+    if (r->ids) { /* binary search: ids ascend */
+        size_t lo = 0, hi = r->n;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (r->ids[mid] < id)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        i = lo < r->n && r->ids[lo] == id ? (int64_t)lo : -1;
+    }
     if (i < 0 || (size_t)i >= r->n) {
         sqlite3_result_null(ctx);
         return;
@@ -880,7 +908,7 @@ static void nest_value(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     switch (sqlite3_value_int(argv[1])) {
     case 0:
         if (r->parent[i])
-            sqlite3_result_int64(ctx, r->base + r->parent[i] - 1);
+            sqlite3_result_int64(ctx, r->ids ? r->ids[r->parent[i] - 1] : r->base + r->parent[i] - 1);
         else
             sqlite3_result_null(ctx);
         break;
@@ -891,14 +919,31 @@ static void nest_value(sqlite3_context *ctx, int argc, sqlite3_value **argv)
         sqlite3_result_int64(ctx, r->self[i]);
         break;
     case 3:
-        if (r->launch[i] & ~LAUNCH_IN_ROW)
-            sqlite3_result_int64(ctx, r->base + (r->launch[i] & ~LAUNCH_IN_ROW) - 1);
-        else
+        if (r->launch[i] & ~LAUNCH_IN_ROW) {
+            uint32_t l = (r->launch[i] & ~LAUNCH_IN_ROW) - 1;
+            sqlite3_result_int64(ctx, r->ids ? r->ids[l] : r->base + l);
+        } else
             sqlite3_result_null(ctx);
         break;
-    default:
+    case 4:
         sqlite3_result_int(ctx, r->parent[i] || r->self[i] != r->dur[i] ||
                                     (r->launch[i] && !(r->launch[i] & LAUNCH_IN_ROW)));
+        break;
+    default: { /* 5: whether the row's parent_id, depth, self_ns, launch_id (argv 2-5) differ from these */
+        int64_t parent = r->parent[i] ? (r->ids ? r->ids[r->parent[i] - 1] : r->base + r->parent[i] - 1) : TDB_NULL;
+        int64_t launch = TDB_NULL;
+        if (r->launch[i] & ~LAUNCH_IN_ROW) {
+            uint32_t l = (r->launch[i] & ~LAUNCH_IN_ROW) - 1;
+            launch = r->ids ? r->ids[l] : r->base + l;
+        }
+        int differs = argc < 6 || sqlite3_value_int64(argv[3]) != r->depth[i] || sqlite3_value_int64(argv[4]) != r->self[i];
+        if (!differs)
+            differs = parent == TDB_NULL ? sqlite3_value_type(argv[2]) != SQLITE_NULL
+                                         : sqlite3_value_type(argv[2]) == SQLITE_NULL || sqlite3_value_int64(argv[2]) != parent;
+        if (!differs && launch != TDB_NULL)
+            differs = sqlite3_value_type(argv[5]) == SQLITE_NULL || sqlite3_value_int64(argv[5]) != launch;
+        sqlite3_result_int(ctx, differs);
+    }
     }
 }
 
@@ -931,24 +976,34 @@ static int ingest_nest_and_link(struct tdb_ingest *ing)
     for (size_t i = 0; i < n; i++)
         ing->stats[ing->key_stat[i]].self += self[i];
     /* One sequential pass over the trace's rows; each row asks nest_value() for its new values. */
-    struct nest_result res = {ing->trace_first_event, n, ing->key_track, ing->key_depth, ing->key_start, ing->key_dur,
-                              launch};
+    /* ids are looked up only when they have gaps (binary search); else id - first is the ordinal */
+    const int64_t *ids = ing->key_id && ing->key_id[n - 1] - ing->key_id[0] + 1 != (int64_t)n ? ing->key_id : NULL;
+    struct nest_result res = {ing->trace_first_event, ids, n, ing->key_track, ing->key_depth, ing->key_start,
+                              ing->key_dur, launch};
     int rc = 0;
     sqlite3_stmt *upd;
+    /* Imported rows were written with no nesting: those the sweep gives any are rewritten. Rows read
+     * back (a recording) may carry nesting already (the recorder's own stacks): only rows where the
+     * sweep, the one rule, says otherwise are rewritten. */
+    const char *sql = ing->key_id
+                          ? "UPDATE event SET parent_id = tdb_nest(id, 0), depth = tdb_nest(id, 1), "
+                            "self_ns = tdb_nest(id, 2), launch_id = coalesce(tdb_nest(id, 3), launch_id) "
+                            "WHERE id >= ?1 AND id < ?2 AND tdb_nest(id, 5, parent_id, depth, self_ns, launch_id)"
+                          : "UPDATE event SET parent_id = tdb_nest(id, 0), depth = tdb_nest(id, 1), "
+                            "self_ns = tdb_nest(id, 2), launch_id = coalesce(tdb_nest(id, 3), launch_id) "
+                            "WHERE id >= ?1 AND id < ?2 AND tdb_nest(id, 4)";
     if (sqlite3_create_function(ing->db, "tdb_nest", 2, SQLITE_UTF8, &res, nest_value, NULL, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(ing->db,
-                           "UPDATE event SET parent_id = tdb_nest(id, 0), depth = tdb_nest(id, 1), "
-                           "self_ns = tdb_nest(id, 2), launch_id = coalesce(tdb_nest(id, 3), launch_id) "
-                           "WHERE id >= ?1 AND id < ?2 AND tdb_nest(id, 4)",
-                           -1, &upd, NULL) != SQLITE_OK) {
+        sqlite3_create_function(ing->db, "tdb_nest", 6, SQLITE_UTF8, &res, nest_value, NULL, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(ing->db, sql, -1, &upd, NULL) != SQLITE_OK) {
         free(launch);
         return ingest_fail(ing, "cannot prepare the nesting update");
     }
     sqlite3_bind_int64(upd, 1, ing->trace_first_event);
-    sqlite3_bind_int64(upd, 2, ing->trace_first_event + (int64_t)n);
+    sqlite3_bind_int64(upd, 2, ing->key_id ? ing->key_id[n - 1] + 1 : ing->trace_first_event + (int64_t)n);
     rc = ingest_step(ing, upd);
     sqlite3_finalize(upd);
     sqlite3_create_function(ing->db, "tdb_nest", 2, SQLITE_UTF8, NULL, NULL, NULL, NULL);
+    sqlite3_create_function(ing->db, "tdb_nest", 6, SQLITE_UTF8, NULL, NULL, NULL, NULL);
     free(launch);
     return rc;
 }

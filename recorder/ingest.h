@@ -51,6 +51,7 @@ struct tdb_event {
     /* nesting known before the end-of-trace sweep (TDB_NULL: none yet; the sweep sets it) */
     int64_t parent_id, self_ns;
     int depth;
+    int64_t id; /* a live recording's id from tdb_ingest_reserve_id(), or TDB_NULL: the next one */
     struct tdb_str args; /* JSON object text of the args left over, or p == NULL */
     /* kernel launch details, when has_launch */
     int has_launch;
@@ -95,6 +96,10 @@ int tdb_ingest_thread_meta(struct tdb_ingest *ing, int64_t thread_id, const char
 
 /* The kind id for a category tracedb does not know (created on first use). */
 int tdb_ingest_custom_kind(struct tdb_ingest *ing, struct tdb_str cat);
+
+/* A live recording: an id handed out now for an event written later (a range gets its id when it
+ * begins, so that what happens inside it can name it as parent before it ends). */
+int64_t tdb_ingest_reserve_id(struct tdb_ingest *ing);
 
 /* Adds one event; returns its id, or -1 on a database error. */
 int64_t tdb_ingest_event(struct tdb_ingest *ing, const struct tdb_event *ev);

@@ -68,6 +68,8 @@ struct rec_frame {
     int64_t start;
     int kind;
     struct buf name, cat, args;
+    int64_t id;       /* reserved when it began: what begins inside it names it as parent */
+    int64_t child_ns; /* the durations of its direct children so far */
 };
 
 struct rec_thread {
@@ -329,12 +331,26 @@ static size_t rec_op_name(const char *name, size_t n, struct buf *args)
     return (size_t)(comma - name);
 }
 
-/* A complete range. Parent, depth and self time are left to the end-of-trace sweep (ingest.c), the one
- * nesting rule for every source: ranges, NVTX and CUDA activity alike. */
-static int rec_emit_range(struct tdb_recording *r, int64_t track, struct rec_frame *f, int64_t end)
+/* A complete range. A range ended on its own thread's stack is written with its id, parent, depth and
+ * self time from that stack (so a database read while recording has them); the end-of-trace sweep
+ * (ingest.c) is still the one nesting rule for every source, and rewrites any row it places
+ * otherwise. Ranges started and ended across threads get theirs from the sweep alone. */
+static int rec_emit_range(struct tdb_recording *r, int64_t track, struct rec_frame *f, int64_t end,
+                          const struct rec_thread *stack_of)
 {
     struct tdb_event ev;
     tdb_event_init(&ev);
+    if (stack_of) { /* f was just popped from stack_of */
+        ev.id = f->id;
+        ev.depth = (int)stack_of->depth;
+        if (stack_of->depth) {
+            struct rec_frame *parent = &stack_of->stack[stack_of->depth - 1];
+            ev.parent_id = parent->id;
+            parent->child_ns += end >= f->start ? end - f->start : 0;
+        }
+        int64_t dur = end >= f->start ? end - f->start : 0;
+        ev.self_ns = dur > f->child_ns ? dur - f->child_ns : 0;
+    }
     r->scratch.n = 0;
     size_t n = rec_op_name(f->name.p, f->name.n, &r->scratch);
     ev.kind = n != f->name.n ? TDB_KIND_OP : f->kind;
@@ -371,6 +387,8 @@ static int rec_apply(struct tdb_recording *r, struct rec_thread *t, const struct
         struct rec_frame *f = &t->stack[t->depth++];
         f->start = x->ts;
         f->kind = x->kind;
+        f->id = tdb_ingest_reserve_id(r->ing);
+        f->child_ns = 0;
         f->name.n = f->cat.n = f->args.n = 0;
         buf_add(&f->name, name, x->name_len);
         buf_add(&f->cat, cat, x->cat_len);
@@ -381,7 +399,7 @@ static int rec_apply(struct tdb_recording *r, struct rec_thread *t, const struct
         if (t->depth == 0)
             return 0; /* a pop without a push: nothing to end */
         struct rec_frame *f = &t->stack[--t->depth];
-        return rec_emit_range(r, track, f, x->ts);
+        return rec_emit_range(r, track, f, x->ts, t);
     }
     case R_START: {
         if (r->nopen == r->open_cap) {
@@ -411,8 +429,8 @@ static int rec_apply(struct tdb_recording *r, struct rec_thread *t, const struct
             if (r->open[i].id != x->a)
                 continue;
             struct rec_open o = r->open[i];
-            struct rec_frame f = {o.start, TDB_KIND_RANGE, o.name, o.cat, {0}};
-            int rc = rec_emit_range(r, o.track, &f, x->ts);
+            struct rec_frame f = {o.start, TDB_KIND_RANGE, o.name, o.cat, {0}, TDB_NULL, 0};
+            int rc = rec_emit_range(r, o.track, &f, x->ts, NULL);
             r->open[i] = r->open[--r->nopen];
             r->open[r->nopen] = o; /* keep its buffers for reuse */
             return rc;
@@ -434,6 +452,9 @@ static int rec_apply(struct tdb_recording *r, struct rec_thread *t, const struct
         ev.name = rec_str(name, x->name_len);
         ev.thread_id = track;
         ev.start_ns = x->ts;
+        ev.depth = (int)t->depth; /* inside the range open on its thread, as the sweep will find */
+        if (t->depth)
+            ev.parent_id = t->stack[t->depth - 1].id;
         if (x->type == R_MEMORY) {
             ev.addr = x->a;
             ev.bytes = x->b;
@@ -661,6 +682,23 @@ int tdb_recording_ingest(struct tdb_recording *r, int (*fn)(struct tdb_ingest *i
     return rc;
 }
 
+/* Ranges still open when the recording closes end with it (their ids are taken; a range is not lost
+ * because the program never popped it before exit). */
+static int rec_end_open_ranges(struct tdb_recording *r, int64_t end)
+{
+    for (struct rec_thread *t = atomic_load(&r->threads); t; t = t->next) {
+        int64_t track = t->depth ? rec_track(r, t) : 0;
+        if (track < 0)
+            return -1;
+        while (t->depth) {
+            struct rec_frame *f = &t->stack[--t->depth];
+            if (rec_emit_range(r, track, f, end > f->start ? end : f->start, t) != 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
 int tdb_close(struct tdb_recording *r)
 {
     if (!r)
@@ -675,10 +713,13 @@ int tdb_close(struct tdb_recording *r)
     pthread_join(r->writer, NULL);
     struct tdb_recording *self = r;
     atomic_compare_exchange_strong(&rec_global, &self, NULL);
+    int64_t end = rec_now(); /* after every event of the recording */
     pthread_mutex_lock(&r->ingest); /* a CUPTI buffer completing now waits, then finds no recording */
     pthread_mutex_unlock(&r->ingest);
     size_t drained = 0;
     int rc = r->failed ? -1 : rec_drain(r, &drained);
+    if (rc == 0)
+        rc = rec_end_open_ranges(r, end);
     int64_t dropped = 0;
     for (struct rec_thread *t = atomic_load(&r->threads); t; t = t->next)
         dropped += atomic_load(&t->ring.dropped);

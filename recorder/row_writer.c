@@ -66,7 +66,7 @@ struct row_flow {
  * statement (bench: `make bench`, the import and recorder lines). */
 #define EVENT_ROWS 32
 #define EVENT_PARAMS 17
-#define HOST_PARAMS 8 /* a host event's row: the columns a recorded range or mark has; NULL for the rest */
+#define HOST_PARAMS 11 /* a host event's row: the columns a recorded range or mark has; NULL for the rest */
 
 enum { ST_EVENT, ST_EVENTS, ST_HOSTS, ST_LAUNCH, ST_MEMORY, ST_STRING, ST_PROCESS, ST_THREAD, ST_COUNTER, ST_FLOW, ST_META, /* + field */
        ST_COUNT = ST_META + META_FIELDS };
@@ -193,14 +193,13 @@ static void bind_event(sqlite3_stmt *st, int row, const struct row_event *r)
     sqlite3_bind_int(st, b + 17, ev->depth);
 }
 
-/* A row with nothing but kind, name, category, track, times and args: self time is the duration
- * until the sweep says otherwise, no parent yet, no GPU or memory fields. */
+/* A row with nothing but kind, name, category, track, times, nesting and args: no GPU or memory fields. */
 static int is_host(const struct row_event *r)
 {
     const struct tdb_event *ev = &r->ev;
     return ev->correlation == TDB_NULL && ev->external_id == TDB_NULL && ev->device == TDB_NULL &&
-           ev->stream == TDB_NULL && ev->bytes == TDB_NULL && ev->launch_id == TDB_NULL && ev->self_ns == TDB_NULL &&
-           ev->parent_id == TDB_NULL && ev->depth == 0 && !ev->has_launch && ev->kind != TDB_KIND_MEMORY;
+           ev->stream == TDB_NULL && ev->bytes == TDB_NULL && ev->launch_id == TDB_NULL && !ev->has_launch &&
+           ev->kind != TDB_KIND_MEMORY;
 }
 
 static void bind_host(sqlite3_stmt *st, int row, const struct row_event *r)
@@ -214,10 +213,13 @@ static void bind_host(sqlite3_stmt *st, int row, const struct row_event *r)
     sqlite3_bind_int64(st, b + 5, ev->thread_id);
     sqlite3_bind_int64(st, b + 6, ev->start_ns);
     sqlite3_bind_int64(st, b + 7, ev->dur_ns);
+    bind_int_or_null(st, b + 8, ev->self_ns);
     if (r->args_len > 2)
-        sqlite3_bind_text(st, b + 8, (const char *)(r + 1), (int)r->args_len, SQLITE_STATIC);
+        sqlite3_bind_text(st, b + 9, (const char *)(r + 1), (int)r->args_len, SQLITE_STATIC);
     else
-        sqlite3_bind_null(st, b + 8);
+        sqlite3_bind_null(st, b + 9);
+    bind_int_or_null(st, b + 10, ev->parent_id);
+    sqlite3_bind_int(st, b + 11, ev->depth);
 }
 
 /* The rows of other tables that belong to event r: its launch configuration, its memory record. */
@@ -446,8 +448,10 @@ static char *events_sql(int hosts)
     for (int r = 0; r < EVENT_ROWS && n < cap; r++) {
         int b = r * (hosts ? HOST_PARAMS : EVENT_PARAMS);
         if (hosts)
-            n += (size_t)snprintf(sql + n, cap - n, "%s(?%d,?%d,?%d,?%d,?%d,?%d,?%d,?%d,NULL,NULL,NULL,NULL,NULL,NULL,?%d,NULL,0)",
-                                  r ? "," : "", b + 1, b + 2, b + 3, b + 4, b + 5, b + 6, b + 7, b + 7, b + 8);
+            n += (size_t)snprintf(sql + n, cap - n,
+                                  "%s(?%d,?%d,?%d,?%d,?%d,?%d,?%d,coalesce(?%d,?%d),NULL,NULL,NULL,NULL,NULL,NULL,?%d,?%d,?%d)",
+                                  r ? "," : "", b + 1, b + 2, b + 3, b + 4, b + 5, b + 6, b + 7, b + 8, b + 7, b + 9,
+                                  b + 10, b + 11);
         else
             n += (size_t)snprintf(sql + n, cap - n,
                                   "%s(?%d,?%d,?%d,?%d,?%d,?%d,?%d,coalesce(?%d,?%d),?%d,?%d,?%d,?%d,?%d,?%d,?%d,?%d,?%d)",

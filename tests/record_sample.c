@@ -1,12 +1,16 @@
 /* record_sample.c: a program that uses tracedb's C API, for tests/unit/test_record.c.
  *   record_sample api DB     ranges, scopes, marks, counters, memory, steps under a schedule
  *   record_sample env        the same calls with no tdb_open: TRACEDB_OUTPUT decides
- *   record_sample crash DB   records 1000 marks, waits 300 ms (past a commit), then records until killed
+ *   record_sample crash DB   records 1000 marks, begins a range it never ends, waits 300 ms (past a
+ *                            commit), then records until killed
+ *   record_sample live DB    reads its own database while recording (after tdb_flush) and prints what
+ *                            it finds; leaves one range open at tdb_close
  *   record_sample reopen A B a thread records into A; A closes; the same thread records into B
  *   record_sample flood DB   A { B } { C { c } } 100,000 times as fast as it can, so that the ring overflows;
  *                            prints how many records were dropped */
 #include "tracedb.h"
 #include <pthread.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -120,11 +124,38 @@ int main(int argc, char **argv)
         printf("dropped %lld\n", (long long)tdb_dropped());
         return tdb_close(r) != 0;
     }
+    if (argc >= 3 && strcmp(argv[1], "live") == 0) {
+        tdb_recording *r = tdb_open(argv[2], NULL);
+        if (!r)
+            return 1;
+        tdb_range_push("outer");
+        tdb_range_push("inner");
+        sleep_ms(2);
+        tdb_range_pop();
+        tdb_instant("m");
+        if (tdb_flush() != 0)
+            return 1;
+        sqlite3 *db;
+        sqlite3_stmt *st;
+        if (sqlite3_open_v2(argv[2], &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
+            sqlite3_prepare_v2(db, "SELECT s.value, e.depth, e.parent_id, e.self_ns = e.dur_ns AND e.dur_ns >= 2000000 "
+                               "FROM event e JOIN string s ON s.id = e.name_id ORDER BY s.value", -1, &st, NULL) != SQLITE_OK)
+            return 1;
+        while (sqlite3_step(st) == SQLITE_ROW)
+            printf("%s depth %d parent %lld long %d\n", (const char *)sqlite3_column_text(st, 0), sqlite3_column_int(st, 1),
+                   (long long)sqlite3_column_int64(st, 2), sqlite3_column_int(st, 3));
+        sqlite3_finalize(st);
+        sqlite3_close(db);
+        tdb_range_pop();
+        tdb_range_push("unclosed");
+        return tdb_close(r) != 0;
+    }
     if (argc >= 3 && strcmp(argv[1], "crash") == 0) {
         if (!tdb_open(argv[2], NULL))
             return 1;
         for (int i = 0; i < 1000; i++)
             tdb_instant("before");
+        tdb_range_push("never ended");
         sleep_ms(300);
         printf("ready\n");
         fflush(stdout);

@@ -107,6 +107,39 @@ Test(record, drops_never_mismatch_begins_and_ends, .timeout = 60)
     free(dir);
 }
 
+/* A database read while recording has each range's parent and depth already (the recorder's own
+ * stacks), the parent named by the id its row gets when it ends; a range never ended is kept, ending
+ * with the recording. */
+Test(record, nesting_is_there_while_recording)
+{
+    char *dir = temp_dir(), db[1100];
+    snprintf(db, sizeof db, "%s/live.db", dir);
+    int st;
+    char *out = run_capture(&st, "'%s' live '%s'", build_path("build/test/record_sample"), db);
+    cr_assert_eq(st, 0);
+    long long inner_parent = 0, m_parent = 0;
+    int inner_depth = -1, m_depth = -1, inner_long = 0, m_long = 0;
+    /* outer is still open: only inner and m are written */
+    cr_assert_eq(sscanf(out, "inner depth %d parent %lld long %d\nm depth %d parent %lld long %d\n", &inner_depth,
+                        &inner_parent, &inner_long, &m_depth, &m_parent, &m_long), 6, "%s", out);
+    free(out);
+    cr_assert_eq(inner_depth, 1);
+    cr_assert_eq(m_depth, 1);
+    cr_assert_eq(inner_long, 1, "self time = its 2 ms");
+    cr_assert_eq(inner_parent, m_parent, "both inside outer");
+    sqlite3 *d = db_open(db);
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM ranges WHERE name = 'outer' AND id = %lld AND depth = 0", inner_parent);
+    cr_assert_eq(db_int(d, sql), 1, "the id seen while recording is outer's");
+    cr_assert_eq(db_int(d, "SELECT self_ns = dur_ns - (SELECT dur_ns FROM ranges WHERE name = 'inner') FROM ranges "
+                           "WHERE name = 'outer'"), 1);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM ranges WHERE name = 'unclosed' AND depth = 0 AND dur_ns >= 0"), 1,
+                 "a range open at tdb_close ends with the recording");
+    sqlite3_close(d);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
 Test(record, environment_variable_records_with_no_code_change)
 {
     char *dir = temp_dir(), db[1100];
@@ -157,6 +190,10 @@ Test(record, sigkill_keeps_what_was_committed, .timeout = 30)
     cr_assert_eq(db_int(d, "SELECT value = 'partial' FROM meta WHERE key = 'import_status'"), 1);
     cr_assert_eq(db_int(d, "SELECT sum(calls) FROM event_stats"), events, "every kept event counted");
     cr_assert_eq(db_int(d, "SELECT calls FROM event_stats st JOIN string n ON n.id = st.name_id WHERE n.value = 'before'"), 1000);
+    /* the range begun and never ended has no row: what happened inside it names no parent now */
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM event e WHERE parent_id IS NOT NULL AND "
+                           "NOT EXISTS (SELECT 1 FROM event p WHERE p.id = e.parent_id)"), 0);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM events WHERE name = 'after' AND depth != 0"), 0);
     ok = db_text(d, "PRAGMA integrity_check");
     cr_assert_str_eq(ok, "ok");
     free(ok);
