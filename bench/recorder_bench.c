@@ -113,6 +113,20 @@ static double paced(const char *path, double rate, int ranges, long *calls, doub
     return (double)dropped / (double)(ranges ? 2 * n : n); /* a range is two records */
 }
 
+/* This process's resident memory now, in KiB (Linux /proc). */
+static long rss_kib(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kib = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmRSS: %ld", &kib) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kib;
+}
+
 static void pause_ms(int ms)
 {
     struct timespec t = {0, ms * 1000000L};
@@ -153,13 +167,16 @@ int main(int argc, char **argv)
     int64_t dropped_hot = tdb_dropped();
     tdb_flush();
     double t0 = now_ns();
-    long marks = 0;
+    long marks = 0, rss_start = rss_kib(), rss_half = 0;
     while (now_ns() - t0 < 2e9) {
         for (int i = 0; i < 1000; i++)
             tdb_instant("mark");
         marks += 1000;
+        if (!rss_half && now_ns() - t0 >= 1e9)
+            rss_half = rss_kib();
     }
     double t1 = now_ns();
+    long rss_end = rss_kib();
     int64_t dropped = tdb_dropped() - dropped_hot;
     if (tdb_close(r) != 0)
         return 1;
@@ -181,6 +198,8 @@ int main(int argc, char **argv)
            median(pair, BATCHES), (long long)dropped_hot);
     printf("recorder sustained, one thread recording as fast as it can for %.1f s:\n", (t1 - t0) / 1e9);
     printf("  recorded calls %ld: %ld rows written, %lld dropped (never blocking)\n", marks, written, (long long)dropped);
+    printf("  resident memory: %ld MiB at the start, %ld MiB after 1 s, %ld MiB after 2 s (bounded: rings, batches, "
+           "SQLite's cache)\n", rss_start / 1024, rss_half / 1024, rss_end / 1024);
     printf("  rows into SQLite: %.2f M/s over the recording and close (%.2f s, of which tdb_close %.2f s; "
            "target >= 2 M/s)\n",
            (double)written / ((t2 - t0) / 1e9) / 1e6, (t2 - t0) / 1e9, (t2 - t1) / 1e9);
