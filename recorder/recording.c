@@ -109,6 +109,7 @@ struct tdb_recording {
     size_t nstops, stops_cap;
     int64_t next_range_id;     /* handed out by tdb_range_start */
     _Atomic int64_t range_ids;
+    int named_process;         /* the process's name is written */
     int64_t step;              /* the current ProfilerStep number */
     int step_open;             /* a ProfilerStep range is open (on the stepping thread) */
     _Atomic int active;        /* events are kept (the schedule's active steps; always without one) */
@@ -300,11 +301,44 @@ static struct tdb_str rec_str(const char *p, size_t n)
     return s;
 }
 
+/* Reads a small /proc file of this process into out (NUL-terminated, trailing newline cut); its length. */
+static size_t rec_proc_read(const char *path, char *out, size_t cap)
+{
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(out, 1, cap - 1, f) : 0;
+    if (f)
+        fclose(f);
+    out[n] = 0;
+    if (n && out[n - 1] == '\n')
+        out[--n] = 0;
+    return n;
+}
+
+/* Names thread t's track as the operating system knows the thread (pthread_setname_np, as top shows
+ * it), and, with the first track, the process after its program (argv[0] without its directory).
+ * Done when the thread first records and again at the end, in case it was renamed meanwhile. */
+static int rec_name_track(struct tdb_recording *r, struct rec_thread *t, int with_process)
+{
+    char path[64], name[256];
+    snprintf(path, sizeof path, "/proc/self/task/%lld/comm", (long long)t->os_tid);
+    size_t n = rec_proc_read(path, name, sizeof name);
+    if (n && tdb_ingest_thread_meta(r->ing, t->track, "thread_name", rec_str(name, n), 0) != 0)
+        return -1;
+    if (!with_process || !(n = rec_proc_read("/proc/self/cmdline", name, sizeof name)))
+        return 0;
+    const char *base = strrchr(name, '/');
+    base = base ? base + 1 : name;
+    return tdb_ingest_thread_meta(r->ing, t->track, "process_name", rec_str(base, strlen(base)), 0);
+}
+
 static int64_t rec_track(struct tdb_recording *r, struct rec_thread *t)
 {
     if (t->track >= 0)
         return t->track;
     t->track = tdb_ingest_thread_ids(r->ing, getpid(), t->os_tid);
+    if (t->track >= 0 && rec_name_track(r, t, !r->named_process) != 0)
+        return -1;
+    r->named_process = 1;
     return t->track;
 }
 
@@ -682,11 +716,14 @@ int tdb_recording_ingest(struct tdb_recording *r, int (*fn)(struct tdb_ingest *i
     return rc;
 }
 
-/* Ranges still open when the recording closes end with it (their ids are taken; a range is not lost
- * because the program never popped it before exit). */
-static int rec_end_open_ranges(struct tdb_recording *r, int64_t end)
+/* What the threads leave at the end: their names as they are now, and ranges still open, which end
+ * with the recording (their ids are taken; a range is not lost because the program never popped it
+ * before exit). */
+static int rec_finish_threads(struct tdb_recording *r, int64_t end)
 {
     for (struct rec_thread *t = atomic_load(&r->threads); t; t = t->next) {
+        if (t->track >= 0 && rec_name_track(r, t, 0) != 0) /* renamed since it first recorded? */
+            return -1;
         int64_t track = t->depth ? rec_track(r, t) : 0;
         if (track < 0)
             return -1;
@@ -719,7 +756,7 @@ int tdb_close(struct tdb_recording *r)
     size_t drained = 0;
     int rc = r->failed ? -1 : rec_drain(r, &drained);
     if (rc == 0)
-        rc = rec_end_open_ranges(r, end);
+        rc = rec_finish_threads(r, end);
     int64_t dropped = 0;
     for (struct rec_thread *t = atomic_load(&r->threads); t; t = t->next)
         dropped += atomic_load(&t->ring.dropped);

@@ -8,6 +8,7 @@
  *   record_sample reopen A B a thread records into A; A closes; the same thread records into B
  *   record_sample flood DB   A { B } { C { c } } 100,000 times as fast as it can, so that the ring overflows;
  *                            prints how many records were dropped */
+#define _GNU_SOURCE /* pthread_setname_np */
 #include "tracedb.h"
 #include <pthread.h>
 #include <sqlite3.h>
@@ -99,6 +100,8 @@ int main(int argc, char **argv)
         for (int i = 0; i < 7; i++) {
             tdb_step();
             work();
+            if (i == 4) /* after it first recorded: the recording ends with the new name */
+                pthread_setname_np(pthread_self(), "trainer");
         }
         printf("cycles %d\n", cycles);
         return tdb_close(r) != 0;

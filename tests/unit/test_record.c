@@ -72,6 +72,9 @@ Test(record, c_api_schedule_memory_counters)
     cr_assert_eq(db_int(d, "SELECT sum(bytes) FROM memory_events"), 0, "every allocation freed");
     cr_assert_eq(db_int(d, "SELECT count(*) FROM counter c JOIN string n ON n.id = c.name_id WHERE n.value = 'loss' AND c.value = 0.5"), 2);
     cr_assert_eq(db_int(d, "SELECT count(*) FROM events WHERE name = 'mark'"), 2);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM thread t JOIN process p ON p.id = t.process_id "
+                           "WHERE t.name = 'trainer' AND p.name = 'record_sample'"), 1,
+                 "threads and the process named as the system knows them");
     sqlite3_close(d);
     /* reports read a recording like an import */
     cr_assert_eq(run("'%s' memory '%s' --format json | grep -q '\"peak_allocated_bytes\":4096'", tracedb(), db), 0);
