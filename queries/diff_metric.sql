@@ -3,10 +3,10 @@
 -- device_busy (union of GPU work over all devices), memory_peak (highest allocated bytes).
 -- Also each run's step count and interquartile range, for the noise check.
 WITH s AS (
-  SELECT 'base' AS run, e.dur_ns FROM main.event e INDEXED BY event_ranges JOIN main.string n ON n.id = e.name_id
+  SELECT 'base' AS run, e.dur_ns FROM main.event e JOIN main.string n ON n.id = e.name_id
   WHERE e.kind = 2 AND n.value GLOB 'ProfilerStep#[0-9]*'
   UNION ALL
-  SELECT 'new', e.dur_ns FROM new.event e INDEXED BY event_ranges JOIN new.string n ON n.id = e.name_id
+  SELECT 'new', e.dur_ns FROM new.event e JOIN new.string n ON n.id = e.name_id
   WHERE e.kind = 2 AND n.value GLOB 'ProfilerStep#[0-9]*'
 ),
 steps AS (SELECT run, count(*) AS n, median(dur_ns) AS med, percentile(dur_ns, 99) AS p99,

@@ -2,10 +2,10 @@
 -- p90, p99, max; change of the median in ns and %, and whether it exceeds the run-to-run spread (the
 -- larger of the two interquartile ranges).
 WITH s AS (
-  SELECT 'base' AS run, e.dur_ns FROM main.event e INDEXED BY event_ranges JOIN main.string n ON n.id = e.name_id
+  SELECT 'base' AS run, e.dur_ns FROM main.event e JOIN main.string n ON n.id = e.name_id
   WHERE e.kind = 2 AND n.value GLOB 'ProfilerStep#[0-9]*'
   UNION ALL
-  SELECT 'new', e.dur_ns FROM new.event e INDEXED BY event_ranges JOIN new.string n ON n.id = e.name_id
+  SELECT 'new', e.dur_ns FROM new.event e JOIN new.string n ON n.id = e.name_id
   WHERE e.kind = 2 AND n.value GLOB 'ProfilerStep#[0-9]*'
 ),
 r AS (

@@ -2,7 +2,7 @@
 -- ranges. Percentiles interpolate linearly between closest ranks (numpy/pandas default).
 WITH r AS (
   SELECT CASE WHEN s.value GLOB 'ProfilerStep#[0-9]*' THEN 'ProfilerStep*' ELSE s.value END AS name, e.dur_ns
-  FROM event e INDEXED BY event_ranges JOIN string s ON s.id = e.name_id
+  FROM event e JOIN string s ON s.id = e.name_id
   WHERE e.kind = 2 AND (s.value GLOB 'ProfilerStep#[0-9]*' OR e.depth = 0)
 )
 SELECT name, count(*) AS count, min(dur_ns) AS min_ns,
