@@ -44,13 +44,6 @@ int cmd_summary(int argc, char **argv, struct cli *cli)
     if (!db)
         return 1;
 
-    sqlite3_stmt *chk;
-    if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'import_status' AND value = 'recording'", -1, &chk,
-                           NULL) == SQLITE_OK &&
-        sqlite3_step(chk) == SQLITE_ROW)
-        fprintf(cli->err, "tracedb: %s is a recording that never closed (its program was killed?): run "
-                          "`tracedb finish %s` for parents, sums and device time\n", argv[0], argv[0]);
-    sqlite3_finalize(chk);
     int rc = 0, printed = 0;
     if (fmt == FMT_JSON)
         fputs("{", cli->out);

@@ -76,3 +76,19 @@ void report_bind_text(sqlite3_stmt *st, const char *param, const char *v)
     if (i > 0)
         sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
 }
+
+int report_is_recording(sqlite3 *db, const char *path, struct cli *cli)
+{
+    sqlite3_stmt *st;
+    int recording = sqlite3_prepare_v2(db, "SELECT 1 FROM meta WHERE key = 'import_status' AND value = 'recording'",
+                                       -1, &st, NULL) == SQLITE_OK &&
+                    sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    if (recording)
+        fprintf(cli->err,
+                "tracedb: %s is a recording still running or never closed: reports read the events committed so "
+                "far; sums, device time and launch links come when it closes (`tracedb finish %s` if its program "
+                "was killed)\n",
+                path, path);
+    return recording;
+}

@@ -11,6 +11,10 @@ sqlite3 *report_open(const char *path, int writable, struct cli *cli);
 /* Prepares the embedded queries/NAME.sql. NULL on failure (printed). */
 sqlite3_stmt *report_prepare(sqlite3 *db, const char *name, struct cli *cli);
 
+/* Whether path is a recording that has not closed (still running, or its program was killed); says
+ * so on cli->err when it is: its sums, device time and launch links come when it closes. */
+int report_is_recording(sqlite3 *db, const char *path, struct cli *cli);
+
 /* Binds an integer to the named parameter (":limit") when the query has it. */
 void report_bind_int(sqlite3_stmt *st, const char *param, int64_t v);
 void report_bind_text(sqlite3_stmt *st, const char *param, const char *v);

@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Where the trace starts: the import's first_ns, or for a recording not closed, its first event. */
+#define TRACE_START "coalesce((SELECT min(first_ns) FROM trace), (SELECT min(start_ns) FROM event))"
+
 void scope_init(struct scope *s, const char *default_sort)
 {
     memset(s, 0, sizeof *s);
@@ -64,7 +67,9 @@ sqlite3 *scope_open(const char *path, struct scope *s, struct cli *cli)
     sqlite3 *db = report_open(path, 0, cli);
     if (!db)
         return NULL;
-    s->filtered = s->from || s->to || s->range;
+    /* a recording not closed has no sums yet: every report reads its events, through the window */
+    int recording = report_is_recording(db, path, cli);
+    s->filtered = s->from || s->to || s->range || recording;
     if (scope_exec(db, "CREATE TEMP TABLE scope_window (start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL)", cli) != 0)
         goto fail;
     if (s->filtered) {
@@ -73,11 +78,11 @@ sqlite3 *scope_open(const char *path, struct scope *s, struct cli *cli)
         const char *sql =
             s->range ? "INSERT INTO scope_window SELECT max(e.start_ns, b.lo), min(e.start_ns + e.dur_ns, b.hi) "
                        "FROM event e JOIN string n ON n.id = e.name_id, "
-                       "(SELECT (SELECT min(first_ns) FROM trace) + ?1 AS lo, "
-                       "        CASE WHEN ?2 THEN (SELECT min(first_ns) FROM trace) + ?3 ELSE 9223372036854775807 END AS hi) b "
+                       "(SELECT " TRACE_START " + ?1 AS lo, "
+                       "        CASE WHEN ?2 THEN " TRACE_START " + ?3 ELSE 9223372036854775807 END AS hi) b "
                        "WHERE e.kind IN (1, 2, 3) AND (n.value = ?4 OR n.value GLOB ?4)"
-                     : "INSERT INTO scope_window SELECT (SELECT min(first_ns) FROM trace) + ?1, "
-                       "CASE WHEN ?2 THEN (SELECT min(first_ns) FROM trace) + ?3 ELSE 9223372036854775807 END";
+                     : "INSERT INTO scope_window SELECT " TRACE_START " + ?1, "
+                       "CASE WHEN ?2 THEN " TRACE_START " + ?3 ELSE 9223372036854775807 END";
         if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
             fprintf(cli->err, "%s: %s\n", cli->prog, sqlite3_errmsg(db));
             goto fail;

@@ -2,7 +2,7 @@
 -- its name, start (ns after the trace's first event) and duration. Same parameters as latency.sql.
 SELECT CASE WHEN :by_rank THEN (SELECT t.rank FROM thread th JOIN process pr ON pr.id = th.process_id
                                 JOIN trace t ON t.id = pr.trace_id WHERE th.id = e.thread_id) END AS rank,
-       s.value AS name, e.start_ns - (SELECT min(first_ns) FROM trace) AS start_ns, e.dur_ns
+       s.value AS name, e.start_ns - coalesce((SELECT min(first_ns) FROM trace), (SELECT min(start_ns) FROM event)) AS start_ns, e.dur_ns
 FROM scope_event e JOIN string s ON s.id = e.name_id
 WHERE CASE :mode
         WHEN 'steps' THEN e.kind = 2 AND s.value GLOB 'ProfilerStep#[0-9]*'

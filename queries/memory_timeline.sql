@@ -3,7 +3,7 @@
 SELECT NULL AS rank,
        CASE mm.device_type WHEN 0 THEN 'cpu' WHEN 1 THEN 'cuda:' || coalesce(e.device, '?')
                            ELSE 'device type ' || mm.device_type || ':' || coalesce(e.device, '?') END AS device,
-       e.start_ns - (SELECT min(first_ns) FROM trace) AS ts_ns, e.bytes,
+       e.start_ns - coalesce((SELECT min(first_ns) FROM trace), (SELECT min(start_ns) FROM event)) AS ts_ns, e.bytes,
        coalesce(mm.total_allocated,
                 sum(e.bytes) OVER (PARTITION BY mm.device_type, e.device ORDER BY e.start_ns, e.id)) AS allocated_bytes,
        mm.total_reserved AS reserved_bytes

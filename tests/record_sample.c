@@ -1,7 +1,7 @@
 /* record_sample.c: a program that uses tracedb's C API, for tests/unit/test_record.c.
  *   record_sample api DB     ranges, scopes, marks, counters, memory, steps under a schedule
  *   record_sample env        the same calls with no tdb_open: TRACEDB_OUTPUT decides
- *   record_sample crash DB   records 1000 marks, begins a range it never ends, waits 300 ms (past a
+ *   record_sample crash DB   records 10 ranges and 1000 marks, begins a range it never ends, waits 300 ms (past a
  *                            commit), then records until killed
  *   record_sample live DB    reads its own database while recording (after tdb_flush) and prints what
  *                            it finds; leaves one range open at tdb_close
@@ -156,7 +156,12 @@ int main(int argc, char **argv)
     if (argc >= 3 && strcmp(argv[1], "crash") == 0) {
         if (!tdb_open(argv[2], NULL))
             return 1;
-        for (int i = 0; i < 1000; i++)
+        for (int i = 0; i < 10; i++) {
+            tdb_range_push("work");
+            tdb_instant("before");
+            tdb_range_pop();
+        }
+        for (int i = 0; i < 990; i++)
             tdb_instant("before");
         tdb_range_push("never ended");
         sleep_ms(300);

@@ -193,6 +193,10 @@ Test(record, sigkill_keeps_what_was_committed, .timeout = 30)
     cr_assert_eq(st, 0, "%s", out);
     cr_assert(strstr(out, "never closed") && !strstr(out, "no such"), "%s", out);
     free(out);
+    out = run_capture(&st, "'%s' ops '%s' --format csv 2>/dev/null", tracedb(), db);
+    cr_assert_eq(st, 0);
+    cr_assert(strstr(out, "\nwork,10,"), "the ranges so far, from the events: %s", out);
+    free(out);
     /* finish computes what closing would have: the sums the reports read */
     cr_assert_eq(run("'%s' finish '%s' 2>/dev/null", tracedb(), db), 0);
     d = db_open(db);
