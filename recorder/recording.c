@@ -26,6 +26,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -79,6 +80,7 @@ struct rec_thread {
      * so every kept end meets its own begin) */
     uint32_t open_ends, skip_depth;
     int64_t os_tid;
+    char os_name[17];          /* the thread's name when it first recorded (it may be gone at the end) */
     struct rec_thread *next;   /* every thread ever registered (never freed before close) */
     int64_t track;             /* ingest thread id */
     struct rec_frame *stack;   /* writer side */
@@ -144,6 +146,7 @@ static struct rec_thread *rec_thread_get(struct tdb_recording *r)
         return NULL;
     }
     t->os_tid = (int64_t)syscall(SYS_gettid);
+    prctl(PR_GET_NAME, t->os_name, 0, 0, 0); /* once per thread */
     t->track = -1;
     struct rec_thread *head = atomic_load(&r->threads);
     do
@@ -316,12 +319,15 @@ static size_t rec_proc_read(const char *path, char *out, size_t cap)
 
 /* Names thread t's track as the operating system knows the thread (pthread_setname_np, as top shows
  * it), and, with the first track, the process after its program (argv[0] without its directory).
- * Done when the thread first records and again at the end, in case it was renamed meanwhile. */
+ * Done when the thread first records and again at the end, in case it was renamed meanwhile (a thread
+ * gone by then keeps the name it had when it first recorded). */
 static int rec_name_track(struct tdb_recording *r, struct rec_thread *t, int with_process)
 {
     char path[64], name[256];
     snprintf(path, sizeof path, "/proc/self/task/%lld/comm", (long long)t->os_tid);
     size_t n = rec_proc_read(path, name, sizeof name);
+    if (!n) /* the thread has exited: its name from when it first recorded */
+        n = strlen(strcpy(name, t->os_name));
     if (n && tdb_ingest_thread_meta(r->ing, t->track, "thread_name", rec_str(name, n), 0) != 0)
         return -1;
     if (!with_process || !(n = rec_proc_read("/proc/self/cmdline", name, sizeof name)))

@@ -42,6 +42,9 @@ Test(record, nvtx_program_recorded_through_injection, .timeout = 60)
     cr_assert_eq(db_int(d, "SELECT count(*) FROM ranges WHERE name GLOB 'step#*' AND self_ns = dur_ns - "
                            "(SELECT sum(c.dur_ns) FROM events c WHERE c.parent_id = ranges.id)"), 2);
     cr_assert_eq(db_int(d, "SELECT value = 'complete' FROM meta WHERE key = 'import_status'"), 1);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM thread t JOIN process p ON p.id = t.process_id "
+                           "WHERE t.name = 'nvtx_sample' AND p.name = 'nvtx_sample'"), 2,
+                 "both threads named, the one gone before the end too");
     sqlite3_close(d);
     cr_assert_neq(run("'%s' record -o '%s' -- true 2>/dev/null", tracedb(), db), 0, "an existing database is refused");
     cr_assert_eq(run("'%s' record -f -o '%s' -- sh -c 'exit 7' 2>/dev/null", tracedb(), db), 7, "the program's status");
