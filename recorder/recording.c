@@ -119,12 +119,25 @@ struct tdb_recording {
     struct buf scratch;
     int64_t events;
     uint64_t generation;       /* rec_generations at open: tells threads' rings of old recordings apart */
+    pid_t owner;               /* the process that opened it: a forked child never writes to it */
 };
 
 static struct tdb_recording *_Atomic rec_global;  /* the one recording of the process, as NVTX's */
 static _Atomic uint64_t rec_generations;          /* numbers every recording of the process */
 static _Thread_local struct rec_thread *rec_self; /* this thread's ring ... */
 static _Thread_local uint64_t rec_self_gen;       /* ... in the recording with this number */
+
+/* A child forked while recording (a DataLoader worker, say) records nothing and never touches its
+ * parent's database or writer thread, which it does not have: it forgets the recording at once. */
+static void rec_forget_after_fork(void)
+{
+    atomic_store(&rec_global, NULL);
+}
+
+static void rec_watch_forks(void)
+{
+    pthread_atfork(NULL, NULL, rec_forget_after_fork);
+}
 
 static int64_t rec_now(void)
 {
@@ -619,6 +632,9 @@ struct tdb_recording *tdb_open(const char *path, const struct tdb_options *opt)
         free(r->path), free(r);
         return NULL;
     }
+    static pthread_once_t forks = PTHREAD_ONCE_INIT;
+    pthread_once(&forks, rec_watch_forks);
+    r->owner = getpid();
     r->generation = atomic_fetch_add(&rec_generations, 1) + 1;
     r->opt = opt ? *opt : defaults;
     if (rec_kinds(&r->opt, &r->kinds) != 0) {
@@ -714,7 +730,7 @@ int64_t tdb_dropped(void)
 
 int tdb_recording_ingest(struct tdb_recording *r, int (*fn)(struct tdb_ingest *ing, void *arg), void *arg)
 {
-    if (!r)
+    if (!r || r->owner != getpid()) /* a forked child's copy: its lock may be held forever */
         return -1;
     pthread_mutex_lock(&r->ingest);
     int rc = r->failed ? -1 : fn(r->ing, arg);
@@ -745,6 +761,8 @@ static int rec_finish_threads(struct tdb_recording *r, int64_t end)
 int tdb_close(struct tdb_recording *r)
 {
     if (!r)
+        return -1;
+    if (r->owner != getpid()) /* inherited through fork: the parent's to close */
         return -1;
     if (r->step_open) /* the last step ends here */
         rec_put(R_END, 0, NULL, 0, NULL, 0, rec_now(), 0, 0, 0);

@@ -6,6 +6,8 @@
  *   record_sample live DB    reads its own database while recording (after tdb_flush) and prints what
  *                            it finds; leaves one range open at tdb_close
  *   record_sample reopen A B a thread records into A; A closes; the same thread records into B
+ *   record_sample fork DB    forks while recording; the child records, closes and exits; the parent
+ *                            goes on and closes (prints the child's exit status)
  *   record_sample flood DB   A { B } { C { c } } 100,000 times as fast as it can, so that the ring overflows;
  *                            prints how many records were dropped */
 #define _GNU_SOURCE /* pthread_setname_np */
@@ -13,7 +15,10 @@
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <time.h>
 
 static int cycles;
@@ -125,6 +130,28 @@ int main(int argc, char **argv)
             tdb_range_pop();
         }
         printf("dropped %lld\n", (long long)tdb_dropped());
+        return tdb_close(r) != 0;
+    }
+    if (argc >= 3 && strcmp(argv[1], "fork") == 0) {
+        tdb_recording *r = tdb_open(argv[2], NULL);
+        if (!r)
+            return 1;
+        tdb_range_push("parent");
+        for (int i = 0; i < 100; i++)
+            tdb_instant("busy"); /* the writer is likely at work when the fork comes */
+        pid_t pid = fork();
+        if (pid == 0) { /* records nothing, and its close and exit leave the parent's database alone */
+            tdb_range_push("child");
+            tdb_range_pop();
+            int closed = tdb_close(r);
+            _exit(closed == 0 ? 3 : 0); /* as multiprocessing's workers end (and LeakSanitizer's exit
+                                        * check would hang in a child forked from threads) */
+        }
+        int status = 0;
+        waitpid(pid, &status, 0);
+        tdb_range_pop();
+        tdb_instant("after");
+        printf("child %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
         return tdb_close(r) != 0;
     }
     if (argc >= 3 && strcmp(argv[1], "live") == 0) {

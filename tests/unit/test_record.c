@@ -146,6 +146,32 @@ Test(record, nesting_is_there_while_recording)
     free(dir);
 }
 
+/* A child forked while recording (as DataLoader workers are) records nothing and cannot close or
+ * write its parent's database; the parent's recording goes on whole. */
+Test(record, forked_child_leaves_the_parents_recording_alone, .timeout = 30)
+{
+    char *dir = temp_dir(), db[1100];
+    snprintf(db, sizeof db, "%s/fork.db", dir);
+    int st;
+    /* before the fix the child hung in the parent's writer thread it does not have: timeout says so */
+    char *out = run_capture(&st, "timeout 20 '%s' fork '%s'", build_path("build/test/record_sample"), db);
+    cr_assert_eq(st, 0);
+    cr_assert_str_eq(out, "child 0\n", "the child's tdb_close refused");
+    free(out);
+    sqlite3 *d = db_open(db);
+    char *ok = db_text(d, "PRAGMA integrity_check");
+    cr_assert_str_eq(ok, "ok");
+    free(ok);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM events WHERE name = 'child'"), 0);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM events WHERE name = 'busy'"), 100);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM ranges WHERE name = 'parent' AND depth = 0"), 1);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM events WHERE name = 'after'"), 1);
+    cr_assert_eq(db_int(d, "SELECT value = 'complete' FROM meta WHERE key = 'import_status'"), 1);
+    sqlite3_close(d);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
 Test(record, environment_variable_records_with_no_code_change)
 {
     char *dir = temp_dir(), db[1100];
