@@ -8,12 +8,14 @@
  * kept range always has room for its end, and a dropped range takes everything inside it along, so
  * drops never pair one range's begin with another's end.
  *
- * Writer thread: every 10 ms it drains every ring, matches begins with ends on each thread's own
- * stack and hands complete events to the ingest writer (ingest.c, live mode: the same schema and code
- * paths as imports, so parents, self time, launch links and sums come from the same sweep at the end).
- * It commits at least every 100 ms (WAL), so a crashed program keeps everything but its last 100 ms
- * and the database can be read while the program runs. Closing drains, writes the sums, the drop
- * count and meta, and commits.
+ * Writer thread: it drains every ring (every 10 ms, or at once while they are busy), matches begins
+ * with ends on each thread's own stack and hands complete events to the ingest writer (ingest.c, live
+ * mode: the same schema and code paths as imports). A range's id is taken when it begins, so rows
+ * carry parent, depth and self time from the stack; the importer's sweep at the end checks them (the
+ * one nesting rule), links GPU work to launches and writes the sums. It commits at least every
+ * 100 ms (WAL), so a killed program keeps everything but its last 100 ms and the database can be
+ * read while the program runs. Closing drains, ends ranges still open, names the threads, writes the
+ * sums, the drop count and meta, and commits. A child forked meanwhile forgets the recording.
  */
 #define _GNU_SOURCE
 #include "recording.h"
