@@ -875,6 +875,7 @@ static void ingest_attribute(struct tdb_ingest *ing, uint32_t *launch)
 struct nest_result {
     int64_t base;            /* id of ordinal 0 */
     const int64_t *ids;      /* id of each ordinal when they have gaps (a read-back trace), else NULL */
+    size_t cursor;           /* with ids: where the last id was found (the update walks ids in order) */
     size_t n;
     const uint32_t *parent;  /* ordinal + 1, 0 = none */
     const uint16_t *depth;
@@ -888,9 +889,13 @@ struct nest_result {
  * tdb_nest(id, 5, parent_id, depth, self_ns, launch_id): whether a row read back, holding these, changes. */
 static void nest_value(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-    const struct nest_result *r = sqlite3_user_data(ctx);
+    struct nest_result *r = sqlite3_user_data(ctx);
     int64_t id = sqlite3_value_int64(argv[0]), i = id - r->base;
-    if (r->ids) { /* binary search: ids ascend */
+    if (r->ids && r->cursor < r->n && r->ids[r->cursor] == id) {
+        i = (int64_t)r->cursor; /* the same row again */
+    } else if (r->ids && r->cursor + 1 < r->n && r->ids[r->cursor + 1] == id) {
+        i = (int64_t)++r->cursor; /* the next row */
+    } else if (r->ids) { /* else a binary search: ids ascend */
         size_t lo = 0, hi = r->n;
         while (lo < hi) {
             size_t mid = lo + (hi - lo) / 2;
@@ -900,6 +905,8 @@ static void nest_value(sqlite3_context *ctx, int argc, sqlite3_value **argv)
                 hi = mid;
         }
         i = lo < r->n && r->ids[lo] == id ? (int64_t)lo : -1;
+        if (i >= 0)
+            r->cursor = (size_t)i;
     }
     if (i < 0 || (size_t)i >= r->n) {
         sqlite3_result_null(ctx);
@@ -978,7 +985,7 @@ static int ingest_nest_and_link(struct tdb_ingest *ing)
     /* One sequential pass over the trace's rows; each row asks nest_value() for its new values. */
     /* ids are looked up only when they have gaps (binary search); else id - first is the ordinal */
     const int64_t *ids = ing->key_id && ing->key_id[n - 1] - ing->key_id[0] + 1 != (int64_t)n ? ing->key_id : NULL;
-    struct nest_result res = {ing->trace_first_event, ids, n, ing->key_track, ing->key_depth, ing->key_start,
+    struct nest_result res = {ing->trace_first_event, ids, 0, n, ing->key_track, ing->key_depth, ing->key_start,
                               ing->key_dur, launch};
     int rc = 0;
     sqlite3_stmt *upd;
