@@ -90,8 +90,7 @@ static int NVTX_API nvtx_domain_push_ex(nvtxDomainHandle_t d, const nvtxEventAtt
 
 static int NVTX_API nvtx_domain_pop(nvtxDomainHandle_t d)
 {
-    (void)d;
-    tdb_range_pop();
+    tdb_range_pop_cat((const char *)d);
     return 0;
 }
 

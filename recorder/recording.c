@@ -54,7 +54,7 @@ struct rec {
     uint32_t args_len; /* a JSON object of args follows the category */
     uint32_t unused;
     int64_t ts;
-    int64_t a;        /* R_START/R_STOP: range id; R_MEMORY: address; R_COUNTER: unused */
+    int64_t a;        /* R_START/R_STOP: range id; R_MEMORY: address; R_BEGIN/R_END: NVTX domain (0: none) */
     int64_t b;        /* R_MEMORY: bytes (negative = free); */
     double v;         /* R_COUNTER: value; R_MEMORY: device */
 };
@@ -73,6 +73,7 @@ struct rec_frame {
     struct buf name, cat, args;
     int64_t id;       /* reserved when it began: what begins inside it names it as parent */
     int64_t child_ns; /* the durations of its direct children so far */
+    int64_t domain;   /* NVTX domain handle (0: the default domain): a pop ends its own domain's range */
 };
 
 struct rec_thread {
@@ -262,7 +263,13 @@ void tdb_range_pop(void)
 
 void tdb_range_push_cat(const char *name, const char *cat)
 {
-    rec_put(R_BEGIN, TDB_KIND_RANGE, name, name ? strlen(name) : 0, cat, cat ? strlen(cat) : 0, rec_now(), 0, 0, 0);
+    rec_put(R_BEGIN, TDB_KIND_RANGE, name, name ? strlen(name) : 0, cat, cat ? strlen(cat) : 0, rec_now(),
+            (int64_t)(uintptr_t)cat, 0, 0);
+}
+
+void tdb_range_pop_cat(const char *cat)
+{
+    rec_put(R_END, 0, NULL, 0, NULL, 0, rec_now(), (int64_t)(uintptr_t)cat, 0, 0);
 }
 
 int64_t tdb_range_start(const char *name)
@@ -391,15 +398,15 @@ static size_t rec_op_name(const char *name, size_t n, struct buf *args)
  * (ingest.c) is still the one nesting rule for every source, and rewrites any row it places
  * otherwise. Ranges started and ended across threads get theirs from the sweep alone. */
 static int rec_emit_range(struct tdb_recording *r, int64_t track, struct rec_frame *f, int64_t end,
-                          const struct rec_thread *stack_of)
+                          const struct rec_thread *stack_of, size_t below)
 {
     struct tdb_event ev;
     tdb_event_init(&ev);
-    if (stack_of) { /* f was just popped from stack_of */
+    if (stack_of) { /* f was just taken off stack_of, where `below` frames were under it */
         ev.id = f->id;
-        ev.depth = (int)stack_of->depth;
-        if (stack_of->depth) {
-            struct rec_frame *parent = &stack_of->stack[stack_of->depth - 1];
+        ev.depth = (int)below;
+        if (below) {
+            struct rec_frame *parent = &stack_of->stack[below - 1];
             ev.parent_id = parent->id;
             parent->child_ns += end >= f->start ? end - f->start : 0;
         }
@@ -444,17 +451,25 @@ static int rec_apply(struct tdb_recording *r, struct rec_thread *t, const struct
         f->kind = x->kind;
         f->id = tdb_ingest_reserve_id(r->ing);
         f->child_ns = 0;
+        f->domain = x->a;
         f->name.n = f->cat.n = f->args.n = 0;
         buf_add(&f->name, name, x->name_len);
         buf_add(&f->cat, cat, x->cat_len);
         buf_add(&f->args, cat + x->cat_len, x->args_len);
         return 0;
     }
-    case R_END: {
-        if (t->depth == 0)
+    case R_END: { /* ends the innermost range of its NVTX domain (nearly always the top one) */
+        size_t k = t->depth;
+        while (k > 0 && t->stack[k - 1].domain != x->a)
+            k--;
+        if (k == 0)
             return 0; /* a pop without a push: nothing to end */
-        struct rec_frame *f = &t->stack[--t->depth];
-        return rec_emit_range(r, track, f, x->ts, t);
+        struct rec_frame f = t->stack[k - 1];
+        int rc = rec_emit_range(r, track, &f, x->ts, t, k - 1);
+        /* the frames above it close ranks; its buffers go to the free slot on top, for reuse */
+        memmove(&t->stack[k - 1], &t->stack[k], (t->depth - k) * sizeof *t->stack);
+        t->stack[--t->depth] = f;
+        return rc;
     }
     case R_START: {
         if (r->nopen == r->open_cap) {
@@ -484,8 +499,8 @@ static int rec_apply(struct tdb_recording *r, struct rec_thread *t, const struct
             if (r->open[i].id != x->a)
                 continue;
             struct rec_open o = r->open[i];
-            struct rec_frame f = {o.start, TDB_KIND_RANGE, o.name, o.cat, {0}, TDB_NULL, 0};
-            int rc = rec_emit_range(r, o.track, &f, x->ts, NULL);
+            struct rec_frame f = {o.start, TDB_KIND_RANGE, o.name, o.cat, {0}, TDB_NULL, 0, 0};
+            int rc = rec_emit_range(r, o.track, &f, x->ts, NULL, 0);
             r->open[i] = r->open[--r->nopen];
             r->open[r->nopen] = o; /* keep its buffers for reuse */
             return rc;
@@ -753,7 +768,7 @@ static int rec_finish_threads(struct tdb_recording *r, int64_t end)
             return -1;
         while (t->depth) {
             struct rec_frame *f = &t->stack[--t->depth];
-            if (rec_emit_range(r, track, f, end > f->start ? end : f->start, t) != 0)
+            if (rec_emit_range(r, track, f, end > f->start ? end : f->start, t, t->depth) != 0)
                 return -1;
         }
     }

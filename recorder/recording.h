@@ -4,8 +4,10 @@
 #define TDB_RECORDING_H
 #include "../include/tracedb.h"
 
-/* A range with a category (an NVTX domain). */
+/* A range with a category (an NVTX domain, whose handle stays valid until the process ends), and the
+ * end of the innermost range of that domain on this thread (NVTX keeps a range stack per domain). */
 void tdb_range_push_cat(const char *name, const char *cat);
+void tdb_range_pop_cat(const char *cat);
 
 struct tdb_ingest;
 /* Runs fn with the recording's ingest writer while no one else writes (CUPTI buffers use it). */

@@ -1,7 +1,9 @@
 /* nvtx_sample.c: a program that uses NVTX (nvtx3, header-only) the ways real code does, recorded by
  * `tracedb record` through NVTX_INJECTION64_PATH with no tracedb code in it:
  *   train (push/pop) > step#1, step#2 (push/pop) > "aten::mm, seq = ..." (PyTorch emit_nvtx style)
- *   and a domain range, a mark, and a start/end range that ends on another thread. */
+ *   and a domain range, a mark, a start/end range that ends on another thread, and a default-domain
+ *   range ("epoch") popped while a domain range ("lib call") begun inside it is still open: each
+ *   domain has its own range stack, so that pop ends "epoch". */
 #include <nvtx3/nvToolsExt.h>
 #include <pthread.h>
 #include <time.h>
@@ -42,6 +44,17 @@ int main(void)
         nvtxRangePop();
     }
     nvtxMarkA("checkpoint");
+    nvtxRangePushA("epoch");
+    nvtxEventAttributes_t b = {0};
+    b.version = NVTX_VERSION;
+    b.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+    b.messageType = NVTX_MESSAGE_TYPE_ASCII;
+    b.message.ascii = "lib call";
+    nvtxDomainRangePushEx(domain, &b);
+    spin_us(50);
+    nvtxRangePop(); /* epoch */
+    spin_us(50);
+    nvtxDomainRangePop(domain); /* lib call */
     nvtxRangeId_t id = nvtxRangeStartA("async load");
     pthread_t t;
     pthread_create(&t, NULL, ender, &id);

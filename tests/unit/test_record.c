@@ -26,7 +26,12 @@ Test(record, nvtx_program_recorded_through_injection, .timeout = 60)
     char *ok = db_text(d, "PRAGMA integrity_check");
     cr_assert_str_eq(ok, "ok");
     free(ok);
-    cr_assert_eq(db_int(d, "SELECT count(*) FROM events"), 9, "train, 2 steps, 2 aten::mm, 2 optimizer, a mark, async load");
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM events"), 11,
+                 "train, 2 steps, 2 aten::mm, 2 optimizer, a mark, async load, epoch, lib call");
+    /* NVTX keeps a stack per domain: the default-domain pop ended epoch, not the domain's lib call */
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM events e, events l WHERE e.name = 'epoch' AND l.name = 'lib call' "
+                           "AND l.cat = 'sample.domain' AND e.start_ns < l.start_ns AND e.end_ns < l.end_ns "
+                           "AND l.end_ns - e.end_ns >= 50000"), 1);
     cr_assert_eq(db_int(d, "SELECT count(*) FROM ranges WHERE name = 'train' AND depth = 0 AND parent_id IS NULL"), 1);
     cr_assert_eq(db_int(d, "SELECT count(*) FROM ranges r JOIN ranges p ON p.id = r.parent_id "
                            "WHERE r.name GLOB 'step#[12]' AND p.name = 'train' AND r.depth = 1"), 2);
