@@ -8,11 +8,12 @@
 #include "recording.h"
 #include "ingest.h"
 #include <nvtx3/nvToolsExt.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* A domain handle or registered string handle is a copy of its name that we own (never freed:
- * NVTX may use a handle until the process ends). */
+/* A domain handle or registered string handle is a copy of its name that we own (kept on a list
+ * until the process ends: NVTX may use a handle until then). */
 static const char *nvtx_text(const nvtxEventAttributes_t *a)
 {
     if (!a)
@@ -66,9 +67,29 @@ static void NVTX_API nvtx_mark_ex(const nvtxEventAttributes_t *a)
     tdb_instant(nvtx_text(a));
 }
 
+/* Every handle's name, on a list that lives as long as the process (so it is never a leak, only held). */
+struct nvtx_name {
+    struct nvtx_name *next;
+    char text[];
+};
+static struct nvtx_name *_Atomic nvtx_names;
+
+static const char *nvtx_keep(const char *text)
+{
+    size_t n = strlen(text ? text : "") + 1;
+    struct nvtx_name *k = malloc(sizeof *k + n);
+    if (!k)
+        return NULL;
+    memcpy(k->text, text ? text : "", n);
+    k->next = atomic_load(&nvtx_names);
+    while (!atomic_compare_exchange_weak(&nvtx_names, &k->next, k))
+        ;
+    return k->text;
+}
+
 static nvtxDomainHandle_t NVTX_API nvtx_domain_create_a(const char *name)
 {
-    return (nvtxDomainHandle_t)strdup(name ? name : "");
+    return (nvtxDomainHandle_t)nvtx_keep(name);
 }
 
 static void NVTX_API nvtx_domain_destroy(nvtxDomainHandle_t d)
@@ -79,7 +100,7 @@ static void NVTX_API nvtx_domain_destroy(nvtxDomainHandle_t d)
 static nvtxStringHandle_t NVTX_API nvtx_register_string_a(nvtxDomainHandle_t d, const char *s)
 {
     (void)d;
-    return (nvtxStringHandle_t)strdup(s ? s : "");
+    return (nvtxStringHandle_t)nvtx_keep(s);
 }
 
 static int NVTX_API nvtx_domain_push_ex(nvtxDomainHandle_t d, const nvtxEventAttributes_t *a)
