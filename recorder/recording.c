@@ -2,7 +2,8 @@
  * `tracedb record`.
  *
  * Hot path: each thread owns a single-producer ring of fixed-layout records (begin, end, instant,
- * counter, memory) in a 1 MiB buffer, registered on its first event. Recording an event takes the
+ * counter, memory) in a 1 MiB buffer, registered on its first event and freed once the thread has
+ * exited and the writer has drained it. Recording an event takes the
  * clock, copies the name into the ring and publishes it with one release store: no lock, no
  * allocation. When a ring is full the event is dropped and counted (never block, never grow); a
  * kept range always has room for its end, and a dropped range takes everything inside it along, so
@@ -64,6 +65,7 @@ struct rec_ring {
     _Atomic size_t head; /* written by the thread */
     _Atomic size_t tail; /* written by the writer */
     _Atomic int64_t dropped;
+    _Atomic int retired; /* its thread has exited: once drained, the buffer is freed */
 };
 
 /* Writer-side state of an open range on a thread. */
@@ -137,9 +139,14 @@ static void rec_forget_after_fork(void)
     atomic_store(&rec_global, NULL);
 }
 
-static void rec_watch_forks(void)
+static pthread_key_t rec_exit_key; /* its destructor runs when a thread that recorded exits */
+static void rec_thread_exit(void *p);
+
+/* Once per process, at the first tdb_open: watch for forks and for threads exiting. */
+static void rec_process_hooks(void)
 {
     pthread_atfork(NULL, NULL, rec_forget_after_fork);
+    pthread_key_create(&rec_exit_key, rec_thread_exit);
 }
 
 static int64_t rec_now(void)
@@ -150,6 +157,16 @@ static int64_t rec_now(void)
 }
 
 /* ---------------------------------------------------------------- hot path */
+
+/* A thread that recorded is exiting: its ring is retired, so that a program starting thread after
+ * thread holds one ring per live thread, not one per thread it ever ran. */
+static void rec_thread_exit(void *p)
+{
+    struct tdb_recording *r = atomic_load(&rec_global);
+    if (r && rec_self == p && rec_self_gen == r->generation)
+        atomic_store_explicit(&((struct rec_thread *)p)->ring.retired, 1, memory_order_release);
+    rec_self = NULL; /* should it record again on its way out, it gets a new ring */
+}
 
 static struct rec_thread *rec_thread_get(struct tdb_recording *r)
 {
@@ -170,6 +187,7 @@ static struct rec_thread *rec_thread_get(struct tdb_recording *r)
     while (!atomic_compare_exchange_weak(&r->threads, &head, t));
     rec_self = t;
     rec_self_gen = r->generation;
+    pthread_setspecific(rec_exit_key, t);
     return t;
 }
 
@@ -546,6 +564,9 @@ static int rec_apply(struct tdb_recording *r, struct rec_thread *t, const struct
 static int rec_drain(struct tdb_recording *r, size_t *records)
 {
     for (struct rec_thread *t = atomic_load(&r->threads); t; t = t->next) {
+        if (!t->ring.buf)
+            continue; /* retired and freed */
+        int retired = atomic_load_explicit(&t->ring.retired, memory_order_acquire);
         size_t tail = atomic_load_explicit(&t->ring.tail, memory_order_relaxed);
         size_t head = atomic_load_explicit(&t->ring.head, memory_order_acquire);
         while (tail != head) {
@@ -560,6 +581,10 @@ static int rec_drain(struct tdb_recording *r, size_t *records)
             tail += (sizeof(struct rec) + x->name_len + x->cat_len + x->args_len + 7) & ~(size_t)7;
         }
         atomic_store_explicit(&t->ring.tail, tail, memory_order_release);
+        if (retired) { /* its thread is gone and everything it wrote is drained */
+            free(t->ring.buf);
+            t->ring.buf = NULL;
+        }
     }
     return 0;
 }
@@ -649,8 +674,8 @@ struct tdb_recording *tdb_open(const char *path, const struct tdb_options *opt)
         free(r->path), free(r);
         return NULL;
     }
-    static pthread_once_t forks = PTHREAD_ONCE_INIT;
-    pthread_once(&forks, rec_watch_forks);
+    static pthread_once_t hooks = PTHREAD_ONCE_INIT;
+    pthread_once(&hooks, rec_process_hooks);
     r->owner = getpid();
     r->generation = atomic_fetch_add(&rec_generations, 1) + 1;
     r->opt = opt ? *opt : defaults;

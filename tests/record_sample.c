@@ -6,6 +6,8 @@
  *   record_sample live DB    reads its own database while recording (after tdb_flush) and prints what
  *                            it finds; leaves one range open at tdb_close
  *   record_sample reopen A B a thread records into A; A closes; the same thread records into B
+ *   record_sample threads DB 40 threads one after another, each recording 15,000 marks; prints how
+ *                            much resident memory grew
  *   record_sample fork DB    forks while recording; the child records, closes and exits; the parent
  *                            goes on and closes (prints the child's exit status)
  *   record_sample flood DB   A { B } { C { c } } 100,000 times as fast as it can, so that the ring overflows;
@@ -47,6 +49,32 @@ static void work(void)
     }
     tdb_instant("mark");
     tdb_range_pop();
+}
+
+/* Resident memory of this process, KiB. */
+static long rss_kib(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kib = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmRSS: %ld", &kib) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kib;
+}
+
+/* 15,000 marks (about 0.9 MiB of ring) in bursts the writer can keep up with. */
+static void *burst(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 15; i++) {
+        for (int j = 0; j < 1000; j++)
+            tdb_instant("burst");
+        sleep_ms(1);
+    }
+    return NULL;
 }
 
 static pthread_mutex_t gate = PTHREAD_MUTEX_INITIALIZER;
@@ -130,6 +158,20 @@ int main(int argc, char **argv)
             tdb_range_pop();
         }
         printf("dropped %lld\n", (long long)tdb_dropped());
+        return tdb_close(r) != 0;
+    }
+    if (argc >= 3 && strcmp(argv[1], "threads") == 0) {
+        tdb_recording *r = tdb_open(argv[2], NULL);
+        if (!r)
+            return 1;
+        long before = rss_kib();
+        for (int i = 0; i < 40; i++) { /* one after another, each filling most of its ring */
+            pthread_t t;
+            pthread_create(&t, NULL, burst, NULL);
+            pthread_join(t, NULL);
+        }
+        tdb_flush();
+        printf("rss growth %ld KiB\n", rss_kib() - before);
         return tdb_close(r) != 0;
     }
     if (argc >= 3 && strcmp(argv[1], "fork") == 0) {
