@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #define RING_BYTES (1u << 20)     /* per thread */
+#define REC_TRACKED_DEPTH 4096    /* ranges open at once on a thread whose begin is remembered */
 #define NAME_MAX_BYTES 1024       /* longer names are cut */
 #define DRAIN_EVERY_NS 10000000   /* 10 ms, when the rings were nearly empty ... */
 #define BUSY_DRAIN 1024           /* ... else at once: a drain that found this many records goes on */
@@ -84,6 +85,10 @@ struct rec_thread {
      * ring; and how deep inside a dropped range the thread is (its whole subtree is dropped with it,
      * so every kept end meets its own begin) */
     uint32_t open_ends, skip_depth;
+    /* the thread's own too: ranges begun and not ended, kept or not (see rec_keep_range_edge); bit d
+     * of left_out says whether the one begun at depth d was left out */
+    uint32_t open_depth;
+    uint64_t left_out[REC_TRACKED_DEPTH / 64];
     int64_t os_tid;
     char os_name[17];          /* the thread's name when it first recorded (it may be gone at the end) */
     struct rec_thread *next;   /* every thread ever registered (never freed before close) */
@@ -192,14 +197,40 @@ static struct rec_thread *rec_thread_get(struct tdb_recording *r)
 }
 
 /* Appends one record; drops it (counted) when the ring is full. */
+/* Ranges a thread has begun and not ended, kept or not: a range's end is kept exactly when its
+ * begin was, whatever the schedule says by then (begun in an active step, ended after the window: it
+ * ends where it ended, not at the end of the recording; begun outside, ended inside: its end ends no
+ * other range). */
+/* Whether a begin (kept by the schedule and kinds: keep) or an end is kept, keeping them paired. */
+static int rec_keep_range_edge(struct rec_thread *t, int type, int keep)
+{
+    uint32_t d = t->open_depth;
+    if (type == R_BEGIN) {
+        if (d < REC_TRACKED_DEPTH) {
+            uint64_t bit = (uint64_t)1 << (d % 64);
+            t->left_out[d / 64] = keep ? t->left_out[d / 64] & ~bit : t->left_out[d / 64] | bit;
+        }
+        t->open_depth = d + 1;
+        return keep;
+    }
+    if (d == 0)
+        return keep; /* an end with no begin: the writer ignores it */
+    t->open_depth = --d;
+    return d >= REC_TRACKED_DEPTH || !(t->left_out[d / 64] >> (d % 64) & 1);
+}
+
 static void rec_put_args(int type, int kind, const char *name, size_t name_len, const char *cat, size_t cat_len,
                          const char *args, size_t args_len, int64_t ts, int64_t a, int64_t b, double v)
 {
     struct tdb_recording *r = atomic_load_explicit(&rec_global, memory_order_acquire);
-    if (!r || !(r->kinds & (1u << type)) || !atomic_load_explicit(&r->active, memory_order_relaxed))
+    if (!r)
+        return;
+    int keep = (r->kinds & (1u << type)) && atomic_load_explicit(&r->active, memory_order_relaxed);
+    int edge = type == R_BEGIN || type == R_END;
+    if (!keep && !edge)
         return;
     struct rec_thread *t = rec_thread_get(r);
-    if (!t)
+    if (!t || (edge && !rec_keep_range_edge(t, type, keep)) || (!edge && !keep))
         return;
     if (t->skip_depth && type != R_START && type != R_STOP) { /* inside a dropped range */
         if (type == R_BEGIN)

@@ -6,6 +6,7 @@
  *   record_sample live DB    reads its own database while recording (after tdb_flush) and prints what
  *                            it finds; leaves one range open at tdb_close
  *   record_sample reopen A B a thread records into A; A closes; the same thread records into B
+ *   record_sample window DB  a worker's range begun in the one active step, ended after it
  *   record_sample threads DB 40 threads one after another, each recording 15,000 marks; prints how
  *                            much resident memory grew
  *   record_sample fork DB    forks while recording; the child records, closes and exits; the parent
@@ -80,6 +81,32 @@ static void *burst(void *arg)
 static pthread_mutex_t gate = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t turn = PTHREAD_COND_INITIALIZER;
 static int phase; /* 0: thread records into A; 1: main switched to B; 2: thread recorded into B */
+
+static void window_set(int p)
+{
+    pthread_mutex_lock(&gate);
+    phase = p;
+    pthread_cond_broadcast(&turn);
+    pthread_mutex_unlock(&gate);
+}
+
+static void window_wait(int p)
+{
+    pthread_mutex_lock(&gate);
+    while (phase != p)
+        pthread_cond_wait(&turn, &gate);
+    pthread_mutex_unlock(&gate);
+}
+
+static void *window_worker(void *arg)
+{
+    (void)arg;
+    tdb_range_push("window");
+    window_set(1);
+    window_wait(2);
+    tdb_range_pop();
+    return NULL;
+}
 
 static void *worker(void *arg)
 {
@@ -158,6 +185,24 @@ int main(int argc, char **argv)
             tdb_range_pop();
         }
         printf("dropped %lld\n", (long long)tdb_dropped());
+        return tdb_close(r) != 0;
+    }
+    if (argc >= 3 && strcmp(argv[1], "window") == 0) {
+        /* wait 1, active 1, no repeat limit over 3 steps: step 2 is kept. A worker begins a range in
+         * step 2 and ends it in step 3, after the window; the recording closes 100 ms later. */
+        struct tdb_options o = {.level = 2, .wait = 1, .active = 1};
+        tdb_recording *r = tdb_open(argv[2], &o);
+        if (!r)
+            return 1;
+        tdb_step(); /* 1: waiting */
+        tdb_step(); /* 2: active */
+        pthread_t t;
+        pthread_create(&t, NULL, window_worker, NULL);
+        window_wait(1);
+        tdb_step(); /* 3: waiting again */
+        window_set(2);
+        pthread_join(t, NULL);
+        sleep_ms(100);
         return tdb_close(r) != 0;
     }
     if (argc >= 3 && strcmp(argv[1], "threads") == 0) {

@@ -202,6 +202,23 @@ Test(record, rings_of_exited_threads_are_freed, .timeout = 120)
     free(dir);
 }
 
+/* A range begun in an active step and ended after the schedule's window ends where it ended (its end
+ * is kept with its begin), not when the recording closes 100 ms later. */
+Test(record, range_ended_after_the_window_keeps_its_end, .timeout = 30)
+{
+    char *dir = temp_dir(), db[1100];
+    snprintf(db, sizeof db, "%s/window.db", dir);
+    cr_assert_eq(run("timeout 20 '%s' window '%s'", build_path("build/test/record_sample"), db), 0);
+    sqlite3 *d = db_open(db);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM steps"), 1);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM ranges w, steps s WHERE w.name = 'window' AND w.start_ns >= s.start_ns "
+                           "AND w.end_ns >= s.end_ns AND w.end_ns - s.end_ns < 50000000"), 1,
+                 "ends after step 2, and well before the close 100 ms later");
+    sqlite3_close(d);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
 Test(record, environment_variable_records_with_no_code_change)
 {
     char *dir = temp_dir(), db[1100];
