@@ -166,28 +166,41 @@ static int row_step(struct row_writer *w, sqlite3_stmt *st)
     return 0;
 }
 
+/* Parameters b+1 ... b+7, the same in both event statements: id, kind, name, category, track, start,
+ * duration. */
+static void bind_event_head(sqlite3_stmt *st, int b, const struct row_event *r)
+{
+    sqlite3_bind_int64(st, b + 1, r->id);
+    sqlite3_bind_int(st, b + 2, r->ev.kind);
+    sqlite3_bind_int64(st, b + 3, r->name_id);
+    bind_int_or_null(st, b + 4, r->cat_id);
+    sqlite3_bind_int64(st, b + 5, r->ev.thread_id);
+    sqlite3_bind_int64(st, b + 6, r->ev.start_ns);
+    sqlite3_bind_int64(st, b + 7, r->ev.dur_ns);
+}
+
+/* The args text that follows the record; "{}" and nothing are NULL. */
+static void bind_args(sqlite3_stmt *st, int i, const struct row_event *r)
+{
+    if (r->args_len > 2)
+        sqlite3_bind_text(st, i, (const char *)(r + 1), (int)r->args_len, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, i);
+}
+
 /* Binds event r as row `row` of the event statement st (EVENT_PARAMS parameters per row). */
 static void bind_event(sqlite3_stmt *st, int row, const struct row_event *r)
 {
     const struct tdb_event *ev = &r->ev;
     int b = row * EVENT_PARAMS;
-    sqlite3_bind_int64(st, b + 1, r->id);
-    sqlite3_bind_int(st, b + 2, ev->kind);
-    sqlite3_bind_int64(st, b + 3, r->name_id);
-    bind_int_or_null(st, b + 4, r->cat_id);
-    sqlite3_bind_int64(st, b + 5, ev->thread_id);
-    sqlite3_bind_int64(st, b + 6, ev->start_ns);
-    sqlite3_bind_int64(st, b + 7, ev->dur_ns);
+    bind_event_head(st, b, r);
     bind_int_or_null(st, b + 8, ev->correlation);
     bind_int_or_null(st, b + 9, ev->external_id);
     bind_int_or_null(st, b + 10, ev->device);
     bind_int_or_null(st, b + 11, ev->stream);
     bind_int_or_null(st, b + 12, ev->bytes);
     bind_int_or_null(st, b + 13, ev->launch_id);
-    if (r->args_len > 2)
-        sqlite3_bind_text(st, b + 14, (const char *)(r + 1), (int)r->args_len, SQLITE_STATIC);
-    else
-        sqlite3_bind_null(st, b + 14);
+    bind_args(st, b + 14, r);
     bind_int_or_null(st, b + 15, ev->self_ns);
     bind_int_or_null(st, b + 16, ev->parent_id);
     sqlite3_bind_int(st, b + 17, ev->depth);
@@ -202,24 +215,15 @@ static int is_host(const struct row_event *r)
            ev->kind != TDB_KIND_MEMORY;
 }
 
+/* Binds host event r as row `row` of the host statement (HOST_PARAMS parameters per row). */
 static void bind_host(sqlite3_stmt *st, int row, const struct row_event *r)
 {
-    const struct tdb_event *ev = &r->ev;
     int b = row * HOST_PARAMS;
-    sqlite3_bind_int64(st, b + 1, r->id);
-    sqlite3_bind_int(st, b + 2, ev->kind);
-    sqlite3_bind_int64(st, b + 3, r->name_id);
-    bind_int_or_null(st, b + 4, r->cat_id);
-    sqlite3_bind_int64(st, b + 5, ev->thread_id);
-    sqlite3_bind_int64(st, b + 6, ev->start_ns);
-    sqlite3_bind_int64(st, b + 7, ev->dur_ns);
-    bind_int_or_null(st, b + 8, ev->self_ns);
-    if (r->args_len > 2)
-        sqlite3_bind_text(st, b + 9, (const char *)(r + 1), (int)r->args_len, SQLITE_STATIC);
-    else
-        sqlite3_bind_null(st, b + 9);
-    bind_int_or_null(st, b + 10, ev->parent_id);
-    sqlite3_bind_int(st, b + 11, ev->depth);
+    bind_event_head(st, b, r);
+    bind_int_or_null(st, b + 8, r->ev.self_ns);
+    bind_args(st, b + 9, r);
+    bind_int_or_null(st, b + 10, r->ev.parent_id);
+    sqlite3_bind_int(st, b + 11, r->ev.depth);
 }
 
 /* The rows of other tables that belong to event r: its launch configuration, its memory record. */
@@ -522,22 +526,18 @@ int row_writer_stop(struct row_writer *w)
     const char *timing = getenv("TRACEDB_TIMING");
     if (timing && *timing && strcmp(timing, "0") != 0)
         fprintf(stderr, "tracedb: row writer busy %.3f s; parser waited for it %.3f s\n", w->busy_s, w->wait_s);
-    if (w->inline_writes) {
-        for (int i = 0; i < ST_COUNT; i++)
-            sqlite3_finalize(w->st[i]);
-        free(w->fill.data), free(w);
-        return rc;
+    if (!w->inline_writes) {
+        pthread_mutex_lock(&w->lock);
+        w->quit = 1;
+        pthread_cond_broadcast(&w->cond);
+        pthread_mutex_unlock(&w->lock);
+        pthread_join(w->thread, NULL);
+        pthread_mutex_destroy(&w->lock);
+        pthread_cond_destroy(&w->cond);
     }
-    pthread_mutex_lock(&w->lock);
-    w->quit = 1;
-    pthread_cond_broadcast(&w->cond);
-    pthread_mutex_unlock(&w->lock);
-    pthread_join(w->thread, NULL);
-    pthread_mutex_destroy(&w->lock);
-    pthread_cond_destroy(&w->cond);
     for (int i = 0; i < ST_COUNT; i++)
         sqlite3_finalize(w->st[i]);
-    free(w->fill.data), free(w->work.data), free(w);
+    free(w->fill.data), free(w->work.data), free(w); /* work.data is NULL inline */
     return rc;
 }
 
