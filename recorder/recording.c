@@ -230,7 +230,7 @@ static void rec_put_args(int type, int kind, const char *name, size_t name_len, 
     if (!keep && !edge)
         return;
     struct rec_thread *t = rec_thread_get(r);
-    if (!t || (edge && !rec_keep_range_edge(t, type, keep)) || (!edge && !keep))
+    if (!t || (edge && !rec_keep_range_edge(t, type, keep))) /* a non-edge here is kept */
         return;
     if (t->skip_depth && type != R_START && type != R_STOP) { /* inside a dropped range */
         if (type == R_BEGIN)
