@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "render.h"
 #include "report.h"
+#include "../recorder/db_guard.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,7 +136,8 @@ int cmd_diff(int argc, char **argv, struct cli *cli)
     sqlite3_stmt *st = NULL;
     int rc = 1;
     if (check && sqlite3_prepare_v2(db, "ATTACH ?1 AS new", -1, &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_text(st, 1, argv[1], -1, SQLITE_STATIC);
+        char literal[4096];
+        sqlite3_bind_text(st, 1, tdb_db_literal_path(argv[1], literal, sizeof literal), -1, SQLITE_TRANSIENT);
         rc = sqlite3_step(st) == SQLITE_DONE ? 0 : 1;
         if (rc)
             fprintf(cli->err, "%s: cannot attach %s: %s\n", cli->prog, argv[1], sqlite3_errmsg(db));

@@ -2,6 +2,7 @@
  * functions, and prepare the SQL files embedded from queries/. */
 #include "report.h"
 #include "sqlfuncs.h"
+#include "../recorder/db_guard.h"
 #include "../recorder/embedded.h"
 #include "../recorder/version.h"
 #include <string.h>
@@ -16,7 +17,7 @@ sqlite3 *report_open(const char *path, int writable, struct cli *cli)
     }
     sqlite3 *db = NULL;
     int flags = writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
-    if (sqlite3_open_v2(path, &db, flags, NULL) != SQLITE_OK) {
+    if (tdb_db_open(path, flags, &db) != SQLITE_OK) {
         fprintf(cli->err, "%s: cannot open %s: %s\n", cli->prog, path, db ? sqlite3_errmsg(db) : "out of memory");
         sqlite3_close(db);
         return NULL;

@@ -159,7 +159,7 @@ static void union_final(sqlite3_context *ctx)
 
 int tdb_register_functions(sqlite3 *db)
 {
-    int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC;
+    int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS; /* pure: safe in any view */
     if (sqlite3_create_function(db, "median", 1, flags, NULL, NULL, sample_step, median_final) != SQLITE_OK ||
         sqlite3_create_function(db, "percentile", 2, flags, NULL, NULL, sample_step, percentile_final) != SQLITE_OK ||
         sqlite3_create_function(db, "stddev", 1, flags, NULL, NULL, sample_step, stddev_final) != SQLITE_OK ||

@@ -5,6 +5,7 @@
  * Exits with the program's status. */
 #define _GNU_SOURCE
 #include "../analyzer/cli.h"
+#include "db_guard.h"
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
@@ -50,7 +51,7 @@ static int record_inject_path(char *out, size_t n)
 static void record_summary(const char *path, struct cli *cli)
 {
     sqlite3 *db;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+    if (tdb_db_open(path, SQLITE_OPEN_READONLY, &db) != SQLITE_OK) {
         fprintf(cli->err, "tracedb: no database was written at %s (did the program make any NVTX or tracedb call?)\n", path);
         sqlite3_close(db);
         return;

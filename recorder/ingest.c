@@ -18,6 +18,7 @@
  *      Finish adds meta, indexes and views, commits and renames.
  */
 #include "ingest.h"
+#include "db_guard.h"
 #include "embedded.h"
 #include "device_time.h"
 #include "nesting.h"
@@ -473,8 +474,10 @@ struct tdb_ingest *tdb_ingest_open(const char *path, enum tdb_open_mode mode, FI
         unlink(ing->tmp_path);
         open_path = ing->tmp_path;
     }
-    if (sqlite3_open_v2(open_path, &ing->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) !=
-        SQLITE_OK) {
+    /* A database made here (not an existing one) skips its rollback journal: defensive mode allows that
+     * only before it goes on. */
+    const char *setup = mode == TDB_OPEN_APPEND || mode == TDB_OPEN_LIVE ? NULL : "PRAGMA journal_mode=OFF";
+    if (tdb_db_open_new(open_path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, setup, &ing->db) != SQLITE_OK) {
         fprintf(err, "tracedb: cannot open %s: %s\n", open_path, ing->db ? sqlite3_errmsg(ing->db) : "out of memory");
         ingest_free(ing);
         return NULL;
@@ -490,7 +493,7 @@ struct tdb_ingest *tdb_ingest_open(const char *path, enum tdb_open_mode mode, FI
              ingest_exec_file(ing, "schema/views.sql") == 0 &&
              ingest_exec(ing, "INSERT INTO meta VALUES ('import_status', 'recording'); COMMIT; BEGIN;") == 0;
     } else if (mode != TDB_OPEN_APPEND) {
-        ok = ingest_exec(ing, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-4096;"
+        ok = ingest_exec(ing, "PRAGMA synchronous=OFF; PRAGMA cache_size=-4096;"
                               "PRAGMA temp_store=FILE; BEGIN;") == 0 &&
              ingest_exec_file(ing, "schema/schema.sql") == 0 &&
              ingest_exec(ing, "PRAGMA user_version=" TDB_SCHEMA_VERSION_STR) == 0;

@@ -4,6 +4,7 @@
  * position). The result is built beside the target and moved into place only when complete, as
  * every import is. */
 #include "../include/tracedb.h"
+#include "db_guard.h"
 #include "ingest.h"
 #include <sqlite3.h>
 #include <string.h>
@@ -97,7 +98,8 @@ int tdb_merge(const char *db_path, const char *const *inputs, int ninputs, unsig
         sqlite3_stmt *st;
         int ok = sqlite3_prepare_v2(db, "ATTACH ?1 AS src", -1, &st, NULL) == SQLITE_OK;
         if (ok) {
-            sqlite3_bind_text(st, 1, inputs[i], -1, SQLITE_STATIC);
+            char literal[4096];
+            sqlite3_bind_text(st, 1, tdb_db_literal_path(inputs[i], literal, sizeof literal), -1, SQLITE_TRANSIENT);
             ok = sqlite3_step(st) == SQLITE_DONE;
         }
         sqlite3_finalize(st);

@@ -1,0 +1,115 @@
+/* db_guard.c: defensive SQLite connections. tracedb opens databases attached to bug reports and runs
+ * SQL its users type, so every connection it opens is configured as SQLite's "defense against the
+ * dark arts" page advises:
+ *   - SQLITE_DBCONFIG_DEFENSIVE (no writable_schema, no direct shadow-table writes),
+ *   - fts3_tokenizer() switched off and refused (its two-argument form takes a code address; its
+ *     one-argument form prints one), load_extension refused,
+ *   - trusted_schema off: a crafted database's views and triggers may call only innocuous functions,
+ *   - one attached database at most (diff and merge need one),
+ *   - a path is never read as a "file:" URI (Debian's SQLite enables URIs: "file:x?vfs=..." would
+ *     choose how the file is opened).
+ * Read-only mode for typed SQL adds an authorizer and a per-statement check: nothing is created or
+ * changed anywhere, not through VACUUM INTO, ATTACH of a new file, or a pragma that sets something. */
+#include "db_guard.h"
+#include <string.h>
+#include <strings.h>
+
+enum { GUARD_BASE, GUARD_READONLY };
+static const int guard_modes[2] = {GUARD_BASE, GUARD_READONLY};
+
+/* Pragmas that only report, whatever their argument (table_info(t)). */
+static const char *const query_pragmas[] = {
+    "table_info", "table_xinfo", "table_list", "index_list", "index_info", "index_xinfo", "foreign_key_list",
+    "foreign_key_check", "integrity_check", "quick_check", "function_list", "module_list", "pragma_list",
+    "collation_list", "database_list", "compile_options", NULL,
+};
+/* Settings that may be read (without an argument) in read-only mode. */
+static const char *const readable_pragmas[] = {
+    "user_version", "schema_version", "application_id", "page_size", "page_count", "freelist_count",
+    "encoding", "journal_mode", "data_version", "max_page_count", "auto_vacuum", "foreign_keys", NULL,
+};
+
+static int in_list(const char *const *list, const char *name)
+{
+    for (int i = 0; name && list[i]; i++)
+        if (strcasecmp(list[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+static int guard_authorize(void *arg, int action, const char *a3, const char *a4, const char *dbname,
+                           const char *trigger)
+{
+    (void)dbname, (void)trigger;
+    int mode = *(const int *)arg;
+    if (action == SQLITE_FUNCTION && a4 &&
+        (strcasecmp(a4, "fts3_tokenizer") == 0 || strcasecmp(a4, "load_extension") == 0))
+        return SQLITE_DENY;
+    if (mode != GUARD_READONLY)
+        return SQLITE_OK;
+    switch (action) {
+    case SQLITE_ATTACH:
+    case SQLITE_DETACH:
+        return SQLITE_DENY;
+    case SQLITE_PRAGMA:
+        if (in_list(query_pragmas, a3) || (!a4 && in_list(readable_pragmas, a3)))
+            return SQLITE_OK;
+        return SQLITE_DENY;
+    default:
+        return SQLITE_OK;
+    }
+}
+
+const char *tdb_db_literal_path(const char *path, char *out, size_t n)
+{
+    if (strncasecmp(path, "file:", 5) != 0 || strlen(path) + 3 > n)
+        return path;
+    snprintf(out, n, "./%s", path);
+    return out;
+}
+
+int tdb_db_open(const char *path, int flags, sqlite3 **db)
+{
+    return tdb_db_open_new(path, flags, NULL, db);
+}
+
+int tdb_db_open_new(const char *path, int flags, const char *setup, sqlite3 **db)
+{
+    char literal[4096];
+    *db = NULL;
+    int rc = sqlite3_open_v2(tdb_db_literal_path(path, literal, sizeof literal), db, flags | SQLITE_OPEN_NOMUTEX, NULL);
+    if (rc != SQLITE_OK)
+        return rc;
+    if (setup && (rc = sqlite3_exec(*db, setup, NULL, NULL, NULL)) != SQLITE_OK)
+        return rc;
+    if (sqlite3_db_config(*db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)NULL) != SQLITE_OK ||
+        sqlite3_db_config(*db, SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER, 0, (int *)NULL) != SQLITE_OK ||
+        sqlite3_db_config(*db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int *)NULL) != SQLITE_OK ||
+        sqlite3_db_config(*db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, (int *)NULL) != SQLITE_OK ||
+        sqlite3_set_authorizer(*db, guard_authorize, (void *)&guard_modes[GUARD_BASE]) != SQLITE_OK)
+        return SQLITE_ERROR;
+    sqlite3_limit(*db, SQLITE_LIMIT_ATTACHED, 1);
+    return SQLITE_OK;
+}
+
+void tdb_db_guard_readonly(sqlite3 *db)
+{
+    sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, 0);
+    sqlite3_exec(db, "PRAGMA temp_store=MEMORY", NULL, NULL, NULL); /* sorts spill to no file */
+    sqlite3_set_authorizer(db, guard_authorize, (void *)&guard_modes[GUARD_READONLY]);
+}
+
+int tdb_db_check_readonly(sqlite3_stmt *st, char *why, size_t n)
+{
+    if (sqlite3_stmt_readonly(st))
+        return 0;
+    const char *sql = sqlite3_sql(st);
+    while (sql && (*sql == ' ' || *sql == '\n' || *sql == '\t' || *sql == '\r'))
+        sql++;
+    size_t k = 0;
+    while (sql && sql[k] && sql[k] != ' ' && sql[k] != '\n' && k < 16)
+        k++;
+    snprintf(why, n, "read-only: %.*s would change a database or write a file (add --write to allow it)", (int)k,
+             sql ? sql : "the statement");
+    return -1;
+}

@@ -1,0 +1,30 @@
+/* db_guard.h: every SQLite connection tracedb opens goes through here, because every one may open a
+ * database a stranger made or run SQL a stranger wrote (see db_guard.c for what is switched off). */
+#ifndef TDB_DB_GUARD_H
+#define TDB_DB_GUARD_H
+#include <sqlite3.h>
+#include <stdio.h>
+
+/* Opens path with SQLite's flags (READONLY, or READWRITE [| CREATE]) as a defensive connection:
+ * defensive mode, no fts3_tokenizer, untrusted schema, no extension loading, at most one attached
+ * database, and a path that is never read as a "file:" URI. SQLITE_OK or SQLite's code; *db is
+ * always set (close it). */
+int tdb_db_open(const char *path, int flags, sqlite3 **db);
+
+/* The same, running setup first (pragmas that defensive mode forbids, such as journal_mode=OFF, for a
+ * database file tracedb has just created and nobody else has seen). */
+int tdb_db_open_new(const char *path, int flags, const char *setup, sqlite3 **db);
+
+/* The path as SQLite must be given it to take it literally (not as a "file:" URI): path itself, or
+ * a copy starting "./" in out (of size n). */
+const char *tdb_db_literal_path(const char *path, char *out, size_t n);
+
+/* Read-only mode for SQL typed by a user: each statement must pass tdb_db_check_readonly before it
+ * runs; the authorizer installed here refuses ATTACH, pragmas that set anything, and functions
+ * that touch memory or files. */
+void tdb_db_guard_readonly(sqlite3 *db);
+
+/* 0 when st changes nothing (no file anywhere); else -1 with the reason in why. */
+int tdb_db_check_readonly(sqlite3_stmt *st, char *why, size_t n);
+
+#endif
