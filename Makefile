@@ -27,7 +27,7 @@ endif
 SAN      = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 SQL      = $(wildcard schema/*.sql) $(wildcard queries/*.sql)
-LIB_SRC  = recorder/db_guard.c recorder/ingest.c recorder/nesting.c recorder/device_time.c recorder/row_writer.c recorder/strmap.c recorder/jsonbuf.c recorder/timeparse.c \
+LIB_SRC  = recorder/db_guard.c recorder/output_claim.c recorder/ingest.c recorder/nesting.c recorder/device_time.c recorder/row_writer.c recorder/strmap.c recorder/jsonbuf.c recorder/timeparse.c \
            recorder/chrome_import.c recorder/import.c recorder/merge.c recorder/recording.c recorder/finish.c \
            analyzer/render.c analyzer/report.c analyzer/sqlfuncs.c analyzer/flops.c analyzer/options.c analyzer/scope.c \
            analyzer/chrome_export.c

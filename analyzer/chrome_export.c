@@ -353,7 +353,7 @@ static void export_header(sqlite3 *db, struct sink *out)
     buf_free(&b);
 }
 
-int chrome_export(sqlite3 *db, const char *path, struct cli *cli)
+int chrome_export(sqlite3 *db, const char *path, const char *write_to, struct cli *cli)
 {
     struct sink out = {0};
     size_t n = strlen(path);
@@ -361,9 +361,9 @@ int chrome_export(sqlite3 *db, const char *path, struct cli *cli)
     if (to_stdout)
         out.f = cli->out;
     else if (n > 3 && strcmp(path + n - 3, ".gz") == 0)
-        out.gz = gzopen(path, "wb6");
+        out.gz = gzopen(write_to, "wb6");
     else
-        out.f = fopen(path, "wb");
+        out.f = fopen(write_to, "wb");
     if (!out.f && !out.gz) {
         fprintf(cli->err, "%s: cannot write %s\n", cli->prog, path);
         return 1;

@@ -6,6 +6,7 @@
 #include <sqlite3.h>
 
 /* Writes to path ("-" = cli->out; ".gz" = gzip). 0, or 1 on error (printed). */
-int chrome_export(sqlite3 *db, const char *path, struct cli *cli);
+/* path names the export ("-": stdout; ".gz": compressed); the bytes go to write_to (its temporary). */
+int chrome_export(sqlite3 *db, const char *path, const char *write_to, struct cli *cli);
 
 #endif

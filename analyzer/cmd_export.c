@@ -2,6 +2,8 @@
  * spreadsheet. chrome: Chrome trace JSON for Perfetto UI and chrome://tracing (chrome_export.c).
  * csv: any table or view, any read-only query, or any report, RFC 4180 via libcsv (render.c). */
 #include "chrome_export.h"
+#include "../recorder/output_claim.h"
+#include <errno.h>
 #include "cli.h"
 #include "render.h"
 #include "report.h"
@@ -117,6 +119,47 @@ static int export_report(const char *name, const char *db, int nextra, char **ex
     return rc;
 }
 
+/* The export itself, into tmp (a file's temporary) or standard output. */
+static int export_to(int argc, char **argv, int n, const char *output, const char *tmp, int chrome, const char *table,
+                     const char *query, const char *report, const char *kinds, struct scope *sc, struct cli *cli)
+{
+    (void)argc;
+    if (report) { /* the report opens the database itself */
+        FILE *out = tmp ? fopen(tmp, "wb") : cli->out;
+        if (!out) {
+            fprintf(cli->err, "%s: cannot write %s: %s\n", cli->prog, output, tdb_out_reason(errno));
+            return 1;
+        }
+        int rc = export_report(report, argv[1], n - 2, argv + 2, out, cli);
+        if (tmp && fclose(out) != 0) {
+            fprintf(cli->err, "%s: error writing %s: %s\n", cli->prog, output, tdb_out_reason(errno));
+            rc = 1;
+        }
+        return rc;
+    }
+    sqlite3 *db = scope_open(argv[1], sc, cli);
+    if (!db)
+        return 1;
+    int rc;
+    if (chrome) {
+        rc = export_kinds(db, kinds, cli) != 0 ? 1 : chrome_export(db, output, tmp ? tmp : output, cli);
+    } else {
+        FILE *out = tmp ? fopen(tmp, "wb") : cli->out;
+        if (!out) {
+            fprintf(cli->err, "%s: cannot write %s: %s\n", cli->prog, output, tdb_out_reason(errno));
+            sqlite3_close(db);
+            return 1;
+        }
+        rc = table ? export_table(db, table, out, cli) : export_query(db, query, out, cli);
+        if (tmp && fclose(out) != 0) {
+            fprintf(cli->err, "%s: error writing %s: %s\n", cli->prog, output, tdb_out_reason(errno));
+            rc = 1;
+        }
+    }
+    sqlite3_close(db);
+    return rc;
+}
+
 int cmd_export(int argc, char **argv, struct cli *cli)
 {
     struct scope sc;
@@ -145,36 +188,17 @@ int cmd_export(int argc, char **argv, struct cli *cli)
                 chrome ? "export chrome needs run.db and -o FILE" : "export csv needs exactly one of --table, --query, --report");
         return 2;
     }
-    if (report) { /* the report opens the database itself */
-        FILE *out = output ? fopen(output, "wb") : cli->out;
-        if (!out) {
-            fprintf(cli->err, "%s: cannot write %s\n", cli->prog, output);
-            return 1;
-        }
-        int rc = export_report(report, argv[1], n - 2, argv + 2, out, cli);
-        if (output && fclose(out) != 0)
-            rc = 1;
-        return rc;
-    }
-    sqlite3 *db = scope_open(argv[1], &sc, cli);
-    if (!db)
+    /* a file is written beside its name and moved into place whole: never half an export */
+    char tmp[4200];
+    int to_file = output && strcmp(output, "-") != 0;
+    if (to_file && tdb_out_begin(output, tmp, sizeof tmp) != 0) {
+        fprintf(cli->err, "%s: cannot name a temporary file beside %s\n", cli->prog, output);
         return 1;
-    int rc;
-    if (chrome) {
-        rc = export_kinds(db, kinds, cli) != 0 ? 1 : chrome_export(db, output, cli);
-    } else {
-        FILE *out = output ? fopen(output, "wb") : cli->out;
-        if (!out) {
-            fprintf(cli->err, "%s: cannot write %s\n", cli->prog, output);
-            sqlite3_close(db);
-            return 1;
-        }
-        rc = table ? export_table(db, table, out, cli) : export_query(db, query, out, cli);
-        if (output && fclose(out) != 0) {
-            fprintf(cli->err, "%s: error writing %s\n", cli->prog, output);
-            rc = 1;
-        }
     }
-    sqlite3_close(db);
+    int rc = export_to(argc, argv, n, output, to_file ? tmp : NULL, chrome, table, query, report, kinds, &sc, cli);
+    if (to_file && rc == 0)
+        rc = tdb_out_commit(tmp, output, 1, cli->err) != 0;
+    else if (to_file)
+        tdb_out_discard(tmp);
     return rc;
 }

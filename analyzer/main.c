@@ -1,6 +1,7 @@
 /* main.c: the tracedb command: one alphabetical table of subcommands, dispatched by name (as perf and
  * git do). After a command returns, stdout is checked: a full disk or a closed pipe is an error. */
 #include "cli.h"
+#include "../recorder/output_claim.h"
 #include "../recorder/version.h"
 #include <errno.h>
 #include <signal.h>
@@ -18,6 +19,7 @@ int main(int argc, char **argv)
     struct cli cli = {stdout, stderr, "tracedb"};
     char *help_args[] = {NULL, "--help", NULL};
     signal(SIGPIPE, SIG_IGN); /* a closed pipe shows up as a write error we report */
+    tdb_out_cleanup_on_signals(); /* no temporary outlives a SIGTERM; ulimit -f is a reported error */
     if (argc < 2) {
         usage(stderr);
         return 2;

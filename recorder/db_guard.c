@@ -11,6 +11,8 @@
  * Read-only mode for typed SQL adds an authorizer and a per-statement check: nothing is created or
  * changed anywhere, not through VACUUM INTO, ATTACH of a new file, or a pragma that sets something. */
 #include "db_guard.h"
+#include "output_claim.h"
+#include <errno.h>
 #include <string.h>
 #include <strings.h>
 
@@ -26,7 +28,7 @@ static const char *const query_pragmas[] = {
 /* Settings that may be read (without an argument) in read-only mode. */
 static const char *const readable_pragmas[] = {
     "user_version", "schema_version", "application_id", "page_size", "page_count", "freelist_count",
-    "encoding", "journal_mode", "data_version", "max_page_count", "auto_vacuum", "foreign_keys", NULL,
+    "encoding", "journal_mode", "data_version", "max_page_count", "auto_vacuum", "foreign_keys", "trusted_schema", NULL,
 };
 
 static int in_list(const char *const *list, const char *name)
@@ -112,4 +114,14 @@ int tdb_db_check_readonly(sqlite3_stmt *st, char *why, size_t n)
     snprintf(why, n, "read-only: %.*s would change a database or write a file (add --write to allow it)", (int)k,
              sql ? sql : "the statement");
     return -1;
+}
+
+const char *tdb_db_errmsg(sqlite3 *db, char *buf, size_t n)
+{
+    int code = sqlite3_errcode(db) & 0xff, e = sqlite3_system_errno(db);
+    if ((code == SQLITE_FULL || code == SQLITE_IOERR || code == SQLITE_CANTOPEN) && e)
+        snprintf(buf, n, "%s: %s", sqlite3_errmsg(db), tdb_out_reason(e));
+    else
+        snprintf(buf, n, "%s", sqlite3_errmsg(db));
+    return buf;
 }

@@ -19,6 +19,7 @@
  */
 #include "ingest.h"
 #include "db_guard.h"
+#include "output_claim.h"
 #include "embedded.h"
 #include "device_time.h"
 #include "nesting.h"
@@ -27,6 +28,7 @@
 #include "version.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -74,6 +76,7 @@ struct tdb_ingest {
     FILE *err;               /* where errors are reported */
     char *path;              /* the database the user named */
     char *tmp_path;          /* where a new database is built, or NULL for an append */
+    int replace;             /* --force: the new database replaces path at the end */
     struct strmap strings;   /* interned names/categories -> string.id */
     struct strmap processes; /* (trace, pid) -> process.id */
     struct strmap threads;   /* (trace, pid, tid) -> thread.id */
@@ -300,7 +303,8 @@ static void ingest_phase(struct tdb_ingest *ing, const char *done)
 
 static int ingest_fail(struct tdb_ingest *ing, const char *what)
 {
-    fprintf(ing->err, "tracedb: %s: %s: %s\n", ing->path, what, sqlite3_errmsg(ing->db));
+    char why[512];
+    fprintf(ing->err, "tracedb: %s: %s: %s\n", ing->path, what, tdb_db_errmsg(ing->db, why, sizeof why));
     return -1;
 }
 
@@ -308,7 +312,9 @@ static int ingest_exec(struct tdb_ingest *ing, const char *sql)
 {
     char *msg = NULL;
     if (sqlite3_exec(ing->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        fprintf(ing->err, "tracedb: %s: %s\n", ing->path, msg ? msg : "SQL error");
+        char why[512];
+        fprintf(ing->err, "tracedb: %s: %s\n", ing->path,
+                sqlite3_system_errno(ing->db) ? tdb_db_errmsg(ing->db, why, sizeof why) : msg ? msg : "SQL error");
         sqlite3_free(msg);
         return -1;
     }
@@ -466,13 +472,23 @@ struct tdb_ingest *tdb_ingest_open(const char *path, enum tdb_open_mode mode, FI
     if (mode != TDB_OPEN_APPEND && mode != TDB_OPEN_LIVE) {
         size_t n = strlen(path) + 32;
         ing->tmp_path = malloc(n);
-        if (!ing->tmp_path) {
+        if (!ing->tmp_path || tdb_out_begin(path, ing->tmp_path, n) != 0) {
+            fprintf(err, "tracedb: %s: cannot name a temporary file beside it\n", path);
+            free(ing->tmp_path), ing->tmp_path = NULL;
             ingest_free(ing);
             return NULL;
         }
-        snprintf(ing->tmp_path, n, "%s.tmp-%ld", path, (long)getpid());
-        unlink(ing->tmp_path);
+        ing->replace = mode == TDB_OPEN_FORCE;
         open_path = ing->tmp_path;
+    } else if (mode == TDB_OPEN_LIVE) { /* claim the name now: a second recording to it fails here */
+        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+        if (fd < 0) {
+            fprintf(err, "tracedb: %s: %s\n", path,
+                    errno == EEXIST ? "already exists; use --force to replace it" : tdb_out_reason(errno));
+            ingest_free(ing);
+            return NULL;
+        }
+        close(fd);
     }
     /* A database made here (not an existing one) skips its rollback journal: defensive mode allows that
      * only before it goes on. */
@@ -1166,12 +1182,10 @@ int tdb_ingest_finish(struct tdb_ingest *ing, int complete)
         rc = -1;
     }
     ing->db = NULL;
-    if (rc == 0 && ing->tmp_path && rename(ing->tmp_path, ing->path) != 0) {
-        fprintf(ing->err, "tracedb: cannot move %s to %s: %s\n", ing->tmp_path, ing->path, strerror(errno));
+    if (rc == 0 && ing->tmp_path && tdb_out_commit(ing->tmp_path, ing->path, ing->replace, ing->err) != 0)
         rc = -1;
-    }
-    if (rc != 0 && ing->tmp_path)
-        unlink(ing->tmp_path);
+    else if (rc != 0 && ing->tmp_path)
+        tdb_out_discard(ing->tmp_path);
     ingest_free(ing);
     return rc;
 }
@@ -1187,6 +1201,6 @@ void tdb_ingest_abort(struct tdb_ingest *ing)
     sqlite3_close(ing->db);
     ing->db = NULL;
     if (ing->tmp_path)
-        unlink(ing->tmp_path);
+        tdb_out_discard(ing->tmp_path);
     ingest_free(ing);
 }

@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE /* pthread_setname_np */
 #include "row_writer.h"
+#include "db_guard.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -160,7 +161,8 @@ static int row_step(struct row_writer *w, sqlite3_stmt *st)
     int rc = sqlite3_step(st);
     sqlite3_reset(st);
     if (rc != SQLITE_DONE) {
-        fprintf(w->err, "tracedb: %s: cannot write: %s\n", w->path, sqlite3_errmsg(w->db));
+        char why[512];
+        fprintf(w->err, "tracedb: %s: cannot write: %s\n", w->path, tdb_db_errmsg(w->db, why, sizeof why));
         return -1;
     }
     return 0;

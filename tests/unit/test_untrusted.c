@@ -51,18 +51,26 @@ Test(untrusted_sql, fts3_tokenizer_is_refused_and_nothing_crashes)
     free(db), free(dir);
 }
 
-Test(untrusted_sql, a_crafted_databases_views_cannot_call_risky_functions)
+Test(untrusted_sql, a_crafted_databases_schema_is_not_trusted)
 {
     char *dir = temp_dir(), *db = sample_db(dir);
-    sqlite3 *d; /* a stranger adds a view that leaks a code address */
+    sqlite3 *d; /* a stranger's view over a virtual table: SQLite runs it only where the schema is trusted */
     cr_assert_eq(sqlite3_open(db, &d), SQLITE_OK);
-    cr_assert_eq(sqlite3_exec(d, "CREATE VIEW leak AS SELECT hex(fts3_tokenizer('simple')) AS a", NULL, NULL, NULL),
+    cr_assert_eq(sqlite3_exec(d, "CREATE VIRTUAL TABLE docs USING fts4(x); INSERT INTO docs VALUES ('hello'); "
+                                 "CREATE VIEW leak AS SELECT x AS a FROM docs",
+                              NULL, NULL, NULL),
                  SQLITE_OK);
     sqlite3_close(d);
     int st;
     char *out = sql_run(&st, dir, db, "", "SELECT a FROM leak");
     cr_assert_eq(st, 1, "%s", out);
-    cr_assert(!strstr(out, "0000"), "an address was printed: %s", out);
+    cr_assert(strstr(out, "unsafe use of virtual table"), "%s", out);
+    free(out);
+    out = sql_run(&st, dir, db, "--format csv", "PRAGMA trusted_schema");
+    cr_assert(strstr(out, "\n0"), "trusted_schema is off: %s", out);
+    free(out);
+    out = sql_run(&st, dir, db, "--format csv", "SELECT x FROM docs"); /* typed directly: the user's choice */
+    cr_assert_eq(st, 0, "%s", out);
     free(out);
     run("rm -rf '%s'", dir);
     free(db), free(dir);
@@ -134,6 +142,87 @@ Test(untrusted_sql, a_path_is_never_read_as_a_uri)
     cr_assert_eq(st, 0);
     cr_assert(strstr(out, "410"), "%s", out);
     free(out);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* Files in dir whose name contains part (a count). */
+static int count_files(const char *dir, const char *part)
+{
+    int st;
+    char *out = run_capture(&st, "ls -a '%s' | grep -c -F -- '%s'", dir, part);
+    int n = atoi(out);
+    free(out);
+    return n;
+}
+
+Test(untrusted_outputs, two_imports_racing_for_one_name_one_wins_one_fails)
+{
+    char *dir = temp_dir();
+    const char *trace = src_path("tests/data/kineto/trace_diff_test_test.json.gz");
+    for (int round = 0; round < 3; round++) {
+        run("rm -f '%s/o.db'", dir);
+        int st;
+        /* both start before either ends (each import takes ~0.3 s): both pass any early existence check */
+        char *out = run_capture(&st,
+                                "cd '%s' && { '%s' import -q '%s' -o o.db 2>a.err; echo a=$?; } & "
+                                "{ cd '%s' && '%s' import -q '%s' -o o.db 2>b.err; echo b=$?; }; wait",
+                                dir, tracedb(), trace, dir, tracedb(), trace);
+        int ok = (strstr(out, "a=0") != NULL) + (strstr(out, "b=0") != NULL);
+        int lost = (strstr(out, "a=1") != NULL) + (strstr(out, "b=1") != NULL);
+        cr_assert_eq(ok, 1, "exactly one import may succeed: %s", out);
+        cr_assert_eq(lost, 1, "the other fails: %s", out);
+        free(out);
+        out = run_capture(&st, "cat '%s/a.err' '%s/b.err'", dir, dir);
+        cr_assert(strstr(out, "o.db already exists"), "the loser says why: %s", out);
+        free(out);
+        cr_assert_eq(count_files(dir, ".tmp-"), 0, "no temporary left");
+    }
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+Test(untrusted_outputs, file_size_limit_is_a_clear_error_and_leaves_no_temporary)
+{
+    char *dir = temp_dir();
+    int st;
+    char *out = run_capture(&st, "cd '%s' && (ulimit -f 200; '%s' import -q '%s' -o o.db) 2>&1; echo rc=$?", dir,
+                            tracedb(), src_path("tests/data/kineto/trace_diff_test_test.json.gz"));
+    cr_assert(strstr(out, "rc=1"), "an error, not death by SIGXFSZ: %s", out);
+    cr_assert(strstr(out, "file too large"), "%s", out);
+    free(out);
+    cr_assert_eq(count_files(dir, "o.db"), 0, "neither the database nor a temporary is left");
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+Test(untrusted_outputs, sigterm_mid_import_leaves_no_temporary)
+{
+    char *dir = temp_dir();
+    /* the trace arrives slowly on stdin; the import is killed while its temporary exists */
+    int rc = run("cd '%s' && { { gzip -dc '%s' | head -c 300000; sleep 5; } | '%s' import -q - -o o.db 2>/dev/null & "
+                 "echo $! > pid; } && for i in $(seq 100); do ls | grep -q tmp- && break; sleep 0.05; done; "
+                 "ls | grep -q tmp- && kill -TERM $(cat pid) && sleep 0.5 && ! kill -0 $(cat pid) 2>/dev/null",
+                 dir, src_path("tests/data/kineto/trace_diff_test_test.json.gz"), tracedb());
+    cr_assert_eq(rc, 0, "the import was seen working, then killed");
+    cr_assert_eq(count_files(dir, "o.db"), 0, "the temporary was removed on SIGTERM");
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+Test(untrusted_outputs, stale_temporaries_of_dead_processes_are_removed)
+{
+    char *dir = temp_dir();
+    int st;
+    char *pid = run_capture(&st, "sh -c 'echo $$'"); /* a process that has exited */
+    pid[strcspn(pid, "\n")] = 0;
+    run("cd '%s' && echo junk > 'run.db.tmp-%s' && echo mine > 'run.db.tmp-1'", dir, pid); /* pid 1 lives */
+    char db[512];
+    snprintf(db, sizeof db, "%s/run.db", dir);
+    cr_assert_eq(import_to(src_path("samples/resnet18_inference.json.gz"), db), 0);
+    cr_assert_eq(count_files(dir, pid), 0, "the dead process's temporary is gone");
+    cr_assert_eq(count_files(dir, "run.db.tmp-1"), 1, "a live process's temporary is left alone");
+    free(pid);
     run("rm -rf '%s'", dir);
     free(dir);
 }

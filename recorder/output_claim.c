@@ -1,0 +1,174 @@
+/* output_claim.c: outputs that appear whole or not at all (see output_claim.h).
+ *
+ * The claim is renameat2(RENAME_NOREPLACE), or link(2) + unlink where the filesystem lacks it: both
+ * fail with EEXIST when the name was taken meanwhile, so two imports racing for one new database can
+ * never both succeed (checking first and renaming later could). The signal path touches only a fixed
+ * table of names and calls only unlink, signal and raise (async-signal-safe). */
+#define _GNU_SOURCE
+#include "output_claim.h"
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define MAX_TMP 8
+#define TMP_LEN 4096
+static char pending[MAX_TMP][TMP_LEN]; /* registered temporaries; "" when free */
+static volatile sig_atomic_t pending_used[MAX_TMP];
+
+static const char *const side_suffixes[] = {"-journal", "-wal", "-shm"};
+
+static void unlink_with_sides(const char *tmp)
+{
+    char side[TMP_LEN + 16];
+    unlink(tmp);
+    for (size_t i = 0; i < sizeof side_suffixes / sizeof side_suffixes[0]; i++) {
+        size_t n = strlen(tmp), k = strlen(side_suffixes[i]);
+        if (n + k >= sizeof side)
+            continue;
+        memcpy(side, tmp, n);
+        memcpy(side + n, side_suffixes[i], k + 1);
+        unlink(side);
+    }
+}
+
+/* Removes PATH.tmp-PID (and side files) for every PID that is no longer a process here. */
+static void remove_stale(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[TMP_LEN];
+    const char *base = slash ? slash + 1 : path;
+    size_t dn = slash ? (size_t)(slash - path) : 1;
+    if (dn >= sizeof dir)
+        return;
+    if (slash)
+        memcpy(dir, path, dn ? dn : 1), dir[dn ? dn : 1] = 0;
+    else
+        strcpy(dir, ".");
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    size_t bn = strlen(base);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        const char *name = e->d_name;
+        if (strncmp(name, base, bn) != 0 || strncmp(name + bn, ".tmp-", 5) != 0)
+            continue;
+        const char *digits = name + bn + 5;
+        char *end;
+        long pid = strtol(digits, &end, 10);
+        if (end == digits || *end || pid <= 0 || pid == (long)getpid())
+            continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue; /* alive (or not ours to judge): leave it */
+        char full[TMP_LEN * 2 + 2];
+        snprintf(full, sizeof full, "%s/%s", dir, name);
+        unlink_with_sides(full);
+    }
+    closedir(d);
+}
+
+int tdb_out_begin(const char *path, char *tmp, size_t n)
+{
+    int len = snprintf(tmp, n, "%s.tmp-%ld", path, (long)getpid());
+    if (len < 0 || (size_t)len >= n || (size_t)len >= TMP_LEN)
+        return -1;
+    remove_stale(path);
+    unlink_with_sides(tmp);
+    for (int i = 0; i < MAX_TMP; i++) {
+        if (!pending_used[i]) {
+            memcpy(pending[i], tmp, (size_t)len + 1);
+            pending_used[i] = 1;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static void forget(const char *tmp)
+{
+    for (int i = 0; i < MAX_TMP; i++)
+        if (pending_used[i] && strcmp(pending[i], tmp) == 0)
+            pending_used[i] = 0;
+}
+
+void tdb_out_discard(const char *tmp)
+{
+    unlink_with_sides(tmp);
+    forget(tmp);
+}
+
+static int claim_noreplace(const char *tmp, const char *path)
+{
+#ifdef SYS_renameat2
+    if (syscall(SYS_renameat2, AT_FDCWD, tmp, AT_FDCWD, path, 1 /* RENAME_NOREPLACE */) == 0)
+        return 0;
+    if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
+        return -1;
+#endif
+    if (link(tmp, path) != 0) /* filesystems without renameat2's flag: link fails on an existing name too */
+        return -1;
+    unlink(tmp);
+    return 0;
+}
+
+int tdb_out_commit(const char *tmp, const char *path, int replace, FILE *err)
+{
+    int rc = replace ? rename(tmp, path) : claim_noreplace(tmp, path);
+    if (rc != 0) {
+        int e = errno;
+        if (e == EEXIST)
+            fprintf(err, "tracedb: %s already exists (made by another process while this one worked); nothing "
+                         "replaced, this result is discarded: use --force to replace it\n", path);
+        else
+            fprintf(err, "tracedb: cannot move %s to %s: %s\n", tmp, path, tdb_out_reason(e));
+        tdb_out_discard(tmp);
+        return -1;
+    }
+    forget(tmp);
+    return 0;
+}
+
+static void on_signal(int sig)
+{
+    for (int i = 0; i < MAX_TMP; i++)
+        if (pending_used[i])
+            unlink_with_sides(pending[i]);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void tdb_out_cleanup_on_signals(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction sa, old;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+            continue; /* ignored by whoever started us (nohup): keep it so */
+        sigaction(sigs[i], &sa, NULL);
+    }
+    signal(SIGXFSZ, SIG_IGN);
+}
+
+const char *tdb_out_reason(int e)
+{
+    switch (e) {
+    case EFBIG:
+        return "file too large (over the file size limit: see the shell's ulimit -f)";
+    case ENOSPC:
+        return "disk full";
+#ifdef EDQUOT
+    case EDQUOT:
+        return "disk quota exceeded";
+#endif
+    default:
+        return strerror(e);
+    }
+}

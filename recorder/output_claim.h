@@ -1,0 +1,30 @@
+/* output_claim.h: how tracedb writes a file that must appear whole or not at all (a new database, an
+ * export): built as PATH.tmp-PID beside it, then claimed atomically; temporaries are removed on
+ * errors, on catchable signals (for the CLI), and when a dead process left them behind. */
+#ifndef TDB_OUTPUT_CLAIM_H
+#define TDB_OUTPUT_CLAIM_H
+#include <stdio.h>
+
+/* Names the temporary for path in tmp (size n) and registers it for removal on a signal; removes
+ * the temporaries of path that dead processes left. 0, or -1 when the name does not fit or more
+ * than a few temporaries are open at once. */
+int tdb_out_begin(const char *path, char *tmp, size_t n);
+
+/* Moves tmp to path. replace: as rename(2). Otherwise the name is claimed atomically: when path
+ * exists by now (another process made it meanwhile), nothing is replaced, tmp is removed and the
+ * error says so. 0 or -1 (printed on err). */
+int tdb_out_commit(const char *tmp, const char *path, int replace, FILE *err);
+
+/* Removes tmp (and SQLite's side files of it) and forgets it. */
+void tdb_out_discard(const char *tmp);
+
+/* CLI only (a library leaves a program's signals alone): on SIGINT, SIGTERM, SIGHUP, SIGQUIT the
+ * registered temporaries are removed before the signal takes its course; SIGXFSZ is ignored so that a
+ * file over `ulimit -f` is a write error that is reported (and cleaned up), not a silent death. */
+void tdb_out_cleanup_on_signals(void);
+
+/* A reason for a write error, in words a user acts on: "file too large (over the shell's ulimit -f)",
+ * "disk full", or strerror. */
+const char *tdb_out_reason(int err);
+
+#endif
