@@ -20,7 +20,7 @@ struct cli {
     const char *prog;
 };
 
-enum opt_type { OPT_FLAG, OPT_STRING, OPT_INT, OPT_FORMAT };
+enum opt_type { OPT_FLAG, OPT_STRING, OPT_INT, OPT_FORMAT, OPT_SIZE }; /* OPT_SIZE: bytes, "64M", "1G" -> int64_t */
 
 struct opt {
     const char *name; /* long name without "--" */

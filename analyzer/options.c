@@ -22,7 +22,9 @@ void cli_usage(const struct opt *opts, const char *usage, FILE *to)
     fprintf(to, "usage: %s\n", usage);
     for (const struct opt *o = opts; o && o->name; o++) {
         char left[64];
-        const char *arg = o->type == OPT_FLAG ? "" : o->type == OPT_INT ? " N" : o->type == OPT_FORMAT ? " table|csv|json" : " VALUE";
+        const char *arg = o->type == OPT_FLAG ? "" : o->type == OPT_INT ? " N" : o->type == OPT_FORMAT ? " table|csv|json"
+                        : o->type == OPT_SIZE   ? " SIZE"
+                                                : " VALUE";
         if (o->short_name)
             snprintf(left, sizeof left, "-%c, --%s%s", o->short_name, o->name, arg);
         else
@@ -49,6 +51,20 @@ static int opt_set(const struct opt *o, const char *value, struct cli *cli)
             return -1;
         }
         *(int64_t *)o->target = v;
+        return 0;
+    }
+    case OPT_SIZE: {
+        char *end;
+        errno = 0;
+        long long v = strtoll(value, &end, 10);
+        int shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20 : *end == 'G' || *end == 'g' ? 30 : 0;
+        if (shift)
+            end++;
+        if (*value == 0 || *end != 0 || errno != 0 || v < 0 || v > (INT64_MAX >> shift)) {
+            fprintf(cli->err, "%s: --%s wants a size in bytes (or with K, M, G), not '%s'\n", cli->prog, o->name, value);
+            return -1;
+        }
+        *(int64_t *)o->target = (int64_t)v << shift;
         return 0;
     }
     case OPT_FORMAT:

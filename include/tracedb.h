@@ -18,6 +18,8 @@ extern "C" {
 #define TDB_IMPORT_FORCE 1u    /* replace an existing database (atomically, when done) */
 #define TDB_IMPORT_APPEND 2u   /* add to an existing database, in one transaction */
 #define TDB_IMPORT_PROGRESS 4u /* a progress line on stderr when it is a terminal */
+#define TDB_IMPORT_STRICT 8u    /* anomalies (negative dur, an E with no B, a B never ended) are errors */
+#define TDB_IMPORT_DUPLICATE 16u /* --append: allow a trace the database already holds */
 
 /* Imports Chrome trace JSON files (plain or gzip; "-" is standard input) into db_path.
  * Returns 0 when every event was imported; 1 when some input was damaged (every whole event is kept,
@@ -30,6 +32,16 @@ int tdb_import(const char *db_path, const char *const *traces, int ntraces, unsi
  * (distributedInfo.rank); first_rank < 0 leaves such ranks empty. */
 int tdb_import_ranked(const char *db_path, const char *const *traces, int ntraces, unsigned flags, long first_rank,
                       FILE *err);
+
+/* Every import option. */
+struct tdb_import_options {
+    unsigned flags;    /* TDB_IMPORT_* */
+    long first_rank;   /* as tdb_import_ranked; < 0: none */
+    size_t max_string; /* the longest string kept, in bytes (0: 64 MiB); an event holding a longer one is
+                        * skipped and reported, its neighbours kept */
+};
+int tdb_import_with(const char *db_path, const char *const *traces, int ntraces, const struct tdb_import_options *opt,
+                    FILE *err);
 
 /* Merges tracedb databases (one per rank, say) into a new database at db_path; ranks come from each
  * input's traces, or are the input's position when it has none. Same return values as tdb_import;

@@ -26,6 +26,8 @@
 
 #define CHUNK (256 * 1024)
 #define MAX_REPORTED 5 /* skipped events described one by one; the rest are counted */
+#define NO_TOKEN ((size_t)-1)
+#define DEFAULT_MAX_STRING ((size_t)64 << 20)
 
 enum field { F_NONE, F_PH, F_CAT, F_NAME, F_PID, F_TID, F_TS, F_DUR, F_ID, F_BP, F_ARGS, F_OTHER };
 enum vtype { V_NUMBER, V_STRING, V_BOOL, V_NULL, V_NESTED };
@@ -116,6 +118,14 @@ struct chrome {
     /* B/E matching */
     struct open_range *open;
     size_t nopen, open_cap;
+
+    /* long tokens (see feed_long_token) */
+    size_t tok_end;       /* offset in the chunk being parsed just past the last token; NO_TOKEN before one */
+    struct buf tail;      /* the previous chunk from its last token on */
+    struct buf longbuf;   /* a long string's bytes read ahead, fed to yajl in one call */
+    int64_t oversize;     /* a string longer than max_string was cut: its length (for the message), or 0 */
+    int top_skip;         /* the current top-level value is dropped (an oversize string in it) */
+    size_t max_string;
 
     struct buf out_args; /* the args JSON handed to the writer */
     struct buf series;   /* a counter series name */
@@ -634,6 +644,8 @@ static int chrome_event_end(struct chrome *c)
 /* Called when a captured top-level value is complete. */
 static int top_value_done(struct chrome *c, struct buf *value)
 {
+    if (c->top_skip)
+        return 1;
     const char *k = c->top_key.p;
     size_t kn = c->top_key.n;
     if (kn == 16 && memcmp(k, "deviceProperties", 16) == 0) {
@@ -651,6 +663,8 @@ static int top_value_done(struct chrome *c, struct buf *value)
 
 static int top_scalar(struct chrome *c, enum vtype type, const char *text, size_t n)
 {
+    if (c->top_skip)
+        return 1;
     const char *k = c->top_key.p;
     size_t kn = c->top_key.n;
     if (kn == 19 && memcmp(k, "baseTimeNanoseconds", 19) == 0 && type == V_NUMBER) {
@@ -728,23 +742,56 @@ static int on_scalar(struct chrome *c, enum vtype type, const char *text, size_t
     return 1;
 }
 
+/* Every callback notes where its token ends (feed_long_token starts scanning there). */
+#define MARK(ctx) (((struct chrome *)(ctx))->tok_end = yajl_get_bytes_consumed(((struct chrome *)(ctx))->h))
+
+/* A string cut at max_string arrives (its first bytes only): the event, or top-level value, holding
+ * it is dropped and reported. 1 when the string is to be ignored. */
+static int oversize_string(struct chrome *c)
+{
+    if (!c->oversize)
+        return 0;
+    char why[96];
+    snprintf(why, sizeof why, "a string of %lld bytes is longer than the limit (%zu bytes, --max-string)",
+             (long long)c->oversize, c->max_string);
+    c->oversize = 0;
+    int event_depth = c->events_depth ? c->events_depth + 1 : -1;
+    if (event_depth > 0 && c->depth >= event_depth) {
+        event_bad(c, "%s", why);
+        return 0;
+    }
+    if (c->events_depth && c->depth == c->events_depth)
+        return 0; /* an element of the events array: skipped as not an object */
+    fprintf(c->err, "tracedb: %s: top-level value near byte %zu dropped: %s\n", c->file, chrome_offset(c), why);
+    c->top_skip = 1;
+    return 1;
+}
+
 static int cb_null(void *ctx)
 {
+    MARK(ctx);
     return on_scalar(ctx, V_NULL, "null", 4);
 }
 
 static int cb_boolean(void *ctx, int v)
 {
+    MARK(ctx);
     return on_scalar(ctx, V_BOOL, v ? "true" : "false", v ? 4 : 5);
 }
 
 static int cb_number(void *ctx, const char *s, size_t n)
 {
+    MARK(ctx);
     return on_scalar(ctx, V_NUMBER, s, n);
 }
 
 static int cb_string(void *ctx, const unsigned char *s, size_t n)
 {
+    struct chrome *c = ctx;
+    MARK(ctx);
+    if (n > c->max_string && !c->oversize)
+        c->oversize = (int64_t)n;
+    oversize_string(c);
     return on_scalar(ctx, V_STRING, (const char *)s, n);
 }
 
@@ -848,27 +895,37 @@ static int on_close(struct chrome *c, char bracket)
 
 static int cb_start_map(void *ctx)
 {
+    MARK(ctx);
     return on_open(ctx, '{');
 }
 
 static int cb_end_map(void *ctx)
 {
+    MARK(ctx);
     return on_close(ctx, '}');
 }
 
 static int cb_start_array(void *ctx)
 {
+    MARK(ctx);
     return on_open(ctx, '[');
 }
 
 static int cb_end_array(void *ctx)
 {
+    MARK(ctx);
     return on_close(ctx, ']');
 }
 
 static int cb_map_key(void *ctx, const unsigned char *k, size_t n)
 {
     struct chrome *c = ctx;
+    MARK(ctx);
+    if (c->shape == 2 && c->depth == 1)
+        c->top_skip = 0; /* a new top-level key */
+    if (n > c->max_string && !c->oversize)
+        c->oversize = (int64_t)n;
+    oversize_string(c);
     if (c->cap_depth)
         return jw_key(&c->cap, (const char *)k, n) == 0;
     if (c->shape == 2 && c->depth == 1) {
@@ -908,6 +965,144 @@ static const yajl_callbacks chrome_callbacks = {
     cb_null, cb_boolean, NULL, NULL, cb_number, cb_string, cb_start_map, cb_map_key,
     cb_end_map, cb_start_array, cb_end_array,
 };
+
+/* ---------------------------------------------------------------- long tokens
+ * yajl re-lexes a token that spans chunks from its first byte each time a chunk arrives, so a string
+ * fed 256 KiB at a time costs the square of its length (a 256 MB name: 47 s). When a whole chunk
+ * passes without a token, tracedb finds where the pending token stands (scanning from the last
+ * token's end), reads ahead to the string's end itself and hands yajl the rest in one call: linear.
+ * A string longer than max_string is not kept: it is scanned past without being stored, yajl gets
+ * its first bytes closed by a quote, and the event holding it is skipped and reported. */
+
+enum { SC_BETWEEN, SC_STRING, SC_LITERAL };
+struct scan {
+    int state;
+    int esc;     /* 0; 1 after a backslash; 1 + hex digits still due after \u */
+    int64_t len; /* bytes of the string so far */
+};
+
+/* Scans p[0..n); returns the index of the closing quote of the pending string, or n. */
+static size_t scan_bytes(struct scan *sc, const unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = p[i];
+        if (sc->state == SC_BETWEEN) {
+            if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == ',' || ch == ':')
+                continue;
+            sc->state = ch == '"' ? SC_STRING : SC_LITERAL;
+            sc->len = 0;
+            if (sc->state == SC_LITERAL)
+                return n;
+            continue;
+        }
+        if (sc->esc == 1)
+            sc->esc = ch == 'u' ? 5 : 0;
+        else if (sc->esc > 1)
+            sc->esc = sc->esc == 2 ? 0 : sc->esc - 1;
+        else if (ch == '\\')
+            sc->esc = 1;
+        else if (ch == '"') {
+            sc->state = SC_BETWEEN;
+            return i;
+        }
+        sc->len++;
+    }
+    return n;
+}
+
+static int feed(struct chrome *c, gzFile gz, unsigned char *chunk, const unsigned char *p, size_t n);
+
+/* Damage found while reading ahead: reported here; 1. */
+static int long_token_damage(struct chrome *c, size_t off, const char *why)
+{
+    fprintf(c->err, "tracedb: %s: invalid JSON near byte %zu: %s\n", c->file, off, why);
+    snprintf(c->res->first_error, sizeof c->res->first_error, "byte %zu: invalid JSON: %s", off, why);
+    return 1;
+}
+
+/* yajl has consumed p[0..n) without completing a token. 0 to go on, 1 damaged (reported), -1 error. */
+static int feed_long_token(struct chrome *c, gzFile gz, unsigned char *chunk, const unsigned char *p, size_t n)
+{
+    struct scan sc = {SC_BETWEEN, 0, 0};
+    scan_bytes(&sc, (const unsigned char *)c->tail.p, c->tail.n);
+    if (sc.state == SC_STRING && scan_bytes(&sc, p, n) < n)
+        return long_token_damage(c, c->chunk_base, "internal: a string ended without a token"); /* not reached */
+    else if (sc.state == SC_BETWEEN)
+        scan_bytes(&sc, p, n);
+    c->chunk_base += n;
+    if (sc.state == SC_BETWEEN) { /* only white space: no token pending */
+        c->tail.n = 0;
+        return 0;
+    }
+    if (sc.state == SC_LITERAL)
+        return long_token_damage(c, c->chunk_base, "a number or literal longer than a read chunk (256 KiB)");
+    size_t start = c->chunk_base; /* file offset of the first byte yajl has not seen */
+    int esc_seen = sc.esc;        /* the escape state where yajl stands */
+    size_t seen = 0;              /* bytes read ahead since */
+    c->longbuf.n = 0;
+    for (;;) {
+        int got = gzread(gz, chunk, CHUNK);
+        if (got < 0)
+            return long_token_damage(c, start + seen, "compressed data damaged inside a string");
+        if (got == 0) { /* the file ends inside the string: yajl says so at the end */
+            if (sc.len > (int64_t)c->max_string)
+                return long_token_damage(c, start + seen, "the file ends in the middle of a string (truncated?)");
+            break;
+        }
+        seen += (size_t)got;
+        size_t end = scan_bytes(&sc, chunk, (size_t)got);
+        if (sc.len <= (int64_t)c->max_string) {
+            if (buf_add(&c->longbuf, chunk, (size_t)got) != 0)
+                return long_token_damage(c, start, "out of memory for a long string");
+            if (end < (size_t)got)
+                break;
+            continue;
+        }
+        /* over the limit: keep nothing more; find its end, then close yajl's copy of its start */
+        buf_free(&c->longbuf);
+        if (end == (size_t)got)
+            continue;
+        size_t quote = start + seen - (size_t)got + end; /* the closing quote's offset */
+        c->oversize = sc.len;
+        char close[8] = "\"";
+        if (esc_seen == 1)
+            memcpy(close, "n\"", 3);
+        else if (esc_seen > 1)
+            snprintf(close, sizeof close, "%.*s\"", esc_seen - 1, "0000");
+        c->chunk_base = quote;
+        c->tok_end = NO_TOKEN;
+        if (yajl_parse(c->h, (const unsigned char *)close, strlen(close)) != yajl_status_ok)
+            return c->db_error ? -1 : long_token_damage(c, quote, "a string that cannot be cut");
+        c->oversize = 0;
+        c->tail.n = 0;
+        c->chunk_base = quote + 1;
+        return feed(c, gz, chunk, chunk + end + 1, (size_t)got - end - 1);
+    }
+    if (sc.len > (int64_t)c->max_string) /* cut, and the file ended */
+        return 0;
+    c->chunk_base = start;
+    int rc = c->longbuf.n ? feed(c, gz, chunk, (const unsigned char *)c->longbuf.p, c->longbuf.n) : 0;
+    if (c->longbuf.cap > 4 * CHUNK)
+        buf_free(&c->longbuf);
+    return rc;
+}
+
+/* Hands p[0..n) (a chunk as read, or what feed_long_token gathered) to yajl; c->chunk_base is p's
+ * offset in the file and moves past it. 0 to go on, 1 damaged (reported), -1 database error,
+ * 2 a yajl error (reported by the caller). */
+static int feed(struct chrome *c, gzFile gz, unsigned char *chunk, const unsigned char *p, size_t n)
+{
+    c->tok_end = NO_TOKEN;
+    if (yajl_parse(c->h, p, n) != yajl_status_ok)
+        return c->db_error ? -1 : 2;
+    if (c->tok_end == NO_TOKEN)
+        return feed_long_token(c, gz, chunk, p, n);
+    c->tail.n = 0;
+    if (buf_add(&c->tail, p + c->tok_end, n - c->tok_end) != 0)
+        return -1;
+    c->chunk_base += n;
+    return 0;
+}
 
 /* ---------------------------------------------------------------- driver */
 
@@ -970,8 +1165,10 @@ int tdb_import_chrome(struct tdb_ingest *ing, const char *path, int show_progres
                       struct tdb_import_result *res)
 {
     int64_t default_rank = res->default_rank;
+    size_t max_string = res->max_string;
     memset(res, 0, sizeof *res);
     res->default_rank = default_rank;
+    res->max_string = max_string;
     int is_stdin = strcmp(path, "-") == 0;
     const char *file = is_stdin ? "<stdin>" : path;
     int fd = is_stdin ? dup(0) : open(path, O_RDONLY);
@@ -998,6 +1195,7 @@ int tdb_import_chrome(struct tdb_ingest *ing, const char *path, int show_progres
     }
     c->ing = ing, c->file = file, c->err = err, c->res = res;
     c->base_time_ns = TDB_NULL;
+    c->max_string = res->max_string ? res->max_string : DEFAULT_MAX_STRING;
     jw_init(&c->extra_w, &c->extra);
     jw_open(&c->extra_w, '{');
     c->h = yajl_alloc(&chrome_callbacks, NULL, c);
@@ -1017,7 +1215,7 @@ int tdb_import_chrome(struct tdb_ingest *ing, const char *path, int show_progres
             status = 1;
             break;
         }
-        yajl_status st;
+        int fed = 0;
         if (n == 0 && c->chunk_base == 0) {
             fprintf(err, "tracedb: %s: empty file: no trace events\n", file);
             snprintf(res->first_error, sizeof res->first_error, "empty file");
@@ -1033,15 +1231,15 @@ int tdb_import_chrome(struct tdb_ingest *ing, const char *path, int show_progres
                 status = 1;
                 break;
             }
-            st = yajl_complete_parse(c->h);
+            fed = yajl_complete_parse(c->h) == yajl_status_ok ? 0 : c->db_error ? -1 : 2;
         } else {
-            st = yajl_parse(c->h, chunk, (size_t)n);
+            fed = feed(c, gz, chunk, chunk, (size_t)n);
         }
-        if (st != yajl_status_ok) {
-            if (c->db_error) {
-                status = -1;
-                break;
-            }
+        if (fed == 1 || fed == -1) {
+            status = fed;
+            break;
+        }
+        if (fed == 2) {
             size_t off = chrome_offset(c);
             if (n != 0 && off > 0)
                 off--; /* yajl stands just past the offending token */
@@ -1058,7 +1256,6 @@ int tdb_import_chrome(struct tdb_ingest *ing, const char *path, int show_progres
         }
         if (n == 0)
             break;
-        c->chunk_base += (size_t)n;
         if (tty && c->chunk_base >= next_report) {
             progress(file, total ? (size_t)gzoffset(gz) : c->chunk_base, total, 0);
             next_report += 8u << 20;
@@ -1115,6 +1312,8 @@ int tdb_import_chrome(struct tdb_ingest *ing, const char *path, int show_progres
     buf_free(&c->distinfo);
     buf_free(&c->trace_name);
     buf_free(&c->top_value);
+    buf_free(&c->tail);
+    buf_free(&c->longbuf);
     free(c->args);
     free(c);
     free(chunk);

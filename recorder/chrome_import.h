@@ -9,6 +9,7 @@ struct tdb_import_result {
     int64_t skipped;       /* events not imported, each described on err (the first few) */
     char first_error[256]; /* the first problem, with its byte offset; empty when none */
     int64_t default_rank;  /* in: the rank when the trace gives none, or TDB_NULL */
+    size_t max_string;     /* in: the longest string kept (longer ones: the event is skipped); 0: 64 MiB */
 };
 
 /* Imports path ("-" = standard input) as one trace. Returns 0 when every event imported, 1 when the

@@ -2,19 +2,21 @@
 #include "../analyzer/cli.h"
 #include "../include/tracedb.h"
 
-static const char import_usage[] = "tracedb import TRACE... -o run.db [--force | --append] [--rank N] [--quiet]";
+static const char import_usage[] =
+    "tracedb import TRACE... -o run.db [--force | --append] [--rank N] [--max-string SIZE] [--quiet]";
 
 int cmd_import(int argc, char **argv, struct cli *cli)
 {
     const char *out = NULL;
     int force = 0, append = 0, quiet = 0;
-    int64_t rank = -1;
+    int64_t rank = -1, max_string = 64 << 20;
     const struct opt opts[] = {
         {"output", 'o', OPT_STRING, &out, "the database to write (required)"},
         {"force", 'f', OPT_FLAG, &force, "replace the database if it exists"},
         {"append", 'a', OPT_FLAG, &append, "add the traces to an existing database"},
         {"quiet", 'q', OPT_FLAG, &quiet, "no progress and no closing line"},
         {"rank", 'r', OPT_INT, &rank, "the rank of the (first) trace when it names none (the next ones get N+1, ...)"},
+        {"max-string", 0, OPT_SIZE, &max_string, "the longest string kept (default 64M); an event with a longer one is skipped"},
         OPT_END,
     };
     int n = cli_parse_options(argc, argv, opts, import_usage, cli);
@@ -30,6 +32,11 @@ int cmd_import(int argc, char **argv, struct cli *cli)
         return 2;
     }
     unsigned flags = (force ? TDB_IMPORT_FORCE : 0u) | (append ? TDB_IMPORT_APPEND : 0u) | (quiet ? 0u : TDB_IMPORT_PROGRESS);
-    int rc = tdb_import_ranked(out, (const char *const *)argv, n, flags, (long)rank, cli->err);
+    if (max_string < 1 || max_string > (512 << 20)) {
+        fprintf(cli->err, "%s: --max-string must be between 1 byte and 512M\n", cli->prog);
+        return 2;
+    }
+    struct tdb_import_options opt = {flags, (long)rank, (size_t)max_string};
+    int rc = tdb_import_with(out, (const char *const *)argv, n, &opt, cli->err);
     return rc < 0 ? 1 : rc;
 }

@@ -16,6 +16,15 @@ int tdb_import(const char *db_path, const char *const *traces, int ntraces, unsi
 int tdb_import_ranked(const char *db_path, const char *const *traces, int ntraces, unsigned flags, long first_rank,
                       FILE *err)
 {
+    struct tdb_import_options opt = {flags, first_rank, 0};
+    return tdb_import_with(db_path, traces, ntraces, &opt, err);
+}
+
+int tdb_import_with(const char *db_path, const char *const *traces, int ntraces, const struct tdb_import_options *opt,
+                    FILE *err)
+{
+    unsigned flags = opt->flags;
+    long first_rank = opt->first_rank;
     enum tdb_open_mode mode = (flags & TDB_IMPORT_APPEND) ? TDB_OPEN_APPEND
                               : (flags & TDB_IMPORT_FORCE) ? TDB_OPEN_FORCE
                                                            : TDB_OPEN_CREATE;
@@ -27,6 +36,7 @@ int tdb_import_ranked(const char *db_path, const char *const *traces, int ntrace
     for (int i = 0; i < ntraces; i++) {
         struct tdb_import_result res;
         res.default_rank = first_rank >= 0 ? (int64_t)first_rank + i : TDB_NULL;
+        res.max_string = opt->max_string;
         int rc = tdb_import_chrome(ing, traces[i], (flags & TDB_IMPORT_PROGRESS) != 0, err, &res);
         if (rc < 0) {
             tdb_ingest_abort(ing);

@@ -96,7 +96,7 @@ static const char *const row_sql[ST_COUNT] = {
 
 struct batch {
     unsigned char *data;
-    size_t n;
+    size_t n, cap; /* cap: BATCH_BYTES, or one row's size while a row larger than that is written */
 };
 
 struct row_writer {
@@ -429,12 +429,22 @@ static int row_writer_flush(struct row_writer *w)
 static void *row_reserve(struct row_writer *w, uint32_t type, size_t size)
 {
     size = (size + 7) & ~(size_t)7;
-    if (size > BATCH_BYTES) {
-        fprintf(w->err, "tracedb: %s: one row of %zu bytes is larger than a batch\n", w->path, size);
+    if (size > UINT32_MAX) {
+        fprintf(w->err, "tracedb: %s: one row of %zu bytes is too large to write\n", w->path, size);
         return NULL;
     }
-    if (w->fill.n + size > BATCH_BYTES && row_writer_flush(w) != 0)
+    /* a row larger than a batch gets a batch of its own, back to BATCH_BYTES for the next row */
+    size_t limit = size > BATCH_BYTES ? size : BATCH_BYTES;
+    if ((w->fill.n + size > limit || (w->fill.n && w->fill.cap > BATCH_BYTES)) && row_writer_flush(w) != 0)
         return NULL;
+    if (w->fill.cap != limit && (size > w->fill.cap || w->fill.cap > BATCH_BYTES)) {
+        unsigned char *p = realloc(w->fill.data, limit);
+        if (!p) {
+            fprintf(w->err, "tracedb: %s: out of memory for a row of %zu bytes\n", w->path, size);
+            return NULL;
+        }
+        w->fill.data = p, w->fill.cap = limit;
+    }
     struct row_head *h = (struct row_head *)(w->fill.data + w->fill.n);
     h->type = type;
     h->size = (uint32_t)size;
@@ -479,6 +489,7 @@ struct row_writer *row_writer_start(sqlite3 *db, const char *path, FILE *err, in
     w->db = db, w->err = err, w->path = path, w->inline_writes = inline_writes;
     w->fill.data = malloc(BATCH_BYTES);
     w->work.data = inline_writes ? NULL : malloc(BATCH_BYTES);
+    w->fill.cap = BATCH_BYTES, w->work.cap = inline_writes ? 0 : BATCH_BYTES;
     int ok = w->fill.data && (inline_writes || w->work.data);
     char *events = ok ? events_sql(0) : NULL, *hosts = ok ? events_sql(1) : NULL;
     ok = events && hosts;

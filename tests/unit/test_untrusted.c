@@ -226,3 +226,103 @@ Test(untrusted_outputs, stale_temporaries_of_dead_processes_are_removed)
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+/* A trace whose second event's name is made by the shell command body (printing the name's JSON text,
+ * without quotes), between two small events; piped to `tracedb import -`. */
+static int import_long_name(const char *dir, const char *body, const char *flags, char **err_out)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && { printf '%%s' '[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":2,\"pid\":1,\"tid\":1},"
+             "{\"ph\":\"X\",\"ts\":5,\"dur\":2,\"pid\":1,\"tid\":1,\"name\":\"'; %s; "
+             "printf '%%s' '\"},{\"ph\":\"X\",\"name\":\"b\",\"ts\":10,\"dur\":2,\"pid\":1,\"tid\":1}]'; } | "
+             "'%s' import -q - -o o.db %s 2>err; echo $?",
+             dir, body, tracedb(), flags);
+    int st;
+    char *out = run_capture(&st, "%s", cmd);
+    int rc = atoi(out);
+    free(out);
+    if (err_out) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/err", dir);
+        *err_out = read_file(path, NULL);
+    }
+    return rc;
+}
+
+static int64_t dbq(const char *dir, const char *sql)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/o.db", dir);
+    sqlite3 *d = db_open(path);
+    int64_t v = db_int(d, sql);
+    sqlite3_close(d);
+    return v;
+}
+
+/* 96 MB of one string: yajl alone re-lexes it from its start on every 256 KiB chunk (~20 GB of work,
+ * minutes); linear, it takes seconds. Rows over the writer's 4 MiB batch used to abort the import. */
+Test(untrusted_strings, a_96_mb_name_is_kept_in_linear_time, .timeout = 60)
+{
+    char *dir = temp_dir();
+    char *err;
+    cr_assert_eq(import_long_name(dir, "head -c 96000000 /dev/zero | tr '\\0' x", "--max-string 100M", &err), 0,
+                 "%s", err);
+    free(err);
+    cr_assert_eq(dbq(dir, "SELECT count(*) FROM events"), 3);
+    cr_assert_eq(dbq(dir, "SELECT length(name) FROM events WHERE start_ns = 5000"), 96000000);
+    cr_assert_eq(dbq(dir, "SELECT count(*) FROM events WHERE start_ns = 5000 AND name GLOB 'xxx*' AND name NOT GLOB '*[^x]*'"), 1);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+Test(untrusted_strings, a_string_over_the_cap_skips_its_event_and_keeps_its_neighbours, .timeout = 60)
+{
+    char *dir = temp_dir();
+    char *err;
+    /* 300 MB: never stored whole, scanned past */
+    cr_assert_eq(import_long_name(dir, "head -c 300000000 /dev/zero | tr '\\0' x", "", &err), 1);
+    cr_assert(strstr(err, "event at byte 54 skipped: a string of 300000000 bytes is longer than the limit (67108864"),
+              "%s", err);
+    free(err);
+    cr_assert_eq(dbq(dir, "SELECT count(*) FROM events WHERE name IN ('a', 'b')"), 2);
+    cr_assert_eq(dbq(dir, "SELECT count(*) FROM events"), 2);
+    cr_assert_eq(dbq(dir, "SELECT skipped_events FROM trace"), 1);
+    /* a small cap applies to short strings too */
+    run("rm -f '%s/o.db'", dir);
+    cr_assert_eq(import_long_name(dir, "printf 0123456789", "--max-string 9", &err), 1);
+    cr_assert(strstr(err, "a string of 10 bytes is longer than the limit (9 bytes"), "%s", err);
+    free(err);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* A cut can land anywhere in an escape sequence (\u00e9, \\, \"): every offset in the 10-byte unit is
+ * tried by shifting the string's start; the cut string's event goes, the rest stays whole. */
+Test(untrusted_strings, a_cut_inside_an_escape_keeps_the_json_valid, .timeout = 120)
+{
+    char *dir = temp_dir();
+    for (int shift = 0; shift < 10; shift++) {
+        char body[256];
+        snprintf(body, sizeof body, "head -c %d /dev/zero | tr '\\0' y; yes '\\u00e9\\\\\\\"' | tr -d '\\n' | head -c 3000000",
+                 shift);
+        run("rm -f '%s/o.db'", dir);
+        char *err;
+        cr_assert_eq(import_long_name(dir, body, "--max-string 1M", &err), 1, "shift %d: %s", shift, err);
+        cr_assert(strstr(err, "skipped: a string of"), "shift %d: %s", shift, err);
+        cr_assert(!strstr(err, "invalid JSON"), "shift %d: %s", shift, err);
+        free(err);
+        cr_assert_eq(dbq(dir, "SELECT count(*) FROM events WHERE name IN ('a', 'b')"), 2, "shift %d", shift);
+    }
+    /* under the cap, the same escapes decode exactly: 3,000,000 bytes of \u00e9 \\ \" (10 bytes) are
+     * 300,000 times the 3 characters (4 bytes of UTF-8) é \ " */
+    run("rm -f '%s/o.db'", dir);
+    char *err;
+    cr_assert_eq(import_long_name(dir, "yes '\\u00e9\\\\\\\"' | tr -d '\\n' | head -c 3000000", "", &err), 0, "%s", err);
+    free(err);
+    cr_assert_eq(dbq(dir, "SELECT length(CAST(name AS BLOB)) FROM events WHERE start_ns = 5000"), 1200000);
+    cr_assert_eq(dbq(dir, "SELECT length(name) FROM events WHERE start_ns = 5000"), 900000);
+    cr_assert_eq(dbq(dir, "SELECT replace(name, 'é\\\"', '') = '' FROM events WHERE start_ns = 5000"), 1);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
