@@ -164,7 +164,7 @@ static void event_json(struct buf *b, sqlite3_stmt *st)
     buf_add(b, ",\"args\":{", 9);
     int first = 1;
     if (args && alen > 2) { /* the kept args first, in their order, then the columns */
-        buf_add(b, args + 1, alen - 2);
+        buf_add_utf8(b, args + 1, alen - 2);
         first = 0;
     }
     if (kind == 11) { /* [memory]: Kineto's own keys */

@@ -40,6 +40,55 @@ static void render_memory(char *dst, size_t n, int64_t b)
         snprintf(dst, n, "%lld b", (long long)b);
 }
 
+/* The display form of the character at p (len bytes left) into piece: control characters (C0, DEL,
+ * C1) as \xNN or \u00NN escapes, so that a name cannot move the cursor or retitle the window;
+ * invalid UTF-8 as U+FFFD. Sets *used to the bytes consumed; returns the piece's length. */
+static size_t table_char(const unsigned char *p, size_t len, char piece[8], size_t *used)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t k = p[0] < 0x80 ? 1 : utf8_seq_len(p, len);
+    *used = k ? k : 1;
+    if (k == 1 && (p[0] < 0x20 || p[0] == 0x7f)) {
+        piece[0] = '\\', piece[1] = 'x', piece[2] = hex[p[0] >> 4], piece[3] = hex[p[0] & 15];
+        return 4;
+    }
+    if (k == 2 && p[0] == 0xC2 && p[1] < 0xA0) { /* U+0080..U+009F */
+        memcpy(piece, "\\u00", 4);
+        piece[4] = hex[p[1] >> 4], piece[5] = hex[p[1] & 15];
+        return 6;
+    }
+    if (k == 0) {
+        memcpy(piece, "\xEF\xBF\xBD", 3);
+        return 3;
+    }
+    memcpy(piece, p, k);
+    return k;
+}
+
+/* Text for a terminal (table_char for each character), cut at TABLE_TEXT_MAX characters with "...",
+ * never inside a character. dst has n >= 16 bytes. */
+static void table_text(char *dst, size_t n, const char *t, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)t;
+    char piece[8];
+    size_t used, total = 0; /* the display width */
+    for (size_t i = 0; i < len; i += used) {
+        size_t pn = table_char(p + i, len - i, piece, &used);
+        total += pn == used ? 1 : pn;
+    }
+    size_t limit = total > TABLE_TEXT_MAX ? TABLE_TEXT_MAX - 3 : total, o = 0, shown = 0;
+    for (size_t i = 0; i < len; i += used) {
+        size_t pn = table_char(p + i, len - i, piece, &used), w = pn == used ? 1 : pn;
+        if (shown + w > limit || o + pn + 4 > n)
+            break;
+        memcpy(dst + o, piece, pn);
+        o += pn, shown += w;
+    }
+    if (total > limit)
+        memcpy(dst + o, "...", 3), o += 3;
+    dst[o] = 0;
+}
+
 /* The table text of one value. */
 static void table_cell(sqlite3_stmt *st, int i, const char *col, char *dst, size_t n)
 {
@@ -67,13 +116,7 @@ static void table_cell(sqlite3_stmt *st, int i, const char *col, char *dst, size
         }
     }
     const char *t = (const char *)sqlite3_column_text(st, i);
-    size_t len = (size_t)sqlite3_column_bytes(st, i);
-    if (len > TABLE_TEXT_MAX && n > TABLE_TEXT_MAX) {
-        memcpy(dst, t, TABLE_TEXT_MAX - 3);
-        memcpy(dst + TABLE_TEXT_MAX - 3, "...", 4);
-        return;
-    }
-    snprintf(dst, n, "%s", t ? t : "");
+    table_text(dst, n, t ? t : "", (size_t)sqlite3_column_bytes(st, i));
 }
 
 /* UTF-8 aware display width (counts code points). */
@@ -172,6 +215,16 @@ static int64_t render_table(sqlite3_stmt *st, int first, FILE *out, FILE *err)
 /* A CSV field: quoted only when it has to be (RFC 4180), quoting done by libcsv. */
 static void csv_field(FILE *out, const char *s, size_t n)
 {
+    if (!utf8_valid(s, n)) { /* invalid UTF-8 leaves as U+FFFD, as in json */
+        char *fixed = malloc(3 * n + 1);
+        if (fixed) {
+            size_t m = utf8_repair(fixed, s, n);
+            fixed[m] = 0;
+            csv_field(out, fixed, m);
+            free(fixed);
+            return;
+        }
+    }
     if (n == 0 || strpbrk(s, ",\"\r\n") || s[0] == ' ' || s[n - 1] == ' ') /* "" is an empty text, not NULL */
         csv_fwrite(out, s, n);
     else

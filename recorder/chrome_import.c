@@ -610,7 +610,10 @@ static int chrome_event_end(struct chrome *c)
         break; /* async halves: kept as instants of kind async */
     default: {
         char reason[64];
-        snprintf(reason, sizeof reason, "unknown phase \"%c\"", ph);
+        if (ph > 0x20 && ph < 0x7f)
+            snprintf(reason, sizeof reason, "unknown phase \"%c\"", ph);
+        else /* never a raw control byte on the terminal */
+            snprintf(reason, sizeof reason, "unknown phase (byte 0x%02x)", (unsigned char)ph);
         chrome_skip(c, c->event_offset, reason);
         return 0;
     }

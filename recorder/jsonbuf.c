@@ -51,8 +51,19 @@ int buf_add_json_string(struct buf *b, const char *s, size_t n)
     size_t run = 0; /* start of the pending unescaped run */
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c != '"' && c != '\\')
+        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\')
             continue;
+        if (c >= 0x80) {
+            size_t k = utf8_seq_len((const unsigned char *)s + i, n - i);
+            if (k) {
+                i += k - 1;
+                continue;
+            }
+            if (buf_add(b, s + run, i - run) != 0 || buf_add(b, "\xEF\xBF\xBD", 3) != 0)
+                return -1;
+            run = i + 1;
+            continue;
+        }
         if (buf_add(b, s + run, i - run) != 0)
             return -1;
         char esc[6] = {'\\', 0};
@@ -136,4 +147,66 @@ int jw_string(struct jw *w, const char *s, size_t n)
     if (jw_item(w) != 0)
         return -1;
     return buf_add_json_string(w->b, s, n);
+}
+
+size_t utf8_seq_len(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0];
+    if (c < 0x80)
+        return 1;
+    if (c < 0xC2 || c > 0xF4)
+        return 0;
+    size_t k = c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    if (n < k)
+        return 0;
+    for (size_t i = 1; i < k; i++)
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+    if ((c == 0xE0 && s[1] < 0xA0) || (c == 0xED && s[1] >= 0xA0) || /* overlong; surrogates */
+        (c == 0xF0 && s[1] < 0x90) || (c == 0xF4 && s[1] >= 0x90))   /* overlong; past U+10FFFF */
+        return 0;
+    return k;
+}
+
+int utf8_valid(const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        if (p[i] < 0x80) {
+            i++;
+            continue;
+        }
+        size_t k = utf8_seq_len(p + i, n - i);
+        if (!k)
+            return 0;
+        i += k;
+    }
+    return 1;
+}
+
+size_t utf8_repair(char *dst, const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t o = 0;
+    for (size_t i = 0; i < n;) {
+        size_t k = p[i] < 0x80 ? 1 : utf8_seq_len(p + i, n - i);
+        if (k) {
+            memcpy(dst + o, s + i, k);
+            o += k, i += k;
+        } else {
+            memcpy(dst + o, "\xEF\xBF\xBD", 3);
+            o += 3, i++;
+        }
+    }
+    return o;
+}
+
+int buf_add_utf8(struct buf *b, const char *s, size_t n)
+{
+    if (utf8_valid(s, n))
+        return buf_add(b, s, n);
+    if (buf_reserve(b, 3 * n) != 0)
+        return -1;
+    b->n += utf8_repair(b->p + b->n, s, n);
+    return 0;
 }

@@ -15,8 +15,19 @@ int buf_add(struct buf *b, const void *data, size_t n);
 int buf_addc(struct buf *b, char c);
 void buf_free(struct buf *b);
 
-/* Appends s as a quoted JSON string with every needed escape. */
+/* Appends s as a quoted JSON string with every needed escape; invalid UTF-8 becomes U+FFFD. */
 int buf_add_json_string(struct buf *b, const char *s, size_t n);
+
+/* UTF-8: the length of the valid sequence at s (1-4), or 0 when the bytes there are not one
+ * (overlong forms, surrogates, past U+10FFFF, cut short). */
+size_t utf8_seq_len(const unsigned char *s, size_t n);
+/* Whether all of s is valid UTF-8. */
+int utf8_valid(const char *s, size_t n);
+/* Copies s to dst with each byte that starts no valid sequence replaced by U+FFFD (3 bytes): dst
+ * needs room for 3 * n. Returns the length written. */
+size_t utf8_repair(char *dst, const char *s, size_t n);
+/* Appends s, repaired as utf8_repair does. */
+int buf_add_utf8(struct buf *b, const char *s, size_t n);
 
 /* A JSON writer that inserts commas: depth-limited to 63 nested containers. */
 struct jw {

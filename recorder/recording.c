@@ -23,6 +23,7 @@
 #include "ingest.h"
 #include "jsonbuf.h"
 
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <stdio.h>
 #include <pthread.h>
@@ -478,6 +479,24 @@ static int rec_emit_range(struct tdb_recording *r, int64_t track, struct rec_fra
     return tdb_ingest_event(r->ing, &ev) < 0 ? -1 : 0;
 }
 
+/* A range's args as the program gave them, if they are a JSON object in valid UTF-8; bad bytes become
+ * U+FFFD, and text that is not a JSON object is kept as a string under "tracedb.args". */
+static void rec_args(struct buf *out, const char *args, size_t n)
+{
+    if (!n)
+        return;
+    cJSON *doc = cJSON_ParseWithLength(args, n);
+    int object = cJSON_IsObject(doc);
+    cJSON_Delete(doc);
+    if (object) {
+        buf_add_utf8(out, args, n);
+        return;
+    }
+    buf_add(out, "{\"tracedb.args\":", 16);
+    buf_add_json_string(out, args, n);
+    buf_addc(out, '}');
+}
+
 /* One record from thread t's ring. */
 static int rec_apply(struct tdb_recording *r, struct rec_thread *t, const struct rec *x)
 {
@@ -504,7 +523,7 @@ static int rec_apply(struct tdb_recording *r, struct rec_thread *t, const struct
         f->name.n = f->cat.n = f->args.n = 0;
         buf_add(&f->name, name, x->name_len);
         buf_add(&f->cat, cat, x->cat_len);
-        buf_add(&f->args, cat + x->cat_len, x->args_len);
+        rec_args(&f->args, cat + x->cat_len, x->args_len);
         return 0;
     }
     case R_END: { /* ends the innermost range of its NVTX domain (nearly always the top one) */

@@ -13,6 +13,7 @@
 #define _GNU_SOURCE /* pthread_setname_np */
 #include "row_writer.h"
 #include "db_guard.h"
+#include "jsonbuf.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -570,11 +571,13 @@ int row_writer_event(struct row_writer *w, int64_t id, int64_t name_id, int64_t 
 
 static int row_text(struct row_writer *w, uint32_t type, int64_t id, int64_t owner, int is_text, struct tdb_str s)
 {
-    struct row_text *r = row_reserve(w, type, sizeof *r + s.n);
+    int valid = utf8_valid(s.p, s.n); /* names, pids, tids: stored as valid UTF-8 (U+FFFD for bad bytes) */
+    struct row_text *r = row_reserve(w, type, sizeof *r + (valid ? s.n : 3 * s.n));
     if (!r)
         return -1;
-    r->id = id, r->owner = owner, r->is_text = is_text, r->len = (uint32_t)s.n;
-    if (s.n)
+    r->id = id, r->owner = owner, r->is_text = is_text;
+    r->len = (uint32_t)(valid ? s.n : utf8_repair((char *)(r + 1), s.p, s.n));
+    if (s.n && valid)
         memcpy(r + 1, s.p, s.n);
     return 0;
 }
@@ -616,11 +619,13 @@ int row_writer_flow(struct row_writer *w, int64_t thread_id, int64_t flow_id, in
 
 int row_writer_meta(struct row_writer *w, int64_t thread_id, enum row_meta_field field, struct tdb_str text, int64_t number)
 {
-    struct row_meta *r = row_reserve(w, ROW_META, sizeof *r + text.n);
+    int valid = utf8_valid(text.p, text.n);
+    struct row_meta *r = row_reserve(w, ROW_META, sizeof *r + (valid ? text.n : 3 * text.n));
     if (!r)
         return -1;
-    r->thread_id = thread_id, r->number = number, r->field = (int32_t)field, r->len = (uint32_t)text.n;
-    if (text.n)
+    r->thread_id = thread_id, r->number = number, r->field = (int32_t)field;
+    r->len = (uint32_t)(valid ? text.n : utf8_repair((char *)(r + 1), text.p, text.n));
+    if (text.n && valid)
         memcpy(r + 1, text.p, text.n);
     return 0;
 }

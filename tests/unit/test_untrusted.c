@@ -326,3 +326,72 @@ Test(untrusted_strings, a_cut_inside_an_escape_keeps_the_json_valid, .timeout = 
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+/* Hand-written: a name with an OSC title sequence (ESC ] 0 ; ... BEL), C1 CSI (U+009B), invalid bytes
+ * FF FE, a category cut inside a 2-byte character, args with bad bytes in a key and a value. */
+static const char hostile_trace[] =
+    "[{\"ph\":\"X\",\"name\":\"bad\\u001b]0;pwned\\u0007 \xc2\x9b \xff\xfe name\",\"cat\":\"x\xc3\",\"ts\":1,\"dur\":2,"
+    "\"pid\":1,\"tid\":1,\"args\":{\"k\xff\":\"v\xfe\xc3\xa9\"}}]";
+
+Test(untrusted_text, invalid_utf8_is_repaired_and_control_characters_escaped)
+{
+    char *dir = temp_dir();
+    char trace[512], db[512], out_json[512];
+    snprintf(trace, sizeof trace, "%s/t.json", dir);
+    snprintf(db, sizeof db, "%s/o.db", dir);
+    snprintf(out_json, sizeof out_json, "%s/export.json", dir);
+    write_file(trace, hostile_trace, (long)strlen(hostile_trace));
+    cr_assert_eq(import_to(trace, db), 0);
+    /* stored as valid UTF-8: each bad byte is U+FFFD (EF BF BD) */
+    sqlite3 *d = db_open(db);
+    char *name = db_text(d, "SELECT name FROM events");
+    cr_assert_str_eq(name, "bad\x1b]0;pwned\x07 \xc2\x9b \xef\xbf\xbd\xef\xbf\xbd name");
+    free(name);
+    char *cat = db_text(d, "SELECT cat FROM events");
+    cr_assert_str_eq(cat, "x\xef\xbf\xbd");
+    free(cat);
+    char *args = db_text(d, "SELECT args FROM events");
+    cr_assert_str_eq(args, "{\"k\xef\xbf\xbd\":\"v\xef\xbf\xbd\xc3\xa9\"}");
+    free(args);
+    sqlite3_close(d);
+    /* the table shows escapes, never the raw control bytes */
+    int st;
+    char *table = run_capture(&st, "'%s' sql '%s' 'SELECT name FROM events'", tracedb(), db);
+    cr_assert_eq(st, 0);
+    cr_assert(strstr(table, "bad\\x1b]0;pwned\\x07 \\u009b \xef\xbf\xbd\xef\xbf\xbd name"), "%s", table);
+    cr_assert(!strchr(table, 0x1b) && !strchr(table, 0x07) && !strstr(table, "\xc2\x9b"), "raw control bytes: %s", table);
+    free(table);
+    /* json output and the chrome export are strict JSON (Python's json module, which rejects bad UTF-8) */
+    cr_assert_eq(run("'%s' sql '%s' 'SELECT name, cat, args FROM events' --format json | /usr/bin/python3 -c "
+                     "'import json,sys; r=json.loads(sys.stdin.buffer.read().decode(\"utf-8\")); "
+                     "assert r[0][\"name\"].endswith(\"\\ufffd\\ufffd name\"), r'",
+                     tracedb(), db),
+                 0);
+    cr_assert_eq(run("'%s' export chrome '%s' -o '%s'", tracedb(), db, out_json), 0);
+    cr_assert_eq(run("/usr/bin/python3 -c 'import json,sys; d=json.loads(open(sys.argv[1],\"rb\").read().decode(\"utf-8\")); "
+                     "e=[x for x in d[\"traceEvents\"] if x.get(\"ph\")==\"X\"][0]; "
+                     "assert e[\"args\"][\"k\\ufffd\"]==\"v\\ufffd\\u00e9\", e' '%s'",
+                     out_json),
+                 0);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+Test(untrusted_text, a_foreign_databases_bad_bytes_are_repaired_on_output)
+{
+    char *dir = temp_dir(), *db = sample_db(dir);
+    sqlite3 *d; /* bytes put in by hand, not by tracedb's import */
+    cr_assert_eq(sqlite3_open(db, &d), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(d, "UPDATE string SET value = CAST(x'41ff1b42' AS TEXT) WHERE id = 1", NULL, NULL, NULL),
+                 SQLITE_OK);
+    sqlite3_close(d);
+    int st;
+    char *out = run_capture(&st, "'%s' sql '%s' 'SELECT value FROM string WHERE id = 1' --format csv", tracedb(), db);
+    cr_assert(strstr(out, "A\xef\xbf\xbd\x1b" "B"), "csv: U+FFFD for the bad byte: %s", out);
+    free(out);
+    out = run_capture(&st, "'%s' sql '%s' 'SELECT value FROM string WHERE id = 1' --format json", tracedb(), db);
+    cr_assert(strstr(out, "\"A\xef\xbf\xbd\\u001bB\""), "json: %s", out);
+    free(out);
+    run("rm -rf '%s'", dir);
+    free(db), free(dir);
+}
