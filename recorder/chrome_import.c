@@ -71,6 +71,14 @@ struct text {
     int set, is_text; /* is_text: a JSON string (pid/tid/id may be numbers or strings) */
 };
 
+/* The lexical state where yajl stands, for long strings (see feed_long_string). */
+enum { SC_BETWEEN, SC_STRING, SC_LITERAL };
+struct scan {
+    int state;
+    int esc;     /* in a string: 0; 1 after a backslash; 1 + hex digits still due after \u */
+    int64_t len; /* bytes of the pending string or literal so far */
+};
+
 /* A B event waiting for its E, on one track. */
 struct open_range {
     int64_t thread_id, start_ns, seq;
@@ -119,10 +127,10 @@ struct chrome {
     struct open_range *open;
     size_t nopen, open_cap;
 
-    /* long tokens (see feed_long_token) */
-    size_t tok_end;       /* offset in the chunk being parsed just past the last token; NO_TOKEN before one */
-    struct buf tail;      /* the previous chunk from its last token on */
+    /* long strings (see feed_long_string) */
+    size_t close_end;     /* offset in the chunk being parsed just past the last '}' or ']'; NO_TOKEN before one */
     struct buf longbuf;   /* a long string's bytes read ahead, fed to yajl in one call */
+    struct scan scan;     /* the lexical state at the end of what yajl has consumed */
     int64_t oversize;     /* a string longer than max_string was cut: its length (for the message), or 0 */
     int top_skip;         /* the current top-level value is dropped (an oversize string in it) */
     size_t max_string;
@@ -745,12 +753,12 @@ static int on_scalar(struct chrome *c, enum vtype type, const char *text, size_t
     return 1;
 }
 
-/* Every callback notes where its token ends (feed_long_token starts scanning there). */
-#define MARK(ctx) (((struct chrome *)(ctx))->tok_end = yajl_get_bytes_consumed(((struct chrome *)(ctx))->h))
+/* A closing bracket notes where it ends: the scan for long strings (scan_bytes) starts there. */
+#define MARK_CLOSE(ctx) (((struct chrome *)(ctx))->close_end = yajl_get_bytes_consumed(((struct chrome *)(ctx))->h))
 
 /* A string cut at max_string arrives (its first bytes only): the event, or top-level value, holding
  * it is dropped and reported. 1 when the string is to be ignored. */
-static int oversize_string(struct chrome *c)
+static int oversize_string(struct chrome *c, int is_key)
 {
     if (!c->oversize)
         return 0;
@@ -766,35 +774,33 @@ static int oversize_string(struct chrome *c)
     if (c->events_depth && c->depth == c->events_depth)
         return 0; /* an element of the events array: skipped as not an object */
     fprintf(c->err, "tracedb: %s: top-level value near byte %zu dropped: %s\n", c->file, chrome_offset(c), why);
-    c->top_skip = 1;
+    c->top_skip = is_key && c->shape == 2 && c->depth == 1 ? 2 : 1; /* 2: the value of this key goes */
     return 1;
 }
 
 static int cb_null(void *ctx)
 {
-    MARK(ctx);
     return on_scalar(ctx, V_NULL, "null", 4);
 }
 
 static int cb_boolean(void *ctx, int v)
 {
-    MARK(ctx);
     return on_scalar(ctx, V_BOOL, v ? "true" : "false", v ? 4 : 5);
 }
 
 static int cb_number(void *ctx, const char *s, size_t n)
 {
-    MARK(ctx);
     return on_scalar(ctx, V_NUMBER, s, n);
 }
 
 static int cb_string(void *ctx, const unsigned char *s, size_t n)
 {
     struct chrome *c = ctx;
-    MARK(ctx);
-    if (n > c->max_string && !c->oversize)
-        c->oversize = (int64_t)n;
-    oversize_string(c);
+    if (__builtin_expect(n > c->max_string || c->oversize, 0)) {
+        if (!c->oversize)
+            c->oversize = (int64_t)n;
+        oversize_string(c, 0);
+    }
     return on_scalar(ctx, V_STRING, (const char *)s, n);
 }
 
@@ -898,40 +904,38 @@ static int on_close(struct chrome *c, char bracket)
 
 static int cb_start_map(void *ctx)
 {
-    MARK(ctx);
     return on_open(ctx, '{');
 }
 
 static int cb_end_map(void *ctx)
 {
-    MARK(ctx);
+    MARK_CLOSE(ctx);
     return on_close(ctx, '}');
 }
 
 static int cb_start_array(void *ctx)
 {
-    MARK(ctx);
     return on_open(ctx, '[');
 }
 
 static int cb_end_array(void *ctx)
 {
-    MARK(ctx);
+    MARK_CLOSE(ctx);
     return on_close(ctx, ']');
 }
 
 static int cb_map_key(void *ctx, const unsigned char *k, size_t n)
 {
     struct chrome *c = ctx;
-    MARK(ctx);
-    if (c->shape == 2 && c->depth == 1)
-        c->top_skip = 0; /* a new top-level key */
-    if (n > c->max_string && !c->oversize)
-        c->oversize = (int64_t)n;
-    oversize_string(c);
+    if (__builtin_expect(n > c->max_string || c->oversize, 0)) {
+        if (!c->oversize)
+            c->oversize = (int64_t)n;
+        oversize_string(c, 1);
+    }
     if (c->cap_depth)
         return jw_key(&c->cap, (const char *)k, n) == 0;
     if (c->shape == 2 && c->depth == 1) {
+        c->top_skip = c->top_skip == 2; /* a new top-level value; 2: this key itself was cut */
         c->top_key.n = 0;
         c->top_field = n == 11 && memcmp(k, "traceEvents", 11) == 0;
         return buf_add(&c->top_key, k, n) == 0;
@@ -969,35 +973,53 @@ static const yajl_callbacks chrome_callbacks = {
     cb_end_map, cb_start_array, cb_end_array,
 };
 
-/* ---------------------------------------------------------------- long tokens
+/* ---------------------------------------------------------------- long strings
  * yajl re-lexes a token that spans chunks from its first byte each time a chunk arrives, so a string
- * fed 256 KiB at a time costs the square of its length (a 256 MB name: 47 s). When a whole chunk
- * passes without a token, tracedb finds where the pending token stands (scanning from the last
- * token's end), reads ahead to the string's end itself and hands yajl the rest in one call: linear.
- * A string longer than max_string is not kept: it is scanned past without being stored, yajl gets
- * its first bytes closed by a quote, and the event holding it is skipped and reported. */
+ * fed 256 KiB at a time costs the square of its length (a 256 MB name: 47 s). tracedb follows the
+ * lexical state itself, from the last '}' or ']' of each chunk to its end (a few hundred bytes), and
+ * when a string has grown past a chunk it reads the rest of the string ahead and hands it to yajl in
+ * one call: linear. A string longer than max_string is not kept: it is scanned past unstored, yajl
+ * gets its first bytes closed by a quote, and the event holding it is skipped and reported. */
 
-enum { SC_BETWEEN, SC_STRING, SC_LITERAL };
-struct scan {
-    int state;
-    int esc;     /* 0; 1 after a backslash; 1 + hex digits still due after \u */
-    int64_t len; /* bytes of the string so far */
-};
 
-/* Scans p[0..n); returns the index of the closing quote of the pending string, or n. */
+/* Follows p[0..n) from the state in sc; returns the index just past the closing quote when a string
+ * that was pending at the start ends at it, or n. */
 static size_t scan_bytes(struct scan *sc, const unsigned char *p, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         unsigned char ch = p[i];
-        if (sc->state == SC_BETWEEN) {
-            if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == ',' || ch == ':')
+        if (sc->state == SC_STRING) {
+            if (sc->esc == 1)
+                sc->esc = ch == 'u' ? 5 : 0;
+            else if (sc->esc > 1)
+                sc->esc = sc->esc == 2 ? 0 : sc->esc - 1;
+            else if (ch == '\\')
+                sc->esc = 1;
+            else if (ch == '"') {
+                sc->state = SC_BETWEEN;
                 continue;
-            sc->state = ch == '"' ? SC_STRING : SC_LITERAL;
-            sc->len = 0;
-            if (sc->state == SC_LITERAL)
-                return n;
+            }
+            sc->len++;
             continue;
         }
+        int delim = ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == ',' || ch == ':' || ch == '{' ||
+                    ch == '}' || ch == '[' || ch == ']';
+        if (sc->state == SC_LITERAL && !delim) {
+            sc->len++;
+            continue;
+        }
+        sc->state = ch == '"' ? SC_STRING : delim ? SC_BETWEEN : SC_LITERAL;
+        sc->esc = 0;
+        sc->len = sc->state == SC_LITERAL;
+    }
+    return n;
+}
+
+/* Finds the end of a string in p[0..n) from sc (in the string); its index, or n. */
+static size_t scan_string_end(struct scan *sc, const unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = p[i];
         if (sc->esc == 1)
             sc->esc = ch == 'u' ? 5 : 0;
         else if (sc->esc > 1)
@@ -1016,47 +1038,36 @@ static size_t scan_bytes(struct scan *sc, const unsigned char *p, size_t n)
 static int feed(struct chrome *c, gzFile gz, unsigned char *chunk, const unsigned char *p, size_t n);
 
 /* Damage found while reading ahead: reported here; 1. */
-static int long_token_damage(struct chrome *c, size_t off, const char *why)
+static int long_string_damage(struct chrome *c, size_t off, const char *why)
 {
     fprintf(c->err, "tracedb: %s: invalid JSON near byte %zu: %s\n", c->file, off, why);
     snprintf(c->res->first_error, sizeof c->res->first_error, "byte %zu: invalid JSON: %s", off, why);
     return 1;
 }
 
-/* yajl has consumed p[0..n) without completing a token. 0 to go on, 1 damaged (reported), -1 error. */
-static int feed_long_token(struct chrome *c, gzFile gz, unsigned char *chunk, const unsigned char *p, size_t n)
+/* yajl has consumed everything up to c->chunk_base and stands inside a string longer than a chunk.
+ * 0 to go on, 1 damaged (reported), -1 database error. */
+static int feed_long_string(struct chrome *c, gzFile gz, unsigned char *chunk)
 {
-    struct scan sc = {SC_BETWEEN, 0, 0};
-    scan_bytes(&sc, (const unsigned char *)c->tail.p, c->tail.n);
-    if (sc.state == SC_STRING && scan_bytes(&sc, p, n) < n)
-        return long_token_damage(c, c->chunk_base, "internal: a string ended without a token"); /* not reached */
-    else if (sc.state == SC_BETWEEN)
-        scan_bytes(&sc, p, n);
-    c->chunk_base += n;
-    if (sc.state == SC_BETWEEN) { /* only white space: no token pending */
-        c->tail.n = 0;
-        return 0;
-    }
-    if (sc.state == SC_LITERAL)
-        return long_token_damage(c, c->chunk_base, "a number or literal longer than a read chunk (256 KiB)");
+    struct scan *sc = &c->scan;
     size_t start = c->chunk_base; /* file offset of the first byte yajl has not seen */
-    int esc_seen = sc.esc;        /* the escape state where yajl stands */
     size_t seen = 0;              /* bytes read ahead since */
+    int esc_seen = sc->esc;       /* the escape state where yajl stands */
     c->longbuf.n = 0;
     for (;;) {
         int got = gzread(gz, chunk, CHUNK);
         if (got < 0)
-            return long_token_damage(c, start + seen, "compressed data damaged inside a string");
+            return long_string_damage(c, start + seen, "compressed data damaged inside a string");
         if (got == 0) { /* the file ends inside the string: yajl says so at the end */
-            if (sc.len > (int64_t)c->max_string)
-                return long_token_damage(c, start + seen, "the file ends in the middle of a string (truncated?)");
+            if (sc->len > (int64_t)c->max_string)
+                return long_string_damage(c, start + seen, "the file ends in the middle of a string (truncated?)");
             break;
         }
         seen += (size_t)got;
-        size_t end = scan_bytes(&sc, chunk, (size_t)got);
-        if (sc.len <= (int64_t)c->max_string) {
+        size_t end = scan_string_end(sc, chunk, (size_t)got);
+        if (sc->len <= (int64_t)c->max_string) {
             if (buf_add(&c->longbuf, chunk, (size_t)got) != 0)
-                return long_token_damage(c, start, "out of memory for a long string");
+                return long_string_damage(c, start, "out of memory for a long string");
             if (end < (size_t)got)
                 break;
             continue;
@@ -1066,45 +1077,50 @@ static int feed_long_token(struct chrome *c, gzFile gz, unsigned char *chunk, co
         if (end == (size_t)got)
             continue;
         size_t quote = start + seen - (size_t)got + end; /* the closing quote's offset */
-        c->oversize = sc.len;
+        c->oversize = sc->len;
         char close[8] = "\"";
         if (esc_seen == 1)
             memcpy(close, "n\"", 3);
         else if (esc_seen > 1)
             snprintf(close, sizeof close, "%.*s\"", esc_seen - 1, "0000");
         c->chunk_base = quote;
-        c->tok_end = NO_TOKEN;
         if (yajl_parse(c->h, (const unsigned char *)close, strlen(close)) != yajl_status_ok)
-            return c->db_error ? -1 : long_token_damage(c, quote, "a string that cannot be cut");
+            return c->db_error ? -1 : long_string_damage(c, quote, "a string that cannot be cut");
         c->oversize = 0;
-        c->tail.n = 0;
         c->chunk_base = quote + 1;
+        sc->state = SC_BETWEEN, sc->esc = 0, sc->len = 0;
         return feed(c, gz, chunk, chunk + end + 1, (size_t)got - end - 1);
     }
-    if (sc.len > (int64_t)c->max_string) /* cut, and the file ended */
+    if (sc->len > (int64_t)c->max_string) /* cut, and the file ended */
         return 0;
-    c->chunk_base = start;
+    /* yajl gets the rest of the string at once; the scan goes on from the state at its start */
+    sc->state = SC_STRING, sc->esc = esc_seen, sc->len = 0;
     int rc = c->longbuf.n ? feed(c, gz, chunk, (const unsigned char *)c->longbuf.p, c->longbuf.n) : 0;
     if (c->longbuf.cap > 4 * CHUNK)
         buf_free(&c->longbuf);
     return rc;
 }
 
-/* Hands p[0..n) (a chunk as read, or what feed_long_token gathered) to yajl; c->chunk_base is p's
+/* Hands p[0..n) (a chunk as read, or what feed_long_string gathered) to yajl; c->chunk_base is p's
  * offset in the file and moves past it. 0 to go on, 1 damaged (reported), -1 database error,
  * 2 a yajl error (reported by the caller). */
 static int feed(struct chrome *c, gzFile gz, unsigned char *chunk, const unsigned char *p, size_t n)
 {
-    c->tok_end = NO_TOKEN;
+    c->close_end = NO_TOKEN;
     if (yajl_parse(c->h, p, n) != yajl_status_ok)
         return c->db_error ? -1 : 2;
-    if (c->tok_end == NO_TOKEN)
-        return feed_long_token(c, gz, chunk, p, n);
-    c->tail.n = 0;
-    if (buf_add(&c->tail, p + c->tok_end, n - c->tok_end) != 0)
-        return -1;
     c->chunk_base += n;
-    return 0;
+    size_t from = 0;
+    if (c->close_end != NO_TOKEN) { /* just past a bracket: between tokens */
+        from = c->close_end;
+        c->scan.state = SC_BETWEEN, c->scan.len = 0;
+    }
+    scan_bytes(&c->scan, p + from, n - from);
+    if (c->scan.len <= CHUNK)
+        return 0;
+    if (c->scan.state == SC_LITERAL)
+        return long_string_damage(c, c->chunk_base, "a number or literal longer than 256 KiB");
+    return feed_long_string(c, gz, chunk);
 }
 
 /* ---------------------------------------------------------------- driver */
@@ -1315,7 +1331,6 @@ int tdb_import_chrome(struct tdb_ingest *ing, const char *path, int show_progres
     buf_free(&c->distinfo);
     buf_free(&c->trace_name);
     buf_free(&c->top_value);
-    buf_free(&c->tail);
     buf_free(&c->longbuf);
     free(c->args);
     free(c);
