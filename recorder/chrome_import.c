@@ -82,6 +82,7 @@ struct scan {
 /* A B event waiting for its E, on one track. */
 struct open_range {
     int64_t thread_id, start_ns, seq;
+    size_t offset; /* of the B event in the file */
     int kind;
     struct buf name, cat, args;
     int has_cat;
@@ -135,6 +136,17 @@ struct chrome {
     int top_skip;         /* the current top-level value is dropped (an oversize string in it) */
     size_t max_string;
 
+    /* anomalies: facts of real traces, kept and flagged (or, with strict, skipped as errors) */
+    int strict;
+    int64_t *thread_last; /* per track id: the latest time seen on it (where a B never ended ends) */
+    size_t thread_last_n;
+
+    /* what the document is, when it holds no trace */
+    const char *top_scalar;  /* the document is a bare scalar of this type */
+    const char *events_type; /* "traceEvents" is this, not an array */
+    int saw_events;          /* an events array was found */
+    struct buf top_keys;     /* the first top-level keys, for the message */
+
     struct buf out_args; /* the args JSON handed to the writer */
     struct buf series;   /* a counter series name */
     struct tdb_import_result *res;
@@ -155,6 +167,71 @@ static void chrome_skip(struct chrome *c, size_t offset, const char *reason)
         fprintf(c->err, "tracedb: %s: event at byte %zu skipped: %s\n", c->file, offset, reason);
     if (!c->res->first_error[0])
         snprintf(c->res->first_error, sizeof c->res->first_error, "byte %zu: %s", offset, reason);
+}
+
+static const char *const anomaly_what[TDB_ANOMALY_COUNT] = {
+    [TDB_ANOMALY_NEGATIVE_DUR] = "had a negative \"dur\": kept with dur 0",
+    [TDB_ANOMALY_END_WITHOUT_BEGIN] = "were E events with no open B on their thread: dropped (nothing to keep)",
+    [TDB_ANOMALY_NEVER_ENDED] = "were B events never ended: kept, ending at their thread's last timestamp",
+    [TDB_ANOMALY_END_BEFORE_BEGIN] = "were E events before their B: the range kept with dur 0",
+};
+static const char *const anomaly_flag[TDB_ANOMALY_COUNT] = {
+    [TDB_ANOMALY_NEGATIVE_DUR] = "negative dur",
+    [TDB_ANOMALY_END_WITHOUT_BEGIN] = "end without begin",
+    [TDB_ANOMALY_NEVER_ENDED] = "never ended",
+    [TDB_ANOMALY_END_BEFORE_BEGIN] = "ends before it begins",
+};
+static const char *const anomaly_error[TDB_ANOMALY_COUNT] = {
+    [TDB_ANOMALY_NEGATIVE_DUR] = "negative \"dur\"",
+    [TDB_ANOMALY_END_WITHOUT_BEGIN] = "E event without a matching B event on its thread",
+    [TDB_ANOMALY_NEVER_ENDED] = "B event never ended (no matching E)",
+    [TDB_ANOMALY_END_BEFORE_BEGIN] = "E event ends before its B event begins",
+};
+
+/* A fact of real traces (clock skew, a profiler stopped mid-range), not damage: counted, and kept
+ * flagged. With --strict it is an error instead: the event is skipped; returns 1 then. */
+static int chrome_anomaly(struct chrome *c, enum tdb_anomaly a, size_t offset)
+{
+    if (c->strict) {
+        chrome_skip(c, offset, anomaly_error[a]);
+        return 1;
+    }
+    if (c->res->anomalies[a]++ == 0)
+        c->res->anomaly_offset[a] = offset;
+    return 0;
+}
+
+/* Adds "tracedb.anomaly" to the args JSON in out_args. */
+static struct tdb_str args_flag(struct chrome *c, enum tdb_anomaly a)
+{
+    struct buf *b = &c->out_args;
+    if (b->n >= 2 && b->p[b->n - 1] == '}') {
+        b->n--;
+        if (b->n > 1)
+            buf_addc(b, ',');
+        buf_add(b, "\"tracedb.anomaly\":", 18);
+        buf_add_json_string(b, anomaly_flag[a], strlen(anomaly_flag[a]));
+        buf_addc(b, '}');
+    }
+    return (struct tdb_str){b->p, b->n};
+}
+
+/* The latest time seen on a track. */
+static void thread_seen(struct chrome *c, int64_t thread, int64_t t)
+{
+    if ((size_t)thread >= c->thread_last_n) {
+        size_t n = c->thread_last_n ? c->thread_last_n : 64;
+        while (n <= (size_t)thread)
+            n *= 2;
+        int64_t *p = realloc(c->thread_last, n * sizeof *p);
+        if (!p)
+            return;
+        for (size_t i = c->thread_last_n; i < n; i++)
+            p[i] = INT64_MIN;
+        c->thread_last = p, c->thread_last_n = n;
+    }
+    if (t > c->thread_last[thread])
+        c->thread_last[thread] = t;
 }
 
 static int arena_text(struct chrome *c, struct text *t, const char *s, size_t n, int is_text)
@@ -498,7 +575,7 @@ static int open_push(struct chrome *c, int64_t thread, int64_t start, int kind)
         c->open = n, c->open_cap = ncap;
     }
     struct open_range *o = &c->open[c->nopen++];
-    o->thread_id = thread, o->start_ns = start, o->kind = kind;
+    o->thread_id = thread, o->start_ns = start, o->kind = kind, o->offset = c->event_offset;
     o->name.n = o->cat.n = o->args.n = 0;
     o->has_cat = c->cat.set;
     struct tdb_str a = args_json(c);
@@ -508,6 +585,8 @@ static int open_push(struct chrome *c, int64_t thread, int64_t start, int kind)
     return 0;
 }
 
+static int range_write(struct chrome *c, struct open_range *o, int64_t end, enum tdb_anomaly flag);
+
 /* The E event: closes the innermost open B on its track. */
 static int open_pop(struct chrome *c, int64_t thread, int64_t end)
 {
@@ -515,29 +594,45 @@ static int open_pop(struct chrome *c, int64_t thread, int64_t end)
         struct open_range *o = &c->open[i];
         if (o->thread_id != thread)
             continue;
+        enum tdb_anomaly flag = TDB_ANOMALY_COUNT;
         if (end < o->start_ns) {
-            chrome_skip(c, c->event_offset, "E event ends before its B event begins");
-            return 0;
+            if (chrome_anomaly(c, TDB_ANOMALY_END_BEFORE_BEGIN, c->event_offset))
+                return 0;
+            end = o->start_ns;
+            flag = TDB_ANOMALY_END_BEFORE_BEGIN;
         }
-        struct tdb_event ev;
-        tdb_event_init(&ev);
-        ev.kind = o->kind;
-        ev.name = (struct tdb_str){o->name.p ? o->name.p : "", o->name.n};
-        ev.cat = o->has_cat ? (struct tdb_str){o->cat.p ? o->cat.p : "", o->cat.n} : (struct tdb_str){NULL, 0};
-        ev.thread_id = thread;
-        ev.start_ns = o->start_ns;
-        ev.dur_ns = end - o->start_ns;
-        ev.args = (struct tdb_str){o->args.p, o->args.n};
-        if (tdb_ingest_event(c->ing, &ev) < 0)
+        if (range_write(c, o, end, flag) != 0)
             return -1;
-        c->res->events++;
         /* remove frame i, keeping the order of the rest */
         struct open_range keep = *o;
         memmove(&c->open[i], &c->open[i + 1], (c->nopen - i - 1) * sizeof *o);
         c->open[--c->nopen] = keep;
         return 0;
     }
-    chrome_skip(c, c->event_offset, "E event without a matching B event on its thread");
+    chrome_anomaly(c, TDB_ANOMALY_END_WITHOUT_BEGIN, c->event_offset);
+    return 0;
+}
+
+/* Writes the range of B event o, ending at end; flag: an anomaly to note in its args, or COUNT. */
+static int range_write(struct chrome *c, struct open_range *o, int64_t end, enum tdb_anomaly flag)
+{
+    struct tdb_event ev;
+    tdb_event_init(&ev);
+    ev.kind = o->kind;
+    ev.name = (struct tdb_str){o->name.p ? o->name.p : "", o->name.n};
+    ev.cat = o->has_cat ? (struct tdb_str){o->cat.p ? o->cat.p : "", o->cat.n} : (struct tdb_str){NULL, 0};
+    ev.thread_id = o->thread_id;
+    ev.start_ns = o->start_ns;
+    ev.dur_ns = end - o->start_ns;
+    ev.args = (struct tdb_str){o->args.p, o->args.n};
+    if (flag != TDB_ANOMALY_COUNT) {
+        c->out_args.n = 0;
+        buf_add(&c->out_args, o->args.p, o->args.n);
+        ev.args = args_flag(c, flag);
+    }
+    if (tdb_ingest_event(c->ing, &ev) < 0)
+        return -1;
+    c->res->events++;
     return 0;
 }
 
@@ -564,6 +659,8 @@ static int chrome_event_end(struct chrome *c)
     int64_t thread = chrome_thread(c);
     if (thread < 0)
         return -1;
+    thread_seen(c, thread, ts);
+    enum tdb_anomaly flag = TDB_ANOMALY_COUNT;
 
     switch (ph) {
     case 'X':
@@ -572,13 +669,16 @@ static int chrome_event_end(struct chrome *c)
             return 0;
         }
         if (dur < 0) {
-            chrome_skip(c, c->event_offset, "negative \"dur\"");
-            return 0;
+            if (chrome_anomaly(c, TDB_ANOMALY_NEGATIVE_DUR, c->event_offset))
+                return 0;
+            dur = 0;
+            flag = TDB_ANOMALY_NEGATIVE_DUR;
         }
         if (ts > INT64_MAX - dur) {
             chrome_skip(c, c->event_offset, "\"ts\" + \"dur\" out of range");
             return 0;
         }
+        thread_seen(c, thread, ts + dur);
         break;
     case 'i':
     case 'I':
@@ -644,6 +744,8 @@ static int chrome_event_end(struct chrome *c)
     ev.dur_ns = dur;
     chrome_promote(c, &ev);
     ev.args = args_json(c);
+    if (flag != TDB_ANOMALY_COUNT)
+        ev.args = args_flag(c, flag);
     if (tdb_ingest_event(c->ing, &ev) < 0)
         return -1;
     c->res->events++;
@@ -744,8 +846,17 @@ static int on_scalar(struct chrome *c, enum vtype type, const char *text, size_t
         }
         return arena_text(c, t, text, n, is_text) == 0;
     }
-    if (c->shape == 2 && c->depth == 1)
+    if (c->shape == 2 && c->depth == 1) {
+        if (c->top_field == 1)
+            c->events_type = type == V_NULL ? "null" : type == V_STRING ? "a string" : type == V_BOOL ? "a boolean"
+                                                                                                 : "a number";
         return top_scalar(c, type, text, n);
+    }
+    if (c->depth == 0) {
+        c->top_scalar = type == V_NULL ? "JSON null" : type == V_STRING ? "JSON string" : type == V_BOOL ? "JSON boolean"
+                                                                                                    : "JSON number";
+        return 1;
+    }
     if (c->events_depth && c->depth == c->events_depth) {
         chrome_skip(c, chrome_offset(c), "an element of the events array is not an object");
         return 1;
@@ -821,14 +932,16 @@ static int on_open(struct chrome *c, char bracket)
     if (c->depth == 1) {
         c->shape = bracket == '[' ? 1 : 2;
         if (c->shape == 1)
-            c->events_depth = 1;
+            c->events_depth = 1, c->saw_events = 1;
         return 1;
     }
     if (c->shape == 2 && c->depth == 2) {
         if (c->top_field == 1 && bracket == '[') {
-            c->events_depth = 2;
+            c->events_depth = 2, c->saw_events = 1;
             return 1;
         }
+        if (c->top_field == 1)
+            c->events_type = "an object";
         c->top_value.n = 0;
         return capture_start(c, &c->top_value, bracket);
     }
@@ -938,6 +1051,11 @@ static int cb_map_key(void *ctx, const unsigned char *k, size_t n)
         c->top_skip = c->top_skip == 2; /* a new top-level value; 2: this key itself was cut */
         c->top_key.n = 0;
         c->top_field = n == 11 && memcmp(k, "traceEvents", 11) == 0;
+        if (c->top_keys.n < 120) { /* the first keys, for a message if no trace is found */
+            if (c->top_keys.n)
+                buf_add(&c->top_keys, ", ", 2);
+            buf_add_utf8(&c->top_keys, (const char *)k, n < 40 ? n : 40);
+        }
         return buf_add(&c->top_key, k, n) == 0;
     }
     int event_depth = c->events_depth ? c->events_depth + 1 : -1;
@@ -1123,6 +1241,20 @@ static int feed(struct chrome *c, gzFile gz, unsigned char *chunk, const unsigne
     return feed_long_string(c, gz, chunk);
 }
 
+/* The document holds no events array: say what it is instead. 1 (damaged input). */
+static int chrome_no_trace(struct chrome *c)
+{
+    if (c->events_type)
+        fprintf(c->err, "tracedb: %s: \"traceEvents\" is %s, not an array of events: no trace\n", c->file,
+                c->events_type);
+    else
+        fprintf(c->err, "tracedb: %s: a JSON object with no \"traceEvents\" (its keys: %.*s): not a Chrome trace\n",
+                c->file, (int)c->top_keys.n, c->top_keys.n ? c->top_keys.p : "none");
+    snprintf(c->res->first_error, sizeof c->res->first_error, "no trace events (%s)",
+             c->events_type ? "\"traceEvents\" is not an array" : "no \"traceEvents\"");
+    return 1;
+}
+
 /* ---------------------------------------------------------------- driver */
 
 static void chrome_devices(struct chrome *c)
@@ -1185,9 +1317,11 @@ int tdb_import_chrome(struct tdb_ingest *ing, const char *path, int show_progres
 {
     int64_t default_rank = res->default_rank;
     size_t max_string = res->max_string;
+    int strict = res->strict;
     memset(res, 0, sizeof *res);
     res->default_rank = default_rank;
     res->max_string = max_string;
+    res->strict = strict;
     int is_stdin = strcmp(path, "-") == 0;
     const char *file = is_stdin ? "<stdin>" : path;
     int fd = is_stdin ? dup(0) : open(path, O_RDONLY);
@@ -1215,6 +1349,7 @@ int tdb_import_chrome(struct tdb_ingest *ing, const char *path, int show_progres
     c->ing = ing, c->file = file, c->err = err, c->res = res;
     c->base_time_ns = TDB_NULL;
     c->max_string = res->max_string ? res->max_string : DEFAULT_MAX_STRING;
+    c->strict = res->strict;
     jw_init(&c->extra_w, &c->extra);
     jw_open(&c->extra_w, '{');
     c->h = yajl_alloc(&chrome_callbacks, NULL, c);
@@ -1282,15 +1417,32 @@ int tdb_import_chrome(struct tdb_ingest *ing, const char *path, int show_progres
     }
     if (tty && next_report > (8u << 20))
         progress(file, total, total, 1);
-    if (status >= 0 && c->nopen) {
-        res->skipped += (int64_t)c->nopen;
-        fprintf(err, "tracedb: %s: %zu B event(s) never ended (no matching E); skipped\n", file, c->nopen);
-        if (!res->first_error[0])
-            snprintf(res->first_error, sizeof res->first_error, "%zu B event(s) without E", c->nopen);
+    for (size_t i = 0; status >= 0 && i < c->nopen; i++) { /* in file order */
+        struct open_range *o = &c->open[i];
+        if (chrome_anomaly(c, TDB_ANOMALY_NEVER_ENDED, o->offset))
+            continue;
+        int64_t last = (size_t)o->thread_id < c->thread_last_n ? c->thread_last[o->thread_id] : INT64_MIN;
+        if (range_write(c, o, last > o->start_ns ? last : o->start_ns, TDB_ANOMALY_NEVER_ENDED) != 0)
+            status = -1;
     }
+    c->nopen = 0;
+    for (int a = 0; status >= 0 && a < TDB_ANOMALY_COUNT; a++)
+        if (res->anomalies[a])
+            fprintf(err, "tracedb: %s: %lld event(s) %s (the first at byte %zu%s)\n", file,
+                    (long long)res->anomalies[a], anomaly_what[a], res->anomaly_offset[a],
+                    a == TDB_ANOMALY_END_WITHOUT_BEGIN ? "" : "; flagged in args \"tracedb.anomaly\"");
+    if (status == 0 && !c->saw_events && c->shape != 0)
+        status = chrome_no_trace(c);
+    else if (status == 0 && c->saw_events && !res->events && !res->flows && !res->skipped)
+        fprintf(err, "tracedb: %s: the trace holds no events\n", file);
+    res->no_trace = c->shape == 0 || !c->saw_events;
     if (status == 0 && c->shape == 0) {
-        fprintf(err, "tracedb: %s: empty file: no trace events\n", file);
-        snprintf(res->first_error, sizeof res->first_error, "empty file");
+        if (c->top_scalar)
+            fprintf(err, "tracedb: %s: the document is a %s, not a Chrome trace (an array of events, or an object "
+                         "with \"traceEvents\")\n", file, c->top_scalar);
+        else
+            fprintf(err, "tracedb: %s: empty file: no trace events\n", file);
+        snprintf(res->first_error, sizeof res->first_error, c->top_scalar ? "not a Chrome trace" : "empty file");
         status = 1;
     }
     if (status == 0 && res->skipped)
@@ -1332,6 +1484,8 @@ int tdb_import_chrome(struct tdb_ingest *ing, const char *path, int show_progres
     buf_free(&c->trace_name);
     buf_free(&c->top_value);
     buf_free(&c->longbuf);
+    buf_free(&c->top_keys);
+    free(c->thread_last);
     free(c->args);
     free(c);
     free(chunk);

@@ -10,6 +10,10 @@ struct tdb_import_result {
     char first_error[256]; /* the first problem, with its byte offset; empty when none */
     int64_t default_rank;  /* in: the rank when the trace gives none, or TDB_NULL */
     size_t max_string;     /* in: the longest string kept (longer ones: the event is skipped); 0: 64 MiB */
+    int strict;            /* in: anomalies are errors (the event is skipped, the trace partial) */
+    int no_trace;          /* the document holds no trace (not an events array, nor an object with one) */
+    int64_t anomalies[TDB_ANOMALY_COUNT];     /* kept and flagged, by kind */
+    size_t anomaly_offset[TDB_ANOMALY_COUNT]; /* byte offset of the first of each kind */
 };
 
 /* Imports path ("-" = standard input) as one trace. Returns 0 when every event imported, 1 when the

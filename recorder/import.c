@@ -31,12 +31,13 @@ int tdb_import_with(const char *db_path, const char *const *traces, int ntraces,
     struct tdb_ingest *ing = tdb_ingest_open(db_path, mode, err);
     if (!ing)
         return -1;
-    int damaged = 0;
+    int damaged = 0, with_trace = 0;
     int64_t events = 0, skipped = 0;
     for (int i = 0; i < ntraces; i++) {
         struct tdb_import_result res;
         res.default_rank = first_rank >= 0 ? (int64_t)first_rank + i : TDB_NULL;
         res.max_string = opt->max_string;
+        res.strict = (flags & TDB_IMPORT_STRICT) != 0;
         int rc = tdb_import_chrome(ing, traces[i], (flags & TDB_IMPORT_PROGRESS) != 0, err, &res);
         if (rc < 0) {
             tdb_ingest_abort(ing);
@@ -44,8 +45,15 @@ int tdb_import_with(const char *db_path, const char *const *traces, int ntraces,
             return -1;
         }
         damaged |= rc;
+        with_trace += !res.no_trace;
+        tdb_ingest_count_anomalies(ing, res.anomalies);
         events += res.events;
         skipped += res.skipped;
+    }
+    if (!with_trace) { /* nothing that is a trace: no database of nothing */
+        tdb_ingest_abort(ing);
+        fprintf(err, "tracedb: no trace in the input: nothing written to %s\n", db_path);
+        return -1;
     }
     if (tdb_ingest_finish(ing, !damaged) != 0)
         return -1;

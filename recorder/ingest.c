@@ -77,6 +77,7 @@ struct tdb_ingest {
     char *path;              /* the database the user named */
     char *tmp_path;          /* where a new database is built, or NULL for an append */
     int replace;             /* --force: the new database replaces path at the end */
+    int64_t anomalies[TDB_ANOMALY_COUNT]; /* counted for meta */
     struct strmap strings;   /* interned names/categories -> string.id */
     struct strmap processes; /* (trace, pid) -> process.id */
     struct strmap threads;   /* (trace, pid, tid) -> thread.id */
@@ -1117,8 +1118,44 @@ int tdb_ingest_end_trace(struct tdb_ingest *ing, const struct tdb_trace_info *in
     return rc == SQLITE_DONE ? 0 : ingest_fail(ing, "cannot write");
 }
 
+const char *const tdb_anomaly_names[TDB_ANOMALY_COUNT] = {
+    [TDB_ANOMALY_NEGATIVE_DUR] = "negative_dur",
+    [TDB_ANOMALY_END_WITHOUT_BEGIN] = "end_without_begin",
+    [TDB_ANOMALY_NEVER_ENDED] = "begin_never_ended",
+    [TDB_ANOMALY_END_BEFORE_BEGIN] = "end_before_begin",
+};
+
+void tdb_ingest_count_anomalies(struct tdb_ingest *ing, const int64_t counts[TDB_ANOMALY_COUNT])
+{
+    for (int a = 0; a < TDB_ANOMALY_COUNT; a++)
+        ing->anomalies[a] += counts[a];
+}
+
+/* meta anomalies.<name>: added to what an appended database already counts. */
+static int ingest_write_anomalies(struct tdb_ingest *ing)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(ing->db,
+                           "INSERT INTO meta (key, value) VALUES ('anomalies.' || ?1, ?2) "
+                           "ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + excluded.value",
+                           -1, &st, NULL) != SQLITE_OK)
+        return ingest_fail(ing, "cannot prepare");
+    int rc = 0;
+    for (int a = 0; a < TDB_ANOMALY_COUNT && rc == 0; a++) {
+        if (!ing->anomalies[a])
+            continue;
+        sqlite3_bind_text(st, 1, tdb_anomaly_names[a], -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, ing->anomalies[a]);
+        rc = ingest_step(ing, st);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 static int ingest_write_meta(struct tdb_ingest *ing, int complete)
 {
+    if (ingest_write_anomalies(ing) != 0)
+        return -1;
     char now[32];
     time_t t = time(NULL);
     struct tm tm;

@@ -73,7 +73,21 @@ struct tdb_trace_info {
     int64_t skipped_events;
 };
 
+/* Facts of real traces that are not damage: kept (flagged in the event's args as "tracedb.anomaly")
+ * and counted in meta as anomalies.<name>. */
+enum tdb_anomaly {
+    TDB_ANOMALY_NEGATIVE_DUR,      /* an X event with a negative dur: kept with dur 0 */
+    TDB_ANOMALY_END_WITHOUT_BEGIN, /* an E with no open B on its thread: nothing to keep */
+    TDB_ANOMALY_NEVER_ENDED,       /* a B never ended: ends at its thread's last timestamp */
+    TDB_ANOMALY_END_BEFORE_BEGIN,  /* an E earlier than its B: the range has dur 0 */
+    TDB_ANOMALY_COUNT
+};
+extern const char *const tdb_anomaly_names[TDB_ANOMALY_COUNT];
+
 struct tdb_ingest;
+
+/* Adds to the database's anomaly counts (meta anomalies.<name>, summed over appends). */
+void tdb_ingest_count_anomalies(struct tdb_ingest *ing, const int64_t counts[TDB_ANOMALY_COUNT]);
 
 /* Opens (creates) the database at path. Errors go to err, naming the path. NULL on failure. */
 struct tdb_ingest *tdb_ingest_open(const char *path, enum tdb_open_mode mode, FILE *err);

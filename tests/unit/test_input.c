@@ -98,11 +98,21 @@ Test(nesting, raf_begin_end_pairs)
     fx_free(&f);
 }
 
-Test(badinput, unmatched_begin_is_reported_not_invented)
+/* A B never ended is a fact of real traces (a profiler stopped mid-range): kept, ending at its thread's
+ * last timestamp (x ends at 2 us), flagged and counted; exit 0. --strict makes it an error. */
+Test(badinput, unmatched_begin_is_kept_flagged_and_counted)
 {
     struct fixture f = fx_new("[{\"ph\":\"B\",\"name\":\"a\",\"pid\":0,\"tid\":0,\"ts\":1},"
                               "{\"ph\":\"X\",\"name\":\"x\",\"pid\":0,\"tid\":0,\"ts\":1,\"dur\":1}]", "json");
-    cr_assert_eq(fx_import(&f, ""), 1);
+    cr_assert_eq(fx_import(&f, ""), 0);
+    cr_assert_eq(q(f.db, "SELECT count(*) FROM event"), 2);
+    cr_assert_eq(q(f.db, "SELECT dur_ns FROM events WHERE name = 'a'"), 1000);
+    cr_assert_eq(q(f.db, "SELECT json_extract(args, '$.\"tracedb.anomaly\"') = 'never ended' FROM events WHERE name = 'a'"), 1);
+    cr_assert_eq(q(f.db, "SELECT value FROM meta WHERE key = 'anomalies.begin_never_ended'"), 1);
+    cr_assert_eq(q(f.db, "SELECT value = 'complete' FROM meta WHERE key = 'import_status'"), 1);
+    cr_assert(err_has(&f, "1 event(s) were B events never ended"));
+    run("rm -f '%s'", f.db);
+    cr_assert_eq(fx_import(&f, "--strict"), 1);
     cr_assert_eq(q(f.db, "SELECT count(*) FROM event"), 1);
     cr_assert_eq(q(f.db, "SELECT skipped_events FROM trace"), 1);
     cr_assert(err_has(&f, "never ended"));
@@ -178,15 +188,21 @@ Test(badinput, wrong_types_and_absurd_values_skip_only_that_event)
                               "{\"ph\":\"X\",\"name\":\"ok2\",\"pid\":\"str\",\"ts\":9,\"dur\":1,\"args\":{\"n\":[1,{\"x\":null}]}}]",
                               "json");
     cr_assert_eq(fx_import(&f, ""), 1);
-    cr_assert_eq(q(f.db, "SELECT count(*) FROM event"), 2);
+    cr_assert_eq(q(f.db, "SELECT count(*) FROM event"), 3);
     cr_assert_eq(q(f.db, "SELECT count(*) FROM ops WHERE name IN ('ok1', 'ok2')"), 2);
-    cr_assert_eq(q(f.db, "SELECT skipped_events FROM trace"), 7);
+    cr_assert_eq(q(f.db, "SELECT dur_ns FROM ops WHERE name = 'neg'"), 0, "a negative dur is an anomaly: kept as 0");
+    cr_assert_eq(q(f.db, "SELECT skipped_events FROM trace"), 6);
     cr_assert_eq(q(f.db, "SELECT args = '{\"n\":[1,{\"x\":null}]}' FROM ops WHERE name = 'ok2'"), 1);
     cr_assert_eq(q(f.db, "SELECT pid = 'str' AND tid = 'str' FROM events WHERE name = 'ok2'"), 1,
                  "missing tid defaults to pid");
     cr_assert(err_has(&f, "\"ts\" is a string"));
-    cr_assert(err_has(&f, "negative \"dur\""));
+    cr_assert(err_has(&f, "had a negative \"dur\": kept with dur 0"));
     cr_assert(err_has(&f, "out of range"));
+    run("rm -f '%s'", f.db);
+    cr_assert_eq(fx_import(&f, "--strict"), 1);
+    cr_assert_eq(q(f.db, "SELECT count(*) FROM event"), 2);
+    cr_assert_eq(q(f.db, "SELECT skipped_events FROM trace"), 7);
+    cr_assert(err_has(&f, "skipped: negative \"dur\""));
     fx_free(&f);
 }
 
@@ -255,7 +271,7 @@ Test(database, tracedb_reports_refuse_foreign_files)
 
 /* Hostile input: a real trace cut at 60 places and with bytes overwritten at 60 others. Every import
  * ends with status 0 or 1 (never a crash; the sanitizers watch), keeps only whole events, and leaves a
- * database that opens. */
+ * database that opens (none when what is left holds no trace, and it says so). */
 Test(badinput, cut_and_corrupted_real_trace_never_crashes, .timeout = 120)
 {
     long len;
@@ -278,8 +294,12 @@ Test(badinput, cut_and_corrupted_real_trace_never_crashes, .timeout = 120)
         int st = fx_import(&f, "");
         cr_assert(st == 0 || st == 1, "import of a damaged copy (%s at byte %ld) exits 0 or 1, not %d",
                   i < 60 ? "cut" : "changed", at, st);
-        if (n > 0)
+        struct stat sb;
+        if (stat(f.db, &sb) == 0) /* a database that opens, or none when the cut left no trace (and it says so) */
             cr_assert_geq(q(f.db, "SELECT count(*) FROM event"), 0);
+        else
+            cr_assert(err_has(&f, "nothing written"), "no database, and no word why (%s at byte %ld)",
+                      i < 60 ? "cut" : "changed", at);
     }
     free(full);
     fx_free(&f);

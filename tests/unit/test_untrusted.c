@@ -395,3 +395,84 @@ Test(untrusted_text, a_foreign_databases_bad_bytes_are_repaired_on_output)
     run("rm -rf '%s'", dir);
     free(db), free(dir);
 }
+
+/* Runs tracedb import on the JSON text doc (in dir/d.json) into dir/o.db; exit status, stderr in *err. */
+static int import_doc(const char *dir, const char *doc, const char *flags, char **err)
+{
+    char trace[512];
+    snprintf(trace, sizeof trace, "%s/d.json", dir);
+    write_file(trace, doc, (long)strlen(doc));
+    run("rm -f '%s/o.db'", dir);
+    int rc = run("'%s' import -q '%s' -o '%s/o.db' %s 2>'%s/err'", tracedb(), trace, dir, flags, dir);
+    char path[512];
+    snprintf(path, sizeof path, "%s/err", dir);
+    *err = read_file(path, NULL);
+    return rc;
+}
+
+Test(untrusted_documents, a_document_that_holds_no_trace_says_what_it_is)
+{
+    char *dir = temp_dir();
+    const struct {
+        const char *doc, *says;
+    } cases[] = {
+        {"{\"foo\":1,\"bar\":[2]}", "a JSON object with no \"traceEvents\" (its keys: foo, bar): not a Chrome trace"},
+        {"{\"traceEvents\":null}", "\"traceEvents\" is null, not an array of events"},
+        {"{\"traceEvents\":{\"ph\":\"X\"}}", "\"traceEvents\" is an object, not an array of events"},
+        {"42", "the document is a JSON number, not a Chrome trace"},
+        {"\"trace\"", "the document is a JSON string, not a Chrome trace"},
+        {"", "empty file"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *err;
+        cr_assert_eq(import_doc(dir, cases[i].doc, "", &err), 1, "%s: %s", cases[i].doc, err);
+        cr_assert(strstr(err, cases[i].says), "%s: %s", cases[i].doc, err);
+        cr_assert(strstr(err, "nothing written"), "%s: %s", cases[i].doc, err);
+        free(err);
+        cr_assert_eq(count_files(dir, "o.db"), 0, "%s: no database of nothing", cases[i].doc);
+    }
+    /* an events array with nothing in it is a trace, with a word */
+    char *err;
+    cr_assert_eq(import_doc(dir, "{\"traceEvents\":[]}", "", &err), 0);
+    cr_assert(strstr(err, "the trace holds no events"), "%s", err);
+    free(err);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* Each anomaly kind by hand: kept where there is something to keep, flagged, counted in meta, one line
+ * each, exit 0; --strict skips them and exits 1. */
+Test(untrusted_documents, anomalies_are_kept_and_counted_damage_is_not)
+{
+    char *dir = temp_dir();
+    const char *doc =
+        "[{\"ph\":\"B\",\"name\":\"open\",\"pid\":0,\"tid\":0,\"ts\":1},"
+        "{\"ph\":\"X\",\"name\":\"x\",\"pid\":0,\"tid\":0,\"ts\":1,\"dur\":5},"
+        "{\"ph\":\"E\",\"pid\":0,\"tid\":1,\"ts\":3},"
+        "{\"ph\":\"X\",\"name\":\"neg\",\"pid\":0,\"tid\":0,\"ts\":2,\"dur\":-1,\"args\":{\"k\":1}},"
+        "{\"ph\":\"B\",\"name\":\"late\",\"pid\":0,\"tid\":0,\"ts\":9},"
+        "{\"ph\":\"E\",\"pid\":0,\"tid\":0,\"ts\":8}]";
+    char *err;
+    cr_assert_eq(import_doc(dir, doc, "", &err), 0, "%s", err);
+    cr_assert(strstr(err, "1 event(s) had a negative \"dur\": kept with dur 0 (the first at byte 136"), "%s", err);
+    cr_assert(strstr(err, "1 event(s) were E events with no open B on their thread"), "%s", err);
+    cr_assert(strstr(err, "1 event(s) were B events never ended"), "%s", err);
+    cr_assert(strstr(err, "1 event(s) were E events before their B"), "%s", err);
+    free(err);
+    cr_assert_eq(dbq(dir, "SELECT count(*) FROM events"), 4);
+    cr_assert_eq(dbq(dir, "SELECT dur_ns FROM events WHERE name = 'neg'"), 0);
+    cr_assert_eq(dbq(dir, "SELECT args = '{\"k\":1,\"tracedb.anomaly\":\"negative dur\"}' FROM events WHERE name = 'neg'"), 1);
+    cr_assert_eq(dbq(dir, "SELECT dur_ns FROM events WHERE name = 'late'"), 0);
+    /* open [1 us, x's end 6 us]: its thread's last timestamp (late at 9 us is a B that started later but
+     * ended at 9 with dur 0; the thread's last time is 9 us) */
+    cr_assert_eq(dbq(dir, "SELECT dur_ns FROM events WHERE name = 'open'"), 8000);
+    cr_assert_eq(dbq(dir, "SELECT sum(value) FROM meta WHERE key GLOB 'anomalies.*'"), 4);
+    cr_assert_eq(dbq(dir, "SELECT value FROM meta WHERE key = 'anomalies.end_without_begin'"), 1);
+    cr_assert_eq(import_doc(dir, doc, "--strict", &err), 1);
+    free(err);
+    cr_assert_eq(dbq(dir, "SELECT count(*) FROM events"), 1);
+    /* open, the lone E, neg, late's early E, and late itself (left open by its skipped E) */
+    cr_assert_eq(dbq(dir, "SELECT skipped_events FROM trace"), 5);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
