@@ -3,17 +3,18 @@
 #include "../include/tracedb.h"
 
 static const char import_usage[] =
-    "tracedb import TRACE... -o run.db [--force | --append] [--rank N] [--strict] [--max-string SIZE] [--quiet]";
+    "tracedb import TRACE... -o run.db [--force | --append [--allow-duplicate]] [--rank N] [--strict] [--max-string SIZE] [--quiet]";
 
 int cmd_import(int argc, char **argv, struct cli *cli)
 {
     const char *out = NULL;
-    int force = 0, append = 0, quiet = 0, strict = 0;
+    int force = 0, append = 0, quiet = 0, strict = 0, duplicate = 0;
     int64_t rank = -1, max_string = 64 << 20;
     const struct opt opts[] = {
         {"output", 'o', OPT_STRING, &out, "the database to write (required)"},
         {"force", 'f', OPT_FLAG, &force, "replace the database if it exists"},
         {"append", 'a', OPT_FLAG, &append, "add the traces to an existing database"},
+        {"allow-duplicate", 0, OPT_FLAG, &duplicate, "import a trace the database already holds (refused otherwise)"},
         {"quiet", 'q', OPT_FLAG, &quiet, "no progress and no closing line"},
         {"strict", 0, OPT_FLAG, &strict,
          "anomalies (negative dur, E without B, B never ended) are errors: the event is skipped, exit status 1"},
@@ -34,7 +35,8 @@ int cmd_import(int argc, char **argv, struct cli *cli)
         return 2;
     }
     unsigned flags = (force ? TDB_IMPORT_FORCE : 0u) | (append ? TDB_IMPORT_APPEND : 0u) |
-                     (quiet ? 0u : TDB_IMPORT_PROGRESS) | (strict ? TDB_IMPORT_STRICT : 0u);
+                     (quiet ? 0u : TDB_IMPORT_PROGRESS) | (strict ? TDB_IMPORT_STRICT : 0u) |
+                     (duplicate ? TDB_IMPORT_DUPLICATE : 0u);
     if (max_string < 1 || max_string > (512 << 20)) {
         fprintf(cli->err, "%s: --max-string must be between 1 byte and 512M\n", cli->prog);
         return 2;

@@ -44,6 +44,12 @@ int tdb_import_with(const char *db_path, const char *const *traces, int ntraces,
             fprintf(err, "tracedb: nothing written to %s\n", db_path);
             return -1;
         }
+        int dup = res.no_trace ? 0 : tdb_ingest_check_trace(ing, (flags & TDB_IMPORT_DUPLICATE) != 0, traces[i]);
+        if (dup != 0) {
+            tdb_ingest_abort(ing);
+            fprintf(err, "tracedb: nothing written to %s\n", db_path);
+            return -1;
+        }
         damaged |= rc;
         with_trace += !res.no_trace;
         tdb_ingest_count_anomalies(ing, res.anomalies);

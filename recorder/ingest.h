@@ -86,6 +86,12 @@ extern const char *const tdb_anomaly_names[TDB_ANOMALY_COUNT];
 
 struct tdb_ingest;
 
+/* Checks the trace just ended against the database's other traces: 1 when it is one of them again (the
+ * same span, time base, name and event count; refused unless allow_duplicate, and said on err), 0
+ * otherwise, with a warning when its times lie far from the others' (another clock or time base);
+ * -1 on a database error. */
+int tdb_ingest_check_trace(struct tdb_ingest *ing, int allow_duplicate, const char *file);
+
 /* Adds to the database's anomaly counts (meta anomalies.<name>, summed over appends). */
 void tdb_ingest_count_anomalies(struct tdb_ingest *ing, const int64_t counts[TDB_ANOMALY_COUNT]);
 

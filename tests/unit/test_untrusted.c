@@ -476,3 +476,60 @@ Test(untrusted_documents, anomalies_are_kept_and_counted_damage_is_not)
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+Test(untrusted_documents, appending_the_same_trace_again_is_refused_unless_asked)
+{
+    char *dir = temp_dir(), *db = sample_db(dir);
+    const char *trace = src_path("samples/resnet18_inference.json.gz");
+    int st;
+    char *out = run_capture(&st, "'%s' import -q '%s' -o '%s' --append 2>&1", tracedb(), trace, db);
+    cr_assert_eq(st, 1, "%s", out);
+    cr_assert(strstr(out, "the database already holds this trace (trace 1"), "%s", out);
+    free(out);
+    sqlite3 *d = db_open(db);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM trace"), 1, "the database is unchanged");
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM event"), 410);
+    sqlite3_close(d);
+    out = run_capture(&st, "'%s' import -q '%s' -o '%s' --append --allow-duplicate 2>&1", tracedb(), trace, db);
+    cr_assert_eq(st, 0, "%s", out);
+    cr_assert(!strstr(out, "warning"), "the same times: no time-base warning: %s", out);
+    free(out);
+    d = db_open(db);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM trace"), 2);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM event"), 820);
+    sqlite3_close(d);
+    /* the same file twice in one import */
+    out = run_capture(&st, "'%s' import -q '%s' '%s' -o '%s/two.db' 2>&1", tracedb(), trace, trace, dir);
+    cr_assert_eq(st, 1, "%s", out);
+    cr_assert(strstr(out, "already holds this trace"), "%s", out);
+    free(out);
+    cr_assert_eq(count_files(dir, "two.db"), 0);
+    run("rm -rf '%s'", dir);
+    free(db), free(dir);
+}
+
+/* A real Kineto trace (absolute times, 2022) and a trace with times from 0: 53 years apart. */
+Test(untrusted_documents, appending_a_trace_on_another_time_base_warns)
+{
+    char *dir = temp_dir();
+    char db[512], rel[512];
+    snprintf(db, sizeof db, "%s/k.db", dir);
+    snprintf(rel, sizeof rel, "%s/rel.json", dir);
+    cr_assert_eq(import_to(src_path("tests/data/kineto/trace_diff_test_test.json.gz"), db), 0);
+    const char *doc = "[{\"ph\":\"X\",\"name\":\"x\",\"pid\":0,\"tid\":0,\"ts\":1,\"dur\":5}]";
+    write_file(rel, doc, (long)strlen(doc));
+    int st;
+    char *out = run_capture(&st, "'%s' import -q '%s' -o '%s' --append 2>&1", tracedb(), rel, db);
+    cr_assert_eq(st, 0, "a warning, not an error: %s", out);
+    cr_assert(strstr(out, "its events lie 53 years before those already in the database"), "%s", out);
+    free(out);
+    /* two runs 8.5 days apart (the control and test runs of HTA's trace_diff) are told apart too */
+    out = run_capture(&st, "'%s' import -q '%s' '%s' -o '%s/runs.db' 2>&1", tracedb(),
+                      src_path("tests/data/kineto/trace_diff_test_test.json.gz"),
+                      src_path("tests/data/kineto/trace_diff_control_control.json.gz"), dir);
+    cr_assert_eq(st, 0, "%s", out);
+    cr_assert(strstr(out, "its events lie 8.5 days before"), "%s", out);
+    free(out);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
