@@ -2,6 +2,7 @@
  * spreadsheet. chrome: Chrome trace JSON for Perfetto UI and chrome://tracing (chrome_export.c).
  * csv: any table or view, any read-only query, or any report, RFC 4180 via libcsv (render.c). */
 #include "chrome_export.h"
+#include "../recorder/db_guard.h"
 #include "../recorder/output_claim.h"
 #include <errno.h>
 #include "cli.h"
@@ -73,12 +74,20 @@ static int export_table(sqlite3 *db, const char *name, FILE *out, struct cli *cl
     return rc;
 }
 
+/* csv of one query typed by the user: read-only, as `tracedb sql` without --write. */
 static int export_query(sqlite3 *db, const char *sql, FILE *out, struct cli *cli)
 {
     sqlite3_stmt *st;
     const char *tail;
+    char why[160];
+    tdb_db_guard_readonly(db);
     if (sqlite3_prepare_v2(db, sql, -1, &st, &tail) != SQLITE_OK) {
         fprintf(cli->err, "%s: %s\n", cli->prog, sqlite3_errmsg(db));
+        return 1;
+    }
+    if (st && tdb_db_check_readonly(st, why, sizeof why) != 0) {
+        sqlite3_finalize(st);
+        fprintf(cli->err, "%s: --query: %s\n", cli->prog, why);
         return 1;
     }
     if (!st || sqlite3_column_count(st) == 0) {
