@@ -27,7 +27,7 @@ endif
 SAN      = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 SQL      = $(wildcard schema/*.sql) $(wildcard queries/*.sql)
-LIB_SRC  = recorder/db_guard.c recorder/output_claim.c recorder/ingest.c recorder/nesting.c recorder/device_time.c recorder/row_writer.c recorder/strmap.c recorder/jsonbuf.c recorder/timeparse.c \
+LIB_SRC  = recorder/db_guard.c recorder/output_claim.c recorder/stmt_cache.c recorder/ingest.c recorder/nesting.c recorder/device_time.c recorder/row_writer.c recorder/strmap.c recorder/jsonbuf.c recorder/timeparse.c \
            recorder/chrome_import.c recorder/import.c recorder/merge.c recorder/recording.c recorder/finish.c \
            analyzer/render.c analyzer/report.c analyzer/sqlfuncs.c analyzer/flops.c analyzer/options.c analyzer/scope.c \
            analyzer/chrome_export.c
@@ -38,7 +38,7 @@ CLI_SRC  = analyzer/main.c analyzer/commands.c analyzer/cmd_api.c analyzer/cmd_d
 UNIT_SRC = $(filter-out $(if $(HAVE_CUPTI),,tests/unit/test_cupti.c tests/unit/test_record.c),$(wildcard tests/unit/*.c))
 HDRS     = $(wildcard include/*.h recorder/*.h analyzer/*.h)
 
-.PHONY: all build demo test check test-run clang-check bench fuzz install deps clean
+.PHONY: all build demo test check test-run clang-check bench fuzz fuzzers install deps clean
 all:
 	@sh tools/deps.sh build
 	@$(MAKE) --no-print-directory build
@@ -149,6 +149,8 @@ test-run: build/test/tracedb build/test/unit build/test/record_sample \
           $(if $(HAVE_CUPTI),build/libtracedb_inject.so build/nvtx_sample build/inject_probe)
 	TRACEDB=$(CURDIR)/build/test/tracedb TRACEDB_INJECT=$(CURDIR)/build/libtracedb_inject.so TRACEDB_ROOT=$(CURDIR) ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 	  UBSAN_OPTIONS=print_stacktrace=1 build/test/unit --jobs 2
+	@$(MAKE) --no-print-directory fuzzers
+	sh tests/fuzz/run.sh $${FUZZ_TEST_SECONDS:-60} $(FUZZ_TARGETS)
 
 # --- benchmarks
 build/gen_trace: bench/gen_trace.c
@@ -167,13 +169,44 @@ bench:
 	@$(MAKE) --no-print-directory build/tracedb build/gen_trace build/tokenize build/recorder_bench
 	sh bench/run.sh
 
-# libFuzzer over the importer for FUZZ_SECONDS (default 120), seeded with small real traces
-fuzz: build/embedded.c
-	@mkdir -p build/fuzz/corpus
-	cp tests/data/kineto/call_stack_backward_thread.json build/fuzz/corpus/
-	clang $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -Irecorder -o build/fuzz/fuzz_import \
-	  tests/fuzz_import.c $(LIB_SRC) build/embedded.c $(LIBS)
-	cd build/fuzz && ./fuzz_import -max_total_time=$${FUZZ_SECONDS:-120} -max_len=4096 -timeout=10 corpus
+# --- fuzzing (libFuzzer, clang): five targets over in-memory databases, seeded from tests/fuzz/corpus;
+#   make fuzz          each target for FUZZ_SECONDS (default 300), two at a time
+#   make test          replays tests/fuzz/regress (every crash found, kept), then FUZZ_TEST_SECONDS each (60)
+FUZZ_TARGETS = json gzip sql cli $(if $(HAVE_CUPTI),cupti)
+FUZZ_FLAGS   = $(CSTD) $(WARN) -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
+               -Iinclude -Irecorder -Ianalyzer $(CUPTI_INC) -DTDB_SOURCE_DIR='"$(CURDIR)"'
+FUZZ_LIB_OBJ = $(LIB_SRC:%.c=build/fuzz/obj/%.o) $(CUPTI_SRC:%.c=build/fuzz/obj/%.o) build/fuzz/obj/embedded.o
+FUZZ_CLI_OBJ = $(filter-out build/fuzz/obj/analyzer/main.o,$(CLI_SRC:%.c=build/fuzz/obj/%.o))
+
+build/fuzz/obj/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+build/fuzz/obj/embedded.o: build/embedded.c recorder/embedded.h
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+build/fuzz/fuzz_json: tests/fuzz/fuzz_import.c $(FUZZ_LIB_OBJ)
+	clang $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS)
+
+build/fuzz/fuzz_gzip: tests/fuzz/fuzz_import.c $(FUZZ_LIB_OBJ)
+	clang $(FUZZ_FLAGS) -DFUZZ_GZIP -fsanitize=fuzzer -o $@ $^ $(LIBS)
+
+build/fuzz/fuzz_sql: tests/fuzz/fuzz_sql.c tests/fuzz/sample_db.h $(FUZZ_LIB_OBJ)
+	clang $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJ) $(LIBS)
+
+build/fuzz/fuzz_cli: tests/fuzz/fuzz_cli.c tests/fuzz/sample_db.h $(FUZZ_CLI_OBJ) $(FUZZ_LIB_OBJ)
+	clang $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_CLI_OBJ) $(FUZZ_LIB_OBJ) $(LIBS)
+
+build/fuzz/fuzz_cupti: tests/fuzz/fuzz_cupti.c $(FUZZ_LIB_OBJ)
+	clang $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS)
+
+fuzzers: $(FUZZ_TARGETS:%=build/fuzz/fuzz_%)
+
+fuzz:
+	@sh tools/deps.sh test
+	@$(MAKE) --no-print-directory fuzzers
+	sh tests/fuzz/run.sh $${FUZZ_SECONDS:-300} $(FUZZ_TARGETS)
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/tracedb

@@ -1,6 +1,7 @@
 /* report.c: database access for the analyzer: open read-only, check the schema version, register
  * functions, and prepare the SQL files embedded from queries/. */
 #include "report.h"
+#include "render.h"
 #include "sqlfuncs.h"
 #include "../recorder/db_guard.h"
 #include "../recorder/embedded.h"
@@ -92,4 +93,43 @@ int report_is_recording(sqlite3 *db, const char *path, struct cli *cli)
                 "was killed)\n",
                 path, path);
     return recording;
+}
+
+int report_run_sql(sqlite3 *db, const char *sql, int writable, enum render_format fmt, struct cli *cli)
+{
+    if (!writable)
+        tdb_db_guard_readonly(db);
+    int rc = 0;
+    while (sql && *sql && rc == 0) { /* every statement in turn; each with rows is rendered */
+        sqlite3_stmt *st = NULL;
+        const char *tail = NULL;
+        if (sqlite3_prepare_v2(db, sql, -1, &st, &tail) != SQLITE_OK) {
+            const char *msg = sqlite3_errmsg(db);
+            fprintf(cli->err, "%s: %s%s\n", cli->prog, msg,
+                    !writable && strcmp(msg, "not authorized") == 0
+                        ? " (read-only: ATTACH, and pragmas that set anything, need --write)"
+                        : "");
+            rc = 1;
+            break;
+        }
+        char why[160];
+        if (st && !writable && tdb_db_check_readonly(st, why, sizeof why) != 0) {
+            fprintf(cli->err, "%s: %s\n", cli->prog, why);
+            sqlite3_finalize(st);
+            rc = 1;
+            break;
+        }
+        if (st) {
+            if (sqlite3_column_count(st) > 0) {
+                if (render_query(st, fmt, cli->out, cli->err) < 0)
+                    rc = 1;
+            } else if (sqlite3_step(st) != SQLITE_DONE) {
+                fprintf(cli->err, "%s: %s\n", cli->prog, sqlite3_errmsg(db));
+                rc = 1;
+            }
+            sqlite3_finalize(st);
+        }
+        sql = tail;
+    }
+    return rc;
 }

@@ -8,6 +8,10 @@
  * NULL on failure, with the reason on cli->err. */
 sqlite3 *report_open(const char *path, int writable, struct cli *cli);
 
+/* Runs SQL typed by a user, statement after statement, rendering each that has rows; read-only unless
+ * writable (no statement may change a database or write a file). 0, or 1 (the error printed). */
+int report_run_sql(sqlite3 *db, const char *sql, int writable, enum render_format fmt, struct cli *cli);
+
 /* Prepares the embedded queries/NAME.sql. NULL on failure (printed). */
 sqlite3_stmt *report_prepare(sqlite3 *db, const char *name, struct cli *cli);
 

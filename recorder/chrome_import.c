@@ -132,6 +132,7 @@ struct chrome {
     size_t close_end;     /* offset in the chunk being parsed just past the last '}' or ']'; NO_TOKEN before one */
     struct buf longbuf;   /* a long string's bytes read ahead, fed to yajl in one call */
     struct scan scan;     /* the lexical state at the end of what yajl has consumed */
+    size_t chunk_size;    /* bytes read at a time: CHUNK, less for a small file */
     int64_t oversize;     /* a string longer than max_string was cut: its length (for the message), or 0 */
     int top_skip;         /* the current top-level value is dropped (an oversize string in it) */
     size_t max_string;
@@ -477,6 +478,8 @@ static int chrome_time(struct chrome *c, const struct text *t, const char *what,
         return -1;
     }
     int rc = tdb_us_to_ns(c->arena.p + t->off, t->n, out);
+    if (rc == 0 && (*out > TDB_TIME_MAX || *out < -TDB_TIME_MAX))
+        rc = -2; /* past 146 years either way: not a time (see TDB_TIME_MAX) */
     if (rc == -2)
         event_bad(c, "%s out of range", what);
     else if (rc != 0)
@@ -1173,7 +1176,7 @@ static int feed_long_string(struct chrome *c, gzFile gz, unsigned char *chunk)
     int esc_seen = sc->esc;       /* the escape state where yajl stands */
     c->longbuf.n = 0;
     for (;;) {
-        int got = gzread(gz, chunk, CHUNK);
+        int got = gzread(gz, chunk, (unsigned)c->chunk_size);
         if (got < 0)
             return long_string_damage(c, start + seen, "compressed data damaged inside a string");
         if (got == 0) { /* the file ends inside the string: yajl says so at the end */
@@ -1337,16 +1340,18 @@ int tdb_import_chrome(struct tdb_ingest *ing, const char *path, int show_progres
         fprintf(err, "tracedb: cannot read %s\n", file);
         return -1;
     }
-    gzbuffer(gz, 128 * 1024);
+    gzbuffer(gz, total && total < 64 * 1024 ? 8 * 1024 : 128 * 1024);
 
     struct chrome *c = calloc(1, sizeof *c);
-    unsigned char *chunk = malloc(CHUNK);
+    /* reads of CHUNK bytes; a small plain file gets a buffer its size (fuzzing runs thousands of them) */
+    size_t chunk_size = total && total < CHUNK ? (total + 4095) / 4096 * 4096 : CHUNK;
+    unsigned char *chunk = malloc(chunk_size);
     if (!c || !chunk) {
         free(c), free(chunk), gzclose(gz);
         fprintf(err, "tracedb: out of memory\n");
         return -1;
     }
-    c->ing = ing, c->file = file, c->err = err, c->res = res;
+    c->ing = ing, c->file = file, c->err = err, c->res = res, c->chunk_size = chunk_size;
     c->base_time_ns = TDB_NULL;
     c->max_string = res->max_string ? res->max_string : DEFAULT_MAX_STRING;
     c->strict = res->strict;
@@ -1359,7 +1364,7 @@ int tdb_import_chrome(struct tdb_ingest *ing, const char *path, int show_progres
     int tty = show_progress && isatty(2);
     size_t next_report = 8u << 20;
     while (status == 0) {
-        int n = gzread(gz, chunk, CHUNK);
+        int n = gzread(gz, chunk, (unsigned)c->chunk_size);
         if (n < 0) {
             int zerr;
             const char *msg = gzerror(gz, &zerr);

@@ -33,18 +33,32 @@ static const char *copy_kind(unsigned k)
     return k < sizeof names / sizeof names[0] ? names[k] : "Unknown";
 }
 
+/* The record's times as the event's start and duration: 0, or 1 when they are not times (past
+ * TDB_TIME_MAX: counted as incomplete, the record is dropped). An end before the start is a zero
+ * duration; a duration is cut at TDB_TIME_MAX. */
+static int span(struct cupti_translate *t, struct tdb_event *ev, uint64_t start, uint64_t end)
+{
+    if (start > (uint64_t)TDB_TIME_MAX) {
+        t->incomplete++;
+        return 1;
+    }
+    ev->start_ns = (int64_t)start;
+    ev->dur_ns = end > start ? (int64_t)(end - start < (uint64_t)TDB_TIME_MAX ? end - start : (uint64_t)TDB_TIME_MAX) : 0;
+    return 0;
+}
+
 static int gpu_work(struct cupti_translate *t, struct tdb_event *ev, uint32_t device, uint32_t stream, uint64_t start,
                     uint64_t end)
 {
     ev->thread_id = tdb_ingest_thread_ids(t->ing, device, stream);
     ev->device = device;
     ev->stream = stream;
-    ev->start_ns = (int64_t)start;
-    ev->dur_ns = end > start ? (int64_t)(end - start) : 0;
     if (start == 0 && end == 0) { /* CUPTI ran out of device buffers for this record */
         t->incomplete++;
         return 0;
     }
+    if (span(t, ev, start, end))
+        return 0;
     return tdb_ingest_event(t->ing, ev) < 0 ? -1 : 0;
 }
 
@@ -111,7 +125,8 @@ static int memory(struct cupti_translate *t, const CUpti_ActivityMemory4 *m)
     ev.name = cstr("[memory]");
     ev.cat = cstr("cpu_instant_event");
     ev.thread_id = tdb_ingest_thread_ids(t->ing, m->processId ? m->processId : t->pid, 0);
-    ev.start_ns = (int64_t)m->timestamp;
+    if (span(t, &ev, m->timestamp, m->timestamp))
+        return 0;
     ev.bytes = alloc ? (int64_t)m->bytes : -(int64_t)m->bytes;
     ev.addr = (int64_t)m->address;
     ev.device = m->deviceId;
@@ -135,8 +150,8 @@ static int api(struct cupti_translate *t, const CUpti_ActivityAPI *a, int driver
     ev.name = cstr(name);
     ev.cat = cstr(driver ? "cuda_driver" : "cuda_runtime");
     ev.thread_id = tdb_ingest_thread_ids(t->ing, a->processId, a->threadId);
-    ev.start_ns = (int64_t)a->start;
-    ev.dur_ns = a->end > a->start ? (int64_t)(a->end - a->start) : 0;
+    if (span(t, &ev, a->start, a->end))
+        return 0;
     ev.correlation = a->correlationId;
     char args[48];
     int n = snprintf(args, sizeof args, "{\"cbid\":%u}", (unsigned)a->cbid);
@@ -156,6 +171,10 @@ static int marker(struct cupti_translate *t, const CUpti_ActivityMarker2 *m)
             struct cupti_marker *o = &t->open[i];
             if (o->used)
                 continue;
+            if (m->timestamp > (uint64_t)TDB_TIME_MAX) {
+                t->incomplete++;
+                return 0;
+            }
             o->used = 1, o->id = m->id, o->start = (int64_t)m->timestamp, o->pid = pid, o->tid = tid;
             snprintf(o->name, sizeof o->name, "%s", m->name ? m->name : "");
             snprintf(o->domain, sizeof o->domain, "%s", m->domain ? m->domain : "");
@@ -176,8 +195,7 @@ static int marker(struct cupti_translate *t, const CUpti_ActivityMarker2 *m)
             ev.name = cstr(o->name);
             ev.cat = o->domain[0] ? cstr(o->domain) : (struct tdb_str){NULL, 0};
             ev.thread_id = tdb_ingest_thread_ids(t->ing, o->pid, o->tid);
-            ev.start_ns = o->start;
-            ev.dur_ns = (int64_t)m->timestamp > o->start ? (int64_t)m->timestamp - o->start : 0;
+            span(t, &ev, (uint64_t)o->start, m->timestamp);
             return tdb_ingest_event(t->ing, &ev) < 0 ? -1 : 0;
         }
         return 0;
@@ -185,7 +203,8 @@ static int marker(struct cupti_translate *t, const CUpti_ActivityMarker2 *m)
     ev.kind = TDB_KIND_INSTANT;
     ev.name = cstr(m->name);
     ev.thread_id = tdb_ingest_thread_ids(t->ing, pid, tid);
-    ev.start_ns = (int64_t)m->timestamp;
+    if (span(t, &ev, m->timestamp, m->timestamp))
+        return 0;
     return tdb_ingest_event(t->ing, &ev) < 0 ? -1 : 0;
 }
 

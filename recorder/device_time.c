@@ -4,6 +4,7 @@
  * computation runs. Written to device_stats; `tracedb device` computes the same per window in SQL. */
 #define _GNU_SOURCE
 #include "device_time.h"
+#include "stmt_cache.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,7 +69,7 @@ static void union_add(int64_t s, int64_t e, int64_t *cs, int64_t *ce, int64_t *t
     if (*ce <= *cs) { /* empty */
         *cs = s, *ce = e;
     } else if (s > *ce) {
-        *total += *ce - *cs;
+        *total = tdb_sat_add(*total, *ce - *cs);
         *cs = s, *ce = e;
     } else if (e > *ce) {
         *ce = e;
@@ -78,7 +79,7 @@ static void union_add(int64_t s, int64_t e, int64_t *cs, int64_t *ce, int64_t *t
 int device_time_write(struct device_time *d, const int64_t *start, const int64_t *dur, sqlite3 *db, int64_t trace_id)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "INSERT INTO device_stats VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", -1, &st, NULL) != SQLITE_OK)
+    if (tdb_stmt_prepare(db, "INSERT INTO device_stats VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", -1, 0, &st, NULL) != SQLITE_OK)
         return -1;
     struct sort_ctx ctx = {start};
     if (d->n)
@@ -95,8 +96,8 @@ int device_time_write(struct device_time *d, const int64_t *start, const int64_t
             if (d->v[i].device_class % 4 == DC_COMPUTATION)
                 union_add(s, e, &rs, &re, &run);
         }
-        busy += be - bs;
-        run += re - rs;
+        busy = tdb_sat_add(busy, be - bs);
+        run = tdb_sat_add(run, re - rs);
         sqlite3_bind_int64(st, 1, trace_id);
         sqlite3_bind_int64(st, 2, dev);
         sqlite3_bind_int64(st, 3, first);
@@ -107,7 +108,7 @@ int device_time_write(struct device_time *d, const int64_t *start, const int64_t
         rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
         sqlite3_reset(st);
     }
-    sqlite3_finalize(st);
+    tdb_stmt_finalize(st);
     d->n = 0;
     return rc;
 }

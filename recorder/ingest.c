@@ -24,6 +24,7 @@
 #include "device_time.h"
 #include "nesting.h"
 #include "row_writer.h"
+#include "stmt_cache.h"
 #include "strmap.h"
 #include "version.h"
 
@@ -70,12 +71,18 @@ struct stat_row {
     int64_t self_device_mem, device_mem;   /* device bytes, likewise */
 };
 
+struct nest_result;
+
 struct tdb_ingest {
     sqlite3 *db;
     struct row_writer *rows; /* every hot-path row goes through it (a background thread) */
     FILE *err;               /* where errors are reported */
     char *path;              /* the database the user named */
     char *tmp_path;          /* where a new database is built, or NULL for an append */
+    int fresh;               /* a database made by this ingest (not an append, not a recording) */
+    int borrowed;            /* db is the process's in-memory database: rolled back, never closed */
+    struct nest_result *nest_slot; /* what tdb_nest() answers from, during the nesting update */
+    int nest_registered;
     int replace;             /* --force: the new database replaces path at the end */
     int64_t anomalies[TDB_ANOMALY_COUNT]; /* counted for meta */
     struct strmap strings;   /* interned names/categories -> string.id */
@@ -223,7 +230,7 @@ static int64_t ingest_stat(struct tdb_ingest *ing, const struct tdb_event *ev, i
     }
     struct stat_row *r = &ing->stats[i];
     r->calls++;
-    r->total += ev->dur_ns;
+    r->total = tdb_sat_add(r->total, ev->dur_ns);
     if (ev->dur_ns < r->min)
         r->min = ev->dur_ns;
     if (ev->dur_ns > r->max)
@@ -309,6 +316,19 @@ static int ingest_fail(struct tdb_ingest *ing, const char *what)
     return -1;
 }
 
+static int ingest_step(struct tdb_ingest *ing, sqlite3_stmt *st);
+
+/* One statement, through the statement cache (see stmt_cache.h). */
+static int ingest_run(struct tdb_ingest *ing, const char *sql)
+{
+    sqlite3_stmt *st;
+    if (tdb_stmt_prepare(ing->db, sql, -1, 0, &st, NULL) != SQLITE_OK)
+        return ingest_fail(ing, "cannot prepare");
+    int rc = ingest_step(ing, st);
+    tdb_stmt_finalize(st);
+    return rc;
+}
+
 static int ingest_exec(struct tdb_ingest *ing, const char *sql)
 {
     char *msg = NULL;
@@ -384,11 +404,11 @@ static int64_t ingest_max_id(struct tdb_ingest *ing, const char *sql)
 {
     sqlite3_stmt *st;
     int64_t v = 0;
-    if (sqlite3_prepare_v2(ing->db, sql, -1, &st, NULL) != SQLITE_OK)
+    if (tdb_stmt_prepare(ing->db, sql, -1, 0, &st, NULL) != SQLITE_OK)
         return -1;
     if (sqlite3_step(st) == SQLITE_ROW)
         v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
+    tdb_stmt_finalize(st);
     return v;
 }
 
@@ -396,22 +416,22 @@ static int64_t ingest_max_id(struct tdb_ingest *ing, const char *sql)
 static int ingest_load_existing(struct tdb_ingest *ing)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(ing->db, "SELECT id, value FROM string", -1, &st, NULL) != SQLITE_OK)
+    if (tdb_stmt_prepare(ing->db, "SELECT id, value FROM string", -1, 0, &st, NULL) != SQLITE_OK)
         return ingest_fail(ing, "not a tracedb database");
     while (sqlite3_step(st) == SQLITE_ROW) {
         const char *v = (const char *)sqlite3_column_text(st, 1);
         if (strmap_put(&ing->strings, v, (size_t)sqlite3_column_bytes(st, 1), sqlite3_column_int64(st, 0)) != 0)
             break;
     }
-    sqlite3_finalize(st);
-    if (sqlite3_prepare_v2(ing->db, "SELECT id, name FROM kind WHERE id >= 100", -1, &st, NULL) != SQLITE_OK)
+    tdb_stmt_finalize(st);
+    if (tdb_stmt_prepare(ing->db, "SELECT id, name FROM kind WHERE id >= 100", -1, 0, &st, NULL) != SQLITE_OK)
         return ingest_fail(ing, "not a tracedb database");
     while (sqlite3_step(st) == SQLITE_ROW) {
         const char *v = (const char *)sqlite3_column_text(st, 1);
         if (strmap_put(&ing->kinds, v, (size_t)sqlite3_column_bytes(st, 1), sqlite3_column_int64(st, 0)) != 0)
             break;
     }
-    sqlite3_finalize(st);
+    tdb_stmt_finalize(st);
     ing->next_string = ingest_max_id(ing, "SELECT max(id) FROM string") + 1;
     ing->next_process = ingest_max_id(ing, "SELECT max(id) FROM process") + 1;
     ing->next_thread = ingest_max_id(ing, "SELECT max(id) FROM thread") + 1;
@@ -422,11 +442,25 @@ static int ingest_load_existing(struct tdb_ingest *ing)
     return 0;
 }
 
+/* The process's in-memory database for TDB_OPEN_MEMORY (fuzzing, one thread): its schema, views and
+ * indexes are made once; each ingest runs in a transaction that is rolled back, so a run costs what
+ * its own events cost, not the schema's parse (thousands of runs a second instead of hundreds). */
+static sqlite3 *memory_db;
+
+static void ingest_close_db(struct tdb_ingest *ing)
+{
+    if (!ing->borrowed)
+        sqlite3_close(ing->db);
+    else if (ing->db && !sqlite3_get_autocommit(ing->db))
+        sqlite3_exec(ing->db, "ROLLBACK", NULL, NULL, NULL);
+    ing->db = NULL;
+}
+
 static void ingest_free(struct tdb_ingest *ing)
 {
     row_writer_stop(ing->rows);
     ing->rows = NULL;
-    sqlite3_close(ing->db);
+    ingest_close_db(ing);
     strmap_free(&ing->strings);
     strmap_free(&ing->processes);
     strmap_free(&ing->threads);
@@ -444,7 +478,9 @@ static void ingest_free(struct tdb_ingest *ing)
 struct tdb_ingest *tdb_ingest_open(const char *path, enum tdb_open_mode mode, FILE *err)
 {
     struct stat sb;
-    int exists = stat(path, &sb) == 0;
+    if (mode == TDB_OPEN_MEMORY)
+        path = ":memory:";
+    int exists = mode != TDB_OPEN_MEMORY && stat(path, &sb) == 0;
     if ((mode == TDB_OPEN_CREATE || mode == TDB_OPEN_LIVE) && exists) {
         fprintf(err, "tracedb: %s already exists; use --force to replace it or --append to add to it\n", path);
         return NULL;
@@ -470,7 +506,8 @@ struct tdb_ingest *tdb_ingest_open(const char *path, enum tdb_open_mode mode, FI
 
     const char *open_path = path;
     ing->live = mode == TDB_OPEN_LIVE;
-    if (mode != TDB_OPEN_APPEND && mode != TDB_OPEN_LIVE) {
+    ing->fresh = mode == TDB_OPEN_CREATE || mode == TDB_OPEN_FORCE || mode == TDB_OPEN_MEMORY;
+    if (mode == TDB_OPEN_CREATE || mode == TDB_OPEN_FORCE) {
         size_t n = strlen(path) + 32;
         ing->tmp_path = malloc(n);
         if (!ing->tmp_path || tdb_out_begin(path, ing->tmp_path, n) != 0) {
@@ -494,7 +531,20 @@ struct tdb_ingest *tdb_ingest_open(const char *path, enum tdb_open_mode mode, FI
     /* A database made here (not an existing one) skips its rollback journal: defensive mode allows that
      * only before it goes on. */
     const char *setup = mode == TDB_OPEN_APPEND || mode == TDB_OPEN_LIVE ? NULL : "PRAGMA journal_mode=OFF";
-    if (tdb_db_open_new(open_path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, setup, &ing->db) != SQLITE_OK) {
+    if (mode == TDB_OPEN_MEMORY && memory_db) {
+        ing->db = memory_db, ing->borrowed = 1;
+    } else if (mode == TDB_OPEN_MEMORY) {
+        ing->db = NULL;
+        if (tdb_db_open(":memory:", SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &ing->db) != SQLITE_OK ||
+            ingest_exec_file(ing, "schema/schema.sql") != 0 ||
+            ingest_exec(ing, "PRAGMA user_version=" TDB_SCHEMA_VERSION_STR) != 0 ||
+            ingest_exec_file(ing, "schema/views.sql") != 0 || ingest_exec_file(ing, "schema/indexes.sql") != 0) {
+            ingest_free(ing);
+            return NULL;
+        }
+        memory_db = ing->db, ing->borrowed = 1;
+        tdb_stmt_cache_for(memory_db);
+    } else if (tdb_db_open_new(open_path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, setup, &ing->db) != SQLITE_OK) {
         fprintf(err, "tracedb: cannot open %s: %s\n", open_path, ing->db ? sqlite3_errmsg(ing->db) : "out of memory");
         ingest_free(ing);
         return NULL;
@@ -509,6 +559,9 @@ struct tdb_ingest *tdb_ingest_open(const char *path, enum tdb_open_mode mode, FI
              ingest_exec(ing, "PRAGMA user_version=" TDB_SCHEMA_VERSION_STR) == 0 &&
              ingest_exec_file(ing, "schema/views.sql") == 0 &&
              ingest_exec(ing, "INSERT INTO meta VALUES ('import_status', 'recording'); COMMIT; BEGIN;") == 0;
+    } else if (mode == TDB_OPEN_MEMORY) {
+        ok = ingest_exec(ing, "BEGIN") == 0;
+        ing->fresh = 0; /* its views exist */
     } else if (mode != TDB_OPEN_APPEND) {
         ok = ingest_exec(ing, "PRAGMA synchronous=OFF; PRAGMA cache_size=-4096;"
                               "PRAGMA temp_store=FILE; BEGIN;") == 0 &&
@@ -517,10 +570,10 @@ struct tdb_ingest *tdb_ingest_open(const char *path, enum tdb_open_mode mode, FI
     } else {
         sqlite3_stmt *st;
         int version = -1;
-        if (sqlite3_prepare_v2(ing->db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
+        if (tdb_stmt_prepare(ing->db, "PRAGMA user_version", -1, 0, &st, NULL) == SQLITE_OK &&
             sqlite3_step(st) == SQLITE_ROW)
             version = sqlite3_column_int(st, 0);
-        sqlite3_finalize(st);
+        tdb_stmt_finalize(st);
         if (version != TDB_SCHEMA_VERSION) {
             fprintf(err, "tracedb: %s: not a tracedb database of schema version %d (found %d)\n", path,
                     TDB_SCHEMA_VERSION, version);
@@ -529,7 +582,7 @@ struct tdb_ingest *tdb_ingest_open(const char *path, enum tdb_open_mode mode, FI
         }
         ok = ingest_exec(ing, "PRAGMA cache_size=-4096; BEGIN IMMEDIATE;") == 0 && ingest_load_existing(ing) == 0;
     }
-    if (ok && !(ing->rows = row_writer_start(ing->db, ing->path, err, ing->live)))
+    if (ok && !(ing->rows = row_writer_start(ing->db, ing->path, err, ing->live || mode == TDB_OPEN_MEMORY, mode == TDB_OPEN_MEMORY)))
         ok = 0;
     if (!ok) {
         tdb_ingest_abort(ing);
@@ -555,13 +608,12 @@ int64_t tdb_ingest_begin_trace(struct tdb_ingest *ing, const char *source_file, 
     sqlite3_stmt *st;
     if (ingest_sync(ing) != 0)
         return -1;
-    if (sqlite3_prepare_v2(ing->db, "INSERT INTO trace (source_file, source_format, status) VALUES (?1, ?2, 'importing')",
-                           -1, &st, NULL) != SQLITE_OK)
+    if (tdb_stmt_prepare(ing->db, "INSERT INTO trace (source_file, source_format, status) VALUES (?1, ?2, 'importing')", -1, 0, &st, NULL) != SQLITE_OK)
         return ingest_fail(ing, "cannot prepare");
     sqlite3_bind_text(st, 1, source_file, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, format, -1, SQLITE_STATIC);
     int rc = sqlite3_step(st);
-    sqlite3_finalize(st);
+    tdb_stmt_finalize(st);
     if (rc != SQLITE_DONE)
         return ingest_fail(ing, "cannot write");
     ing->trace_id = sqlite3_last_insert_rowid(ing->db);
@@ -638,7 +690,7 @@ int tdb_ingest_resume_trace(struct tdb_ingest *ing, int64_t trace_id, const stru
             rc = -1;
         ord++;
     }
-    sqlite3_finalize(st);
+    tdb_stmt_finalize(st);
     ing->reading_back = 0;
     if (rc != 0) {
         ingest_free_keys(ing);
@@ -740,12 +792,12 @@ int tdb_ingest_custom_kind(struct tdb_ingest *ing, struct tdb_str cat)
     if (strmap_put(&ing->kinds, k, cat.n, id) != 0)
         return -1;
     sqlite3_stmt *st;
-    if (ingest_sync(ing) != 0 || sqlite3_prepare_v2(ing->db, "INSERT INTO kind (id, name) VALUES (?1, ?2)", -1, &st, NULL) != SQLITE_OK)
+    if (ingest_sync(ing) != 0 || tdb_stmt_prepare(ing->db, "INSERT INTO kind (id, name) VALUES (?1, ?2)", -1, 0, &st, NULL) != SQLITE_OK)
         return -1;
     sqlite3_bind_int64(st, 1, id);
     sqlite3_bind_text(st, 2, k, (int)cat.n, SQLITE_STATIC);
     int rc = sqlite3_step(st);
-    sqlite3_finalize(st);
+    tdb_stmt_finalize(st);
     return rc == SQLITE_DONE ? (int)id : ingest_fail(ing, "cannot write");
 }
 
@@ -754,8 +806,7 @@ int tdb_ingest_device(struct tdb_ingest *ing, int64_t device_id, struct tdb_str 
     sqlite3_stmt *st;
     if (ingest_sync(ing) != 0)
         return -1;
-    if (sqlite3_prepare_v2(ing->db, "INSERT OR REPLACE INTO device (id, trace_id, name, properties) VALUES (?1, ?2, ?3, ?4)",
-                           -1, &st, NULL) != SQLITE_OK)
+    if (tdb_stmt_prepare(ing->db, "INSERT OR REPLACE INTO device (id, trace_id, name, properties) VALUES (?1, ?2, ?3, ?4)", -1, 0, &st, NULL) != SQLITE_OK)
         return ingest_fail(ing, "cannot prepare");
     sqlite3_bind_int64(st, 1, device_id);
     sqlite3_bind_int64(st, 2, ing->trace_id);
@@ -763,7 +814,7 @@ int tdb_ingest_device(struct tdb_ingest *ing, int64_t device_id, struct tdb_str 
         sqlite3_bind_text(st, 3, name.p, (int)name.n, SQLITE_STATIC);
     sqlite3_bind_text(st, 4, props_json.p, (int)props_json.n, SQLITE_STATIC);
     int rc = sqlite3_step(st);
-    sqlite3_finalize(st);
+    tdb_stmt_finalize(st);
     return rc == SQLITE_DONE ? 0 : ingest_fail(ing, "cannot write");
 }
 
@@ -785,8 +836,16 @@ int64_t tdb_ingest_reserve_id(struct tdb_ingest *ing)
     return ing->next_event++;
 }
 
-int64_t tdb_ingest_event(struct tdb_ingest *ing, const struct tdb_event *ev)
+int64_t tdb_ingest_event(struct tdb_ingest *ing, const struct tdb_event *in)
 {
+    struct tdb_event clamped;
+    const struct tdb_event *ev = in;
+    if (in->start_ns > TDB_TIME_MAX || in->start_ns < -TDB_TIME_MAX || in->dur_ns < 0 || in->dur_ns > TDB_TIME_MAX) {
+        clamped = *in; /* importers refuse such times; a caller that does not is held to the range here */
+        clamped.start_ns = in->start_ns > TDB_TIME_MAX ? TDB_TIME_MAX : in->start_ns < -TDB_TIME_MAX ? -TDB_TIME_MAX : in->start_ns;
+        clamped.dur_ns = in->dur_ns < 0 ? 0 : in->dur_ns > TDB_TIME_MAX ? TDB_TIME_MAX : in->dur_ns;
+        ev = &clamped;
+    }
     int64_t name = ingest_string(ing, ev->name);
     int64_t cat = ev->cat.p ? ingest_string(ing, ev->cat) : TDB_NULL;
     if (name < 0 || cat == -1)
@@ -874,19 +933,19 @@ static void ingest_attribute(struct tdb_ingest *ing, uint32_t *launch)
             continue;
         struct stat_row *direct = &ing->stats[ing->key_stat[p - 1]];
         if (a->what == AT_DEVICE)
-            direct->self_device += v;
+            direct->self_device = tdb_sat_add(direct->self_device, v);
         else if (a->what == AT_MEM_CPU)
-            direct->self_cpu_mem += v;
+            direct->self_cpu_mem = tdb_sat_add(direct->self_cpu_mem, v);
         else
-            direct->self_device_mem += v;
+            direct->self_device_mem = tdb_sat_add(direct->self_device_mem, v);
         for (uint32_t q = p; q; q = parent[q - 1]) {
             struct stat_row *r = &ing->stats[ing->key_stat[q - 1]];
             if (a->what == AT_DEVICE)
-                r->device_total += v;
+                r->device_total = tdb_sat_add(r->device_total, v);
             else if (a->what == AT_MEM_CPU)
-                r->cpu_mem += v;
+                r->cpu_mem = tdb_sat_add(r->cpu_mem, v);
             else
-                r->device_mem += v;
+                r->device_mem = tdb_sat_add(r->device_mem, v);
         }
     }
 }
@@ -909,7 +968,11 @@ struct nest_result {
  * tdb_nest(id, 5, parent_id, depth, self_ns, launch_id): whether a row read back, holding these, changes. */
 static void nest_value(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-    struct nest_result *r = sqlite3_user_data(ctx);
+    struct nest_result *r = *(struct nest_result **)sqlite3_user_data(ctx);
+    if (!r) {
+        sqlite3_result_null(ctx);
+        return;
+    }
     int64_t id = sqlite3_value_int64(argv[0]), i = id - r->base;
     if (r->ids && r->cursor < r->n && r->ids[r->cursor] == id) {
         i = (int64_t)r->cursor; /* the same row again */
@@ -1001,7 +1064,7 @@ static int ingest_nest_and_link(struct tdb_ingest *ing)
     ingest_phase(ing, "nesting sweep");
     const int64_t *self = ing->key_start;
     for (size_t i = 0; i < n; i++)
-        ing->stats[ing->key_stat[i]].self += self[i];
+        ing->stats[ing->key_stat[i]].self = tdb_sat_add(ing->stats[ing->key_stat[i]].self, self[i]);
     /* One sequential pass over the trace's rows; each row asks nest_value() for its new values. */
     /* ids are looked up only when they have gaps (binary search); else id - first is the ordinal */
     const int64_t *ids = ing->key_id && ing->key_id[n - 1] - ing->key_id[0] + 1 != (int64_t)n ? ing->key_id : NULL;
@@ -1019,18 +1082,29 @@ static int ingest_nest_and_link(struct tdb_ingest *ing)
                           : "UPDATE event SET parent_id = tdb_nest(id, 0), depth = tdb_nest(id, 1), "
                             "self_ns = tdb_nest(id, 2), launch_id = coalesce(tdb_nest(id, 3), launch_id) "
                             "WHERE id >= ?1 AND id < ?2 AND tdb_nest(id, 4)";
-    if (sqlite3_create_function(ing->db, "tdb_nest", 2, SQLITE_UTF8, &res, nest_value, NULL, NULL) != SQLITE_OK ||
-        sqlite3_create_function(ing->db, "tdb_nest", 6, SQLITE_UTF8, &res, nest_value, NULL, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(ing->db, sql, -1, &upd, NULL) != SQLITE_OK) {
+    /* registered once per connection (registering again would expire every prepared statement); the
+     * function reads the sweep's results through a slot that points at them only meanwhile */
+    static struct nest_result *memory_slot; /* the in-memory database's, which outlives each ingest */
+    static int memory_registered;
+    struct nest_result **slot = ing->borrowed ? &memory_slot : &ing->nest_slot;
+    int registered = ing->borrowed ? memory_registered : ing->nest_registered;
+    if ((!registered &&
+         (sqlite3_create_function(ing->db, "tdb_nest", 2, SQLITE_UTF8, slot, nest_value, NULL, NULL) != SQLITE_OK ||
+          sqlite3_create_function(ing->db, "tdb_nest", 6, SQLITE_UTF8, slot, nest_value, NULL, NULL) != SQLITE_OK)) ||
+        tdb_stmt_prepare(ing->db, sql, -1, 0, &upd, NULL) != SQLITE_OK) {
         free(launch);
         return ingest_fail(ing, "cannot prepare the nesting update");
     }
+    if (ing->borrowed)
+        memory_registered = 1;
+    else
+        ing->nest_registered = 1;
+    *slot = &res;
     sqlite3_bind_int64(upd, 1, ing->trace_first_event);
     sqlite3_bind_int64(upd, 2, ing->key_id ? ing->key_id[n - 1] + 1 : ing->trace_first_event + (int64_t)n);
     rc = ingest_step(ing, upd);
-    sqlite3_finalize(upd);
-    sqlite3_create_function(ing->db, "tdb_nest", 2, SQLITE_UTF8, NULL, NULL, NULL, NULL);
-    sqlite3_create_function(ing->db, "tdb_nest", 6, SQLITE_UTF8, NULL, NULL, NULL, NULL);
+    tdb_stmt_finalize(upd);
+    *slot = NULL;
     free(launch);
     return rc;
 }
@@ -1038,8 +1112,8 @@ static int ingest_nest_and_link(struct tdb_ingest *ing)
 static int ingest_write_stats(struct tdb_ingest *ing)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(ing->db, "INSERT INTO event_stats VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-                           "?13, ?14, ?15)", -1, &st, NULL) != SQLITE_OK)
+    if (tdb_stmt_prepare(ing->db, "INSERT INTO event_stats VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+                           "?13, ?14, ?15)", -1, 0, &st, NULL) != SQLITE_OK)
         return ingest_fail(ing, "cannot prepare");
     int rc = 0;
     for (size_t i = 0; i < ing->nstats && rc == 0; i++) {
@@ -1061,7 +1135,7 @@ static int ingest_write_stats(struct tdb_ingest *ing)
         sqlite3_bind_int64(st, 15, r->device_mem);
         rc = ingest_step(ing, st);
     }
-    sqlite3_finalize(st);
+    tdb_stmt_finalize(st);
     return rc;
 }
 
@@ -1093,11 +1167,10 @@ int tdb_ingest_end_trace(struct tdb_ingest *ing, const struct tdb_trace_info *in
     ingest_phase(ing, "write nesting");
     sqlite3_stmt *st;
 
-    if (sqlite3_prepare_v2(ing->db,
+    if (tdb_stmt_prepare(ing->db,
                            "UPDATE trace SET name = ?2, base_time_ns = ?3, rank = ?4, device_properties = ?5, "
                            "distributed_info = ?6, extra = ?7, status = ?8, skipped_events = ?9, overlaps = ?10, "
-                           "error = ?11, source_format = coalesce(?12, source_format), first_ns = coalesce(?13, first_ns), last_ns = coalesce(?14, last_ns) WHERE id = ?1",
-                           -1, &st, NULL) != SQLITE_OK)
+                           "error = ?11, source_format = coalesce(?12, source_format), first_ns = coalesce(?13, first_ns), last_ns = coalesce(?14, last_ns) WHERE id = ?1", -1, 0, &st, NULL) != SQLITE_OK)
         return ingest_fail(ing, "cannot prepare");
     sqlite3_bind_int64(st, 1, ing->trace_id);
     sqlite3_bind_text(st, 2, info->name, -1, SQLITE_STATIC);
@@ -1114,7 +1187,7 @@ int tdb_ingest_end_trace(struct tdb_ingest *ing, const struct tdb_trace_info *in
     bind_int_or_null(st, 13, ing->first_ns == INT64_MAX ? TDB_NULL : ing->first_ns);
     bind_int_or_null(st, 14, ing->last_ns == INT64_MIN ? TDB_NULL : ing->last_ns);
     rc = sqlite3_step(st);
-    sqlite3_finalize(st);
+    tdb_stmt_finalize(st);
     return rc == SQLITE_DONE ? 0 : ingest_fail(ing, "cannot write");
 }
 
@@ -1140,11 +1213,11 @@ int tdb_ingest_check_trace(struct tdb_ingest *ing, int allow_duplicate, const ch
     snprintf(sql, sizeof sql,
              "SELECT o.id, o.source_file, %s = %s FROM trace o, trace n WHERE n.id = ?1 AND o.id != n.id "
              "AND o.first_ns = n.first_ns AND o.last_ns = n.last_ns AND o.base_time_ns IS n.base_time_ns "
-             "AND o.name IS n.name AND o.status = 'complete' LIMIT 1",
+             "AND o.name IS n.name AND o.rank IS n.rank AND o.status = 'complete' LIMIT 1",
              "o.id", "n.id");
     /* the counts are compared in a second step, only for a candidate (they scan the events) */
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(ing->db, sql, -1, &st, NULL) != SQLITE_OK)
+    if (tdb_stmt_prepare(ing->db, sql, -1, 0, &st, NULL) != SQLITE_OK)
         return ingest_fail(ing, "cannot prepare");
     sqlite3_bind_int64(st, 1, ing->trace_id);
     int64_t dup = 0;
@@ -1153,33 +1226,32 @@ int tdb_ingest_check_trace(struct tdb_ingest *ing, int allow_duplicate, const ch
         dup = sqlite3_column_int64(st, 0);
         snprintf(dup_file, sizeof dup_file, "%s", sqlite3_column_text(st, 1) ? (const char *)sqlite3_column_text(st, 1) : "?");
     }
-    sqlite3_finalize(st);
+    tdb_stmt_finalize(st);
     if (dup) {
         char a[256], b[256];
         snprintf(a, sizeof a, count_sql, "?1");
         snprintf(b, sizeof b, count_sql, "?2");
         snprintf(sql, sizeof sql, "SELECT %s = %s", a, b);
-        if (sqlite3_prepare_v2(ing->db, sql, -1, &st, NULL) != SQLITE_OK)
+        if (tdb_stmt_prepare(ing->db, sql, -1, 0, &st, NULL) != SQLITE_OK)
             return ingest_fail(ing, "cannot prepare");
         sqlite3_bind_int64(st, 1, dup);
         sqlite3_bind_int64(st, 2, ing->trace_id);
         int same = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
-        sqlite3_finalize(st);
+        tdb_stmt_finalize(st);
         if (same && !allow_duplicate) {
             fprintf(ing->err,
                     "tracedb: %s: the database already holds this trace (trace %lld, from %s: the same span, time "
-                    "base, name and event count); refused, nothing written (--allow-duplicate to import it again)\n",
+                    "base, name, rank and event count); refused, nothing written (--allow-duplicate to import it again)\n",
                     file, (long long)dup, dup_file);
             return 1;
         }
     }
     /* another time base: far from every other trace, in absolute time */
-    if (sqlite3_prepare_v2(ing->db,
+    if (tdb_stmt_prepare(ing->db,
                            "SELECT n.first_ns + coalesce(n.base_time_ns, 0), n.last_ns + coalesce(n.base_time_ns, 0), "
                            "min(o.first_ns + coalesce(o.base_time_ns, 0)), max(o.last_ns + coalesce(o.base_time_ns, 0)), "
                            "max(o.last_ns - o.first_ns) FROM trace n, trace o WHERE n.id = ?1 AND o.id != n.id "
-                           "AND o.first_ns IS NOT NULL AND n.first_ns IS NOT NULL",
-                           -1, &st, NULL) != SQLITE_OK)
+                           "AND o.first_ns IS NOT NULL AND n.first_ns IS NOT NULL", -1, 0, &st, NULL) != SQLITE_OK)
         return ingest_fail(ing, "cannot prepare");
     sqlite3_bind_int64(st, 1, ing->trace_id);
     if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 2) != SQLITE_NULL) {
@@ -1197,7 +1269,7 @@ int tdb_ingest_check_trace(struct tdb_ingest *ing, int allow_duplicate, const ch
                     file, g, nf > ol ? "after" : "before", all);
         }
     }
-    sqlite3_finalize(st);
+    tdb_stmt_finalize(st);
     return 0;
 }
 
@@ -1218,10 +1290,9 @@ void tdb_ingest_count_anomalies(struct tdb_ingest *ing, const int64_t counts[TDB
 static int ingest_write_anomalies(struct tdb_ingest *ing)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(ing->db,
+    if (tdb_stmt_prepare(ing->db,
                            "INSERT INTO meta (key, value) VALUES ('anomalies.' || ?1, ?2) "
-                           "ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + excluded.value",
-                           -1, &st, NULL) != SQLITE_OK)
+                           "ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + excluded.value", -1, 0, &st, NULL) != SQLITE_OK)
         return ingest_fail(ing, "cannot prepare");
     int rc = 0;
     for (int a = 0; a < TDB_ANOMALY_COUNT && rc == 0; a++) {
@@ -1231,7 +1302,7 @@ static int ingest_write_anomalies(struct tdb_ingest *ing)
         sqlite3_bind_int64(st, 2, ing->anomalies[a]);
         rc = ingest_step(ing, st);
     }
-    sqlite3_finalize(st);
+    tdb_stmt_finalize(st);
     return rc;
 }
 
@@ -1245,7 +1316,7 @@ static int ingest_write_meta(struct tdb_ingest *ing, int complete)
     gmtime_r(&t, &tm);
     strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", &tm);
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(ing->db, "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)", -1, &st, NULL) != SQLITE_OK)
+    if (tdb_stmt_prepare(ing->db, "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)", -1, 0, &st, NULL) != SQLITE_OK)
         return ingest_fail(ing, "cannot prepare");
     const char *pairs[][2] = {
         {"schema_version", TDB_SCHEMA_VERSION_STR},
@@ -1255,17 +1326,17 @@ static int ingest_write_meta(struct tdb_ingest *ing, int complete)
     };
     int rc = 0;
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0] && rc == 0; i++) {
-        if (i == 2 && ing->tmp_path == NULL)
+        if (i == 2 && !ing->fresh)
             continue; /* an append keeps the creation time */
         sqlite3_bind_text(st, 1, pairs[i][0], -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 2, pairs[i][1], -1, SQLITE_STATIC);
         rc = ingest_step(ing, st);
     }
-    sqlite3_finalize(st);
+    tdb_stmt_finalize(st);
     if (rc != 0)
         return rc;
     /* The first trace's facts, under plain keys, for users who read meta alone. */
-    return ingest_exec(ing,
+    return ingest_run(ing,
                        "INSERT OR REPLACE INTO meta (key, value) SELECT k, v FROM (SELECT 'source_file' k, source_file v, 1 o FROM trace WHERE id = (SELECT min(id) FROM trace) UNION ALL "
                        "SELECT 'source_format', source_format, 2 FROM trace WHERE id = (SELECT min(id) FROM trace) UNION ALL "
                        "SELECT 'trace_name', name, 3 FROM trace WHERE id = (SELECT min(id) FROM trace) UNION ALL "
@@ -1285,19 +1356,19 @@ int tdb_ingest_finish(struct tdb_ingest *ing, int complete)
         return -1;
     }
     rc = ingest_write_meta(ing, complete);
-    if (rc == 0)
+    if (rc == 0 && !ing->borrowed) /* the in-memory database has its indexes: no schema change, no re-prepare */
         rc = ingest_exec_file(ing, "schema/indexes.sql");
     ingest_phase(ing, "indexes");
-    if (rc == 0 && ing->tmp_path) /* views exist already in an appended or a live database */
+    if (rc == 0 && ing->fresh) /* views exist already in an appended or a live database */
         rc = ingest_exec_file(ing, "schema/views.sql");
     if (rc == 0)
-        rc = ingest_exec(ing, "COMMIT");
+        rc = ingest_exec(ing, ing->borrowed ? "ROLLBACK" : "COMMIT");
     ingest_phase(ing, "commit");
     if (rc != 0) {
         tdb_ingest_abort(ing);
         return -1;
     }
-    if (sqlite3_close(ing->db) != SQLITE_OK) {
+    if (!ing->borrowed && sqlite3_close(ing->db) != SQLITE_OK) {
         fprintf(ing->err, "tracedb: %s: cannot close the database\n", ing->path);
         rc = -1;
     }
@@ -1318,8 +1389,7 @@ void tdb_ingest_abort(struct tdb_ingest *ing)
     ing->rows = NULL;
     if (ing->db && !ing->tmp_path && !sqlite3_get_autocommit(ing->db)) /* a recording keeps what it has */
         sqlite3_exec(ing->db, ing->live ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL);
-    sqlite3_close(ing->db);
-    ing->db = NULL;
+    ingest_close_db(ing);
     if (ing->tmp_path)
         tdb_out_discard(ing->tmp_path);
     ingest_free(ing);

@@ -7,6 +7,17 @@
 #include <stddef.h>
 
 #define TDB_NULL INT64_MIN /* an absent integer field */
+/* Times and durations past 2^62 ns (146 years) are not times: an importer refuses them, so that any
+ * difference or sum of two fits in 64 bits; sums over many events saturate (tdb_sat_add). */
+#define TDB_TIME_MAX ((int64_t)1 << 62)
+
+static inline int64_t tdb_sat_add(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r))
+        return b > 0 ? INT64_MAX : INT64_MIN;
+    return r;
+}
 
 enum tdb_kind {
     TDB_KIND_OP = 1,
@@ -30,8 +41,9 @@ enum tdb_open_mode {
     TDB_OPEN_CREATE, /* refuse if the database exists */
     TDB_OPEN_FORCE,  /* replace an existing database (atomically, at the end) */
     TDB_OPEN_APPEND, /* add to an existing database in one transaction */
-    TDB_OPEN_LIVE    /* the recorder: a new database written in place (WAL), committed as it goes and
+    TDB_OPEN_LIVE,   /* the recorder: a new database written in place (WAL), committed as it goes and
                       * readable meanwhile; nesting, links and sums are computed when it ends */
+    TDB_OPEN_MEMORY  /* a new database in memory, gone at the end (fuzzing; path is ignored) */
 };
 
 /* A string that need not be NUL-terminated. */
@@ -87,7 +99,7 @@ extern const char *const tdb_anomaly_names[TDB_ANOMALY_COUNT];
 struct tdb_ingest;
 
 /* Checks the trace just ended against the database's other traces: 1 when it is one of them again (the
- * same span, time base, name and event count; refused unless allow_duplicate, and said on err), 0
+ * same span, time base, name, rank and event count; refused unless allow_duplicate, and said on err), 0
  * otherwise, with a warning when its times lie far from the others' (another clock or time base);
  * -1 on a database error. */
 int tdb_ingest_check_trace(struct tdb_ingest *ing, int allow_duplicate, const char *file);

@@ -84,7 +84,7 @@ int buf_add_json_string(struct buf *b, const char *s, size_t n)
             return -1;
         run = i + 1;
     }
-    if (buf_add(b, s + run, n - run) != 0)
+    if (n > run && buf_add(b, s + run, n - run) != 0) /* s may be NULL when n is 0 */
         return -1;
     return buf_addc(b, '"');
 }

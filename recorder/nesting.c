@@ -5,6 +5,7 @@
  * that real traces have. */
 #define _GNU_SOURCE
 #include "nesting.h"
+#include "ingest.h" /* tdb_sat_add */
 #include <stdlib.h>
 
 struct nesting_keys {
@@ -75,7 +76,7 @@ int64_t nesting_compute(size_t n, uint32_t *track, int64_t *start, const int64_t
             struct nesting_frame *f = &stack[top - 1];
             p = f->ord + 1;
             dep = depth[f->ord] == UINT16_MAX ? UINT16_MAX : (uint16_t)(depth[f->ord] + 1);
-            f->child_sum += d;
+            f->child_sum = tdb_sat_add(f->child_sum, d);
         }
         parent[i] = p; /* track[i] and start[i] are not read again */
         depth[i] = dep;

@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE /* pthread_setname_np */
 #include "row_writer.h"
+#include "stmt_cache.h"
 #include "db_guard.h"
 #include "jsonbuf.h"
 
@@ -22,6 +23,7 @@
 #include <time.h>
 
 #define BATCH_BYTES (4u << 20)
+#define SMALL_BATCH_BYTES (64u << 10) /* in-memory databases (fuzzing): thousands of runs a second */
 
 enum row_type { ROW_EVENT = 1, ROW_STRING, ROW_PROCESS, ROW_THREAD, ROW_COUNTER, ROW_FLOW, ROW_META };
 
@@ -97,7 +99,7 @@ static const char *const row_sql[ST_COUNT] = {
 
 struct batch {
     unsigned char *data;
-    size_t n, cap; /* cap: BATCH_BYTES, or one row's size while a row larger than that is written */
+    size_t n, cap; /* cap: the batch size, or one row's size while a row larger than that is written */
 };
 
 struct row_writer {
@@ -105,6 +107,7 @@ struct row_writer {
     sqlite3_stmt *st[ST_COUNT];
     FILE *err;
     const char *path;        /* for messages */
+    size_t batch_bytes;      /* BATCH_BYTES, or SMALL_BATCH_BYTES in memory */
     struct batch fill;       /* the producer's */
     struct batch work;       /* the writer thread's */
     pthread_t thread;
@@ -262,6 +265,35 @@ static int write_event_extras(struct row_writer *w, const struct row_event *r)
     return 0;
 }
 
+/* The EVENT_ROWS-row inserts: row r's parameters are r * EVENT_PARAMS + 1 ... + EVENT_PARAMS, or for
+ * host rows r * HOST_PARAMS + 1 ... + HOST_PARAMS. */
+static char *events_sql(int hosts)
+{
+    size_t cap = sizeof EVENT_INSERT + EVENT_ROWS * 160;
+    char *sql = malloc(cap);
+    if (!sql)
+        return NULL;
+    size_t n = (size_t)snprintf(sql, cap, "%s", EVENT_INSERT);
+    for (int r = 0; r < EVENT_ROWS && n < cap; r++) {
+        int b = r * (hosts ? HOST_PARAMS : EVENT_PARAMS);
+        if (hosts)
+            n += (size_t)snprintf(sql + n, cap - n,
+                                  "%s(?%d,?%d,?%d,?%d,?%d,?%d,?%d,coalesce(?%d,?%d),NULL,NULL,NULL,NULL,NULL,NULL,?%d,?%d,?%d)",
+                                  r ? "," : "", b + 1, b + 2, b + 3, b + 4, b + 5, b + 6, b + 7, b + 8, b + 7, b + 9,
+                                  b + 10, b + 11);
+        else
+            n += (size_t)snprintf(sql + n, cap - n,
+                                  "%s(?%d,?%d,?%d,?%d,?%d,?%d,?%d,coalesce(?%d,?%d),?%d,?%d,?%d,?%d,?%d,?%d,?%d,?%d,?%d)",
+                                  r ? "," : "", b + 1, b + 2, b + 3, b + 4, b + 5, b + 6, b + 7, b + 15, b + 7, b + 8,
+                                  b + 9, b + 10, b + 11, b + 12, b + 13, b + 14, b + 16, b + 17);
+    }
+    if (n >= cap) {
+        free(sql);
+        return NULL;
+    }
+    return sql;
+}
+
 /* Writes n (1 or EVENT_ROWS) event records: one statement for all of them (the host statement when
  * every one is a host row: fewer values to bind and copy), then their extras. */
 static int write_events(struct row_writer *w, const struct row_event *const *r, int n)
@@ -269,7 +301,17 @@ static int write_events(struct row_writer *w, const struct row_event *const *r, 
     int hosts = n > 1;
     for (int i = 0; i < n && hosts; i++)
         hosts = is_host(r[i]);
-    sqlite3_stmt *st = w->st[n == 1 ? ST_EVENT : hosts ? ST_HOSTS : ST_EVENTS];
+    int which = n == 1 ? ST_EVENT : hosts ? ST_HOSTS : ST_EVENTS;
+    if (!w->st[which]) { /* prepared when first needed: a small import never pays for their parse */
+        char *sql = events_sql(hosts);
+        int ok = sql && tdb_stmt_prepare(w->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &w->st[which], NULL) == SQLITE_OK;
+        free(sql);
+        if (!ok) {
+            fprintf(w->err, "tracedb: %s: cannot prepare: %s\n", w->path, sqlite3_errmsg(w->db));
+            return -1;
+        }
+    }
+    sqlite3_stmt *st = w->st[which];
     for (int i = 0; i < n; i++) {
         if (hosts)
             bind_host(st, i, r[i]);
@@ -434,11 +476,11 @@ static void *row_reserve(struct row_writer *w, uint32_t type, size_t size)
         fprintf(w->err, "tracedb: %s: one row of %zu bytes is too large to write\n", w->path, size);
         return NULL;
     }
-    /* a row larger than a batch gets a batch of its own, back to BATCH_BYTES for the next row */
-    size_t limit = size > BATCH_BYTES ? size : BATCH_BYTES;
-    if ((w->fill.n + size > limit || (w->fill.n && w->fill.cap > BATCH_BYTES)) && row_writer_flush(w) != 0)
+    /* a row larger than a batch gets a batch of its own, back to the batch size for the next row */
+    size_t limit = size > w->batch_bytes ? size : w->batch_bytes;
+    if ((w->fill.n + size > limit || (w->fill.n && w->fill.cap > w->batch_bytes)) && row_writer_flush(w) != 0)
         return NULL;
-    if (w->fill.cap != limit && (size > w->fill.cap || w->fill.cap > BATCH_BYTES)) {
+    if (w->fill.cap != limit && (size > w->fill.cap || w->fill.cap > w->batch_bytes)) {
         unsigned char *p = realloc(w->fill.data, limit);
         if (!p) {
             fprintf(w->err, "tracedb: %s: out of memory for a row of %zu bytes\n", w->path, size);
@@ -453,51 +495,21 @@ static void *row_reserve(struct row_writer *w, uint32_t type, size_t size)
     return h;
 }
 
-/* The EVENT_ROWS-row inserts: row r's parameters are r * EVENT_PARAMS + 1 ... + EVENT_PARAMS, or for
- * host rows r * HOST_PARAMS + 1 ... + HOST_PARAMS. */
-static char *events_sql(int hosts)
-{
-    size_t cap = sizeof EVENT_INSERT + EVENT_ROWS * 160;
-    char *sql = malloc(cap);
-    if (!sql)
-        return NULL;
-    size_t n = (size_t)snprintf(sql, cap, "%s", EVENT_INSERT);
-    for (int r = 0; r < EVENT_ROWS && n < cap; r++) {
-        int b = r * (hosts ? HOST_PARAMS : EVENT_PARAMS);
-        if (hosts)
-            n += (size_t)snprintf(sql + n, cap - n,
-                                  "%s(?%d,?%d,?%d,?%d,?%d,?%d,?%d,coalesce(?%d,?%d),NULL,NULL,NULL,NULL,NULL,NULL,?%d,?%d,?%d)",
-                                  r ? "," : "", b + 1, b + 2, b + 3, b + 4, b + 5, b + 6, b + 7, b + 8, b + 7, b + 9,
-                                  b + 10, b + 11);
-        else
-            n += (size_t)snprintf(sql + n, cap - n,
-                                  "%s(?%d,?%d,?%d,?%d,?%d,?%d,?%d,coalesce(?%d,?%d),?%d,?%d,?%d,?%d,?%d,?%d,?%d,?%d,?%d)",
-                                  r ? "," : "", b + 1, b + 2, b + 3, b + 4, b + 5, b + 6, b + 7, b + 15, b + 7, b + 8,
-                                  b + 9, b + 10, b + 11, b + 12, b + 13, b + 14, b + 16, b + 17);
-    }
-    if (n >= cap) {
-        free(sql);
-        return NULL;
-    }
-    return sql;
-}
 
-struct row_writer *row_writer_start(sqlite3 *db, const char *path, FILE *err, int inline_writes)
+struct row_writer *row_writer_start(sqlite3 *db, const char *path, FILE *err, int inline_writes, int small)
 {
     struct row_writer *w = calloc(1, sizeof *w);
     if (!w)
         return NULL;
     w->db = db, w->err = err, w->path = path, w->inline_writes = inline_writes;
-    w->fill.data = malloc(BATCH_BYTES);
-    w->work.data = inline_writes ? NULL : malloc(BATCH_BYTES);
-    w->fill.cap = BATCH_BYTES, w->work.cap = inline_writes ? 0 : BATCH_BYTES;
+    w->batch_bytes = small ? SMALL_BATCH_BYTES : BATCH_BYTES;
+    w->fill.data = malloc(w->batch_bytes);
+    w->work.data = inline_writes ? NULL : malloc(w->batch_bytes);
+    w->fill.cap = w->batch_bytes, w->work.cap = inline_writes ? 0 : w->batch_bytes;
     int ok = w->fill.data && (inline_writes || w->work.data);
-    char *events = ok ? events_sql(0) : NULL, *hosts = ok ? events_sql(1) : NULL;
-    ok = events && hosts;
-    for (int i = 0; ok && i < ST_COUNT; i++)
-        ok = sqlite3_prepare_v3(db, i == ST_EVENTS ? events : i == ST_HOSTS ? hosts : row_sql[i], -1,
-                                SQLITE_PREPARE_PERSISTENT, &w->st[i], NULL) == SQLITE_OK;
-    free(events), free(hosts);
+    for (int i = 0; ok && i < ST_COUNT; i++) /* the EVENT_ROWS-row statements: in write_events */
+        ok = i == ST_EVENTS || i == ST_HOSTS ||
+             tdb_stmt_prepare(db, row_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &w->st[i], NULL) == SQLITE_OK;
     if (!ok) {
         fprintf(err, "tracedb: %s: cannot prepare: %s\n", path, sqlite3_errmsg(db));
     } else if (!inline_writes) {
@@ -511,7 +523,7 @@ struct row_writer *row_writer_start(sqlite3 *db, const char *path, FILE *err, in
     }
     if (!ok) {
         for (int i = 0; i < ST_COUNT; i++)
-            sqlite3_finalize(w->st[i]);
+            tdb_stmt_finalize(w->st[i]);
         free(w->fill.data), free(w->work.data), free(w);
         return NULL;
     }
@@ -550,7 +562,7 @@ int row_writer_stop(struct row_writer *w)
         pthread_cond_destroy(&w->cond);
     }
     for (int i = 0; i < ST_COUNT; i++)
-        sqlite3_finalize(w->st[i]);
+        tdb_stmt_finalize(w->st[i]);
     free(w->fill.data), free(w->work.data), free(w); /* work.data is NULL inline */
     return rc;
 }

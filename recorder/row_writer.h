@@ -12,8 +12,8 @@ enum row_meta_field { META_PROCESS_NAME, META_PROCESS_LABELS, META_PROCESS_SORT,
 
 /* Prepares the insert statements on db and starts the writer thread; with inline_writes, no thread:
  * the producer writes each full batch itself (a live recording, whose producer is already a
- * background thread). NULL on failure (printed). */
-struct row_writer *row_writer_start(sqlite3 *db, const char *path, FILE *err, int inline_writes);
+ * background thread, or an in-memory database). small: 64 KiB batches, not 4 MiB. NULL on failure. */
+struct row_writer *row_writer_start(sqlite3 *db, const char *path, FILE *err, int inline_writes, int small);
 /* Waits until every queued row is written; the caller may then use db until it queues again.
  * -1 when any write failed (printed). */
 int row_writer_sync(struct row_writer *w);

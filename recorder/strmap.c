@@ -43,7 +43,7 @@ static size_t strmap_find(const struct strmap *m, uint64_t h, const void *key, s
 {
     size_t mask = m->cap - 1, i = h & mask;
     while (m->hash[i]) {
-        if (m->hash[i] == h && m->len[i] == len && memcmp(m->arena + m->off[i], key, len) == 0)
+        if (m->hash[i] == h && m->len[i] == len && (len == 0 || memcmp(m->arena + m->off[i], key, len) == 0))
             return i;
         i = (i + 1) & mask;
     }

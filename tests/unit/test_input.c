@@ -238,7 +238,8 @@ Test(database, existing_database_is_never_clobbered)
     free(before);
     free(after);
     snprintf(f.trace, sizeof f.trace, "%s", saved);
-    cr_assert_eq(fx_import(&f, "--append"), 0);
+    cr_assert_eq(fx_import(&f, "--append"), 1, "the same trace again is refused");
+    cr_assert_eq(fx_import(&f, "--append --allow-duplicate"), 0);
     cr_assert_eq(q(f.db, "SELECT count(*) FROM trace"), 2);
     cr_assert_eq(q(f.db, "SELECT count(*) FROM event"), 2);
     cr_assert_eq(q(f.db, "SELECT count(DISTINCT thread_id) FROM event"), 2, "each trace has its own tracks");

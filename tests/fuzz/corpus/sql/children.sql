@@ -1,0 +1,1 @@
+SELECT e.name, e.dur_ns FROM events e WHERE e.parent_id = (SELECT id FROM steps ORDER BY dur_ns DESC LIMIT 1); PRAGMA table_info(event)

@@ -1,0 +1,1 @@
+SELECT interval_union(start_ns, start_ns + dur_ns), stddev(dur_ns), tdb_flops(name, args) FROM events

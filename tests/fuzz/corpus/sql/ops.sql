@@ -1,0 +1,1 @@
+SELECT name, count(*), median(dur_ns), percentile(dur_ns, 90) FROM ops GROUP BY name ORDER BY 2 DESC LIMIT 5

@@ -1,0 +1,1 @@
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT json_extract(args, '$."Input Dims"') FROM ops, c LIMIT 3
