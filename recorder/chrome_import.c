@@ -677,7 +677,7 @@ static int chrome_event_end(struct chrome *c)
             dur = 0;
             flag = TDB_ANOMALY_NEGATIVE_DUR;
         }
-        if (ts > INT64_MAX - dur) {
+        if (ts > TDB_TIME_MAX - dur) {
             chrome_skip(c, c->event_offset, "\"ts\" + \"dur\" out of range");
             return 0;
         }

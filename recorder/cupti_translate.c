@@ -35,7 +35,7 @@ static const char *copy_kind(unsigned k)
 
 /* The record's times as the event's start and duration: 0, or 1 when they are not times (past
  * TDB_TIME_MAX: counted as incomplete, the record is dropped). An end before the start is a zero
- * duration; a duration is cut at TDB_TIME_MAX. */
+ * duration; an end past TDB_TIME_MAX is cut there. */
 static int span(struct cupti_translate *t, struct tdb_event *ev, uint64_t start, uint64_t end)
 {
     if (start > (uint64_t)TDB_TIME_MAX) {
@@ -43,7 +43,8 @@ static int span(struct cupti_translate *t, struct tdb_event *ev, uint64_t start,
         return 1;
     }
     ev->start_ns = (int64_t)start;
-    ev->dur_ns = end > start ? (int64_t)(end - start < (uint64_t)TDB_TIME_MAX ? end - start : (uint64_t)TDB_TIME_MAX) : 0;
+    uint64_t room = (uint64_t)TDB_TIME_MAX - start; /* the end stays within the range */
+    ev->dur_ns = end > start ? (int64_t)(end - start < room ? end - start : room) : 0;
     return 0;
 }
 

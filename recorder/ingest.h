@@ -7,9 +7,10 @@
 #include <stddef.h>
 
 #define TDB_NULL INT64_MIN /* an absent integer field */
-/* Times and durations past 2^62 ns (146 years) are not times: an importer refuses them, so that any
- * difference or sum of two fits in 64 bits; sums over many events saturate (tdb_sat_add). */
-#define TDB_TIME_MAX ((int64_t)1 << 62)
+/* Times past 2^62 ns (146 years) either way are not times: an importer refuses starts, durations and
+ * ends beyond TDB_TIME_MAX, so that any difference of two times fits in 64 bits; sums over many events
+ * saturate (tdb_sat_add). */
+#define TDB_TIME_MAX (((int64_t)1 << 62) - 1)
 
 static inline int64_t tdb_sat_add(int64_t a, int64_t b)
 {

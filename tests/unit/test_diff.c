@@ -1,0 +1,169 @@
+/* test_diff.c: the regression gate of `tracedb diff --fail-above`: the Mann-Whitney U p-values against
+ * scipy.stats.mannwhitneyu (tests/oracle/mwu_expected.py, committed as tests/data/mwu_expected.json),
+ * and the verdicts on the real HTA trace_diff pair and on hand-made step series. */
+#include "helpers.h"
+#include "mann_whitney.h"
+#include <cjson/cJSON.h>
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double *numbers(const cJSON *arr, size_t *n)
+{
+    *n = (size_t)cJSON_GetArraySize(arr);
+    double *v = malloc(*n * sizeof *v + 1);
+    size_t i = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, arr) v[i++] = e->valuedouble;
+    return v;
+}
+
+static cJSON *expected(void)
+{
+    char *text = read_file(src_path("tests/data/mwu_expected.json"), NULL);
+    cJSON *doc = cJSON_Parse(text);
+    free(text);
+    cr_assert(doc);
+    return doc;
+}
+
+Test(diff_gate, mann_whitney_p_values_equal_scipys)
+{
+    cJSON *doc = expected(), *c;
+    int cases = 0;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(doc, "cases"))
+    {
+        size_t nx, ny;
+        double *x = numbers(cJSON_GetObjectItem(c, "x"), &nx), *y = numbers(cJSON_GetObjectItem(c, "y"), &ny);
+        struct tdb_mwu t;
+        cr_assert_eq(tdb_mann_whitney(x, nx, y, ny, &t), 0);
+        const char *name = cJSON_GetObjectItem(c, "name")->valuestring;
+        double p = cJSON_GetObjectItem(c, "p")->valuedouble, u1 = cJSON_GetObjectItem(c, "u1")->valuedouble;
+        cr_assert_float_eq(t.u1, u1, 1e-9, "%s: U %g, scipy %g", name, t.u1, u1);
+        cr_assert(fabs(t.p - p) <= 1e-9 * fmax(1, p) + 1e-15, "%s: p %.17g, scipy %.17g", name, t.p, p);
+        free(x), free(y);
+        cases++;
+    }
+    cr_assert_eq(cases, 8);
+    cJSON_Delete(doc);
+    /* the smallest p of 3 and 3 steps, by hand: 2 / C(6,3) = 0.1; of 6 and 6: 2 / 924 */
+    cr_assert_float_eq(tdb_mann_whitney_min_p(3, 3), 0.1, 1e-12);
+    cr_assert_float_eq(tdb_mann_whitney_min_p(6, 6), 2.0 / 924, 1e-12);
+}
+
+/* A trace of ProfilerStep#0.. with these durations (ns), one after the other. */
+static char *steps_db(const char *dir, const char *name, const cJSON *durs)
+{
+    char trace[600], *db = malloc(600);
+    snprintf(trace, sizeof trace, "%s/%s.json", dir, name);
+    snprintf(db, 600, "%s/%s.db", dir, name);
+    FILE *f = fopen(trace, "w");
+    fprintf(f, "[");
+    double ts = 0;
+    int i = 0;
+    const cJSON *d;
+    cJSON_ArrayForEach(d, durs)
+    {
+        fprintf(f, "%s{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#%d\",\"pid\":1,\"tid\":1,"
+                   "\"ts\":%.3f,\"dur\":%.3f}",
+                i ? "," : "", i, ts, d->valuedouble / 1000);
+        ts += d->valuedouble / 1000 + 1;
+        i++;
+    }
+    fprintf(f, "]");
+    fclose(f);
+    run("rm -f '%s'", db); /* a case may be gated twice */
+    cr_assert_eq(import_to(trace, db), 0);
+    return db;
+}
+
+/* The verdict line and exit status of the gate on one hand-made case. */
+static char *gate(const char *dir, const char *case_name, const char *flags, int *status)
+{
+    cJSON *doc = expected(), *c, *found = NULL;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(doc, "cases")) if (strcmp(cJSON_GetObjectItem(c, "name")->valuestring,
+                                                                         case_name) == 0) found = c;
+    cr_assert(found, "%s", case_name);
+    char bname[64], nname[64];
+    snprintf(bname, sizeof bname, "%s_base", case_name);
+    snprintf(nname, sizeof nname, "%s_new", case_name);
+    char *b = steps_db(dir, bname, cJSON_GetObjectItem(found, "x")), *n = steps_db(dir, nname, cJSON_GetObjectItem(found, "y"));
+    char *out = run_capture(status, "'%s' diff '%s' '%s' %s 2>&1 >/dev/null", tracedb(), b, n, flags);
+    free(b), free(n);
+    cJSON_Delete(doc);
+    return out;
+}
+
+Test(diff_gate, hand_made_step_series)
+{
+    char *dir = temp_dir();
+    int st;
+    /* +0.5%: under a 5% limit, whatever the test says */
+    char *out = gate(dir, "small_change_under_limit", "--fail-above 5", &st);
+    cr_assert_eq(st, 0, "%s", out);
+    cr_assert(strstr(out, "PASS: step_median") && strstr(out, "within the limit"), "%s", out);
+    free(out);
+    /* +50%, every new step slower: exact p = 2/924 (scipy: 0.0021645) */
+    out = gate(dir, "clear_shift", "--fail-above 5", &st);
+    cr_assert_eq(st, 3, "%s", out);
+    cr_assert(strstr(out, "FAIL: step_median") && strstr(out, "p = 0.002165 (6 / 6 steps, exact)"), "%s", out);
+    free(out);
+    /* noisy, 20 and 20 steps, a real shift: scipy's normal approximation p = 0.0013486 */
+    out = gate(dir, "noisy_real_shift", "--fail-above 5", &st);
+    cr_assert_eq(st, 3, "%s", out);
+    cr_assert(strstr(out, "p = 0.001349 (20 / 20 steps, normal approximation)"), "%s", out);
+    free(out);
+    /* 2 and 3 steps can never reach alpha: inconclusive, failing by default */
+    out = gate(dir, "too_few_steps", "--fail-above 5", &st);
+    cr_assert_eq(st, 3, "%s", out);
+    cr_assert(strstr(out, "INCONCLUSIVE, counted as FAIL") && strstr(out, "too few steps"), "%s", out);
+    free(out);
+    out = gate(dir, "too_few_steps", "--fail-above 5 --on-inconclusive pass", &st);
+    cr_assert_eq(st, 0, "%s", out);
+    free(out);
+    /* 60 and 45 noisy steps, a shift the test cannot see (scipy p = 0.3124, with ties) above a 1% limit:
+     * inconclusive, failing by default; with alpha 0.4 the same p calls it real */
+    out = gate(dir, "large_samples", "--fail-above 1", &st);
+    cr_assert(strstr(out, "p = 0.3124 (60 / 45 steps, normal approximation)") &&
+                  strstr(out, "cannot tell this change from noise"),
+              "%s", out);
+    cr_assert_eq(st, 3, "%s", out);
+    free(out);
+    out = gate(dir, "large_samples", "--fail-above 1 --alpha 0.4", &st);
+    cr_assert_eq(st, 3, "%s", out);
+    cr_assert(strstr(out, "FAIL: step_median") && strstr(out, "p < alpha 0.4"), "%s", out);
+    free(out);
+    out = gate(dir, "large_samples", "--fail-above 1 --on-inconclusive pass", &st);
+    cr_assert_eq(st, 0, "%s", out);
+    free(out);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* HTA's trace_diff pair: every one of the 6 test steps is slower than every one of the 6 control steps
+ * (+49.27% median). The previous gate passed it as "within the run-to-run spread". */
+Test(diff_gate, real_regression_fails_and_identical_runs_pass)
+{
+    char *dir = temp_dir(), c[600], t[600];
+    snprintf(c, sizeof c, "%s/control.db", dir);
+    snprintf(t, sizeof t, "%s/test.db", dir);
+    cr_assert_eq(import_to(src_path("tests/data/kineto/trace_diff_control_control.json.gz"), c), 0);
+    cr_assert_eq(import_to(src_path("tests/data/kineto/trace_diff_test_test.json.gz"), t), 0);
+    int st;
+    char *out = run_capture(&st, "'%s' diff '%s' '%s' --fail-above 5 2>&1 >/dev/null", tracedb(), c, t);
+    cr_assert_eq(st, 3, "%s", out);
+    cr_assert(strstr(out, "FAIL: step_median 76.834ms -> 114.689ms (+49.27%, limit +5.00%); Mann-Whitney U p = "
+                          "0.002165 (6 / 6 steps, exact)"),
+              "%s", out);
+    free(out);
+    out = run_capture(&st, "'%s' diff '%s' '%s' --fail-above 5 2>&1 >/dev/null", tracedb(), c, c);
+    cr_assert_eq(st, 0, "%s", out);
+    cr_assert(strstr(out, "PASS: step_median 76.834ms -> 76.834ms (+0.00%"), "%s", out);
+    free(out);
+    cr_assert_eq(run("'%s' diff '%s' '%s' --fail-above 5 --alpha 2 2>/dev/null", tracedb(), c, t), 2);
+    cr_assert_eq(run("'%s' diff '%s' '%s' --fail-above 5 --on-inconclusive maybe 2>/dev/null", tracedb(), c, t), 2);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
