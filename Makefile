@@ -29,7 +29,7 @@ SAN      = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 SQL      = $(wildcard schema/*.sql) $(wildcard queries/*.sql)
 LIB_SRC  = recorder/db_guard.c recorder/output_claim.c recorder/stmt_cache.c recorder/ingest.c recorder/nesting.c recorder/device_time.c recorder/row_writer.c recorder/strmap.c recorder/jsonbuf.c recorder/timeparse.c \
            recorder/chrome_import.c recorder/import.c recorder/merge.c recorder/recording.c recorder/finish.c \
-           analyzer/render.c analyzer/report.c analyzer/mann_whitney.c analyzer/sqlfuncs.c analyzer/flops.c analyzer/options.c analyzer/scope.c \
+           analyzer/render.c analyzer/render_table.c analyzer/report.c analyzer/mann_whitney.c analyzer/sqlfuncs.c analyzer/flops.c analyzer/options.c analyzer/scope.c \
            analyzer/chrome_export.c
 CLI_SRC  = analyzer/main.c analyzer/commands.c analyzer/cmd_api.c analyzer/cmd_device.c analyzer/cmd_diff.c analyzer/cmd_export.c \
            analyzer/cmd_kernels.c analyzer/cmd_latency.c analyzer/cmd_ranks.c recorder/cmd_merge.c recorder/cmd_record.c recorder/cmd_finish.c \

@@ -12,5 +12,6 @@ static const char *const api_sort_keys[] = {
 
 int cmd_api(int argc, char **argv, struct cli *cli)
 {
-    return scope_simple_report(argc, argv, cli, api_usage, "total_ns", api_sort_keys, "api");
+    return scope_simple_report(argc, argv, cli, api_usage, "total_ns", api_sort_keys, "api",
+                               "no CUDA runtime or driver calls in this trace (a CPU-only trace has none)");
 }

@@ -186,7 +186,11 @@ int cmd_export(int argc, char **argv, struct cli *cli)
         OPT_END,
     };
     int n = cli_parse_options(argc, argv, opts, export_usage, cli);
-    if (n < 2 || (strcmp(argv[0], "chrome") != 0 && strcmp(argv[0], "csv") != 0)) {
+    if (n >= 1 && strcmp(argv[0], "chrome") != 0 && strcmp(argv[0], "csv") != 0) {
+        fprintf(cli->err, "%s: unknown export format '%s' (chrome or csv)\n", cli->prog, argv[0]);
+        return 2;
+    }
+    if (n < 2) {
         if (n >= 0)
             cli_usage(opts, export_usage, cli->err);
         return 2;

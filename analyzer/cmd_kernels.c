@@ -70,6 +70,8 @@ int cmd_kernels(int argc, char **argv, struct cli *cli)
         {":kernel", NULL, flags[0]}, {":memcpy", NULL, flags[1]}, {":memset", NULL, flags[2]},
         {":group_by", group_by, 0},  {NULL, NULL, 0},
     };
+    scope_tables(&sc, sc.filtered ? "no GPU work of these kinds in this window"
+                                  : "no GPU work of these kinds in this trace (a CPU-only trace has none)");
     int rc = scope_run(db, "kernels", &sc, sort, params, cli);
     sqlite3_close(db);
     return rc;

@@ -50,6 +50,13 @@ int cmd_latency(int argc, char **argv, struct cli *cli)
         {tid ? ":tid" : NULL, tid, 0},
         {NULL, NULL, 0},
     };
+    char hint[320];
+    if (name)
+        snprintf(hint, sizeof hint, "no range, operator or step named '%.200s'%s", name, sc.filtered ? " in this window" : "");
+    else
+        snprintf(hint, sizeof hint, "no %s%s: name the ranges to measure with --name NAME, or take --top-level ones",
+                 top ? "top-level ranges" : "ProfilerStep#N steps", sc.filtered ? " in this window" : "");
+    scope_tables(&sc, hint);
     int rc = scope_run(db, each ? "latency_each" : "latency", &sc, sort, params, cli);
     sqlite3_close(db);
     return rc;

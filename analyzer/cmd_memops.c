@@ -12,5 +12,6 @@ static const char *const memops_sort_keys[] = {
 
 int cmd_memops(int argc, char **argv, struct cli *cli)
 {
-    return scope_simple_report(argc, argv, cli, memops_usage, "total_ns", memops_sort_keys, "memops");
+    return scope_simple_report(argc, argv, cli, memops_usage, "total_ns", memops_sort_keys, "memops",
+                               "no memcpy or memset in this trace (a CPU-only trace has none)");
 }

@@ -36,6 +36,8 @@ int cmd_memory(int argc, char **argv, struct cli *cli)
     sqlite3 *db = scope_open(argv[0], &sc, cli);
     if (!db)
         return 1;
+    scope_tables(&sc, sc.filtered ? "no [memory] events in this window"
+                                  : "no [memory] events in this trace: profile with torch.profiler.profile(profile_memory=True)");
     int rc = scope_run(db, by_op ? "memory_ops" : timeline ? "memory_timeline" : "memory", &sc, sort, NULL, cli);
     sqlite3_close(db);
     return rc;

@@ -14,11 +14,50 @@ static void usage(FILE *to)
         fprintf(to, "    %-10s %s\n", c->name, c->help);
 }
 
+/* Edits (insert, delete, replace, swap two neighbours) from a to b, up to 3; 3 means "more". */
+static int edit_distance(const char *a, const char *b)
+{
+    size_t n = strlen(a), m = strlen(b);
+    if (n > 32 || m > 32)
+        return 3;
+    int d[33][33];
+    for (size_t i = 0; i <= n; i++)
+        d[i][0] = (int)i;
+    for (size_t j = 0; j <= m; j++)
+        d[0][j] = (int)j;
+    for (size_t i = 1; i <= n; i++)
+        for (size_t j = 1; j <= m; j++) {
+            int best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < best)
+                best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best)
+                best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    return d[n][m] < 3 ? d[n][m] : 3;
+}
+
+/* The command a mistyped name was most likely meant to be (two edits at most, as git suggests), or NULL. */
+static const char *closest_command(const char *typed)
+{
+    const char *best = NULL;
+    int best_d = 3;
+    for (const struct cli_command *c = cli_commands(); c->name; c++) {
+        int d = edit_distance(typed, c->name);
+        if (d < best_d)
+            best = c->name, best_d = d;
+    }
+    return best;
+}
+
 int main(int argc, char **argv)
 {
     struct cli cli = {stdout, stderr, "tracedb"};
     char *help_args[] = {NULL, "--help", NULL};
-    signal(SIGPIPE, SIG_IGN); /* a closed pipe shows up as a write error we report */
+    /* a closed pipe (tracedb ops run.db | head) ends tracedb quietly, as it ends git: SIGPIPE's default */
+    signal(SIGPIPE, SIG_DFL);
     tdb_out_cleanup_on_signals(); /* no temporary outlives a SIGTERM; ulimit -f is a reported error */
     if (argc < 2) {
         usage(stderr);
@@ -51,7 +90,12 @@ int main(int argc, char **argv)
         }
         return rc;
     }
-    fprintf(stderr, "tracedb: '%s' is not a tracedb command\n", argv[0]);
-    usage(stderr);
+    const char *near = closest_command(argv[0]);
+    if (near)
+        fprintf(stderr, "tracedb: '%s' is not a tracedb command; did you mean '%s'?\n", argv[0], near);
+    else {
+        fprintf(stderr, "tracedb: '%s' is not a tracedb command\n", argv[0]);
+        usage(stderr);
+    }
     return 2;
 }

@@ -11,6 +11,19 @@ int64_t render_query(sqlite3_stmt *st, enum render_format fmt, FILE *out, FILE *
 /* The same, leaving out the first `first` columns (a report's rank column without --by-rank). */
 int64_t render_query_from(sqlite3_stmt *st, enum render_format fmt, int first, FILE *out, FILE *err);
 
+/* How tables look (render_table.c). All zero, as `tracedb sql` wants: headers as named, every value
+ * whole, every column. */
+struct render_options {
+    int report;             /* a report: headers in words, empty or all-zero columns left out, fitted */
+    int wide;               /* report: nothing cut to fit the terminal */
+    const char *columns;    /* report: exactly these columns, comma-separated, in this order */
+    const char *empty_hint; /* report: with no rows, "(no rows: <hint>)" instead of an empty frame */
+};
+void render_configure(const struct render_options *o);
+
+/* The table renderer (render_table.c). */
+int64_t render_table(sqlite3_stmt *st, int first, FILE *out, FILE *err);
+
 /* PyTorch-style time text for ns: "0.812us", "1.234ms", "2.000s". */
 void render_time(char *dst, size_t n, int64_t ns);
 

@@ -53,15 +53,26 @@ static int scope_exec(sqlite3 *db, const char *sql, struct cli *cli)
     return 0;
 }
 
+void scope_tables(const struct scope *s, const char *hint)
+{
+    struct render_options o = {1, s->wide, s->columns, hint};
+    render_configure(&o);
+}
+
 sqlite3 *scope_open(const char *path, struct scope *s, struct cli *cli)
 {
     int64_t from = 0, to = 0;
+    scope_tables(s, s->from || s->to || s->range ? "no events in this window" : NULL);
     if (s->from && scope_parse_duration(s->from, &from) != 0) {
         fprintf(cli->err, "%s: --from wants a duration such as 250us or 1.5ms, not '%s'\n", cli->prog, s->from);
         return NULL;
     }
     if (s->to && scope_parse_duration(s->to, &to) != 0) {
         fprintf(cli->err, "%s: --to wants a duration such as 250us or 1.5ms, not '%s'\n", cli->prog, s->to);
+        return NULL;
+    }
+    if (s->from && s->to && from >= to) {
+        fprintf(cli->err, "%s: the window is empty: --from %s is not before --to %s\n", cli->prog, s->from, s->to);
         return NULL;
     }
     sqlite3 *db = report_open(path, 0, cli);
@@ -163,7 +174,7 @@ int scope_run(sqlite3 *db, const char *query, const struct scope *s, const char 
 }
 
 int scope_simple_report(int argc, char **argv, struct cli *cli, const char *usage, const char *default_sort,
-                        const char *const *sort_keys, const char *query)
+                        const char *const *sort_keys, const char *query, const char *hint)
 {
     struct scope sc;
     scope_init(&sc, default_sort);
@@ -180,6 +191,7 @@ int scope_simple_report(int argc, char **argv, struct cli *cli, const char *usag
     sqlite3 *db = scope_open(argv[0], &sc, cli);
     if (!db)
         return 1;
+    scope_tables(&sc, sc.filtered ? "nothing in this window" : hint);
     int rc = scope_run(db, query, &sc, sort, NULL, cli);
     sqlite3_close(db);
     return rc;

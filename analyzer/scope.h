@@ -14,6 +14,8 @@ struct scope {
     const char *range;  /* a range name or glob: keep events that start inside any instance */
     int by_rank;
     int filtered;       /* set by scope_open: a window applies */
+    int wide;           /* tables: nothing cut to fit the terminal */
+    const char *columns; /* tables: exactly these columns */
 };
 
 /* The shared options, to splice into a command's table. */
@@ -24,7 +26,9 @@ struct scope {
     {"from", 0, OPT_STRING, &(s).from, "keep events starting this long after the trace start (ns, us, ms, s)"}, \
     {"to", 0, OPT_STRING, &(s).to, "... and before this (ns, us, ms, s)"},                                   \
     {"range", 0, OPT_STRING, &(s).range, "keep events starting inside range NAME (a glob: 'ProfilerStep#3')"}, \
-    {"by-rank", 0, OPT_FLAG, &(s).by_rank, "one row per rank"}
+    {"by-rank", 0, OPT_FLAG, &(s).by_rank, "one row per rank"},                                              \
+    {"wide", 'w', OPT_FLAG, &(s).wide, "tables: every name whole, however wide the terminal"},             \
+    {"columns", 0, OPT_STRING, &(s).columns, "tables: exactly these columns, as csv names them (a,b,c)"}
 
 void scope_init(struct scope *s, const char *default_sort);
 
@@ -41,6 +45,9 @@ const char *scope_sort_column(const struct scope *s, const char *const *keys, st
 
 /* Binds :limit, :sort, :by_rank where the statement has them. */
 void scope_bind(sqlite3_stmt *st, const struct scope *s, const char *sort_column);
+
+/* Sets how a report's tables look (render_configure), with hint as the line shown when it has no rows. */
+void scope_tables(const struct scope *s, const char *hint);
 
 /* Renders: with --by-rank the first column (rank) is shown, else it is left out. */
 int scope_render(sqlite3_stmt *st, const struct scope *s, struct cli *cli);
@@ -60,6 +67,6 @@ int scope_run(sqlite3 *db, const char *query, const struct scope *s, const char 
 /* A report command whose only options are the shared ones: parse, open, run queries/QUERY.sql.
  * The whole body of such commands (api, memops, ranks). */
 int scope_simple_report(int argc, char **argv, struct cli *cli, const char *usage, const char *default_sort,
-                        const char *const *sort_keys, const char *query);
+                        const char *const *sort_keys, const char *query, const char *hint);
 
 #endif

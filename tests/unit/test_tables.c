@@ -1,0 +1,161 @@
+/* test_tables.c: tables people read, on the real traces: names cut in the middle so that different
+ * kernels never print alike, never cut in `tracedb sql`, headers in words with csv/json unchanged, empty
+ * columns left out and --columns to choose, a line saying why when a report has no rows, and the
+ * command line's small kindnesses (a suggestion for a typo, a quiet end on a closed pipe). */
+#include "helpers.h"
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *db_of(const char *dir, const char *trace)
+{
+    char *db = malloc(600);
+    snprintf(db, 600, "%s/%s.db", dir, strrchr(trace, '/') + 1);
+    cr_assert_eq(import_to(src_path(trace), db), 0);
+    return db;
+}
+
+/* The distinct lines among the table rows of out (between the 2nd and 3rd dash rules). */
+static int rows_and_distinct(char *out, int *distinct)
+{
+    char *lines[4096];
+    int n = 0, rules = 0;
+    for (char *l = strtok(out, "\n"); l && n < 4096; l = strtok(NULL, "\n")) {
+        if (l[0] == '-' && l[1] == '-') {
+            rules++;
+            continue;
+        }
+        if (rules == 2)
+            lines[n++] = l;
+    }
+    *distinct = 0;
+    for (int i = 0; i < n; i++) {
+        int seen = 0;
+        for (int j = 0; j < i && !seen; j++)
+            seen = strcmp(lines[i], lines[j]) == 0;
+        *distinct += !seen;
+    }
+    return n;
+}
+
+Test(tables, long_kernel_names_are_cut_in_the_middle_and_stay_apart)
+{
+    char *dir = temp_dir(), *db = db_of(dir, "tests/data/kineto/trace_diff_test_test.json.gz");
+    int st;
+    /* names only: 9 split_embedding kernels whose first 57 characters repeat (the old cut made pairs alike) */
+    char *out = run_capture(&st, "COLUMNS=120 '%s' kernels '%s' --columns name 2>&1", tracedb(), db);
+    cr_assert_eq(st, 0, "%s", out);
+    /* a C++ signature keeps its name and template arguments; its parameter list is cut */
+    cr_assert(strstr(out, "void split_embedding_backward_codegen_rowwise_adagrad_unweighted_kernel_cta_per_row_1<float, "
+                          "float, float, 5ul>(a"),
+              "%s", out);
+    cr_assert(strstr(out, "void at::native::(anonymous namespace)::CatArrayBatchedCopy<float, unsigned int, 2, 128, 1>(float"),
+              "%s", out);
+    for (char *l = out; (l = strchr(l, '\n')); l++) {
+        size_t w = strcspn(l + 1, "\n");
+        cr_assert(w <= 120, "a line wider than the terminal (%zu)", w);
+    }
+    int distinct, rows = rows_and_distinct(out, &distinct);
+    cr_assert_gt(rows, 20);
+    cr_assert_eq(distinct, rows, "every kernel prints apart: %d distinct of %d", distinct, rows);
+    free(out);
+    /* --wide: every name whole */
+    out = run_capture(&st, "COLUMNS=120 '%s' kernels '%s' --columns name --wide", tracedb(), db);
+    cr_assert(strstr(out, "void split_embedding_backward_codegen_rowwise_adagrad_unweighted_kernel_cta_per_row_1<float, "
+                          "float, float, 5ul>(at::GenericPackedTensorAccessor<float, "),
+              "%s", out);
+    free(out);
+    /* sql never cuts the column asked for: the longest name whole (its length read by SQLite itself) */
+    sqlite3 *d = db_open(db);
+    int64_t longest = db_int(d, "SELECT max(length(value)) FROM string");
+    sqlite3_close(d);
+    cr_assert_gt(longest, 1000);
+    out = run_capture(&st, "COLUMNS=80 '%s' sql '%s' \"SELECT value FROM string ORDER BY length(value) DESC LIMIT 1\"",
+                      tracedb(), db);
+    char *line = strstr(out, "void split_embedding_backward_codegen_rowwise_adagrad_weighted_kernel_cta_per_row");
+    cr_assert(line, "%s", out);
+    cr_assert_geq((int64_t)strcspn(line, "\n"), longest);
+    free(out);
+    run("rm -rf '%s'", dir);
+    free(db), free(dir);
+}
+
+Test(tables, headers_in_words_and_empty_columns_left_out)
+{
+    char *dir = temp_dir(), *db = db_of(dir, "samples/resnet18_inference.json.gz");
+    int st;
+    char *out = run_capture(&st, "'%s' ops '%s' --limit 3", tracedb(), db);
+    cr_assert_eq(st, 0);
+    cr_assert(strstr(out, "Name") && strstr(out, "Calls") && strstr(out, "Self CPU %") && strstr(out, "CPU total"),
+              "%s", out);
+    cr_assert(!strstr(out, "_ns") && !strstr(out, "_pct"), "no unit suffix above formatted cells: %s", out);
+    cr_assert(!strstr(out, "device") && !strstr(out, "Device"), "device columns are zero on a CPU trace: %s", out);
+    free(out);
+    /* csv keeps every column, snake_case, integers */
+    out = run_capture(&st, "'%s' ops '%s' --limit 1 --format csv", tracedb(), db);
+    cr_assert(strncmp(out, "name,calls,self_cpu_ns,self_cpu_pct,cpu_total_ns,cpu_total_pct,cpu_avg_ns,self_device_ns", 86) == 0,
+              "%s", out);
+    free(out);
+    out = run_capture(&st, "'%s' ops '%s' --limit 2 --columns name,self_device_ns,calls", tracedb(), db);
+    char *name = strstr(out, "Name"), *dev = name ? strstr(name, "Self device") : NULL, *calls = dev ? strstr(dev, "Calls") : NULL;
+    cr_assert(calls && strcspn(name, "\n") < strcspn(name, "S") + 40 && !strstr(out, "Self CPU %"),
+              "chosen columns, in order: %s", out);
+    free(out);
+    out = run_capture(&st, "'%s' ops '%s' --columns name,bogus 2>&1", tracedb(), db);
+    cr_assert_neq(st, 0);
+    cr_assert(strstr(out, "unknown --columns name 'bogus' (one of: name calls self_cpu_ns"), "%s", out);
+    free(out);
+    run("rm -rf '%s'", dir);
+    free(db), free(dir);
+}
+
+Test(tables, empty_reports_say_why)
+{
+    char *dir = temp_dir(), *db = db_of(dir, "samples/resnet18_inference.json.gz");
+    const struct {
+        const char *args, *says;
+    } cases[] = {
+        {"memory", "(no rows: no [memory] events in this trace: profile with torch.profiler.profile(profile_memory=True))"},
+        {"latency", "(no rows: no ProfilerStep#N steps: name the ranges to measure with --name NAME"},
+        {"kernels", "(no rows: no GPU work of these kinds in this trace (a CPU-only trace has none))"},
+        {"api", "(no rows: no CUDA runtime or driver calls in this trace"},
+        {"latency --name 'nope*'", "(no rows: no range, operator or step named 'nope*')"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int st;
+        char *out = run_capture(&st, "'%s' %s '%s' 2>&1", tracedb(), cases[i].args, db);
+        cr_assert_eq(st, 0, "%s: %s", cases[i].args, out);
+        cr_assert(strstr(out, cases[i].says), "%s: %s", cases[i].args, out);
+        cr_assert(!strstr(out, "----"), "%s: no empty frame: %s", cases[i].args, out);
+        free(out);
+    }
+    int st;
+    char *out = run_capture(&st, "'%s' ops '%s' --from 2ms --to 1ms 2>&1", tracedb(), db);
+    cr_assert_eq(st, 1);
+    cr_assert(strstr(out, "the window is empty: --from 2ms is not before --to 1ms"), "%s", out);
+    free(out);
+    run("rm -rf '%s'", dir);
+    free(db), free(dir);
+}
+
+Test(tables, typos_unknown_formats_and_closed_pipes)
+{
+    char *dir = temp_dir(), *db = db_of(dir, "samples/resnet18_inference.json.gz");
+    int st;
+    char *out = run_capture(&st, "'%s' sumary '%s' 2>&1", tracedb(), db);
+    cr_assert_eq(st, 2);
+    cr_assert(strstr(out, "'sumary' is not a tracedb command; did you mean 'summary'?"), "%s", out);
+    free(out);
+    out = run_capture(&st, "'%s' export pdf '%s' -o x.pdf 2>&1", tracedb(), db);
+    cr_assert_eq(st, 2);
+    cr_assert(strstr(out, "unknown export format 'pdf' (chrome or csv)"), "%s", out);
+    free(out);
+    /* far more than a pipe holds, into head: no "Broken pipe", no error */
+    out = run_capture(&st, "'%s' sql '%s' 'SELECT * FROM events' --format csv 2>'%s/err' | head -1 >/dev/null; cat '%s/err'",
+                      tracedb(), db, dir, dir);
+    cr_assert_eq(strlen(out), 0, "stderr: %s", out);
+    free(out);
+    run("rm -rf '%s'", dir);
+    free(db), free(dir);
+}
