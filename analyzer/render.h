@@ -14,7 +14,8 @@ int64_t render_query_from(sqlite3_stmt *st, enum render_format fmt, int first, F
 /* How tables look (render_table.c). All zero, as `tracedb sql` wants: headers as named, every value
  * whole, every column. */
 struct render_options {
-    int report;             /* a report: headers in words, empty or all-zero columns left out, fitted */
+    int report;             /* a report: headers in words, empty columns left out, fitted to the terminal */
+    const char *hide;       /* report: columns whose names hold one of these words (comma-separated) */
     int wide;               /* report: nothing cut to fit the terminal */
     const char *columns;    /* report: exactly these columns, comma-separated, in this order */
     const char *empty_hint; /* report: with no rows, "(no rows: <hint>)" instead of an empty frame */

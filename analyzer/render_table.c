@@ -1,6 +1,6 @@
 /* render_table.c: table output for people (render.h). Reports get PyTorch-like tables: headers in
- * words ("Self CPU", not self_cpu_ns; the cells carry the units), columns that are empty or zero in
- * every row left out, the table fitted to the terminal by cutting the widest names in the middle (the
+ * words ("Self CPU", not self_cpu_ns; the cells carry the units), columns empty in every row left out
+ * (and those a report hides: ops' device columns on a trace with no GPU work), the table fitted to the terminal by cutting the widest names in the middle (the
  * template arguments' tail stays), and a line saying why when there are no rows. `tracedb sql` gets
  * its columns as named and every value whole. Cells never carry raw control characters. */
 #include "render.h"
@@ -345,9 +345,22 @@ static int column_cuts(const char *cells, const size_t *offs, int64_t rows, int 
     return 0;
 }
 
+/* Whether a report hides this column: its name holds one of opts.hide's words. */
+static int hidden(const char *col)
+{
+    for (const char *p = opts.hide; p && *p;) {
+        size_t len = strcspn(p, ",");
+        for (const char *c = col; len && *c; c++)
+            if (strncmp(c, p, len) == 0)
+                return 1;
+        p += len + (p[len] == ',');
+    }
+    return 0;
+}
+
 /* Which columns show, in which order, into order[] (their count, or -1 for an unknown --columns name,
- * printed). A report leaves out columns empty or zero in every row; --columns chooses. */
-static int visible_columns(sqlite3_stmt *st, int first, int ncol, const int *shown, const int *nonzero, int64_t rows,
+ * printed). A report leaves out columns empty in every row and those it hides; --columns chooses. */
+static int visible_columns(sqlite3_stmt *st, int first, int ncol, const int *shown, int64_t rows,
                            int *order, FILE *err)
 {
     int n = 0;
@@ -371,7 +384,7 @@ static int visible_columns(sqlite3_stmt *st, int first, int ncol, const int *sho
         return n;
     }
     for (int i = 0; i < ncol; i++)
-        if (rows == 0 || (shown[i] && (!opts.report || i == 0 || nonzero[i])))
+        if (rows == 0 || (shown[i] && !(opts.report && hidden(sqlite3_column_name(st, first + i)))))
             order[n++] = i;
     return n;
 }
@@ -382,14 +395,14 @@ int64_t render_table(sqlite3_stmt *st, int first, FILE *out, FILE *err)
     struct buf cells = {0}; /* every cell, NUL-terminated, row after row */
     size_t *width = calloc((size_t)ncol + 1, sizeof *width);
     int *numeric = calloc((size_t)ncol + 1, sizeof *numeric), *shown = calloc((size_t)ncol + 1, sizeof *shown);
-    int *nonzero = calloc((size_t)ncol + 1, sizeof *nonzero), *order = calloc((size_t)ncol + 1, sizeof *order);
+    int *order = calloc((size_t)ncol + 1, sizeof *order);
     size_t *offs = NULL, noffs = 0, capoffs = 0;
     char **heads = NULL; /* the shown columns' headers */
     char **disp = NULL;  /* each shown cell as it prints */
     int64_t rows = 0, result = -1;
     int rc;
     char head[128];
-    if (!width || !numeric || !shown || !nonzero || !order)
+    if (!width || !numeric || !shown || !order)
         goto done;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         for (int i = 0; i < ncol; i++) {
@@ -405,8 +418,6 @@ int64_t render_table(sqlite3_stmt *st, int first, FILE *out, FILE *err)
             table_cell(st, first + i, sqlite3_column_name(st, first + i), &cells);
             numeric[i] |= t == SQLITE_INTEGER || t == SQLITE_FLOAT;
             shown[i] |= t != SQLITE_NULL;
-            nonzero[i] |= t == SQLITE_TEXT || t == SQLITE_BLOB || ((t == SQLITE_INTEGER || t == SQLITE_FLOAT) &&
-                                                                  sqlite3_column_double(st, first + i) != 0);
         }
         rows++;
     }
@@ -419,7 +430,7 @@ int64_t render_table(sqlite3_stmt *st, int first, FILE *out, FILE *err)
         result = 0;
         goto done;
     }
-    int nshow = visible_columns(st, first, ncol, shown, nonzero, rows, order, err);
+    int nshow = visible_columns(st, first, ncol, shown, rows, order, err);
     if (nshow < 0)
         goto done;
     heads = calloc((size_t)ncol + 1, sizeof *heads);
@@ -430,9 +441,10 @@ int64_t render_table(sqlite3_stmt *st, int first, FILE *out, FILE *err)
         const char *name = sqlite3_column_name(st, first + i);
         if (opts.report) {
             header_words(name, head, sizeof head);
-            for (int e = 0; e < k; e++) /* "peak_allocated_bytes" and "peak_allocated_ns": the second is a time */
-                if (strcmp(heads[order[e]], head) == 0 && ends_with(name, "_ns"))
-                    strncat(head, " time", sizeof head - strlen(head) - 1);
+            for (int e = 0; e < k; e++) /* "peak_allocated_bytes", "peak_allocated_ns": "Peak allocated time" */
+                if (strcmp(heads[order[e]], head) == 0)
+                    strncat(head, ends_with(name, "_ns") ? " time" : ends_with(name, "_bytes") ? " bytes" : " (2)",
+                            sizeof head - strlen(head) - 1);
         }
         heads[i] = strdup(opts.report ? head : name);
         if (!heads[i])
@@ -510,6 +522,6 @@ done:
     for (int64_t i = 0; disp && i < rows * ncol; i++)
         free(disp[i]);
     free(disp);
-    free(width), free(numeric), free(shown), free(nonzero), free(order), free(offs), buf_free(&cells);
+    free(width), free(numeric), free(shown), free(order), free(offs), buf_free(&cells);
     return result;
 }

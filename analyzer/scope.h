@@ -15,6 +15,7 @@ struct scope {
     int by_rank;
     int filtered;       /* set by scope_open: a window applies */
     int wide;           /* tables: nothing cut to fit the terminal */
+    const char *hide;   /* tables: columns whose names hold one of these words (set by a report) */
     const char *columns; /* tables: exactly these columns */
 };
 
