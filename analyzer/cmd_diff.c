@@ -10,7 +10,8 @@
 #include <string.h>
 
 static const char diff_usage[] =
-    "tracedb diff base.db new.db [--kinds op,kernel,memcpy,memset] [--by-shape] [--tolerance PCT] [--limit N]\n"
+    "tracedb diff base.db new.db [--kinds op,range,runtime,driver,kernel,memcpy,memset] [--by-shape] [--tolerance PCT]\n"
+    "                            [--limit N]\n"
     "                            [--section ops|steps|device|memory] [--format table|csv|json]\n"
     "                            [--fail-above PCT [--metric step_median|step_p99|kernel_total|device_busy|memory_peak]\n"
     "                             [--alpha P] [--on-inconclusive fail|pass]]";
@@ -40,6 +41,12 @@ static int diff_section(sqlite3 *db, int i, enum render_format fmt, int64_t limi
         sqlite3_bind_double(st, t, tolerance);
     if (titled)
         fprintf(cli->out, "%s%s\n", i ? "\n" : "", diff_sections[i].title);
+    static const char *const empty[] = {"no operators or GPU work of these kinds in either run",
+                                        "no ProfilerStep#N steps in either run", "no GPU work in either run",
+                                        "no [memory] events in either run"};
+    struct render_options o = {.report = 1, .empty_hint = empty[i],
+                               .max_rows = i == 0 && limit < 0 ? 20 : 0}; /* the ops table: 20 rows */
+    render_configure(&o);
     int rc = render_query_from(st, fmt, 1, cli->out, cli->err) < 0;
     sqlite3_finalize(st);
     return rc;
@@ -149,8 +156,8 @@ int cmd_diff(int argc, char **argv, struct cli *cli)
     int by_shape = 0;
     const struct opt opts[] = {
         {"format", 0, OPT_FORMAT, &fmt, "table (default; every section), csv or json (one section)"},
-        {"limit", 'n', OPT_INT, &limit, "rows of the operator/kernel table"},
-        {"kinds", 'k', OPT_STRING, &kinds, "only these: op, kernel, memcpy, memset (comma-separated)"},
+        {"limit", 'n', OPT_INT, &limit, "rows of the operator/kernel table (table: 20 unless given; csv/json: all)"},
+        {"kinds", 'k', OPT_STRING, &kinds, "only these: op, range, runtime, driver, kernel, memcpy, memset (a,b)"},
         {"tolerance", 0, OPT_STRING, &tol_text, "a change within PCT % is 'unchanged' (default 1)"},
         {"section", 0, OPT_STRING, &section, "ops (default for csv/json), steps, device or memory"},
         {"by-shape", 0, OPT_FLAG, &by_shape, "match operators by name and input shapes (Input Dims)"},

@@ -19,8 +19,9 @@ struct render_options {
     int wide;               /* report: nothing cut to fit the terminal */
     const char *columns;    /* report: exactly these columns, comma-separated, in this order */
     const char *empty_hint; /* report: with no rows, "(no rows: <hint>)" instead of an empty frame */
+    int64_t max_rows;       /* report: the first max_rows rows, then how many more (0: all) */
 };
-void render_configure(const struct render_options *o);
+void render_configure(const struct render_options *o); /* copies the strings; until the next call */
 
 /* The table renderer (render_table.c). */
 int64_t render_table(sqlite3_stmt *st, int first, FILE *out, FILE *err);

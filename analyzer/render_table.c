@@ -16,10 +16,22 @@
 #define NO_TERMINAL_WIDTH 100 /* with no terminal to fit (a pipe, a file), names are cut at this width */
 
 static struct render_options opts; /* zero: `tracedb sql` (raw headers, nothing cut or left out) */
+static char opts_text[3][512];     /* copies of its strings: a caller's buffer may be gone by the render */
+
+static const char *keep(int slot, const char *s)
+{
+    if (!s)
+        return NULL;
+    snprintf(opts_text[slot], sizeof opts_text[slot], "%s", s);
+    return opts_text[slot];
+}
 
 void render_configure(const struct render_options *o)
 {
     opts = *o;
+    opts.hide = keep(0, o->hide);
+    opts.columns = keep(1, o->columns);
+    opts.empty_hint = keep(2, o->empty_hint);
 }
 
 static int ends_with(const char *s, const char *suffix)
@@ -153,7 +165,7 @@ static void table_cell(sqlite3_stmt *st, int i, const char *col, struct buf *b)
  * "cpu_total_pct" -> "CPU total %", "p99_ns" -> "P99"; the cells carry the units. */
 static void header_words(const char *col, char *out, size_t n)
 {
-    static const char *const upper[] = {"cpu", "gpu", "api", "id", "io", "sm", "pid", "tid", "ns", NULL};
+    static const char *const upper[] = {"cpu", "gpu", "api", "id", "io", "sm", "pid", "tid", "iqr", NULL};
     size_t len = strlen(col), o = 0;
     const char *suffix = "";
     if (ends_with(col, "_ns"))
@@ -256,17 +268,29 @@ static void cut_cell(const char *s, size_t w, struct buf *b)
     buf_addc(b, 0);
 }
 
-/* s cut to w characters around character d, where it first differs from a name that would print alike:
- * its first and last quarter, and a window on the difference. */
-static void cut_around(const char *s, size_t w, size_t d, struct buf *b)
+/* s cut to w characters so that character d shows, where it first differs from the names nearest it:
+ * its first and last quarter around a window centred on d; or, when that is not enough (pass 1), all w
+ * characters as one window ending just after d, where every earlier difference has its best chance. */
+static void cut_around(const char *s, size_t w, size_t d, int pass, struct buf *b)
 {
-    size_t sw = text_width(s), edge = (w - 6) / 4, win = w - 6 - 2 * edge;
+    size_t sw = text_width(s);
+    b->n = 0;
+    if (pass == 1) {
+        size_t end = d + 3 < sw ? d + 3 : sw, win = w - 6, from = end > win ? end - win : 0;
+        if (from)
+            buf_add(b, "...", 3);
+        add_chars(b, s + char_offset(s, from), end - from);
+        if (end < sw)
+            buf_add(b, "...", 3);
+        buf_addc(b, 0);
+        return;
+    }
+    size_t edge = (w - 6) / 4, win = w - 6 - 2 * edge;
     size_t from = d > win / 2 ? d - win / 2 : 0;
     if (from < edge)
         from = edge;
     if (from + win > sw - edge)
         from = sw - edge - win;
-    b->n = 0;
     add_chars(b, s, edge);
     buf_add(b, "...", 3);
     add_chars(b, s + char_offset(s, from), win);
@@ -289,11 +313,18 @@ static void put_cell(FILE *out, const char *s, size_t w, int right, int last)
 
 struct shown_cell {
     const char *full, *disp;
+    int64_t row;
+    size_t d; /* where it first differs from the names nearest it (the longest common prefix, plus one) */
 };
 
 static int cmp_disp(const void *a, const void *b)
 {
     return strcmp(((const struct shown_cell *)a)->disp, ((const struct shown_cell *)b)->disp);
+}
+
+static int cmp_full(const void *a, const void *b)
+{
+    return strcmp(((const struct shown_cell *)a)->full, ((const struct shown_cell *)b)->full);
 }
 
 /* The first character where a and b differ. */
@@ -305,9 +336,9 @@ static size_t first_difference(const char *a, const char *b)
     return k;
 }
 
-/* The shown text of column c's cells (cut to width w) into disp[] (strdup'd), with different values that
- * cut alike cut again around where they differ, so that no two kernels print the same. -1 when out of
- * memory. */
+/* The shown text of column c's cells (cut to width w) into disp[] (strdup'd). Different values that cut
+ * alike are cut again to show where each first differs from the names nearest it (a window on that
+ * character, then one starting at it), so that no two kernels print the same. -1 when out of memory. */
 static int column_cuts(const char *cells, const size_t *offs, int64_t rows, int ncol, int c, size_t w, char **disp)
 {
     struct buf b = {0};
@@ -317,27 +348,26 @@ static int column_cuts(const char *cells, const size_t *offs, int64_t rows, int 
     for (int64_t r = 0; r < rows; r++) {
         cut_cell(cells + offs[r * ncol + c], w, &b);
         disp[r] = strdup(b.p ? b.p : "");
-        v[r] = (struct shown_cell){cells + offs[r * ncol + c], disp[r]};
+        v[r] = (struct shown_cell){cells + offs[r * ncol + c], disp[r], r, 0};
     }
-    for (int pass = 0, again = 1; again && pass < 6 && w >= 24; pass++) { /* a few rounds settle groups */
-        again = 0;
+    qsort(v, (size_t)rows, sizeof *v, cmp_full);
+    for (int64_t r = 0; r < rows; r++) {
+        size_t a = r > 0 ? first_difference(v[r].full, v[r - 1].full) : 0;
+        size_t z = r + 1 < rows ? first_difference(v[r].full, v[r + 1].full) : 0;
+        v[r].d = a > z ? a : z;
+    }
+    for (int pass = 0; pass < 2 && w >= 24; pass++) {
         qsort(v, (size_t)rows, sizeof *v, cmp_disp);
-        for (int64_t r = 0; r + 1 < rows; r++) {
-            if (strcmp(v[r].disp, v[r + 1].disp) != 0 || strcmp(v[r].full, v[r + 1].full) == 0)
-                continue;
-            size_t d = first_difference(v[r].full, v[r + 1].full);
-            for (int k = 0; k < 2; k++) { /* both, around their first difference */
-                for (int64_t q = 0; q < rows; q++) {
-                    if (disp[q] != v[r + k].disp)
-                        continue;
-                    cut_around(v[r + k].full, w, d, &b);
-                    free(disp[q]);
-                    disp[q] = strdup(b.p);
-                    v[r + k].disp = disp[q];
-                    break;
-                }
+        for (int64_t r = 0, e; r < rows; r = e) {
+            int differ = 0;
+            for (e = r + 1; e < rows && strcmp(v[e].disp, v[r].disp) == 0; e++)
+                differ |= strcmp(v[e].full, v[r].full) != 0;
+            for (int64_t k = r; differ && k < e; k++) { /* a group of different names shown alike */
+                cut_around(v[k].full, w, v[k].d, pass, &b);
+                free(disp[v[k].row]);
+                disp[v[k].row] = strdup(b.p);
+                v[k].disp = disp[v[k].row];
             }
-            again = 1;
         }
     }
     free(v);
@@ -505,7 +535,8 @@ int64_t render_table(sqlite3_stmt *st, int first, FILE *out, FILE *err)
     for (size_t k = 0; k < total; k++)
         fputc('-', out);
     fputc('\n', out);
-    for (int64_t r = 0; r < rows; r++) {
+    int64_t printed = opts.report && opts.max_rows > 0 && rows > opts.max_rows ? opts.max_rows : rows;
+    for (int64_t r = 0; r < printed; r++) {
         for (int k = 0; k < nshow; k++)
             put_cell(out, disp[r * ncol + order[k]] ? disp[r * ncol + order[k]] : "", width[order[k]],
                      numeric[order[k]], k == nshow - 1);
@@ -514,6 +545,8 @@ int64_t render_table(sqlite3_stmt *st, int first, FILE *out, FILE *err)
     for (size_t k = 0; k < total; k++)
         fputc('-', out);
     fputc('\n', out);
+    if (printed < rows)
+        fprintf(out, "(%lld more rows: --limit N to see more)\n", (long long)(rows - printed));
     result = rows;
 done:
     for (int i = 0; heads && i < ncol; i++)

@@ -97,6 +97,8 @@ int report_is_recording(sqlite3 *db, const char *path, struct cli *cli)
 
 int report_run_sql(sqlite3 *db, const char *sql, int writable, enum render_format fmt, struct cli *cli)
 {
+    struct render_options raw = {0}; /* the user's columns as named, every value whole */
+    render_configure(&raw);
     if (!writable)
         tdb_db_guard_readonly(db);
     int rc = 0;

@@ -55,7 +55,7 @@ static int scope_exec(sqlite3 *db, const char *sql, struct cli *cli)
 
 void scope_tables(const struct scope *s, const char *hint)
 {
-    struct render_options o = {1, s->hide, s->wide, s->columns, hint};
+    struct render_options o = {1, s->hide, s->wide, s->columns, hint, 0};
     render_configure(&o);
 }
 

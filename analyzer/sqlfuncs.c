@@ -3,8 +3,10 @@
  *   percentile(x, p)   p in [0, 100], linear interpolation between closest ranks (numpy/pandas default)
  *   stddev(x)          sample standard deviation (n - 1), as pandas' std()
  *   interval_union(s, e)  the length covered by the union of intervals [s, e) (overlaps count once)
+ *   mann_whitney_p(g, x)  two-sided Mann-Whitney U p-value between the x of g false and of g true
  * Values are collected and sorted at the end: exact, not approximated. NULLs are ignored. */
 #include "sqlfuncs.h"
+#include "mann_whitney.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,13 +159,51 @@ static void union_final(sqlite3_context *ctx)
     sqlite3_result_int64(ctx, total);
 }
 
+/* mann_whitney_p(in_second, x): the two-sided Mann-Whitney U p-value between the x of rows where
+ * in_second is false and those where it is true (mann_whitney.c; NULL when either group is empty). */
+struct two_samples {
+    struct sample a, b;
+};
+
+static void mwu_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    struct two_samples *t = sqlite3_aggregate_context(ctx, sizeof *t);
+    if (!t || sqlite3_value_type(argv[1]) == SQLITE_NULL)
+        return;
+    struct sample *s = sqlite3_value_int(argv[0]) ? &t->b : &t->a;
+    if (s->n == s->cap) {
+        size_t ncap = s->cap ? s->cap * 2 : 64;
+        double *nv = realloc(s->v, ncap * sizeof *nv);
+        if (!nv) {
+            sqlite3_result_error_nomem(ctx);
+            return;
+        }
+        s->v = nv, s->cap = ncap;
+    }
+    s->v[s->n++] = sqlite3_value_double(argv[1]);
+}
+
+static void mwu_final(sqlite3_context *ctx)
+{
+    struct two_samples *t = sqlite3_aggregate_context(ctx, 0);
+    struct tdb_mwu r;
+    if (t && t->a.n && t->b.n && tdb_mann_whitney(t->a.v, t->a.n, t->b.v, t->b.n, &r) == 0)
+        sqlite3_result_double(ctx, r.p);
+    else
+        sqlite3_result_null(ctx);
+    if (t)
+        free(t->a.v), free(t->b.v);
+}
+
 int tdb_register_functions(sqlite3 *db)
 {
     int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS; /* pure: safe in any view */
     if (sqlite3_create_function(db, "median", 1, flags, NULL, NULL, sample_step, median_final) != SQLITE_OK ||
         sqlite3_create_function(db, "percentile", 2, flags, NULL, NULL, sample_step, percentile_final) != SQLITE_OK ||
         sqlite3_create_function(db, "stddev", 1, flags, NULL, NULL, sample_step, stddev_final) != SQLITE_OK ||
-        sqlite3_create_function(db, "interval_union", 2, flags, NULL, NULL, union_step, union_final) != SQLITE_OK)
+        sqlite3_create_function(db, "interval_union", 2, flags, NULL, NULL, union_step, union_final) != SQLITE_OK ||
+        sqlite3_create_function(db, "mann_whitney_p", 2, flags, NULL, NULL, mwu_step, mwu_final) != SQLITE_OK)
         return -1;
     return tdb_register_flops(db);
 }

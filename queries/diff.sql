@@ -1,32 +1,32 @@
 -- diff: operators and GPU work of two runs side by side, matched by name (main = base, new = new):
 -- calls, total and average time in each, the change in ns and %, and a status (added, removed,
--- increased, decreased, unchanged within :tolerance %). Operators (kind 'op': operators, ranges,
--- runtime calls) compare self CPU time, so nested operators are not counted twice; kernels, memcpy
+-- increased, decreased, unchanged within :tolerance %). CPU-side events (operators, ranges, runtime
+-- and driver calls, each under its own kind) compare self CPU time, so nested ones are not counted twice; kernels, memcpy
 -- and memset compare device time. From each database's event_stats; with :by_shape, operators are
 -- matched by name and input shapes ("Input Dims"), summed from the events. Sorted by absolute impact.
 WITH b AS (
-  SELECT CASE WHEN st.kind IN (1, 2, 5, 6) THEN 'op' ELSE k.name END AS kind,
+  SELECT k.name AS kind,
          CASE WHEN s.value GLOB 'ProfilerStep#*' THEN 'ProfilerStep*' ELSE s.value END AS name, NULL AS shapes,
          sum(st.calls) AS calls, sum(CASE WHEN st.kind IN (1, 2, 5, 6) THEN st.self_ns ELSE st.total_ns END) AS total
   FROM main.event_stats st JOIN main.string s ON s.id = st.name_id JOIN main.kind k ON k.id = st.kind
   WHERE st.kind IN (7, 8, 9) OR (st.kind IN (1, 2, 5, 6) AND NOT :by_shape) GROUP BY 1, 2
   UNION ALL
-  SELECT 'op', CASE WHEN s.value GLOB 'ProfilerStep#*' THEN 'ProfilerStep*' ELSE s.value END,
+  SELECT k.name, CASE WHEN s.value GLOB 'ProfilerStep#*' THEN 'ProfilerStep*' ELSE s.value END,
          coalesce(json_extract(e.args, '$."Input Dims"'), ''), count(*), sum(e.self_ns)
-  FROM main.event e JOIN main.string s ON s.id = e.name_id
-  WHERE :by_shape AND e.kind IN (1, 2, 5, 6) GROUP BY 2, 3
+  FROM main.event e JOIN main.string s ON s.id = e.name_id JOIN main.kind k ON k.id = e.kind
+  WHERE :by_shape AND e.kind IN (1, 2, 5, 6) GROUP BY 1, 2, 3
 ),
 n AS (
-  SELECT CASE WHEN st.kind IN (1, 2, 5, 6) THEN 'op' ELSE k.name END AS kind,
+  SELECT k.name AS kind,
          CASE WHEN s.value GLOB 'ProfilerStep#*' THEN 'ProfilerStep*' ELSE s.value END AS name, NULL AS shapes,
          sum(st.calls) AS calls, sum(CASE WHEN st.kind IN (1, 2, 5, 6) THEN st.self_ns ELSE st.total_ns END) AS total
   FROM new.event_stats st JOIN new.string s ON s.id = st.name_id JOIN new.kind k ON k.id = st.kind
   WHERE st.kind IN (7, 8, 9) OR (st.kind IN (1, 2, 5, 6) AND NOT :by_shape) GROUP BY 1, 2
   UNION ALL
-  SELECT 'op', CASE WHEN s.value GLOB 'ProfilerStep#*' THEN 'ProfilerStep*' ELSE s.value END,
+  SELECT k.name, CASE WHEN s.value GLOB 'ProfilerStep#*' THEN 'ProfilerStep*' ELSE s.value END,
          coalesce(json_extract(e.args, '$."Input Dims"'), ''), count(*), sum(e.self_ns)
-  FROM new.event e JOIN new.string s ON s.id = e.name_id
-  WHERE :by_shape AND e.kind IN (1, 2, 5, 6) GROUP BY 2, 3
+  FROM new.event e JOIN new.string s ON s.id = e.name_id JOIN new.kind k ON k.id = e.kind
+  WHERE :by_shape AND e.kind IN (1, 2, 5, 6) GROUP BY 1, 2, 3
 ),
 j AS (
   SELECT b.kind, b.name, b.shapes, b.calls AS bc, b.total AS bt, n.calls AS nc, n.total AS nt

@@ -1,11 +1,15 @@
--- diff_device: whole-trace device time of both runs side by side (device_stats): shares of the span.
-SELECT NULL AS rank, run, device, span_ns, busy_ns, run_ns, io_wait_ns, idle_ns,
-       round(100.0 * run_ns / nullif(span_ns, 0), 2) AS run_pct,
-       round(100.0 * io_wait_ns / nullif(span_ns, 0), 2) AS io_wait_pct,
-       round(100.0 * idle_ns / nullif(span_ns, 0), 2) AS idle_pct
-FROM (SELECT 'base' AS run, device, last_ns - first_ns AS span_ns, busy_ns, run_ns, busy_ns - run_ns AS io_wait_ns,
-             last_ns - first_ns - busy_ns AS idle_ns FROM main.device_stats
-      UNION ALL
-      SELECT 'new', device, last_ns - first_ns, busy_ns, run_ns, busy_ns - run_ns, last_ns - first_ns - busy_ns
-      FROM new.device_stats)
-ORDER BY device, run;
+-- diff_device: whole-trace device time of both runs side by side (device_stats), devices paired by
+-- position (the first GPU of each run, then the second...: runs on other machines number them apart):
+-- busy, run (computation), IO-wait and idle time, each run's and the change.
+WITH b AS (SELECT row_number() OVER (ORDER BY device) AS pos, device, last_ns - first_ns AS span, busy_ns AS busy,
+                  run_ns AS run, busy_ns - run_ns AS io_wait, last_ns - first_ns - busy_ns AS idle FROM main.device_stats),
+     n AS (SELECT row_number() OVER (ORDER BY device) AS pos, device, last_ns - first_ns AS span, busy_ns AS busy,
+                  run_ns AS run, busy_ns - run_ns AS io_wait, last_ns - first_ns - busy_ns AS idle FROM new.device_stats)
+SELECT NULL AS rank, b.device AS base_device, n.device AS new_device,
+       b.busy AS base_busy_ns, n.busy AS new_busy_ns, n.busy - b.busy AS delta_busy_ns,
+       b.run AS base_run_ns, n.run AS new_run_ns, n.run - b.run AS delta_run_ns,
+       b.io_wait AS base_io_wait_ns, n.io_wait AS new_io_wait_ns, n.io_wait - b.io_wait AS delta_io_wait_ns,
+       b.idle AS base_idle_ns, n.idle AS new_idle_ns, n.idle - b.idle AS delta_idle_ns,
+       round(100.0 * b.idle / nullif(b.span, 0), 2) AS base_idle_pct, round(100.0 * n.idle / nullif(n.span, 0), 2) AS new_idle_pct
+FROM b FULL OUTER JOIN n ON n.pos = b.pos
+ORDER BY coalesce(b.pos, n.pos);

@@ -1,6 +1,6 @@
 -- diff_steps: step latency (ProfilerStep#N) of both runs side by side: count, median, p25, p75, IQR,
--- p90, p99, max; change of the median in ns and %, and whether it exceeds the run-to-run spread (the
--- larger of the two interquartile ranges).
+-- p90, p99, max; change of the median in ns and %, and the two-sided Mann-Whitney U p-value of the
+-- step times (as the gate's: below 0.05, the steps did change).
 WITH s AS (
   SELECT 'base' AS run, e.dur_ns FROM main.event e JOIN main.string n ON n.id = e.name_id
   WHERE e.kind = 2 AND n.value GLOB 'ProfilerStep#[0-9]*'
@@ -18,6 +18,6 @@ SELECT NULL AS rank, r.run, r.count, CAST(round(r.med) AS INTEGER) AS median_ns,
        CAST(round(r.p90) AS INTEGER) AS p90_ns, CAST(round(r.p99) AS INTEGER) AS p99_ns, r.mx AS max_ns,
        CASE WHEN r.run = 'new' THEN CAST(round(r.med - b.med) AS INTEGER) END AS delta_median_ns,
        CASE WHEN r.run = 'new' THEN round(100.0 * (r.med - b.med) / nullif(b.med, 0), 2) END AS delta_median_pct,
-       CASE WHEN r.run = 'new' THEN abs(r.med - b.med) > max(r.p75 - r.p25, b.p75 - b.p25) END AS beyond_spread
+       CASE WHEN r.run = 'new' THEN (SELECT mann_whitney_p(run = 'new', dur_ns) FROM s) END AS p_value
 FROM r LEFT JOIN r b ON b.run = 'base'
 ORDER BY r.run;

@@ -167,3 +167,46 @@ Test(diff_gate, real_regression_fails_and_identical_runs_pass)
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+/* The sections people read on the real pair: runtime calls under their own kind, the ops table cut at 20
+ * rows with the count of the rest, devices paired although the runs used GPU 3 and GPU 1, the steps'
+ * Mann-Whitney p instead of a 0/1 "beyond spread". */
+Test(diff_gate, sections_on_the_real_pair)
+{
+    char *dir = temp_dir(), c[600], t[600];
+    snprintf(c, sizeof c, "%s/control.db", dir);
+    snprintf(t, sizeof t, "%s/test.db", dir);
+    cr_assert_eq(import_to(src_path("tests/data/kineto/trace_diff_control_control.json.gz"), c), 0);
+    cr_assert_eq(import_to(src_path("tests/data/kineto/trace_diff_test_test.json.gz"), t), 0);
+    int st;
+    /* cudaMemcpyAsync: cat cuda_runtime, 228 and 4812 calls (counted by Python from the JSON) */
+    char *out = run_capture(&st, "'%s' diff '%s' '%s' --format csv | grep '^cudaMemcpyAsync,'", tracedb(), c, t);
+    cr_assert(strncmp(out, "cudaMemcpyAsync,runtime,228,4812,", 33) == 0, "%s", out);
+    free(out);
+    out = run_capture(&st, "'%s' diff '%s' '%s' --format csv | tail -n +2 | wc -l", tracedb(), c, t);
+    long all = atol(out);
+    free(out);
+    out = run_capture(&st, "COLUMNS=200 '%s' diff '%s' '%s' --section ops", tracedb(), c, t);
+    char more[64];
+    snprintf(more, sizeof more, "(%ld more rows: --limit N to see more)", all - 20);
+    cr_assert(strstr(out, more), "%ld rows in csv; table: %s", all, out);
+    free(out);
+    /* devices: GPU 3 in the control run, GPU 1 in the test run (Python), paired; busy as HTA's oracle */
+    out = run_capture(&st, "'%s' diff '%s' '%s' --section device --format csv | tail -1", tracedb(), c, t);
+    cr_assert(strncmp(out, "3,1,", 4) == 0, "%s", out);
+    char *text = read_file(src_path("tests/data/device_expected.json"), NULL);
+    cJSON *dev = cJSON_Parse(text);
+    free(text);
+    double busy = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(dev, "trace_diff_test_test.json.gz"), "1"),
+                                      "busy_ns")->valuedouble;
+    char want[64];
+    snprintf(want, sizeof want, ",%.0f,", busy);
+    cr_assert(strstr(out, want), "new busy %s: %s", want, out);
+    cJSON_Delete(dev);
+    free(out);
+    out = run_capture(&st, "'%s' diff '%s' '%s' --section steps --format csv", tracedb(), c, t);
+    cr_assert(strstr(out, ",p_value\r\n") && strstr(out, ",49.27,0.0021645021645021"), "%s", out);
+    free(out);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}

@@ -151,7 +151,7 @@ Test(diff, by_shape_matches_name_and_input_dims)
     snprintf(a, sizeof a, "%s/nq.db", dir);
     cr_assert_eq(import_to(src_path("tests/data/kineto/negative_queue_length_values_check_rank0.json.gz"), a), 0);
     int st;
-    char *out = run_capture(&st, "'%s' diff '%s' '%s' --by-shape --kinds op --format json", tracedb(), a, a);
+    char *out = run_capture(&st, "'%s' diff '%s' '%s' --by-shape --kinds op,range,runtime,driver --format json", tracedb(), a, a);
     cr_assert_eq(st, 0);
     cJSON *rows = cJSON_Parse(out), *r;
     free(out);
