@@ -1,9 +1,10 @@
--- summary_devices: each device the trace names, with its GPU work (kernels, memcpy, memset).
+-- summary_devices: the devices that did GPU work (kernels, memcpy, memset), with their properties; a trace
+-- that lists eight GPUs of the machine but ran on one shows that one.
 SELECT d.id AS device, d.name,
        json_extract(d.properties, '$.totalGlobalMem') AS memory_bytes,
-       (SELECT sum(calls) FROM event_stats st WHERE st.trace_id = d.trace_id AND st.kind IN (7, 8, 9)
-          AND st.device = d.id) AS gpu_events,
-       (SELECT sum(total_ns) FROM event_stats st WHERE st.trace_id = d.trace_id AND st.kind = 7
-          AND st.device = d.id) AS kernel_ns
+       w.events AS gpu_events, w.kernel_ns
 FROM device d
+JOIN (SELECT trace_id, device, sum(calls) AS events, sum(CASE WHEN kind = 7 THEN total_ns END) AS kernel_ns
+      FROM event_stats WHERE kind IN (7, 8, 9) GROUP BY trace_id, device) w
+  ON w.trace_id = d.trace_id AND w.device = d.id
 ORDER BY d.trace_id, d.id;

@@ -159,3 +159,29 @@ Test(tables, typos_unknown_formats_and_closed_pipes)
     run("rm -rf '%s'", dir);
     free(db), free(dir);
 }
+
+/* summary of a merged job names both files, the ranks and the world size; of a trace whose
+ * deviceProperties list GPUs 0 and 1 but whose work ran on GPU 1 (Python, from the JSON), GPU 1 alone. */
+Test(tables, summary_of_a_job_and_of_a_machine_with_idle_gpus)
+{
+    char *dir = temp_dir();
+    char job[600];
+    snprintf(job, sizeof job, "%s/job.db", dir);
+    cr_assert_eq(run("'%s' import -q '%s' '%s' -o '%s'", tracedb(), src_path("tests/data/kineto/timeline_analysis_sampled_rank-0.json.gz"),
+                     src_path("tests/data/kineto/trace_filter_sampled_rank-1.json.gz"), job),
+                 0);
+    int st;
+    char *out = run_capture(&st, "'%s' summary '%s' --format json", tracedb(), job);
+    cr_assert_eq(st, 0);
+    cr_assert(strstr(out, "\"source_file\":\"2 files ("), "%s", out);
+    cr_assert(strstr(out, "\"traces\":2") && strstr(out, "\"ranks\":2") && strstr(out, "\"world_size\":128"), "%s", out);
+    free(out);
+    char *db = db_of(dir, "tests/data/kineto/df_index_resolver_df_index_resolver.json.gz");
+    out = run_capture(&st, "'%s' summary '%s' --format json", tracedb(), db);
+    char *devices = strstr(out, "\"devices\"");
+    cr_assert(devices, "%s", out);
+    cr_assert(strstr(devices, "\"device\":1,") && !strstr(devices, "\"device\":0,"), "%s", devices);
+    free(out);
+    run("rm -rf '%s'", dir);
+    free(db), free(dir);
+}
