@@ -43,7 +43,7 @@ all:
 	@sh tools/deps.sh build
 	@$(MAKE) --no-print-directory build
 
-build: build/tracedb build/libtracedb.a build/libtracedb.so build/tracedb.pc $(if $(HAVE_CUPTI),build/libtracedb_inject.so)
+build: build/tracedb build/tracedb.1 build/libtracedb.a build/libtracedb.so build/tracedb.pc $(if $(HAVE_CUPTI),build/libtracedb_inject.so)
 
 deps:
 	@sh tools/deps.sh build
@@ -98,6 +98,10 @@ build/inject_probe: tests/inject_probe.c
 
 build/tracedb: $(CLI_OBJ) build/libtracedb.a
 	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) build/libtracedb.a $(LIBS)
+
+# the man page, from the same option tables as --help (tools/manpage.sh runs each command's --help)
+build/tracedb.1: build/tracedb tools/manpage.sh
+	sh tools/manpage.sh build/tracedb > $@
 
 build/tracedb.pc: Makefile
 	@mkdir -p build
@@ -209,7 +213,9 @@ fuzz:
 	sh tests/fuzz/run.sh $${FUZZ_SECONDS:-300} $(FUZZ_TARGETS)
 
 install: build
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/tracedb
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/tracedb \
+	  $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 644 build/tracedb.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	$(if $(HAVE_CUPTI),install -m 755 build/libtracedb_inject.so $(DESTDIR)$(PREFIX)/lib/tracedb/)
 	install -m 755 build/tracedb $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 build/libtracedb.a build/libtracedb.so $(DESTDIR)$(PREFIX)/lib/

@@ -18,6 +18,7 @@ struct cli {
     FILE *out; /* results */
     FILE *err; /* diagnostics */
     const char *prog;
+    const char *example; /* the command's examples, for --help (from its table entry) */
 };
 
 enum opt_type { OPT_FLAG, OPT_STRING, OPT_INT, OPT_FORMAT, OPT_SIZE }; /* OPT_SIZE: bytes, "64M", "1G" -> int64_t */
@@ -42,6 +43,7 @@ struct cli_command {
     int (*fn)(int argc, char **argv, struct cli *cli);
     int is_report; /* takes a database and --format: usable by export csv --report */
     const char *help;
+    const char *example; /* shown by --help (and in the man page), one command a line */
 };
 
 /* The table (NULL-terminated, alphabetical) and a lookup by name (NULL when unknown). */

@@ -94,6 +94,15 @@ int cli_parse_options(int argc, char **argv, const struct opt *opts, const char 
         }
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             cli_usage(opts, usage, cli->out);
+            if (cli->example) {
+                fprintf(cli->out, "\nexamples:\n");
+                for (const char *e = cli->example; *e;) {
+                    size_t n = strcspn(e, "\n");
+                    fprintf(cli->out, "    %.*s\n", (int)n, e);
+                    e += n + (e[n] == '\n');
+                }
+            }
+            fflush(cli->out);
             exit(0);
         }
         const struct opt *o = NULL;

@@ -151,6 +151,20 @@ Test(tables, typos_unknown_formats_and_closed_pipes)
     cr_assert_eq(st, 2);
     cr_assert(strstr(out, "unknown export format 'pdf' (chrome or csv)"), "%s", out);
     free(out);
+    /* every command's --help carries an example; the man page is made of the same --help texts */
+    out = run_capture(&st, "'%s' help record", tracedb());
+    cr_assert(strstr(out, "examples:\n    tracedb record -o run.db -- python train.py"), "%s", out);
+    free(out);
+    out = run_capture(&st, "sh '%s' '%s'", src_path("tools/manpage.sh"), tracedb());
+    cr_assert_eq(st, 0);
+    int sections = 0;
+    for (char *p = out; (p = strstr(p, "\n.SS ")); p++)
+        sections++;
+    cr_assert_eq(sections, 16, "one section per command: %d", sections);
+    cr_assert(strstr(out, "\\-\\-max\\-string SIZE") && strstr(out, "\\-\\-on\\-inconclusive VALUE") &&
+                  strstr(out, "tracedb diff base.db new.db \\-\\-fail\\-above 5"),
+              "options and examples as --help has them (%zu bytes): %.300s", strlen(out), out);
+    free(out);
     /* far more than a pipe holds, into head: no "Broken pipe", no error */
     out = run_capture(&st, "'%s' sql '%s' 'SELECT * FROM events' --format csv 2>'%s/err' | head -1 >/dev/null; cat '%s/err'",
                       tracedb(), db, dir, dir);
