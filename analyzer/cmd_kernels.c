@@ -6,7 +6,8 @@
 
 static const char kernels_usage[] =
     "tracedb kernels run.db [--kinds kernel,memcpy,memset] [--group-by name|launch] [--sort KEY] [--limit N]\n"
-    "                       [--from T] [--to T] [--range NAME] [--by-rank] [--format table|csv|json]";
+    "                       [--from T] [--to T] [--range NAME] [--by-rank | --by-step]\n"
+    "                       [--format table|csv|json]";
 
 static const char *const kernels_sort_keys[] = {
     "total_ns", "total_ns", "instances", "instances", "avg_ns", "avg_ns",
@@ -43,6 +44,7 @@ int cmd_kernels(int argc, char **argv, struct cli *cli)
         SCOPE_OPTIONS(sc),
         {"kinds", 'k', OPT_STRING, &kinds, "kernel (default), memcpy, memset, comma-separated"},
         {"group-by", 'g', OPT_STRING, &group_by, "name (default) or launch (grid, block, registers, shared memory)"},
+        {"by-step", 0, OPT_FLAG, &sc.by_step, "one group of rows per ProfilerStep#N, by launch time (--limit: per step)"},
         OPT_END,
     };
     int n = cli_parse_options(argc, argv, opts, kernels_usage, cli);
@@ -63,6 +65,10 @@ int cmd_kernels(int argc, char **argv, struct cli *cli)
     const char *sort = scope_sort_column(&sc, kernels_sort_keys, cli);
     if (!sort)
         return 2;
+    if (sc.by_step && sc.by_rank) {
+        fprintf(cli->err, "%s: --by-step and --by-rank do not go together\n", cli->prog);
+        return 2;
+    }
     sqlite3 *db = scope_open(argv[0], &sc, cli);
     if (!db)
         return 1;

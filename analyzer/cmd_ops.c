@@ -9,7 +9,8 @@
 
 static const char ops_usage[] =
     "tracedb ops run.db [--group-by name|shape|stack] [--stack-depth N] [--with-flops] [--sort KEY]\n"
-    "                   [--limit N] [--from T] [--to T] [--range NAME] [--by-rank] [--format table|csv|json]";
+    "                   [--limit N] [--from T] [--to T] [--range NAME] [--by-rank | --by-step]\n"
+    "                   [--format table|csv|json]";
 
 /* Accepted sort keys (ours, then PyTorch's names) and the column each sorts by. */
 static const char *const ops_sort_keys[] = {
@@ -60,6 +61,7 @@ int cmd_ops(int argc, char **argv, struct cli *cli)
         {"group-by", 'g', OPT_STRING, &group_by, "name (default), shape (Input Dims) or stack (Python frames)"},
         {"stack-depth", 0, OPT_INT, &stack_depth, "frames in a stack with --group-by stack (default 5)"},
         {"with-flops", 0, OPT_FLAG, &with_flops, "add FLOPs (PyTorch's formulas; unknown stays empty)"},
+        {"by-step", 0, OPT_FLAG, &sc.by_step, "one group of rows per ProfilerStep#N (--limit: rows per step)"},
         OPT_END,
     };
     int n = cli_parse_options(argc, argv, opts, ops_usage, cli);
@@ -75,6 +77,10 @@ int cmd_ops(int argc, char **argv, struct cli *cli)
     const char *sort = scope_sort_column(&sc, ops_sort_keys, cli);
     if (!sort)
         return 2;
+    if (sc.by_step && sc.by_rank) {
+        fprintf(cli->err, "%s: --by-step and --by-rank do not go together\n", cli->prog);
+        return 2;
+    }
     sqlite3 *db = scope_open(argv[0], &sc, cli);
     if (!db)
         return 1;
@@ -93,7 +99,7 @@ int cmd_ops(int argc, char **argv, struct cli *cli)
     sqlite3_finalize(facts);
     sc.hide = hide;
     scope_tables(&sc, "no operators in this window");
-    int from_events = sc.filtered || with_flops || strcmp(group_by, "name") != 0;
+    int from_events = sc.filtered || with_flops || sc.by_step || strcmp(group_by, "name") != 0;
     sqlite3_stmt *st = report_prepare(db, from_events ? "ops_events" : "ops", cli);
     int rc = 1;
     if (st) {

@@ -30,7 +30,7 @@ static int64_t render_csv(sqlite3_stmt *st, int first, FILE *out, FILE *err)
 {
     int ncol = sqlite3_column_count(st) - first;
     for (int i = 0; i < ncol; i++) {
-        const char *h = sqlite3_column_name(st, first + i);
+        const char *h = render_column_name(st, first + i);
         if (i)
             fputc(',', out);
         csv_field(out, h, strlen(h));
@@ -86,7 +86,7 @@ static int64_t render_json(sqlite3_stmt *st, int first, FILE *out, FILE *err)
         jw_init(&w, &b);
         jw_open(&w, '{');
         for (int i = 0; i < ncol; i++) {
-            const char *h = sqlite3_column_name(st, first + i);
+            const char *h = render_column_name(st, first + i);
             jw_key(&w, h, strlen(h));
             char num[40];
             switch (sqlite3_column_type(st, first + i)) {

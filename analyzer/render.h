@@ -20,8 +20,11 @@ struct render_options {
     const char *columns;    /* report: exactly these columns, comma-separated, in this order */
     const char *empty_hint; /* report: with no rows, "(no rows: <hint>)" instead of an empty frame */
     int64_t max_rows;       /* report: the first max_rows rows, then how many more (0: all) */
+    const char *first_name; /* every format: the first column's name instead of the query's ("step" for "rank") */
 };
 void render_configure(const struct render_options *o); /* copies the strings; until the next call */
+/* A column's name as output shows it (first_name for column 0). */
+const char *render_column_name(sqlite3_stmt *st, int col);
 
 /* The table renderer (render_table.c). */
 int64_t render_table(sqlite3_stmt *st, int first, FILE *out, FILE *err);

@@ -16,7 +16,7 @@
 #define NO_TERMINAL_WIDTH 100 /* with no terminal to fit (a pipe, a file), names are cut at this width */
 
 static struct render_options opts; /* zero: `tracedb sql` (raw headers, nothing cut or left out) */
-static char opts_text[3][512];     /* copies of its strings: a caller's buffer may be gone by the render */
+static char opts_text[4][512];     /* copies of its strings: a caller's buffer may be gone by the render */
 
 static const char *keep(int slot, const char *s)
 {
@@ -26,12 +26,18 @@ static const char *keep(int slot, const char *s)
     return opts_text[slot];
 }
 
+const char *render_column_name(sqlite3_stmt *st, int col)
+{
+    return col == 0 && opts.first_name ? opts.first_name : sqlite3_column_name(st, col);
+}
+
 void render_configure(const struct render_options *o)
 {
     opts = *o;
     opts.hide = keep(0, o->hide);
     opts.columns = keep(1, o->columns);
     opts.empty_hint = keep(2, o->empty_hint);
+    opts.first_name = keep(3, o->first_name);
 }
 
 static int ends_with(const char *s, const char *suffix)
@@ -399,12 +405,12 @@ static int visible_columns(sqlite3_stmt *st, int first, int ncol, const int *sho
             size_t len = strcspn(p, ",");
             int found = -1;
             for (int i = 0; i < ncol && found < 0; i++)
-                if (strlen(sqlite3_column_name(st, first + i)) == len && strncmp(sqlite3_column_name(st, first + i), p, len) == 0)
+                if (strlen(render_column_name(st, first + i)) == len && strncmp(render_column_name(st, first + i), p, len) == 0)
                     found = i;
             if (found < 0) {
                 fprintf(err, "tracedb: unknown --columns name '%.*s' (one of:", (int)len, p);
                 for (int i = 0; i < ncol; i++)
-                    fprintf(err, " %s", sqlite3_column_name(st, first + i));
+                    fprintf(err, " %s", render_column_name(st, first + i));
                 fprintf(err, ")\n");
                 return -1;
             }
@@ -468,7 +474,7 @@ int64_t render_table(sqlite3_stmt *st, int first, FILE *out, FILE *err)
         goto done;
     for (int k = 0; k < nshow; k++) {
         int i = order[k];
-        const char *name = sqlite3_column_name(st, first + i);
+        const char *name = render_column_name(st, first + i);
         if (opts.report) {
             header_words(name, head, sizeof head);
             for (int e = 0; e < k; e++) /* "peak_allocated_bytes", "peak_allocated_ns": "Peak allocated time" */

@@ -55,7 +55,7 @@ static int scope_exec(sqlite3 *db, const char *sql, struct cli *cli)
 
 void scope_tables(const struct scope *s, const char *hint)
 {
-    struct render_options o = {1, s->hide, s->wide, s->columns, hint, 0};
+    struct render_options o = {1, s->hide, s->wide, s->columns, hint, 0, s->by_step ? "step" : NULL};
     render_configure(&o);
 }
 
@@ -82,6 +82,14 @@ sqlite3 *scope_open(const char *path, struct scope *s, struct cli *cli)
     int recording = report_is_recording(db, path, cli);
     s->filtered = s->from || s->to || s->range || recording;
     if (scope_exec(db, "CREATE TEMP TABLE scope_window (start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL)", cli) != 0)
+        goto fail;
+    /* the steps, for --by-step: an event belongs to the step its start (a GPU op's: its launch's) falls in */
+    if (scope_exec(db, "CREATE TEMP TABLE scope_steps (name TEXT, start_ns INTEGER, end_ns INTEGER)", cli) != 0 ||
+        (s->by_step && scope_exec(db,
+                                  "INSERT INTO scope_steps SELECT n.value, e.start_ns, e.start_ns + e.dur_ns FROM event e "
+                                  "JOIN string n ON n.id = e.name_id WHERE e.kind = (SELECT id FROM kind WHERE name = "
+                                  "'range') AND n.value GLOB 'ProfilerStep#[0-9]*' ORDER BY e.start_ns",
+                                  cli) != 0))
         goto fail;
     if (s->filtered) {
         sqlite3_stmt *st;
@@ -148,11 +156,12 @@ void scope_bind(sqlite3_stmt *st, const struct scope *s, const char *sort_column
     if (sort_column)
         report_bind_text(st, ":sort", sort_column);
     report_bind_int(st, ":by_rank", s->by_rank);
+    report_bind_int(st, ":by_step", s->by_step);
 }
 
 int scope_render(sqlite3_stmt *st, const struct scope *s, struct cli *cli)
 {
-    return render_query_from(st, s->format, s->by_rank ? 0 : 1, cli->out, cli->err) < 0 ? -1 : 0;
+    return render_query_from(st, s->format, s->by_rank || s->by_step ? 0 : 1, cli->out, cli->err) < 0 ? -1 : 0;
 }
 
 int scope_run(sqlite3 *db, const char *query, const struct scope *s, const char *sort_column,

@@ -13,6 +13,7 @@ struct scope {
     const char *to;
     const char *range;  /* a range name or glob: keep events that start inside any instance */
     int by_rank;
+    int by_step;        /* ops, kernels: one group of rows per ProfilerStep#N (in the rank column's place) */
     int filtered;       /* set by scope_open: a window applies */
     int wide;           /* tables: nothing cut to fit the terminal */
     const char *hide;   /* tables: columns whose names hold one of these words (set by a report) */

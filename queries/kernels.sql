@@ -2,10 +2,15 @@
 -- time of the rows listed (per rank with --by-rank), total, instances, average, median, min, max and
 -- standard deviation (sample, n - 1; exact: the median and stddev aggregates are in C, sqlfuncs.c).
 -- :kernel, :memcpy, :memset choose the kinds; :group_by 'launch' splits names by grid, block,
--- registers and shared memory. Statistics are integer ns (rounded).
+-- registers and shared memory. Statistics are integer ns (rounded). With :by_step the first column
+-- holds the step (temp.scope_steps) the work's launch (or the work itself) starts in, and :limit keeps
+-- the first rows of each step.
 WITH k AS (
   SELECT CASE WHEN :by_rank THEN (SELECT t.rank FROM thread th JOIN process pr ON pr.id = th.process_id
-                                  JOIN trace t ON t.id = pr.trace_id WHERE th.id = e.thread_id) END AS rank,
+                                  JOIN trace t ON t.id = pr.trace_id WHERE th.id = e.thread_id)
+              WHEN :by_step THEN (SELECT name FROM scope_steps
+                                  WHERE coalesce((SELECT a.start_ns FROM event a WHERE a.id = e.launch_id), e.start_ns)
+                                        BETWEEN start_ns AND end_ns - 1 ORDER BY start_ns DESC LIMIT 1) END AS rank,
          e.id, e.name_id, e.kind, e.dur_ns, l.event_id IS NOT NULL AS launch,
          l.grid_x, l.grid_y, l.grid_z, l.block_x, l.block_y, l.block_z, l.registers, l.shared_mem
   FROM scope_event e LEFT JOIN kernel_launch l ON :group_by = 'launch' AND l.event_id = e.id
@@ -16,17 +21,27 @@ agg AS (
          count(*) AS instances, sum(dur_ns) AS total_ns, avg(dur_ns) AS avg_ns, median(dur_ns) AS med_ns,
          min(dur_ns) AS min_ns, max(dur_ns) AS max_ns, stddev(dur_ns) AS stddev_ns
   FROM k GROUP BY rank, name_id, kind, grid_x, grid_y, grid_z, block_x, block_y, block_z, registers, shared_mem
+),
+rows AS (
+  SELECT rank, round(100.0 * total_ns / sum(total_ns) OVER (PARTITION BY rank), 2) AS time_pct,
+         total_ns, instances, CAST(round(avg_ns) AS INTEGER) AS avg_ns, CAST(round(med_ns) AS INTEGER) AS med_ns,
+         min_ns, max_ns, CAST(round(stddev_ns) AS INTEGER) AS stddev_ns, s.value AS name, kd.name AS kind,
+         CASE WHEN launch THEN l.grid_x || ',' || l.grid_y || ',' || l.grid_z END AS grid,
+         CASE WHEN launch THEN l.block_x || ',' || l.block_y || ',' || l.block_z END AS block,
+         CASE WHEN launch THEN l.registers END AS registers,
+         CASE WHEN launch THEN l.shared_mem END AS shared_mem_bytes,
+         CASE :sort WHEN 'instances' THEN instances WHEN 'avg_ns' THEN avg_ns WHEN 'med_ns' THEN med_ns
+                    WHEN 'max_ns' THEN max_ns WHEN 'name' THEN 0 ELSE total_ns END AS sort_key
+  FROM agg JOIN string s ON s.id = agg.name_id JOIN kind kd ON kd.id = agg.kind
+  LEFT JOIN kernel_launch l ON l.event_id = agg.example
+),
+numbered AS (
+  SELECT *, row_number() OVER (PARTITION BY rank ORDER BY sort_key DESC, name, grid, block) AS n_in_step FROM rows
 )
-SELECT rank, round(100.0 * total_ns / sum(total_ns) OVER (PARTITION BY rank), 2) AS time_pct,
-       total_ns, instances, CAST(round(avg_ns) AS INTEGER) AS avg_ns, CAST(round(med_ns) AS INTEGER) AS med_ns,
-       min_ns, max_ns, CAST(round(stddev_ns) AS INTEGER) AS stddev_ns, s.value AS name, kd.name AS kind,
-       CASE WHEN launch THEN l.grid_x || ',' || l.grid_y || ',' || l.grid_z END AS grid,
-       CASE WHEN launch THEN l.block_x || ',' || l.block_y || ',' || l.block_z END AS block,
-       CASE WHEN launch THEN l.registers END AS registers,
-       CASE WHEN launch THEN l.shared_mem END AS shared_mem_bytes
-FROM agg JOIN string s ON s.id = agg.name_id JOIN kind kd ON kd.id = agg.kind
-LEFT JOIN kernel_launch l ON l.event_id = agg.example
-ORDER BY CASE :sort WHEN 'instances' THEN instances WHEN 'avg_ns' THEN avg_ns WHEN 'med_ns' THEN med_ns
-                    WHEN 'max_ns' THEN max_ns WHEN 'name' THEN 0 ELSE total_ns END DESC,
-         rank, name, grid, block
-LIMIT :limit;
+SELECT rank, time_pct, total_ns, instances, avg_ns, med_ns, min_ns, max_ns, stddev_ns, name, kind,
+       grid, block, registers, shared_mem_bytes
+FROM numbered
+WHERE NOT :by_step OR :limit < 0 OR n_in_step <= :limit
+ORDER BY CASE WHEN :by_step THEN (SELECT min(start_ns) FROM scope_steps WHERE name = numbered.rank) END,
+         sort_key DESC, rank, name, grid, block
+LIMIT CASE WHEN :by_step THEN -1 ELSE :limit END;

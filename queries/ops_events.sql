@@ -3,10 +3,12 @@
 -- :stack_depth python_function frames above the operator) and with FLOPs (tdb_flops, PyTorch's
 -- formulas). Device time and memory go to the operator whose runtime call launched the work, or that
 -- holds the [memory] event (self), and to all its ancestors (total).
--- Parameters: :sort, :limit, :by_rank, :group_by (name | shape | stack), :stack_depth, :with_flops.
+-- Parameters: :sort, :limit, :by_rank, :by_step, :group_by (name | shape | stack), :stack_depth, :with_flops.
+-- With :by_step the first column holds the step (temp.scope_steps) each event starts in, the
+-- percentages are of the step's total, and :limit keeps the first rows of each step.
 WITH RECURSIVE
 cpu AS (
-  SELECT e.id, e.thread_id, e.dur_ns, e.self_ns, e.args, e.parent_id, s.value AS raw_name,
+  SELECT e.id, e.thread_id, e.start_ns, e.dur_ns, e.self_ns, e.args, e.parent_id, s.value AS raw_name,
          CASE WHEN s.value GLOB 'ProfilerStep#*' THEN 'ProfilerStep*' ELSE s.value END AS name
   FROM scope_event e JOIN string s ON s.id = e.name_id
   WHERE e.kind IN (1, 2, 5, 6)
@@ -48,7 +50,9 @@ py(id, anc, n, stack) AS (
 stacks AS (SELECT id, stack FROM py WHERE anc IS NULL),
 per_event AS (
   SELECT CASE WHEN :by_rank THEN (SELECT t.rank FROM thread th JOIN process pr ON pr.id = th.process_id
-                                  JOIN trace t ON t.id = pr.trace_id WHERE th.id = c.thread_id) END AS rank,
+                                  JOIN trace t ON t.id = pr.trace_id WHERE th.id = c.thread_id)
+              WHEN :by_step THEN (SELECT name FROM scope_steps WHERE c.start_ns >= start_ns AND c.start_ns < end_ns
+                                  ORDER BY start_ns DESC LIMIT 1) END AS rank,
          c.name,
          CASE WHEN :group_by = 'shape' THEN coalesce(json_extract(c.args, '$."Input Dims"'), '') END AS input_shapes,
          CASE WHEN :group_by = 'stack' THEN st.stack END AS stack,
@@ -74,17 +78,17 @@ agg AS (
   FROM per_event
   GROUP BY rank, name, input_shapes, stack
 ),
-tot AS (SELECT sum(self_cpu_ns) AS cpu, sum(self_device_ns) AS dev FROM agg)
-SELECT rank, name, calls,
-       self_cpu_ns, round(100.0 * self_cpu_ns / nullif(tot.cpu, 0), 2) AS self_cpu_pct,
-       cpu_total_ns, round(100.0 * cpu_total_ns / nullif(tot.cpu, 0), 2) AS cpu_total_pct,
-       CAST(round(1.0 * cpu_total_ns / calls) AS INTEGER) AS cpu_avg_ns,
-       self_device_ns, round(100.0 * self_device_ns / nullif(tot.dev, 0), 2) AS self_device_pct,
-       device_total_ns, CAST(round(1.0 * device_total_ns / calls) AS INTEGER) AS device_avg_ns,
-       cpu_mem_bytes, self_cpu_mem_bytes, device_mem_bytes, self_device_mem_bytes,
-       flops, input_shapes, stack
-FROM agg, tot
-ORDER BY CASE :sort WHEN 'name' THEN 0
+tot AS (SELECT sum(self_cpu_ns) AS cpu, sum(self_device_ns) AS dev FROM agg),
+rows AS (
+  SELECT rank, name, calls,
+         self_cpu_ns, round(100.0 * self_cpu_ns / nullif(CASE WHEN :by_step THEN sum(self_cpu_ns) OVER w ELSE tot.cpu END, 0), 2) AS self_cpu_pct,
+         cpu_total_ns, round(100.0 * cpu_total_ns / nullif(CASE WHEN :by_step THEN sum(self_cpu_ns) OVER w ELSE tot.cpu END, 0), 2) AS cpu_total_pct,
+         CAST(round(1.0 * cpu_total_ns / calls) AS INTEGER) AS cpu_avg_ns,
+         self_device_ns, round(100.0 * self_device_ns / nullif(CASE WHEN :by_step THEN sum(self_device_ns) OVER w ELSE tot.dev END, 0), 2) AS self_device_pct,
+         device_total_ns, CAST(round(1.0 * device_total_ns / calls) AS INTEGER) AS device_avg_ns,
+         cpu_mem_bytes, self_cpu_mem_bytes, device_mem_bytes, self_device_mem_bytes,
+         flops, input_shapes, stack,
+         CASE :sort WHEN 'name' THEN 0
                     WHEN 'calls' THEN calls
                     WHEN 'cpu_total_ns' THEN cpu_total_ns
                     WHEN 'self_device_ns' THEN self_device_ns
@@ -94,6 +98,20 @@ ORDER BY CASE :sort WHEN 'name' THEN 0
                     WHEN 'device_mem_bytes' THEN device_mem_bytes
                     WHEN 'self_device_mem_bytes' THEN self_device_mem_bytes
                     WHEN 'flops' THEN coalesce(flops, -1)
-                    ELSE self_cpu_ns END DESC,
-         rank, name, input_shapes, stack
-LIMIT :limit;
+                    ELSE self_cpu_ns END AS sort_key
+  FROM agg, tot
+  WINDOW w AS (PARTITION BY rank)
+),
+numbered AS (
+  SELECT *, row_number() OVER (PARTITION BY rank ORDER BY sort_key DESC, name, input_shapes, stack) AS n_in_step
+  FROM rows
+)
+SELECT rank, name, calls, self_cpu_ns, self_cpu_pct, cpu_total_ns, cpu_total_pct, cpu_avg_ns,
+       self_device_ns, self_device_pct, device_total_ns, device_avg_ns,
+       cpu_mem_bytes, self_cpu_mem_bytes, device_mem_bytes, self_device_mem_bytes,
+       flops, input_shapes, stack
+FROM numbered
+WHERE NOT :by_step OR :limit < 0 OR n_in_step <= :limit
+ORDER BY CASE WHEN :by_step THEN (SELECT min(start_ns) FROM scope_steps WHERE name = numbered.rank) END,
+         sort_key DESC, rank, name, input_shapes, stack
+LIMIT CASE WHEN :by_step THEN -1 ELSE :limit END;

@@ -428,3 +428,48 @@ Test(reports, device_time_of_real_traces_matches_hta_definitions_in_python, .tim
     }
     cJSON_Delete(expected);
 }
+
+/* ops and kernels --by-step on a real trace, against Python's count per ProfilerStep#N
+ * (tests/oracle/by_step_expected.py): aten::mm calls starting in each step, and kernels by the step their
+ * launch starts in, with their device time. */
+Test(reports, ops_and_kernels_by_step_match_python)
+{
+    char *text = read_file(src_path("tests/data/by_step_expected.json"), NULL);
+    cJSON *want = cJSON_Parse(text);
+    free(text);
+    char *dir = temp_dir(), db[1100];
+    snprintf(db, sizeof db, "%s/df.db", dir);
+    cr_assert_eq(import_to(src_path("tests/data/kineto/df_index_resolver_df_index_resolver.json.gz"), db), 0);
+    int st;
+    char *out = run_capture(&st, "'%s' ops '%s' --by-step --format csv | grep ',aten::mm,'", tracedb(), db);
+    cr_assert_eq(st, 0);
+    cJSON *step;
+    int n = 0;
+    cJSON_ArrayForEach(step, cJSON_GetObjectItem(want, "aten_mm_calls"))
+    {
+        char line[128];
+        snprintf(line, sizeof line, "%s,aten::mm,%d,", step->string, step->valueint);
+        cr_assert(strstr(out, line), "%s in %s", line, out);
+        n++;
+    }
+    cr_assert_eq(n, 5);
+    free(out);
+    out = run_capture(&st, "'%s' kernels '%s' --by-step --format csv | awk -F, 'NR > 1 { n[$1] += $4; t[$1] += $3 } "
+                           "END { for (k in n) printf \"%%s %%d %%d\\n\", k, n[k], t[k] }'",
+                      tracedb(), db);
+    cJSON_ArrayForEach(step, cJSON_GetObjectItem(want, "kernels"))
+    {
+        char line[128];
+        snprintf(line, sizeof line, "%s %d %.0f\n", step->string, cJSON_GetArrayItem(step, 0)->valueint,
+                 cJSON_GetArrayItem(step, 1)->valuedouble);
+        cr_assert(strstr(out, line), "%s in %s", line, out);
+    }
+    free(out);
+    /* the table: a Step column, --limit per step */
+    out = run_capture(&st, "COLUMNS=200 '%s' ops '%s' --by-step --limit 1 --columns step,name,calls", tracedb(), db);
+    cr_assert(strstr(out, "Step") && strstr(out, "ProfilerStep#6  ProfilerStep*"), "%s", out);
+    free(out);
+    cJSON_Delete(want);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
