@@ -99,6 +99,23 @@ int cmd_ops(int argc, char **argv, struct cli *cli)
     sqlite3_finalize(facts);
     sc.hide = hide;
     scope_tables(&sc, "no operators in this window");
+    /* what would produce the data asked for, when the trace has none of it */
+    static const struct {
+        const char *sql, *note;
+    } needs[] = {
+        {"SELECT EXISTS (SELECT 1 FROM event WHERE args LIKE '%\"Input Dims\"%')",
+         "no operator has input shapes, so FLOPs stay empty: profile with torch.profiler.profile(record_shapes=True)"},
+        {"SELECT EXISTS (SELECT 1 FROM event WHERE kind = (SELECT id FROM kind WHERE name = 'python'))",
+         "no Python frames in this trace, so every stack is empty: profile with torch.profiler.profile(with_stack=True)"},
+    };
+    int asked[2] = {with_flops || strcmp(sort, "flops") == 0 || strcmp(group_by, "shape") == 0, strcmp(group_by, "stack") == 0};
+    for (int i = 0; i < 2; i++) {
+        sqlite3_stmt *q = NULL;
+        if (asked[i] && sqlite3_prepare_v2(db, needs[i].sql, -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW &&
+            !sqlite3_column_int(q, 0))
+            fprintf(cli->err, "%s: %s\n", cli->prog, needs[i].note);
+        sqlite3_finalize(q);
+    }
     int from_events = sc.filtered || with_flops || sc.by_step || strcmp(group_by, "name") != 0;
     sqlite3_stmt *st = report_prepare(db, from_events ? "ops_events" : "ops", cli);
     int rc = 1;

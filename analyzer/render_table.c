@@ -189,6 +189,11 @@ static void header_words(const char *col, char *out, size_t n)
             up |= strlen(upper[k]) == w - i && strncmp(col + i, upper[k], w - i) == 0;
         if (o)
             out[o++] = ' ';
+        if (w - i == 5 && strncmp(col + i, "flops", 5) == 0 && o + 8 < n) { /* as PyTorch writes it */
+            memcpy(out + o, "FLOPs", 5);
+            o += 5, i = w + 1;
+            continue;
+        }
         for (size_t k = i; k < w && o + 4 < n; k++) {
             char c = col[k];
             if ((up || (o == 0 || (k == i && i == 0))) && c >= 'a' && c <= 'z')

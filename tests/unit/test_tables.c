@@ -131,7 +131,23 @@ Test(tables, empty_reports_say_why)
         free(out);
     }
     int st;
-    char *out = run_capture(&st, "'%s' ops '%s' --from 2ms --to 1ms 2>&1", tracedb(), db);
+    /* what the trace lacks for what was asked, and what would produce it */
+    char *out = run_capture(&st, "'%s' ops '%s' --with-flops 2>&1 >/dev/null", tracedb(), db);
+    cr_assert(strstr(out, "no operator has input shapes, so FLOPs stay empty: profile with "
+                          "torch.profiler.profile(record_shapes=True)"),
+              "%s", out);
+    free(out);
+    out = run_capture(&st, "'%s' ops '%s' --group-by stack 2>&1 >/dev/null", tracedb(), db);
+    cr_assert(strstr(out, "no Python frames in this trace"), "%s", out);
+    free(out);
+    /* FLOPs as people read them: PyTorch's 18,135,613,440 for resnet18's conv2d */
+    char flops_db[600];
+    snprintf(flops_db, sizeof flops_db, "%s/flops.db", dir);
+    cr_assert_eq(import_to(src_path("tests/data/resnet18_flops.json"), flops_db), 0);
+    out = run_capture(&st, "COLUMNS=120 '%s' ops '%s' --with-flops --columns name,flops 2>&1", tracedb(), flops_db);
+    cr_assert(strstr(out, "FLOPs") && strstr(out, "18.14 GFLOP") && strstr(out, "5.12 MFLOP"), "%s", out);
+    free(out);
+    out = run_capture(&st, "'%s' ops '%s' --from 2ms --to 1ms 2>&1", tracedb(), db);
     cr_assert_eq(st, 1);
     cr_assert(strstr(out, "the window is empty: --from 2ms is not before --to 1ms"), "%s", out);
     free(out);
