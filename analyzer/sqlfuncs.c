@@ -18,6 +18,21 @@ struct sample {
     int bad_p;    /* p out of range or not constant */
 };
 
+/* Appends v to s (out of memory: the aggregate's error). */
+static void sample_add(sqlite3_context *ctx, struct sample *s, double v)
+{
+    if (s->n == s->cap) {
+        size_t ncap = s->cap ? s->cap * 2 : 64;
+        double *nv = realloc(s->v, ncap * sizeof *nv);
+        if (!nv) {
+            sqlite3_result_error_nomem(ctx);
+            return;
+        }
+        s->v = nv, s->cap = ncap;
+    }
+    s->v[s->n++] = v;
+}
+
 static void sample_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
     struct sample *s = sqlite3_aggregate_context(ctx, sizeof *s);
@@ -29,18 +44,8 @@ static void sample_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
             s->bad_p = 1;
         s->p = p;
     }
-    if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
-        return;
-    if (s->n == s->cap) {
-        size_t ncap = s->cap ? s->cap * 2 : 64;
-        double *nv = realloc(s->v, ncap * sizeof *nv);
-        if (!nv) {
-            sqlite3_result_error_nomem(ctx);
-            return;
-        }
-        s->v = nv, s->cap = ncap;
-    }
-    s->v[s->n++] = sqlite3_value_double(argv[0]);
+    if (sqlite3_value_type(argv[0]) != SQLITE_NULL)
+        sample_add(ctx, s, sqlite3_value_double(argv[0]));
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -171,17 +176,7 @@ static void mwu_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     struct two_samples *t = sqlite3_aggregate_context(ctx, sizeof *t);
     if (!t || sqlite3_value_type(argv[1]) == SQLITE_NULL)
         return;
-    struct sample *s = sqlite3_value_int(argv[0]) ? &t->b : &t->a;
-    if (s->n == s->cap) {
-        size_t ncap = s->cap ? s->cap * 2 : 64;
-        double *nv = realloc(s->v, ncap * sizeof *nv);
-        if (!nv) {
-            sqlite3_result_error_nomem(ctx);
-            return;
-        }
-        s->v = nv, s->cap = ncap;
-    }
-    s->v[s->n++] = sqlite3_value_double(argv[1]);
+    sample_add(ctx, sqlite3_value_int(argv[0]) ? &t->b : &t->a, sqlite3_value_double(argv[1]));
 }
 
 static void mwu_final(sqlite3_context *ctx)

@@ -1103,24 +1103,30 @@ static const yajl_callbacks chrome_callbacks = {
  * gets its first bytes closed by a quote, and the event holding it is skipped and reported. */
 
 
-/* Follows p[0..n) from the state in sc; returns the index just past the closing quote when a string
- * that was pending at the start ends at it, or n. */
-static size_t scan_bytes(struct scan *sc, const unsigned char *p, size_t n)
+/* One byte of a string: 1 when it is the closing quote (the scan is then between tokens). */
+static int string_byte(struct scan *sc, unsigned char ch)
+{
+    if (sc->esc == 1)
+        sc->esc = ch == 'u' ? 5 : 0;
+    else if (sc->esc > 1)
+        sc->esc = sc->esc == 2 ? 0 : sc->esc - 1;
+    else if (ch == '\\')
+        sc->esc = 1;
+    else if (ch == '"') {
+        sc->state = SC_BETWEEN;
+        return 1;
+    }
+    sc->len++;
+    return 0;
+}
+
+/* Follows p[0..n) from the state in sc. */
+static void scan_bytes(struct scan *sc, const unsigned char *p, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         unsigned char ch = p[i];
         if (sc->state == SC_STRING) {
-            if (sc->esc == 1)
-                sc->esc = ch == 'u' ? 5 : 0;
-            else if (sc->esc > 1)
-                sc->esc = sc->esc == 2 ? 0 : sc->esc - 1;
-            else if (ch == '\\')
-                sc->esc = 1;
-            else if (ch == '"') {
-                sc->state = SC_BETWEEN;
-                continue;
-            }
-            sc->len++;
+            string_byte(sc, ch);
             continue;
         }
         int delim = ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == ',' || ch == ':' || ch == '{' ||
@@ -1133,26 +1139,14 @@ static size_t scan_bytes(struct scan *sc, const unsigned char *p, size_t n)
         sc->esc = 0;
         sc->len = sc->state == SC_LITERAL;
     }
-    return n;
 }
 
 /* Finds the end of a string in p[0..n) from sc (in the string); its index, or n. */
 static size_t scan_string_end(struct scan *sc, const unsigned char *p, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        unsigned char ch = p[i];
-        if (sc->esc == 1)
-            sc->esc = ch == 'u' ? 5 : 0;
-        else if (sc->esc > 1)
-            sc->esc = sc->esc == 2 ? 0 : sc->esc - 1;
-        else if (ch == '\\')
-            sc->esc = 1;
-        else if (ch == '"') {
-            sc->state = SC_BETWEEN;
+    for (size_t i = 0; i < n; i++)
+        if (string_byte(sc, p[i]))
             return i;
-        }
-        sc->len++;
-    }
     return n;
 }
 

@@ -142,15 +142,21 @@ Test(diff_gate, hand_made_step_series)
     free(dir);
 }
 
+/* HTA's trace_diff control and test runs, imported into dir as control.db (c) and test.db (t). */
+static void real_pair(const char *dir, char c[600], char t[600])
+{
+    snprintf(c, 600, "%s/control.db", dir);
+    snprintf(t, 600, "%s/test.db", dir);
+    cr_assert_eq(import_to(src_path("tests/data/kineto/trace_diff_control_control.json.gz"), c), 0);
+    cr_assert_eq(import_to(src_path("tests/data/kineto/trace_diff_test_test.json.gz"), t), 0);
+}
+
 /* HTA's trace_diff pair: every one of the 6 test steps is slower than every one of the 6 control steps
  * (+49.27% median). The previous gate passed it as "within the run-to-run spread". */
 Test(diff_gate, real_regression_fails_and_identical_runs_pass)
 {
     char *dir = temp_dir(), c[600], t[600];
-    snprintf(c, sizeof c, "%s/control.db", dir);
-    snprintf(t, sizeof t, "%s/test.db", dir);
-    cr_assert_eq(import_to(src_path("tests/data/kineto/trace_diff_control_control.json.gz"), c), 0);
-    cr_assert_eq(import_to(src_path("tests/data/kineto/trace_diff_test_test.json.gz"), t), 0);
+    real_pair(dir, c, t);
     int st;
     char *out = run_capture(&st, "'%s' diff '%s' '%s' --fail-above 5 2>&1 >/dev/null", tracedb(), c, t);
     cr_assert_eq(st, 3, "%s", out);
@@ -174,10 +180,7 @@ Test(diff_gate, real_regression_fails_and_identical_runs_pass)
 Test(diff_gate, sections_on_the_real_pair)
 {
     char *dir = temp_dir(), c[600], t[600];
-    snprintf(c, sizeof c, "%s/control.db", dir);
-    snprintf(t, sizeof t, "%s/test.db", dir);
-    cr_assert_eq(import_to(src_path("tests/data/kineto/trace_diff_control_control.json.gz"), c), 0);
-    cr_assert_eq(import_to(src_path("tests/data/kineto/trace_diff_test_test.json.gz"), t), 0);
+    real_pair(dir, c, t);
     int st;
     /* cudaMemcpyAsync: cat cuda_runtime, 228 and 4812 calls (counted by Python from the JSON) */
     char *out = run_capture(&st, "'%s' diff '%s' '%s' --format csv | grep '^cudaMemcpyAsync,'", tracedb(), c, t);
