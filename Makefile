@@ -70,8 +70,8 @@ CLI_OBJ = $(CLI_SRC:%.c=build/obj/%.o)
 build/libtracedb.a: $(LIB_OBJ)
 	ar rcs $@ $^
 
-build/libtracedb.so: $(LIB_OBJ)
-	$(CC) -shared -o $@ $^ $(LIBS)
+build/libtracedb.so: $(LIB_OBJ) include/libtracedb.map
+	$(CC) -shared -o $@ $(LIB_OBJ) $(LIBS) -Wl,--version-script=include/libtracedb.map
 
 # NVTX capture: one shared object, exporting only the injection entry points
 NVTX_INC  = -I$(CUDA_HOME)/include
@@ -149,7 +149,7 @@ clang-check: build/embedded.c
 	@clang $(CSTD) -Wall -Wextra -Werror $(CUPTI_INC) -Iinclude -Irecorder -Ianalyzer -fsyntax-only $(UNIT_SRC)
 	@echo "clang: no warnings"
 
-test-run: build/test/tracedb build/test/unit build/test/record_sample \
+test-run: build/test/tracedb build/test/unit build/test/record_sample build/libtracedb.so \
           $(if $(HAVE_CUPTI),build/libtracedb_inject.so build/nvtx_sample build/inject_probe)
 	TRACEDB=$(CURDIR)/build/test/tracedb TRACEDB_INJECT=$(CURDIR)/build/libtracedb_inject.so TRACEDB_ROOT=$(CURDIR) ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 	  UBSAN_OPTIONS=print_stacktrace=1 build/test/unit --jobs 2

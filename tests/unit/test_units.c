@@ -157,3 +157,22 @@ Test(render, table_uses_pytorch_units)
     cr_assert(strstr(t, "1.50 Kb"), "%s", t);
     free(t);
 }
+
+/* libtracedb.so exports the public API of include/tracedb.h and nothing else (no buf_add, no
+ * render_query: include/libtracedb.map). */
+Test(library, shared_library_exports_only_the_public_api)
+{
+    int st;
+    char *out = run_capture(&st, "nm -D --defined-only '%s' | awk '{print $3}'", src_path("build/libtracedb.so"));
+    cr_assert_eq(st, 0);
+    char *header = read_file(src_path("include/tracedb.h"), NULL);
+    int n = 0;
+    for (char *name = strtok(out, "\n"); name; name = strtok(NULL, "\n"), n++) {
+        char decl[128];
+        snprintf(decl, sizeof decl, "%s(", name);
+        cr_assert(strncmp(name, "tdb_", 4) == 0 && strstr(header, decl), "'%s' is exported but not public", name);
+    }
+    cr_assert_geq(n, 20, "the API itself is exported (%d symbols)", n);
+    free(header);
+    free(out);
+}
