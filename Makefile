@@ -87,8 +87,14 @@ ifeq ($(HAVE_CUPTI),1)
 INJECT_OBJ  = build/obj/recorder/cupti_inject.o
 INJECT_LIBS = -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcupti
 endif
-build/libtracedb_inject.so: build/obj/recorder/nvtx_inject.o $(INJECT_OBJ) $(LIB_OBJ)
-	$(CC) -shared -o $@ $^ $(LIBS) $(INJECT_LIBS) -Wl,--version-script=recorder/inject.map
+# the injection library links what recording needs (the store and the live recorder), not the importers
+# nor the analyzer; --no-undefined keeps it honest
+RECORDING_SRC = recorder/db_guard.c recorder/output_claim.c recorder/stmt_cache.c recorder/ingest.c recorder/nesting.c \
+                recorder/device_time.c recorder/row_writer.c recorder/strmap.c recorder/jsonbuf.c recorder/timeparse.c \
+                recorder/recording.c
+RECORDING_OBJ = $(RECORDING_SRC:%.c=build/obj/%.o) $(CUPTI_SRC:%.c=build/obj/%.o) build/obj/embedded.o
+build/libtracedb_inject.so: build/obj/recorder/nvtx_inject.o $(INJECT_OBJ) $(RECORDING_OBJ)
+	$(CC) -shared -o $@ $^ $(LIBS) $(INJECT_LIBS) -Wl,--version-script=recorder/inject.map -Wl,--no-undefined
 
 build/nvtx_sample: samples/nvtx_sample.c
 	$(CC) $(CSTD) $(WARN) -O1 $(NVTX_INC) -o $@ $< -lpthread -ldl

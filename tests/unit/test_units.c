@@ -9,6 +9,7 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static int64_t ns(const char *s)
 {
@@ -174,5 +175,22 @@ Test(library, shared_library_exports_only_the_public_api)
     }
     cr_assert_geq(n, 20, "the API itself is exported (%d symbols)", n);
     free(header);
+    free(out);
+}
+
+/* The NVTX/CUPTI injection library carries what recording needs: no report renderer, no Chrome export, no
+ * option parser (before, it linked every object). */
+Test(library, injection_library_links_only_the_recorder)
+{
+    struct stat sb;
+    if (stat(src_path("build/libtracedb_inject.so"), &sb) != 0)
+        cr_skip_test("built only with the CUDA toolkit");
+    int st;
+    char *out = run_capture(&st, "nm '%s' | grep -c -E ' (render_table|chrome_export|cli_parse_options|tdb_import_chrome)$'",
+                            src_path("build/libtracedb_inject.so"));
+    cr_assert_eq(atoi(out), 0, "analyzer or importer code in the injection library: %s", out);
+    free(out);
+    out = run_capture(&st, "nm '%s' | grep -c ' tdb_ingest_event$'", src_path("build/libtracedb_inject.so"));
+    cr_assert_eq(atoi(out), 1, "the recorder's writer is there");
     free(out);
 }
