@@ -11,14 +11,17 @@ PREFIX  ?= /usr/local
 CSTD     = -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L
 WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS  ?= -O2 -g
-ALL_CFLAGS = $(CSTD) $(WARN) $(CFLAGS) -fPIC -Iinclude
+# one folder per layer (README: Layout); sources include headers by name
+SRC_DIRS = recorder/util recorder/store recorder/import recorder/live analyzer/report analyzer/export analyzer/cli
+INCS     = -Iinclude $(addprefix -I,$(SRC_DIRS))
+ALL_CFLAGS = $(CSTD) $(WARN) $(CFLAGS) -fPIC $(INCS)
 LIBS     = -lsqlite3 -lyajl -lcjson -lcsv -lz -lm -lpthread
 # CUDA (CUPTI headers for the activity translation; NVTX headers for the injection library) at
 # /usr/local/cuda, or CUDA_HOME; without it tracedb builds without them, and says so.
 CUDA_HOME ?= /usr/local/cuda
 HAVE_CUPTI := $(shell test -f $(CUDA_HOME)/include/cupti_activity.h && echo 1)
 ifeq ($(HAVE_CUPTI),1)
-CUPTI_SRC = recorder/cupti_translate.c
+CUPTI_SRC = recorder/live/cupti_translate.c
 CUPTI_INC = -I$(CUDA_HOME)/include
 LIBS     += -lstdc++
 else
@@ -27,16 +30,16 @@ endif
 SAN      = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 SQL      = $(wildcard schema/*.sql) $(wildcard queries/*.sql)
-LIB_SRC  = recorder/db_guard.c recorder/output_claim.c recorder/stmt_cache.c recorder/ingest.c recorder/nesting.c recorder/device_time.c recorder/row_writer.c recorder/strmap.c recorder/jsonbuf.c recorder/timeparse.c \
-           recorder/chrome_import.c recorder/import.c recorder/merge.c recorder/recording.c recorder/finish.c \
-           analyzer/render.c analyzer/render_table.c analyzer/report.c analyzer/mann_whitney.c analyzer/sqlfuncs.c analyzer/flops.c analyzer/options.c analyzer/scope.c \
-           analyzer/chrome_export.c
-CLI_SRC  = analyzer/main.c analyzer/commands.c analyzer/cmd_api.c analyzer/cmd_device.c analyzer/cmd_diff.c analyzer/cmd_export.c \
-           analyzer/cmd_kernels.c analyzer/cmd_latency.c analyzer/cmd_ranks.c recorder/cmd_merge.c recorder/cmd_record.c recorder/cmd_finish.c \
-           analyzer/cmd_memops.c analyzer/cmd_memory.c analyzer/cmd_ops.c analyzer/cmd_summary.c analyzer/cmd_sql.c \
-           recorder/cmd_import.c
+LIB_SRC  = recorder/store/db_guard.c recorder/store/output_claim.c recorder/store/stmt_cache.c recorder/store/ingest.c recorder/store/nesting.c recorder/store/device_time.c recorder/store/row_writer.c recorder/util/strmap.c recorder/util/jsonbuf.c recorder/util/timeparse.c \
+           recorder/import/chrome_import.c recorder/import/import.c recorder/import/merge.c recorder/live/recording.c recorder/import/finish.c \
+           analyzer/report/render.c analyzer/report/render_table.c analyzer/report/report.c analyzer/report/mann_whitney.c analyzer/report/sqlfuncs.c analyzer/report/flops.c analyzer/cli/options.c analyzer/report/scope.c \
+           analyzer/export/chrome_export.c
+CLI_SRC  = analyzer/cli/main.c analyzer/cli/commands.c analyzer/cli/cmd_api.c analyzer/cli/cmd_device.c analyzer/cli/cmd_diff.c analyzer/cli/cmd_export.c \
+           analyzer/cli/cmd_kernels.c analyzer/cli/cmd_latency.c analyzer/cli/cmd_ranks.c analyzer/cli/cmd_merge.c analyzer/cli/cmd_record.c analyzer/cli/cmd_finish.c \
+           analyzer/cli/cmd_memops.c analyzer/cli/cmd_memory.c analyzer/cli/cmd_ops.c analyzer/cli/cmd_summary.c analyzer/cli/cmd_sql.c \
+           analyzer/cli/cmd_import.c
 UNIT_SRC = $(filter-out $(if $(HAVE_CUPTI),,tests/unit/test_cupti.c tests/unit/test_record.c),$(wildcard tests/unit/*.c))
-HDRS     = $(wildcard include/*.h recorder/*.h analyzer/*.h)
+HDRS     = $(wildcard include/*.h $(addsuffix /*.h,$(SRC_DIRS)))
 
 .PHONY: all build demo test check test-run clang-check bench fuzz fuzzers install deps clean
 all:
@@ -60,9 +63,9 @@ build/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(CUPTI_INC) -c -o $@ $<
 
-build/obj/embedded.o: build/embedded.c recorder/embedded.h
+build/obj/embedded.o: build/embedded.c recorder/util/embedded.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Irecorder -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 LIB_OBJ = $(LIB_SRC:%.c=build/obj/%.o) $(CUPTI_SRC:%.c=build/obj/%.o) build/obj/embedded.o
 CLI_OBJ = $(CLI_SRC:%.c=build/obj/%.o)
@@ -75,26 +78,26 @@ build/libtracedb.so: $(LIB_OBJ) include/libtracedb.map
 
 # NVTX capture: one shared object, exporting only the injection entry points
 NVTX_INC  = -I$(CUDA_HOME)/include
-build/obj/recorder/nvtx_inject.o: recorder/nvtx_inject.c $(HDRS)
+build/obj/recorder/live/nvtx_inject.o: recorder/live/nvtx_inject.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(NVTX_INC) -c -o $@ $<
 
-build/test/obj/recorder/nvtx_inject.o: recorder/nvtx_inject.c $(HDRS)
+build/test/obj/recorder/live/nvtx_inject.o: recorder/live/nvtx_inject.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SAN) $(NVTX_INC) -c -o $@ $<
 
 ifeq ($(HAVE_CUPTI),1)
-INJECT_OBJ  = build/obj/recorder/cupti_inject.o
+INJECT_OBJ  = build/obj/recorder/live/cupti_inject.o
 INJECT_LIBS = -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcupti
 endif
 # the injection library links what recording needs (the store and the live recorder), not the importers
 # nor the analyzer; --no-undefined keeps it honest
-RECORDING_SRC = recorder/db_guard.c recorder/output_claim.c recorder/stmt_cache.c recorder/ingest.c recorder/nesting.c \
-                recorder/device_time.c recorder/row_writer.c recorder/strmap.c recorder/jsonbuf.c recorder/timeparse.c \
-                recorder/recording.c
+RECORDING_SRC = recorder/store/db_guard.c recorder/store/output_claim.c recorder/store/stmt_cache.c recorder/store/ingest.c recorder/store/nesting.c \
+                recorder/store/device_time.c recorder/store/row_writer.c recorder/util/strmap.c recorder/util/jsonbuf.c recorder/util/timeparse.c \
+                recorder/live/recording.c
 RECORDING_OBJ = $(RECORDING_SRC:%.c=build/obj/%.o) $(CUPTI_SRC:%.c=build/obj/%.o) build/obj/embedded.o
-build/libtracedb_inject.so: build/obj/recorder/nvtx_inject.o $(INJECT_OBJ) $(RECORDING_OBJ)
-	$(CC) -shared -o $@ $^ $(LIBS) $(INJECT_LIBS) -Wl,--version-script=recorder/inject.map -Wl,--no-undefined
+build/libtracedb_inject.so: build/obj/recorder/live/nvtx_inject.o $(INJECT_OBJ) $(RECORDING_OBJ)
+	$(CC) -shared -o $@ $^ $(LIBS) $(INJECT_LIBS) -Wl,--version-script=recorder/live/inject.map -Wl,--no-undefined
 
 build/nvtx_sample: samples/nvtx_sample.c
 	$(CC) $(CSTD) $(WARN) -O1 $(NVTX_INC) -o $@ $< -lpthread -ldl
@@ -126,9 +129,9 @@ build/test/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SAN) $(CUPTI_INC) -c -o $@ $<
 
-build/test/obj/embedded.o: build/embedded.c recorder/embedded.h
+build/test/obj/embedded.o: build/embedded.c recorder/util/embedded.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(SAN) -Irecorder -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(SAN) -c -o $@ $<
 
 TLIB_OBJ = $(LIB_SRC:%.c=build/test/obj/%.o) $(CUPTI_SRC:%.c=build/test/obj/%.o) build/test/obj/embedded.o
 TCLI_OBJ = $(CLI_SRC:%.c=build/test/obj/%.o)
@@ -141,7 +144,7 @@ build/test/tracedb: $(TCLI_OBJ) $(TLIB_OBJ)
 	$(CC) $(SAN) -o $@ $^ $(LIBS)
 
 build/test/unit: $(UNIT_SRC) $(TLIB_OBJ) $(HDRS)
-	$(CC) $(ALL_CFLAGS) $(SAN) $(CUPTI_INC) -Irecorder -Ianalyzer -o $@ $(UNIT_SRC) $(TLIB_OBJ) $(LIBS) -lcriterion
+	$(CC) $(ALL_CFLAGS) $(SAN) $(CUPTI_INC) -o $@ $(UNIT_SRC) $(TLIB_OBJ) $(LIBS) -lcriterion
 
 test check:
 	@sh tools/deps.sh test
@@ -150,9 +153,9 @@ test check:
 # every source through clang too, warnings as errors (the brief: no warnings under gcc and clang)
 clang-check: build/embedded.c
 	@for f in $(LIB_SRC) $(CUPTI_SRC) $(CLI_SRC) build/embedded.c bench/gen_trace.c bench/tokenize.c tools/embed.c; do \
-	  clang $(CSTD) $(WARN) $(CUPTI_INC) -Iinclude -Irecorder -fsyntax-only $$f || exit 1; done
-	@clang $(CSTD) $(WARN) $(NVTX_INC) -Iinclude -fsyntax-only recorder/nvtx_inject.c $(INJECT_OBJ:build/obj/%.o=%.c) samples/nvtx_sample.c tests/record_sample.c
-	@clang $(CSTD) -Wall -Wextra -Werror $(CUPTI_INC) -Iinclude -Irecorder -Ianalyzer -fsyntax-only $(UNIT_SRC)
+	  clang $(CSTD) $(WARN) $(CUPTI_INC) $(INCS) -fsyntax-only $$f || exit 1; done
+	@clang $(CSTD) $(WARN) $(NVTX_INC) $(INCS) -fsyntax-only recorder/live/nvtx_inject.c $(INJECT_OBJ:build/obj/%.o=%.c) samples/nvtx_sample.c tests/record_sample.c
+	@clang $(CSTD) -Wall -Wextra -Werror $(CUPTI_INC) $(INCS) -fsyntax-only $(UNIT_SRC)
 	@echo "clang: no warnings"
 
 test-run: build/test/tracedb build/test/unit build/test/record_sample build/libtracedb.so \
@@ -184,15 +187,15 @@ bench:
 #   make test          replays tests/fuzz/regress (every crash found, kept), then FUZZ_TEST_SECONDS each (60)
 FUZZ_TARGETS = json gzip sql cli $(if $(HAVE_CUPTI),cupti)
 FUZZ_FLAGS   = $(CSTD) $(WARN) -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
-               -Iinclude -Irecorder -Ianalyzer $(CUPTI_INC) -DTDB_SOURCE_DIR='"$(CURDIR)"'
+               $(INCS) $(CUPTI_INC) -DTDB_SOURCE_DIR='"$(CURDIR)"'
 FUZZ_LIB_OBJ = $(LIB_SRC:%.c=build/fuzz/obj/%.o) $(CUPTI_SRC:%.c=build/fuzz/obj/%.o) build/fuzz/obj/embedded.o
-FUZZ_CLI_OBJ = $(filter-out build/fuzz/obj/analyzer/main.o,$(CLI_SRC:%.c=build/fuzz/obj/%.o))
+FUZZ_CLI_OBJ = $(filter-out build/fuzz/obj/analyzer/cli/main.o,$(CLI_SRC:%.c=build/fuzz/obj/%.o))
 
 build/fuzz/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
-build/fuzz/obj/embedded.o: build/embedded.c recorder/embedded.h
+build/fuzz/obj/embedded.o: build/embedded.c recorder/util/embedded.h
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 

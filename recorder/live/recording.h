@@ -2,7 +2,7 @@
  * is in include/tracedb.h. */
 #ifndef TDB_RECORDING_H
 #define TDB_RECORDING_H
-#include "../include/tracedb.h"
+#include "tracedb.h"
 
 /* A range with a category (an NVTX domain, whose handle stays valid until the process ends), and the
  * end of the innermost range of that domain on this thread (NVTX keeps a range stack per domain). */

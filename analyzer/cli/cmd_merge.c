@@ -1,6 +1,6 @@
 /* cmd_merge.c: `tracedb merge rank0.db rank1.db ... -o job.db`: one database for a whole job. */
-#include "../analyzer/cli.h"
-#include "../include/tracedb.h"
+#include "cli.h"
+#include "tracedb.h"
 
 static const char merge_usage[] = "tracedb merge IN.db... -o job.db [--force]";
 

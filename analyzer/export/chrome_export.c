@@ -9,7 +9,7 @@
  * Times print as microseconds with three decimals: exact integer ns, no double rounding. */
 #include "chrome_export.h"
 #include "report.h"
-#include "../recorder/jsonbuf.h"
+#include "jsonbuf.h"
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>

@@ -4,7 +4,7 @@
  * linked with libtracedb record their C API events through TRACEDB_OUTPUT the same way.
  * Exits with the program's status. */
 #define _GNU_SOURCE
-#include "../analyzer/cli.h"
+#include "cli.h"
 #include "db_guard.h"
 #include <dlfcn.h>
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* cmd_import.c: `tracedb import TRACE... -o run.db`: Chrome trace JSON files into one database. */
-#include "../analyzer/cli.h"
-#include "../include/tracedb.h"
+#include "cli.h"
+#include "tracedb.h"
 
 static const char import_usage[] =
     "tracedb import TRACE... -o run.db [--force | --append [--allow-duplicate]] [--rank N] [--strict] [--max-string SIZE] [--quiet]";

@@ -4,7 +4,7 @@
 #include "cli.h"
 #include "report.h"
 #include "scope.h"
-#include "../recorder/embedded.h"
+#include "embedded.h"
 
 static const char device_usage[] =
     "tracedb device run.db [--steps NAME|GLOB] [--limit N] [--from T] [--to T] [--range NAME]\n"

@@ -1,7 +1,7 @@
 /* finish.c: tdb_finish(), completing a recording that never closed (the program was killed): its
  * committed events get what closing would have given them — parents, self time, launch links, the
  * per-name sums and device time — through the importer's own end-of-trace path. */
-#include "../include/tracedb.h"
+#include "tracedb.h"
 #include "ingest.h"
 #include <sqlite3.h>
 

@@ -4,7 +4,7 @@
 #include "render.h"
 #include "report.h"
 #include "mann_whitney.h"
-#include "../recorder/db_guard.h"
+#include "db_guard.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * by value (interned once), custom kinds by name, traces keep their rank (or get the input's
  * position). The result is built beside the target and moved into place only when complete, as
  * every import is. */
-#include "../include/tracedb.h"
+#include "tracedb.h"
 #include "db_guard.h"
 #include "ingest.h"
 #include <sqlite3.h>

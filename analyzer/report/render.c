@@ -1,7 +1,7 @@
 /* render.c: output modes kept apart from the data (after SQLite's shell): table for people, csv
  * (RFC 4180, via libcsv) and json (an array of row objects, integers as integers) for programs. */
 #include "render.h"
-#include "../recorder/jsonbuf.h"
+#include "jsonbuf.h"
 #include <csv.h>
 #include <math.h>
 #include <stdlib.h>

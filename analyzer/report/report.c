@@ -3,9 +3,9 @@
 #include "report.h"
 #include "render.h"
 #include "sqlfuncs.h"
-#include "../recorder/db_guard.h"
-#include "../recorder/embedded.h"
-#include "../recorder/version.h"
+#include "db_guard.h"
+#include "embedded.h"
+#include "version.h"
 #include <string.h>
 #include <sys/stat.h>
 

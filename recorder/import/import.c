@@ -1,5 +1,5 @@
 /* import.c: tdb_import(), the public entry point for turning trace files into a database. */
-#include "../include/tracedb.h"
+#include "tracedb.h"
 #include "chrome_import.h"
 #include "version.h"
 

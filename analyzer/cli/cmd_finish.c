@@ -1,6 +1,6 @@
 /* cmd_finish.c: `tracedb finish run.db`: complete a recording whose program was killed. */
-#include "../analyzer/cli.h"
-#include "../include/tracedb.h"
+#include "cli.h"
+#include "tracedb.h"
 
 static const char finish_usage[] = "tracedb finish run.db";
 

@@ -1,8 +1,8 @@
 /* main.c: the tracedb command: one alphabetical table of subcommands, dispatched by name (as perf and
  * git do). After a command returns, stdout is checked: a full disk or a closed pipe is an error. */
 #include "cli.h"
-#include "../recorder/output_claim.h"
-#include "../recorder/version.h"
+#include "output_claim.h"
+#include "version.h"
 #include <errno.h>
 #include <signal.h>
 #include <string.h>

@@ -2,8 +2,8 @@
  * spreadsheet. chrome: Chrome trace JSON for Perfetto UI and chrome://tracing (chrome_export.c).
  * csv: any table or view, any read-only query, or any report, RFC 4180 via libcsv (render.c). */
 #include "chrome_export.h"
-#include "../recorder/db_guard.h"
-#include "../recorder/output_claim.h"
+#include "db_guard.h"
+#include "output_claim.h"
 #include <errno.h>
 #include "cli.h"
 #include "render.h"

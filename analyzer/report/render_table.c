@@ -4,7 +4,7 @@
  * template arguments' tail stays), and a line saying why when there are no rows. `tracedb sql` gets
  * its columns as named and every value whole. Cells never carry raw control characters. */
 #include "render.h"
-#include "../recorder/jsonbuf.h"
+#include "jsonbuf.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
