@@ -1370,6 +1370,8 @@ int tdb_ingest_finish(struct tdb_ingest *ing, int complete)
         tdb_ingest_abort(ing);
         return -1;
     }
+    if (!ing->borrowed && !ing->tmp_path) /* a recording (or one finished) ends as one file, not three: */
+        sqlite3_exec(ing->db, "PRAGMA journal_mode=DELETE", NULL, NULL, NULL); /* a reader may keep it WAL */
     if (!ing->borrowed && sqlite3_close(ing->db) != SQLITE_OK) {
         fprintf(ing->err, "tracedb: %s: cannot close the database\n", ing->path);
         rc = -1;

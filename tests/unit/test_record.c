@@ -22,6 +22,9 @@ Test(record, nvtx_program_recorded_through_injection, .timeout = 60)
     snprintf(db, sizeof db, "%s/nvtx.db", dir);
     cr_assert_eq(run("'%s' record -o '%s' -- '%s' 2>/dev/null", tracedb(), db, build_path("build/nvtx_sample")), 0,
                  "exits with the program's status");
+    /* a closed recording is one file (its WAL folded in), and reading it leaves none beside it */
+    cr_assert_eq(run("'%s' sql '%s' 'SELECT 1' >/dev/null && ls '%s' | grep -q -e -wal -e -shm", tracedb(), db, dir), 1,
+                 "no -wal or -shm beside the database");
     sqlite3 *d = db_open(db);
     char *ok = db_text(d, "PRAGMA integrity_check");
     cr_assert_str_eq(ok, "ok");
