@@ -84,20 +84,7 @@ int cmd_ops(int argc, char **argv, struct cli *cli)
     sqlite3 *db = scope_open(argv[0], &sc, cli);
     if (!db)
         return 1;
-    /* a trace with no GPU work has no device columns to show, one with no memory events no memory ones */
-    sqlite3_stmt *facts;
-    static char hide[32];
-    hide[0] = 0;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT EXISTS (SELECT 1 FROM event WHERE kind IN "
-                           "(SELECT id FROM kind WHERE name IN ('kernel', 'memcpy', 'memset'))), "
-                           "EXISTS (SELECT 1 FROM event WHERE kind = (SELECT id FROM kind WHERE name = 'memory'))",
-                           -1, &facts, NULL) == SQLITE_OK &&
-        sqlite3_step(facts) == SQLITE_ROW)
-        snprintf(hide, sizeof hide, "%s%s", sqlite3_column_int(facts, 0) ? "" : "device,",
-                 sqlite3_column_int(facts, 1) ? "" : "mem");
-    sqlite3_finalize(facts);
-    sc.hide = hide;
+    scope_hide_absent(db, &sc);
     scope_tables(&sc, "no operators in this window");
     /* what would produce the data asked for, when the trace has none of it */
     static const struct {

@@ -43,6 +43,8 @@ int cmd_summary(int argc, char **argv, struct cli *cli)
     sqlite3 *db = scope_open(argv[0], &sc, cli);
     if (!db)
         return 1;
+    scope_hide_absent(db, &sc);
+    scope_tables(&sc, NULL);
 
     int rc = 0, printed = 0;
     if (fmt == FMT_JSON)

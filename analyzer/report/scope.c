@@ -53,6 +53,23 @@ static int scope_exec(sqlite3 *db, const char *sql, struct cli *cli)
     return 0;
 }
 
+void scope_hide_absent(sqlite3 *db, struct scope *s)
+{
+    static char hide[32];
+    sqlite3_stmt *facts;
+    hide[0] = 0;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT EXISTS (SELECT 1 FROM event WHERE kind IN "
+                           "(SELECT id FROM kind WHERE name IN ('kernel', 'memcpy', 'memset'))), "
+                           "EXISTS (SELECT 1 FROM event WHERE kind = (SELECT id FROM kind WHERE name = 'memory'))",
+                           -1, &facts, NULL) == SQLITE_OK &&
+        sqlite3_step(facts) == SQLITE_ROW)
+        snprintf(hide, sizeof hide, "%s%s", sqlite3_column_int(facts, 0) ? "" : "device,",
+                 sqlite3_column_int(facts, 1) ? "" : "mem");
+    sqlite3_finalize(facts);
+    s->hide = hide;
+}
+
 void scope_tables(const struct scope *s, const char *hint)
 {
     struct render_options o = {1, s->hide, s->wide, s->columns, hint, 0, s->by_step ? "step" : NULL};

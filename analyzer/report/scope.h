@@ -48,6 +48,10 @@ const char *scope_sort_column(const struct scope *s, const char *const *keys, st
 /* Binds :limit, :sort, :by_rank where the statement has them. */
 void scope_bind(sqlite3_stmt *st, const struct scope *s, const char *sort_column);
 
+/* Tables leave out the device columns of a trace with no GPU work, the memory columns of one with no
+ * memory events (sets s->hide; scope_tables applies it). */
+void scope_hide_absent(sqlite3 *db, struct scope *s);
+
 /* Sets how a report's tables look (render_configure), with hint as the line shown when it has no rows. */
 void scope_tables(const struct scope *s, const char *hint);
 

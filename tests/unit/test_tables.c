@@ -92,6 +92,9 @@ Test(tables, headers_in_words_and_empty_columns_left_out)
     cr_assert(!strstr(out, "_ns") && !strstr(out, "_pct"), "no unit suffix above formatted cells: %s", out);
     cr_assert(!strstr(out, "device") && !strstr(out, "Device"), "device columns are zero on a CPU trace: %s", out);
     free(out);
+    out = run_capture(&st, "'%s' summary '%s'", tracedb(), db); /* its operator section likewise */
+    cr_assert(strstr(out, "Self CPU") && !strstr(out, "Self device"), "%s", out);
+    free(out);
     /* csv keeps every column, snake_case, integers */
     out = run_capture(&st, "'%s' ops '%s' --limit 1 --format csv", tracedb(), db);
     cr_assert(strncmp(out, "name,calls,self_cpu_ns,self_cpu_pct,cpu_total_ns,cpu_total_pct,cpu_avg_ns,self_device_ns", 86) == 0,
