@@ -1,6 +1,7 @@
-/* test_diff.c: the regression gate of `tracedb diff --fail-above`: the Mann-Whitney U p-values against
- * scipy.stats.mannwhitneyu (tests/oracle/mwu_expected.py, committed as tests/data/mwu_expected.json),
- * and the verdicts on the real HTA trace_diff pair and on hand-made step series. */
+/* test_diff.c: `tracedb diff`: per-kernel totals of the two real runs against a Python sum over their
+ * JSON, --by-shape, the sections people read; the regression gate of --fail-above: the Mann-Whitney U
+ * p-values against scipy.stats.mannwhitneyu (tests/oracle/mwu_expected.py, committed as
+ * tests/data/mwu_expected.json), and the verdicts on the real HTA trace_diff pair and hand-made series. */
 #include "helpers.h"
 #include "mann_whitney.h"
 #include <cjson/cJSON.h>
@@ -210,6 +211,66 @@ Test(diff_gate, sections_on_the_real_pair)
     out = run_capture(&st, "'%s' diff '%s' '%s' --section steps --format csv", tracedb(), c, t);
     cr_assert(strstr(out, ",p_value\r\n") && strstr(out, ",49.27,0.0021645021645021"), "%s", out);
     free(out);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+Test(diff, per_kernel_totals_of_two_real_runs_match_python, .timeout = 120)
+{
+    char *text = read_file(src_path("tests/data/diff_expected.json"), NULL);
+    cJSON *want = cJSON_Parse(text);
+    free(text);
+    char *dir = temp_dir(), a[1100], b[1100];
+    snprintf(a, sizeof a, "%s/control.db", dir);
+    snprintf(b, sizeof b, "%s/test.db", dir);
+    cr_assert_eq(import_to(src_path("tests/data/kineto/trace_diff_control_control.json.gz"), a), 0);
+    cr_assert_eq(import_to(src_path("tests/data/kineto/trace_diff_test_test.json.gz"), b), 0);
+    int st;
+    char *out = run_capture(&st, "'%s' diff '%s' '%s' --kinds kernel --format json", tracedb(), a, b);
+    cr_assert_eq(st, 0);
+    cJSON *rows = cJSON_Parse(out);
+    free(out);
+    cr_assert_eq(cJSON_GetArraySize(rows), cJSON_GetArraySize(want), "one row per kernel name in either run");
+    cJSON *r;
+    cJSON_ArrayForEach(r, rows)
+    {
+        const char *name = cJSON_GetObjectItem(r, "name")->valuestring;
+        cJSON *w = cJSON_GetObjectItem(want, name);
+        cr_assert(w, "%s", name);
+        cr_assert_eq(cJSON_GetObjectItem(r, "base_total_ns")->valuedouble, cJSON_GetArrayItem(w, 0)->valuedouble, "%s", name);
+        cr_assert_eq(cJSON_GetObjectItem(r, "new_total_ns")->valuedouble, cJSON_GetArrayItem(w, 1)->valuedouble, "%s", name);
+        cr_assert_eq(cJSON_GetObjectItem(r, "base_calls")->valuedouble, cJSON_GetArrayItem(w, 2)->valuedouble, "%s", name);
+        cr_assert_eq(cJSON_GetObjectItem(r, "new_calls")->valuedouble, cJSON_GetArrayItem(w, 3)->valuedouble, "%s", name);
+        cr_assert_eq(cJSON_GetObjectItem(r, "delta_ns")->valuedouble,
+                     cJSON_GetArrayItem(w, 1)->valuedouble - cJSON_GetArrayItem(w, 0)->valuedouble);
+    }
+    cJSON_Delete(rows);
+    cJSON_Delete(want);
+    /* the gate: kernel time grew (see the oracle); a run against itself passes */
+    cr_assert_eq(run("'%s' diff '%s' '%s' --metric kernel_total --fail-above 1 >/dev/null 2>&1", tracedb(), a, b), 3);
+    cr_assert_eq(run("'%s' diff '%s' '%s' --metric kernel_total --fail-above 1000 >/dev/null 2>&1", tracedb(), a, b), 0);
+    cr_assert_eq(run("'%s' diff '%s' '%s' --fail-above 0 >/dev/null 2>&1", tracedb(), a, a), 0);
+    out = run_capture(&st, "'%s' diff '%s' '%s' --metric kernel_total --fail-above 1 2>&1 >/dev/null", tracedb(), a, b);
+    cr_assert(strstr(out, "FAIL: kernel_total"), "%s", out);
+    free(out);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+Test(diff, by_shape_matches_name_and_input_dims)
+{
+    char *dir = temp_dir(), a[1100];
+    snprintf(a, sizeof a, "%s/nq.db", dir);
+    cr_assert_eq(import_to(src_path("tests/data/kineto/negative_queue_length_values_check_rank0.json.gz"), a), 0);
+    int st;
+    char *out = run_capture(&st, "'%s' diff '%s' '%s' --by-shape --kinds op,range,runtime,driver --format json", tracedb(), a, a);
+    cr_assert_eq(st, 0);
+    cJSON *rows = cJSON_Parse(out), *r;
+    free(out);
+    /* 821 distinct (name, Input Dims) pairs of CPU-side events, counted by Python from the JSON */
+    cr_assert_eq(cJSON_GetArraySize(rows), 821);
+    cJSON_ArrayForEach(r, rows) cr_assert_str_eq(cJSON_GetObjectItem(r, "status")->valuestring, "unchanged");
+    cJSON_Delete(rows);
     run("rm -rf '%s'", dir);
     free(dir);
 }
