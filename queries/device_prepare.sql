@@ -1,17 +1,15 @@
 -- device_prepare: the GPU work of the scope, classified as HTA does by name, in a temp table indexed
--- for the per-window lookups of device.sql.
---   communication: ^nccl|ncclKernel|^hccl; memory: memcpy/memset events and ^(hip)?Memcpy|Memset|^dma;
---   everything else: computation. Each distinct name is classified once.
+-- for the per-window lookups of device.sql. The rule is the import's own (device_time_class in
+-- recorder/store/device_time.c, as SQL function tdb_device_class): communication ^nccl|ncclKernel|^hccl;
+-- memory: memcpy/memset events and ^(hip)?Memcpy|Memset|^dma; everything else computation. Each distinct
+-- name is classified once.
 CREATE TEMP TABLE gpu AS
 WITH names AS (
   SELECT DISTINCT st.kind, st.name_id FROM event_stats st WHERE st.kind IN (7, 8, 9)
 ),
 classes AS (
   SELECT x.kind, x.name_id,
-         CASE WHEN x.kind IN (8, 9) OR n.value GLOB 'Memcpy*' OR n.value GLOB 'hipMemcpy*'
-                   OR n.value GLOB '*Memset*' OR n.value GLOB 'dma*' THEN 'memory'
-              WHEN n.value GLOB 'nccl*' OR n.value GLOB '*ncclKernel*' OR n.value GLOB 'hccl*' THEN 'communication'
-              ELSE 'computation' END AS class
+         tdb_device_class(x.kind, n.value) AS class
   FROM names x JOIN string n ON n.id = x.name_id
 )
 SELECT p.trace_id, e.device, e.start_ns AS s, e.start_ns + e.dur_ns AS e, c.class

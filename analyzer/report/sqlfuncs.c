@@ -6,6 +6,7 @@
  *   mann_whitney_p(g, x)  two-sided Mann-Whitney U p-value between the x of g false and of g true
  * Values are collected and sorted at the end: exact, not approximated. NULLs are ignored. */
 #include "sqlfuncs.h"
+#include "device_time.h"
 #include "mann_whitney.h"
 #include <math.h>
 #include <stdlib.h>
@@ -191,6 +192,17 @@ static void mwu_final(sqlite3_context *ctx)
         free(t->a.v), free(t->b.v);
 }
 
+/* tdb_device_class(kind, name): 'computation', 'communication' or 'memory', by the import's rule. */
+static void device_class_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    const char *name = (const char *)sqlite3_value_text(argv[1]);
+    struct tdb_str s = {name ? name : "", name ? (size_t)sqlite3_value_bytes(argv[1]) : 0};
+    static const char *const names[] = {[DC_COMPUTATION] = "computation", [DC_COMMUNICATION] = "communication",
+                                        [DC_MEMORY] = "memory"};
+    sqlite3_result_text(ctx, names[device_time_class(sqlite3_value_int(argv[0]), s)], -1, SQLITE_STATIC);
+}
+
 int tdb_register_functions(sqlite3 *db)
 {
     int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS; /* pure: safe in any view */
@@ -198,7 +210,8 @@ int tdb_register_functions(sqlite3 *db)
         sqlite3_create_function(db, "percentile", 2, flags, NULL, NULL, sample_step, percentile_final) != SQLITE_OK ||
         sqlite3_create_function(db, "stddev", 1, flags, NULL, NULL, sample_step, stddev_final) != SQLITE_OK ||
         sqlite3_create_function(db, "interval_union", 2, flags, NULL, NULL, union_step, union_final) != SQLITE_OK ||
-        sqlite3_create_function(db, "mann_whitney_p", 2, flags, NULL, NULL, mwu_step, mwu_final) != SQLITE_OK)
+        sqlite3_create_function(db, "mann_whitney_p", 2, flags, NULL, NULL, mwu_step, mwu_final) != SQLITE_OK ||
+        sqlite3_create_function(db, "tdb_device_class", 2, flags, NULL, device_class_fn, NULL, NULL) != SQLITE_OK)
         return -1;
     return tdb_register_flops(db);
 }
