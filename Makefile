@@ -51,9 +51,9 @@ build: build/tracedb build/tracedb.1 build/libtracedb.a build/libtracedb.so buil
 deps:
 	@sh tools/deps.sh build
 
-build/embed: tools/embed.c
+build/embed: tools/embed.c recorder/util/kinds.h
 	@mkdir -p build
-	$(CC) -O1 -o $@ $<
+	$(CC) -O1 -Irecorder/util -o $@ $<
 
 build/embedded.c: build/embed $(SQL)
 	build/embed $@ $(SQL)

@@ -5,7 +5,7 @@ WITH a AS (
                                   JOIN trace t ON t.id = pr.trace_id WHERE th.id = e.thread_id) END AS rank,
          e.name_id, e.kind, e.dur_ns
   FROM scope_event e
-  WHERE e.kind IN (5, 6)
+  WHERE e.kind IN ({kind:runtime}, {kind:driver})
 ),
 agg AS (
   SELECT rank, name_id, kind, count(*) AS calls, sum(dur_ns) AS total_ns, avg(dur_ns) AS avg_ns,
@@ -15,7 +15,7 @@ agg AS (
 SELECT rank, round(100.0 * total_ns / sum(total_ns) OVER (PARTITION BY rank), 2) AS time_pct,
        total_ns, calls, CAST(round(avg_ns) AS INTEGER) AS avg_ns, CAST(round(med_ns) AS INTEGER) AS med_ns,
        min_ns, max_ns, CAST(round(stddev_ns) AS INTEGER) AS stddev_ns, s.value AS name,
-       CASE kind WHEN 5 THEN 'runtime' ELSE 'driver' END AS api
+       CASE kind WHEN {kind:runtime} THEN 'runtime' ELSE 'driver' END AS api
 FROM agg JOIN string s ON s.id = agg.name_id
 ORDER BY CASE :sort WHEN 'calls' THEN calls WHEN 'avg_ns' THEN avg_ns WHEN 'max_ns' THEN max_ns
                     WHEN 'name' THEN 0 ELSE total_ns END DESC, rank, name

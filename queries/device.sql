@@ -16,7 +16,7 @@ windows AS (
   FROM scope_event r JOIN string n ON n.id = r.name_id
   JOIN thread t ON t.id = r.thread_id JOIN process p ON p.id = t.process_id
   JOIN devices d ON d.trace_id = p.trace_id
-  WHERE r.kind = 2 AND r.name_id IN (SELECT id FROM string WHERE value = :steps OR value GLOB :steps)
+  WHERE r.kind = {kind:range} AND r.name_id IN (SELECT id FROM string WHERE value = :steps OR value GLOB :steps)
 ),
 agg AS MATERIALIZED (
   SELECT w.trace_id, w.step, w.device, w.ws, w.we - w.ws AS span_ns,

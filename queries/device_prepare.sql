@@ -5,7 +5,7 @@
 -- name is classified once.
 CREATE TEMP TABLE gpu AS
 WITH names AS (
-  SELECT DISTINCT st.kind, st.name_id FROM event_stats st WHERE st.kind IN (7, 8, 9)
+  SELECT DISTINCT st.kind, st.name_id FROM event_stats st WHERE st.kind IN ({kind:kernel}, {kind:memcpy}, {kind:memset})
 ),
 classes AS (
   SELECT x.kind, x.name_id,
@@ -16,6 +16,6 @@ SELECT p.trace_id, e.device, e.start_ns AS s, e.start_ns + e.dur_ns AS e, c.clas
 FROM scope_event e
 JOIN classes c ON c.kind = e.kind AND c.name_id = e.name_id
 JOIN thread t ON t.id = e.thread_id JOIN process p ON p.id = t.process_id
-WHERE e.kind IN (7, 8, 9) AND e.device IS NOT NULL AND e.dur_ns > 0;
+WHERE e.kind IN ({kind:kernel}, {kind:memcpy}, {kind:memset}) AND e.device IS NOT NULL AND e.dur_ns > 0;
 CREATE INDEX temp.gpu_device_start ON gpu(trace_id, device, s);
 CREATE TEMP TABLE gpu_maxdur AS SELECT coalesce(max(e - s), 0) AS d FROM gpu;

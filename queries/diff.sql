@@ -7,26 +7,26 @@
 WITH b AS (
   SELECT k.name AS kind,
          CASE WHEN s.value GLOB 'ProfilerStep#*' THEN 'ProfilerStep*' ELSE s.value END AS name, NULL AS shapes,
-         sum(st.calls) AS calls, sum(CASE WHEN st.kind IN (1, 2, 5, 6) THEN st.self_ns ELSE st.total_ns END) AS total
+         sum(st.calls) AS calls, sum(CASE WHEN st.kind IN ({kind:op}, {kind:range}, {kind:runtime}, {kind:driver}) THEN st.self_ns ELSE st.total_ns END) AS total
   FROM main.event_stats st JOIN main.string s ON s.id = st.name_id JOIN main.kind k ON k.id = st.kind
-  WHERE st.kind IN (7, 8, 9) OR (st.kind IN (1, 2, 5, 6) AND NOT :by_shape) GROUP BY 1, 2
+  WHERE st.kind IN ({kind:kernel}, {kind:memcpy}, {kind:memset}) OR (st.kind IN ({kind:op}, {kind:range}, {kind:runtime}, {kind:driver}) AND NOT :by_shape) GROUP BY 1, 2
   UNION ALL
   SELECT k.name, CASE WHEN s.value GLOB 'ProfilerStep#*' THEN 'ProfilerStep*' ELSE s.value END,
          coalesce(json_extract(e.args, '$."Input Dims"'), ''), count(*), sum(e.self_ns)
   FROM main.event e JOIN main.string s ON s.id = e.name_id JOIN main.kind k ON k.id = e.kind
-  WHERE :by_shape AND e.kind IN (1, 2, 5, 6) GROUP BY 1, 2, 3
+  WHERE :by_shape AND e.kind IN ({kind:op}, {kind:range}, {kind:runtime}, {kind:driver}) GROUP BY 1, 2, 3
 ),
 n AS (
   SELECT k.name AS kind,
          CASE WHEN s.value GLOB 'ProfilerStep#*' THEN 'ProfilerStep*' ELSE s.value END AS name, NULL AS shapes,
-         sum(st.calls) AS calls, sum(CASE WHEN st.kind IN (1, 2, 5, 6) THEN st.self_ns ELSE st.total_ns END) AS total
+         sum(st.calls) AS calls, sum(CASE WHEN st.kind IN ({kind:op}, {kind:range}, {kind:runtime}, {kind:driver}) THEN st.self_ns ELSE st.total_ns END) AS total
   FROM new.event_stats st JOIN new.string s ON s.id = st.name_id JOIN new.kind k ON k.id = st.kind
-  WHERE st.kind IN (7, 8, 9) OR (st.kind IN (1, 2, 5, 6) AND NOT :by_shape) GROUP BY 1, 2
+  WHERE st.kind IN ({kind:kernel}, {kind:memcpy}, {kind:memset}) OR (st.kind IN ({kind:op}, {kind:range}, {kind:runtime}, {kind:driver}) AND NOT :by_shape) GROUP BY 1, 2
   UNION ALL
   SELECT k.name, CASE WHEN s.value GLOB 'ProfilerStep#*' THEN 'ProfilerStep*' ELSE s.value END,
          coalesce(json_extract(e.args, '$."Input Dims"'), ''), count(*), sum(e.self_ns)
   FROM new.event e JOIN new.string s ON s.id = e.name_id JOIN new.kind k ON k.id = e.kind
-  WHERE :by_shape AND e.kind IN (1, 2, 5, 6) GROUP BY 1, 2, 3
+  WHERE :by_shape AND e.kind IN ({kind:op}, {kind:range}, {kind:runtime}, {kind:driver}) GROUP BY 1, 2, 3
 ),
 j AS (
   SELECT b.kind, b.name, b.shapes, b.calls AS bc, b.total AS bt, n.calls AS nc, n.total AS nt

@@ -4,20 +4,20 @@
 -- Also each run's step count and interquartile range, for the noise check.
 WITH s AS (
   SELECT 'base' AS run, e.dur_ns FROM main.event e JOIN main.string n ON n.id = e.name_id
-  WHERE e.kind = 2 AND n.value GLOB 'ProfilerStep#[0-9]*'
+  WHERE e.kind = {kind:range} AND n.value GLOB 'ProfilerStep#[0-9]*'
   UNION ALL
   SELECT 'new', e.dur_ns FROM new.event e JOIN new.string n ON n.id = e.name_id
-  WHERE e.kind = 2 AND n.value GLOB 'ProfilerStep#[0-9]*'
+  WHERE e.kind = {kind:range} AND n.value GLOB 'ProfilerStep#[0-9]*'
 ),
 steps AS (SELECT run, count(*) AS n, median(dur_ns) AS med, percentile(dur_ns, 99) AS p99,
                  percentile(dur_ns, 75) - percentile(dur_ns, 25) AS iqr FROM s GROUP BY run),
 v AS (
   SELECT 'base' AS run,
-         (SELECT sum(total_ns) FROM main.event_stats WHERE kind = 7) AS kernel_total,
+         (SELECT sum(total_ns) FROM main.event_stats WHERE kind = {kind:kernel}) AS kernel_total,
          (SELECT sum(busy_ns) FROM main.device_stats) AS device_busy,
          (SELECT max(total_allocated) FROM main.memory_event) AS memory_peak
   UNION ALL
-  SELECT 'new', (SELECT sum(total_ns) FROM new.event_stats WHERE kind = 7), (SELECT sum(busy_ns) FROM new.device_stats),
+  SELECT 'new', (SELECT sum(total_ns) FROM new.event_stats WHERE kind = {kind:kernel}), (SELECT sum(busy_ns) FROM new.device_stats),
          (SELECT max(total_allocated) FROM new.memory_event)
 )
 SELECT v.run,

@@ -3,10 +3,10 @@
 -- step times (as the gate's: below 0.05, the steps did change).
 WITH s AS (
   SELECT 'base' AS run, e.dur_ns FROM main.event e JOIN main.string n ON n.id = e.name_id
-  WHERE e.kind = 2 AND n.value GLOB 'ProfilerStep#[0-9]*'
+  WHERE e.kind = {kind:range} AND n.value GLOB 'ProfilerStep#[0-9]*'
   UNION ALL
   SELECT 'new', e.dur_ns FROM new.event e JOIN new.string n ON n.id = e.name_id
-  WHERE e.kind = 2 AND n.value GLOB 'ProfilerStep#[0-9]*'
+  WHERE e.kind = {kind:range} AND n.value GLOB 'ProfilerStep#[0-9]*'
 ),
 r AS (
   SELECT run, count(*) AS count, median(dur_ns) AS med, percentile(dur_ns, 25) AS p25, percentile(dur_ns, 75) AS p75,

@@ -14,7 +14,7 @@ WITH k AS (
          e.id, e.name_id, e.kind, e.dur_ns, l.event_id IS NOT NULL AS launch,
          l.grid_x, l.grid_y, l.grid_z, l.block_x, l.block_y, l.block_z, l.registers, l.shared_mem
   FROM scope_event e LEFT JOIN kernel_launch l ON :group_by = 'launch' AND l.event_id = e.id
-  WHERE (e.kind = 7 AND :kernel) OR (e.kind = 8 AND :memcpy) OR (e.kind = 9 AND :memset)
+  WHERE (e.kind = {kind:kernel} AND :kernel) OR (e.kind = {kind:memcpy} AND :memcpy) OR (e.kind = {kind:memset} AND :memset)
 ),
 agg AS (
   SELECT rank, name_id, kind, max(launch) AS launch, min(id) AS example,

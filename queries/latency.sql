@@ -11,9 +11,9 @@ WITH sel AS (
          e.dur_ns
   FROM scope_event e JOIN string s ON s.id = e.name_id
   WHERE CASE :mode
-          WHEN 'steps' THEN e.kind = 2 AND s.value GLOB 'ProfilerStep#[0-9]*'
+          WHEN 'steps' THEN e.kind = {kind:range} AND s.value GLOB 'ProfilerStep#[0-9]*'
           WHEN 'name' THEN (s.value = :pattern OR s.value GLOB :pattern)
-          ELSE e.kind IN (1, 2) AND e.depth = 0
+          ELSE e.kind IN ({kind:op}, {kind:range}) AND e.depth = 0
                AND (:tid IS NULL OR e.thread_id IN (SELECT id FROM thread WHERE CAST(tid AS TEXT) = :tid))
         END
 )

@@ -7,7 +7,7 @@ WITH m AS (
                                   JOIN trace t ON t.id = pr.trace_id WHERE th.id = e.thread_id) END AS rank,
          e.name_id, e.kind, e.dur_ns, e.bytes
   FROM scope_event e
-  WHERE e.kind IN (8, 9)
+  WHERE e.kind IN ({kind:memcpy}, {kind:memset})
 ),
 agg AS (
   SELECT rank, name_id, kind, count(*) AS count, sum(dur_ns) AS total_ns, avg(dur_ns) AS avg_ns,
@@ -19,7 +19,7 @@ SELECT rank, round(100.0 * total_ns / sum(total_ns) OVER (PARTITION BY rank), 2)
        total_ns, count, CAST(round(avg_ns) AS INTEGER) AS avg_ns, CAST(round(med_ns) AS INTEGER) AS med_ns,
        min_ns, max_ns, total_bytes, CAST(round(avg_bytes) AS INTEGER) AS avg_bytes, min_bytes, max_bytes,
        round(1.0 * total_bytes / nullif(total_ns, 0), 3) AS bandwidth_gbps, s.value AS operation,
-       CASE kind WHEN 8 THEN 'memcpy' ELSE 'memset' END AS kind
+       CASE kind WHEN {kind:memcpy} THEN 'memcpy' ELSE 'memset' END AS kind
 FROM agg JOIN string s ON s.id = agg.name_id
 ORDER BY CASE :sort WHEN 'count' THEN count WHEN 'total_bytes' THEN total_bytes WHEN 'name' THEN 0
                     ELSE total_ns END DESC, rank, operation

@@ -10,8 +10,8 @@ SELECT NULL AS rank, n.value AS name,
        -sum(CASE WHEN NOT on_device AND bytes < 0 THEN bytes ELSE 0 END) AS self_cpu_freed_bytes,
        sum(CASE WHEN on_device AND bytes > 0 THEN bytes ELSE 0 END) AS self_device_allocated_bytes,
        -sum(CASE WHEN on_device AND bytes < 0 THEN bytes ELSE 0 END) AS self_device_freed_bytes,
-       (SELECT sum(cpu_mem) FROM event_stats st WHERE st.name_id = m.name_id AND st.kind IN (1, 2, 5, 6)) AS cpu_mem_bytes,
-       (SELECT sum(device_mem) FROM event_stats st WHERE st.name_id = m.name_id AND st.kind IN (1, 2, 5, 6)) AS device_mem_bytes
+       (SELECT sum(cpu_mem) FROM event_stats st WHERE st.name_id = m.name_id AND st.kind IN ({kind:op}, {kind:range}, {kind:runtime}, {kind:driver})) AS cpu_mem_bytes,
+       (SELECT sum(device_mem) FROM event_stats st WHERE st.name_id = m.name_id AND st.kind IN ({kind:op}, {kind:range}, {kind:runtime}, {kind:driver})) AS device_mem_bytes
 FROM m JOIN string n ON n.id = m.name_id
 GROUP BY m.name_id
 ORDER BY self_device_allocated_bytes + self_cpu_allocated_bytes DESC, name

@@ -22,7 +22,7 @@ WITH agg AS (
          sum(st.device_mem) AS device_mem_bytes,
          sum(st.self_device_mem) AS self_device_mem_bytes
   FROM event_stats st JOIN string s ON s.id = st.name_id JOIN trace t ON t.id = st.trace_id
-  WHERE st.kind IN (1, 2, 5, 6)
+  WHERE st.kind IN ({kind:op}, {kind:range}, {kind:runtime}, {kind:driver})
   GROUP BY 1, 2
 ),
 tot AS (SELECT sum(self_cpu_ns) AS cpu, sum(self_device_ns) AS dev FROM agg)

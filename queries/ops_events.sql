@@ -11,12 +11,12 @@ cpu AS (
   SELECT e.id, e.thread_id, e.start_ns, e.dur_ns, e.self_ns, e.args, e.parent_id, s.value AS raw_name,
          CASE WHEN s.value GLOB 'ProfilerStep#*' THEN 'ProfilerStep*' ELSE s.value END AS name
   FROM scope_event e JOIN string s ON s.id = e.name_id
-  WHERE e.kind IN (1, 2, 5, 6)
+  WHERE e.kind IN ({kind:op}, {kind:range}, {kind:runtime}, {kind:driver})
 ),
 gpu AS (
   SELECT a.parent_id AS op_id, g.dur_ns AS v
   FROM scope_event g JOIN event a ON a.id = g.launch_id
-  WHERE g.kind IN (7, 8, 9) AND a.parent_id IS NOT NULL
+  WHERE g.kind IN ({kind:kernel}, {kind:memcpy}, {kind:memset}) AND a.parent_id IS NOT NULL
 ),
 gpu_up(anc, v) AS (
   SELECT op_id, v FROM gpu
@@ -42,8 +42,8 @@ mem_total AS (SELECT anc AS id, sum(CASE WHEN on_device THEN 0 ELSE v END) AS cp
 py(id, anc, n, stack) AS (
   SELECT id, parent_id, 0, '' FROM cpu WHERE :group_by = 'stack'
   UNION ALL
-  SELECT py.id, p.parent_id, py.n + (p.kind = 4),
-         CASE WHEN p.kind = 4 AND py.n < :stack_depth
+  SELECT py.id, p.parent_id, py.n + (p.kind = {kind:python}),
+         CASE WHEN p.kind = {kind:python} AND py.n < :stack_depth
               THEN py.stack || CASE WHEN py.stack = '' THEN '' ELSE '; ' END || s.value ELSE py.stack END
   FROM py JOIN event p ON p.id = py.anc JOIN string s ON s.id = p.name_id
 ),

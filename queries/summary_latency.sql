@@ -3,7 +3,7 @@
 WITH r AS (
   SELECT CASE WHEN s.value GLOB 'ProfilerStep#[0-9]*' THEN 'ProfilerStep*' ELSE s.value END AS name, e.dur_ns
   FROM event e JOIN string s ON s.id = e.name_id
-  WHERE e.kind = 2 AND (s.value GLOB 'ProfilerStep#[0-9]*' OR e.depth = 0)
+  WHERE e.kind = {kind:range} AND (s.value GLOB 'ProfilerStep#[0-9]*' OR e.depth = 0)
 )
 SELECT name, count(*) AS count, min(dur_ns) AS min_ns,
        CAST(round(median(dur_ns)) AS INTEGER) AS median_ns,

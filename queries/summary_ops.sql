@@ -4,7 +4,7 @@ SELECT CASE WHEN s.value GLOB 'ProfilerStep#*' THEN 'ProfilerStep*' ELSE s.value
        sum(st.calls) AS calls, sum(st.self_ns) AS self_cpu_ns, sum(st.total_ns) AS cpu_total_ns,
        sum(st.self_device_ns) AS self_device_ns, sum(st.device_total_ns) AS device_total_ns
 FROM event_stats st JOIN string s ON s.id = st.name_id
-WHERE st.kind IN (1, 2, 5, 6)
+WHERE st.kind IN ({kind:op}, {kind:range}, {kind:runtime}, {kind:driver})
 GROUP BY 1
 ORDER BY self_cpu_ns DESC, name
 LIMIT :limit;

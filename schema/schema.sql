@@ -30,10 +30,7 @@ CREATE TABLE kind (
   id    INTEGER PRIMARY KEY,
   name  TEXT NOT NULL UNIQUE  -- op, range, gpu_range, python, runtime, driver, kernel, ...
 );
-INSERT INTO kind (id, name) VALUES
-  (1, 'op'), (2, 'range'), (3, 'gpu_range'), (4, 'python'), (5, 'runtime'), (6, 'driver'),
-  (7, 'kernel'), (8, 'memcpy'), (9, 'memset'), (10, 'sync'), (11, 'memory'), (12, 'instant'),
-  (13, 'trace'), (14, 'async');
+INSERT INTO kind (id, name) VALUES {kind_rows};  -- the built-in kinds, from recorder/util/kinds.h
 -- Categories tracedb does not know become kinds of their own (id >= 100, name = the category).
 
 CREATE TABLE trace (

@@ -1,7 +1,43 @@
-/* embed: turns text files (the .sql files of schema/ and queries/) into one C source that the binary links,
- * so the SQL users can read in the tree is exactly the SQL tracedb runs.
+/* embed: turns text files (the .sql files of schema/ and queries/) into one C source that the binary links.
+ * The SQL in the tree names kinds, never their numbers: {kind:NAME} becomes that kind's id and
+ * {kind_rows} the kind table's rows, both from recorder/util/kinds.h (an unknown name fails the build).
  * Usage: embed OUT.c FILE...   (each FILE is stored under its path as given) */
+#include "kinds.h"
 #include <stdio.h>
+#include <string.h>
+
+static const struct {
+    int id;
+    const char *name;
+} kinds[] = {
+#define KIND_ROW(suffix, id, name) {id, name},
+    TDB_KIND_LIST(KIND_ROW)
+#undef KIND_ROW
+};
+#define NKINDS (sizeof kinds / sizeof kinds[0])
+
+/* The text that stands for a placeholder (without its braces), or -1 when it is not one we know. */
+static int expand(const char *ph, size_t n, char *out, size_t cap)
+{
+    if (n == 9 && memcmp(ph, "kind_rows", 9) == 0) {
+        size_t o = 0;
+        for (size_t i = 0; i < NKINDS && o < cap; i++)
+            o += (size_t)snprintf(out + o, cap - o, "%s(%d, '%s')", i ? ", " : "", kinds[i].id, kinds[i].name);
+        return 0;
+    }
+    if (n > 5 && memcmp(ph, "kind:", 5) == 0)
+        for (size_t i = 0; i < NKINDS; i++)
+            if (strlen(kinds[i].name) == n - 5 && memcmp(ph + 5, kinds[i].name, n - 5) == 0) {
+                snprintf(out, cap, "%d", kinds[i].id);
+                return 0;
+            }
+    return -1;
+}
+
+static void put_byte(FILE *out, int c, unsigned long *n)
+{
+    fprintf(out, "%s%d,", (*n)++ % 20 ? "" : "\n", c);
+}
 
 int main(int argc, char **argv)
 {
@@ -21,14 +57,28 @@ int main(int argc, char **argv)
             perror(argv[i]);
             return 1;
         }
+        static char text[1 << 20];
+        size_t len = fread(text, 1, sizeof text - 1, in);
+        fclose(in);
+        text[len] = 0;
         fprintf(out, "static const char file_%d[] = {", i);
-        int c;
         unsigned long n = 0;
-        while ((c = fgetc(in)) != EOF) {
-            fprintf(out, "%s%d,", (n++ % 20) ? "" : "\n", c);
+        for (size_t k = 0; k < len; k++) {
+            size_t close = text[k] == '{' ? strcspn(text + k + 1, "}\n") : 0;
+            char rep[512];
+            if (text[k] == '{' && text[k + 1 + close] == '}' && close > 0 && close < 64) {
+                if (expand(text + k + 1, close, rep, sizeof rep) != 0) {
+                    fprintf(stderr, "%s: unknown placeholder {%.*s}\n", argv[i], (int)close, text + k + 1);
+                    return 1;
+                }
+                for (char *r = rep; *r; r++)
+                    put_byte(out, (unsigned char)*r, &n);
+                k += close + 1;
+                continue;
+            }
+            put_byte(out, (unsigned char)text[k], &n);
         }
         fprintf(out, "0};\n");
-        fclose(in);
     }
     fprintf(out, "\nconst struct tdb_embedded_file tdb_embedded_files[] = {\n");
     for (int i = 2; i < argc; i++)

@@ -2,6 +2,7 @@
  * (queries/ops.sql from the import's per-name sums; queries/ops_events.sql from the events when a
  * window, shapes, stacks or FLOPs are asked for), with PyTorch's footer totals in table form. */
 #include "cli.h"
+#include "kinds.h"
 #include "render.h"
 #include "report.h"
 #include "scope.h"
@@ -31,13 +32,18 @@ static const char *const ops_sort_keys[] = {
 static void ops_footer(sqlite3 *db, int from_events, struct cli *cli)
 {
     const char *sql = from_events
-                          ? "SELECT (SELECT sum(self_ns) FROM scope_event WHERE kind IN (1, 2, 5, 6)), "
+                          ? "SELECT (SELECT sum(self_ns) FROM scope_event WHERE kind IN (?1, ?2, ?3, ?4)), "
                             "(SELECT sum(g.dur_ns) FROM scope_event g JOIN event a ON a.id = g.launch_id "
-                            "WHERE g.kind IN (7, 8, 9) AND a.parent_id IS NOT NULL)"
-                          : "SELECT sum(self_ns), sum(self_device_ns) FROM event_stats WHERE kind IN (1, 2, 5, 6)";
+                            "WHERE g.kind IN (?5, ?6, ?7) AND a.parent_id IS NOT NULL)"
+                          : "SELECT sum(self_ns), sum(self_device_ns) FROM event_stats WHERE kind IN (?1, ?2, ?3, ?4)";
+    static const int kinds[] = {TDB_KIND_OP, TDB_KIND_RANGE, TDB_KIND_RUNTIME, TDB_KIND_DRIVER,
+                                TDB_KIND_KERNEL, TDB_KIND_MEMCPY, TDB_KIND_MEMSET};
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
         return;
+    for (int i = 0; i < 7; i++)
+        if (i < sqlite3_bind_parameter_count(st))
+            sqlite3_bind_int(st, i + 1, kinds[i]);
     if (sqlite3_step(st) == SQLITE_ROW) {
         char cpu[32], dev[32];
         render_time(cpu, sizeof cpu, sqlite3_column_int64(st, 0));

@@ -10,6 +10,7 @@
 #include "chrome_export.h"
 #include "report.h"
 #include "jsonbuf.h"
+#include "kinds.h"
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -125,7 +126,7 @@ static const char export_events_sql[] =
 static void event_json(struct buf *b, sqlite3_stmt *st)
 {
     int kind = sqlite3_column_int(st, C_KIND);
-    int instant = kind == 11 || kind == 12 || kind == 14;
+    int instant = kind == TDB_KIND_MEMORY || kind == TDB_KIND_INSTANT || kind == TDB_KIND_ASYNC;
     const char *args = (const char *)sqlite3_column_text(st, C_ARGS);
     size_t alen = (size_t)sqlite3_column_bytes(st, C_ARGS);
     if (instant) {
@@ -167,7 +168,7 @@ static void event_json(struct buf *b, sqlite3_stmt *st)
         buf_add_utf8(b, args + 1, alen - 2);
         first = 0;
     }
-    if (kind == 11) { /* [memory]: Kineto's own keys */
+    if (kind == TDB_KIND_MEMORY) { /* [memory]: Kineto's own keys */
         put_int_arg(b, &first, "Addr", st, C_ADDR);
         put_int_arg(b, &first, "Bytes", st, C_BYTES);
         put_int_arg(b, &first, "Total Allocated", st, C_TOTAL_ALLOC);

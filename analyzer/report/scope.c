@@ -2,6 +2,7 @@
  * [start, end) intervals in temp table scope_window; the temp view scope_event keeps the events
  * that start inside one of them. Without a window, scope_event is every event. */
 #include "scope.h"
+#include "kinds.h"
 #include "render.h"
 #include "report.h"
 #include <stdlib.h>
@@ -116,7 +117,7 @@ sqlite3 *scope_open(const char *path, struct scope *s, struct cli *cli)
                        "FROM event e JOIN string n ON n.id = e.name_id, "
                        "(SELECT " TRACE_START " + ?1 AS lo, "
                        "        CASE WHEN ?2 THEN " TRACE_START " + ?3 ELSE 9223372036854775807 END AS hi) b "
-                       "WHERE e.kind IN (1, 2, 3) AND (n.value = ?4 OR n.value GLOB ?4)"
+                       "WHERE e.kind IN (?5, ?6, ?7) AND (n.value = ?4 OR n.value GLOB ?4)"
                      : "INSERT INTO scope_window SELECT " TRACE_START " + ?1, "
                        "CASE WHEN ?2 THEN " TRACE_START " + ?3 ELSE 9223372036854775807 END";
         if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
@@ -126,8 +127,12 @@ sqlite3 *scope_open(const char *path, struct scope *s, struct cli *cli)
         sqlite3_bind_int64(st, 1, s->from ? from : (int64_t)-4611686018427387904LL);
         sqlite3_bind_int(st, 2, s->to != NULL);
         sqlite3_bind_int64(st, 3, to);
-        if (s->range)
+        if (s->range) { /* a range, an operator or a step */
             sqlite3_bind_text(st, 4, s->range, -1, SQLITE_STATIC);
+            sqlite3_bind_int(st, 5, TDB_KIND_OP);
+            sqlite3_bind_int(st, 6, TDB_KIND_RANGE);
+            sqlite3_bind_int(st, 7, TDB_KIND_GPU_RANGE);
+        }
         int rc = sqlite3_step(st);
         sqlite3_finalize(st);
         if (rc != SQLITE_DONE) {

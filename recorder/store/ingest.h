@@ -2,6 +2,7 @@
  * See ingest.c for how a load runs: create -> events -> finish (nesting sweep, links, indexes). */
 #ifndef TDB_INGEST_H
 #define TDB_INGEST_H
+#include "kinds.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stddef.h>
@@ -20,23 +21,7 @@ static inline int64_t tdb_sat_add(int64_t a, int64_t b)
     return r;
 }
 
-enum tdb_kind {
-    TDB_KIND_OP = 1,
-    TDB_KIND_RANGE = 2,
-    TDB_KIND_GPU_RANGE = 3,
-    TDB_KIND_PYTHON = 4,
-    TDB_KIND_RUNTIME = 5,
-    TDB_KIND_DRIVER = 6,
-    TDB_KIND_KERNEL = 7,
-    TDB_KIND_MEMCPY = 8,
-    TDB_KIND_MEMSET = 9,
-    TDB_KIND_SYNC = 10,
-    TDB_KIND_MEMORY = 11,
-    TDB_KIND_INSTANT = 12,
-    TDB_KIND_TRACE = 13,
-    TDB_KIND_ASYNC = 14,
-    TDB_KIND_FIRST_CUSTOM = 100 /* categories tracedb does not know get ids from here */
-};
+/* enum tdb_kind: util/kinds.h */
 
 enum tdb_open_mode {
     TDB_OPEN_CREATE, /* refuse if the database exists */
