@@ -30,7 +30,7 @@ endif
 SAN      = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 SQL      = $(wildcard schema/*.sql) $(wildcard queries/*.sql)
-LIB_SRC  = recorder/store/db_guard.c recorder/store/output_claim.c recorder/store/stmt_cache.c recorder/store/ingest.c recorder/store/nesting.c recorder/store/device_time.c recorder/store/row_writer.c recorder/util/strmap.c recorder/util/jsonbuf.c recorder/util/timeparse.c \
+LIB_SRC  = recorder/store/db_guard.c recorder/store/output_claim.c recorder/store/stmt_cache.c recorder/store/ingest.c recorder/store/ingest_sweep.c recorder/store/ingest_checks.c recorder/store/nesting.c recorder/store/device_time.c recorder/store/row_writer.c recorder/util/strmap.c recorder/util/jsonbuf.c recorder/util/timeparse.c \
            recorder/import/chrome_import.c recorder/import/import.c recorder/import/merge.c recorder/live/recording.c recorder/import/finish.c \
            analyzer/report/render.c analyzer/report/render_table.c analyzer/report/report.c analyzer/report/mann_whitney.c analyzer/report/sqlfuncs.c analyzer/report/flops.c analyzer/cli/options.c analyzer/report/scope.c \
            analyzer/export/chrome_export.c
@@ -92,7 +92,7 @@ INJECT_LIBS = -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcupti
 endif
 # the injection library links what recording needs (the store and the live recorder), not the importers
 # nor the analyzer; --no-undefined keeps it honest
-RECORDING_SRC = recorder/store/db_guard.c recorder/store/output_claim.c recorder/store/stmt_cache.c recorder/store/ingest.c recorder/store/nesting.c \
+RECORDING_SRC = recorder/store/db_guard.c recorder/store/output_claim.c recorder/store/stmt_cache.c recorder/store/ingest.c recorder/store/ingest_sweep.c recorder/store/ingest_checks.c recorder/store/nesting.c \
                 recorder/store/device_time.c recorder/store/row_writer.c recorder/util/strmap.c recorder/util/jsonbuf.c recorder/util/timeparse.c \
                 recorder/live/recording.c
 RECORDING_OBJ = $(RECORDING_SRC:%.c=build/obj/%.o) $(CUPTI_SRC:%.c=build/obj/%.o) build/obj/embedded.o

@@ -11,11 +11,12 @@
  *      each event the sweep's keys (track, start, dur: 26 bytes), its per-name sums and what it
  *      attributes (launch correlation, memory bytes) are kept. Nothing is allocated per event once
  *      the arrays have grown. (A live recording keeps none of this: its rows are read back at the end.)
- *   3. end of trace: the keys are sorted and swept (nesting.c: parent, depth, self time, PyTorch's
- *      rule), GPU work is linked to the runtime/driver call with the same correlation, device time and
- *      memory are attributed to operators, and everything is written back in one sequential UPDATE;
- *      then the per-name sums (event_stats) and device time (device_stats, device_time.c).
- *      Finish adds meta, indexes and views, commits and renames.
+ *   3. end of trace (ingest_sweep.c): the keys are sorted and swept (nesting.c: parent, depth, self
+ *      time, PyTorch's rule), GPU work is linked to the runtime/driver call with the same correlation,
+ *      device time and memory are attributed to operators, and everything is written back in one
+ *      sequential UPDATE; then the per-name sums (event_stats) and device time (device_stats,
+ *      device_time.c). A trace met before or on another time base is found (ingest_checks.c).
+ *      Finish adds meta (ingest_checks.c), indexes and views, commits and claims the name.
  */
 #include "ingest.h"
 #include "db_guard.h"
@@ -38,88 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
-/* correlation -> ordinal, open addressing; TDB_NULL marks an empty slot */
-struct corrmap {
-    int64_t *key;
-    uint32_t *val;
-    size_t cap, count;
-};
-
-/* Something the end of the trace attributes to the operators around it. */
-enum attrib_what {
-    AT_LINK,      /* GPU work that is not device time (sync): linked to its launch only */
-    AT_DEVICE,    /* kernel, memcpy, memset: device time of the operator that launched it */
-    AT_MEM_CPU,   /* a [memory] event on the host: bytes for the operator around it */
-    AT_MEM_DEVICE /* a [memory] event on a device */
-};
-
-struct attrib {
-    uint32_t ord;  /* the event */
-    uint16_t what; /* enum attrib_what */
-    uint16_t early; /* the launch was known when the row was written: launch_id is in the row already */
-    int64_t key;   /* correlation of the launch (AT_LINK, AT_DEVICE) or bytes (AT_MEM_*) */
-};
-
-#define LAUNCH_IN_ROW 0x80000000u /* launch[] flag: the row already holds this launch_id */
-
-/* Running aggregates of one (kind, name, device) in the current trace. */
-struct stat_row {
-    int64_t kind, name_id, device;
-    int64_t calls, total, self, min, max;
-    int64_t self_device, device_total;     /* GPU work launched directly / by it or its children */
-    int64_t self_cpu_mem, cpu_mem;         /* host bytes allocated (minus freed) directly / in all */
-    int64_t self_device_mem, device_mem;   /* device bytes, likewise */
-};
-
-struct nest_result;
-
-struct tdb_ingest {
-    sqlite3 *db;
-    struct row_writer *rows; /* every hot-path row goes through it (a background thread) */
-    FILE *err;               /* where errors are reported */
-    char *path;              /* the database the user named */
-    char *tmp_path;          /* where a new database is built, or NULL for an append */
-    int fresh;               /* a database made by this ingest (not an append, not a recording) */
-    int borrowed;            /* db is the process's in-memory database: rolled back, never closed */
-    struct nest_result *nest_slot; /* what tdb_nest() answers from, during the nesting update */
-    int nest_registered;
-    int replace;             /* --force: the new database replaces path at the end */
-    int64_t anomalies[TDB_ANOMALY_COUNT]; /* counted for meta */
-    struct strmap strings;   /* interned names/categories -> string.id */
-    struct strmap processes; /* (trace, pid) -> process.id */
-    struct strmap threads;   /* (trace, pid, tid) -> thread.id */
-    struct strmap kinds;     /* custom category (lower case) -> kind.id */
-    char *key;               /* scratch for composite map keys */
-    size_t key_cap;
-    int64_t next_string, next_process, next_thread, next_event, next_kind;
-    int64_t trace_id;          /* current trace */
-    int64_t trace_first_event; /* first event id of the current trace */
-    int64_t first_event;       /* first event id of this load */
-    int64_t events;            /* events added by this load */
-    int64_t overlaps;          /* overlaps found by the sweep of the current trace */
-    /* per event of the current trace, by ordinal (id - trace_first_event): the sweep's keys */
-    uint32_t *key_track;       /* thread id; becomes the parent ordinal + 1 after the sweep */
-    int64_t *key_start;        /* start; becomes self time after the sweep */
-    int64_t *key_dur;
-    uint16_t *key_depth;
-    uint32_t *key_stat;        /* index in stats */
-    size_t keys_cap;
-    struct strmap stat_index;  /* (kind, name, device) -> index in stats */
-    struct stat_row *stats;
-    size_t nstats, stats_cap;
-    int64_t first_ns, last_ns; /* span of the current trace */
-    struct corrmap launches;   /* correlation -> ordinal of the runtime/driver call */
-    struct device_time devices; /* GPU intervals of the current trace, for device_stats */
-    struct attrib *attribs;    /* GPU work and memory events, attributed at the end of the trace */
-    size_t nattribs, attribs_cap;
-    int timing;                /* TRACEDB_TIMING set: print how long each phase took */
-    int live;                  /* TDB_OPEN_LIVE: written in place; nothing per event kept in memory */
-    int resuming;              /* inside tdb_ingest_resume_trace */
-    int reading_back;          /* keys come from rows written before (no launch_id in them) */
-    int64_t *key_id;           /* a read-back trace: the id of each ordinal (ids may have gaps: ranges a
-                                * killed recording began and never ended); NULL: id - trace_first_event */
-    struct timespec phase_start;
-};
+#include "ingest_internal.h"
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -164,7 +84,7 @@ static int corrmap_put(struct corrmap *m, int64_t key, uint32_t val)
     return 0;
 }
 
-static int64_t corrmap_get(const struct corrmap *m, int64_t key)
+int64_t corrmap_get(const struct corrmap *m, int64_t key)
 {
     if (!m->cap)
         return -1;
@@ -299,7 +219,7 @@ static int64_t ingest_keep_keys(struct tdb_ingest *ing, size_t ord, const struct
 }
 
 /* With TRACEDB_TIMING=1, says on stderr how long the phase that ends now took. */
-static void ingest_phase(struct tdb_ingest *ing, const char *done)
+void ingest_phase(struct tdb_ingest *ing, const char *done)
 {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
@@ -309,17 +229,16 @@ static void ingest_phase(struct tdb_ingest *ing, const char *done)
     ing->phase_start = now;
 }
 
-static int ingest_fail(struct tdb_ingest *ing, const char *what)
+int ingest_fail(struct tdb_ingest *ing, const char *what)
 {
     char why[512];
     fprintf(ing->err, "tracedb: %s: %s: %s\n", ing->path, what, tdb_db_errmsg(ing->db, why, sizeof why));
     return -1;
 }
 
-static int ingest_step(struct tdb_ingest *ing, sqlite3_stmt *st);
 
 /* One statement, through the statement cache (see stmt_cache.h). */
-static int ingest_run(struct tdb_ingest *ing, const char *sql)
+int ingest_run(struct tdb_ingest *ing, const char *sql)
 {
     sqlite3_stmt *st;
     if (tdb_stmt_prepare(ing->db, sql, -1, 0, &st, NULL) != SQLITE_OK)
@@ -353,21 +272,13 @@ static int ingest_exec_file(struct tdb_ingest *ing, const char *file)
 }
 
 /* Runs a prepared statement to completion and resets it. */
-static int ingest_step(struct tdb_ingest *ing, sqlite3_stmt *st)
+int ingest_step(struct tdb_ingest *ing, sqlite3_stmt *st)
 {
     int rc = sqlite3_step(st);
     sqlite3_reset(st);
     if (rc != SQLITE_DONE)
         return ingest_fail(ing, "cannot write");
     return 0;
-}
-
-static void bind_int_or_null(sqlite3_stmt *st, int i, int64_t v)
-{
-    if (v == TDB_NULL)
-        sqlite3_bind_null(st, i);
-    else
-        sqlite3_bind_int64(st, i, v);
 }
 
 static char *ingest_key(struct tdb_ingest *ing, size_t need)
@@ -598,7 +509,7 @@ struct tdb_ingest *tdb_ingest_open(const char *path, enum tdb_open_mode mode, FI
 /* ---------------------------------------------------------------- traces, tracks, kinds */
 
 /* Waits for the row writer so that this thread may use the database directly. */
-static int ingest_sync(struct tdb_ingest *ing)
+int ingest_sync(struct tdb_ingest *ing)
 {
     return row_writer_sync(ing->rows);
 }
@@ -905,242 +816,6 @@ struct sqlite3 *tdb_ingest_sqlite(struct tdb_ingest *ing)
     return ingest_sync(ing) == 0 ? ing->db : NULL;
 }
 
-/* ---------------------------------------------------------------- nesting and links */
-
-/* Links GPU work to its launch (launch[ord] = launch ordinal + 1) and adds device time and memory to
- * the per-name aggregates of the operators around them: "self" for the operator that launched the
- * work (the parent of the runtime call) or holds the [memory] event, "total" for it and every
- * ancestor, as PyTorch's profiler attributes them. Runs after the sweep: key_track holds parents. */
-static void ingest_attribute(struct tdb_ingest *ing, uint32_t *launch)
-{
-    const uint32_t *parent = ing->key_track;
-    for (size_t i = 0; i < ing->nattribs; i++) {
-        const struct attrib *a = &ing->attribs[i];
-        uint32_t p; /* ordinal + 1 of the operator the value belongs to */
-        int64_t v;
-        if (a->what == AT_LINK || a->what == AT_DEVICE) {
-            int64_t l = corrmap_get(&ing->launches, a->key);
-            if (l < 0)
-                continue;
-            launch[a->ord] = ((uint32_t)l + 1) | (a->early ? LAUNCH_IN_ROW : 0);
-            if (a->what == AT_LINK)
-                continue;
-            p = parent[l];
-            v = ing->key_dur[a->ord];
-        } else {
-            p = parent[a->ord];
-            v = a->key;
-        }
-        if (!p)
-            continue;
-        struct stat_row *direct = &ing->stats[ing->key_stat[p - 1]];
-        if (a->what == AT_DEVICE)
-            direct->self_device = tdb_sat_add(direct->self_device, v);
-        else if (a->what == AT_MEM_CPU)
-            direct->self_cpu_mem = tdb_sat_add(direct->self_cpu_mem, v);
-        else
-            direct->self_device_mem = tdb_sat_add(direct->self_device_mem, v);
-        for (uint32_t q = p; q; q = parent[q - 1]) {
-            struct stat_row *r = &ing->stats[ing->key_stat[q - 1]];
-            if (a->what == AT_DEVICE)
-                r->device_total = tdb_sat_add(r->device_total, v);
-            else if (a->what == AT_MEM_CPU)
-                r->cpu_mem = tdb_sat_add(r->cpu_mem, v);
-            else
-                r->device_mem = tdb_sat_add(r->device_mem, v);
-        }
-    }
-}
-
-/* The sweep's results, read by the tdb_nest() SQL function during the one UPDATE that stores them. */
-struct nest_result {
-    int64_t base;            /* id of ordinal 0 */
-    const int64_t *ids;      /* id of each ordinal when they have gaps (a read-back trace), else NULL */
-    size_t cursor;           /* with ids: where the last id was found (the update walks ids in order) */
-    size_t n;
-    const uint32_t *parent;  /* ordinal + 1, 0 = none */
-    const uint16_t *depth;
-    const int64_t *self;
-    const int64_t *dur;
-    const uint32_t *launch;  /* ordinal + 1, 0 = none; LAUNCH_IN_ROW when the row has it already */
-};
-
-/* tdb_nest(id, column): 0 parent_id, 1 depth, 2 self_ns, 3 launch_id (NULL when none), 4 whether the
- * row changes at all (most GPU rows do not: no parent, no children, launch written with the row);
- * tdb_nest(id, 5, parent_id, depth, self_ns, launch_id): whether a row read back, holding these, changes. */
-static void nest_value(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-    struct nest_result *r = *(struct nest_result **)sqlite3_user_data(ctx);
-    if (!r) {
-        sqlite3_result_null(ctx);
-        return;
-    }
-    int64_t id = sqlite3_value_int64(argv[0]), i = id - r->base;
-    if (r->ids && r->cursor < r->n && r->ids[r->cursor] == id) {
-        i = (int64_t)r->cursor; /* the same row again */
-    } else if (r->ids && r->cursor + 1 < r->n && r->ids[r->cursor + 1] == id) {
-        i = (int64_t)++r->cursor; /* the next row */
-    } else if (r->ids) { /* else a binary search: ids ascend */
-        size_t lo = 0, hi = r->n;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (r->ids[mid] < id)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        i = lo < r->n && r->ids[lo] == id ? (int64_t)lo : -1;
-        if (i >= 0)
-            r->cursor = (size_t)i;
-    }
-    if (i < 0 || (size_t)i >= r->n) {
-        sqlite3_result_null(ctx);
-        return;
-    }
-    switch (sqlite3_value_int(argv[1])) {
-    case 0:
-        if (r->parent[i])
-            sqlite3_result_int64(ctx, r->ids ? r->ids[r->parent[i] - 1] : r->base + r->parent[i] - 1);
-        else
-            sqlite3_result_null(ctx);
-        break;
-    case 1:
-        sqlite3_result_int(ctx, r->depth[i]);
-        break;
-    case 2:
-        sqlite3_result_int64(ctx, r->self[i]);
-        break;
-    case 3:
-        if (r->launch[i] & ~LAUNCH_IN_ROW) {
-            uint32_t l = (r->launch[i] & ~LAUNCH_IN_ROW) - 1;
-            sqlite3_result_int64(ctx, r->ids ? r->ids[l] : r->base + l);
-        } else
-            sqlite3_result_null(ctx);
-        break;
-    case 4:
-        sqlite3_result_int(ctx, r->parent[i] || r->self[i] != r->dur[i] ||
-                                    (r->launch[i] && !(r->launch[i] & LAUNCH_IN_ROW)));
-        break;
-    default: { /* 5: whether the row's parent_id, depth, self_ns, launch_id (argv 2-5) differ from these */
-        int64_t parent = r->parent[i] ? (r->ids ? r->ids[r->parent[i] - 1] : r->base + r->parent[i] - 1) : TDB_NULL;
-        int64_t launch = TDB_NULL;
-        if (r->launch[i] & ~LAUNCH_IN_ROW) {
-            uint32_t l = (r->launch[i] & ~LAUNCH_IN_ROW) - 1;
-            launch = r->ids ? r->ids[l] : r->base + l;
-        }
-        int differs = argc < 6 || sqlite3_value_int64(argv[3]) != r->depth[i] || sqlite3_value_int64(argv[4]) != r->self[i];
-        if (!differs)
-            differs = parent == TDB_NULL ? sqlite3_value_type(argv[2]) != SQLITE_NULL
-                                         : sqlite3_value_type(argv[2]) == SQLITE_NULL || sqlite3_value_int64(argv[2]) != parent;
-        if (!differs && launch != TDB_NULL)
-            differs = sqlite3_value_type(argv[5]) == SQLITE_NULL || sqlite3_value_int64(argv[5]) != launch;
-        sqlite3_result_int(ctx, differs);
-    }
-    }
-}
-
-/* Sweeps the current trace's events (nesting.c), links GPU work to launches, and writes both back in
- * one pass in id order; rows with no parent, no children and no launch keep their defaults. */
-static int ingest_nest_and_link(struct tdb_ingest *ing)
-{
-    size_t n = (size_t)(ing->next_event - ing->trace_first_event);
-    if (n == 0)
-        return 0;
-    ing->key_depth = malloc(n * sizeof *ing->key_depth);
-    uint32_t *launch = calloc(n, sizeof *launch); /* ordinal of the launch + 1 */
-    if (!ing->key_depth || !launch) {
-        free(launch);
-        fprintf(ing->err, "tracedb: out of memory\n");
-        return -1;
-    }
-    /* parent aliases key_track, self aliases key_start */
-    int64_t overlaps = nesting_compute(n, ing->key_track, ing->key_start, ing->key_dur, ing->key_track,
-                                       ing->key_depth, ing->key_start);
-    if (overlaps < 0) {
-        free(launch);
-        fprintf(ing->err, "tracedb: out of memory\n");
-        return -1;
-    }
-    ing->overlaps = overlaps;
-    ingest_attribute(ing, launch);
-    ingest_phase(ing, "nesting sweep");
-    const int64_t *self = ing->key_start;
-    for (size_t i = 0; i < n; i++)
-        ing->stats[ing->key_stat[i]].self = tdb_sat_add(ing->stats[ing->key_stat[i]].self, self[i]);
-    /* One sequential pass over the trace's rows; each row asks nest_value() for its new values. */
-    /* ids are looked up only when they have gaps (binary search); else id - first is the ordinal */
-    const int64_t *ids = ing->key_id && ing->key_id[n - 1] - ing->key_id[0] + 1 != (int64_t)n ? ing->key_id : NULL;
-    struct nest_result res = {ing->trace_first_event, ids, 0, n, ing->key_track, ing->key_depth, ing->key_start,
-                              ing->key_dur, launch};
-    int rc = 0;
-    sqlite3_stmt *upd;
-    /* Imported rows were written with no nesting: those the sweep gives any are rewritten. Rows read
-     * back (a recording) may carry nesting already (the recorder's own stacks): only rows where the
-     * sweep, the one rule, says otherwise are rewritten. */
-    const char *sql = ing->key_id
-                          ? "UPDATE event SET parent_id = tdb_nest(id, 0), depth = tdb_nest(id, 1), "
-                            "self_ns = tdb_nest(id, 2), launch_id = coalesce(tdb_nest(id, 3), launch_id) "
-                            "WHERE id >= ?1 AND id < ?2 AND tdb_nest(id, 5, parent_id, depth, self_ns, launch_id)"
-                          : "UPDATE event SET parent_id = tdb_nest(id, 0), depth = tdb_nest(id, 1), "
-                            "self_ns = tdb_nest(id, 2), launch_id = coalesce(tdb_nest(id, 3), launch_id) "
-                            "WHERE id >= ?1 AND id < ?2 AND tdb_nest(id, 4)";
-    /* registered once per connection (registering again would expire every prepared statement); the
-     * function reads the sweep's results through a slot that points at them only meanwhile */
-    static struct nest_result *memory_slot; /* the in-memory database's, which outlives each ingest */
-    static int memory_registered;
-    struct nest_result **slot = ing->borrowed ? &memory_slot : &ing->nest_slot;
-    int registered = ing->borrowed ? memory_registered : ing->nest_registered;
-    if ((!registered &&
-         (sqlite3_create_function(ing->db, "tdb_nest", 2, SQLITE_UTF8, slot, nest_value, NULL, NULL) != SQLITE_OK ||
-          sqlite3_create_function(ing->db, "tdb_nest", 6, SQLITE_UTF8, slot, nest_value, NULL, NULL) != SQLITE_OK)) ||
-        tdb_stmt_prepare(ing->db, sql, -1, 0, &upd, NULL) != SQLITE_OK) {
-        free(launch);
-        return ingest_fail(ing, "cannot prepare the nesting update");
-    }
-    if (ing->borrowed)
-        memory_registered = 1;
-    else
-        ing->nest_registered = 1;
-    *slot = &res;
-    sqlite3_bind_int64(upd, 1, ing->trace_first_event);
-    sqlite3_bind_int64(upd, 2, ing->key_id ? ing->key_id[n - 1] + 1 : ing->trace_first_event + (int64_t)n);
-    rc = ingest_step(ing, upd);
-    tdb_stmt_finalize(upd);
-    *slot = NULL;
-    free(launch);
-    return rc;
-}
-
-static int ingest_write_stats(struct tdb_ingest *ing)
-{
-    sqlite3_stmt *st;
-    if (tdb_stmt_prepare(ing->db, "INSERT INTO event_stats VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-                           "?13, ?14, ?15)", -1, 0, &st, NULL) != SQLITE_OK)
-        return ingest_fail(ing, "cannot prepare");
-    int rc = 0;
-    for (size_t i = 0; i < ing->nstats && rc == 0; i++) {
-        const struct stat_row *r = &ing->stats[i];
-        sqlite3_bind_int64(st, 1, ing->trace_id);
-        sqlite3_bind_int64(st, 2, r->kind);
-        sqlite3_bind_int64(st, 3, r->name_id);
-        bind_int_or_null(st, 4, r->device);
-        sqlite3_bind_int64(st, 5, r->calls);
-        sqlite3_bind_int64(st, 6, r->total);
-        sqlite3_bind_int64(st, 7, r->self);
-        sqlite3_bind_int64(st, 8, r->min);
-        sqlite3_bind_int64(st, 9, r->max);
-        sqlite3_bind_int64(st, 10, r->self_device);
-        sqlite3_bind_int64(st, 11, r->device_total);
-        sqlite3_bind_int64(st, 12, r->self_cpu_mem);
-        sqlite3_bind_int64(st, 13, r->cpu_mem);
-        sqlite3_bind_int64(st, 14, r->self_device_mem);
-        sqlite3_bind_int64(st, 15, r->device_mem);
-        rc = ingest_step(ing, st);
-    }
-    tdb_stmt_finalize(st);
-    return rc;
-}
-
 /* ---------------------------------------------------------------- end of trace, finish */
 
 int tdb_ingest_end_trace(struct tdb_ingest *ing, const struct tdb_trace_info *info)
@@ -1176,8 +851,8 @@ int tdb_ingest_end_trace(struct tdb_ingest *ing, const struct tdb_trace_info *in
         return ingest_fail(ing, "cannot prepare");
     sqlite3_bind_int64(st, 1, ing->trace_id);
     sqlite3_bind_text(st, 2, info->name, -1, SQLITE_STATIC);
-    bind_int_or_null(st, 3, info->base_time_ns);
-    bind_int_or_null(st, 4, info->rank);
+    tdb_bind_int_or_null(st, 3, info->base_time_ns);
+    tdb_bind_int_or_null(st, 4, info->rank);
     sqlite3_bind_text(st, 5, info->device_properties, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 6, info->distributed_info, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 7, info->extra, -1, SQLITE_STATIC);
@@ -1186,167 +861,11 @@ int tdb_ingest_end_trace(struct tdb_ingest *ing, const struct tdb_trace_info *in
     sqlite3_bind_int64(st, 10, ing->overlaps);
     sqlite3_bind_text(st, 11, info->error, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 12, info->source_format, -1, SQLITE_STATIC);
-    bind_int_or_null(st, 13, ing->first_ns == INT64_MAX ? TDB_NULL : ing->first_ns);
-    bind_int_or_null(st, 14, ing->last_ns == INT64_MIN ? TDB_NULL : ing->last_ns);
+    tdb_bind_int_or_null(st, 13, ing->first_ns == INT64_MAX ? TDB_NULL : ing->first_ns);
+    tdb_bind_int_or_null(st, 14, ing->last_ns == INT64_MIN ? TDB_NULL : ing->last_ns);
     rc = sqlite3_step(st);
     tdb_stmt_finalize(st);
     return rc == SQLITE_DONE ? 0 : ingest_fail(ing, "cannot write");
-}
-
-/* "53 years", "2.0 days", "3.5 hours": a gap between traces in words. */
-static void ingest_span_words(char *out, size_t n, double ns)
-{
-    double s = ns / 1e9;
-    if (s >= 2 * 365.25 * 86400)
-        snprintf(out, n, "%.0f years", s / (365.25 * 86400));
-    else if (s >= 2 * 86400)
-        snprintf(out, n, "%.1f days", s / 86400);
-    else
-        snprintf(out, n, "%.1f hours", s / 3600);
-}
-
-int tdb_ingest_check_trace(struct tdb_ingest *ing, int allow_duplicate, const char *file)
-{
-    if (ingest_sync(ing) != 0)
-        return -1;
-    static const char count_sql[] = "(SELECT count(*) FROM event WHERE thread_id IN (SELECT th.id FROM thread th "
-                                    "JOIN process p ON p.id = th.process_id WHERE p.trace_id = %s))";
-    char sql[1024];
-    snprintf(sql, sizeof sql,
-             "SELECT o.id, o.source_file, %s = %s FROM trace o, trace n WHERE n.id = ?1 AND o.id != n.id "
-             "AND o.first_ns = n.first_ns AND o.last_ns = n.last_ns AND o.base_time_ns IS n.base_time_ns "
-             "AND o.name IS n.name AND o.rank IS n.rank AND o.status = 'complete' LIMIT 1",
-             "o.id", "n.id");
-    /* the counts are compared in a second step, only for a candidate (they scan the events) */
-    sqlite3_stmt *st;
-    if (tdb_stmt_prepare(ing->db, sql, -1, 0, &st, NULL) != SQLITE_OK)
-        return ingest_fail(ing, "cannot prepare");
-    sqlite3_bind_int64(st, 1, ing->trace_id);
-    int64_t dup = 0;
-    char dup_file[512] = "";
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        dup = sqlite3_column_int64(st, 0);
-        snprintf(dup_file, sizeof dup_file, "%s", sqlite3_column_text(st, 1) ? (const char *)sqlite3_column_text(st, 1) : "?");
-    }
-    tdb_stmt_finalize(st);
-    if (dup) {
-        char a[256], b[256];
-        snprintf(a, sizeof a, count_sql, "?1");
-        snprintf(b, sizeof b, count_sql, "?2");
-        snprintf(sql, sizeof sql, "SELECT %s = %s", a, b);
-        if (tdb_stmt_prepare(ing->db, sql, -1, 0, &st, NULL) != SQLITE_OK)
-            return ingest_fail(ing, "cannot prepare");
-        sqlite3_bind_int64(st, 1, dup);
-        sqlite3_bind_int64(st, 2, ing->trace_id);
-        int same = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
-        tdb_stmt_finalize(st);
-        if (same && !allow_duplicate) {
-            fprintf(ing->err,
-                    "tracedb: %s: the database already holds this trace (trace %lld, from %s: the same span, time "
-                    "base, name, rank and event count); refused, nothing written (--allow-duplicate to import it again)\n",
-                    file, (long long)dup, dup_file);
-            return 1;
-        }
-    }
-    /* another time base: far from every other trace, in absolute time */
-    if (tdb_stmt_prepare(ing->db,
-                           "SELECT n.first_ns + coalesce(n.base_time_ns, 0), n.last_ns + coalesce(n.base_time_ns, 0), "
-                           "min(o.first_ns + coalesce(o.base_time_ns, 0)), max(o.last_ns + coalesce(o.base_time_ns, 0)), "
-                           "max(o.last_ns - o.first_ns) FROM trace n, trace o WHERE n.id = ?1 AND o.id != n.id "
-                           "AND o.first_ns IS NOT NULL AND n.first_ns IS NOT NULL", -1, 0, &st, NULL) != SQLITE_OK)
-        return ingest_fail(ing, "cannot prepare");
-    sqlite3_bind_int64(st, 1, ing->trace_id);
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 2) != SQLITE_NULL) {
-        double nf = sqlite3_column_double(st, 0), nl = sqlite3_column_double(st, 1);
-        double of = sqlite3_column_double(st, 2), ol = sqlite3_column_double(st, 3);
-        double span = fmax(nl - nf, sqlite3_column_double(st, 4));
-        double gap = nf > ol ? nf - ol : of > nl ? of - nl : 0;
-        if (gap > fmax(3600e9, 10 * span)) {
-            char g[64], all[64];
-            ingest_span_words(g, sizeof g, gap);
-            ingest_span_words(all, sizeof all, fmax(nl, ol) - fmin(nf, of));
-            fprintf(ing->err,
-                    "tracedb: %s: warning: its events lie %s %s those already in the database (another clock or time "
-                    "base?); the database now spans %s, and reports that compare times across traces will mislead\n",
-                    file, g, nf > ol ? "after" : "before", all);
-        }
-    }
-    tdb_stmt_finalize(st);
-    return 0;
-}
-
-const char *const tdb_anomaly_names[TDB_ANOMALY_COUNT] = {
-    [TDB_ANOMALY_NEGATIVE_DUR] = "negative_dur",
-    [TDB_ANOMALY_END_WITHOUT_BEGIN] = "end_without_begin",
-    [TDB_ANOMALY_NEVER_ENDED] = "begin_never_ended",
-    [TDB_ANOMALY_END_BEFORE_BEGIN] = "end_before_begin",
-};
-
-void tdb_ingest_count_anomalies(struct tdb_ingest *ing, const int64_t counts[TDB_ANOMALY_COUNT])
-{
-    for (int a = 0; a < TDB_ANOMALY_COUNT; a++)
-        ing->anomalies[a] += counts[a];
-}
-
-/* meta anomalies.<name>: added to what an appended database already counts. */
-static int ingest_write_anomalies(struct tdb_ingest *ing)
-{
-    sqlite3_stmt *st;
-    if (tdb_stmt_prepare(ing->db,
-                           "INSERT INTO meta (key, value) VALUES ('anomalies.' || ?1, ?2) "
-                           "ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + excluded.value", -1, 0, &st, NULL) != SQLITE_OK)
-        return ingest_fail(ing, "cannot prepare");
-    int rc = 0;
-    for (int a = 0; a < TDB_ANOMALY_COUNT && rc == 0; a++) {
-        if (!ing->anomalies[a])
-            continue;
-        sqlite3_bind_text(st, 1, tdb_anomaly_names[a], -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 2, ing->anomalies[a]);
-        rc = ingest_step(ing, st);
-    }
-    tdb_stmt_finalize(st);
-    return rc;
-}
-
-static int ingest_write_meta(struct tdb_ingest *ing, int complete)
-{
-    if (ingest_write_anomalies(ing) != 0)
-        return -1;
-    char now[32];
-    time_t t = time(NULL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    sqlite3_stmt *st;
-    if (tdb_stmt_prepare(ing->db, "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)", -1, 0, &st, NULL) != SQLITE_OK)
-        return ingest_fail(ing, "cannot prepare");
-    const char *pairs[][2] = {
-        {"schema_version", TDB_SCHEMA_VERSION_STR},
-        {"tool_version", TDB_VERSION},
-        {"created_at", now},
-        {"import_status", complete ? "complete" : "partial"},
-    };
-    int rc = 0;
-    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0] && rc == 0; i++) {
-        if (i == 2 && !ing->fresh)
-            continue; /* an append keeps the creation time */
-        sqlite3_bind_text(st, 1, pairs[i][0], -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 2, pairs[i][1], -1, SQLITE_STATIC);
-        rc = ingest_step(ing, st);
-    }
-    tdb_stmt_finalize(st);
-    if (rc != 0)
-        return rc;
-    /* The first trace's facts, under plain keys, for users who read meta alone. */
-    return ingest_run(ing,
-                       "INSERT OR REPLACE INTO meta (key, value) SELECT k, v FROM (SELECT 'source_file' k, source_file v, 1 o FROM trace WHERE id = (SELECT min(id) FROM trace) UNION ALL "
-                       "SELECT 'source_format', source_format, 2 FROM trace WHERE id = (SELECT min(id) FROM trace) UNION ALL "
-                       "SELECT 'trace_name', name, 3 FROM trace WHERE id = (SELECT min(id) FROM trace) UNION ALL "
-                       "SELECT 'base_time_ns', base_time_ns, 4 FROM trace WHERE id = (SELECT min(id) FROM trace) UNION ALL "
-                       "SELECT 'device_properties', device_properties, 5 FROM trace WHERE id = (SELECT min(id) FROM trace) UNION ALL "
-                       "SELECT 'distributed_info', distributed_info, 6 FROM trace WHERE id = (SELECT min(id) FROM trace) UNION ALL "
-                       "SELECT 'trace_count', count(*), 7 FROM trace UNION ALL "
-                       "SELECT 'event_count', count(*), 8 FROM event) ORDER BY o");
 }
 
 int tdb_ingest_finish(struct tdb_ingest *ing, int complete)

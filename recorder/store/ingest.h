@@ -3,6 +3,7 @@
 #ifndef TDB_INGEST_H
 #define TDB_INGEST_H
 #include "kinds.h"
+#include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stddef.h>
@@ -12,6 +13,15 @@
  * ends beyond TDB_TIME_MAX, so that any difference of two times fits in 64 bits; sums over many events
  * saturate (tdb_sat_add). */
 #define TDB_TIME_MAX (((int64_t)1 << 62) - 1)
+
+/* Binds v, or NULL for TDB_NULL. */
+static inline void tdb_bind_int_or_null(sqlite3_stmt *st, int i, int64_t v)
+{
+    if (v == TDB_NULL)
+        sqlite3_bind_null(st, i);
+    else
+        sqlite3_bind_int64(st, i, v);
+}
 
 static inline int64_t tdb_sat_add(int64_t a, int64_t b)
 {

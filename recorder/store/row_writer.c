@@ -129,14 +129,6 @@ static double now_s(void)
 
 /* ---------------------------------------------------------------- writer thread */
 
-static void bind_int_or_null(sqlite3_stmt *st, int i, int64_t v)
-{
-    if (v == TDB_NULL)
-        sqlite3_bind_null(st, i);
-    else
-        sqlite3_bind_int64(st, i, v);
-}
-
 static void bind_real_or_null(sqlite3_stmt *st, int i, double v)
 {
     if (isnan(v))
@@ -179,7 +171,7 @@ static void bind_event_head(sqlite3_stmt *st, int b, const struct row_event *r)
     sqlite3_bind_int64(st, b + 1, r->id);
     sqlite3_bind_int(st, b + 2, r->ev.kind);
     sqlite3_bind_int64(st, b + 3, r->name_id);
-    bind_int_or_null(st, b + 4, r->cat_id);
+    tdb_bind_int_or_null(st, b + 4, r->cat_id);
     sqlite3_bind_int64(st, b + 5, r->ev.thread_id);
     sqlite3_bind_int64(st, b + 6, r->ev.start_ns);
     sqlite3_bind_int64(st, b + 7, r->ev.dur_ns);
@@ -200,15 +192,15 @@ static void bind_event(sqlite3_stmt *st, int row, const struct row_event *r)
     const struct tdb_event *ev = &r->ev;
     int b = row * EVENT_PARAMS;
     bind_event_head(st, b, r);
-    bind_int_or_null(st, b + 8, ev->correlation);
-    bind_int_or_null(st, b + 9, ev->external_id);
-    bind_int_or_null(st, b + 10, ev->device);
-    bind_int_or_null(st, b + 11, ev->stream);
-    bind_int_or_null(st, b + 12, ev->bytes);
-    bind_int_or_null(st, b + 13, ev->launch_id);
+    tdb_bind_int_or_null(st, b + 8, ev->correlation);
+    tdb_bind_int_or_null(st, b + 9, ev->external_id);
+    tdb_bind_int_or_null(st, b + 10, ev->device);
+    tdb_bind_int_or_null(st, b + 11, ev->stream);
+    tdb_bind_int_or_null(st, b + 12, ev->bytes);
+    tdb_bind_int_or_null(st, b + 13, ev->launch_id);
     bind_args(st, b + 14, r);
-    bind_int_or_null(st, b + 15, ev->self_ns);
-    bind_int_or_null(st, b + 16, ev->parent_id);
+    tdb_bind_int_or_null(st, b + 15, ev->self_ns);
+    tdb_bind_int_or_null(st, b + 16, ev->parent_id);
     sqlite3_bind_int(st, b + 17, ev->depth);
 }
 
@@ -226,9 +218,9 @@ static void bind_host(sqlite3_stmt *st, int row, const struct row_event *r)
 {
     int b = row * HOST_PARAMS;
     bind_event_head(st, b, r);
-    bind_int_or_null(st, b + 8, r->ev.self_ns);
+    tdb_bind_int_or_null(st, b + 8, r->ev.self_ns);
     bind_args(st, b + 9, r);
-    bind_int_or_null(st, b + 10, r->ev.parent_id);
+    tdb_bind_int_or_null(st, b + 10, r->ev.parent_id);
     sqlite3_bind_int(st, b + 11, r->ev.depth);
 }
 
@@ -241,11 +233,11 @@ static int write_event_extras(struct row_writer *w, const struct row_event *r)
         st = w->st[ST_LAUNCH];
         sqlite3_bind_int64(st, 1, r->id);
         for (int i = 0; i < 3; i++) {
-            bind_int_or_null(st, 2 + i, ev->grid[i]);
-            bind_int_or_null(st, 5 + i, ev->block[i]);
+            tdb_bind_int_or_null(st, 2 + i, ev->grid[i]);
+            tdb_bind_int_or_null(st, 5 + i, ev->block[i]);
         }
-        bind_int_or_null(st, 8, ev->registers);
-        bind_int_or_null(st, 9, ev->shared_mem);
+        tdb_bind_int_or_null(st, 8, ev->registers);
+        tdb_bind_int_or_null(st, 9, ev->shared_mem);
         bind_real_or_null(st, 10, ev->blocks_per_sm);
         bind_real_or_null(st, 11, ev->warps_per_sm);
         bind_real_or_null(st, 12, ev->occupancy_pct);
@@ -255,10 +247,10 @@ static int write_event_extras(struct row_writer *w, const struct row_event *r)
     if (ev->kind == TDB_KIND_MEMORY) {
         st = w->st[ST_MEMORY];
         sqlite3_bind_int64(st, 1, r->id);
-        bind_int_or_null(st, 2, ev->addr);
-        bind_int_or_null(st, 3, ev->total_allocated);
-        bind_int_or_null(st, 4, ev->total_reserved);
-        bind_int_or_null(st, 5, ev->device_type);
+        tdb_bind_int_or_null(st, 2, ev->addr);
+        tdb_bind_int_or_null(st, 3, ev->total_allocated);
+        tdb_bind_int_or_null(st, 4, ev->total_reserved);
+        tdb_bind_int_or_null(st, 5, ev->device_type);
         if (row_step(w, st) != 0)
             return -1;
     }
@@ -381,7 +373,7 @@ static int write_batch(struct row_writer *w, const struct batch *b)
             const struct row_meta *r = (const struct row_meta *)h;
             sqlite3_stmt *st = w->st[ST_META + r->field];
             if (r->field == META_PROCESS_SORT || r->field == META_THREAD_SORT)
-                bind_int_or_null(st, 1, r->number);
+                tdb_bind_int_or_null(st, 1, r->number);
             else
                 sqlite3_bind_text(st, 1, (const char *)(r + 1), (int)r->len, SQLITE_STATIC);
             sqlite3_bind_int64(st, 2, r->thread_id);
@@ -391,8 +383,8 @@ static int write_batch(struct row_writer *w, const struct batch *b)
         case ROW_FLOW: {
             const struct row_flow *r = (const struct row_flow *)h;
             sqlite3_stmt *st = w->st[ST_FLOW];
-            bind_int_or_null(st, 1, r->flow_id);
-            bind_int_or_null(st, 2, r->cat_id);
+            tdb_bind_int_or_null(st, 1, r->flow_id);
+            tdb_bind_int_or_null(st, 2, r->cat_id);
             sqlite3_bind_text(st, 3, &r->phase, 1, SQLITE_STATIC);
             sqlite3_bind_int64(st, 4, r->thread_id);
             sqlite3_bind_int64(st, 5, r->ts_ns);
