@@ -32,12 +32,12 @@ SAN      = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 SQL      = $(wildcard schema/*.sql) $(wildcard queries/*.sql)
 LIB_SRC  = recorder/store/db_guard.c recorder/store/output_claim.c recorder/store/stmt_cache.c recorder/store/ingest.c recorder/store/ingest_sweep.c recorder/store/ingest_checks.c recorder/store/nesting.c recorder/store/device_time.c recorder/store/row_writer.c recorder/util/strmap.c recorder/util/jsonbuf.c recorder/util/timeparse.c \
            recorder/import/chrome_import.c recorder/import/chrome_parse.c recorder/import/chrome_events.c recorder/import/import.c recorder/import/merge.c recorder/live/recording.c recorder/import/finish.c \
-           analyzer/report/render.c analyzer/report/render_table.c analyzer/report/report.c analyzer/report/mann_whitney.c analyzer/report/sqlfuncs.c analyzer/report/flops.c analyzer/cli/options.c analyzer/report/scope.c \
+           analyzer/report/render.c analyzer/report/render_table.c analyzer/report/report.c analyzer/report/mann_whitney.c analyzer/report/sqlfuncs.c analyzer/report/flops.c analyzer/report/scope.c \
            analyzer/export/chrome_export.c
 CLI_SRC  = analyzer/cli/main.c analyzer/cli/commands.c analyzer/cli/cmd_api.c analyzer/cli/cmd_device.c analyzer/cli/cmd_diff.c analyzer/cli/cmd_export.c \
            analyzer/cli/cmd_kernels.c analyzer/cli/cmd_latency.c analyzer/cli/cmd_ranks.c analyzer/cli/cmd_merge.c analyzer/cli/cmd_record.c analyzer/cli/cmd_finish.c \
            analyzer/cli/cmd_memops.c analyzer/cli/cmd_memory.c analyzer/cli/cmd_ops.c analyzer/cli/cmd_summary.c analyzer/cli/cmd_sql.c \
-           analyzer/cli/cmd_import.c
+           analyzer/cli/cmd_import.c analyzer/cli/options.c analyzer/cli/report_options.c
 UNIT_SRC = $(filter-out $(if $(HAVE_CUPTI),,tests/unit/test_cupti.c tests/unit/test_record.c),$(wildcard tests/unit/*.c))
 HDRS     = $(wildcard include/*.h $(addsuffix /*.h,$(SRC_DIRS)))
 

@@ -1,23 +1,20 @@
 /* cli.h: what every tracedb subcommand shares: its context, the option parser, the command table.
  *
  * Adding a command (a checklist, in the spirit of git's builtin.h):
- *   1. write analyzer/cmd_NAME.c (or recorder/cmd_NAME.c) ending in `int cmd_NAME(int argc, char **argv,
- *      struct cli *cli)`: parse options with cli_parse_options -> open the database with report_open ->
- *      run its queries/NAME.sql through render_query;
- *   2. declare it below and add it to the alphabetical table in analyzer/commands.c;
+ *   1. write analyzer/cli/cmd_NAME.c ending in `int cmd_NAME(int argc, char **argv, struct cli *cli)`:
+ *      parse options with cli_parse_options (SCOPE_OPTIONS from report_options.h for a report) -> open
+ *      the database with scope_open(..., &cli->io) -> run its queries/NAME.sql through scope_run;
+ *   2. declare it below and add it to the alphabetical table in analyzer/cli/commands.c;
  *   3. add its SQL under queries/ (the Makefile embeds every .sql file there);
  *   4. add a test under tests/ and a README section with real output. */
 #ifndef TDB_CLI_H
 #define TDB_CLI_H
+#include "report_io.h"
 #include <stdint.h>
 #include <stdio.h>
 
-enum render_format { FMT_TABLE, FMT_CSV, FMT_JSON };
-
 struct cli {
-    FILE *out; /* results */
-    FILE *err; /* diagnostics */
-    const char *prog;
+    struct report_io io; /* results, diagnostics, program name: what report/ and export/ take */
     const char *example; /* the command's examples, for --help (from its table entry) */
 };
 

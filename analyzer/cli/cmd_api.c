@@ -1,7 +1,7 @@
 /* cmd_api.c: `tracedb api run.db`: runtime and driver API calls per name, nsys cuda_api_sum style
  * (queries/api.sql). */
 #include "cli.h"
-#include "scope.h"
+#include "report_options.h"
 
 static const char api_usage[] = "tracedb api run.db [--sort total_ns|calls|avg_ns|max_ns|name] [--limit N]\n"
                                 "                   [--from T] [--to T] [--range NAME] [--by-rank] [--format table|csv|json]";
@@ -12,6 +12,6 @@ static const char *const api_sort_keys[] = {
 
 int cmd_api(int argc, char **argv, struct cli *cli)
 {
-    return scope_simple_report(argc, argv, cli, api_usage, "total_ns", api_sort_keys, "api",
+    return cli_simple_report(argc, argv, cli, api_usage, "total_ns", api_sort_keys, "api",
                                "no CUDA runtime or driver calls in this trace (a CPU-only trace has none)");
 }

@@ -30,7 +30,7 @@ static const char *const diff_metrics[] = {"step_median", "step_p99", "kernel_to
 static int diff_section(sqlite3 *db, int i, enum render_format fmt, int64_t limit, double tolerance, const char *kinds,
                         int by_shape, int titled, struct cli *cli)
 {
-    sqlite3_stmt *st = report_prepare(db, diff_sections[i].query, cli);
+    sqlite3_stmt *st = report_prepare(db, diff_sections[i].query, &cli->io);
     if (!st)
         return 1;
     report_bind_int(st, ":limit", limit);
@@ -40,14 +40,14 @@ static int diff_section(sqlite3 *db, int i, enum render_format fmt, int64_t limi
     if (t > 0)
         sqlite3_bind_double(st, t, tolerance);
     if (titled)
-        fprintf(cli->out, "%s%s\n", i ? "\n" : "", diff_sections[i].title);
+        fprintf(cli->io.out, "%s%s\n", i ? "\n" : "", diff_sections[i].title);
     static const char *const empty[] = {"no operators or GPU work of these kinds in either run",
                                         "no ProfilerStep#N steps in either run", "no GPU work in either run",
                                         "no [memory] events in either run"};
     struct render_options o = {.report = 1, .empty_hint = empty[i],
                                .max_rows = i == 0 && limit < 0 ? 20 : 0}; /* the ops table: 20 rows */
     render_configure(&o);
-    int rc = render_query_from(st, fmt, 1, cli->out, cli->err) < 0;
+    int rc = render_query_from(st, fmt, 1, cli->io.out, cli->io.err) < 0;
     sqlite3_finalize(st);
     return rc;
 }
@@ -55,7 +55,7 @@ static int diff_section(sqlite3 *db, int i, enum render_format fmt, int64_t limi
 /* The steps of each run (x: base, y: new), for the test. -1 on error. */
 static int gate_samples(sqlite3 *db, double **x, size_t *nx, double **y, size_t *ny, struct cli *cli)
 {
-    sqlite3_stmt *st = report_prepare(db, "diff_step_samples", cli);
+    sqlite3_stmt *st = report_prepare(db, "diff_step_samples", &cli->io);
     if (!st)
         return -1;
     size_t cap[2] = {0, 0}, n[2] = {0, 0};
@@ -85,7 +85,7 @@ static int gate_samples(sqlite3 *db, double **x, size_t *nx, double **y, size_t 
 static int diff_gate(sqlite3 *db, const char *metric, double threshold, double alpha, int inconclusive_fails,
                      struct cli *cli)
 {
-    sqlite3_stmt *st = report_prepare(db, "diff_metric", cli);
+    sqlite3_stmt *st = report_prepare(db, "diff_metric", &cli->io);
     if (!st)
         return 1;
     report_bind_text(st, ":metric", metric);
@@ -95,7 +95,7 @@ static int diff_gate(sqlite3 *db, const char *metric, double threshold, double a
             v[i] = sqlite3_column_double(st, 1);
     sqlite3_finalize(st);
     if (isnan(v[0]) || isnan(v[1]) || v[0] == 0) {
-        fprintf(cli->err, "tracedb diff: FAIL: %s is not in both runs (base %g, new %g); cannot compare\n", metric, v[0], v[1]);
+        fprintf(cli->io.err, "tracedb diff: FAIL: %s is not in both runs (base %g, new %g); cannot compare\n", metric, v[0], v[1]);
         return 3;
     }
     double pct = 100.0 * (v[1] - v[0]) / v[0];
@@ -106,7 +106,7 @@ static int diff_gate(sqlite3 *db, const char *metric, double threshold, double a
         snprintf(a, sizeof a, "%.0f b", v[0]), snprintf(b, sizeof b, "%.0f b", v[1]);
     if (strncmp(metric, "step_", 5) != 0) { /* one total per run: no samples to test */
         int fail = pct > threshold;
-        fprintf(cli->err, "tracedb diff: %s: %s %s -> %s (%+.2f%%, limit +%.2f%%): %s\n", fail ? "FAIL" : "PASS", metric,
+        fprintf(cli->io.err, "tracedb diff: %s: %s %s -> %s (%+.2f%%, limit +%.2f%%): %s\n", fail ? "FAIL" : "PASS", metric,
                 a, b, pct, threshold, fail ? "over the limit" : "within the limit");
         return fail ? 3 : 0;
     }
@@ -115,7 +115,7 @@ static int diff_gate(sqlite3 *db, const char *metric, double threshold, double a
     struct tdb_mwu t = {0, 1, 0};
     if (gate_samples(db, &x, &nx, &y, &ny, cli) != 0 || tdb_mann_whitney(x, nx, y, ny, &t) != 0) {
         free(x), free(y);
-        fprintf(cli->err, "tracedb diff: cannot read the step times\n");
+        fprintf(cli->io.err, "tracedb diff: cannot read the step times\n");
         return 1;
     }
     free(x), free(y);
@@ -142,7 +142,7 @@ static int diff_gate(sqlite3 *db, const char *metric, double threshold, double a
         rc = inconclusive_fails ? 3 : 0;
         snprintf(why, sizeof why, "p >= alpha %.3g: the steps cannot tell this change from noise", alpha);
     }
-    fprintf(cli->err, "tracedb diff: %s: %s %s -> %s (%+.2f%%, limit +%.2f%%); %s: %s\n", verdict, metric, a, b, pct,
+    fprintf(cli->io.err, "tracedb diff: %s: %s %s -> %s (%+.2f%%, limit +%.2f%%); %s: %s\n", verdict, metric, a, b, pct,
             threshold, test, why);
     return rc;
 }
@@ -171,35 +171,35 @@ int cmd_diff(int argc, char **argv, struct cli *cli)
     int n = cli_parse_options(argc, argv, opts, diff_usage, cli);
     if (n != 2) {
         if (n >= 0)
-            cli_usage(opts, diff_usage, cli->err);
+            cli_usage(opts, diff_usage, cli->io.err);
         return 2;
     }
     char *end;
     double tolerance = strtod(tol_text, &end);
     if (*end || tolerance < 0) {
-        fprintf(cli->err, "%s: --tolerance wants a percentage, not '%s'\n", cli->prog, tol_text);
+        fprintf(cli->io.err, "%s: --tolerance wants a percentage, not '%s'\n", cli->io.prog, tol_text);
         return 2;
     }
     double threshold = 0;
     if (fail_text && ((threshold = strtod(fail_text, &end)), *end)) {
-        fprintf(cli->err, "%s: --fail-above wants a percentage, not '%s'\n", cli->prog, fail_text);
+        fprintf(cli->io.err, "%s: --fail-above wants a percentage, not '%s'\n", cli->io.prog, fail_text);
         return 2;
     }
     double alpha = strtod(alpha_text, &end);
     if (*end || !(alpha > 0 && alpha < 1)) {
-        fprintf(cli->err, "%s: --alpha wants a probability between 0 and 1, not '%s'\n", cli->prog, alpha_text);
+        fprintf(cli->io.err, "%s: --alpha wants a probability between 0 and 1, not '%s'\n", cli->io.prog, alpha_text);
         return 2;
     }
     if (strcmp(inconclusive, "fail") != 0 && strcmp(inconclusive, "pass") != 0) {
-        fprintf(cli->err, "%s: --on-inconclusive is fail or pass, not '%s'\n", cli->prog, inconclusive);
+        fprintf(cli->io.err, "%s: --on-inconclusive is fail or pass, not '%s'\n", cli->io.prog, inconclusive);
         return 2;
     }
     int known = 0;
     for (int i = 0; diff_metrics[i]; i++)
         known |= strcmp(metric, diff_metrics[i]) == 0;
     if (!known) {
-        fprintf(cli->err, "%s: unknown --metric '%s' (step_median, step_p99, kernel_total, device_busy, memory_peak)\n",
-                cli->prog, metric);
+        fprintf(cli->io.err, "%s: unknown --metric '%s' (step_median, step_p99, kernel_total, device_busy, memory_peak)\n",
+                cli->io.prog, metric);
         return 2;
     }
     int only = -1;
@@ -207,15 +207,15 @@ int cmd_diff(int argc, char **argv, struct cli *cli)
         if (strcmp(section, diff_sections[i].name) == 0)
             only = i;
     if (section && only < 0) {
-        fprintf(cli->err, "%s: unknown --section '%s' (ops, steps, device, memory)\n", cli->prog, section);
+        fprintf(cli->io.err, "%s: unknown --section '%s' (ops, steps, device, memory)\n", cli->io.prog, section);
         return 2;
     }
     if (fmt != FMT_TABLE && only < 0)
         only = 0;
-    sqlite3 *db = report_open(argv[0], 0, cli);
+    sqlite3 *db = report_open(argv[0], 0, &cli->io);
     if (!db)
         return 1;
-    sqlite3 *check = report_open(argv[1], 0, cli); /* the same checks on the new run */
+    sqlite3 *check = report_open(argv[1], 0, &cli->io); /* the same checks on the new run */
     sqlite3_close(check);
     sqlite3_stmt *st = NULL;
     int rc = 1;
@@ -224,7 +224,7 @@ int cmd_diff(int argc, char **argv, struct cli *cli)
         sqlite3_bind_text(st, 1, tdb_db_literal_path(argv[1], literal, sizeof literal), -1, SQLITE_TRANSIENT);
         rc = sqlite3_step(st) == SQLITE_DONE ? 0 : 1;
         if (rc)
-            fprintf(cli->err, "%s: cannot attach %s: %s\n", cli->prog, argv[1], sqlite3_errmsg(db));
+            fprintf(cli->io.err, "%s: cannot attach %s: %s\n", cli->io.prog, argv[1], sqlite3_errmsg(db));
     }
     sqlite3_finalize(st);
     for (int i = 0; i < 4 && rc == 0; i++)

@@ -32,8 +32,8 @@ static int export_kinds(sqlite3 *db, const char *list, struct cli *cli)
         size_t n = strcspn(p, ",");
         sqlite3_bind_text(st, 1, p, (int)n, SQLITE_STATIC);
         if (sqlite3_step(st) != SQLITE_DONE || sqlite3_changes(db) != 1) {
-            fprintf(cli->err, "%s: unknown kind '%.*s' (see: tracedb sql run.db \"SELECT name FROM kind\")\n",
-                    cli->prog, (int)n, p);
+            fprintf(cli->io.err, "%s: unknown kind '%.*s' (see: tracedb sql run.db \"SELECT name FROM kind\")\n",
+                    cli->io.prog, (int)n, p);
             rc = -1;
         }
         sqlite3_reset(st);
@@ -61,13 +61,13 @@ static int export_table(sqlite3 *db, const char *name, FILE *out, struct cli *cl
         quoted = sqlite3_mprintf("SELECT * FROM \"%w\"", found); /* %w: an identifier, quotes doubled */
     sqlite3_finalize(st);
     if (!quoted) {
-        fprintf(cli->err, "%s: no table or view named '%s' (see: tracedb sql run.db \"SELECT name FROM "
-                          "sqlite_schema\")\n", cli->prog, name);
+        fprintf(cli->io.err, "%s: no table or view named '%s' (see: tracedb sql run.db \"SELECT name FROM "
+                          "sqlite_schema\")\n", cli->io.prog, name);
         return 1;
     }
     int rc = 1;
     if (sqlite3_prepare_v2(db, quoted, -1, &st, NULL) == SQLITE_OK) {
-        rc = render_query(st, FMT_CSV, out, cli->err) < 0;
+        rc = render_query(st, FMT_CSV, out, cli->io.err) < 0;
         sqlite3_finalize(st);
     }
     sqlite3_free(quoted);
@@ -82,20 +82,20 @@ static int export_query(sqlite3 *db, const char *sql, FILE *out, struct cli *cli
     char why[160];
     tdb_db_guard_readonly(db);
     if (sqlite3_prepare_v2(db, sql, -1, &st, &tail) != SQLITE_OK) {
-        fprintf(cli->err, "%s: %s\n", cli->prog, sqlite3_errmsg(db));
+        fprintf(cli->io.err, "%s: %s\n", cli->io.prog, sqlite3_errmsg(db));
         return 1;
     }
     if (st && tdb_db_check_readonly(st, why, sizeof why) != 0) {
         sqlite3_finalize(st);
-        fprintf(cli->err, "%s: --query: %s\n", cli->prog, why);
+        fprintf(cli->io.err, "%s: --query: %s\n", cli->io.prog, why);
         return 1;
     }
     if (!st || sqlite3_column_count(st) == 0) {
         sqlite3_finalize(st);
-        fprintf(cli->err, "%s: --query must be one statement that returns rows\n", cli->prog);
+        fprintf(cli->io.err, "%s: --query must be one statement that returns rows\n", cli->io.prog);
         return 1;
     }
-    int rc = render_query(st, FMT_CSV, out, cli->err) < 0;
+    int rc = render_query(st, FMT_CSV, out, cli->io.err) < 0;
     sqlite3_finalize(st);
     return rc;
 }
@@ -105,11 +105,11 @@ static int export_report(const char *name, const char *db, int nextra, char **ex
 {
     const struct cli_command *c = cli_command(name);
     if (!c || !c->is_report) {
-        fprintf(cli->err, "%s: '%s' is not a report (one of:", cli->prog, name);
+        fprintf(cli->io.err, "%s: '%s' is not a report (one of:", cli->io.prog, name);
         for (c = cli_commands(); c->name; c++)
             if (c->is_report)
-                fprintf(cli->err, " %s", c->name);
-        fprintf(cli->err, ")\n");
+                fprintf(cli->io.err, " %s", c->name);
+        fprintf(cli->io.err, ")\n");
         return 1;
     }
     char **argv = calloc((size_t)nextra + 5, sizeof *argv);
@@ -122,7 +122,7 @@ static int export_report(const char *name, const char *db, int nextra, char **ex
         argv[argc++] = extra[i];
     argv[argc++] = "--format";
     argv[argc++] = "csv";
-    struct cli sub = {out, cli->err, cli->prog, c->example};
+    struct cli sub = {{out, cli->io.err, cli->io.prog}, c->example};
     int rc = c->fn(argc, argv, &sub);
     free(argv);
     return rc;
@@ -134,34 +134,34 @@ static int export_to(int argc, char **argv, int n, const char *output, const cha
 {
     (void)argc;
     if (report) { /* the report opens the database itself */
-        FILE *out = tmp ? fopen(tmp, "wb") : cli->out;
+        FILE *out = tmp ? fopen(tmp, "wb") : cli->io.out;
         if (!out) {
-            fprintf(cli->err, "%s: cannot write %s: %s\n", cli->prog, output, tdb_out_reason(errno));
+            fprintf(cli->io.err, "%s: cannot write %s: %s\n", cli->io.prog, output, tdb_out_reason(errno));
             return 1;
         }
         int rc = export_report(report, argv[1], n - 2, argv + 2, out, cli);
         if (tmp && fclose(out) != 0) {
-            fprintf(cli->err, "%s: error writing %s: %s\n", cli->prog, output, tdb_out_reason(errno));
+            fprintf(cli->io.err, "%s: error writing %s: %s\n", cli->io.prog, output, tdb_out_reason(errno));
             rc = 1;
         }
         return rc;
     }
-    sqlite3 *db = scope_open(argv[1], sc, cli);
+    sqlite3 *db = scope_open(argv[1], sc, &cli->io);
     if (!db)
         return 1;
     int rc;
     if (chrome) {
-        rc = export_kinds(db, kinds, cli) != 0 ? 1 : chrome_export(db, output, tmp ? tmp : output, cli);
+        rc = export_kinds(db, kinds, cli) != 0 ? 1 : chrome_export(db, output, tmp ? tmp : output, &cli->io);
     } else {
-        FILE *out = tmp ? fopen(tmp, "wb") : cli->out;
+        FILE *out = tmp ? fopen(tmp, "wb") : cli->io.out;
         if (!out) {
-            fprintf(cli->err, "%s: cannot write %s: %s\n", cli->prog, output, tdb_out_reason(errno));
+            fprintf(cli->io.err, "%s: cannot write %s: %s\n", cli->io.prog, output, tdb_out_reason(errno));
             sqlite3_close(db);
             return 1;
         }
         rc = table ? export_table(db, table, out, cli) : export_query(db, query, out, cli);
         if (tmp && fclose(out) != 0) {
-            fprintf(cli->err, "%s: error writing %s: %s\n", cli->prog, output, tdb_out_reason(errno));
+            fprintf(cli->io.err, "%s: error writing %s: %s\n", cli->io.prog, output, tdb_out_reason(errno));
             rc = 1;
         }
     }
@@ -187,17 +187,17 @@ int cmd_export(int argc, char **argv, struct cli *cli)
     };
     int n = cli_parse_options(argc, argv, opts, export_usage, cli);
     if (n >= 1 && strcmp(argv[0], "chrome") != 0 && strcmp(argv[0], "csv") != 0) {
-        fprintf(cli->err, "%s: unknown export format '%s' (chrome or csv)\n", cli->prog, argv[0]);
+        fprintf(cli->io.err, "%s: unknown export format '%s' (chrome or csv)\n", cli->io.prog, argv[0]);
         return 2;
     }
     if (n < 2) {
         if (n >= 0)
-            cli_usage(opts, export_usage, cli->err);
+            cli_usage(opts, export_usage, cli->io.err);
         return 2;
     }
     int chrome = strcmp(argv[0], "chrome") == 0;
     if (chrome ? (!output || n != 2) : ((table != NULL) + (query != NULL) + (report != NULL) != 1 || (!report && n != 2))) {
-        fprintf(cli->err, "%s: %s\n", cli->prog,
+        fprintf(cli->io.err, "%s: %s\n", cli->io.prog,
                 chrome ? "export chrome needs run.db and -o FILE" : "export csv needs exactly one of --table, --query, --report");
         return 2;
     }
@@ -205,12 +205,12 @@ int cmd_export(int argc, char **argv, struct cli *cli)
     char tmp[4200];
     int to_file = output && strcmp(output, "-") != 0;
     if (to_file && tdb_out_begin(output, tmp, sizeof tmp) != 0) {
-        fprintf(cli->err, "%s: cannot name a temporary file beside %s\n", cli->prog, output);
+        fprintf(cli->io.err, "%s: cannot name a temporary file beside %s\n", cli->io.prog, output);
         return 1;
     }
     int rc = export_to(argc, argv, n, output, to_file ? tmp : NULL, chrome, table, query, report, kinds, &sc, cli);
     if (to_file && rc == 0)
-        rc = tdb_out_commit(tmp, output, 1, cli->err) != 0;
+        rc = tdb_out_commit(tmp, output, 1, cli->io.err) != 0;
     else if (to_file)
         tdb_out_discard(tmp);
     return rc;

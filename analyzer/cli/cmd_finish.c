@@ -10,8 +10,8 @@ int cmd_finish(int argc, char **argv, struct cli *cli)
     int n = cli_parse_options(argc, argv, opts, finish_usage, cli);
     if (n != 1) {
         if (n >= 0)
-            cli_usage(opts, finish_usage, cli->err);
+            cli_usage(opts, finish_usage, cli->io.err);
         return 2;
     }
-    return tdb_finish(argv[0], cli->err) == 0 ? 0 : 1;
+    return tdb_finish(argv[0], cli->io.err) == 0 ? 0 : 1;
 }

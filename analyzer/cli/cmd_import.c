@@ -26,22 +26,22 @@ int cmd_import(int argc, char **argv, struct cli *cli)
     if (n < 0)
         return 2;
     if (n == 0 || !out) {
-        fprintf(cli->err, "%s: %s\n", cli->prog, n == 0 ? "no trace file given" : "no output database given (-o run.db)");
-        cli_usage(opts, import_usage, cli->err);
+        fprintf(cli->io.err, "%s: %s\n", cli->io.prog, n == 0 ? "no trace file given" : "no output database given (-o run.db)");
+        cli_usage(opts, import_usage, cli->io.err);
         return 2;
     }
     if (force && append) {
-        fprintf(cli->err, "%s: --force and --append do not go together\n", cli->prog);
+        fprintf(cli->io.err, "%s: --force and --append do not go together\n", cli->io.prog);
         return 2;
     }
     unsigned flags = (force ? TDB_IMPORT_FORCE : 0u) | (append ? TDB_IMPORT_APPEND : 0u) |
                      (quiet ? 0u : TDB_IMPORT_PROGRESS) | (strict ? TDB_IMPORT_STRICT : 0u) |
                      (duplicate ? TDB_IMPORT_DUPLICATE : 0u);
     if (max_string < 1 || max_string > (512 << 20)) {
-        fprintf(cli->err, "%s: --max-string must be between 1 byte and 512M\n", cli->prog);
+        fprintf(cli->io.err, "%s: --max-string must be between 1 byte and 512M\n", cli->io.prog);
         return 2;
     }
     struct tdb_import_options opt = {flags, (long)rank, (size_t)max_string};
-    int rc = tdb_import_with(out, (const char *const *)argv, n, &opt, cli->err);
+    int rc = tdb_import_with(out, (const char *const *)argv, n, &opt, cli->io.err);
     return rc < 0 ? 1 : rc;
 }

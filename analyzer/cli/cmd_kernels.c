@@ -1,7 +1,7 @@
 /* cmd_kernels.c: `tracedb kernels run.db`: GPU work per name, nsys cuda_gpu_kern_sum style
  * (queries/kernels.sql). */
 #include "cli.h"
-#include "scope.h"
+#include "report_options.h"
 #include <string.h>
 
 static const char kernels_usage[] =
@@ -50,26 +50,26 @@ int cmd_kernels(int argc, char **argv, struct cli *cli)
     int n = cli_parse_options(argc, argv, opts, kernels_usage, cli);
     if (n != 1) {
         if (n >= 0)
-            cli_usage(opts, kernels_usage, cli->err);
+            cli_usage(opts, kernels_usage, cli->io.err);
         return 2;
     }
     int64_t flags[3];
     if (kernels_kinds(kinds, flags) != 0) {
-        fprintf(cli->err, "%s: unknown --kinds '%s' (kernel, memcpy, memset)\n", cli->prog, kinds);
+        fprintf(cli->io.err, "%s: unknown --kinds '%s' (kernel, memcpy, memset)\n", cli->io.prog, kinds);
         return 2;
     }
     if (strcmp(group_by, "name") != 0 && strcmp(group_by, "launch") != 0) {
-        fprintf(cli->err, "%s: unknown --group-by '%s' (name or launch)\n", cli->prog, group_by);
+        fprintf(cli->io.err, "%s: unknown --group-by '%s' (name or launch)\n", cli->io.prog, group_by);
         return 2;
     }
-    const char *sort = scope_sort_column(&sc, kernels_sort_keys, cli);
+    const char *sort = scope_sort_column(&sc, kernels_sort_keys, &cli->io);
     if (!sort)
         return 2;
     if (sc.by_step && sc.by_rank) {
-        fprintf(cli->err, "%s: --by-step and --by-rank do not go together\n", cli->prog);
+        fprintf(cli->io.err, "%s: --by-step and --by-rank do not go together\n", cli->io.prog);
         return 2;
     }
-    sqlite3 *db = scope_open(argv[0], &sc, cli);
+    sqlite3 *db = scope_open(argv[0], &sc, &cli->io);
     if (!db)
         return 1;
     const struct scope_param params[] = {
@@ -78,7 +78,7 @@ int cmd_kernels(int argc, char **argv, struct cli *cli)
     };
     scope_tables(&sc, sc.filtered ? "no GPU work of these kinds in this window"
                                   : "no GPU work of these kinds in this trace (a CPU-only trace has none)");
-    int rc = scope_run(db, "kernels", &sc, sort, params, cli);
+    int rc = scope_run(db, "kernels", &sc, sort, params, &cli->io);
     sqlite3_close(db);
     return rc;
 }

@@ -1,7 +1,7 @@
 /* cmd_latency.c: `tracedb latency run.db`: step, range or inference latency percentiles
  * (queries/latency.sql), or every instance with --each (queries/latency_each.sql). */
 #include "cli.h"
-#include "scope.h"
+#include "report_options.h"
 
 static const char latency_usage[] =
     "tracedb latency run.db [--name NAME|GLOB | --top-level [--thread TID]] [--each] [--sort KEY] [--limit N]\n"
@@ -29,19 +29,19 @@ int cmd_latency(int argc, char **argv, struct cli *cli)
     int n = cli_parse_options(argc, argv, opts, latency_usage, cli);
     if (n != 1) {
         if (n >= 0)
-            cli_usage(opts, latency_usage, cli->err);
+            cli_usage(opts, latency_usage, cli->io.err);
         return 2;
     }
     if (name && top) {
-        fprintf(cli->err, "%s: --name and --top-level do not go together\n", cli->prog);
+        fprintf(cli->io.err, "%s: --name and --top-level do not go together\n", cli->io.prog);
         return 2;
     }
     if (each && sc.sort[0] == 't') /* the default sort of the instance list is time */
         sc.sort = "start_ns";
-    const char *sort = scope_sort_column(&sc, latency_sort_keys, cli);
+    const char *sort = scope_sort_column(&sc, latency_sort_keys, &cli->io);
     if (!sort)
         return 2;
-    sqlite3 *db = scope_open(argv[0], &sc, cli);
+    sqlite3 *db = scope_open(argv[0], &sc, &cli->io);
     if (!db)
         return 1;
     const struct scope_param params[] = {
@@ -57,7 +57,7 @@ int cmd_latency(int argc, char **argv, struct cli *cli)
         snprintf(hint, sizeof hint, "no %s%s: name the ranges to measure with --name NAME, or take --top-level ones",
                  top ? "top-level ranges" : "ProfilerStep#N steps", sc.filtered ? " in this window" : "");
     scope_tables(&sc, hint);
-    int rc = scope_run(db, each ? "latency_each" : "latency", &sc, sort, params, cli);
+    int rc = scope_run(db, each ? "latency_each" : "latency", &sc, sort, params, &cli->io);
     sqlite3_close(db);
     return rc;
 }

@@ -2,7 +2,7 @@
  * (queries/memory.sql); --by-op bytes per operator (queries/memory_ops.sql); --timeline the series
  * for plotting (queries/memory_timeline.sql). */
 #include "cli.h"
-#include "scope.h"
+#include "report_options.h"
 
 static const char memory_usage[] = "tracedb memory run.db [--by-op | --timeline] [--limit N] [--from T] [--to T]\n"
                                    "                      [--range NAME] [--format table|csv|json]";
@@ -23,22 +23,22 @@ int cmd_memory(int argc, char **argv, struct cli *cli)
     int n = cli_parse_options(argc, argv, opts, memory_usage, cli);
     if (n != 1) {
         if (n >= 0)
-            cli_usage(opts, memory_usage, cli->err);
+            cli_usage(opts, memory_usage, cli->io.err);
         return 2;
     }
     if (by_op && timeline) {
-        fprintf(cli->err, "%s: --by-op and --timeline do not go together\n", cli->prog);
+        fprintf(cli->io.err, "%s: --by-op and --timeline do not go together\n", cli->io.prog);
         return 2;
     }
-    const char *sort = scope_sort_column(&sc, memory_sort_keys, cli);
+    const char *sort = scope_sort_column(&sc, memory_sort_keys, &cli->io);
     if (!sort)
         return 2;
-    sqlite3 *db = scope_open(argv[0], &sc, cli);
+    sqlite3 *db = scope_open(argv[0], &sc, &cli->io);
     if (!db)
         return 1;
     scope_tables(&sc, sc.filtered ? "no [memory] events in this window"
                                   : "no [memory] events in this trace: profile with torch.profiler.profile(profile_memory=True)");
-    int rc = scope_run(db, by_op ? "memory_ops" : timeline ? "memory_timeline" : "memory", &sc, sort, NULL, cli);
+    int rc = scope_run(db, by_op ? "memory_ops" : timeline ? "memory_timeline" : "memory", &sc, sort, NULL, &cli->io);
     sqlite3_close(db);
     return rc;
 }

@@ -16,9 +16,9 @@ int cmd_merge(int argc, char **argv, struct cli *cli)
     int n = cli_parse_options(argc, argv, opts, merge_usage, cli);
     if (n < 1 || !out) {
         if (n >= 0)
-            cli_usage(opts, merge_usage, cli->err);
+            cli_usage(opts, merge_usage, cli->io.err);
         return 2;
     }
-    int rc = tdb_merge(out, (const char *const *)argv, n, force ? TDB_IMPORT_FORCE : 0u, cli->err);
+    int rc = tdb_merge(out, (const char *const *)argv, n, force ? TDB_IMPORT_FORCE : 0u, cli->io.err);
     return rc < 0 ? 1 : rc;
 }

@@ -5,7 +5,7 @@
 #include "kinds.h"
 #include "render.h"
 #include "report.h"
-#include "scope.h"
+#include "report_options.h"
 #include <string.h>
 
 static const char ops_usage[] =
@@ -48,9 +48,9 @@ static void ops_footer(sqlite3 *db, int from_events, struct cli *cli)
         char cpu[32], dev[32];
         render_time(cpu, sizeof cpu, sqlite3_column_int64(st, 0));
         render_time(dev, sizeof dev, sqlite3_column_int64(st, 1));
-        fprintf(cli->out, "Self CPU time total: %s\n", cpu);
+        fprintf(cli->io.out, "Self CPU time total: %s\n", cpu);
         if (sqlite3_column_int64(st, 1))
-            fprintf(cli->out, "Self device time total: %s\n", dev);
+            fprintf(cli->io.out, "Self device time total: %s\n", dev);
     }
     sqlite3_finalize(st);
 }
@@ -73,21 +73,21 @@ int cmd_ops(int argc, char **argv, struct cli *cli)
     int n = cli_parse_options(argc, argv, opts, ops_usage, cli);
     if (n != 1) {
         if (n >= 0)
-            cli_usage(opts, ops_usage, cli->err);
+            cli_usage(opts, ops_usage, cli->io.err);
         return 2;
     }
     if (strcmp(group_by, "name") != 0 && strcmp(group_by, "shape") != 0 && strcmp(group_by, "stack") != 0) {
-        fprintf(cli->err, "%s: unknown --group-by '%s' (name, shape or stack)\n", cli->prog, group_by);
+        fprintf(cli->io.err, "%s: unknown --group-by '%s' (name, shape or stack)\n", cli->io.prog, group_by);
         return 2;
     }
-    const char *sort = scope_sort_column(&sc, ops_sort_keys, cli);
+    const char *sort = scope_sort_column(&sc, ops_sort_keys, &cli->io);
     if (!sort)
         return 2;
     if (sc.by_step && sc.by_rank) {
-        fprintf(cli->err, "%s: --by-step and --by-rank do not go together\n", cli->prog);
+        fprintf(cli->io.err, "%s: --by-step and --by-rank do not go together\n", cli->io.prog);
         return 2;
     }
-    sqlite3 *db = scope_open(argv[0], &sc, cli);
+    sqlite3 *db = scope_open(argv[0], &sc, &cli->io);
     if (!db)
         return 1;
     scope_hide_absent(db, &sc);
@@ -106,18 +106,18 @@ int cmd_ops(int argc, char **argv, struct cli *cli)
         sqlite3_stmt *q = NULL;
         if (asked[i] && sqlite3_prepare_v2(db, needs[i].sql, -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW &&
             !sqlite3_column_int(q, 0))
-            fprintf(cli->err, "%s: %s\n", cli->prog, needs[i].note);
+            fprintf(cli->io.err, "%s: %s\n", cli->io.prog, needs[i].note);
         sqlite3_finalize(q);
     }
     int from_events = sc.filtered || with_flops || sc.by_step || strcmp(group_by, "name") != 0;
-    sqlite3_stmt *st = report_prepare(db, from_events ? "ops_events" : "ops", cli);
+    sqlite3_stmt *st = report_prepare(db, from_events ? "ops_events" : "ops", &cli->io);
     int rc = 1;
     if (st) {
         scope_bind(st, &sc, sort);
         report_bind_text(st, ":group_by", group_by);
         report_bind_int(st, ":stack_depth", stack_depth);
         report_bind_int(st, ":with_flops", with_flops);
-        rc = scope_render(st, &sc, cli) != 0;
+        rc = scope_render(st, &sc, &cli->io) != 0;
         sqlite3_finalize(st);
         if (rc == 0 && sc.format == FMT_TABLE)
             ops_footer(db, from_events, cli);

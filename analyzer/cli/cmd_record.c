@@ -52,7 +52,7 @@ static void record_summary(const char *path, struct cli *cli)
 {
     sqlite3 *db;
     if (tdb_db_open(path, SQLITE_OPEN_READONLY, &db) != SQLITE_OK) {
-        fprintf(cli->err, "tracedb: no database was written at %s (did the program make any NVTX or tracedb call?)\n", path);
+        fprintf(cli->io.err, "tracedb: no database was written at %s (did the program make any NVTX or tracedb call?)\n", path);
         sqlite3_close(db);
         return;
     }
@@ -62,14 +62,14 @@ static void record_summary(const char *path, struct cli *cli)
                                "(SELECT coalesce(sum(skipped_events), 0) FROM trace)", -1, &st, NULL) == SQLITE_OK &&
         sqlite3_step(st) == SQLITE_ROW) {
         const char *status = (const char *)sqlite3_column_text(st, 2);
-        fprintf(cli->err, "tracedb: %s: %lld events on %lld threads%s%s; %lld dropped. Next: tracedb summary %s\n", path,
+        fprintf(cli->io.err, "tracedb: %s: %lld events on %lld threads%s%s; %lld dropped. Next: tracedb summary %s\n", path,
                 (long long)sqlite3_column_int64(st, 0), (long long)sqlite3_column_int64(st, 1),
                 status && strcmp(status, "recording") == 0 ? " (the program ended without closing the recording: "
                                                              "everything up to its last commit is kept)"
                                                            : "",
                 "", (long long)sqlite3_column_int64(st, 3), path);
     } else {
-        fprintf(cli->err, "tracedb: %s: %s\n", path, sqlite3_errmsg(db));
+        fprintf(cli->io.err, "tracedb: %s: %s\n", path, sqlite3_errmsg(db));
     }
     sqlite3_finalize(st);
     sqlite3_close(db);
@@ -95,18 +95,18 @@ int cmd_record(int argc, char **argv, struct cli *cli)
     int n = cli_parse_options(split, argv, opts, record_usage, cli);
     if (n != 0 || split + 1 >= argc) {
         if (n >= 0)
-            cli_usage(opts, record_usage, cli->err);
+            cli_usage(opts, record_usage, cli->io.err);
         return 2;
     }
     char **cmd = argv + split + 1;
     if (level != 1 && level != 2) {
-        fprintf(cli->err, "%s: --level is 1 or 2\n", cli->prog);
+        fprintf(cli->io.err, "%s: --level is 1 or 2\n", cli->io.prog);
         return 2;
     }
     struct stat sb;
     if (stat(out, &sb) == 0) {
         if (!force) {
-            fprintf(cli->err, "%s: %s already exists; use --force to replace it\n", cli->prog, out);
+            fprintf(cli->io.err, "%s: %s already exists; use --force to replace it\n", cli->io.prog, out);
             return 2;
         }
         char side[PATH_MAX];
@@ -116,8 +116,8 @@ int cmd_record(int argc, char **argv, struct cli *cli)
     }
     char inject[PATH_MAX], abs_out[PATH_MAX];
     if (record_inject_path(inject, sizeof inject) != 0) {
-        fprintf(cli->err, "%s: cannot find libtracedb_inject.so (beside tracedb, in ../lib/tracedb, or $TRACEDB_INJECT)\n",
-                cli->prog);
+        fprintf(cli->io.err, "%s: cannot find libtracedb_inject.so (beside tracedb, in ../lib/tracedb, or $TRACEDB_INJECT)\n",
+                cli->io.prog);
         return 1;
     }
     if (out[0] == '/')
@@ -130,7 +130,7 @@ int cmd_record(int argc, char **argv, struct cli *cli)
     }
     void *cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
     if (!cuda)
-        fprintf(cli->err, "tracedb: no CUDA driver on this machine: recording NVTX ranges and tracedb API events only\n");
+        fprintf(cli->io.err, "tracedb: no CUDA driver on this machine: recording NVTX ranges and tracedb API events only\n");
     else
         dlclose(cuda);
     if (cuda) /* CUDA loads the library at cuInit and calls its InitializeInjection (CUPTI) */
@@ -147,7 +147,7 @@ int cmd_record(int argc, char **argv, struct cli *cli)
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
-        fprintf(cli->err, "%s: fork: %s\n", cli->prog, strerror(errno));
+        fprintf(cli->io.err, "%s: fork: %s\n", cli->io.prog, strerror(errno));
         return 1;
     }
     if (pid == 0) {
@@ -160,7 +160,7 @@ int cmd_record(int argc, char **argv, struct cli *cli)
         ;
     record_summary(out, cli);
     if (WIFSIGNALED(status)) {
-        fprintf(cli->err, "tracedb: %s was killed by signal %d\n", cmd[0], WTERMSIG(status));
+        fprintf(cli->io.err, "tracedb: %s was killed by signal %d\n", cmd[0], WTERMSIG(status));
         return 128 + WTERMSIG(status);
     }
     return WEXITSTATUS(status);

@@ -19,13 +19,13 @@ int cmd_sql(int argc, char **argv, struct cli *cli)
     int n = cli_parse_options(argc, argv, opts, sql_usage, cli);
     if (n != 2) {
         if (n >= 0)
-            cli_usage(opts, sql_usage, cli->err);
+            cli_usage(opts, sql_usage, cli->io.err);
         return 2;
     }
-    sqlite3 *db = report_open(argv[0], writable, cli);
+    sqlite3 *db = report_open(argv[0], writable, &cli->io);
     if (!db)
         return 1;
-    int rc = report_run_sql(db, argv[1], writable, fmt, cli);
+    int rc = report_run_sql(db, argv[1], writable, fmt, &cli->io);
     sqlite3_close(db);
     return rc;
 }

@@ -35,12 +35,12 @@ int cmd_summary(int argc, char **argv, struct cli *cli)
     int n = cli_parse_options(argc, argv, opts, summary_usage, cli);
     if (n != 1) {
         if (n >= 0)
-            cli_usage(opts, summary_usage, cli->err);
+            cli_usage(opts, summary_usage, cli->io.err);
         return 2;
     }
     struct scope sc;
     scope_init(&sc, "");
-    sqlite3 *db = scope_open(argv[0], &sc, cli);
+    sqlite3 *db = scope_open(argv[0], &sc, &cli->io);
     if (!db)
         return 1;
     scope_hide_absent(db, &sc);
@@ -48,9 +48,9 @@ int cmd_summary(int argc, char **argv, struct cli *cli)
 
     int rc = 0, printed = 0;
     if (fmt == FMT_JSON)
-        fputs("{", cli->out);
+        fputs("{", cli->io.out);
     for (size_t i = 0; i < sizeof summary_sections / sizeof summary_sections[0] && rc == 0; i++) {
-        sqlite3_stmt *st = report_prepare(db, summary_sections[i].query, cli);
+        sqlite3_stmt *st = report_prepare(db, summary_sections[i].query, &cli->io);
         if (!st) {
             rc = 1;
             break;
@@ -63,7 +63,7 @@ int cmd_summary(int argc, char **argv, struct cli *cli)
         size_t len = 0;
         FILE *mem = open_memstream(&text, &len);
         int skip_rank = strcmp(sqlite3_column_name(st, 0), "rank") == 0;
-        int64_t rows = mem ? render_query_from(st, fmt, skip_rank, mem, cli->err) : -1;
+        int64_t rows = mem ? render_query_from(st, fmt, skip_rank, mem, cli->io.err) : -1;
         if (mem)
             fclose(mem);
         sqlite3_finalize(st);
@@ -71,18 +71,18 @@ int cmd_summary(int argc, char **argv, struct cli *cli)
             rc = 1;
         if (rows > 0) {
             if (fmt == FMT_JSON)
-                fprintf(cli->out, "%s\n\"%s\": ", printed ? "," : "", summary_sections[i].key);
+                fprintf(cli->io.out, "%s\n\"%s\": ", printed ? "," : "", summary_sections[i].key);
             else if (fmt == FMT_CSV)
-                fprintf(cli->out, "%s# %s\r\n", printed ? "\r\n" : "", summary_sections[i].key);
+                fprintf(cli->io.out, "%s# %s\r\n", printed ? "\r\n" : "", summary_sections[i].key);
             else
-                fprintf(cli->out, "%s%s\n", printed ? "\n" : "", summary_sections[i].title);
-            fwrite(text, 1, len, cli->out);
+                fprintf(cli->io.out, "%s%s\n", printed ? "\n" : "", summary_sections[i].title);
+            fwrite(text, 1, len, cli->io.out);
             printed++;
         }
         free(text);
     }
     if (fmt == FMT_JSON)
-        fputs("}\n", cli->out);
+        fputs("}\n", cli->io.out);
     sqlite3_close(db);
     return rc;
 }

@@ -54,7 +54,7 @@ static const char *closest_command(const char *typed)
 
 int main(int argc, char **argv)
 {
-    struct cli cli = {stdout, stderr, "tracedb", NULL};
+    struct cli cli = {{stdout, stderr, "tracedb"}, NULL};
     char *help_args[] = {NULL, "--help", NULL};
     /* a closed pipe (tracedb ops run.db | head) ends tracedb quietly, as it ends git: SIGPIPE's default */
     signal(SIGPIPE, SIG_DFL);
@@ -82,7 +82,7 @@ int main(int argc, char **argv)
     if (c) {
         char prog[64];
         snprintf(prog, sizeof prog, "tracedb %s", c->name);
-        cli.prog = prog;
+        cli.io.prog = prog;
         cli.example = c->example;
         int rc = c->fn(argc, argv, &cli);
         if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -47,7 +47,7 @@ static int opt_set(const struct opt *o, const char *value, struct cli *cli)
         errno = 0;
         long long v = strtoll(value, &end, 10);
         if (*value == 0 || *end != 0 || errno != 0 || v < 0) {
-            fprintf(cli->err, "%s: --%s wants a non-negative integer, not '%s'\n", cli->prog, o->name, value);
+            fprintf(cli->io.err, "%s: --%s wants a non-negative integer, not '%s'\n", cli->io.prog, o->name, value);
             return -1;
         }
         *(int64_t *)o->target = v;
@@ -61,7 +61,7 @@ static int opt_set(const struct opt *o, const char *value, struct cli *cli)
         if (shift)
             end++;
         if (*value == 0 || *end != 0 || errno != 0 || v < 0 || v > (INT64_MAX >> shift)) {
-            fprintf(cli->err, "%s: --%s wants a size in bytes (or with K, M, G), not '%s'\n", cli->prog, o->name, value);
+            fprintf(cli->io.err, "%s: --%s wants a size in bytes (or with K, M, G), not '%s'\n", cli->io.prog, o->name, value);
             return -1;
         }
         *(int64_t *)o->target = (int64_t)v << shift;
@@ -69,7 +69,7 @@ static int opt_set(const struct opt *o, const char *value, struct cli *cli)
     }
     case OPT_FORMAT:
         if (opt_format(value, o->target) != 0) {
-            fprintf(cli->err, "%s: unknown --%s '%s' (table, csv or json)\n", cli->prog, o->name, value);
+            fprintf(cli->io.err, "%s: unknown --%s '%s' (table, csv or json)\n", cli->io.prog, o->name, value);
             return -1;
         }
         return 0;
@@ -93,16 +93,16 @@ int cli_parse_options(int argc, char **argv, const struct opt *opts, const char 
             continue;
         }
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            cli_usage(opts, usage, cli->out);
+            cli_usage(opts, usage, cli->io.out);
             if (cli->example) {
-                fprintf(cli->out, "\nexamples:\n");
+                fprintf(cli->io.out, "\nexamples:\n");
                 for (const char *e = cli->example; *e;) {
                     size_t n = strcspn(e, "\n");
-                    fprintf(cli->out, "    %.*s\n", (int)n, e);
+                    fprintf(cli->io.out, "    %.*s\n", (int)n, e);
                     e += n + (e[n] == '\n');
                 }
             }
-            fflush(cli->out);
+            fflush(cli->io.out);
             exit(0);
         }
         const struct opt *o = NULL;
@@ -121,13 +121,13 @@ int cli_parse_options(int argc, char **argv, const struct opt *opts, const char 
                     o = p;
         }
         if (!o) {
-            fprintf(cli->err, "%s: unknown option '%s'\n", cli->prog, a);
-            cli_usage(opts, usage, cli->err);
+            fprintf(cli->io.err, "%s: unknown option '%s'\n", cli->io.prog, a);
+            cli_usage(opts, usage, cli->io.err);
             return -1;
         }
         if (o->type != OPT_FLAG && !value) {
             if (i + 1 >= argc) {
-                fprintf(cli->err, "%s: option '%s' needs a value\n", cli->prog, a);
+                fprintf(cli->io.err, "%s: option '%s' needs a value\n", cli->io.prog, a);
                 return -1;
             }
             value = argv[++i];

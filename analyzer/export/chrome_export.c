@@ -194,11 +194,11 @@ static void event_json(struct buf *b, sqlite3_stmt *st)
 
 /* Runs sql and writes each row through fn, comma-separated after *count earlier items. */
 static int export_rows(sqlite3 *db, const char *sql, void (*fn)(struct buf *, sqlite3_stmt *), struct sink *out,
-                       struct buf *b, int64_t *count, struct cli *cli)
+                       struct buf *b, int64_t *count, struct report_io *io)
 {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-        fprintf(cli->err, "%s: %s\n", cli->prog, sqlite3_errmsg(db));
+        fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
         return -1;
     }
     int rc;
@@ -211,7 +211,7 @@ static int export_rows(sqlite3 *db, const char *sql, void (*fn)(struct buf *, sq
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE && !out->failed) {
-        fprintf(cli->err, "%s: %s\n", cli->prog, sqlite3_errmsg(db));
+        fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
         return -1;
     }
     return 0;
@@ -354,31 +354,31 @@ static void export_header(sqlite3 *db, struct sink *out)
     buf_free(&b);
 }
 
-int chrome_export(sqlite3 *db, const char *path, const char *write_to, struct cli *cli)
+int chrome_export(sqlite3 *db, const char *path, const char *write_to, struct report_io *io)
 {
     struct sink out = {0};
     size_t n = strlen(path);
     int to_stdout = strcmp(path, "-") == 0;
     if (to_stdout)
-        out.f = cli->out;
+        out.f = io->out;
     else if (n > 3 && strcmp(path + n - 3, ".gz") == 0)
         out.gz = gzopen(write_to, "wb6");
     else
         out.f = fopen(write_to, "wb");
     if (!out.f && !out.gz) {
-        fprintf(cli->err, "%s: cannot write %s\n", cli->prog, path);
+        fprintf(io->err, "%s: cannot write %s\n", io->prog, path);
         return 1;
     }
     export_header(db, &out);
     struct buf b = {0};
     int64_t count = 0;
-    int rc = export_rows(db, export_meta_sql, meta_json, &out, &b, &count, cli);
+    int rc = export_rows(db, export_meta_sql, meta_json, &out, &b, &count, io);
     if (rc == 0)
-        rc = export_rows(db, export_events_sql, event_json, &out, &b, &count, cli);
+        rc = export_rows(db, export_events_sql, event_json, &out, &b, &count, io);
     if (rc == 0)
-        rc = export_rows(db, export_counters_sql, counter_json, &out, &b, &count, cli);
+        rc = export_rows(db, export_counters_sql, counter_json, &out, &b, &count, io);
     if (rc == 0)
-        rc = export_rows(db, export_flows_sql, flow_json, &out, &b, &count, cli);
+        rc = export_rows(db, export_flows_sql, flow_json, &out, &b, &count, io);
     sink_write(&out, "\n]\n}\n", 5);
     buf_free(&b);
     int failed = out.failed;
@@ -387,7 +387,7 @@ int chrome_export(sqlite3 *db, const char *path, const char *write_to, struct cl
     else if (!to_stdout)
         failed |= fclose(out.f) != 0;
     if (failed) {
-        fprintf(cli->err, "%s: error writing %s\n", cli->prog, path);
+        fprintf(io->err, "%s: error writing %s\n", io->prog, path);
         return 1;
     }
     return rc != 0;

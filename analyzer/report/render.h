@@ -2,7 +2,7 @@
  * prints report values). Column names decide table units: *_ns as times, *_bytes as memory, *_pct. */
 #ifndef TDB_RENDER_H
 #define TDB_RENDER_H
-#include "cli.h"
+#include "report_io.h"
 #include <sqlite3.h>
 
 /* Steps st to the end and writes its rows. Returns rows written, or -1 on an SQL error (printed). */

@@ -9,17 +9,17 @@
 #include <string.h>
 #include <sys/stat.h>
 
-sqlite3 *report_open(const char *path, int writable, struct cli *cli)
+sqlite3 *report_open(const char *path, int writable, struct report_io *io)
 {
     struct stat sb;
     if (stat(path, &sb) != 0) {
-        fprintf(cli->err, "%s: %s: no such database\n", cli->prog, path);
+        fprintf(io->err, "%s: %s: no such database\n", io->prog, path);
         return NULL;
     }
     sqlite3 *db = NULL;
     int flags = writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
     if (tdb_db_open(path, flags, &db) != SQLITE_OK) {
-        fprintf(cli->err, "%s: cannot open %s: %s\n", cli->prog, path, db ? sqlite3_errmsg(db) : "out of memory");
+        fprintf(io->err, "%s: cannot open %s: %s\n", io->prog, path, db ? sqlite3_errmsg(db) : "out of memory");
         sqlite3_close(db);
         return NULL;
     }
@@ -28,38 +28,38 @@ sqlite3 *report_open(const char *path, int writable, struct cli *cli)
     if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
         version = sqlite3_column_int(st, 0);
     else {
-        fprintf(cli->err, "%s: %s: not an SQLite database (%s)\n", cli->prog, path, sqlite3_errmsg(db));
+        fprintf(io->err, "%s: %s: not an SQLite database (%s)\n", io->prog, path, sqlite3_errmsg(db));
         sqlite3_finalize(st);
         sqlite3_close(db);
         return NULL;
     }
     sqlite3_finalize(st);
     if (version != TDB_SCHEMA_VERSION) {
-        fprintf(cli->err, "%s: %s: not a tracedb database of schema version %d (user_version is %d)\n", cli->prog,
+        fprintf(io->err, "%s: %s: not a tracedb database of schema version %d (user_version is %d)\n", io->prog,
                 path, TDB_SCHEMA_VERSION, version);
         sqlite3_close(db);
         return NULL;
     }
     if (tdb_register_functions(db) != 0) {
-        fprintf(cli->err, "%s: cannot register SQL functions\n", cli->prog);
+        fprintf(io->err, "%s: cannot register SQL functions\n", io->prog);
         sqlite3_close(db);
         return NULL;
     }
     return db;
 }
 
-sqlite3_stmt *report_prepare(sqlite3 *db, const char *name, struct cli *cli)
+sqlite3_stmt *report_prepare(sqlite3 *db, const char *name, struct report_io *io)
 {
     char path[128];
     snprintf(path, sizeof path, "queries/%s.sql", name);
     const char *sql = tdb_embedded_get(path);
     sqlite3_stmt *st = NULL;
     if (!sql) {
-        fprintf(cli->err, "%s: internal error: no %s\n", cli->prog, path);
+        fprintf(io->err, "%s: internal error: no %s\n", io->prog, path);
         return NULL;
     }
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-        fprintf(cli->err, "%s: %s: %s\n", cli->prog, path, sqlite3_errmsg(db));
+        fprintf(io->err, "%s: %s: %s\n", io->prog, path, sqlite3_errmsg(db));
         return NULL;
     }
     return st;
@@ -79,7 +79,7 @@ void report_bind_text(sqlite3_stmt *st, const char *param, const char *v)
         sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
 }
 
-int report_is_recording(sqlite3 *db, const char *path, struct cli *cli)
+int report_is_recording(sqlite3 *db, const char *path, struct report_io *io)
 {
     sqlite3_stmt *st;
     int recording = sqlite3_prepare_v2(db, "SELECT 1 FROM meta WHERE key = 'import_status' AND value = 'recording'",
@@ -87,7 +87,7 @@ int report_is_recording(sqlite3 *db, const char *path, struct cli *cli)
                     sqlite3_step(st) == SQLITE_ROW;
     sqlite3_finalize(st);
     if (recording)
-        fprintf(cli->err,
+        fprintf(io->err,
                 "tracedb: %s is a recording still running or never closed: reports read the events committed so "
                 "far; sums, device time and launch links come when it closes (`tracedb finish %s` if its program "
                 "was killed)\n",
@@ -95,7 +95,7 @@ int report_is_recording(sqlite3 *db, const char *path, struct cli *cli)
     return recording;
 }
 
-int report_run_sql(sqlite3 *db, const char *sql, int writable, enum render_format fmt, struct cli *cli)
+int report_run_sql(sqlite3 *db, const char *sql, int writable, enum render_format fmt, struct report_io *io)
 {
     struct render_options raw = {0}; /* the user's columns as named, every value whole */
     render_configure(&raw);
@@ -107,7 +107,7 @@ int report_run_sql(sqlite3 *db, const char *sql, int writable, enum render_forma
         const char *tail = NULL;
         if (sqlite3_prepare_v2(db, sql, -1, &st, &tail) != SQLITE_OK) {
             const char *msg = sqlite3_errmsg(db);
-            fprintf(cli->err, "%s: %s%s\n", cli->prog, msg,
+            fprintf(io->err, "%s: %s%s\n", io->prog, msg,
                     !writable && strcmp(msg, "not authorized") == 0
                         ? " (read-only: ATTACH, and pragmas that set anything, need --write)"
                         : "");
@@ -116,17 +116,17 @@ int report_run_sql(sqlite3 *db, const char *sql, int writable, enum render_forma
         }
         char why[160];
         if (st && !writable && tdb_db_check_readonly(st, why, sizeof why) != 0) {
-            fprintf(cli->err, "%s: %s\n", cli->prog, why);
+            fprintf(io->err, "%s: %s\n", io->prog, why);
             sqlite3_finalize(st);
             rc = 1;
             break;
         }
         if (st) {
             if (sqlite3_column_count(st) > 0) {
-                if (render_query(st, fmt, cli->out, cli->err) < 0)
+                if (render_query(st, fmt, io->out, io->err) < 0)
                     rc = 1;
             } else if (sqlite3_step(st) != SQLITE_DONE) {
-                fprintf(cli->err, "%s: %s\n", cli->prog, sqlite3_errmsg(db));
+                fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
                 rc = 1;
             }
             sqlite3_finalize(st);

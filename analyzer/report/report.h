@@ -1,23 +1,23 @@
 /* report.h: opening a tracedb database for reading and running the report SQL in queries/. */
 #ifndef TDB_REPORT_H
 #define TDB_REPORT_H
-#include "cli.h"
+#include "report_io.h"
 #include <sqlite3.h>
 
 /* Opens path read-only (or read-write), checks it is a tracedb database, registers the SQL functions.
- * NULL on failure, with the reason on cli->err. */
-sqlite3 *report_open(const char *path, int writable, struct cli *cli);
+ * NULL on failure, with the reason on io->err. */
+sqlite3 *report_open(const char *path, int writable, struct report_io *io);
 
 /* Runs SQL typed by a user, statement after statement, rendering each that has rows; read-only unless
  * writable (no statement may change a database or write a file). 0, or 1 (the error printed). */
-int report_run_sql(sqlite3 *db, const char *sql, int writable, enum render_format fmt, struct cli *cli);
+int report_run_sql(sqlite3 *db, const char *sql, int writable, enum render_format fmt, struct report_io *io);
 
 /* Prepares the embedded queries/NAME.sql. NULL on failure (printed). */
-sqlite3_stmt *report_prepare(sqlite3 *db, const char *name, struct cli *cli);
+sqlite3_stmt *report_prepare(sqlite3 *db, const char *name, struct report_io *io);
 
 /* Whether path is a recording that has not closed (still running, or its program was killed); says
- * so on cli->err when it is: its sums, device time and launch links come when it closes. */
-int report_is_recording(sqlite3 *db, const char *path, struct cli *cli);
+ * so on io->err when it is: its sums, device time and launch links come when it closes. */
+int report_is_recording(sqlite3 *db, const char *path, struct report_io *io);
 
 /* Binds an integer to the named parameter (":limit") when the query has it. */
 void report_bind_int(sqlite3_stmt *st, const char *param, int64_t v);

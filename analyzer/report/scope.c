@@ -43,11 +43,11 @@ int scope_parse_duration(const char *text, int64_t *ns)
     return 0;
 }
 
-static int scope_exec(sqlite3 *db, const char *sql, struct cli *cli)
+static int scope_exec(sqlite3 *db, const char *sql, struct report_io *io)
 {
     char *msg = NULL;
     if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        fprintf(cli->err, "%s: %s\n", cli->prog, msg ? msg : "SQL error");
+        fprintf(io->err, "%s: %s\n", io->prog, msg ? msg : "SQL error");
         sqlite3_free(msg);
         return -1;
     }
@@ -77,37 +77,37 @@ void scope_tables(const struct scope *s, const char *hint)
     render_configure(&o);
 }
 
-sqlite3 *scope_open(const char *path, struct scope *s, struct cli *cli)
+sqlite3 *scope_open(const char *path, struct scope *s, struct report_io *io)
 {
     int64_t from = 0, to = 0;
     scope_tables(s, s->from || s->to || s->range ? "no events in this window" : NULL);
     if (s->from && scope_parse_duration(s->from, &from) != 0) {
-        fprintf(cli->err, "%s: --from wants a duration such as 250us or 1.5ms, not '%s'\n", cli->prog, s->from);
+        fprintf(io->err, "%s: --from wants a duration such as 250us or 1.5ms, not '%s'\n", io->prog, s->from);
         return NULL;
     }
     if (s->to && scope_parse_duration(s->to, &to) != 0) {
-        fprintf(cli->err, "%s: --to wants a duration such as 250us or 1.5ms, not '%s'\n", cli->prog, s->to);
+        fprintf(io->err, "%s: --to wants a duration such as 250us or 1.5ms, not '%s'\n", io->prog, s->to);
         return NULL;
     }
     if (s->from && s->to && from >= to) {
-        fprintf(cli->err, "%s: the window is empty: --from %s is not before --to %s\n", cli->prog, s->from, s->to);
+        fprintf(io->err, "%s: the window is empty: --from %s is not before --to %s\n", io->prog, s->from, s->to);
         return NULL;
     }
-    sqlite3 *db = report_open(path, 0, cli);
+    sqlite3 *db = report_open(path, 0, io);
     if (!db)
         return NULL;
     /* a recording not closed has no sums yet: every report reads its events, through the window */
-    int recording = report_is_recording(db, path, cli);
+    int recording = report_is_recording(db, path, io);
     s->filtered = s->from || s->to || s->range || recording;
-    if (scope_exec(db, "CREATE TEMP TABLE scope_window (start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL)", cli) != 0)
+    if (scope_exec(db, "CREATE TEMP TABLE scope_window (start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL)", io) != 0)
         goto fail;
     /* the steps, for --by-step: an event belongs to the step its start (a GPU op's: its launch's) falls in */
-    if (scope_exec(db, "CREATE TEMP TABLE scope_steps (name TEXT, start_ns INTEGER, end_ns INTEGER)", cli) != 0 ||
+    if (scope_exec(db, "CREATE TEMP TABLE scope_steps (name TEXT, start_ns INTEGER, end_ns INTEGER)", io) != 0 ||
         (s->by_step && scope_exec(db,
                                   "INSERT INTO scope_steps SELECT n.value, e.start_ns, e.start_ns + e.dur_ns FROM event e "
                                   "JOIN string n ON n.id = e.name_id WHERE e.kind = (SELECT id FROM kind WHERE name = "
                                   "'range') AND n.value GLOB 'ProfilerStep#[0-9]*' ORDER BY e.start_ns",
-                                  cli) != 0))
+                                  io) != 0))
         goto fail;
     if (s->filtered) {
         sqlite3_stmt *st;
@@ -121,7 +121,7 @@ sqlite3 *scope_open(const char *path, struct scope *s, struct cli *cli)
                      : "INSERT INTO scope_window SELECT " TRACE_START " + ?1, "
                        "CASE WHEN ?2 THEN " TRACE_START " + ?3 ELSE 9223372036854775807 END";
         if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-            fprintf(cli->err, "%s: %s\n", cli->prog, sqlite3_errmsg(db));
+            fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
             goto fail;
         }
         sqlite3_bind_int64(st, 1, s->from ? from : (int64_t)-4611686018427387904LL);
@@ -136,11 +136,11 @@ sqlite3 *scope_open(const char *path, struct scope *s, struct cli *cli)
         int rc = sqlite3_step(st);
         sqlite3_finalize(st);
         if (rc != SQLITE_DONE) {
-            fprintf(cli->err, "%s: %s\n", cli->prog, sqlite3_errmsg(db));
+            fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
             goto fail;
         }
         if (s->range && sqlite3_changes(db) == 0) {
-            fprintf(cli->err, "%s: no range, operator or step named '%s' in %s\n", cli->prog, s->range, path);
+            fprintf(io->err, "%s: no range, operator or step named '%s' in %s\n", io->prog, s->range, path);
             goto fail;
         }
         if (scope_exec(db,
@@ -149,9 +149,9 @@ sqlite3 *scope_open(const char *path, struct scope *s, struct cli *cli)
                        "WHERE e.start_ns >= (SELECT min(start_ns) FROM scope_window) "
                        "AND e.start_ns < (SELECT max(end_ns) FROM scope_window) AND EXISTS "
                        "(SELECT 1 FROM scope_window w WHERE e.start_ns >= w.start_ns AND e.start_ns < w.end_ns)",
-                       cli) != 0)
+                       io) != 0)
             goto fail;
-    } else if (scope_exec(db, "CREATE TEMP VIEW scope_event AS SELECT * FROM main.event", cli) != 0) {
+    } else if (scope_exec(db, "CREATE TEMP VIEW scope_event AS SELECT * FROM main.event", io) != 0) {
         goto fail;
     }
     return db;
@@ -160,15 +160,15 @@ fail:
     return NULL;
 }
 
-const char *scope_sort_column(const struct scope *s, const char *const *keys, struct cli *cli)
+const char *scope_sort_column(const struct scope *s, const char *const *keys, struct report_io *io)
 {
     for (size_t i = 0; keys[i]; i += 2)
         if (strcmp(s->sort, keys[i]) == 0)
             return keys[i + 1];
-    fprintf(cli->err, "%s: unknown --sort key '%s' (one of:", cli->prog, s->sort);
+    fprintf(io->err, "%s: unknown --sort key '%s' (one of:", io->prog, s->sort);
     for (size_t i = 0; keys[i]; i += 2)
-        fprintf(cli->err, " %s", keys[i]);
-    fprintf(cli->err, ")\n");
+        fprintf(io->err, " %s", keys[i]);
+    fprintf(io->err, ")\n");
     return NULL;
 }
 
@@ -181,15 +181,15 @@ void scope_bind(sqlite3_stmt *st, const struct scope *s, const char *sort_column
     report_bind_int(st, ":by_step", s->by_step);
 }
 
-int scope_render(sqlite3_stmt *st, const struct scope *s, struct cli *cli)
+int scope_render(sqlite3_stmt *st, const struct scope *s, struct report_io *io)
 {
-    return render_query_from(st, s->format, s->by_rank || s->by_step ? 0 : 1, cli->out, cli->err) < 0 ? -1 : 0;
+    return render_query_from(st, s->format, s->by_rank || s->by_step ? 0 : 1, io->out, io->err) < 0 ? -1 : 0;
 }
 
 int scope_run(sqlite3 *db, const char *query, const struct scope *s, const char *sort_column,
-              const struct scope_param *params, struct cli *cli)
+              const struct scope_param *params, struct report_io *io)
 {
-    sqlite3_stmt *st = report_prepare(db, query, cli);
+    sqlite3_stmt *st = report_prepare(db, query, io);
     if (!st)
         return 1;
     scope_bind(st, s, sort_column);
@@ -199,31 +199,7 @@ int scope_run(sqlite3 *db, const char *query, const struct scope *s, const char 
         else
             report_bind_int(st, p->name, p->value);
     }
-    int rc = scope_render(st, s, cli) != 0;
+    int rc = scope_render(st, s, io) != 0;
     sqlite3_finalize(st);
-    return rc;
-}
-
-int scope_simple_report(int argc, char **argv, struct cli *cli, const char *usage, const char *default_sort,
-                        const char *const *sort_keys, const char *query, const char *hint)
-{
-    struct scope sc;
-    scope_init(&sc, default_sort);
-    const struct opt opts[] = {SCOPE_OPTIONS(sc), OPT_END};
-    int n = cli_parse_options(argc, argv, opts, usage, cli);
-    if (n != 1) {
-        if (n >= 0)
-            cli_usage(opts, usage, cli->err);
-        return 2;
-    }
-    const char *sort = scope_sort_column(&sc, sort_keys, cli);
-    if (!sort)
-        return 2;
-    sqlite3 *db = scope_open(argv[0], &sc, cli);
-    if (!db)
-        return 1;
-    scope_tables(&sc, sc.filtered ? "nothing in this window" : hint);
-    int rc = scope_run(db, query, &sc, sort, NULL, cli);
-    sqlite3_close(db);
     return rc;
 }

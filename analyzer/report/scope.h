@@ -2,7 +2,7 @@
  * temporary view `scope_event` that holds the events inside the chosen window. */
 #ifndef TDB_SCOPE_H
 #define TDB_SCOPE_H
-#include "cli.h"
+#include "report_io.h"
 #include <sqlite3.h>
 
 struct scope {
@@ -20,30 +20,18 @@ struct scope {
     const char *columns; /* tables: exactly these columns */
 };
 
-/* The shared options, to splice into a command's table. */
-#define SCOPE_OPTIONS(s)                                                                                     \
-    {"format", 0, OPT_FORMAT, &(s).format, "table (default), csv or json"},                                  \
-    {"limit", 'n', OPT_INT, &(s).limit, "show the first N rows"},                                            \
-    {"sort", 's', OPT_STRING, &(s).sort, "sort key (an unknown one lists the valid keys)"},                \
-    {"from", 0, OPT_STRING, &(s).from, "keep events starting this long after the trace start (ns, us, ms, s)"}, \
-    {"to", 0, OPT_STRING, &(s).to, "... and before this (ns, us, ms, s)"},                                   \
-    {"range", 0, OPT_STRING, &(s).range, "keep events starting inside range NAME (a glob: 'ProfilerStep#3')"}, \
-    {"by-rank", 0, OPT_FLAG, &(s).by_rank, "one row per rank"},                                              \
-    {"wide", 'w', OPT_FLAG, &(s).wide, "tables: every name whole, however wide the terminal"},             \
-    {"columns", 0, OPT_STRING, &(s).columns, "tables: exactly these columns, as csv names them (a,b,c)"}
-
 void scope_init(struct scope *s, const char *default_sort);
 
 /* Opens the database read-only and creates temp view scope_event (every column of event, the events
  * in the window) and temp table scope_window. NULL on error (printed). */
-sqlite3 *scope_open(const char *path, struct scope *s, struct cli *cli);
+sqlite3 *scope_open(const char *path, struct scope *s, struct report_io *io);
 
 /* Parses "250", "250ns", "1.5us", "20ms", "2s" into ns. -1 when it is not a duration. */
 int scope_parse_duration(const char *text, int64_t *ns);
 
 /* Looks sort up in keys[] (NULL-terminated pairs: accepted name, column); the column or NULL
  * (with a message listing the keys). */
-const char *scope_sort_column(const struct scope *s, const char *const *keys, struct cli *cli);
+const char *scope_sort_column(const struct scope *s, const char *const *keys, struct report_io *io);
 
 /* Binds :limit, :sort, :by_rank where the statement has them. */
 void scope_bind(sqlite3_stmt *st, const struct scope *s, const char *sort_column);
@@ -56,7 +44,7 @@ void scope_hide_absent(sqlite3 *db, struct scope *s);
 void scope_tables(const struct scope *s, const char *hint);
 
 /* Renders: with --by-rank the first column (rank) is shown, else it is left out. */
-int scope_render(sqlite3_stmt *st, const struct scope *s, struct cli *cli);
+int scope_render(sqlite3_stmt *st, const struct scope *s, struct report_io *io);
 
 /* A named parameter a report binds besides the scope's: text when text != NULL, else the integer. */
 struct scope_param {
@@ -68,11 +56,6 @@ struct scope_param {
 /* Prepares queries/NAME.sql, binds the scope and params (terminated by a NULL name), renders.
  * 0, or 1 on error (printed). */
 int scope_run(sqlite3 *db, const char *query, const struct scope *s, const char *sort_column,
-              const struct scope_param *params, struct cli *cli);
-
-/* A report command whose only options are the shared ones: parse, open, run queries/QUERY.sql.
- * The whole body of such commands (api, memops, ranks). */
-int scope_simple_report(int argc, char **argv, struct cli *cli, const char *usage, const char *default_sort,
-                        const char *const *sort_keys, const char *query, const char *hint);
+              const struct scope_param *params, struct report_io *io);
 
 #endif

@@ -56,7 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         argv[argc++] = "-";
     }
     argv[argc] = NULL;
-    struct cli cli = {devnull, devnull, "fuzz", cmd->example};
+    struct cli cli = {{devnull, devnull, "fuzz"}, cmd->example};
     cmd->fn(argc, argv, &cli);
     free(text);
     return 0;

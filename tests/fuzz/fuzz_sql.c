@@ -2,7 +2,7 @@
  * run against the sample database exactly as the command runs it (report_open, the read-only guard,
  * render). It must never crash, write a file or change the database (checked: the file's size and
  * modification time stay as they were). A step budget stands in for the user's Ctrl-C. */
-#include "cli.h"
+#include "report_io.h"
 #include "report.h"
 #include "sample_db.h"
 #include <stdint.h>
@@ -30,13 +30,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *sql = malloc(size);
     memcpy(sql, data + 1, size - 1);
     sql[size - 1] = 0;
-    struct cli cli = {devnull, devnull, "fuzz", NULL};
-    sqlite3 *db = report_open(path, 0, &cli);
+    struct report_io io = {devnull, devnull, "fuzz"};
+    sqlite3 *db = report_open(path, 0, &io);
     if (db) {
         int steps = 0;
         sqlite3_progress_handler(db, 1000, stop_long_queries, &steps);
         sqlite3_limit(db, SQLITE_LIMIT_LENGTH, 1 << 20);
-        report_run_sql(db, sql, 0, (enum render_format)(data[0] % 3), &cli);
+        report_run_sql(db, sql, 0, (enum render_format)(data[0] % 3), &io);
         sqlite3_close(db);
     }
     free(sql);

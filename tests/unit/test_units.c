@@ -7,6 +7,7 @@
 #include "strmap.h"
 #include "timeparse.h"
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -193,4 +194,60 @@ Test(library, injection_library_links_only_the_recorder)
     out = run_capture(&st, "nm '%s' | grep -c ' tdb_ingest_event$'", src_path("build/libtracedb_inject.so"));
     cr_assert_eq(atoi(out), 1, "the recorder's writer is there");
     free(out);
+}
+
+/* The layers of README's Layout: a source file includes headers of its own folder, of include/, and of
+ * folders below its own, never of a folder beside or above it (the report and export layers do not know
+ * the command line; the recorder knows nothing of the analyzer; import and live do not lean on each other). */
+static const struct {
+    const char *dir;
+    int rank;
+} layers[] = {{"include", 0}, {"recorder/util", 0}, {"recorder/store", 1}, {"recorder/import", 2},
+              {"recorder/live", 2}, {"analyzer/report", 3}, {"analyzer/export", 4}, {"analyzer/cli", 5}};
+#define N_LAYERS (int)(sizeof layers / sizeof layers[0])
+
+/* The layer holding header name, or -1 (a system header, or one the build makes). */
+static int layer_of_header(const char *name)
+{
+    for (int i = 0; i < N_LAYERS; i++) {
+        char path[256];
+        snprintf(path, sizeof path, "%s/%s", layers[i].dir, name);
+        struct stat sb;
+        if (stat(src_path(path), &sb) == 0)
+            return i;
+    }
+    return -1;
+}
+
+Test(library, layers_include_only_layers_below)
+{
+    int files = 0, includes = 0;
+    for (int i = 1; i < N_LAYERS; i++) {
+        DIR *d = opendir(src_path(layers[i].dir));
+        cr_assert(d, "no folder %s", layers[i].dir);
+        for (struct dirent *e; (e = readdir(d));) {
+            size_t n = strlen(e->d_name);
+            if (n < 3 || e->d_name[n - 2] != '.' || (e->d_name[n - 1] != 'c' && e->d_name[n - 1] != 'h'))
+                continue;
+            char rel[512];
+            snprintf(rel, sizeof rel, "%s/%s", layers[i].dir, e->d_name);
+            char *text = read_file(src_path(rel), NULL);
+            files++;
+            for (char *p = strstr(text, "#include \""); p; p = strstr(p + 1, "#include \"")) {
+                char name[128];
+                if (sscanf(p, "#include \"%127[^\"]\"", name) != 1)
+                    continue;
+                int at = layer_of_header(name);
+                if (at < 0 || at == i)
+                    continue;
+                includes++;
+                cr_expect(layers[at].rank < layers[i].rank, "%s includes %s from %s, not a layer below it", rel, name,
+                          layers[at].dir);
+            }
+            free(text);
+        }
+        closedir(d);
+    }
+    cr_assert_gt(files, 50, "the sources were found (%d files)", files);
+    cr_assert_gt(includes, 20, "includes across layers were seen (%d)", includes);
 }

@@ -1,0 +1,25 @@
+/* report_options.h: the command-line side of a report: the options every report command shares (they
+ * fill a struct scope, which report/ reads) and the whole body of a report that has no other options. */
+#ifndef TDB_REPORT_OPTIONS_H
+#define TDB_REPORT_OPTIONS_H
+#include "cli.h"
+#include "scope.h"
+
+/* The shared options, to splice into a command's table. */
+#define SCOPE_OPTIONS(s)                                                                                     \
+    {"format", 0, OPT_FORMAT, &(s).format, "table (default), csv or json"},                                  \
+    {"limit", 'n', OPT_INT, &(s).limit, "show the first N rows"},                                            \
+    {"sort", 's', OPT_STRING, &(s).sort, "sort key (an unknown one lists the valid keys)"},                \
+    {"from", 0, OPT_STRING, &(s).from, "keep events starting this long after the trace start (ns, us, ms, s)"}, \
+    {"to", 0, OPT_STRING, &(s).to, "... and before this (ns, us, ms, s)"},                                   \
+    {"range", 0, OPT_STRING, &(s).range, "keep events starting inside range NAME (a glob: 'ProfilerStep#3')"}, \
+    {"by-rank", 0, OPT_FLAG, &(s).by_rank, "one row per rank"},                                              \
+    {"wide", 'w', OPT_FLAG, &(s).wide, "tables: every name whole, however wide the terminal"},             \
+    {"columns", 0, OPT_STRING, &(s).columns, "tables: exactly these columns, as csv names them (a,b,c)"}
+
+/* A report command whose only options are the shared ones: parse, open, run queries/QUERY.sql.
+ * The whole body of such commands (api, memops, ranks). */
+int cli_simple_report(int argc, char **argv, struct cli *cli, const char *usage, const char *default_sort,
+                      const char *const *sort_keys, const char *query, const char *hint);
+
+#endif

@@ -1,0 +1,17 @@
+/* report_io.h: where a report writes (results, diagnostics, the program name that starts each message)
+ * and in which format. The report and export layers take this, not the command line's context, so any
+ * caller (the CLI, an HTML report, an MPI driver) can run them. */
+#ifndef TDB_REPORT_IO_H
+#define TDB_REPORT_IO_H
+#include <stdint.h>
+#include <stdio.h>
+
+enum render_format { FMT_TABLE, FMT_CSV, FMT_JSON };
+
+struct report_io {
+    FILE *out;        /* results */
+    FILE *err;        /* diagnostics */
+    const char *prog; /* "tracedb": the start of every message */
+};
+
+#endif
