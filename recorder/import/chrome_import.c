@@ -47,12 +47,14 @@ static int64_t chrome_rank(struct chrome *c)
     return rank;
 }
 
-static void progress(const char *file, size_t done, size_t total, int final)
+/* The progress line on a terminal: rewritten in place, ended with a newline when final. */
+static void progress(struct chrome *c, size_t done, size_t total, int final)
 {
     if (total)
-        fprintf(stderr, "\rtracedb: importing %s: %3d%%", file, (int)(done * 100 / total));
+        fprintf(stderr, "\rtracedb: importing %s: %3d%%", c->file, (int)(done * 100 / total));
     else
-        fprintf(stderr, "\rtracedb: importing %s: %zu MB", file, done >> 20);
+        fprintf(stderr, "\rtracedb: importing %s: %zu MB", c->file, done >> 20);
+    c->progress_open = !final;
     if (final)
         fputc('\n', stderr);
 }
@@ -68,114 +70,159 @@ static char *buf_cstr(struct buf *b)
     return b->p;
 }
 
-int tdb_import_chrome(struct tdb_ingest *ing, const char *path, int show_progress, FILE *err,
-                      struct tdb_import_result *res)
+/* Opens path ("-": stdin) through zlib; *total gets a regular file's size (0 when unknown). NULL on error
+ * (printed). */
+static gzFile chrome_open_input(const char *path, const char *file, FILE *err, size_t *total)
 {
-    int64_t default_rank = res->default_rank;
-    size_t max_string = res->max_string;
-    int strict = res->strict;
-    memset(res, 0, sizeof *res);
-    res->default_rank = default_rank;
-    res->max_string = max_string;
-    res->strict = strict;
     int is_stdin = strcmp(path, "-") == 0;
-    const char *file = is_stdin ? "<stdin>" : path;
     int fd = is_stdin ? dup(0) : open(path, O_RDONLY);
     if (fd < 0) {
         fprintf(err, "tracedb: cannot open %s: %s\n", file, strerror(errno));
-        return -1;
+        return NULL;
     }
     struct stat sb;
-    size_t total = (!is_stdin && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)) ? (size_t)sb.st_size : 0;
+    *total = (!is_stdin && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)) ? (size_t)sb.st_size : 0;
     gzFile gz = gzdopen(fd, "rb");
     if (!gz) {
         close(fd);
         fprintf(err, "tracedb: cannot read %s\n", file);
-        return -1;
+        return NULL;
     }
-    gzbuffer(gz, total && total < 64 * 1024 ? 8 * 1024 : 128 * 1024);
+    gzbuffer(gz, *total && *total < 64 * 1024 ? 8 * 1024 : 128 * 1024);
+    return gz;
+}
 
+/* The reader's state for one file, its chunk buffer sized to the file (a small plain file gets a buffer
+ * its size: fuzzing runs thousands of them). NULL when out of memory. */
+static struct chrome *chrome_new(struct tdb_ingest *ing, const char *file, FILE *err, struct tdb_import_result *res,
+                                 size_t total)
+{
     struct chrome *c = calloc(1, sizeof *c);
-    /* reads of CHUNK bytes; a small plain file gets a buffer its size (fuzzing runs thousands of them) */
-    size_t chunk_size = total && total < CHUNK ? (total + 4095) / 4096 * 4096 : CHUNK;
-    unsigned char *chunk = malloc(chunk_size);
-    if (!c || !chunk) {
-        free(c), free(chunk), gzclose(gz);
-        fprintf(err, "tracedb: out of memory\n");
-        return -1;
+    if (!c)
+        return NULL;
+    c->chunk_size = total && total < CHUNK ? (total + 4095) / 4096 * 4096 : CHUNK;
+    c->chunk = malloc(c->chunk_size);
+    c->h = yajl_alloc(&chrome_callbacks, NULL, c);
+    if (!c->chunk || !c->h) {
+        free(c->chunk);
+        if (c->h)
+            yajl_free(c->h);
+        free(c);
+        return NULL;
     }
-    c->ing = ing, c->file = file, c->err = err, c->res = res, c->chunk_size = chunk_size;
+    yajl_config(c->h, yajl_dont_validate_strings, 1);
+    c->ing = ing, c->file = file, c->err = err, c->res = res;
     c->base_time_ns = TDB_NULL;
     c->max_string = res->max_string ? res->max_string : DEFAULT_MAX_STRING;
     c->strict = res->strict;
     jw_init(&c->extra_w, &c->extra);
     jw_open(&c->extra_w, '{');
-    c->h = yajl_alloc(&chrome_callbacks, NULL, c);
-    yajl_config(c->h, yajl_dont_validate_strings, 1);
+    return c;
+}
 
-    int status = tdb_ingest_begin_trace(ing, file, "chrome") < 0 ? -1 : 0; /* 0 complete, 1 damaged input, -1 database error */
-    int tty = show_progress && isatty(2);
+static void chrome_free(struct chrome *c)
+{
+    yajl_free(c->h);
+    for (size_t i = 0; i < c->open_cap; i++) {
+        buf_free(&c->open[i].name);
+        buf_free(&c->open[i].cat);
+        buf_free(&c->open[i].args);
+    }
+    free(c->open);
+    struct buf *bufs[] = {&c->arena, &c->out_args, &c->series,   &c->top_key,   &c->extra,   &c->devprops,
+                          &c->distinfo, &c->trace_name, &c->top_value, &c->longbuf, &c->top_keys};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        buf_free(bufs[i]);
+    free(c->thread_last);
+    free(c->args);
+    free(c->chunk);
+    free(c);
+}
+
+/* Records the input's first error: printed with the file's name, kept for the trace row. Returns 1 (damaged
+ * input). */
+static int chrome_input_error(struct chrome *c, const char *kept, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int chrome_input_error(struct chrome *c, const char *kept, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (c->progress_open && c->err == stderr)
+        fputc('\n', stderr), c->progress_open = 0;
+    fprintf(c->err, "tracedb: %s: ", c->file);
+    vfprintf(c->err, fmt, ap);
+    fputc('\n', c->err);
+    va_end(ap);
+    snprintf(c->res->first_error, sizeof c->res->first_error, "%s", kept);
+    return 1;
+}
+
+/* After yajl refused the input: where and why. n == 0: the file ended inside the JSON. Returns 1. */
+static int chrome_json_error(struct chrome *c, int n)
+{
+    size_t off = n == 0 ? c->chunk_base : chrome_offset(c); /* at the end: the file's length */
+    if (n != 0 && off > 0)
+        off--; /* yajl stands just past the offending token */
+    unsigned char *msg = yajl_get_error(c->h, 0, NULL, 0);
+    char *nl = strchr((char *)msg, '\n');
+    if (nl)
+        *nl = 0;
+    const char *why = n == 0 ? "the file ends in the middle of the JSON (truncated?)" : (const char *)msg;
+    char kept[sizeof c->res->first_error];
+    snprintf(kept, sizeof kept, "byte %zu: invalid JSON: %s", off, why);
+    chrome_input_error(c, kept, "invalid JSON near byte %zu: %s", off, why);
+    yajl_free_error(c->h, msg);
+    return 1;
+}
+
+/* Reads the whole input, chunk by chunk, into the parser. 0: the JSON is whole; 1: damaged input (printed,
+ * every whole event before it kept); -1: a database error. */
+static int chrome_read(struct chrome *c, gzFile gz, size_t total, int tty)
+{
     size_t next_report = 8u << 20;
-    while (status == 0) {
-        int n = gzread(gz, chunk, (unsigned)c->chunk_size);
+    char kept[sizeof c->res->first_error];
+    for (;;) {
+        int n = gzread(gz, c->chunk, (unsigned)c->chunk_size);
+        int zerr = Z_OK;
+        const char *zmsg = n <= 0 ? gzerror(gz, &zerr) : NULL;
         if (n < 0) {
-            int zerr;
-            const char *msg = gzerror(gz, &zerr);
-            fprintf(err, "tracedb: %s: compressed data damaged after byte %zu of the trace: %s\n", file,
-                    c->chunk_base, msg);
-            snprintf(res->first_error, sizeof res->first_error, "byte %zu: compressed data damaged: %s", c->chunk_base, msg);
-            status = 1;
-            break;
+            snprintf(kept, sizeof kept, "byte %zu: compressed data damaged: %s", c->chunk_base, zmsg);
+            return chrome_input_error(c, kept, "compressed data damaged after byte %zu of the trace: %s",
+                                      c->chunk_base, zmsg);
         }
-        int fed = 0;
-        if (n == 0 && c->chunk_base == 0) {
-            fprintf(err, "tracedb: %s: empty file: no trace events\n", file);
-            snprintf(res->first_error, sizeof res->first_error, "empty file");
-            status = 1;
-            break;
+        if (n == 0 && c->chunk_base == 0)
+            return chrome_input_error(c, "empty file", "empty file: no trace events");
+        if (n == 0 && zerr == Z_BUF_ERROR) { /* the gzip stream ends early */
+            snprintf(kept, sizeof kept, "byte %zu: compressed file truncated", c->chunk_base);
+            return chrome_input_error(c, kept, "compressed file is truncated after byte %zu of the trace",
+                                      c->chunk_base);
         }
-        if (n == 0) {
-            int zerr;
-            gzerror(gz, &zerr);
-            if (zerr == Z_BUF_ERROR) { /* the gzip stream ends early */
-                fprintf(err, "tracedb: %s: compressed file is truncated after byte %zu of the trace\n", file, c->chunk_base);
-                snprintf(res->first_error, sizeof res->first_error, "byte %zu: compressed file truncated", c->chunk_base);
-                status = 1;
-                break;
-            }
+        int fed;
+        if (n == 0)
             fed = yajl_complete_parse(c->h) == yajl_status_ok ? 0 : c->db_error ? -1 : 2;
-        } else {
-            fed = chrome_feed(c, gz, chunk, chunk, (size_t)n);
-        }
-        if (fed == 1 || fed == -1) {
-            status = fed;
-            break;
-        }
-        if (fed == 2) {
-            size_t off = chrome_offset(c);
-            if (n != 0 && off > 0)
-                off--; /* yajl stands just past the offending token */
-            unsigned char *msg = yajl_get_error(c->h, 0, NULL, 0);
-            char *nl = strchr((char *)msg, '\n');
-            if (nl)
-                *nl = 0;
-            const char *why = n == 0 ? "the file ends in the middle of the JSON (truncated?)" : (const char *)msg;
-            fprintf(err, "tracedb: %s: invalid JSON near byte %zu: %s\n", file, off, why);
-            snprintf(res->first_error, sizeof res->first_error, "byte %zu: invalid JSON: %s", off, why);
-            yajl_free_error(c->h, msg);
-            status = 1;
-            break;
-        }
+        else
+            fed = chrome_feed(c, gz, c->chunk, c->chunk, (size_t)n);
+        if (fed == 1 || fed == -1)
+            return fed;
+        if (fed == 2)
+            return chrome_json_error(c, n);
         if (n == 0)
             break;
         if (tty && c->chunk_base >= next_report) {
-            progress(file, total ? (size_t)gzoffset(gz) : c->chunk_base, total, 0);
+            progress(c, total ? (size_t)gzoffset(gz) : c->chunk_base, total, 0);
             next_report += 8u << 20;
         }
     }
-    if (tty && next_report > (8u << 20))
-        progress(file, total, total, 1);
-    for (size_t i = 0; status >= 0 && i < c->nopen; i++) { /* in file order */
+    if (c->progress_open)
+        progress(c, total, total, 1);
+    return 0;
+}
+
+/* Ranges begun and never ended, in file order: kept, ending at their thread's last event (flagged). */
+static int chrome_close_open_ranges(struct chrome *c)
+{
+    int status = 0;
+    for (size_t i = 0; status == 0 && i < c->nopen; i++) {
         struct open_range *o = &c->open[i];
         if (chrome_anomaly(c, TDB_ANOMALY_NEVER_ENDED, o->offset))
             continue;
@@ -184,68 +231,89 @@ int tdb_import_chrome(struct tdb_ingest *ing, const char *path, int show_progres
             status = -1;
     }
     c->nopen = 0;
-    for (int a = 0; status >= 0 && a < TDB_ANOMALY_COUNT; a++)
+    return status;
+}
+
+/* Once the file is read: says what anomalies it held, and whether it was a trace at all. Returns the
+ * status, 1 where the document is no trace or events were skipped. */
+static int chrome_check_document(struct chrome *c, int status)
+{
+    struct tdb_import_result *res = c->res;
+    for (int a = 0; a < TDB_ANOMALY_COUNT; a++)
         if (res->anomalies[a])
-            fprintf(err, "tracedb: %s: %lld event(s) %s (the first at byte %zu%s)\n", file,
+            fprintf(c->err, "tracedb: %s: %lld event(s) %s (the first at byte %zu%s)\n", c->file,
                     (long long)res->anomalies[a], chrome_anomaly_what[a], res->anomaly_offset[a],
                     a == TDB_ANOMALY_END_WITHOUT_BEGIN ? "" : "; flagged in args \"tracedb.anomaly\"");
     if (status == 0 && !c->saw_events && c->shape != 0)
         status = chrome_no_trace(c);
     else if (status == 0 && c->saw_events && !res->events && !res->flows && !res->skipped)
-        fprintf(err, "tracedb: %s: the trace holds no events\n", file);
+        fprintf(c->err, "tracedb: %s: the trace holds no events\n", c->file);
     res->no_trace = c->shape == 0 || !c->saw_events;
     if (status == 0 && c->shape == 0) {
         if (c->chrome_top_scalar)
-            fprintf(err, "tracedb: %s: the document is a %s, not a Chrome trace (an array of events, or an object "
-                         "with \"traceEvents\")\n", file, c->chrome_top_scalar);
+            chrome_input_error(c, "not a Chrome trace",
+                               "the document is a %s, not a Chrome trace (an array of events, or an object "
+                               "with \"traceEvents\")", c->chrome_top_scalar);
         else
-            fprintf(err, "tracedb: %s: empty file: no trace events\n", file);
-        snprintf(res->first_error, sizeof res->first_error, c->chrome_top_scalar ? "not a Chrome trace" : "empty file");
+            chrome_input_error(c, "empty file", "empty file: no trace events");
         status = 1;
     }
     if (status == 0 && res->skipped)
         status = 1;
-    if (status >= 0) {
-        chrome_devices(c);
-        jw_close(&c->extra_w, '}');
-        struct tdb_trace_info info = {
-            .source_file = file,
-            .source_format = c->shape == 1 ? "chrome-array" : "chrome-object",
-            .name = buf_cstr(&c->trace_name),
-            .base_time_ns = c->base_time_ns,
-            .rank = chrome_rank(c) != TDB_NULL ? chrome_rank(c) : res->default_rank,
-            .device_properties = buf_cstr(&c->devprops),
-            .distributed_info = buf_cstr(&c->distinfo),
-            .extra = c->extra.n > 2 ? buf_cstr(&c->extra) : NULL,
-            .status = status == 0 ? "complete" : "partial",
-            .error = res->first_error[0] ? res->first_error : NULL,
-            .skipped_events = res->skipped,
-        };
-        if (tdb_ingest_end_trace(ing, &info) != 0)
-            status = -1;
+    return status;
+}
+
+/* The trace's row: where it came from, its metadata, whether it is whole. 0, or -1 on a database error. */
+static int chrome_end_trace(struct chrome *c, int status)
+{
+    struct tdb_import_result *res = c->res;
+    chrome_devices(c);
+    jw_close(&c->extra_w, '}');
+    int64_t rank = chrome_rank(c);
+    struct tdb_trace_info info = {
+        .source_file = c->file,
+        .source_format = c->shape == 1 ? "chrome-array" : "chrome-object",
+        .name = buf_cstr(&c->trace_name),
+        .base_time_ns = c->base_time_ns,
+        .rank = rank != TDB_NULL ? rank : res->default_rank,
+        .device_properties = buf_cstr(&c->devprops),
+        .distributed_info = buf_cstr(&c->distinfo),
+        .extra = c->extra.n > 2 ? buf_cstr(&c->extra) : NULL,
+        .status = status == 0 ? "complete" : "partial",
+        .error = res->first_error[0] ? res->first_error : NULL,
+        .skipped_events = res->skipped,
+    };
+    return tdb_ingest_end_trace(c->ing, &info) != 0 ? -1 : 0;
+}
+
+int tdb_import_chrome(struct tdb_ingest *ing, const char *path, int show_progress, FILE *err,
+                      struct tdb_import_result *res)
+{
+    struct tdb_import_result options = *res; /* default_rank, max_string, strict: the rest is output */
+    memset(res, 0, sizeof *res);
+    res->default_rank = options.default_rank;
+    res->max_string = options.max_string;
+    res->strict = options.strict;
+    const char *file = strcmp(path, "-") == 0 ? "<stdin>" : path;
+    size_t total;
+    gzFile gz = chrome_open_input(path, file, err, &total);
+    if (!gz)
+        return -1;
+    struct chrome *c = chrome_new(ing, file, err, res, total);
+    if (!c) {
+        gzclose(gz);
+        fprintf(err, "tracedb: out of memory\n");
+        return -1;
     }
-    yajl_free(c->h);
+    /* status: 0 complete, 1 damaged input (every whole event kept), -1 database error */
+    int status = tdb_ingest_begin_trace(ing, file, "chrome") < 0 ? -1 : chrome_read(c, gz, total, show_progress && isatty(2));
+    if (status >= 0 && chrome_close_open_ranges(c) != 0)
+        status = -1;
+    if (status >= 0)
+        status = chrome_check_document(c, status);
+    if (status >= 0 && chrome_end_trace(c, status) != 0)
+        status = -1;
+    chrome_free(c);
     gzclose(gz);
-    for (size_t i = 0; i < c->open_cap; i++) {
-        buf_free(&c->open[i].name);
-        buf_free(&c->open[i].cat);
-        buf_free(&c->open[i].args);
-    }
-    free(c->open);
-    buf_free(&c->arena);
-    buf_free(&c->out_args);
-    buf_free(&c->series);
-    buf_free(&c->top_key);
-    buf_free(&c->extra);
-    buf_free(&c->devprops);
-    buf_free(&c->distinfo);
-    buf_free(&c->trace_name);
-    buf_free(&c->top_value);
-    buf_free(&c->longbuf);
-    buf_free(&c->top_keys);
-    free(c->thread_last);
-    free(c->args);
-    free(c);
-    free(chunk);
     return status;
 }

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -112,6 +113,8 @@ struct chrome {
     struct buf longbuf;   /* a long string's bytes read ahead, fed to yajl in one call */
     struct scan scan;     /* the lexical state at the end of what yajl has consumed */
     size_t chunk_size;    /* bytes read at a time: CHUNK, less for a small file */
+    unsigned char *chunk; /* the buffer they are read into */
+    int progress_open;    /* a progress line stands on the terminal without its newline */
     int64_t oversize;     /* a string longer than max_string was cut: its length (for the message), or 0 */
     int top_skip;         /* the current top-level value is dropped (an oversize string in it) */
     size_t max_string;
