@@ -497,6 +497,123 @@ static void rec_args(struct buf *out, const char *args, size_t n)
     buf_addc(out, '}');
 }
 
+/* A range begins on thread t: pushed on its stack, with its id reserved now (the rows inside it name it). */
+static int rec_range_begin(struct tdb_recording *r, struct rec_thread *t, const struct rec *x, const char *name,
+                           const char *cat)
+{
+    if (t->depth == t->cap) {
+        size_t ncap = t->cap ? t->cap * 2 : 16;
+        struct rec_frame *s = realloc(t->stack, ncap * sizeof *s);
+        if (!s)
+            return -1;
+        memset(s + t->cap, 0, (ncap - t->cap) * sizeof *s);
+        t->stack = s, t->cap = ncap;
+    }
+    struct rec_frame *f = &t->stack[t->depth++];
+    f->start = x->ts;
+    f->kind = x->kind;
+    f->id = tdb_ingest_reserve_id(r->ing);
+    f->child_ns = 0;
+    f->domain = x->a;
+    f->name.n = f->cat.n = f->args.n = 0;
+    buf_add(&f->name, name, x->name_len);
+    buf_add(&f->cat, cat, x->cat_len);
+    rec_args(&f->args, cat + x->cat_len, x->args_len);
+    return 0;
+}
+
+/* Ends the innermost range of its NVTX domain on thread t (nearly always the top one). */
+static int rec_range_end(struct tdb_recording *r, struct rec_thread *t, int64_t track, const struct rec *x)
+{
+    size_t k = t->depth;
+    while (k > 0 && t->stack[k - 1].domain != x->a)
+        k--;
+    if (k == 0)
+        return 0; /* a pop without a push: nothing to end */
+    struct rec_frame f = t->stack[k - 1];
+    int rc = rec_emit_range(r, track, &f, x->ts, t, k - 1);
+    /* the frames above it close ranks; its buffers go to the free slot on top, for reuse */
+    memmove(&t->stack[k - 1], &t->stack[k], (t->depth - k) * sizeof *t->stack);
+    t->stack[--t->depth] = f;
+    return rc;
+}
+
+/* Ends the start/stop range id at ts, or keeps the stop until its start is drained (another thread's
+ * ring may hold it). */
+static int rec_async_stop(struct tdb_recording *r, int64_t id, int64_t ts)
+{
+    for (size_t i = 0; i < r->nopen; i++) {
+        if (r->open[i].id != id)
+            continue;
+        struct rec_open o = r->open[i];
+        struct rec_frame f = {o.start, TDB_KIND_RANGE, o.name, o.cat, {0}, TDB_NULL, 0, 0};
+        int rc = rec_emit_range(r, o.track, &f, ts, NULL, 0);
+        r->open[i] = r->open[--r->nopen];
+        r->open[r->nopen] = o; /* keep its buffers for reuse */
+        return rc;
+    }
+    if (r->nstops == r->stops_cap) {
+        size_t ncap = r->stops_cap ? r->stops_cap * 2 : 16;
+        struct rec_stop *s = realloc(r->stops, ncap * sizeof *s);
+        if (!s)
+            return -1;
+        r->stops = s, r->stops_cap = ncap;
+    }
+    r->stops[r->nstops++] = (struct rec_stop){id, ts};
+    return 0;
+}
+
+/* A start/stop range (any thread may end it) starts: kept open by id, or ended at once when its stop
+ * was drained first. */
+static int rec_async_start(struct tdb_recording *r, int64_t track, const struct rec *x, const char *name,
+                           const char *cat)
+{
+    if (r->nopen == r->open_cap) {
+        size_t ncap = r->open_cap ? r->open_cap * 2 : 16;
+        struct rec_open *o = realloc(r->open, ncap * sizeof *o);
+        if (!o)
+            return -1;
+        memset(o + r->open_cap, 0, (ncap - r->open_cap) * sizeof *o);
+        r->open = o, r->open_cap = ncap;
+    }
+    struct rec_open *o = &r->open[r->nopen++];
+    o->id = x->a, o->start = x->ts, o->track = track;
+    o->name.n = o->cat.n = 0;
+    buf_add(&o->name, name, x->name_len);
+    buf_add(&o->cat, cat, x->cat_len);
+    for (size_t i = 0; i < r->nstops; i++) {
+        if (r->stops[i].id != x->a)
+            continue;
+        int64_t ts = r->stops[i].ts;
+        r->stops[i] = r->stops[--r->nstops];
+        return rec_async_stop(r, x->a, ts);
+    }
+    return 0;
+}
+
+/* An instant or a memory event: inside the range open on its thread, as the sweep will find. */
+static int rec_point(struct tdb_recording *r, const struct rec_thread *t, int64_t track, const struct rec *x,
+                     const char *name)
+{
+    struct tdb_event ev;
+    tdb_event_init(&ev);
+    ev.kind = x->type == R_MEMORY ? TDB_KIND_MEMORY : TDB_KIND_INSTANT;
+    ev.name = rec_str(name, x->name_len);
+    ev.thread_id = track;
+    ev.start_ns = x->ts;
+    ev.depth = (int)t->depth;
+    if (t->depth)
+        ev.parent_id = t->stack[t->depth - 1].id;
+    if (x->type == R_MEMORY) {
+        ev.addr = x->a;
+        ev.bytes = x->b;
+        ev.device = x->v < 0 ? TDB_NULL : (int64_t)x->v;
+        ev.device_type = x->v < 0 ? 0 : 1;
+    }
+    r->events++;
+    return tdb_ingest_event(r->ing, &ev) < 0 ? -1 : 0;
+}
+
 /* One record from thread t's ring. */
 static int rec_apply(struct tdb_recording *r, struct rec_thread *t, const struct rec *x)
 {
@@ -505,105 +622,17 @@ static int rec_apply(struct tdb_recording *r, struct rec_thread *t, const struct
     if (track < 0)
         return -1;
     switch (x->type) {
-    case R_BEGIN: {
-        if (t->depth == t->cap) {
-            size_t ncap = t->cap ? t->cap * 2 : 16;
-            struct rec_frame *s = realloc(t->stack, ncap * sizeof *s);
-            if (!s)
-                return -1;
-            memset(s + t->cap, 0, (ncap - t->cap) * sizeof *s);
-            t->stack = s, t->cap = ncap;
-        }
-        struct rec_frame *f = &t->stack[t->depth++];
-        f->start = x->ts;
-        f->kind = x->kind;
-        f->id = tdb_ingest_reserve_id(r->ing);
-        f->child_ns = 0;
-        f->domain = x->a;
-        f->name.n = f->cat.n = f->args.n = 0;
-        buf_add(&f->name, name, x->name_len);
-        buf_add(&f->cat, cat, x->cat_len);
-        rec_args(&f->args, cat + x->cat_len, x->args_len);
-        return 0;
-    }
-    case R_END: { /* ends the innermost range of its NVTX domain (nearly always the top one) */
-        size_t k = t->depth;
-        while (k > 0 && t->stack[k - 1].domain != x->a)
-            k--;
-        if (k == 0)
-            return 0; /* a pop without a push: nothing to end */
-        struct rec_frame f = t->stack[k - 1];
-        int rc = rec_emit_range(r, track, &f, x->ts, t, k - 1);
-        /* the frames above it close ranks; its buffers go to the free slot on top, for reuse */
-        memmove(&t->stack[k - 1], &t->stack[k], (t->depth - k) * sizeof *t->stack);
-        t->stack[--t->depth] = f;
-        return rc;
-    }
-    case R_START: {
-        if (r->nopen == r->open_cap) {
-            size_t ncap = r->open_cap ? r->open_cap * 2 : 16;
-            struct rec_open *o = realloc(r->open, ncap * sizeof *o);
-            if (!o)
-                return -1;
-            memset(o + r->open_cap, 0, (ncap - r->open_cap) * sizeof *o);
-            r->open = o, r->open_cap = ncap;
-        }
-        struct rec_open *o = &r->open[r->nopen++];
-        o->id = x->a, o->start = x->ts, o->track = track;
-        o->name.n = o->cat.n = 0;
-        buf_add(&o->name, name, x->name_len);
-        buf_add(&o->cat, cat, x->cat_len);
-        for (size_t i = 0; i < r->nstops; i++) { /* its end was drained first */
-            if (r->stops[i].id != x->a)
-                continue;
-            struct rec stop = {.type = R_STOP, .ts = r->stops[i].ts, .a = x->a};
-            r->stops[i] = r->stops[--r->nstops];
-            return rec_apply(r, t, &stop);
-        }
-        return 0;
-    }
+    case R_BEGIN:
+        return rec_range_begin(r, t, x, name, cat);
+    case R_END:
+        return rec_range_end(r, t, track, x);
+    case R_START:
+        return rec_async_start(r, track, x, name, cat);
     case R_STOP:
-        for (size_t i = 0; i < r->nopen; i++) {
-            if (r->open[i].id != x->a)
-                continue;
-            struct rec_open o = r->open[i];
-            struct rec_frame f = {o.start, TDB_KIND_RANGE, o.name, o.cat, {0}, TDB_NULL, 0, 0};
-            int rc = rec_emit_range(r, o.track, &f, x->ts, NULL, 0);
-            r->open[i] = r->open[--r->nopen];
-            r->open[r->nopen] = o; /* keep its buffers for reuse */
-            return rc;
-        }
-        if (r->nstops == r->stops_cap) {
-            size_t ncap = r->stops_cap ? r->stops_cap * 2 : 16;
-            struct rec_stop *s = realloc(r->stops, ncap * sizeof *s);
-            if (!s)
-                return -1;
-            r->stops = s, r->stops_cap = ncap;
-        }
-        r->stops[r->nstops++] = (struct rec_stop){x->a, x->ts};
-        return 0;
+        return rec_async_stop(r, x->a, x->ts);
     case R_INSTANT:
-    case R_MEMORY: {
-        struct tdb_event ev;
-        tdb_event_init(&ev);
-        ev.kind = x->type == R_MEMORY ? TDB_KIND_MEMORY : TDB_KIND_INSTANT;
-        ev.name = rec_str(name, x->name_len);
-        ev.thread_id = track;
-        ev.start_ns = x->ts;
-        ev.depth = (int)t->depth; /* inside the range open on its thread, as the sweep will find */
-        if (t->depth)
-            ev.parent_id = t->stack[t->depth - 1].id;
-        if (x->type == R_MEMORY) {
-            ev.addr = x->a;
-            ev.bytes = x->b;
-            ev.device = (int64_t)x->v;
-            ev.device_type = x->v < 0 ? 0 : 1;
-            if (x->v < 0)
-                ev.device = TDB_NULL;
-        }
-        r->events++;
-        return tdb_ingest_event(r->ing, &ev) < 0 ? -1 : 0;
-    }
+    case R_MEMORY:
+        return rec_point(r, t, track, x, name);
     case R_COUNTER:
         return tdb_ingest_counter(r->ing, track, rec_str(name, x->name_len), x->ts, x->v);
     }
