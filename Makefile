@@ -31,7 +31,7 @@ SAN      = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 
 SQL      = $(wildcard schema/*.sql) $(wildcard queries/*.sql)
 LIB_SRC  = recorder/store/db_guard.c recorder/store/output_claim.c recorder/store/stmt_cache.c recorder/store/ingest.c recorder/store/ingest_sweep.c recorder/store/ingest_checks.c recorder/store/nesting.c recorder/store/device_time.c recorder/store/row_writer.c recorder/util/strmap.c recorder/util/jsonbuf.c recorder/util/timeparse.c \
-           recorder/import/chrome_import.c recorder/import/chrome_parse.c recorder/import/chrome_events.c recorder/import/import.c recorder/import/merge.c recorder/live/recording.c recorder/import/finish.c \
+           recorder/import/chrome_import.c recorder/import/chrome_parse.c recorder/import/chrome_events.c recorder/import/import.c recorder/import/merge.c recorder/live/recording.c recorder/live/recording_writer.c recorder/import/finish.c \
            analyzer/report/render.c analyzer/report/render_table.c analyzer/report/report.c analyzer/report/mann_whitney.c analyzer/report/sqlfuncs.c analyzer/report/flops.c analyzer/report/scope.c \
            analyzer/export/chrome_export.c
 CLI_SRC  = analyzer/cli/main.c analyzer/cli/commands.c analyzer/cli/cmd_api.c analyzer/cli/cmd_device.c analyzer/cli/cmd_diff.c analyzer/cli/cmd_export.c \
@@ -94,7 +94,7 @@ endif
 # nor the analyzer; --no-undefined keeps it honest
 RECORDING_SRC = recorder/store/db_guard.c recorder/store/output_claim.c recorder/store/stmt_cache.c recorder/store/ingest.c recorder/store/ingest_sweep.c recorder/store/ingest_checks.c recorder/store/nesting.c \
                 recorder/store/device_time.c recorder/store/row_writer.c recorder/util/strmap.c recorder/util/jsonbuf.c recorder/util/timeparse.c \
-                recorder/live/recording.c
+                recorder/live/recording.c recorder/live/recording_writer.c
 RECORDING_OBJ = $(RECORDING_SRC:%.c=build/obj/%.o) $(CUPTI_SRC:%.c=build/obj/%.o) build/obj/embedded.o
 build/libtracedb_inject.so: build/obj/recorder/live/nvtx_inject.o $(INJECT_OBJ) $(RECORDING_OBJ)
 	$(CC) -shared -o $@ $^ $(LIBS) $(INJECT_LIBS) -Wl,--version-script=recorder/live/inject.map -Wl,--no-undefined
