@@ -502,97 +502,62 @@ int chrome_range_write(struct chrome *c, struct open_range *o, int64_t end, enum
     return 0;
 }
 
-/* The closing brace of an event: validate, convert, write. -1 only for database errors. */
-int chrome_event_end(struct chrome *c)
+/* A complete event's "dur" into *dur: 0, or 1 when the event is skipped (said so). A negative one is
+ * an anomaly: kept as 0 and flagged in *flag, or skipped with --strict. */
+static int chrome_duration(struct chrome *c, int64_t thread, int64_t ts, int64_t *dur, enum tdb_anomaly *flag)
 {
-    if (c->chrome_event_bad) {
+    if (chrome_time(c, &c->dur, "\"dur\"", dur) != 0) {
         chrome_skip(c, c->event_offset, c->bad_reason);
-        return 0;
+        return 1;
     }
-    if (!c->ph.set || c->ph.n == 0) {
-        chrome_skip(c, c->event_offset, "no \"ph\" (phase)");
-        return 0;
+    if (*dur < 0) {
+        if (chrome_anomaly(c, TDB_ANOMALY_NEGATIVE_DUR, c->event_offset))
+            return 1;
+        *dur = 0;
+        *flag = TDB_ANOMALY_NEGATIVE_DUR;
     }
-    char ph = c->arena.p[c->ph.off];
-    if (ph == 'M')
-        return chrome_metadata(c);
+    if (ts > TDB_TIME_MAX - *dur) {
+        chrome_skip(c, c->event_offset, "\"ts\" + \"dur\" out of range");
+        return 1;
+    }
+    thread_seen(c, thread, ts + *dur);
+    return 0;
+}
 
-    int64_t ts = 0, dur = 0;
-    if (chrome_time(c, &c->ts, "\"ts\"", &ts) != 0) {
-        chrome_skip(c, c->event_offset, c->bad_reason);
-        return 0;
+/* A flow arrow's end (ph s, t, f): its id is an integer or a "0x1f" string. -1 on a database error. */
+static int chrome_flow(struct chrome *c, char ph, int64_t thread, int64_t ts)
+{
+    int64_t id = TDB_NULL;
+    if (c->id.set && tdb_parse_int(c->arena.p + c->id.off, c->id.n, &id) != 0) {
+        char tmp[32];
+        size_t n = c->id.n < sizeof tmp - 1 ? c->id.n : sizeof tmp - 1;
+        memcpy(tmp, c->arena.p + c->id.off, n);
+        tmp[n] = 0;
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(tmp, &end, 0);
+        id = (*end == 0 && errno == 0 && n > 0) ? (int64_t)v : TDB_NULL;
     }
-    int64_t thread = chrome_thread(c);
-    if (thread < 0)
+    if (tdb_ingest_flow(c->ing, thread, id, text_str(c, &c->cat), ph, ts, text_is(c, &c->bp, "e")) != 0)
         return -1;
-    thread_seen(c, thread, ts);
-    enum tdb_anomaly flag = TDB_ANOMALY_COUNT;
+    c->res->flows++;
+    return 0;
+}
 
-    switch (ph) {
-    case 'X':
-        if (chrome_time(c, &c->dur, "\"dur\"", &dur) != 0) {
-            chrome_skip(c, c->event_offset, c->bad_reason);
-            return 0;
-        }
-        if (dur < 0) {
-            if (chrome_anomaly(c, TDB_ANOMALY_NEGATIVE_DUR, c->event_offset))
-                return 0;
-            dur = 0;
-            flag = TDB_ANOMALY_NEGATIVE_DUR;
-        }
-        if (ts > TDB_TIME_MAX - dur) {
-            chrome_skip(c, c->event_offset, "\"ts\" + \"dur\" out of range");
-            return 0;
-        }
-        thread_seen(c, thread, ts + dur);
-        break;
-    case 'i':
-    case 'I':
-    case 'n':
-        break;
-    case 'B': {
-        int kind = kind_of(c, ph);
-        if (kind < 0)
-            return -1;
-        return open_push(c, thread, ts, kind);
-    }
-    case 'E':
-        return open_pop(c, thread, ts);
-    case 'C':
-        return chrome_counter(c, thread, ts);
-    case 's':
-    case 't':
-    case 'f': {
-        int64_t id = TDB_NULL;
-        if (c->id.set && tdb_parse_int(c->arena.p + c->id.off, c->id.n, &id) != 0) {
-            char tmp[32];
-            size_t n = c->id.n < sizeof tmp - 1 ? c->id.n : sizeof tmp - 1;
-            memcpy(tmp, c->arena.p + c->id.off, n);
-            tmp[n] = 0;
-            char *end;
-            errno = 0;
-            unsigned long long v = strtoull(tmp, &end, 0); /* "0x1f" ids */
-            id = (*end == 0 && errno == 0 && n > 0) ? (int64_t)v : TDB_NULL;
-        }
-        if (tdb_ingest_flow(c->ing, thread, id, text_str(c, &c->cat), ph, ts, text_is(c, &c->bp, "e")) != 0)
-            return -1;
-        c->res->flows++;
-        return 0;
-    }
-    case 'b':
-    case 'e':
-        break; /* async halves: kept as instants of kind async */
-    default: {
-        char reason[64];
-        if (ph > 0x20 && ph < 0x7f)
-            snprintf(reason, sizeof reason, "unknown phase \"%c\"", ph);
-        else /* never a raw control byte on the terminal */
-            snprintf(reason, sizeof reason, "unknown phase (byte 0x%02x)", (unsigned char)ph);
-        chrome_skip(c, c->event_offset, reason);
-        return 0;
-    }
-    }
+static void chrome_unknown_phase(struct chrome *c, char ph)
+{
+    char reason[64];
+    if (ph > 0x20 && ph < 0x7f)
+        snprintf(reason, sizeof reason, "unknown phase \"%c\"", ph);
+    else /* never a raw control byte on the terminal */
+        snprintf(reason, sizeof reason, "unknown phase (byte 0x%02x)", (unsigned char)ph);
+    chrome_skip(c, c->event_offset, reason);
+}
 
+/* Writes a complete, instant or async event (its args promoted to columns where they are columns). */
+static int chrome_write_event(struct chrome *c, char ph, int64_t thread, int64_t ts, int64_t dur,
+                              enum tdb_anomaly flag)
+{
     struct tdb_event ev;
     tdb_event_init(&ev);
     if (ph == 'b' || ph == 'e' || ph == 'n')
@@ -616,6 +581,56 @@ int chrome_event_end(struct chrome *c)
         return -1;
     c->res->events++;
     return 0;
+}
+
+/* The closing brace of an event: validate, convert, write. -1 only for database errors. */
+int chrome_event_end(struct chrome *c)
+{
+    if (c->chrome_event_bad || !c->ph.set || c->ph.n == 0) {
+        chrome_skip(c, c->event_offset, c->chrome_event_bad ? c->bad_reason : "no \"ph\" (phase)");
+        return 0;
+    }
+    char ph = c->arena.p[c->ph.off];
+    if (ph == 'M')
+        return chrome_metadata(c);
+    int64_t ts = 0, dur = 0;
+    if (chrome_time(c, &c->ts, "\"ts\"", &ts) != 0) {
+        chrome_skip(c, c->event_offset, c->bad_reason);
+        return 0;
+    }
+    int64_t thread = chrome_thread(c);
+    if (thread < 0)
+        return -1;
+    thread_seen(c, thread, ts);
+    enum tdb_anomaly flag = TDB_ANOMALY_COUNT;
+    switch (ph) {
+    case 'X':
+        if (chrome_duration(c, thread, ts, &dur, &flag) != 0)
+            return 0;
+        break;
+    case 'i':
+    case 'I':
+    case 'n':
+    case 'b':
+    case 'e': /* async halves: kept as instants of kind async */
+        break;
+    case 'B': {
+        int kind = kind_of(c, ph);
+        return kind < 0 ? -1 : open_push(c, thread, ts, kind);
+    }
+    case 'E':
+        return open_pop(c, thread, ts);
+    case 'C':
+        return chrome_counter(c, thread, ts);
+    case 's':
+    case 't':
+    case 'f':
+        return chrome_flow(c, ph, thread, ts);
+    default:
+        chrome_unknown_phase(c, ph);
+        return 0;
+    }
+    return chrome_write_event(c, ph, thread, ts, dur, flag);
 }
 
 /* ---------------------------------------------------------------- top level */
