@@ -30,6 +30,7 @@ endif
 SAN      = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 SQL      = $(wildcard schema/*.sql) $(wildcard queries/*.sql)
+SQL_PARTS = $(wildcard queries/parts/*.sql)
 LIB_SRC  = recorder/store/db_guard.c recorder/store/output_claim.c recorder/store/stmt_cache.c recorder/store/ingest.c recorder/store/ingest_sweep.c recorder/store/ingest_checks.c recorder/store/nesting.c recorder/store/device_time.c recorder/store/row_writer.c recorder/util/strmap.c recorder/util/jsonbuf.c recorder/util/timeparse.c \
            recorder/import/chrome_import.c recorder/import/chrome_parse.c recorder/import/chrome_events.c recorder/import/import.c recorder/import/merge.c recorder/live/recording.c recorder/live/recording_writer.c recorder/import/finish.c \
            analyzer/report/render.c analyzer/report/render_table.c analyzer/report/report.c analyzer/report/mann_whitney.c analyzer/report/sqlfuncs.c analyzer/report/flops.c analyzer/report/scope.c \
@@ -55,7 +56,7 @@ build/embed: tools/embed.c recorder/util/kinds.h
 	@mkdir -p build
 	$(CC) -O1 -Irecorder/util -o $@ $<
 
-build/embedded.c: build/embed $(SQL)
+build/embedded.c: build/embed $(SQL) $(SQL_PARTS)
 	build/embed $@ $(SQL)
 
 # --- release build

@@ -1,8 +1,7 @@
 -- api: runtime and driver API calls per name, as `nsys stats --report cuda_api_sum`: share of the
 -- time listed, total, calls, average, median, min, max, stddev (integer ns).
 WITH a AS (
-  SELECT CASE WHEN :by_rank THEN (SELECT t.rank FROM thread th JOIN process pr ON pr.id = th.process_id
-                                  JOIN trace t ON t.id = pr.trace_id WHERE th.id = e.thread_id) END AS rank,
+  SELECT CASE WHEN :by_rank THEN {sql:rank_of_event} END AS rank,
          e.name_id, e.kind, e.dur_ns
   FROM scope_event e
   WHERE e.kind IN ({kind:runtime}, {kind:driver})

@@ -2,13 +2,7 @@
 -- step_median, step_p99 (ProfilerStep#N durations), kernel_total (device time of kernels),
 -- device_busy (union of GPU work over all devices), memory_peak (highest allocated bytes).
 -- Also each run's step count and interquartile range, for the noise check.
-WITH s AS (
-  SELECT 'base' AS run, e.dur_ns FROM main.event e JOIN main.string n ON n.id = e.name_id
-  WHERE e.kind = {kind:range} AND n.value GLOB 'ProfilerStep#[0-9]*'
-  UNION ALL
-  SELECT 'new', e.dur_ns FROM new.event e JOIN new.string n ON n.id = e.name_id
-  WHERE e.kind = {kind:range} AND n.value GLOB 'ProfilerStep#[0-9]*'
-),
+WITH s AS ({sql:step_times}),
 steps AS (SELECT run, count(*) AS n, median(dur_ns) AS med, percentile(dur_ns, 99) AS p99,
                  percentile(dur_ns, 75) - percentile(dur_ns, 25) AS iqr FROM s GROUP BY run),
 v AS (

@@ -1,13 +1,7 @@
 -- diff_steps: step latency (ProfilerStep#N) of both runs side by side: count, median, p25, p75, IQR,
 -- p90, p99, max; change of the median in ns and %, and the two-sided Mann-Whitney U p-value of the
 -- step times (as the gate's: below 0.05, the steps did change).
-WITH s AS (
-  SELECT 'base' AS run, e.dur_ns FROM main.event e JOIN main.string n ON n.id = e.name_id
-  WHERE e.kind = {kind:range} AND n.value GLOB 'ProfilerStep#[0-9]*'
-  UNION ALL
-  SELECT 'new', e.dur_ns FROM new.event e JOIN new.string n ON n.id = e.name_id
-  WHERE e.kind = {kind:range} AND n.value GLOB 'ProfilerStep#[0-9]*'
-),
+WITH s AS ({sql:step_times}),
 r AS (
   SELECT run, count(*) AS count, median(dur_ns) AS med, percentile(dur_ns, 25) AS p25, percentile(dur_ns, 75) AS p75,
          percentile(dur_ns, 90) AS p90, percentile(dur_ns, 99) AS p99, max(dur_ns) AS mx

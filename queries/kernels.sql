@@ -6,8 +6,7 @@
 -- holds the step (temp.scope_steps) the work's launch (or the work itself) starts in, and :limit keeps
 -- the first rows of each step.
 WITH k AS (
-  SELECT CASE WHEN :by_rank THEN (SELECT t.rank FROM thread th JOIN process pr ON pr.id = th.process_id
-                                  JOIN trace t ON t.id = pr.trace_id WHERE th.id = e.thread_id)
+  SELECT CASE WHEN :by_rank THEN {sql:rank_of_event}
               WHEN :by_step THEN (SELECT name FROM scope_steps
                                   WHERE coalesce((SELECT a.start_ns FROM event a WHERE a.id = e.launch_id), e.start_ns)
                                         BETWEEN start_ns AND end_ns - 1 ORDER BY start_ns DESC LIMIT 1) END AS rank,

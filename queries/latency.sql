@@ -5,17 +5,11 @@
 -- (a name or a glob: ranges, operators, kernels, a Furiosa span category), as one population; 'top' the top-level ranges and operators (depth 0) on thread :tid
 -- (every thread when NULL), per name: inferences.
 WITH sel AS (
-  SELECT CASE WHEN :by_rank THEN (SELECT t.rank FROM thread th JOIN process pr ON pr.id = th.process_id
-                                  JOIN trace t ON t.id = pr.trace_id WHERE th.id = e.thread_id) END AS rank,
+  SELECT CASE WHEN :by_rank THEN {sql:rank_of_event} END AS rank,
          CASE :mode WHEN 'steps' THEN 'ProfilerStep*' WHEN 'name' THEN :pattern ELSE s.value END AS name,
          e.dur_ns
   FROM scope_event e JOIN string s ON s.id = e.name_id
-  WHERE CASE :mode
-          WHEN 'steps' THEN e.kind = {kind:range} AND s.value GLOB 'ProfilerStep#[0-9]*'
-          WHEN 'name' THEN (s.value = :pattern OR s.value GLOB :pattern)
-          ELSE e.kind IN ({kind:op}, {kind:range}) AND e.depth = 0
-               AND (:tid IS NULL OR e.thread_id IN (SELECT id FROM thread WHERE CAST(tid AS TEXT) = :tid))
-        END
+  WHERE {sql:latency_pick}
 )
 SELECT rank, name, count(*) AS count, min(dur_ns) AS min_ns, max(dur_ns) AS max_ns,
        CAST(round(avg(dur_ns)) AS INTEGER) AS mean_ns,

@@ -3,8 +3,7 @@
 -- count, average/median/min/max time, total and average bytes, and bandwidth (total bytes over
 -- total time, GB/s = bytes per ns).
 WITH m AS (
-  SELECT CASE WHEN :by_rank THEN (SELECT t.rank FROM thread th JOIN process pr ON pr.id = th.process_id
-                                  JOIN trace t ON t.id = pr.trace_id WHERE th.id = e.thread_id) END AS rank,
+  SELECT CASE WHEN :by_rank THEN {sql:rank_of_event} END AS rank,
          e.name_id, e.kind, e.dur_ns, e.bytes
   FROM scope_event e
   WHERE e.kind IN ({kind:memcpy}, {kind:memset})

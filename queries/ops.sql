@@ -35,15 +35,6 @@ SELECT rank, name, calls,
        cpu_mem_bytes, self_cpu_mem_bytes, device_mem_bytes, self_device_mem_bytes,
        NULL AS flops, NULL AS input_shapes, NULL AS stack
 FROM agg, tot
-ORDER BY CASE :sort WHEN 'name' THEN 0
-                    WHEN 'calls' THEN calls
-                    WHEN 'cpu_total_ns' THEN cpu_total_ns
-                    WHEN 'self_device_ns' THEN self_device_ns
-                    WHEN 'device_total_ns' THEN device_total_ns
-                    WHEN 'cpu_mem_bytes' THEN cpu_mem_bytes
-                    WHEN 'self_cpu_mem_bytes' THEN self_cpu_mem_bytes
-                    WHEN 'device_mem_bytes' THEN device_mem_bytes
-                    WHEN 'self_device_mem_bytes' THEN self_device_mem_bytes
-                    ELSE self_cpu_ns END DESC,
+ORDER BY {sql:ops_sort_key} DESC,
          rank, name
 LIMIT :limit;

@@ -88,17 +88,7 @@ rows AS (
          device_total_ns, CAST(round(1.0 * device_total_ns / calls) AS INTEGER) AS device_avg_ns,
          cpu_mem_bytes, self_cpu_mem_bytes, device_mem_bytes, self_device_mem_bytes,
          flops, input_shapes, stack,
-         CASE :sort WHEN 'name' THEN 0
-                    WHEN 'calls' THEN calls
-                    WHEN 'cpu_total_ns' THEN cpu_total_ns
-                    WHEN 'self_device_ns' THEN self_device_ns
-                    WHEN 'device_total_ns' THEN device_total_ns
-                    WHEN 'cpu_mem_bytes' THEN cpu_mem_bytes
-                    WHEN 'self_cpu_mem_bytes' THEN self_cpu_mem_bytes
-                    WHEN 'device_mem_bytes' THEN device_mem_bytes
-                    WHEN 'self_device_mem_bytes' THEN self_device_mem_bytes
-                    WHEN 'flops' THEN coalesce(flops, -1)
-                    ELSE self_cpu_ns END AS sort_key
+         {sql:ops_sort_key} AS sort_key
   FROM agg, tot
   WINDOW w AS (PARTITION BY rank)
 ),

@@ -1,0 +1,7 @@
+-- step_times: every ProfilerStep#N duration of both runs (run = 'base' for main, 'new' for the attached
+-- database), for diff_metric, diff_steps and diff_step_samples.
+SELECT 'base' AS run, e.dur_ns FROM main.event e JOIN main.string n ON n.id = e.name_id
+WHERE e.kind = {kind:range} AND n.value GLOB 'ProfilerStep#[0-9]*'
+UNION ALL
+SELECT 'new', e.dur_ns FROM new.event e JOIN new.string n ON n.id = e.name_id
+WHERE e.kind = {kind:range} AND n.value GLOB 'ProfilerStep#[0-9]*'
