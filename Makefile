@@ -12,7 +12,7 @@ CSTD     = -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L
 WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS  ?= -O2 -g
 # one folder per layer (README: Layout); sources include headers by name
-SRC_DIRS = recorder/util recorder/store recorder/import recorder/live analyzer/report analyzer/export analyzer/cli
+SRC_DIRS = util recorder/store recorder/import recorder/live analyzer/report analyzer/export analyzer/cli
 INCS     = -Iinclude $(addprefix -I,$(SRC_DIRS))
 ALL_CFLAGS = $(CSTD) $(WARN) $(CFLAGS) -fPIC $(INCS)
 LIBS     = -lsqlite3 -lyajl -lcjson -lcsv -lz -lm -lpthread
@@ -31,7 +31,7 @@ SAN      = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 
 SQL      = $(wildcard schema/*.sql) $(wildcard queries/*.sql)
 SQL_PARTS = $(wildcard queries/parts/*.sql)
-LIB_SRC  = recorder/store/db_guard.c recorder/store/output_claim.c recorder/store/stmt_cache.c recorder/store/ingest.c recorder/store/ingest_sweep.c recorder/store/ingest_checks.c recorder/store/nesting.c recorder/store/device_time.c recorder/store/row_writer.c recorder/util/strmap.c recorder/util/jsonbuf.c recorder/util/timeparse.c \
+LIB_SRC  = recorder/store/db_guard.c recorder/store/output_claim.c recorder/store/stmt_cache.c recorder/store/ingest.c recorder/store/ingest_sweep.c recorder/store/ingest_checks.c recorder/store/nesting.c recorder/store/device_time.c recorder/store/row_writer.c util/strmap.c util/jsonbuf.c util/timeparse.c \
            recorder/import/chrome_import.c recorder/import/chrome_parse.c recorder/import/chrome_events.c recorder/import/import.c recorder/import/merge.c recorder/live/recording.c recorder/live/recording_writer.c recorder/import/finish.c \
            analyzer/report/render.c analyzer/report/render_table.c analyzer/report/report.c analyzer/report/mann_whitney.c analyzer/report/sqlfuncs.c analyzer/report/flops.c analyzer/report/scope.c \
            analyzer/export/chrome_export.c
@@ -52,9 +52,9 @@ build: build/tracedb build/tracedb.1 build/libtracedb.a build/libtracedb.so buil
 deps:
 	@sh tools/deps.sh build
 
-build/embed: tools/embed.c recorder/util/kinds.h
+build/embed: tools/embed.c util/kinds.h
 	@mkdir -p build
-	$(CC) -O1 -Irecorder/util -o $@ $<
+	$(CC) -O1 -Iutil -o $@ $<
 
 build/embedded.c: build/embed $(SQL) $(SQL_PARTS)
 	build/embed $@ $(SQL)
@@ -64,7 +64,7 @@ build/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(CUPTI_INC) -c -o $@ $<
 
-build/obj/embedded.o: build/embedded.c recorder/util/embedded.h
+build/obj/embedded.o: build/embedded.c util/embedded.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
@@ -94,7 +94,7 @@ endif
 # the injection library links what recording needs (the store and the live recorder), not the importers
 # nor the analyzer; --no-undefined keeps it honest
 RECORDING_SRC = recorder/store/db_guard.c recorder/store/output_claim.c recorder/store/stmt_cache.c recorder/store/ingest.c recorder/store/ingest_sweep.c recorder/store/ingest_checks.c recorder/store/nesting.c \
-                recorder/store/device_time.c recorder/store/row_writer.c recorder/util/strmap.c recorder/util/jsonbuf.c recorder/util/timeparse.c \
+                recorder/store/device_time.c recorder/store/row_writer.c util/strmap.c util/jsonbuf.c util/timeparse.c \
                 recorder/live/recording.c recorder/live/recording_writer.c
 RECORDING_OBJ = $(RECORDING_SRC:%.c=build/obj/%.o) $(CUPTI_SRC:%.c=build/obj/%.o) build/obj/embedded.o
 build/libtracedb_inject.so: build/obj/recorder/live/nvtx_inject.o $(INJECT_OBJ) $(RECORDING_OBJ)
@@ -130,7 +130,7 @@ build/test/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SAN) $(CUPTI_INC) -c -o $@ $<
 
-build/test/obj/embedded.o: build/embedded.c recorder/util/embedded.h
+build/test/obj/embedded.o: build/embedded.c util/embedded.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SAN) -c -o $@ $<
 
@@ -196,7 +196,7 @@ build/fuzz/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
-build/fuzz/obj/embedded.o: build/embedded.c recorder/util/embedded.h
+build/fuzz/obj/embedded.o: build/embedded.c util/embedded.h
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 

@@ -30,7 +30,7 @@ CREATE TABLE kind (
   id    INTEGER PRIMARY KEY,
   name  TEXT NOT NULL UNIQUE  -- op, range, gpu_range, python, runtime, driver, kernel, ...
 );
-INSERT INTO kind (id, name) VALUES {kind_rows};  -- the built-in kinds, from recorder/util/kinds.h
+INSERT INTO kind (id, name) VALUES {kind_rows};  -- the built-in kinds, from util/kinds.h
 -- Categories tracedb does not know become kinds of their own (id >= 100, name = the category).
 
 CREATE TABLE trace (

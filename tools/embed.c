@@ -1,6 +1,6 @@
 /* embed: turns text files (the .sql files of schema/ and queries/) into one C source that the binary links.
  * The SQL in the tree names kinds, never their numbers: {kind:NAME} becomes that kind's id and
- * {kind_rows} the kind table's rows, both from recorder/util/kinds.h (an unknown name fails the build).
+ * {kind_rows} the kind table's rows, both from util/kinds.h (an unknown name fails the build).
  * SQL that two reports share is written once in queries/parts/NAME.sql and pasted where {sql:NAME}
  * stands (its own placeholders expanded too; a missing part fails the build).
  * Usage: embed OUT.c FILE...   (each FILE is stored under its path as given) */

@@ -202,7 +202,7 @@ Test(library, injection_library_links_only_the_recorder)
 static const struct {
     const char *dir;
     int rank;
-} layers[] = {{"include", 0}, {"recorder/util", 0}, {"recorder/store", 1}, {"recorder/import", 2},
+} layers[] = {{"include", 0}, {"util", 0}, {"recorder/store", 1}, {"recorder/import", 2},
               {"recorder/live", 2}, {"analyzer/report", 3}, {"analyzer/export", 4}, {"analyzer/cli", 5}};
 #define N_LAYERS (int)(sizeof layers / sizeof layers[0])
 
