@@ -430,142 +430,197 @@ static int visible_columns(sqlite3_stmt *st, int first, int ncol, const int *sho
     return n;
 }
 
-int64_t render_table(sqlite3_stmt *st, int first, FILE *out, FILE *err)
+/* A table being rendered: every cell as text, then which columns show, their headers and widths. */
+struct table {
+    sqlite3_stmt *st;
+    int first, ncol, nshow;
+    int64_t rows;
+    struct buf cells;            /* every cell, NUL-terminated, row after row */
+    size_t *offs, noffs, capoffs; /* where each cell starts in cells */
+    size_t *width, total;        /* each column's width; the table's, with the gaps */
+    int *numeric, *shown, *order; /* right-aligned; holds a value; the shown columns in order */
+    char **heads;                /* the shown columns' headers */
+    char **disp;                 /* each shown cell as it prints */
+};
+
+/* Steps the statement to its end, keeping every cell's text. 0, or -1 (an SQL error printed). */
+static int table_collect(struct table *t, FILE *err)
 {
-    int ncol = sqlite3_column_count(st) - first;
-    struct buf cells = {0}; /* every cell, NUL-terminated, row after row */
-    size_t *width = calloc((size_t)ncol + 1, sizeof *width);
-    int *numeric = calloc((size_t)ncol + 1, sizeof *numeric), *shown = calloc((size_t)ncol + 1, sizeof *shown);
-    int *order = calloc((size_t)ncol + 1, sizeof *order);
-    size_t *offs = NULL, noffs = 0, capoffs = 0;
-    char **heads = NULL; /* the shown columns' headers */
-    char **disp = NULL;  /* each shown cell as it prints */
-    int64_t rows = 0, result = -1;
     int rc;
-    char head[128];
-    if (!width || !numeric || !shown || !order)
-        goto done;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        for (int i = 0; i < ncol; i++) {
-            if (noffs == capoffs) {
-                capoffs = capoffs ? capoffs * 2 : 256;
-                size_t *n = realloc(offs, capoffs * sizeof *n);
+    while ((rc = sqlite3_step(t->st)) == SQLITE_ROW) {
+        for (int i = 0; i < t->ncol; i++) {
+            if (t->noffs == t->capoffs) {
+                t->capoffs = t->capoffs ? t->capoffs * 2 : 256;
+                size_t *n = realloc(t->offs, t->capoffs * sizeof *n);
                 if (!n)
-                    goto done;
-                offs = n;
+                    return -1;
+                t->offs = n;
             }
-            offs[noffs++] = cells.n;
-            int t = sqlite3_column_type(st, first + i);
-            table_cell(st, first + i, sqlite3_column_name(st, first + i), &cells);
-            numeric[i] |= t == SQLITE_INTEGER || t == SQLITE_FLOAT;
-            shown[i] |= t != SQLITE_NULL;
+            t->offs[t->noffs++] = t->cells.n;
+            int type = sqlite3_column_type(t->st, t->first + i);
+            table_cell(t->st, t->first + i, sqlite3_column_name(t->st, t->first + i), &t->cells);
+            t->numeric[i] |= type == SQLITE_INTEGER || type == SQLITE_FLOAT;
+            t->shown[i] |= type != SQLITE_NULL;
         }
-        rows++;
+        t->rows++;
     }
     if (rc != SQLITE_DONE) {
-        fprintf(err, "tracedb: %s\n", sqlite3_errmsg(sqlite3_db_handle(st)));
-        goto done;
+        fprintf(err, "tracedb: %s\n", sqlite3_errmsg(sqlite3_db_handle(t->st)));
+        return -1;
     }
-    if (rows == 0 && opts.report && opts.empty_hint) { /* say why, not an empty frame */
+    return 0;
+}
+
+/* The shown columns' headers (in words for a report; two alike told apart) and the widths their cells
+ * need. 0 or -1. */
+static int table_headers(struct table *t)
+{
+    char head[128];
+    t->heads = calloc((size_t)t->ncol + 1, sizeof *t->heads);
+    if (!t->heads)
+        return -1;
+    for (int k = 0; k < t->nshow; k++) {
+        int i = t->order[k];
+        const char *name = render_column_name(t->st, t->first + i);
+        if (opts.report) {
+            header_words(name, head, sizeof head);
+            for (int e = 0; e < k; e++) /* "peak_allocated_bytes", "peak_allocated_ns": "Peak allocated time" */
+                if (strcmp(t->heads[t->order[e]], head) == 0)
+                    strncat(head, ends_with(name, "_ns") ? " time" : ends_with(name, "_bytes") ? " bytes" : " (2)",
+                            sizeof head - strlen(head) - 1);
+        }
+        t->heads[i] = strdup(opts.report ? head : name);
+        if (!t->heads[i])
+            return -1;
+        t->width[i] = text_width(t->heads[i]);
+        for (int64_t r = 0; r < t->rows; r++) {
+            size_t w = text_width(t->cells.p + t->offs[r * t->ncol + i]);
+            if (w > t->width[i])
+                t->width[i] = w;
+        }
+    }
+    return 0;
+}
+
+/* A report's table fitted to the terminal (or, with none, long names held to NO_TERMINAL_WIDTH):
+ * the widest text column narrows first, never below MIN_FIT_WIDTH. Sets t->total. */
+static void table_fit(struct table *t, FILE *out)
+{
+    size_t cols = opts.report && !opts.wide ? terminal_width(out) : 0;
+    if (opts.report && !opts.wide && !cols)
+        for (int k = 0; k < t->nshow; k++)
+            if (!t->numeric[t->order[k]] && t->width[t->order[k]] > NO_TERMINAL_WIDTH)
+                t->width[t->order[k]] = NO_TERMINAL_WIDTH;
+    t->total = 0;
+    for (int k = 0; k < t->nshow; k++)
+        t->total += t->width[t->order[k]] + 2;
+    while (cols && t->total > cols) {
+        int widest = -1;
+        for (int k = 0; k < t->nshow; k++) {
+            int c = t->order[k];
+            if (!t->numeric[c] && t->width[c] > MIN_FIT_WIDTH && (widest < 0 || t->width[c] > t->width[widest]))
+                widest = c;
+        }
+        if (widest < 0)
+            break;
+        size_t cut = t->total - cols, room = t->width[widest] - MIN_FIT_WIDTH;
+        t->width[widest] -= cut < room ? cut : room;
+        t->total -= cut < room ? cut : room;
+    }
+}
+
+static void table_rule(const struct table *t, FILE *out)
+{
+    for (size_t k = 0; k < t->total; k++)
+        fputc('-', out);
+    fputc('\n', out);
+}
+
+/* Cuts each shown column's cells (and a header wider than its column) to fit, and prints the header
+ * line. 0 or -1. */
+static int table_cut_and_head(struct table *t, FILE *out)
+{
+    t->disp = calloc((size_t)(t->rows * t->ncol) + 1, sizeof *t->disp);
+    if (!t->disp)
+        return -1;
+    for (int k = 0; k < t->nshow; k++) {
+        int c = t->order[k];
+        char **col = malloc((size_t)t->rows * sizeof *col + 1);
+        if (!col || column_cuts(t->cells.p, t->offs, t->rows, t->ncol, c, t->width[c], col) != 0) {
+            free(col);
+            return -1;
+        }
+        for (int64_t r = 0; r < t->rows; r++)
+            t->disp[r * t->ncol + c] = col[r];
+        free(col);
+        char *h = strdup(t->heads[c]);
+        if (h && text_width(h) > t->width[c]) {
+            struct buf b = {0};
+            cut_cell(h, t->width[c], &b);
+            free(h);
+            h = b.p;
+        }
+        free(t->heads[c]);
+        t->heads[c] = h;
+        put_cell(out, t->heads[c] ? t->heads[c] : "", t->width[c], t->numeric[c], k == t->nshow - 1);
+    }
+    fputc('\n', out);
+    return 0;
+}
+
+/* The rows (a report's first max_rows, then how many more). */
+static void table_body(const struct table *t, FILE *out)
+{
+    int64_t printed = opts.report && opts.max_rows > 0 && t->rows > opts.max_rows ? opts.max_rows : t->rows;
+    for (int64_t r = 0; r < printed; r++) {
+        for (int k = 0; k < t->nshow; k++) {
+            int c = t->order[k];
+            const char *cell = t->disp[r * t->ncol + c];
+            put_cell(out, cell ? cell : "", t->width[c], t->numeric[c], k == t->nshow - 1);
+        }
+        fputc('\n', out);
+    }
+    table_rule(t, out);
+    if (printed < t->rows)
+        fprintf(out, "(%lld more rows: --limit N to see more)\n", (long long)(t->rows - printed));
+}
+
+static void table_free(struct table *t)
+{
+    for (int i = 0; t->heads && i < t->ncol; i++)
+        free(t->heads[i]);
+    free(t->heads);
+    for (int64_t i = 0; t->disp && i < t->rows * t->ncol; i++)
+        free(t->disp[i]);
+    free(t->disp);
+    free(t->width), free(t->numeric), free(t->shown), free(t->order), free(t->offs), buf_free(&t->cells);
+}
+
+int64_t render_table(sqlite3_stmt *st, int first, FILE *out, FILE *err)
+{
+    struct table t = {.st = st, .first = first, .ncol = sqlite3_column_count(st) - first};
+    size_t n = (size_t)t.ncol + 1;
+    t.width = calloc(n, sizeof *t.width);
+    t.numeric = calloc(n, sizeof *t.numeric), t.shown = calloc(n, sizeof *t.shown), t.order = calloc(n, sizeof *t.order);
+    int64_t result = -1;
+    if (!t.width || !t.numeric || !t.shown || !t.order || table_collect(&t, err) != 0)
+        goto done;
+    if (t.rows == 0 && opts.report && opts.empty_hint) { /* say why, not an empty frame */
         fprintf(out, "(no rows: %s)\n", opts.empty_hint);
         result = 0;
         goto done;
     }
-    int nshow = visible_columns(st, first, ncol, shown, rows, order, err);
-    if (nshow < 0)
+    t.nshow = visible_columns(st, first, t.ncol, t.shown, t.rows, t.order, err);
+    if (t.nshow < 0 || table_headers(&t) != 0)
         goto done;
-    heads = calloc((size_t)ncol + 1, sizeof *heads);
-    if (!heads)
+    table_fit(&t, out);
+    table_rule(&t, out);
+    if (table_cut_and_head(&t, out) != 0)
         goto done;
-    for (int k = 0; k < nshow; k++) {
-        int i = order[k];
-        const char *name = render_column_name(st, first + i);
-        if (opts.report) {
-            header_words(name, head, sizeof head);
-            for (int e = 0; e < k; e++) /* "peak_allocated_bytes", "peak_allocated_ns": "Peak allocated time" */
-                if (strcmp(heads[order[e]], head) == 0)
-                    strncat(head, ends_with(name, "_ns") ? " time" : ends_with(name, "_bytes") ? " bytes" : " (2)",
-                            sizeof head - strlen(head) - 1);
-        }
-        heads[i] = strdup(opts.report ? head : name);
-        if (!heads[i])
-            goto done;
-        width[i] = text_width(heads[i]);
-        for (int64_t r = 0; r < rows; r++) {
-            size_t w = text_width(cells.p + offs[r * ncol + i]);
-            if (w > width[i])
-                width[i] = w;
-        }
-    }
-    size_t total = 0, cols = opts.report && !opts.wide ? terminal_width(out) : 0;
-    if (opts.report && !opts.wide && !cols) /* no terminal: no table wider than needed for long names */
-        for (int k = 0; k < nshow; k++)
-            if (!numeric[order[k]] && width[order[k]] > NO_TERMINAL_WIDTH)
-                width[order[k]] = NO_TERMINAL_WIDTH;
-    for (int k = 0; k < nshow; k++)
-        total += width[order[k]] + 2;
-    while (cols && total > cols) { /* narrow the widest text column, never below MIN_FIT_WIDTH */
-        int widest = -1;
-        for (int k = 0; k < nshow; k++)
-            if (!numeric[order[k]] && width[order[k]] > MIN_FIT_WIDTH && (widest < 0 || width[order[k]] > width[widest]))
-                widest = order[k];
-        if (widest < 0)
-            break;
-        size_t cut = total - cols, room = width[widest] - MIN_FIT_WIDTH;
-        width[widest] -= cut < room ? cut : room;
-        total -= cut < room ? cut : room;
-    }
-    for (size_t k = 0; k < total; k++)
-        fputc('-', out);
-    fputc('\n', out);
-    disp = calloc((size_t)(rows * ncol) + 1, sizeof *disp);
-    if (!disp)
-        goto done;
-    for (int k = 0; k < nshow; k++) {
-        int c = order[k];
-        char **col = malloc((size_t)rows * sizeof *col + 1);
-        if (!col || column_cuts(cells.p, offs, rows, ncol, c, width[c], col) != 0) {
-            free(col);
-            goto done;
-        }
-        for (int64_t r = 0; r < rows; r++)
-            disp[r * ncol + c] = col[r];
-        free(col);
-        char *h = strdup(heads[c]);
-        if (h && text_width(h) > width[c]) { /* a header wider than its narrowed column */
-            struct buf b = {0};
-            cut_cell(h, width[c], &b);
-            free(h);
-            h = b.p;
-        }
-        free(heads[c]);
-        heads[c] = h;
-        put_cell(out, heads[c] ? heads[c] : "", width[c], numeric[c], k == nshow - 1);
-    }
-    fputc('\n', out);
-    for (size_t k = 0; k < total; k++)
-        fputc('-', out);
-    fputc('\n', out);
-    int64_t printed = opts.report && opts.max_rows > 0 && rows > opts.max_rows ? opts.max_rows : rows;
-    for (int64_t r = 0; r < printed; r++) {
-        for (int k = 0; k < nshow; k++)
-            put_cell(out, disp[r * ncol + order[k]] ? disp[r * ncol + order[k]] : "", width[order[k]],
-                     numeric[order[k]], k == nshow - 1);
-        fputc('\n', out);
-    }
-    for (size_t k = 0; k < total; k++)
-        fputc('-', out);
-    fputc('\n', out);
-    if (printed < rows)
-        fprintf(out, "(%lld more rows: --limit N to see more)\n", (long long)(rows - printed));
-    result = rows;
+    table_rule(&t, out);
+    table_body(&t, out);
+    result = t.rows;
 done:
-    for (int i = 0; heads && i < ncol; i++)
-        free(heads[i]);
-    free(heads);
-    for (int64_t i = 0; disp && i < rows * ncol; i++)
-        free(disp[i]);
-    free(disp);
-    free(width), free(numeric), free(shown), free(order), free(offs), buf_free(&cells);
+    table_free(&t);
     return result;
 }
