@@ -118,8 +118,14 @@ static int memory(struct cupti_translate *t, const CUpti_ActivityMemory4 *m)
     int alloc = m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION;
     if (!alloc && m->memoryOperationType != CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE)
         return 0;
+    if (m->bytes > (uint64_t)INT64_MAX) { /* no allocation is that large: a damaged record */
+        t->incomplete++;
+        return 0;
+    }
     unsigned d = m->deviceId < CUPTI_TRANSLATE_DEVICES ? m->deviceId : CUPTI_TRANSLATE_DEVICES - 1;
-    t->allocated[d] += alloc ? (int64_t)m->bytes : -(int64_t)m->bytes;
+    int64_t delta = alloc ? (int64_t)m->bytes : -(int64_t)m->bytes;
+    if (__builtin_add_overflow(t->allocated[d], delta, &t->allocated[d])) /* damaged sizes: pin, never wrap */
+        t->allocated[d] = delta < 0 ? INT64_MIN : INT64_MAX;
     struct tdb_event ev;
     tdb_event_init(&ev);
     ev.kind = TDB_KIND_MEMORY;
