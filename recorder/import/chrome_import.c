@@ -13,6 +13,18 @@
 
 /* ---------------------------------------------------------------- driver */
 
+/* A JSON number as an integer: TDB_NULL unless it is a whole number an int64 holds (a damaged or hostile
+ * "rank": 1e300 must not be converted). */
+static int64_t json_int(const cJSON *n)
+{
+    if (!cJSON_IsNumber(n))
+        return TDB_NULL;
+    double v = n->valuedouble;
+    if (!(v >= -9.2e18 && v <= 9.2e18) || v != floor(v))
+        return TDB_NULL;
+    return (int64_t)v;
+}
+
 static void chrome_devices(struct chrome *c)
 {
     if (!c->devprops.n)
@@ -23,14 +35,15 @@ static void chrome_devices(struct chrome *c)
     {
         cJSON *id = cJSON_GetObjectItemCaseSensitive(d, "id");
         cJSON *name = cJSON_GetObjectItemCaseSensitive(d, "name");
-        if (!cJSON_IsNumber(id))
+        int64_t device = json_int(id);
+        if (device == TDB_NULL)
             continue;
         char *text = cJSON_PrintUnformatted(d);
         if (!text)
             continue;
         struct tdb_str nm = cJSON_IsString(name) ? (struct tdb_str){name->valuestring, strlen(name->valuestring)}
                                                  : (struct tdb_str){NULL, 0};
-        tdb_ingest_device(c->ing, (int64_t)id->valuedouble, nm, (struct tdb_str){text, strlen(text)});
+        tdb_ingest_device(c->ing, device, nm, (struct tdb_str){text, strlen(text)});
         free(text);
     }
     cJSON_Delete(arr);
@@ -42,7 +55,7 @@ static int64_t chrome_rank(struct chrome *c)
         return TDB_NULL;
     cJSON *o = cJSON_ParseWithLength(c->distinfo.p, c->distinfo.n);
     cJSON *r = cJSON_GetObjectItemCaseSensitive(o, "rank");
-    int64_t rank = cJSON_IsNumber(r) ? (int64_t)r->valuedouble : TDB_NULL;
+    int64_t rank = json_int(r);
     cJSON_Delete(o);
     return rank;
 }
