@@ -6,6 +6,7 @@
  * NULL when the operator has no formula or its args lack what the formula needs (never a guess). */
 #include "sqlfuncs.h"
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,8 +20,8 @@ static int flops_dims(const cJSON *dims, int i, int64_t out[8])
     const cJSON *x;
     cJSON_ArrayForEach(x, d)
     {
-        if (!cJSON_IsNumber(x) || n == 8 || x->valuedouble < 0)
-            return -1;
+        if (!cJSON_IsNumber(x) || n == 8 || !(x->valuedouble >= 0 && x->valuedouble <= 9.2e18))
+            return -1; /* no tensor has such a dimension: not converted (1e300 would be undefined) */
         out[n++] = (int64_t)x->valuedouble;
     }
     return n;
@@ -78,10 +79,11 @@ static double flops_of(const char *name, const cJSON *args)
         flops_concrete(concrete, 6, 0, 1, &ok_groups);
         if (!ok || !ok_groups || sh <= 0 || sw <= 0 || dh <= 0 || dw <= 0)
             return -1; /* without stride/padding/dilation/groups the output size is unknown */
-        int64_t hout = (a[2] + 2 * ph - dh * (b[2] - 1) - 1) / sh + 1;
-        int64_t wout = (a[3] + 2 * pw - dw * (b[3] - 1) - 1) / sw + 1;
+        /* in double: hostile sizes and paddings must not overflow (exact, as C's division, for real sizes) */
+        double hout = trunc(((double)a[2] + 2.0 * (double)ph - (double)dh * ((double)b[2] - 1) - 1) / (double)sh) + 1;
+        double wout = trunc(((double)a[3] + 2.0 * (double)pw - (double)dw * ((double)b[3] - 1) - 1) / (double)sw) + 1;
         /* weight is [Cout, Cin/groups, kH, kW]: b[1] already is Cin/groups */
-        return 2.0 * (double)a[0] * (double)b[0] * (double)hout * (double)wout * (double)b[1] * (double)b[2] *
+        return 2.0 * (double)a[0] * (double)b[0] * hout * wout * (double)b[1] * (double)b[2] *
                (double)b[3];
     }
     if (strcmp(name, "aten::mul") == 0 || strcmp(name, "aten::mul_") == 0 || strcmp(name, "aten::add") == 0 ||
@@ -123,10 +125,12 @@ static void flops_sql(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     cJSON *j = cJSON_Parse(args);
     double f = j ? flops_of(name, j) : -1;
     cJSON_Delete(j);
-    if (f < 0)
+    if (!(f >= 0)) /* unknown (or NaN from absurd sizes) */
         sqlite3_result_null(ctx);
-    else
+    else if (f < 9.2e18)
         sqlite3_result_int64(ctx, (sqlite3_int64)f);
+    else /* past int64 (hostile sizes): the double, never an undefined conversion */
+        sqlite3_result_double(ctx, f);
 }
 
 int tdb_register_flops(sqlite3 *db)
