@@ -62,13 +62,9 @@ int cmd_kernels(int argc, char **argv, struct cli *cli)
         fprintf(cli->io.err, "%s: unknown --group-by '%s' (name or launch)\n", cli->io.prog, group_by);
         return 2;
     }
-    const char *sort = scope_sort_column(&sc, kernels_sort_keys, &cli->io);
+    const char *sort = cli_report_sort(&sc, kernels_sort_keys, cli);
     if (!sort)
         return 2;
-    if (sc.by_step && sc.by_rank) {
-        fprintf(cli->io.err, "%s: --by-step and --by-rank do not go together\n", cli->io.prog);
-        return 2;
-    }
     sqlite3 *db = scope_open(argv[0], &sc, &cli->io);
     if (!db)
         return 1;

@@ -17,6 +17,10 @@
     {"wide", 'w', OPT_FLAG, &(s).wide, "tables: every name whole, however wide the terminal"},             \
     {"columns", 0, OPT_STRING, &(s).columns, "tables: exactly these columns, as csv names them (a,b,c)"}
 
+/* The options' checks every report makes: --sort is one of sort_keys (NULL-terminated pairs, see
+ * scope_sort_column), --by-step and --by-rank not both. The sort column, or NULL (said why). */
+const char *cli_report_sort(const struct scope *sc, const char *const *sort_keys, struct cli *cli);
+
 /* A report command whose only options are the shared ones: parse, open, run queries/QUERY.sql.
  * The whole body of such commands (api, memops, ranks). */
 int cli_simple_report(int argc, char **argv, struct cli *cli, const char *usage, const char *default_sort,
