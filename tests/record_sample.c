@@ -2,7 +2,8 @@
  *   record_sample api DB     ranges, scopes, marks, counters, memory, steps under a schedule
  *   record_sample env        the same calls with no tdb_open: TRACEDB_OUTPUT decides
  *   record_sample crash DB   records 10 ranges and 1000 marks, begins a range it never ends, waits 300 ms (past a
- *                            commit), then records until killed
+ *                            commit), then records 100 marks a millisecond until killed, printing the
+ *                            count after each 1000
  *   record_sample live DB    reads its own database while recording (after tdb_flush) and prints what
  *                            it finds; leaves one range open at tdb_close
  *   record_sample reopen A B a thread records into A; A closes; the same thread records into B
@@ -11,7 +12,8 @@
  *                            much resident memory grew
  *   record_sample fork DB    forks while recording; the child records, closes and exits; the parent
  *                            goes on and closes (prints the child's exit status)
- *   record_sample flood DB   A { B } { C { c } } 100,000 times as fast as it can, so that the ring overflows;
+ *   record_sample flood DB   A { B } { C { c } } 100,000 times as fast as it can, so that a small ring
+ *                            (TRACEDB_RING_KIB=64) overflows;
  *                            prints how many records were dropped */
 #define _GNU_SOURCE /* pthread_setname_np */
 #include "tracedb.h"
@@ -281,8 +283,15 @@ int main(int argc, char **argv)
         sleep_ms(300);
         printf("ready\n");
         fflush(stdout);
-        for (;;)
-            tdb_instant("after");
+        for (long n = 100;; n += 100) { /* 100,000 marks a second until killed; every 1000, how many so far */
+            for (int i = 0; i < 100; i++)
+                tdb_instant("after");
+            if (n % 1000 == 0) {
+                printf("%ld\n", n);
+                fflush(stdout);
+            }
+            sleep_ms(1);
+        }
     }
     fprintf(stderr, "usage: record_sample api DB | env | crash DB\n");
     return 2;

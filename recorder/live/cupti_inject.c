@@ -1,7 +1,7 @@
 /* cupti_inject.c: CUDA activity capture with no code change. CUDA loads the library named by
  * CUDA_INJECTION64_PATH at cuInit and calls InitializeInjection(); we register CUPTI activity buffers
- * (8 MiB, a new one per request; completions may arrive on several threads, so translation runs
- * under the recording's ingest lock), enable CONCURRENT_KERNEL (never KERNEL, which serializes
+ * (8 MiB, a new one per request); each completed buffer is translated into events (cupti_translate.c)
+ * and staged as one chunk of the recording's staging file, to become rows with the rest; enable CONCURRENT_KERNEL (never KERNEL, which serializes
  * kernels), MEMCPY, MEMSET, MEMORY2, and at level 2 RUNTIME and DRIVER, flush every 100 ms and once
  * forced at exit (never in a forked child: it hangs), and count records CUPTI dropped.
  * No timestamp callback is registered (on CUDA 13.0 it can zero kernel timestamps).
@@ -9,6 +9,8 @@
 #define _GNU_SOURCE
 #include "cupti_translate.h"
 #include "recording.h"
+#include "stage_convert.h"
+#include "jsonbuf.h"
 #include <cupti.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -37,28 +39,29 @@ static void CUPTIAPI cupti_buffer_requested(uint8_t **buffer, size_t *size, size
     *max_records = 0;
 }
 
-struct cupti_batch {
-    uint8_t *buffer;
-    size_t valid;
-};
-
-static int cupti_translate_batch(struct tdb_ingest *ing, void *arg)
+/* CUPTI's records of one buffer, translated into complete events (names copied: a record's name
+ * pointer means nothing after the process ends) and staged as one chunk. */
+static int cupti_stage_event(void *arg, int64_t pid, int64_t tid, const struct tdb_event *ev)
 {
-    struct cupti_batch *b = arg;
-    CUpti_Activity *rec = NULL;
-    cupti_tr.ing = ing;
-    while (cuptiActivityGetNextRecord(b->buffer, b->valid, &rec) == CUPTI_SUCCESS)
-        if (cupti_translate_record(&cupti_tr, rec) != 0)
-            return -1;
-    return 0;
+    return stage_event_encode(arg, pid, tid, ev);
 }
 
 static void CUPTIAPI cupti_buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size, size_t valid)
 {
     (void)size;
-    struct cupti_batch b = {buffer, valid};
-    if (valid)
-        tdb_recording_ingest(tdb_current(), cupti_translate_batch, &b);
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER; /* completions may come on several threads */
+    static struct buf staged;                                 /* reused, as large as the largest buffer */
+    CUpti_Activity *rec = NULL;
+    pthread_mutex_lock(&lock);
+    staged.n = 0;
+    cupti_tr.emit = cupti_stage_event;
+    cupti_tr.emit_arg = &staged;
+    int rc = 0;
+    while (rc == 0 && valid && cuptiActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS)
+        rc = cupti_translate_record(&cupti_tr, rec);
+    if (rc == 0 && staged.n)
+        tdb_recording_stage_events(tdb_current(), staged.p, staged.n);
+    pthread_mutex_unlock(&lock);
     size_t dropped = 0;
     if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS)
         __atomic_add_fetch(&cupti_dropped, dropped, __ATOMIC_RELAXED);

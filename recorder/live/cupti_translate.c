@@ -48,10 +48,20 @@ static int span(struct cupti_translate *t, struct tdb_event *ev, uint64_t start,
     return 0;
 }
 
+/* Hands one event on: to the ingest writer, or to the caller's emit (the recorder stages it). */
+static int put(struct cupti_translate *t, int64_t pid, int64_t tid, struct tdb_event *ev)
+{
+    if (t->emit)
+        return t->emit(t->emit_arg, pid, tid, ev);
+    ev->thread_id = tdb_ingest_thread_ids(t->ing, pid, tid);
+    if (ev->thread_id < 0)
+        return -1;
+    return tdb_ingest_event(t->ing, ev) < 0 ? -1 : 0;
+}
+
 static int gpu_work(struct cupti_translate *t, struct tdb_event *ev, uint32_t device, uint32_t stream, uint64_t start,
                     uint64_t end)
 {
-    ev->thread_id = tdb_ingest_thread_ids(t->ing, device, stream);
     ev->device = device;
     ev->stream = stream;
     if (start == 0 && end == 0) { /* CUPTI ran out of device buffers for this record */
@@ -60,7 +70,7 @@ static int gpu_work(struct cupti_translate *t, struct tdb_event *ev, uint32_t de
     }
     if (span(t, ev, start, end))
         return 0;
-    return tdb_ingest_event(t->ing, ev) < 0 ? -1 : 0;
+    return put(t, device, stream, ev);
 }
 
 static int kernel(struct cupti_translate *t, const CUpti_ActivityKernel10 *k)
@@ -131,7 +141,6 @@ static int memory(struct cupti_translate *t, const CUpti_ActivityMemory4 *m)
     ev.kind = TDB_KIND_MEMORY;
     ev.name = cstr("[memory]");
     ev.cat = cstr("cpu_instant_event");
-    ev.thread_id = tdb_ingest_thread_ids(t->ing, m->processId ? m->processId : t->pid, 0);
     if (span(t, &ev, m->timestamp, m->timestamp))
         return 0;
     ev.bytes = alloc ? (int64_t)m->bytes : -(int64_t)m->bytes;
@@ -140,7 +149,7 @@ static int memory(struct cupti_translate *t, const CUpti_ActivityMemory4 *m)
     ev.device_type = 1;
     ev.total_allocated = t->allocated[d];
     ev.correlation = m->correlationId ? m->correlationId : TDB_NULL;
-    return tdb_ingest_event(t->ing, &ev) < 0 ? -1 : 0;
+    return put(t, m->processId ? m->processId : t->pid, 0, &ev);
 }
 
 static int api(struct cupti_translate *t, const CUpti_ActivityAPI *a, int driver)
@@ -156,14 +165,13 @@ static int api(struct cupti_translate *t, const CUpti_ActivityAPI *a, int driver
     ev.kind = driver ? TDB_KIND_DRIVER : TDB_KIND_RUNTIME;
     ev.name = cstr(name);
     ev.cat = cstr(driver ? "cuda_driver" : "cuda_runtime");
-    ev.thread_id = tdb_ingest_thread_ids(t->ing, a->processId, a->threadId);
     if (span(t, &ev, a->start, a->end))
         return 0;
     ev.correlation = a->correlationId;
     char args[48];
     int n = snprintf(args, sizeof args, "{\"cbid\":%u}", (unsigned)a->cbid);
     ev.args = (struct tdb_str){args, (size_t)n};
-    return tdb_ingest_event(t->ing, &ev) < 0 ? -1 : 0;
+    return put(t, a->processId, a->threadId, &ev);
 }
 
 /* NVTX through CUPTI: START and END share an id (the name is on START only); INSTANTANEOUS is a mark. */
@@ -201,18 +209,16 @@ static int marker(struct cupti_translate *t, const CUpti_ActivityMarker2 *m)
             ev.kind = TDB_KIND_RANGE;
             ev.name = cstr(o->name);
             ev.cat = o->domain[0] ? cstr(o->domain) : (struct tdb_str){NULL, 0};
-            ev.thread_id = tdb_ingest_thread_ids(t->ing, o->pid, o->tid);
             span(t, &ev, (uint64_t)o->start, m->timestamp);
-            return tdb_ingest_event(t->ing, &ev) < 0 ? -1 : 0;
+            return put(t, o->pid, o->tid, &ev);
         }
         return 0;
     }
     ev.kind = TDB_KIND_INSTANT;
     ev.name = cstr(m->name);
-    ev.thread_id = tdb_ingest_thread_ids(t->ing, pid, tid);
     if (span(t, &ev, m->timestamp, m->timestamp))
         return 0;
-    return tdb_ingest_event(t->ing, &ev) < 0 ? -1 : 0;
+    return put(t, pid, tid, &ev);
 }
 
 int cupti_translate_record(struct cupti_translate *t, const void *record)

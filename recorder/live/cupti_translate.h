@@ -14,7 +14,10 @@ struct cupti_marker { /* an NVTX range whose START came and END has not */
 };
 
 struct cupti_translate {
-    struct tdb_ingest *ing;
+    struct tdb_ingest *ing;                        /* where events go, unless emit is set */
+    /* or each event goes here, on the track (pid, tid) (a process and thread, or a device and stream) */
+    int (*emit)(void *arg, int64_t pid, int64_t tid, const struct tdb_event *ev);
+    void *emit_arg;
     int64_t pid;                                   /* this process, for records that name none */
     const char *(*api_name)(void *ctx, int driver, uint32_t cbid); /* cuptiGetCallbackName, or a test's */
     void *api_ctx;

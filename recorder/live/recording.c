@@ -1,27 +1,32 @@
 /* recording.c: the live recorder behind the C API (include/tracedb.h), NVTX capture and
  * `tracedb record`.
  *
- * Hot path: each thread owns a single-producer ring of fixed-layout records (begin, end, instant,
- * counter, memory) in a 1 MiB buffer, registered on its first event and freed once the thread has
- * exited and the writer has drained it. Recording an event takes the
- * clock, copies the name into the ring and publishes it with one release store: no lock, no
- * allocation. When a ring is full the event is dropped and counted (never block, never grow); a
- * kept range always has room for its end, and a dropped range takes everything inside it along, so
- * drops never pair one range's begin with another's end.
- *
- * Writer thread (recording_writer.c): it drains every ring (every 10 ms, or at once while they are
- * busy), matches begins with ends on each thread's own stack and hands complete events to the ingest writer (ingest.c, live
- * mode: the same schema and code paths as imports). A range's id is taken when it begins, so rows
- * carry parent, depth and self time from the stack; the importer's sweep at the end checks them (the
- * one nesting rule), links GPU work to launches and writes the sums. It commits at least every
- * 100 ms (WAL), so a killed program keeps everything but its last 100 ms and the database can be
- * read while the program runs. Closing drains, ends ranges still open, names the threads, writes the
- * sums, the drop count and meta, and commits. A child forked meanwhile forgets the recording.
+ * It works as nsys and perf do: while the program runs, events are only copied, as compact binary
+ * records, into a staging file beside the database ("run.db-stage", stage_format.h); rows are built
+ * from it in the background and at close. Three parts:
+ *   - hot path (here): each thread owns a single-producer ring of records (a 16-byte head, the name;
+ *     a push is 24-32 bytes, a pop 16) in a 4 MiB buffer, registered on its first event and freed once
+ *     the thread has exited and its ring is staged. Recording an event takes the clock, copies the name
+ *     and publishes it with one release store: no lock, no allocation, no wait. When a ring is full the
+ *     event is dropped and counted; a kept range always has room for its end, and a dropped range takes
+ *     everything inside it along, so drops never pair one range's begin with another's end.
+ *   - writer thread (recording_writer.c): appends each ring's contents to the staging file every 1 ms
+ *     while busy (10 ms otherwise), as they are: a copy into the page cache, so it never falls behind
+ *     and a killed program keeps everything up to its last 10 ms. CUPTI's buffers are staged too.
+ *   - converter thread (recording_convert.c, stage_convert.c): at idle priority, turns staged chunks
+ *     into rows (ranges nested by their begin/end order on each thread's stack) and commits every
+ *     100 ms (WAL), so reports read a running recording. Closing stages the rest, converts what is
+ *     left, links GPU work and writes the sums (ingest.c), and removes the staging file; after a
+ *     crash, `tracedb finish` builds the database from the staging file (finish.c).
+ * A child forked meanwhile forgets the recording.
  */
 #define _GNU_SOURCE
 #include "recording_internal.h"
+#include "ingest.h"
+#include "stage_convert.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,13 +77,14 @@ static struct rec_thread *rec_thread_get(struct tdb_recording *r)
     if (t && rec_self_gen == r->generation) /* a ring of an earlier recording is gone with it */
         return t;
     t = calloc(1, sizeof *t); /* once per thread */
-    if (!t || !(t->ring.buf = malloc(RING_BYTES))) {
+    if (!t || !(t->ring.buf = malloc(r->ring_bytes))) {
         free(t);
         return NULL;
     }
     t->os_tid = (int64_t)syscall(SYS_gettid);
     prctl(PR_GET_NAME, t->os_name, 0, 0, 0); /* once per thread */
-    t->track = -1;
+    t->ring.size = r->ring_bytes;
+    t->number = atomic_fetch_add(&r->thread_numbers, 1) + 1;
     struct rec_thread *head = atomic_load(&r->threads);
     do
         t->next = head;
@@ -89,7 +95,6 @@ static struct rec_thread *rec_thread_get(struct tdb_recording *r)
     return t;
 }
 
-/* Appends one record; drops it (counted) when the ring is full. */
 /* Ranges a thread has begun and not ended, kept or not: a range's end is kept exactly when its
  * begin was, whatever the schedule says by then (begun in an active step, ended after the window: it
  * ends where it ended, not at the end of the recording; begun outside, ended inside: its end ends no
@@ -112,8 +117,10 @@ static int rec_keep_range_edge(struct rec_thread *t, int type, int keep)
     return d >= REC_TRACKED_DEPTH || !(t->left_out[d / 64] >> (d % 64) & 1);
 }
 
-static void rec_put_args(int type, int kind, const char *name, size_t name_len, const char *cat, size_t cat_len,
-                         const char *args, size_t args_len, int64_t ts, int64_t a, int64_t b, double v)
+/* Appends one record (head, extension when ext, name, category, args) to this thread's ring, or drops it,
+ * counted, when the ring is full: never a lock, never an allocation, never a wait. */
+static void rec_put(int type, int kind, const char *name, size_t name_len, const char *cat, size_t cat_len,
+                    const char *args, size_t args_len, int64_t ts, const struct rec_ext *ext)
 {
     struct tdb_recording *r = atomic_load_explicit(&rec_global, memory_order_acquire);
     if (!r)
@@ -137,17 +144,18 @@ static void rec_put_args(int type, int kind, const char *name, size_t name_len, 
         name_len = NAME_MAX_BYTES;
     if (cat_len > 255)
         cat_len = 255;
-    if (args_len > 16384)
+    if (args_len > ARGS_MAX_BYTES)
         args_len = 0; /* too large for a ring record: the range is kept without them */
-    size_t need = (sizeof(struct rec) + name_len + cat_len + args_len + 7) & ~(size_t)7;
+    size_t ext_len = ext ? sizeof *ext : 0;
+    size_t need = (sizeof(struct rec) + ext_len + name_len + cat_len + args_len + 7) & ~(size_t)7;
     size_t head = atomic_load_explicit(&t->ring.head, memory_order_relaxed);
     size_t tail = atomic_load_explicit(&t->ring.tail, memory_order_acquire);
-    size_t off = head & (RING_BYTES - 1);
-    size_t pad = RING_BYTES - off < need ? RING_BYTES - off : 0; /* records never wrap */
+    size_t size = t->ring.size, off = head & (size - 1);
+    size_t pad = size - off < need ? size - off : 0; /* records never wrap */
     /* an end uses the room its begin set aside; anything else leaves that room free */
     int own_end = type == R_END && t->open_ends > 0;
     size_t reserve = (size_t)(t->open_ends - own_end + (type == R_BEGIN)) * END_ROOM;
-    if (head + pad + need + reserve - tail > RING_BYTES) {
+    if (head + pad + need + reserve - tail > size) {
         if (type == R_BEGIN)
             t->skip_depth = 1;
         atomic_fetch_add_explicit(&t->ring.dropped, 1, memory_order_relaxed);
@@ -158,60 +166,59 @@ static void rec_put_args(int type, int kind, const char *name, size_t name_len, 
     else if (own_end)
         t->open_ends--;
     if (pad) {
-        ((struct rec *)(t->ring.buf + off))->type = R_PAD;
+        unsigned char *p = t->ring.buf + off;
+        p[0] = R_PAD;
+        memcpy(p + 4, &(uint32_t){(uint32_t)pad}, 4);
         head += pad;
         off = 0;
     }
     struct rec *x = (struct rec *)(t->ring.buf + off);
-    x->type = (uint16_t)type;
-    x->kind = (uint16_t)kind;
+    x->type = (uint8_t)type;
+    x->kind = (uint8_t)kind;
+    x->flags = ext ? REC_EXT : 0;
+    x->cat_len = (uint8_t)cat_len;
     x->name_len = (uint16_t)name_len;
-    x->cat_len = (uint16_t)cat_len;
-    x->args_len = (uint32_t)args_len;
+    x->args_len = (uint16_t)args_len;
     x->ts = ts;
-    x->a = a;
-    x->b = b;
-    x->v = v;
+    char *p = (char *)(x + 1);
+    if (ext)
+        memcpy(p, ext, sizeof *ext), p += sizeof *ext;
     if (name_len)
-        memcpy(x + 1, name, name_len);
+        memcpy(p, name, name_len);
     if (cat_len)
-        memcpy((char *)(x + 1) + name_len, cat, cat_len);
+        memcpy(p + name_len, cat, cat_len);
     if (args_len)
-        memcpy((char *)(x + 1) + name_len + cat_len, args, args_len);
+        memcpy(p + name_len + cat_len, args, args_len);
     atomic_store_explicit(&t->ring.head, head + need, memory_order_release);
 }
 
-static void rec_put(int type, int kind, const char *name, size_t name_len, const char *cat, size_t cat_len, int64_t ts,
-                    int64_t a, int64_t b, double v)
-{
-    rec_put_args(type, kind, name, name_len, cat, cat_len, NULL, 0, ts, a, b, v);
-}
+#define REC_EXT_OF(A, B, V) (&(struct rec_ext){(A), (B), (V)})
 
 void tdb_range_push_args(const char *name, const char *args_json)
 {
-    rec_put_args(R_BEGIN, TDB_KIND_RANGE, name, name ? strlen(name) : 0, NULL, 0, args_json,
-                 args_json ? strlen(args_json) : 0, rec_now(), 0, 0, 0);
+    rec_put(R_BEGIN, TDB_KIND_RANGE, name, name ? strlen(name) : 0, NULL, 0, args_json, args_json ? strlen(args_json) : 0,
+            rec_now(), NULL);
 }
 
 void tdb_range_push(const char *name)
 {
-    rec_put(R_BEGIN, TDB_KIND_RANGE, name, name ? strlen(name) : 0, NULL, 0, rec_now(), 0, 0, 0);
+    rec_put(R_BEGIN, TDB_KIND_RANGE, name, name ? strlen(name) : 0, NULL, 0, NULL, 0, rec_now(), NULL);
 }
 
 void tdb_range_pop(void)
 {
-    rec_put(R_END, 0, NULL, 0, NULL, 0, rec_now(), 0, 0, 0);
+    rec_put(R_END, 0, NULL, 0, NULL, 0, NULL, 0, rec_now(), NULL);
 }
 
 void tdb_range_push_cat(const char *name, const char *cat)
 {
-    rec_put(R_BEGIN, TDB_KIND_RANGE, name, name ? strlen(name) : 0, cat, cat ? strlen(cat) : 0, rec_now(),
-            (int64_t)(uintptr_t)cat, 0, 0);
+    rec_put(R_BEGIN, TDB_KIND_RANGE, name, name ? strlen(name) : 0, cat, cat ? strlen(cat) : 0, NULL, 0, rec_now(),
+            cat ? REC_EXT_OF((int64_t)(uintptr_t)cat, 0, 0) : NULL);
 }
 
 void tdb_range_pop_cat(const char *cat)
 {
-    rec_put(R_END, 0, NULL, 0, NULL, 0, rec_now(), (int64_t)(uintptr_t)cat, 0, 0);
+    rec_put(R_END, 0, NULL, 0, NULL, 0, NULL, 0, rec_now(), cat ? REC_EXT_OF((int64_t)(uintptr_t)cat, 0, 0) : NULL);
 }
 
 int64_t tdb_range_start(const char *name)
@@ -220,34 +227,35 @@ int64_t tdb_range_start(const char *name)
     if (!r)
         return 0;
     int64_t id = atomic_fetch_add(&r->range_ids, 1) + 1;
-    rec_put(R_START, TDB_KIND_RANGE, name, name ? strlen(name) : 0, NULL, 0, rec_now(), id, 0, 0);
+    rec_put(R_START, TDB_KIND_RANGE, name, name ? strlen(name) : 0, NULL, 0, NULL, 0, rec_now(), REC_EXT_OF(id, 0, 0));
     return id;
 }
 
 void tdb_range_end(int64_t id)
 {
-    rec_put(R_STOP, 0, NULL, 0, NULL, 0, rec_now(), id, 0, 0);
+    rec_put(R_STOP, 0, NULL, 0, NULL, 0, NULL, 0, rec_now(), REC_EXT_OF(id, 0, 0));
 }
 
 void tdb_instant(const char *name)
 {
-    rec_put(R_INSTANT, TDB_KIND_INSTANT, name, name ? strlen(name) : 0, NULL, 0, rec_now(), 0, 0, 0);
+    rec_put(R_INSTANT, TDB_KIND_INSTANT, name, name ? strlen(name) : 0, NULL, 0, NULL, 0, rec_now(), NULL);
 }
 
 void tdb_counter(const char *name, double value)
 {
-    rec_put(R_COUNTER, 0, name, name ? strlen(name) : 0, NULL, 0, rec_now(), 0, 0, value);
+    rec_put(R_COUNTER, 0, name, name ? strlen(name) : 0, NULL, 0, NULL, 0, rec_now(), REC_EXT_OF(0, 0, value));
 }
 
 void tdb_mem_alloc(const void *addr, size_t bytes, int device)
 {
-    rec_put(R_MEMORY, TDB_KIND_MEMORY, "[memory]", 8, NULL, 0, rec_now(), (int64_t)(uintptr_t)addr, (int64_t)bytes, device);
+    rec_put(R_MEMORY, TDB_KIND_MEMORY, "[memory]", 8, NULL, 0, NULL, 0, rec_now(),
+            REC_EXT_OF((int64_t)(uintptr_t)addr, (int64_t)bytes, device));
 }
 
 void tdb_mem_free(const void *addr, size_t bytes, int device)
 {
-    rec_put(R_MEMORY, TDB_KIND_MEMORY, "[memory]", 8, NULL, 0, rec_now(), (int64_t)(uintptr_t)addr, -(int64_t)bytes,
-            device);
+    rec_put(R_MEMORY, TDB_KIND_MEMORY, "[memory]", 8, NULL, 0, NULL, 0, rec_now(),
+            REC_EXT_OF((int64_t)(uintptr_t)addr, -(int64_t)bytes, device));
 }
 
 void tdb_section(const char *label)
@@ -294,6 +302,50 @@ static int rec_kinds(const struct tdb_options *o, unsigned *mask)
     return 0;
 }
 
+/* The staging file beside the database, claimed like the database (O_EXCL: one left by a recording that
+ * crashed is refused until `tracedb finish` has used it), with its header and the process's name. */
+static int rec_stage_open(struct tdb_recording *r)
+{
+    size_t n = strlen(r->path) + sizeof STAGE_SUFFIX;
+    if (!(r->stage_path = malloc(n)))
+        return -1;
+    snprintf(r->stage_path, n, "%s%s", r->path, STAGE_SUFFIX);
+    r->stage_fd = open(r->stage_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (r->stage_fd < 0) {
+        fprintf(stderr, "tracedb: %s: %s\n", r->stage_path,
+                errno == EEXIST ? "a recording that never closed left it: run tracedb finish on its database, "
+                                  "or remove it" : strerror(errno));
+        return -1;
+    }
+    unsigned char head[STAGE_HEADER_BYTES];
+    int64_t pid = getpid();
+    memcpy(head, STAGE_MAGIC, 8);
+    memcpy(head + 8, &pid, 8);
+    if (pwrite(r->stage_fd, head, sizeof head, 0) != (ssize_t)sizeof head)
+        return -1;
+    atomic_store(&r->staged, STAGE_HEADER_BYTES);
+    r->converted = STAGE_HEADER_BYTES;
+    char cmd[256];
+    FILE *f = fopen("/proc/self/cmdline", "r");
+    size_t len = f ? fread(cmd, 1, sizeof cmd - 1, f) : 0;
+    if (f)
+        fclose(f);
+    cmd[len] = 0;
+    const char *base = strrchr(cmd, '/');
+    base = base ? base + 1 : cmd;
+    return *base ? rec_stage_chunk(r, STAGE_PROCESS, 0, base, strlen(base)) : 0;
+}
+
+static void rec_free(struct tdb_recording *r)
+{
+    if (r->stage_fd > 0)
+        close(r->stage_fd);
+    stage_conv_free(r->conv);
+    free(r->stage_path);
+    free(r->path);
+    free(r);
+}
+
 struct tdb_recording *tdb_open(const char *path, const struct tdb_options *opt)
 {
     static const struct tdb_options defaults = {.level = 2};
@@ -305,9 +357,10 @@ struct tdb_recording *tdb_open(const char *path, const struct tdb_options *opt)
         free(r);
         return NULL;
     }
+    r->stage_fd = -1;
     if (atomic_load(&rec_global)) {
         fprintf(stderr, "tracedb: a recording is already open in this process\n");
-        free(r->path), free(r);
+        rec_free(r);
         return NULL;
     }
     static pthread_once_t hooks = PTHREAD_ONCE_INIT;
@@ -317,30 +370,52 @@ struct tdb_recording *tdb_open(const char *path, const struct tdb_options *opt)
     r->opt = opt ? *opt : defaults;
     if (rec_kinds(&r->opt, &r->kinds) != 0) {
         fprintf(stderr, "tracedb: unknown kind in '%s' (range, instant, counter, memory)\n", r->opt.kinds);
-        free(r->path), free(r);
+        rec_free(r);
         return NULL;
     }
+    const char *ring = getenv("TRACEDB_RING_KIB"); /* a power of two, 64 KiB to 1 GiB */
+    long kib = ring ? atol(ring) : 0;
+    r->ring_bytes = kib >= 64 && kib <= (1L << 20) && !(kib & (kib - 1)) ? (size_t)kib << 10 : RING_BYTES;
     atomic_store(&r->active, r->opt.active > 0 && r->opt.skip_first + r->opt.wait + r->opt.warmup > 0 ? 0 : 1);
+    pthread_mutex_init(&r->lock, NULL);
+    pthread_mutex_init(&r->ingest, NULL);
+    pthread_mutex_init(&r->stage_lock, NULL);
+    pthread_cond_init(&r->wake, NULL);
     r->ing = tdb_ingest_open(path, TDB_OPEN_LIVE, stderr);
     if (!r->ing) {
-        free(r->path), free(r);
+        rec_free(r);
         return NULL;
     }
     char source[64];
     snprintf(source, sizeof source, "pid %ld", (long)getpid());
-    tdb_ingest_begin_trace(r->ing, source, "recorder");
-    r->last_commit = rec_now();
-    pthread_mutex_init(&r->lock, NULL);
-    pthread_mutex_init(&r->ingest, NULL);
-    pthread_cond_init(&r->wake, NULL);
-    int claimed = atomic_compare_exchange_strong(&rec_global, &expected, r);
-    if (!claimed || pthread_create(&r->writer, NULL, rec_writer_main, r) != 0) {
-        fprintf(stderr, "tracedb: %s\n", claimed ? "cannot start the writer thread" : "a recording is already open in this process");
-        if (claimed)
-            atomic_store(&rec_global, NULL);
+    if (tdb_ingest_begin_trace(r->ing, source, "recorder") < 0 || rec_stage_open(r) != 0 ||
+        !(r->conv = stage_conv_new(r->ing, getpid()))) {
         tdb_ingest_abort(r->ing);
         unlink(path);
-        free(r->path), free(r);
+        if (r->stage_fd >= 0)
+            unlink(r->stage_path);
+        rec_free(r);
+        return NULL;
+    }
+    tdb_ingest_commit(r->ing); /* readers see the trace from the start */
+    r->last_commit = rec_now();
+    int claimed = atomic_compare_exchange_strong(&rec_global, &expected, r);
+    int writer = claimed && pthread_create(&r->writer, NULL, rec_writer_main, r) == 0;
+    if (!writer || pthread_create(&r->converter, NULL, rec_converter_main, r) != 0) {
+        fprintf(stderr, "tracedb: %s\n", claimed ? "cannot start the recorder's threads" : "a recording is already open in this process");
+        if (claimed)
+            atomic_store(&rec_global, NULL);
+        if (writer) {
+            pthread_mutex_lock(&r->lock);
+            r->stop = 1;
+            pthread_cond_broadcast(&r->wake);
+            pthread_mutex_unlock(&r->lock);
+            pthread_join(r->writer, NULL);
+        }
+        tdb_ingest_abort(r->ing);
+        unlink(path);
+        unlink(r->stage_path);
+        rec_free(r);
         return NULL;
     }
     return r;
@@ -356,7 +431,7 @@ void tdb_step(void)
         return;
     const struct tdb_options *o = &r->opt;
     if (r->step_open) {
-        rec_put(R_END, 0, NULL, 0, NULL, 0, rec_now(), 0, 0, 0);
+        rec_put(R_END, 0, NULL, 0, NULL, 0, NULL, 0, rec_now(), NULL);
         r->step_open = 0;
     }
     r->step++;
@@ -377,19 +452,22 @@ void tdb_step(void)
     if (active) {
         char name[48];
         int n = snprintf(name, sizeof name, "ProfilerStep#%lld", (long long)r->step);
-        rec_put(R_BEGIN, TDB_KIND_RANGE, name, (size_t)n, NULL, 0, rec_now(), 0, 0, 0);
+        rec_put(R_BEGIN, TDB_KIND_RANGE, name, (size_t)n, NULL, 0, NULL, 0, rec_now(), NULL);
         r->step_open = 1;
     }
 }
 
+/* Everything recorded so far, staged and converted into the database, and committed. */
 int tdb_flush(void)
 {
     struct tdb_recording *r = atomic_load(&rec_global);
-    if (!r)
+    if (!r || r->owner != getpid())
         return -1;
+    size_t bytes = 0;
+    int rc = rec_stage_rings(r, &bytes);
     pthread_mutex_lock(&r->ingest);
-    size_t drained = 0;
-    int rc = r->failed ? -1 : rec_drain(r, &drained);
+    if (rc == 0)
+        rc = rec_convert_staged(r, -1);
     if (rc == 0)
         rc = tdb_ingest_commit(r->ing);
     r->last_commit = rec_now();
@@ -406,34 +484,34 @@ int64_t tdb_dropped(void)
     return n;
 }
 
-int tdb_recording_ingest(struct tdb_recording *r, int (*fn)(struct tdb_ingest *ing, void *arg), void *arg)
+int tdb_recording_stage_events(struct tdb_recording *r, const void *events, size_t bytes)
 {
     if (!r || r->owner != getpid()) /* a forked child's copy: its lock may be held forever */
         return -1;
-    pthread_mutex_lock(&r->ingest);
-    int rc = r->failed ? -1 : fn(r->ing, arg);
-    pthread_mutex_unlock(&r->ingest);
-    return rc;
+    return rec_stage_chunk(r, STAGE_EVENTS, 0, events, bytes);
 }
 
-/* What the threads leave at the end: their names as they are now, and ranges still open, which end
- * with the recording (their ids are taken; a range is not lost because the program never popped it
- * before exit). */
-static int rec_finish_threads(struct tdb_recording *r, int64_t end)
+/* Stops both threads: the writer stages what the rings hold, the converter stops where it is. */
+static void rec_stop_threads(struct tdb_recording *r)
 {
-    for (struct rec_thread *t = atomic_load(&r->threads); t; t = t->next) {
-        if (t->track >= 0 && rec_name_track(r, t, 0) != 0) /* renamed since it first recorded? */
-            return -1;
-        int64_t track = t->depth ? rec_track(r, t) : 0;
-        if (track < 0)
-            return -1;
-        while (t->depth) {
-            struct rec_frame *f = &t->stack[--t->depth];
-            if (rec_emit_range(r, track, f, end > f->start ? end : f->start, t, t->depth) != 0)
-                return -1;
-        }
-    }
-    return 0;
+    pthread_mutex_lock(&r->lock);
+    r->stop = r->stop_converting = 1;
+    pthread_cond_broadcast(&r->wake);
+    pthread_mutex_unlock(&r->lock);
+    pthread_join(r->writer, NULL);
+    pthread_join(r->converter, NULL);
+}
+
+/* The staging file's last chunks: the threads' names as they are now, the end and the drop count. */
+static int rec_stage_close(struct tdb_recording *r, int64_t end, int64_t dropped)
+{
+    size_t bytes = 0;
+    int rc = rec_stage_rings(r, &bytes);
+    for (struct rec_thread *t = atomic_load(&r->threads); rc == 0 && t; t = t->next)
+        if (t->staged)
+            rc = rec_stage_thread(r, t); /* renamed since it first recorded? */
+    struct stage_close c = {end, dropped};
+    return rc == 0 ? rec_stage_chunk(r, STAGE_CLOSE, 0, &c, sizeof c) : -1;
 }
 
 int tdb_close(struct tdb_recording *r)
@@ -443,31 +521,29 @@ int tdb_close(struct tdb_recording *r)
     if (r->owner != getpid()) /* inherited through fork: the parent's to close */
         return -1;
     if (r->step_open) /* the last step ends here */
-        rec_put(R_END, 0, NULL, 0, NULL, 0, rec_now(), 0, 0, 0);
+        rec_put(R_END, 0, NULL, 0, NULL, 0, NULL, 0, rec_now(), NULL);
     r->step_open = 0;
-    pthread_mutex_lock(&r->lock);
-    r->stop = 1;
-    pthread_cond_signal(&r->wake);
-    pthread_mutex_unlock(&r->lock);
-    pthread_join(r->writer, NULL);
+    rec_stop_threads(r);
     struct tdb_recording *self = r;
     atomic_compare_exchange_strong(&rec_global, &self, NULL);
     int64_t end = rec_now(); /* after every event of the recording */
-    pthread_mutex_lock(&r->ingest); /* a CUPTI buffer completing now waits, then finds no recording */
-    pthread_mutex_unlock(&r->ingest);
-    size_t drained = 0;
-    int rc = r->failed ? -1 : rec_drain(r, &drained);
-    if (rc == 0)
-        rc = rec_finish_threads(r, end);
+    pthread_mutex_lock(&r->stage_lock); /* a CUPTI buffer being staged now completes first */
+    pthread_mutex_unlock(&r->stage_lock);
     int64_t dropped = 0;
     for (struct rec_thread *t = atomic_load(&r->threads); t; t = t->next)
         dropped += atomic_load(&t->ring.dropped);
+    int rc = rec_stage_close(r, end, dropped);
+    if (rc == 0)
+        rc = rec_convert_staged(r, -1); /* the rest, at the caller's priority */
+    int64_t ignored;
+    if (rc == 0 && !stage_conv_closed(r->conv, &ignored))
+        rc = -1;
     char extra[96];
     snprintf(extra, sizeof extra, "{\"dropped_events\":%lld}", (long long)dropped);
     struct tdb_trace_info info = {
         .source_format = "recorder", .base_time_ns = TDB_NULL, .rank = TDB_NULL,
         .extra = extra, .status = dropped ? "partial" : "complete",
-        .error = dropped ? "events dropped: the writer fell behind (see extra.dropped_events)" : NULL,
+        .error = dropped ? "events dropped: the program outran the disk (see extra.dropped_events)" : NULL,
         .skipped_events = dropped,
     };
     if (rc == 0)
@@ -475,29 +551,25 @@ int tdb_close(struct tdb_recording *r)
     if (rc == 0) {
         rc = tdb_ingest_finish(r->ing, dropped == 0);
     } else {
+        fprintf(stderr, "tracedb: %s: the recording could not be completed; its events are kept in %s "
+                        "(tracedb finish %s builds the database from them)\n", r->path, r->stage_path, r->path);
         tdb_ingest_abort(r->ing);
     }
+    if (rc == 0)
+        unlink(r->stage_path);
     /* threads' rings: a thread may still hold a pointer in its thread-local; it checks rec_global first */
     for (struct rec_thread *t = atomic_load(&r->threads), *next; t; t = next) {
         next = t->next;
-        for (size_t i = 0; i < t->cap; i++)
-            buf_free(&t->stack[i].name), buf_free(&t->stack[i].cat), buf_free(&t->stack[i].args);
-        free(t->stack);
         if (t == rec_self) /* other threads see the generation change */
             rec_self = NULL;
         free(t->ring.buf);
         free(t);
     }
-    for (size_t i = 0; i < r->open_cap; i++)
-        buf_free(&r->open[i].name), buf_free(&r->open[i].cat);
-    free(r->open);
-    free(r->stops);
-    buf_free(&r->scratch);
     pthread_mutex_destroy(&r->lock);
     pthread_mutex_destroy(&r->ingest);
+    pthread_mutex_destroy(&r->stage_lock);
     pthread_cond_destroy(&r->wake);
-    free(r->path);
-    free(r);
+    rec_free(r);
     return rc;
 }
 

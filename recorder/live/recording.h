@@ -9,8 +9,7 @@
 void tdb_range_push_cat(const char *name, const char *cat);
 void tdb_range_pop_cat(const char *cat);
 
-struct tdb_ingest;
-/* Runs fn with the recording's ingest writer while no one else writes (CUPTI buffers use it). */
-int tdb_recording_ingest(tdb_recording *rec, int (*fn)(struct tdb_ingest *ing, void *arg), void *arg);
+/* Appends complete events (stage_event records, stage_format.h: CUPTI's) to the recording's staging file. */
+int tdb_recording_stage_events(tdb_recording *rec, const void *events, size_t bytes);
 
 #endif

@@ -1,58 +1,36 @@
-/* recording_internal.h: what the live recorder's two files share: the ring record's layout, a thread's
- * ring and range stack, the recording itself (recording.c: the hot path, open, close; recording_writer.c:
- * the writer thread that drains the rings into the store). Internal to recorder/live. */
+/* recording_internal.h: what the live recorder's files share: a thread's ring, the recording itself
+ * (recording.c: the hot path, open, close; recording_writer.c: the writer thread that appends the rings
+ * to the staging file; recording_convert.c: the converter thread that builds the database from it).
+ * Internal to recorder/live. */
 #ifndef TDB_RECORDING_INTERNAL_H
 #define TDB_RECORDING_INTERNAL_H
 #include "recording.h"
-#include "ingest.h"
-#include "jsonbuf.h"
+#include "stage_format.h"
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <time.h>
 
-#define RING_BYTES (1u << 20)     /* per thread */
+#define RING_BYTES (4u << 20)     /* per thread: 50 ms of ranges at 2 M/s (TRACEDB_RING_KIB changes it) */
 #define REC_TRACKED_DEPTH 4096    /* ranges open at once on a thread whose begin is remembered */
 #define NAME_MAX_BYTES 1024       /* longer names are cut */
-#define DRAIN_EVERY_NS 10000000   /* 10 ms, when the rings were nearly empty ... */
-#define BUSY_DRAIN 1024           /* ... else at once: a drain that found this many records goes on */
-#define COMMIT_EVERY_NS 100000000 /* 100 ms */
+#define ARGS_MAX_BYTES 16384      /* longer args are left out */
+#define STAGE_IDLE_NS 10000000    /* the writer stages every 10 ms when the rings were nearly empty ... */
+#define STAGE_BUSY_NS 1000000     /* ... every 1 ms while they are busy */
+#define STAGE_BUSY_BYTES 65536    /* busy: a pass that staged this much */
+#define CONVERT_EVERY_NS 100000000 /* the converter commits what is staged every 100 ms ... */
+#define CONVERT_PASS_BYTES (4 << 20) /* ... and after each 4 MiB of it */
 
 /* Room set aside for the end of each kept range: an end record and the padding that may precede it. */
-#define END_ROOM (2 * sizeof(struct rec))
-
-enum rec_type { R_BEGIN = 1, R_END, R_INSTANT, R_COUNTER, R_MEMORY, R_START, R_STOP, R_PAD };
-
-/* One record in a ring; the name follows, then padding to 8 bytes. */
-struct rec {
-    uint16_t type;
-    uint16_t name_len;
-    uint16_t cat_len; /* a category (NVTX domain) follows the name */
-    uint16_t kind;    /* the event kind of a range (op for NVTX operator names, range otherwise) */
-    uint32_t args_len; /* a JSON object of args follows the category */
-    uint32_t unused;
-    int64_t ts;
-    int64_t a;        /* R_START/R_STOP: range id; R_MEMORY: address; R_BEGIN/R_END: NVTX domain (0: none) */
-    int64_t b;        /* R_MEMORY: bytes (negative = free); */
-    double v;         /* R_COUNTER: value; R_MEMORY: device */
-};
+#define END_ROOM (2 * (sizeof(struct rec) + sizeof(struct rec_ext)))
 
 struct rec_ring {
     unsigned char *buf;
+    size_t size;         /* a power of two */
     _Atomic size_t head; /* written by the thread */
     _Atomic size_t tail; /* written by the writer */
     _Atomic int64_t dropped;
     _Atomic int retired; /* its thread has exited: once drained, the buffer is freed */
-};
-
-/* Writer-side state of an open range on a thread. */
-struct rec_frame {
-    int64_t start;
-    int kind;
-    struct buf name, cat, args;
-    int64_t id;       /* reserved when it began: what begins inside it names it as parent */
-    int64_t child_ns; /* the durations of its direct children so far */
-    int64_t domain;   /* NVTX domain handle (0: the default domain): a pop ends its own domain's range */
 };
 
 struct rec_thread {
@@ -65,45 +43,44 @@ struct rec_thread {
      * of left_out says whether the one begun at depth d was left out */
     uint32_t open_depth;
     uint64_t left_out[REC_TRACKED_DEPTH / 64];
+    int64_t number;            /* 1, 2, ... in the order threads first recorded: its name in the staging file */
     int64_t os_tid;
     char os_name[17];          /* the thread's name when it first recorded (it may be gone at the end) */
+    int staged;                /* writer side: its STAGE_THREAD chunk is written */
     struct rec_thread *next;   /* every thread ever registered (never freed before close) */
-    int64_t track;             /* ingest thread id */
-    struct rec_frame *stack;   /* writer side */
-    size_t depth, cap;
 };
 
-/* A range started on one thread and ended anywhere (nvtxRangeStart/End). */
-struct rec_open {
-    int64_t id, start, track;
-    struct buf name, cat;
-};
+struct stage_conv;
 
 struct tdb_recording {
-    struct tdb_ingest *ing;
-    char *path;
+    char *path, *stage_path;
     struct tdb_options opt;
     _Atomic(struct rec_thread *) threads;
-    pthread_t writer;
-    pthread_mutex_t lock;      /* stop flag and wake-ups */
+    _Atomic int64_t thread_numbers;
+    pthread_t writer, converter;
+    pthread_mutex_t lock;      /* stop flags and wake-ups */
     pthread_cond_t wake;
-    pthread_mutex_t ingest;    /* whoever writes to the database: the writer, tdb_flush, CUPTI buffers */
-    int stop;
-    int failed;
+    int stop, stop_converting;
+    /* the staging file: appended by the writer and CUPTI's buffers under stage_lock; `staged` is how far
+     * whole chunks reach */
+    int stage_fd;
+    pthread_mutex_t stage_lock;
+    _Atomic int64_t staged;
+    int stage_failed;          /* a write failed (disk full): nothing more is staged, the rings drop */
+    /* the database: the converter (and tdb_flush, and close) turn staged chunks into rows under `ingest` */
+    pthread_mutex_t ingest;
+    struct tdb_ingest *ing;
+    struct stage_conv *conv;
+    int64_t converted;         /* how far the database reaches into the staging file */
+    int convert_failed;
     int64_t last_commit;
-    struct rec_open *open;
-    size_t nopen, open_cap;
-    struct rec_stop { int64_t id, ts; } *stops; /* ends seen before their start (another thread's ring) */
-    size_t nstops, stops_cap;
     int64_t next_range_id;     /* handed out by tdb_range_start */
     _Atomic int64_t range_ids;
-    int named_process;         /* the process's name is written */
     int64_t step;              /* the current ProfilerStep number */
     int step_open;             /* a ProfilerStep range is open (on the stepping thread) */
     _Atomic int active;        /* events are kept (the schedule's active steps; always without one) */
     unsigned kinds;            /* bit k: keep records of rec_type k */
-    struct buf scratch;
-    int64_t events;
+    size_t ring_bytes;         /* each thread's ring */
     uint64_t generation;       /* rec_generations at open: tells threads' rings of old recordings apart */
     pid_t owner;               /* the process that opened it: a forked child never writes to it */
 };
@@ -116,12 +93,15 @@ static inline int64_t rec_now(void)
     return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
-/* recording_writer.c */
-void *rec_writer_main(void *arg);                                  /* the writer thread */
-int rec_drain(struct tdb_recording *r, size_t *records);           /* every ring into the store, now */
-int rec_name_track(struct tdb_recording *r, struct rec_thread *t, int with_process);
-int64_t rec_track(struct tdb_recording *r, struct rec_thread *t);  /* thread t's track id (-1: error) */
-int rec_emit_range(struct tdb_recording *r, int64_t track, struct rec_frame *f, int64_t end,
-                   const struct rec_thread *stack_of, size_t below);
+/* recording_writer.c: the writer thread (rings into the staging file) */
+void *rec_writer_main(void *arg);
+int rec_stage_rings(struct tdb_recording *r, size_t *bytes);    /* every ring into the staging file, now */
+int rec_stage_chunk(struct tdb_recording *r, uint32_t type, int64_t thread, const void *payload, size_t bytes);
+int rec_stage_thread(struct tdb_recording *r, struct rec_thread *t); /* its number, tid and name as now */
+
+/* recording_convert.c: the converter thread (staging file into the database, in the background) */
+void *rec_converter_main(void *arg);
+/* what is staged (at most limit bytes of it; limit < 0: all) into the database; the caller holds ingest */
+int rec_convert_staged(struct tdb_recording *r, int64_t limit);
 
 #endif

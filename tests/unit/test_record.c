@@ -94,14 +94,14 @@ Test(record, c_api_schedule_memory_counters)
     free(dir);
 }
 
-/* Flat out, the ring overflows and records are dropped; what is kept must still pair each range's
+/* Flat out into a 64 KiB ring (a 4 MiB one keeps up), the ring overflows and records are dropped; what is kept must still pair each range's
  * begin with its own end: every B and C inside an A, every mark c inside a C. */
 Test(record, drops_never_mismatch_begins_and_ends, .timeout = 60)
 {
     char *dir = temp_dir(), db[1100];
     snprintf(db, sizeof db, "%s/flood.db", dir);
     int st;
-    char *out = run_capture(&st, "'%s' flood '%s'", build_path("build/test/record_sample"), db);
+    char *out = run_capture(&st, "TRACEDB_RING_KIB=64 '%s' flood '%s'", build_path("build/test/record_sample"), db);
     cr_assert_eq(st, 0);
     long long dropped = -1;
     cr_assert_eq(sscanf(out, "dropped %lld", &dropped), 1, "%s", out);
@@ -235,13 +235,16 @@ Test(record, environment_variable_records_with_no_code_change)
     free(dir);
 }
 
-Test(record, sigkill_keeps_what_was_committed, .timeout = 30)
+/* Killed mid-run: the database holds what the converter committed (readable, reports run), and
+ * `tracedb finish` rebuilds it from the staging file with every event staged before the kill: all but
+ * the program's last few milliseconds, whatever the converter had reached. */
+Test(record, sigkill_keeps_what_was_staged, .timeout = 60)
 {
     char *dir = temp_dir(), db[1100];
     snprintf(db, sizeof db, "%s/crash.db", dir);
     int st;
     /* the program records 1000 marks, sleeps 300 ms (commits happen every 100 ms), says "ready",
-     * then records until killed */
+     * then records 100 marks a millisecond, printing its count after each 1000, until killed */
     char script[1100];
     snprintf(script, sizeof script, "%s/run.sh", dir);
     char body[8192];
@@ -251,22 +254,33 @@ Test(record, sigkill_keeps_what_was_committed, .timeout = 30)
              build_path("build/test/record_sample"), db, db, db, db);
     write_file(script, body, (long)strlen(body));
     cr_assert_eq(run("sh '%s'", script), 0);
-    char status_path[1200];
-    snprintf(status_path, sizeof status_path, "%s.status", db);
-    char *status = read_file(status_path, NULL);
-    cr_assert_eq(atoi(status), 128 + 9, "killed by SIGKILL mid-run");
-    free(status);
+    char path[1200];
+    snprintf(path, sizeof path, "%s.status", db);
+    char *text = read_file(path, NULL);
+    cr_assert_eq(atoi(text), 128 + 9, "killed by SIGKILL mid-run");
+    free(text);
+    snprintf(path, sizeof path, "%s.ready", db);
+    text = read_file(path, NULL);
+    const char *last = text;
+    for (const char *p = text; *p; p++)
+        if (*p == '\n' && p[1])
+            last = p + 1;
+    long printed = atol(last);
+    free(text);
+    cr_assert_gt(printed, 10000, "it recorded for a while before the kill (%ld marks)", printed);
     sqlite3 *d = db_open(db);
     char *ok = db_text(d, "PRAGMA integrity_check");
     cr_assert_str_eq(ok, "ok");
     free(ok);
     cr_assert_eq(db_int(d, "SELECT count(*) FROM events WHERE name = 'before'"), 1000,
-                 "every event from before the last 100 ms is there");
-    cr_assert_gt(db_int(d, "SELECT count(*) FROM events WHERE name = 'after'"), 0, "and the run after it, up to a commit");
+                 "every event from before the last commit is there");
+    int64_t committed = db_int(d, "SELECT count(*) FROM events WHERE name = 'after'");
+    cr_assert_gt(committed, 0, "and the run after it, up to a commit");
     cr_assert_eq(db_int(d, "SELECT value = 'recording' FROM meta WHERE key = 'import_status'"), 1,
                  "marked as a recording that never closed");
-    int64_t events = db_int(d, "SELECT count(*) FROM event");
     sqlite3_close(d);
+    snprintf(path, sizeof path, "%s-stage", db);
+    cr_assert_eq(access(path, F_OK), 0, "the staging file is kept for finish");
     /* the reports read it as it is (no indexes yet, no sums): they run and say it never closed */
     char *out = run_capture(&st, "'%s' summary '%s' 2>&1", tracedb(), db);
     cr_assert_eq(st, 0, "%s", out);
@@ -276,20 +290,33 @@ Test(record, sigkill_keeps_what_was_committed, .timeout = 30)
     cr_assert_eq(st, 0);
     cr_assert(strstr(out, "\nwork,10,"), "the ranges so far, from the events: %s", out);
     free(out);
-    /* finish computes what closing would have: the sums the reports read */
+    /* finish builds it again from the staging file, sums and all */
     cr_assert_eq(run("'%s' finish '%s' 2>/dev/null", tracedb(), db), 0);
+    cr_assert_neq(access(path, F_OK), 0, "the staging file is gone once used");
     d = db_open(db);
     cr_assert_eq(db_int(d, "SELECT value = 'partial' FROM meta WHERE key = 'import_status'"), 1);
-    cr_assert_eq(db_int(d, "SELECT sum(calls) FROM event_stats"), events, "every kept event counted");
+    int64_t after = db_int(d, "SELECT count(*) FROM events WHERE name = 'after'");
+    cr_assert_geq(after, committed, "finish keeps at least what was committed");
+    /* the writer stages every 1-10 ms: all but the last 20 ms of marks (2,000) are there */
+    cr_assert_geq(after, printed - 2000, "%lld marks after finish, %ld printed before the kill", (long long)after,
+                  printed);
+    cr_assert_eq(db_int(d, "SELECT sum(calls) FROM event_stats"), db_int(d, "SELECT count(*) FROM event"),
+                 "every kept event counted");
     cr_assert_eq(db_int(d, "SELECT calls FROM event_stats st JOIN string n ON n.id = st.name_id WHERE n.value = 'before'"), 1000);
-    /* the range begun and never ended has no row: what happened inside it names no parent now */
+    /* the range begun and never ended ends at its thread's last event, holding the marks after it */
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM ranges WHERE name = 'never ended' AND end_ns = "
+                           "(SELECT max(start_ns) FROM events WHERE name = 'after')"), 1);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM events e JOIN ranges p ON p.id = e.parent_id WHERE e.name = 'after' "
+                           "AND p.name = 'never ended' AND e.depth = 1"), after - 1,
+                 "all but the last, at its end (ranges are half-open)");
+    cr_assert_eq(db_int(d, "SELECT value FROM meta WHERE key = 'anomalies.begin_never_ended'"), 1);
     cr_assert_eq(db_int(d, "SELECT count(*) FROM event e WHERE parent_id IS NOT NULL AND "
                            "NOT EXISTS (SELECT 1 FROM event p WHERE p.id = e.parent_id)"), 0);
-    cr_assert_eq(db_int(d, "SELECT count(*) FROM events WHERE name = 'after' AND depth != 0"), 0);
     ok = db_text(d, "PRAGMA integrity_check");
     cr_assert_str_eq(ok, "ok");
     free(ok);
     sqlite3_close(d);
+    cr_assert_neq(run("'%s' finish '%s' 2>/dev/null", tracedb(), db), -1, "a second finish has nothing to do");
     run("rm -rf '%s'", dir);
     free(dir);
 }
