@@ -6,6 +6,7 @@
 #include "device_time.h"
 #include "ingest.h"
 #include "strmap.h"
+#include <pthread.h>
 #include <sqlite3.h>
 #include <time.h>
 
@@ -86,6 +87,8 @@ struct tdb_ingest {
     int timing;                /* TRACEDB_TIMING set: print how long each phase took */
     int live;                  /* TDB_OPEN_LIVE: written in place; nothing per event kept in memory */
     int resuming;              /* inside tdb_ingest_resume_trace */
+    pthread_t indexer;         /* a live recording's end: builds the indexes on a second connection ... */
+    int indexing, index_rc;    /* ... while this one reads the rows back (ingest.c) */
     int reading_back;          /* keys come from rows written before (no launch_id in them) */
     int64_t *key_id;           /* a read-back trace: the id of each ordinal (ids may have gaps: ranges a
                                 * killed recording began and never ended); NULL: id - trace_first_event */
