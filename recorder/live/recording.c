@@ -117,9 +117,22 @@ static int rec_keep_range_edge(struct rec_thread *t, int type, int keep)
     return d >= REC_TRACKED_DEPTH || !(t->left_out[d / 64] >> (d % 64) & 1);
 }
 
+/* Copies a name: 8 bytes at a time, then the rest. (A plain memcpy of a length the compiler knows is at
+ * most 1 KiB became `rep movsq`, whose start-up cost was half of a push+pop.) */
+static inline void rec_copy(char *dst, const char *src, size_t n)
+{
+    for (; n >= 8; n -= 8, src += 8, dst += 8) {
+        uint64_t w;
+        memcpy(&w, src, 8);
+        memcpy(dst, &w, 8);
+    }
+    for (; n; n--)
+        *dst++ = *src++;
+}
+
 /* Appends one record (head, extension when ext, name, category, args) to this thread's ring, or drops it,
  * counted, when the ring is full: never a lock, never an allocation, never a wait. */
-static void rec_put(int type, int kind, const char *name, size_t name_len, const char *cat, size_t cat_len,
+static inline __attribute__((always_inline)) void rec_put(int type, int kind, const char *name, size_t name_len, const char *cat, size_t cat_len,
                     const char *args, size_t args_len, int64_t ts, const struct rec_ext *ext)
 {
     struct tdb_recording *r = atomic_load_explicit(&rec_global, memory_order_acquire);
@@ -183,10 +196,9 @@ static void rec_put(int type, int kind, const char *name, size_t name_len, const
     char *p = (char *)(x + 1);
     if (ext)
         memcpy(p, ext, sizeof *ext), p += sizeof *ext;
-    if (name_len)
-        memcpy(p, name, name_len);
+    rec_copy(p, name, name_len);
     if (cat_len)
-        memcpy(p + name_len, cat, cat_len);
+        rec_copy(p + name_len, cat, cat_len);
     if (args_len)
         memcpy(p + name_len + cat_len, args, args_len);
     atomic_store_explicit(&t->ring.head, head + need, memory_order_release);
