@@ -2,13 +2,12 @@
  *   - one tdb_range_push + tdb_range_pop pair on the hot path, median over batches, against the same
  *     loop with no calls (the loop's own cost) and against two clock reads (the floor: a pair takes
  *     two timestamps);
- *   - sustained events/s into SQLite: one thread records marks as fast as it can for 2 s; the rows
- *     that reach the database over the wall time, and how many were dropped instead of blocking;
- *     against SQLite alone: the same rows (same table, same pragmas) inserted by one thread with a
- *     prepared statement, one transaction, nothing else running: the ceiling for any writer of
- *     this schema on this machine;
- *   - paced: a thread records marks, or ranges two deep, at a fixed rate for 1 s; how many were
- *     dropped at each rate and how long closing took (nesting, sums, indexes).
+ *   - offered load sustained: threads record ranges (outer { inner }) at a fixed rate (2 M/s from one
+ *     thread, 1 M/s from each of two, 1 M/s, and 0.5 M/s for 10 s); records dropped, the rows in the
+ *     database afterwards (exact?), staging bytes per range, resident memory each second, and how long
+ *     closing took against the recording time; beside SQLite alone inserting the same rows (one
+ *     thread, prepared statement, one transaction: the ceiling for any writer of this schema here);
+ *   - tdb_finish on a staging file of 2 M ranges: conversion with no background converter's help.
  * Usage: recorder_bench DIR */
 #include "tracedb.h"
 #include <sqlite3.h>
@@ -17,6 +16,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <pthread.h>
+#include <sys/wait.h>
 
 #define BATCH 1000
 #define BATCHES 300
@@ -77,42 +78,6 @@ static double sqlite_alone(const char *path, const char *dir, long n)
     return (double)n / ((t1 - t0) / 1e9);
 }
 
-/* Records events at `rate` per second for 1 s (paced in groups of 100): marks, or ranges nested two
- * deep (outer { inner }); returns the share of records dropped, and the time tdb_close took. */
-static double paced(const char *path, double rate, int ranges, long *calls, double *close_s)
-{
-    unlink(path);
-    tdb_recording *r = tdb_open(path, NULL);
-    if (!r)
-        return -1;
-    double t0 = now_ns();
-    long n = 0;
-    for (;;) {
-        double t = now_ns() - t0;
-        if (t >= 1e9)
-            break;
-        if ((double)n < rate * t / 1e9) {
-            for (int i = 0; i < 100; i += 1 + ranges) {
-                if (ranges) {
-                    tdb_range_push("outer");
-                    tdb_range_push("inner");
-                    tdb_range_pop();
-                    tdb_range_pop();
-                } else {
-                    tdb_instant("mark");
-                }
-            }
-            n += 100;
-        }
-    }
-    int64_t dropped = tdb_dropped();
-    double t1 = now_ns();
-    tdb_close(r);
-    *close_s = (now_ns() - t1) / 1e9;
-    *calls = n;
-    return (double)dropped / (double)(ranges ? 2 * n : n); /* a range is two records */
-}
-
 /* This process's resident memory now, in KiB (Linux /proc). */
 static long rss_kib(void)
 {
@@ -129,8 +94,158 @@ static long rss_kib(void)
 
 static void pause_ms(int ms)
 {
-    struct timespec t = {0, ms * 1000000L};
+    struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
     nanosleep(&t, NULL);
+}
+
+/* What one paced run measured. */
+struct paced_run {
+    long ranges;        /* recorded (pushes) */
+    int64_t dropped;    /* records the rings could not take */
+    double record_s, close_s;
+    long stage_bytes;   /* the staging file just before close */
+    long rss_kib[12];   /* the process's resident memory after each second */
+    int nrss;
+    long rows;          /* ranges in the database afterwards */
+};
+
+struct pacer {
+    double rate, seconds;
+    long n;
+};
+
+/* Ranges nested two deep (outer { inner }) at p->rate per second for p->seconds, paced in groups of 100. */
+static void *pace(void *arg)
+{
+    struct pacer *p = arg;
+    double t0 = now_ns();
+    for (;;) {
+        double t = now_ns() - t0;
+        if (t >= p->seconds * 1e9)
+            break;
+        if ((double)p->n < p->rate * t / 1e9) {
+            for (int i = 0; i < 50; i++) {
+                tdb_range_push("outer");
+                tdb_range_push("inner");
+                tdb_range_pop();
+                tdb_range_pop();
+            }
+            p->n += 100;
+        }
+    }
+    return NULL;
+}
+
+static long file_bytes(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    long n = -1;
+    if (f && fseek(f, 0, SEEK_END) == 0)
+        n = ftell(f);
+    if (f)
+        fclose(f);
+    return n;
+}
+
+static long count_rows(const char *path, const char *sql)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    long n = -1;
+    if (sqlite3_open(path, &db) == SQLITE_OK && sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW)
+            n = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(db);
+    return n;
+}
+
+/* `threads` threads each record ranges at `rate` per second for `seconds`, then the recording closes. */
+static int paced(const char *path, double rate, double seconds, int threads, struct paced_run *out)
+{
+    char stage[4200];
+    snprintf(stage, sizeof stage, "%s-stage", path);
+    unlink(path);
+    memset(out, 0, sizeof *out);
+    tdb_recording *r = tdb_open(path, NULL);
+    if (!r)
+        return -1;
+    struct pacer p[8];
+    pthread_t th[8];
+    double t0 = now_ns();
+    for (int i = 0; i < threads; i++) {
+        p[i] = (struct pacer){rate, seconds, 0};
+        if (pthread_create(&th[i], NULL, pace, &p[i]) != 0)
+            return -1;
+    }
+    while (now_ns() - t0 < seconds * 1e9 && out->nrss < 12) { /* resident memory each second */
+        pause_ms(1000);
+        if (now_ns() - t0 <= seconds * 1e9 + 5e7)
+            out->rss_kib[out->nrss++] = rss_kib();
+    }
+    for (int i = 0; i < threads; i++) {
+        pthread_join(th[i], NULL);
+        out->ranges += p[i].n;
+    }
+    double t1 = now_ns();
+    out->dropped = tdb_dropped();
+    out->stage_bytes = file_bytes(stage);
+    if (tdb_close(r) != 0)
+        return -1;
+    double t2 = now_ns();
+    out->record_s = (t1 - t0) / 1e9, out->close_s = (t2 - t1) / 1e9;
+    out->rows = count_rows(path, "SELECT count(*) FROM event WHERE kind = 2");
+    return 0;
+}
+
+/* The staging file of a recording the program never closed (a child that records, then _exits), built
+ * into its database by tdb_finish: conversion alone, with no background converter having helped. */
+static int finish_rate(const char *path, long ranges, double *rows_per_s)
+{
+    unlink(path);
+    pid_t child = fork();
+    if (child == 0) {
+        if (!tdb_open(path, NULL))
+            _exit(1);
+        for (long i = 0; i < ranges; i += 2) {
+            tdb_range_push("outer");
+            tdb_range_push("inner");
+            tdb_range_pop();
+            tdb_range_pop();
+            if (i % 20000 == 0)
+                pause_ms(1); /* the writer keeps up: nothing dropped */
+        }
+        tdb_flush();
+        pause_ms(50);
+        _exit(0); /* no tdb_close: the staging file stays */
+    }
+    int status;
+    waitpid(child, &status, 0);
+    double t0 = now_ns();
+    FILE *null = fopen("/dev/null", "w");
+    int rc = tdb_finish(path, null);
+    fclose(null);
+    double t1 = now_ns();
+    long rows = count_rows(path, "SELECT count(*) FROM event");
+    *rows_per_s = (double)rows / ((t1 - t0) / 1e9);
+    return rc;
+}
+
+static void print_run(const char *what, const struct paced_run *x)
+{
+    long events = 2 * x->ranges; /* records: a push and a pop */
+    printf("  %-34s %ld ranges in %.2f s, %lld records dropped (%.3f%%); rows %ld (%s)\n", what, x->ranges, x->record_s,
+           (long long)x->dropped, 100.0 * (double)x->dropped / (double)(events ? events : 1), x->rows,
+           x->rows == x->ranges ? "exact" : "NOT exact");
+    printf("  %-34s staging file %.1f MB, %.1f bytes per range (%.1f per record); resident memory each second:",
+           "", (double)x->stage_bytes / 1e6, (double)x->stage_bytes / (double)(x->ranges ? x->ranges : 1),
+           (double)x->stage_bytes / (double)(events ? events : 1));
+    for (int i = 0; i < x->nrss; i++)
+        printf(" %ld", x->rss_kib[i] / 1024);
+    printf(" MiB\n");
+    printf("  %-34s close %.2f s = %.2fx the recording time (%.2f M rows/s over it)\n", "", x->close_s,
+           x->close_s / x->record_s, (double)x->rows / x->close_s / 1e6);
 }
 
 int main(int argc, char **argv)
@@ -162,60 +277,36 @@ int main(int argc, char **argv)
         }
         double t3 = now_ns();
         empty[b] = (t1 - t0) / BATCH, pair[b] = (t2 - t1) / BATCH, clocks[b] = (t3 - t2) / BATCH;
-        pause_ms(2); /* let the writer drain: measure recording, not dropping */
+        pause_ms(2);
     }
     int64_t dropped_hot = tdb_dropped();
-    tdb_flush();
-    double t0 = now_ns();
-    long marks = 0, rss_start = rss_kib(), rss_half = 0;
-    while (now_ns() - t0 < 2e9) {
-        for (int i = 0; i < 1000; i++)
-            tdb_instant("mark");
-        marks += 1000;
-        if (!rss_half && now_ns() - t0 >= 1e9)
-            rss_half = rss_kib();
-    }
-    double t1 = now_ns();
-    long rss_end = rss_kib();
-    int64_t dropped = tdb_dropped() - dropped_hot;
     if (tdb_close(r) != 0)
         return 1;
-    double t2 = now_ns();
-    sqlite3 *db;
-    sqlite3_stmt *st;
-    long written = 0;
-    if (sqlite3_open(path, &db) == SQLITE_OK &&
-        sqlite3_prepare_v2(db, "SELECT count(*) FROM event WHERE name_id = (SELECT id FROM string WHERE value = 'mark')",
-                           -1, &st, NULL) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW)
-        written = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    sqlite3_close(db);
+    double p = median(pair, BATCHES), c = median(clocks, BATCHES);
     printf("recorder hot path (median of %d batches of %d):\n", BATCHES, BATCH);
     printf("  empty loop iteration                 %8.1f ns\n", median(empty, BATCHES));
-    printf("  two clock_gettime (the floor)        %8.1f ns\n", median(clocks, BATCHES));
-    printf("  tdb_range_push + tdb_range_pop       %8.1f ns   (target < 100 ns; %lld dropped)\n",
-           median(pair, BATCHES), (long long)dropped_hot);
-    printf("recorder sustained, one thread recording as fast as it can for %.1f s:\n", (t1 - t0) / 1e9);
-    printf("  recorded calls %ld: %ld rows written, %lld dropped (never blocking)\n", marks, written, (long long)dropped);
-    printf("  resident memory: %ld MiB at the start, %ld MiB after 1 s, %ld MiB after 2 s (bounded: rings, batches, "
-           "SQLite's cache)\n", rss_start / 1024, rss_half / 1024, rss_end / 1024);
-    printf("  rows into SQLite: %.2f M/s over the recording and close (%.2f s, of which tdb_close %.2f s; "
-           "target >= 2 M/s)\n",
-           (double)written / ((t2 - t0) / 1e9) / 1e6, (t2 - t0) / 1e9, (t2 - t1) / 1e9);
-    double alone = sqlite_alone(path, dir, written > 0 ? written : 1000000);
-    printf("  SQLite alone, the same rows by one thread, nothing else running: %.2f M/s (the ceiling; "
-           "recorder/ceiling %.2f over the recording and close)\n",
-           alone / 1e6, (double)written / ((t2 - t0) / 1e9) / alone);
-    printf("recorder paced for 1 s at a fixed rate (one thread), then closed:\n");
-    static const double rates[] = {0.25e6, 0.5e6, 1e6, 2e6};
-    for (int ranges = 0; ranges < 2; ranges++)
-        for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++) {
-            long calls = 0;
-            double close_s = 0, share = paced(path, rates[i], ranges, &calls, &close_s);
-            printf("  %-6s %.2f M events/s: %ld recorded, %5.1f%% dropped, tdb_close %.2f s\n",
-                   ranges ? "ranges" : "marks", rates[i] / 1e6, calls, share * 100, close_s);
-        }
+    printf("  two clock_gettime (the floor)        %8.1f ns\n", c);
+    printf("  tdb_range_push + tdb_range_pop       %8.1f ns = %.2fx the floor (target <= 1.3x; %lld dropped)\n", p,
+           p / c, (long long)dropped_hot);
+
+    struct paced_run run;
+    printf("recorder, offered load sustained (ranges outer { inner }, paced; rows checked in the database):\n");
+    if (paced(path, 2e6, 2, 1, &run) == 0)
+        print_run("2 M ranges/s, one thread, 2 s:", &run);
+    if (paced(path, 1e6, 2, 2, &run) == 0)
+        print_run("1 M ranges/s from each of 2 threads:", &run);
+    if (paced(path, 1e6, 2, 1, &run) == 0)
+        print_run("1 M ranges/s, one thread, 2 s:", &run);
+    double alone = sqlite_alone(path, dir, run.rows > 0 ? run.rows : 1000000);
+    printf("  SQLite alone, the same rows by one thread, one transaction, nothing else running: %.2f M rows/s\n",
+           alone / 1e6);
+    if (paced(path, 0.5e6, 10, 1, &run) == 0)
+        print_run("0.5 M ranges/s, one thread, 10 s:", &run);
+    double finish = 0;
+    if (finish_rate(path, 2000000, &finish) == 0)
+        printf("  tracedb finish (a staging file of 2 M ranges, converted with no background help): %.2f M rows/s\n",
+               finish / 1e6);
+    unlink(path);
     (void)sink;
     return 0;
 }
