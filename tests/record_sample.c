@@ -12,6 +12,8 @@
  *                            much resident memory grew
  *   record_sample fork DB    forks while recording; the child records, closes and exits; the parent
  *                            goes on and closes (prints the child's exit status)
+ *   record_sample paced DB RATE SECONDS  ranges outer { inner } at RATE ranges a second for SECONDS (paced
+ *                            in groups of 100); prints how many and how many records were dropped
  *   record_sample flood DB   A { B } { C { c } } 100,000 times as fast as it can, so that a small ring
  *                            (TRACEDB_RING_KIB=64) overflows;
  *                            prints how many records were dropped */
@@ -52,6 +54,13 @@ static void work(void)
     }
     tdb_instant("mark");
     tdb_range_pop();
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
 /* Resident memory of this process, KiB. */
@@ -172,6 +181,25 @@ int main(int argc, char **argv)
         for (int i = 0; i < 3; i++)
             work();
         return 0; /* closed at exit */
+    }
+    if (argc >= 5 && strcmp(argv[1], "paced") == 0) {
+        tdb_recording *r = tdb_open(argv[2], NULL);
+        if (!r)
+            return 1;
+        double rate = atof(argv[3]), seconds = atof(argv[4]), t0 = now_s();
+        long n = 0;
+        for (double t; (t = now_s() - t0) < seconds;)
+            if ((double)n < rate * t) {
+                for (int i = 0; i < 50; i++) {
+                    tdb_range_push("outer");
+                    tdb_range_push("inner");
+                    tdb_range_pop();
+                    tdb_range_pop();
+                }
+                n += 100;
+            }
+        printf("ranges %ld dropped %lld\n", n, (long long)tdb_dropped());
+        return tdb_close(r) != 0;
     }
     if (argc >= 3 && strcmp(argv[1], "flood") == 0) {
         tdb_recording *r = tdb_open(argv[2], NULL);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -117,6 +118,65 @@ Test(record, drops_never_mismatch_begins_and_ends, .timeout = 60)
     cr_assert_eq(db_int(d, "SELECT count(*) FROM (SELECT parent_id FROM event WHERE parent_id IS NOT NULL "
                            "GROUP BY parent_id HAVING count(*) > 2)"), 0, "no A holds more than its own B and C");
     sqlite3_close(d);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* 2 M ranges a second from one thread, for a quarter of a second: nothing dropped, every range a row,
+ * nested as recorded (the figure for 2 s lives in make bench). */
+Test(record, two_million_ranges_a_second_drop_nothing, .timeout = 120)
+{
+    char *dir = temp_dir(), db[1100];
+    snprintf(db, sizeof db, "%s/paced.db", dir);
+    int st;
+    char *out = run_capture(&st, "'%s' paced '%s' 2000000 0.25", build_path("build/test/record_sample"), db);
+    cr_assert_eq(st, 0, "%s", out);
+    long ranges = -1;
+    long long dropped = -1;
+    cr_assert_eq(sscanf(out, "ranges %ld dropped %lld", &ranges, &dropped), 2, "%s", out);
+    free(out);
+    cr_assert_geq(ranges, 250000, "at least 1 M ranges/s were offered (%ld in 0.25 s)", ranges);
+    cr_assert_eq(dropped, 0);
+    sqlite3 *d = db_open(db);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM ranges"), ranges, "every range is a row");
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM ranges r JOIN ranges p ON p.id = r.parent_id WHERE r.name = 'inner' "
+                           "AND p.name = 'outer' AND r.depth = 1 AND p.depth = 0 AND r.start_ns >= p.start_ns "
+                           "AND r.start_ns + r.dur_ns <= p.start_ns + p.dur_ns"), ranges / 2);
+    cr_assert_eq(db_int(d, "SELECT value = 'complete' FROM meta WHERE key = 'import_status'"), 1);
+    sqlite3_close(d);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* A staging file torn by the crash keeps its whole chunks; one damaged inside is refused with its byte
+ * offset, and the database is left as it was. */
+Test(record, finish_keeps_whole_chunks_and_names_damage, .timeout = 60)
+{
+    char *dir = temp_dir(), db[1100], stage[1200];
+    snprintf(db, sizeof db, "%s/torn.db", dir);
+    snprintf(stage, sizeof stage, "%s-stage", db);
+    cr_assert_eq(run("'%s' crash '%s' > /dev/null & pid=$!; sleep 0.8; kill -9 $pid; wait $pid; true",
+                     build_path("build/test/record_sample"), db), 0);
+    struct stat sb;
+    cr_assert_eq(stat(stage, &sb), 0);
+    cr_assert_eq(truncate(stage, sb.st_size - 5), 0, "the last chunk torn");
+    char *damaged = NULL;
+    cr_assert_eq(run("cp '%s' '%s.copy'", stage, stage), 0);
+    cr_assert_eq(run("'%s' finish '%s' 2>/dev/null", tracedb(), db), 0, "whole chunks are enough");
+    sqlite3 *d = db_open(db);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM events WHERE name = 'before'"), 1000);
+    sqlite3_close(d);
+    /* the same staging file with its first chunk's type overwritten: finish names the file and the offset */
+    cr_assert_eq(run("mv '%s.copy' '%s' && printf '\377\377\377\377' | dd of='%s' bs=1 seek=16 conv=notrunc 2>/dev/null",
+                     stage, stage, stage), 0);
+    int st;
+    char *before = run_capture(&st, "'%s' sql '%s' 'SELECT count(*) FROM event'", tracedb(), db);
+    damaged = run_capture(&st, "'%s' finish '%s' 2>&1", tracedb(), db);
+    cr_assert_eq(st, 1, "%s", damaged);
+    cr_assert(strstr(damaged, "torn.db-stage") && strstr(damaged, "at byte 16"), "%s", damaged);
+    char *after = run_capture(&st, "'%s' sql '%s' 'SELECT count(*) FROM event'", tracedb(), db);
+    cr_assert_str_eq(before, after, "the database is unchanged");
+    free(before), free(after), free(damaged);
     run("rm -rf '%s'", dir);
     free(dir);
 }
