@@ -12,6 +12,8 @@
  *                            much resident memory grew
  *   record_sample fork DB    forks while recording; the child records, closes and exits; the parent
  *                            goes on and closes (prints the child's exit status)
+ *   record_sample clock DB   5 ranges around sleeps of 20-60 ms; prints CLOCK_REALTIME before and after
+ *                            each push and each pop
  *   record_sample paced DB RATE SECONDS  ranges outer { inner } at RATE ranges a second for SECONDS (paced
  *                            in groups of 100); prints how many and how many records were dropped
  *   record_sample flood DB   A { B } { C { c } } 100,000 times as fast as it can, so that a small ring
@@ -54,6 +56,13 @@ static void work(void)
     }
     tdb_instant("mark");
     tdb_range_pop();
+}
+
+static long long realtime_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return (long long)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
 static double now_s(void)
@@ -181,6 +190,22 @@ int main(int argc, char **argv)
         for (int i = 0; i < 3; i++)
             work();
         return 0; /* closed at exit */
+    }
+    if (argc >= 3 && strcmp(argv[1], "clock") == 0) {
+        tdb_recording *r = tdb_open(argv[2], NULL);
+        if (!r)
+            return 1;
+        for (int i = 0; i < 5; i++) { /* each range's start and end, bracketed by CLOCK_REALTIME reads */
+            long long t0 = realtime_ns();
+            tdb_range_push("timed");
+            long long t1 = realtime_ns();
+            sleep_ms(20 + 10 * i);
+            long long t2 = realtime_ns();
+            tdb_range_pop();
+            long long t3 = realtime_ns();
+            printf("%lld %lld %lld %lld\n", t0, t1, t2, t3);
+        }
+        return tdb_close(r) != 0;
     }
     if (argc >= 5 && strcmp(argv[1], "paced") == 0) {
         tdb_recording *r = tdb_open(argv[2], NULL);

@@ -85,7 +85,7 @@ struct tdb_recording {
     pid_t owner;               /* the process that opened it: a forked child never writes to it */
 };
 
-/* The clock of every event: CLOCK_REALTIME, CUPTI's default clock too. */
+/* The clock of every event in the database: CLOCK_REALTIME, CUPTI's default clock too. */
 static inline int64_t rec_now(void)
 {
     struct timespec t;
@@ -93,11 +93,24 @@ static inline int64_t rec_now(void)
     return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
+/* A record's stamp: the time-stamp counter where it keeps the kernel's time (rec_use_tsc, recording.c),
+ * mapped to CLOCK_REALTIME when the records become rows; else CLOCK_REALTIME itself. */
+extern int rec_use_tsc;
+static inline int64_t rec_stamp(void)
+{
+#if defined(__x86_64__)
+    if (rec_use_tsc)
+        return (int64_t)__builtin_ia32_rdtsc();
+#endif
+    return rec_now();
+}
+
 /* recording_writer.c: the writer thread (rings into the staging file) */
 void *rec_writer_main(void *arg);
 int rec_stage_rings(struct tdb_recording *r, size_t *bytes);    /* every ring into the staging file, now */
 int rec_stage_chunk(struct tdb_recording *r, uint32_t type, int64_t thread, const void *payload, size_t bytes);
 int rec_stage_thread(struct tdb_recording *r, struct rec_thread *t); /* its number, tid and name as now */
+int rec_stage_clock(struct tdb_recording *r); /* a (time-stamp counter, CLOCK_REALTIME) pair */
 
 /* recording_convert.c: the converter thread (staging file into the database, in the background) */
 void *rec_converter_main(void *arg);

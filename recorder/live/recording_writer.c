@@ -94,15 +94,30 @@ int rec_stage_thread(struct tdb_recording *r, struct rec_thread *t)
     return rec_stage_chunk(r, STAGE_THREAD, t->number, &c, sizeof c.st + n);
 }
 
+/* The time-stamp counter and CLOCK_REALTIME read together (the counter between two clock reads, the
+ * clock taken as their midpoint): what maps the records' stamps to nanoseconds. */
+int rec_stage_clock(struct tdb_recording *r)
+{
+    struct stage_clock c;
+    int64_t before = rec_now();
+    c.tsc = rec_stamp();
+    int64_t after = rec_now();
+    c.ns = before + (after - before) / 2;
+    return rec_stage_chunk(r, STAGE_CLOCK, 0, &c, sizeof c);
+}
+
 /* Appends what every ring holds to the staging file; *bytes says how much. */
 int rec_stage_rings(struct tdb_recording *r, size_t *bytes)
 {
+    int clocked = !rec_use_tsc;
     for (struct rec_thread *t = atomic_load(&r->threads); t; t = t->next) {
         if (!t->ring.buf)
             continue; /* retired and freed */
         int retired = atomic_load_explicit(&t->ring.retired, memory_order_acquire);
         size_t tail = atomic_load_explicit(&t->ring.tail, memory_order_relaxed);
         size_t head = atomic_load_explicit(&t->ring.head, memory_order_acquire);
+        if (tail != head && !clocked && (clocked = 1, rec_stage_clock(r) != 0))
+            return -1; /* a fresh pair before this pass's records, all stamped before it */
         if (tail != head && !t->staged && rec_stage_thread(r, t) != 0)
             return -1;
         while (tail != head) { /* at most two runs: to the ring's end (a pad ends it), then from its start */

@@ -54,6 +54,8 @@ struct stage_conv {
     struct buf scratch, chunk;
     int64_t events, never_ended, dropped;
     int closed;
+    int clocks;                     /* STAGE_CLOCK pairs met: records are counter ticks */
+    struct stage_clock prev, last;  /* the two latest */
 };
 
 static struct tdb_str conv_str(const char *p, size_t n)
@@ -365,18 +367,34 @@ static int conv_record(struct stage_conv *c, struct conv_thread *t, const struct
     return -1;
 }
 
-static int conv_records(struct stage_conv *c, int64_t number, const unsigned char *p, uint32_t bytes)
+/* A record's counter ticks as CLOCK_REALTIME nanoseconds: on the line through the two latest clock pairs
+ * (the records of a chunk were stamped just before the latest, or at most a pass after it), never
+ * before the thread's previous record. */
+static int64_t conv_ns(const struct stage_conv *c, const struct conv_thread *t, int64_t tsc)
+{
+    int64_t ns = c->last.ns;
+    if (c->clocks >= 2 && c->last.tsc != c->prev.tsc) {
+        long double slope = (long double)(c->last.ns - c->prev.ns) / (long double)(c->last.tsc - c->prev.tsc);
+        long double v = (long double)c->last.ns + (long double)(tsc - c->last.tsc) * slope;
+        ns = v > (long double)TDB_TIME_MAX ? TDB_TIME_MAX : v < 0 ? 0 : (int64_t)v;
+    }
+    return ns < t->last_ts ? t->last_ts : ns;
+}
+
+static int conv_records(struct stage_conv *c, int64_t number, unsigned char *p, uint32_t bytes)
 {
     struct conv_thread *t = conv_thread(c, number);
     if (!t)
         return -1;
     for (uint32_t off = 0; off < bytes;) {
-        const struct rec *x = (const struct rec *)(p + off);
+        struct rec *x = (struct rec *)(p + off);
         if (bytes - off < 8)
             return -1;
         uint32_t size = x->type == R_PAD ? REC_PAD_LEN(x) : bytes - off >= sizeof *x ? rec_size(x) : 0;
         if (size < 8 || size > bytes - off || size % 8)
             return -1;
+        if (x->type != R_PAD && c->clocks)
+            x->ts = conv_ns(c, t, x->ts);
         if (x->type != R_PAD && conv_record(c, t, x) != 0)
             return -1;
         off += size;
@@ -427,9 +445,16 @@ static int conv_events(struct stage_conv *c, const unsigned char *p, uint32_t by
     return 0;
 }
 
-int stage_conv_chunk(struct stage_conv *c, const struct stage_chunk *h, const unsigned char *p)
+int stage_conv_chunk(struct stage_conv *c, const struct stage_chunk *h, unsigned char *p)
 {
     switch (h->type) {
+    case STAGE_CLOCK:
+        if (h->bytes < sizeof c->last)
+            return -1;
+        c->prev = c->last;
+        memcpy(&c->last, p, sizeof c->last);
+        c->clocks++;
+        return 0;
     case STAGE_PROCESS:
         c->process.n = 0;
         return buf_add(&c->process, p, strnlen((const char *)p, h->bytes));
@@ -477,7 +502,7 @@ int64_t stage_conv_file(struct stage_conv *c, int fd, int64_t from, int64_t to, 
         int rc = conv_pread(fd, &h, sizeof h, off);
         if (rc == 1)
             break;
-        if (rc < 0 || h.type < STAGE_PROCESS || h.type > STAGE_CLOSE || h.bytes % 8) {
+        if (rc < 0 || h.type < STAGE_PROCESS || h.type > STAGE_CLOCK || h.bytes % 8) {
             fprintf(err, "tracedb: %s: %s at byte %lld\n", path, rc < 0 ? strerror(errno) : "not a chunk",
                     (long long)off);
             return -1;
@@ -494,7 +519,7 @@ int64_t stage_conv_file(struct stage_conv *c, int fd, int64_t from, int64_t to, 
         rc = conv_pread(fd, c->chunk.p, h.bytes, off + (int64_t)sizeof h);
         if (rc == 1)
             break; /* torn by a crash: the chunks before it are whole */
-        if (rc < 0 || stage_conv_chunk(c, &h, (const unsigned char *)c->chunk.p) != 0) {
+        if (rc < 0 || stage_conv_chunk(c, &h, (unsigned char *)c->chunk.p) != 0) {
             fprintf(err, "tracedb: %s: %s in the chunk at byte %lld\n", path,
                     rc < 0 ? strerror(errno) : "damaged records or a database error", (long long)off);
             return -1;

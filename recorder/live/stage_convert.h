@@ -11,8 +11,9 @@ struct stage_conv;
 struct stage_conv *stage_conv_new(struct tdb_ingest *ing, int64_t pid);
 void stage_conv_free(struct stage_conv *c);
 
-/* Converts one chunk (its head and its payload). -1 on a database error or damaged payload. */
-int stage_conv_chunk(struct stage_conv *c, const struct stage_chunk *h, const unsigned char *payload);
+/* Converts one chunk (its head and its payload, whose records' stamps it rewrites in place as
+ * nanoseconds). -1 on a database error or damaged payload. */
+int stage_conv_chunk(struct stage_conv *c, const struct stage_chunk *h, unsigned char *payload);
 
 /* Converts the whole chunks of the staging file fd from byte `from` up to byte `to` (to < 0: its end),
  * stopping once `budget` bytes are done (budget < 0: no limit; one chunk at least); returns the offset

@@ -11,6 +11,9 @@
  *     STAGE_RECORDS  a run of one thread's ring records (struct rec below), copied as they are
  *     STAGE_EVENTS   complete events from CUPTI, each a struct stage_event then its strings
  *     STAGE_CLOSE    the recording closed: struct stage_close
+ *     STAGE_CLOCK    a (time-stamp counter, CLOCK_REALTIME ns) pair read together: when a file has them,
+ *                    the records' ts are counter ticks, mapped to ns through the latest pair before
+ *                    them at the rate between it and the first (else the records' ts are ns)
  * A chunk is written whole or not at all (a crash leaves at most a torn last chunk, which is ignored). */
 #ifndef TDB_STAGE_FORMAT_H
 #define TDB_STAGE_FORMAT_H
@@ -20,7 +23,7 @@
 #define STAGE_HEADER_BYTES 16
 #define STAGE_SUFFIX "-stage"
 
-enum stage_chunk_type { STAGE_PROCESS = 1, STAGE_THREAD, STAGE_RECORDS, STAGE_EVENTS, STAGE_CLOSE };
+enum stage_chunk_type { STAGE_PROCESS = 1, STAGE_THREAD, STAGE_RECORDS, STAGE_EVENTS, STAGE_CLOSE, STAGE_CLOCK };
 
 struct stage_chunk {
     uint32_t type;   /* enum stage_chunk_type */
@@ -31,6 +34,10 @@ struct stage_chunk {
 struct stage_thread {
     int64_t os_tid;
     uint32_t name_len, unused;
+};
+
+struct stage_clock {
+    int64_t tsc, ns;
 };
 
 struct stage_close {

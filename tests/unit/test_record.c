@@ -148,6 +148,43 @@ Test(record, two_million_ranges_a_second_drop_nothing, .timeout = 120)
     free(dir);
 }
 
+/* Records are stamped with the time-stamp counter where the kernel keeps time with it, and mapped to
+ * CLOCK_REALTIME when they become rows: each range's start and end fall between the program's own
+ * clock reads around the push and the pop (within 1 us), in both clock modes. */
+static void check_clock(const char *mode)
+{
+    char *dir = temp_dir(), db[1100];
+    snprintf(db, sizeof db, "%s/clock.db", dir);
+    int st;
+    char *out = run_capture(&st, "TRACEDB_CLOCK=%s '%s' clock '%s'", mode, build_path("build/test/record_sample"), db);
+    cr_assert_eq(st, 0, "%s", out);
+    sqlite3 *d = db_open(db);
+    sqlite3_stmt *q;
+    cr_assert_eq(sqlite3_prepare_v2(d, "SELECT start_ns, start_ns + dur_ns FROM ranges WHERE name = 'timed' ORDER BY start_ns",
+                                    -1, &q, NULL), SQLITE_OK);
+    const char *line = out;
+    for (int i = 0; i < 5; i++) {
+        long long t0, t1, t2, t3;
+        cr_assert_eq(sscanf(line, "%lld %lld %lld %lld", &t0, &t1, &t2, &t3), 4, "%s", out);
+        line = strchr(line, '\n') + 1;
+        cr_assert_eq(sqlite3_step(q), SQLITE_ROW, "range %d is there", i);
+        long long start = sqlite3_column_int64(q, 0), end = sqlite3_column_int64(q, 1);
+        cr_expect(start >= t0 - 1000 && start <= t1 + 1000, "%s: start %lld not in [%lld, %lld]", mode, start, t0, t1);
+        cr_expect(end >= t2 - 1000 && end <= t3 + 1000, "%s: end %lld not in [%lld, %lld]", mode, end, t2, t3);
+    }
+    sqlite3_finalize(q);
+    sqlite3_close(d);
+    free(out);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+Test(record, stamps_map_to_the_realtime_clock, .timeout = 30)
+{
+    check_clock("tsc");
+    check_clock("realtime");
+}
+
 /* A staging file torn by the crash keeps its whole chunks; one damaged inside is refused with its byte
  * offset, and the database is left as it was. */
 Test(record, finish_keeps_whole_chunks_and_names_damage, .timeout = 60)
