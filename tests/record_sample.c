@@ -8,8 +8,9 @@
  *                            it finds; leaves one range open at tdb_close
  *   record_sample reopen A B a thread records into A; A closes; the same thread records into B
  *   record_sample window DB  a worker's range begun in the one active step, ended after it
- *   record_sample threads DB 40 threads one after another, each recording 15,000 marks; prints how
- *                            much resident memory grew
+ *   record_sample threads DB 40 threads one after another, each recording 40,000 marks (run it with
+ *                            TRACEDB_RING_KIB=1024: each fills most of its ring); prints how much
+ *                            resident memory grew
  *   record_sample fork DB    forks while recording; the child records, closes and exits; the parent
  *                            goes on and closes (prints the child's exit status)
  *   record_sample clock DB   5 ranges around sleeps of 20-60 ms; prints CLOCK_REALTIME before and after
@@ -86,11 +87,11 @@ static long rss_kib(void)
     return kib;
 }
 
-/* 15,000 marks (about 0.9 MiB of ring) in bursts the writer can keep up with. */
+/* 40,000 marks (about 0.94 MiB of ring: 24 bytes each) in bursts the writer can keep up with. */
 static void *burst(void *arg)
 {
     (void)arg;
-    for (int i = 0; i < 15; i++) {
+    for (int i = 0; i < 40; i++) {
         for (int j = 0; j < 1000; j++)
             tdb_instant("burst");
         sleep_ms(1);

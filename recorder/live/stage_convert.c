@@ -95,7 +95,7 @@ void stage_conv_free(struct stage_conv *c)
 /* Thread number n (1, 2, ...), made on first sight. */
 static struct conv_thread *conv_thread(struct stage_conv *c, int64_t n)
 {
-    if (n < 1 || n > (int64_t)1 << 24)
+    if (n < 1 || n > (int64_t)1 << 16) /* a thread number no recording reaches: damage */
         return NULL;
     if ((size_t)n > c->nthreads) {
         struct conv_thread *t = realloc(c->threads, (size_t)n * sizeof *t);
@@ -137,7 +137,7 @@ static int conv_thread_chunk(struct stage_conv *c, int64_t number, const unsigne
     if (st.name_len > bytes - sizeof st)
         return -1;
     t->os_tid = st.os_tid;
-    if (t->name.n == st.name_len && memcmp(t->name.p, p + sizeof st, st.name_len) == 0)
+    if (t->name.n == st.name_len && (!st.name_len || memcmp(t->name.p, p + sizeof st, st.name_len) == 0))
         return 0;
     t->name.n = 0;
     if (buf_add(&t->name, p + sizeof st, st.name_len) != 0)
@@ -152,6 +152,8 @@ static int conv_thread_chunk(struct stage_conv *c, int64_t number, const unsigne
  * name is not one. */
 static size_t conv_op_name(const char *name, size_t n, struct buf *args)
 {
+    if (n < 8) /* shorter than the marker (an empty name has no buffer at all) */
+        return n;
     const char *comma = memmem(name, n, ", seq = ", 8);
     if (!comma)
         comma = memmem(name, n, ", op_id = ", 10);
@@ -330,8 +332,9 @@ static int conv_point(struct stage_conv *c, const struct conv_thread *t, int64_t
     if (x->type == R_MEMORY) {
         ev.addr = e->a;
         ev.bytes = e->b;
-        ev.device = e->v < 0 ? TDB_NULL : (int64_t)e->v;
-        ev.device_type = e->v < 0 ? 0 : 1;
+        int device = e->v >= 0 && e->v < 1 << 20; /* -1: host memory; a device past this is damage */
+        ev.device = device ? (int64_t)e->v : TDB_NULL;
+        ev.device_type = device;
     }
     c->events++;
     return tdb_ingest_event(c->ing, &ev) < 0 ? -1 : 0;
@@ -372,11 +375,13 @@ static int conv_record(struct stage_conv *c, struct conv_thread *t, const struct
  * before the thread's previous record. */
 static int64_t conv_ns(const struct stage_conv *c, const struct conv_thread *t, int64_t tsc)
 {
-    int64_t ns = c->last.ns;
+    int64_t ns = c->last.ns < 0 ? 0 : c->last.ns > TDB_TIME_MAX ? TDB_TIME_MAX : c->last.ns;
     if (c->clocks >= 2 && c->last.tsc != c->prev.tsc) {
-        long double slope = (long double)(c->last.ns - c->prev.ns) / (long double)(c->last.tsc - c->prev.tsc);
-        long double v = (long double)c->last.ns + (long double)(tsc - c->last.tsc) * slope;
-        ns = v > (long double)TDB_TIME_MAX ? TDB_TIME_MAX : v < 0 ? 0 : (int64_t)v;
+        /* in long double: a damaged file's pairs may be any int64, whose differences overflow */
+        long double slope = ((long double)c->last.ns - (long double)c->prev.ns) /
+                            ((long double)c->last.tsc - (long double)c->prev.tsc);
+        long double v = (long double)c->last.ns + ((long double)tsc - (long double)c->last.tsc) * slope;
+        ns = !(v >= 0) ? 0 : v > (long double)TDB_TIME_MAX ? TDB_TIME_MAX : (int64_t)v;
     }
     return ns < t->last_ts ? t->last_ts : ns;
 }
@@ -395,6 +400,8 @@ static int conv_records(struct stage_conv *c, int64_t number, unsigned char *p, 
             return -1;
         if (x->type != R_PAD && c->clocks)
             x->ts = conv_ns(c, t, x->ts);
+        else if (x->type != R_PAD) /* CLOCK_REALTIME ns: a time before 1970 or past 2116 is damage, held in range */
+            x->ts = x->ts < 0 ? 0 : x->ts > TDB_TIME_MAX ? TDB_TIME_MAX : x->ts;
         if (x->type != R_PAD && conv_record(c, t, x) != 0)
             return -1;
         off += size;
@@ -469,6 +476,7 @@ int stage_conv_chunk(struct stage_conv *c, const struct stage_chunk *h, unsigned
         if (h->bytes < sizeof sc)
             return -1;
         memcpy(&sc, p, sizeof sc);
+        sc.end_ns = sc.end_ns < 0 ? 0 : sc.end_ns > TDB_TIME_MAX ? TDB_TIME_MAX : sc.end_ns;
         c->closed = 1;
         c->dropped = sc.dropped;
         return stage_conv_end(c, sc.end_ns);

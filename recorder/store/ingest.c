@@ -745,7 +745,9 @@ void tdb_event_init(struct tdb_event *ev)
 
 int64_t tdb_ingest_reserve_id(struct tdb_ingest *ing)
 {
-    return ing->next_event++;
+    /* an import's rows are numbered in the order they come (the sweep's keys are kept by that order):
+     * it reserves nothing, and the sweep gives such rows their parents */
+    return ing->live ? ing->next_event++ : TDB_NULL;
 }
 
 int64_t tdb_ingest_event(struct tdb_ingest *ing, const struct tdb_event *in)

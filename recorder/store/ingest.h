@@ -126,7 +126,8 @@ int tdb_ingest_thread_meta(struct tdb_ingest *ing, int64_t thread_id, const char
 int tdb_ingest_custom_kind(struct tdb_ingest *ing, struct tdb_str cat);
 
 /* A live recording: an id handed out now for an event written later (a range gets its id when it
- * begins, so that what happens inside it can name it as parent before it ends). */
+ * begins, so that what happens inside it can name it as parent before it ends). Any other ingest
+ * hands out none (TDB_NULL): its rows are numbered as they come, and the sweep nests them. */
 int64_t tdb_ingest_reserve_id(struct tdb_ingest *ing);
 
 /* Adds one event; returns its id, or -1 on a database error. */
