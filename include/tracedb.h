@@ -48,10 +48,12 @@ int tdb_import_with(const char *db_path, const char *const *traces, int ntraces,
  * TDB_IMPORT_FORCE replaces an existing db_path. */
 int tdb_merge(const char *db_path, const char *const *inputs, int ninputs, unsigned flags, FILE *err);
 
-/* ---- Recording: events stream into a database while the program runs -------------------------
+/* ---- Recording: events are staged beside the database while the program runs ------------------
  * One recording per process. Setting TRACEDB_OUTPUT=run.db records any program linked with
  * libtracedb with no code change (opened at start, closed at exit). The event functions are cheap
- * (no lock, no allocation) and do nothing when no recording is open. */
+ * (no lock, no allocation, no wait) and do nothing when no recording is open. A writer thread appends
+ * them to run.db-stage; a converter thread builds rows from it in the background (readable while
+ * recording); closing builds the rest and removes the staging file. */
 
 typedef struct tdb_recording tdb_recording;
 
@@ -68,7 +70,8 @@ struct tdb_options {
 /* Starts recording into a new database at path (refused if it exists). NULL on failure (printed).
  * opt may be NULL for the defaults. */
 tdb_recording *tdb_open(const char *path, const struct tdb_options *opt);
-/* Stops: writes everything recorded, the per-name sums and the drop count, and closes. 0 on success.
+/* Stops: stages and converts everything recorded, writes the per-name sums and the drop count, removes
+ * the staging file and closes. 0 on success (else the staging file is kept for tdb_finish).
  * Call it when no other thread is inside a tdb_ call (at the end of the run, or after joining them);
  * threads may record again into a later recording. */
 int tdb_close(tdb_recording *rec);
@@ -88,8 +91,8 @@ void tdb_counter(const char *name, double value);
 void tdb_mem_alloc(const void *addr, size_t bytes, int device); /* device -1: host memory */
 void tdb_mem_free(const void *addr, size_t bytes, int device);
 void tdb_step(void);                    /* a training/inference step boundary: ProfilerStep#N */
-int tdb_flush(void);                    /* commit now (the writer commits every 100 ms anyway) */
-int64_t tdb_dropped(void);              /* events dropped so far because the writer fell behind */
+int tdb_flush(void);                    /* stage, convert and commit now (the converter commits every 100 ms) */
+int64_t tdb_dropped(void);              /* events dropped so far: a ring was full (its writer stalled) */
 
 /* A range for the rest of the enclosing block (GCC/Clang): TDB_SCOPE("forward"); */
 static inline void tdb_scope_end_(int *unused)
@@ -102,8 +105,10 @@ static inline void tdb_scope_end_(int *unused)
 #define TDB_SCOPE(name)                                                                                      \
     __attribute__((cleanup(tdb_scope_end_), unused)) int TDB_CAT_(tdb_scope_, __LINE__) = (tdb_range_push(name), 0)
 
-/* Completes a recording whose program was killed before tdb_close: parents, self time, launch links
- * and sums for its committed events (the trace is then marked partial). 0 on success. */
+/* Completes a recording whose program was killed before tdb_close: builds db_path again from the
+ * staging file beside it (db_path + "-stage"), every event staged before the crash, and removes it;
+ * without one (an older recording, a killed import), gives its committed events parents, self time,
+ * launch links and sums. The trace is then marked partial. 0 on success. */
 int tdb_finish(const char *db_path, FILE *err);
 
 /* The library's version, e.g. "0.1.0". */
