@@ -415,6 +415,12 @@ struct tdb_recording *tdb_open(const char *path, const struct tdb_options *opt)
     rec_use_tsc = rec_tsc_usable();
     const char *ring = getenv("TRACEDB_RING_KIB"); /* a power of two, 64 KiB to 1 GiB */
     long kib = ring ? atol(ring) : 0;
+    const char *max = getenv("TRACEDB_STAGE_MAX"); /* bytes, with an optional K, M or G */
+    char *unit = NULL;
+    double bytes = max ? strtod(max, &unit) : 0;
+    if (unit && *unit)
+        bytes *= *unit == 'K' || *unit == 'k' ? 1024.0 : *unit == 'M' || *unit == 'm' ? 1048576.0 : *unit == 'G' || *unit == 'g' ? 1073741824.0 : 1;
+    r->stage_max = bytes >= 4096 && bytes < 9e18 ? (int64_t)bytes : 0;
     r->ring_bytes = kib >= 64 && kib <= (1L << 20) && !(kib & (kib - 1)) ? (size_t)kib << 10 : RING_BYTES;
     atomic_store(&r->active, r->opt.active > 0 && r->opt.skip_first + r->opt.wait + r->opt.warmup > 0 ? 0 : 1);
     pthread_mutex_init(&r->lock, NULL);
@@ -542,6 +548,23 @@ static void rec_stop_threads(struct tdb_recording *r)
     pthread_join(r->converter, NULL);
 }
 
+/* Records left in the rings when the staging file could take no more: dropped, and counted. */
+static int64_t rec_count_unstaged(struct tdb_recording *r)
+{
+    int64_t n = 0;
+    for (struct rec_thread *t = atomic_load(&r->threads); t; t = t->next) {
+        if (!t->ring.buf)
+            continue;
+        size_t tail = atomic_load(&t->ring.tail), head = atomic_load(&t->ring.head);
+        while (tail != head) {
+            const struct rec *x = (const struct rec *)(t->ring.buf + (tail & (t->ring.size - 1)));
+            n += x->type != R_PAD;
+            tail += x->type == R_PAD ? REC_PAD_LEN(x) : rec_size(x);
+        }
+    }
+    return n;
+}
+
 /* The staging file's last chunks: the threads' names as they are now, the end and the drop count. */
 static int rec_stage_close(struct tdb_recording *r, int64_t end, int64_t dropped)
 {
@@ -573,17 +596,27 @@ int tdb_close(struct tdb_recording *r)
     for (struct rec_thread *t = atomic_load(&r->threads); t; t = t->next)
         dropped += atomic_load(&t->ring.dropped);
     int rc = rec_stage_close(r, end, dropped);
+    int64_t unstaged = 0;
+    if (rc != 0 && r->stage_failed) { /* the disk took no more: what it holds becomes rows, the rest is counted */
+        unstaged = rec_count_unstaged(r);
+        dropped += unstaged;
+        rc = 0;
+    }
     if (rc == 0)
         rc = rec_convert_staged(r, -1); /* the rest, at the caller's priority */
     int64_t ignored;
     if (rc == 0 && !stage_conv_closed(r->conv, &ignored))
-        rc = -1;
-    char extra[96];
-    snprintf(extra, sizeof extra, "{\"dropped_events\":%lld}", (long long)dropped);
+        rc = r->stage_failed ? stage_conv_end(r->conv, end) : -1;
+    char extra[128];
+    snprintf(extra, sizeof extra, "{\"dropped_events\":%lld,\"unstaged_events\":%lld}", (long long)dropped,
+             (long long)unstaged);
     struct tdb_trace_info info = {
         .source_format = "recorder", .base_time_ns = TDB_NULL, .rank = TDB_NULL,
         .extra = extra, .status = dropped ? "partial" : "complete",
-        .error = dropped ? "events dropped: the program outran the disk (see extra.dropped_events)" : NULL,
+        .error = !dropped ? NULL
+                 : r->stage_failed ? "events dropped: the staging file could not grow (disk full, or TRACEDB_STAGE_MAX; "
+                                     "see extra.dropped_events)"
+                                   : "events dropped: a thread's ring was full (see extra.dropped_events)",
         .skipped_events = dropped,
     };
     if (rc == 0)

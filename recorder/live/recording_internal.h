@@ -67,6 +67,7 @@ struct tdb_recording {
     pthread_mutex_t stage_lock;
     _Atomic int64_t staged;
     int stage_failed;          /* a write failed (disk full): nothing more is staged, the rings drop */
+    int64_t stage_max;         /* TRACEDB_STAGE_MAX: the staging file grows no larger (0: no limit) */
     /* the database: the converter (and tdb_flush, and close) turn staged chunks into rows under `ingest` */
     pthread_mutex_t ingest;
     struct tdb_ingest *ing;

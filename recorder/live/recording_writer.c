@@ -23,6 +23,12 @@ static int rec_stage_write(struct tdb_recording *r, const struct iovec *iov, int
     memcpy(v, iov, (size_t)n * sizeof *v);
     for (int i = 0; i < n; i++)
         end += (int64_t)v[i].iov_len;
+    if (r->stage_max && end > r->stage_max) {
+        fprintf(stderr, "tracedb: %s: the staging file reached TRACEDB_STAGE_MAX (%lld bytes): recording what is "
+                        "staged so far; later events are dropped and counted\n", r->stage_path, (long long)r->stage_max);
+        r->stage_failed = 1;
+        return -1;
+    }
     int64_t pos = at;
     int i = 0;
     while (i < n) {

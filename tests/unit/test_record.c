@@ -185,6 +185,44 @@ Test(record, stamps_map_to_the_realtime_clock, .timeout = 30)
     check_clock("realtime");
 }
 
+/* A staging file that cannot grow (a full disk; TRACEDB_STAGE_MAX stands in for one) loses what comes
+ * after, counted, never silently: the recording closes with what was staged, marked partial, and every
+ * range offered is a row or two dropped records (a range cut at the limit may be both). */
+Test(record, a_full_disk_drops_counted_never_silent, .timeout = 120)
+{
+    char *dir = temp_dir(), db[1100];
+    snprintf(db, sizeof db, "%s/full.db", dir);
+    int st;
+    char *out = run_capture(&st, "TRACEDB_STAGE_MAX=1M '%s' paced '%s' 1000000 0.25 2>&1", build_path("build/test/record_sample"),
+                            db);
+    cr_assert_eq(st, 0, "closing succeeds: %s", out);
+    cr_assert(strstr(out, "reached TRACEDB_STAGE_MAX"), "said once: %s", out);
+    long ranges = -1;
+    long long dropped = -1;
+    const char *line = strstr(out, "ranges ");
+    cr_assert(line && sscanf(line, "ranges %ld dropped %lld", &ranges, &dropped) == 2, "%s", out);
+    free(out);
+    cr_assert_gt(ranges, 100000, "far more ranges than 1 MB holds (40 bytes each)");
+    char stage[1200];
+    snprintf(stage, sizeof stage, "%s-stage", db);
+    cr_assert_neq(access(stage, F_OK), 0, "no staging file is left");
+    sqlite3 *d = db_open(db);
+    char *ok = db_text(d, "PRAGMA integrity_check");
+    cr_assert_str_eq(ok, "ok");
+    free(ok);
+    int64_t rows = db_int(d, "SELECT count(*) FROM ranges"), skipped = db_int(d, "SELECT skipped_events FROM trace");
+    cr_assert(rows > 10000 && rows < 30000, "what 1 MB held: %lld ranges", (long long)rows);
+    cr_assert(2 * rows + skipped >= 2 * ranges && 2 * rows + skipped <= 2 * ranges + 2,
+              "every range a row or its records dropped: %lld rows, %lld dropped, %ld offered", (long long)rows,
+              (long long)skipped, ranges);
+    cr_assert_eq(db_int(d, "SELECT value = 'partial' FROM meta WHERE key = 'import_status'"), 1);
+    cr_assert_eq(db_int(d, "SELECT error LIKE '%staging file could not grow%' FROM trace"), 1);
+    cr_assert_eq(db_int(d, "SELECT json_extract(extra, '$.dropped_events') = skipped_events FROM trace"), 1);
+    sqlite3_close(d);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
 /* A staging file torn by the crash keeps its whole chunks; one damaged inside is refused with its byte
  * offset, and the database is left as it was. */
 Test(record, finish_keeps_whole_chunks_and_names_damage, .timeout = 60)
