@@ -37,14 +37,8 @@ void *rec_converter_main(void *arg)
     int behind = 0;
     pthread_mutex_lock(&r->lock);
     while (!r->stop_converting) {
-        if (!behind) {
-            struct timespec until;
-            clock_gettime(CLOCK_REALTIME, &until);
-            until.tv_nsec += CONVERT_EVERY_NS;
-            if (until.tv_nsec >= 1000000000)
-                until.tv_sec++, until.tv_nsec -= 1000000000;
-            pthread_cond_timedwait(&r->wake, &r->lock, &until);
-        }
+        if (!behind)
+            rec_wait(r, CONVERT_EVERY_NS);
         if (r->stop_converting)
             break;
         pthread_mutex_unlock(&r->lock);

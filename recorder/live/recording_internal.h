@@ -106,6 +106,17 @@ static inline int64_t rec_stamp(void)
     return rec_now();
 }
 
+/* Waits on r->wake for at most ns nanoseconds (the caller holds r->lock). */
+static inline void rec_wait(struct tdb_recording *r, long ns)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += ns;
+    if (until.tv_nsec >= 1000000000)
+        until.tv_sec++, until.tv_nsec -= 1000000000;
+    pthread_cond_timedwait(&r->wake, &r->lock, &until);
+}
+
 /* recording_writer.c: the writer thread (rings into the staging file) */
 void *rec_writer_main(void *arg);
 int rec_stage_rings(struct tdb_recording *r, size_t *bytes);    /* every ring into the staging file, now */

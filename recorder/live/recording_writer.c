@@ -156,12 +156,7 @@ void *rec_writer_main(void *arg)
     size_t staged = 0;
     pthread_mutex_lock(&r->lock);
     while (!r->stop) {
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_nsec += staged >= STAGE_BUSY_BYTES ? STAGE_BUSY_NS : STAGE_IDLE_NS;
-        if (until.tv_nsec >= 1000000000)
-            until.tv_sec++, until.tv_nsec -= 1000000000;
-        pthread_cond_timedwait(&r->wake, &r->lock, &until);
+        rec_wait(r, staged >= STAGE_BUSY_BYTES ? STAGE_BUSY_NS : STAGE_IDLE_NS);
         if (r->stop)
             break;
         pthread_mutex_unlock(&r->lock);

@@ -316,7 +316,7 @@ Test(record, forked_child_leaves_the_parents_recording_alone, .timeout = 30)
 }
 
 /* A thread's ring is freed once the thread has exited and its events are written: a program running
- * thread after thread holds one ring per live thread (1 MiB each), not one per thread it ever ran. */
+ * thread after thread holds one ring per live thread, not one per thread it ever ran. */
 Test(record, rings_of_exited_threads_are_freed, .timeout = 120)
 {
     char *dir = temp_dir(), db[1100];
