@@ -178,9 +178,13 @@ build/tokenize: bench/tokenize.c
 build/recorder_bench: bench/recorder_bench.c build/libtracedb.a
 	$(CC) $(CSTD) $(WARN) -O2 -Iinclude -o $@ $< build/libtracedb.a $(LIBS)
 
+# the same, linked with libtracedb.so: the hot path as a program linked with -ltracedb pays it
+build/recorder_bench_shared: bench/recorder_bench.c build/libtracedb.so
+	$(CC) $(CSTD) $(WARN) -O2 -Iinclude -o $@ $< -Lbuild -ltracedb -Wl,-rpath,$(CURDIR)/build $(LIBS)
+
 bench:
 	@sh tools/deps.sh bench
-	@$(MAKE) --no-print-directory build/tracedb build/gen_trace build/tokenize build/recorder_bench
+	@$(MAKE) --no-print-directory build/tracedb build/gen_trace build/tokenize build/recorder_bench build/recorder_bench_shared
 	sh bench/run.sh
 
 # --- fuzzing (libFuzzer, clang): six targets over in-memory databases, seeded from tests/fuzz/corpus;

@@ -8,7 +8,7 @@
  *     closing took against the recording time; beside SQLite alone inserting the same rows (one
  *     thread, prepared statement, one transaction: the ceiling for any writer of this schema here);
  *   - tdb_finish on a staging file of 2 M ranges: conversion with no background converter's help.
- * Usage: recorder_bench DIR */
+ * Usage: recorder_bench DIR [hot [LABEL]]   (hot: the hot path only, labelled as how the library was linked) */
 #include "tracedb.h"
 #include <sqlite3.h>
 #include <stdio.h>
@@ -283,11 +283,17 @@ int main(int argc, char **argv)
     if (tdb_close(r) != 0)
         return 1;
     double p = median(pair, BATCHES), c = median(clocks, BATCHES);
-    printf("recorder hot path (median of %d batches of %d):\n", BATCHES, BATCH);
+    int hot_only = argc > 2 && strcmp(argv[2], "hot") == 0;
+    printf("recorder hot path, %s (median of %d batches of %d):\n", argc > 3 ? argv[3] : "libtracedb.a", BATCHES,
+           BATCH);
     printf("  empty loop iteration                 %8.1f ns\n", median(empty, BATCHES));
     printf("  two clock_gettime (the floor)        %8.1f ns\n", c);
     printf("  tdb_range_push + tdb_range_pop       %8.1f ns = %.2fx the floor (target <= 1.3x; %lld dropped)\n", p,
            p / c, (long long)dropped_hot);
+    if (hot_only) {
+        unlink(path);
+        return 0;
+    }
 
     struct paced_run run;
     printf("recorder, offered load sustained (ranges outer { inner }, paced; rows checked in the database):\n");

@@ -78,4 +78,5 @@ echo "database: $((dbbytes / 1000000)) MB = $(echo "scale=2; $dbbytes / $bytes" 
 echo "targets: import <= 2x tokenizer, >= 1M events/s, RSS < 64 MB; summary < 0.5 s; each report < 1 s;"
 echo "         database <= 0.5 of the JSON"
 echo
+build/recorder_bench_shared "$dir" hot libtracedb.so
 build/recorder_bench "$dir"

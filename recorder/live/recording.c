@@ -37,10 +37,13 @@
 
 
 static struct tdb_recording *_Atomic rec_global;  /* the one recording of the process, as NVTX's */
-int rec_use_tsc;                                  /* records hold TSC ticks (see rec_stamp) */
+__attribute__((visibility("hidden"))) int rec_use_tsc; /* records hold TSC ticks (see rec_stamp) */
 static _Atomic uint64_t rec_generations;          /* numbers every recording of the process */
-static _Thread_local struct rec_thread *rec_self; /* this thread's ring ... */
-static _Thread_local uint64_t rec_self_gen;       /* ... in the recording with this number */
+/* initial-exec: in a shared library (libtracedb.so, the injection library) the default model calls
+ * __tls_get_addr on every event; these 16 bytes come from the static TLS surplus instead */
+#define REC_TLS static _Thread_local __attribute__((tls_model("initial-exec")))
+REC_TLS struct rec_thread *rec_self; /* this thread's ring ... */
+REC_TLS uint64_t rec_self_gen;       /* ... in the recording with this number */
 
 /* A child forked while recording (a DataLoader worker, say) records nothing and never touches its
  * parent's database or writer thread, which it does not have: it forgets the recording at once. */

@@ -96,7 +96,7 @@ static inline int64_t rec_now(void)
 
 /* A record's stamp: the time-stamp counter where it keeps the kernel's time (rec_use_tsc, recording.c),
  * mapped to CLOCK_REALTIME when the records become rows; else CLOCK_REALTIME itself. */
-extern int rec_use_tsc;
+extern __attribute__((visibility("hidden"))) int rec_use_tsc;
 static inline int64_t rec_stamp(void)
 {
 #if defined(__x86_64__)
