@@ -104,13 +104,18 @@ int cmd_record(int argc, char **argv, struct cli *cli)
         return 2;
     }
     struct stat sb;
-    if (stat(out, &sb) == 0) {
-        if (!force) {
-            fprintf(cli->io.err, "%s: %s already exists; use --force to replace it\n", cli->io.prog, out);
-            return 2;
-        }
+    char stage[PATH_MAX];
+    snprintf(stage, sizeof stage, "%s-stage", out);
+    int exists = stat(out, &sb) == 0, staged = stat(stage, &sb) == 0;
+    if ((exists || staged) && !force) {
+        fprintf(cli->io.err, "%s: %s already exists; use --force to replace it%s\n", cli->io.prog, exists ? out : stage,
+                staged ? " (or tracedb finish to build the database from its staging file)" : "");
+        return 2;
+    }
+    if (exists || staged) { /* the old database, its side files, and the staging file of a recording that crashed */
         char side[PATH_MAX];
         unlink(out);
+        unlink(stage);
         snprintf(side, sizeof side, "%s-wal", out), unlink(side);
         snprintf(side, sizeof side, "%s-shm", out), unlink(side);
     }

@@ -234,6 +234,11 @@ Test(record, finish_keeps_whole_chunks_and_names_damage, .timeout = 60)
                      build_path("build/test/record_sample"), db), 0);
     struct stat sb;
     cr_assert_eq(stat(stage, &sb), 0);
+    int st;
+    char *refused = run_capture(&st, "rm '%s' && '%s' record -o '%s' -- true 2>&1", db, tracedb(), db);
+    cr_assert_eq(st, 2, "a new recording does not start over a staging file left behind: %s", refused);
+    cr_assert(strstr(refused, "tracedb finish"), "%s", refused);
+    free(refused);
     cr_assert_eq(truncate(stage, sb.st_size - 5), 0, "the last chunk torn");
     char *damaged = NULL;
     cr_assert_eq(run("cp '%s' '%s.copy'", stage, stage), 0);
@@ -244,7 +249,6 @@ Test(record, finish_keeps_whole_chunks_and_names_damage, .timeout = 60)
     /* the same staging file with its first chunk's type overwritten: finish names the file and the offset */
     cr_assert_eq(run("mv '%s.copy' '%s' && printf '\377\377\377\377' | dd of='%s' bs=1 seek=16 conv=notrunc 2>/dev/null",
                      stage, stage, stage), 0);
-    int st;
     char *before = run_capture(&st, "'%s' sql '%s' 'SELECT count(*) FROM event'", tracedb(), db);
     damaged = run_capture(&st, "'%s' finish '%s' 2>&1", tracedb(), db);
     cr_assert_eq(st, 1, "%s", damaged);
