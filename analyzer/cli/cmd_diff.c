@@ -3,9 +3,7 @@
 #include "cli.h"
 #include "render.h"
 #include "report.h"
-#include "mann_whitney.h"
-#include "db_guard.h"
-#include <math.h>
+#include "diff_gate.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,101 +47,6 @@ static int diff_section(sqlite3 *db, int i, enum render_format fmt, int64_t limi
     render_configure(&o);
     int rc = render_query_from(st, fmt, 1, cli->io.out, cli->io.err) < 0;
     sqlite3_finalize(st);
-    return rc;
-}
-
-/* The steps of each run (x: base, y: new), for the test. -1 on error. */
-static int gate_samples(sqlite3 *db, double **x, size_t *nx, double **y, size_t *ny, struct cli *cli)
-{
-    sqlite3_stmt *st = report_prepare(db, "diff_step_samples", &cli->io);
-    if (!st)
-        return -1;
-    size_t cap[2] = {0, 0}, n[2] = {0, 0};
-    double *v[2] = {NULL, NULL};
-    int rc = 0;
-    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
-        int k = strcmp((const char *)sqlite3_column_text(st, 0), "new") == 0;
-        if (n[k] == cap[k]) {
-            cap[k] = cap[k] ? cap[k] * 2 : 64;
-            double *nv = realloc(v[k], cap[k] * sizeof *nv);
-            if (!nv) {
-                rc = -1;
-                break;
-            }
-            v[k] = nv;
-        }
-        v[k][n[k]++] = sqlite3_column_double(st, 1);
-    }
-    sqlite3_finalize(st);
-    *x = v[0], *nx = n[0], *y = v[1], *ny = n[1];
-    return rc;
-}
-
-/* The gate: 0 pass, 3 regression (or a change the samples cannot decide, with --on-inconclusive fail),
- * 1 error. Prints one verdict line on stderr: the metric, both values, the change, and for the step
- * metrics the Mann-Whitney U test on the step times (p, steps on each side) and the decision. */
-static int diff_gate(sqlite3 *db, const char *metric, double threshold, double alpha, int inconclusive_fails,
-                     struct cli *cli)
-{
-    sqlite3_stmt *st = report_prepare(db, "diff_metric", &cli->io);
-    if (!st)
-        return 1;
-    report_bind_text(st, ":metric", metric);
-    double v[2] = {NAN, NAN};
-    for (int i = 0; i < 2 && sqlite3_step(st) == SQLITE_ROW; i++) /* rows: base, new */
-        if (sqlite3_column_type(st, 1) != SQLITE_NULL)
-            v[i] = sqlite3_column_double(st, 1);
-    sqlite3_finalize(st);
-    if (isnan(v[0]) || isnan(v[1]) || v[0] == 0) {
-        fprintf(cli->io.err, "tracedb diff: FAIL: %s is not in both runs (base %g, new %g); cannot compare\n", metric, v[0], v[1]);
-        return 3;
-    }
-    double pct = 100.0 * (v[1] - v[0]) / v[0];
-    char a[32], b[32];
-    render_time(a, sizeof a, (int64_t)llround(v[0]));
-    render_time(b, sizeof b, (int64_t)llround(v[1]));
-    if (strcmp(metric, "memory_peak") == 0)
-        snprintf(a, sizeof a, "%.0f b", v[0]), snprintf(b, sizeof b, "%.0f b", v[1]);
-    if (strncmp(metric, "step_", 5) != 0) { /* one total per run: no samples to test */
-        int fail = pct > threshold;
-        fprintf(cli->io.err, "tracedb diff: %s: %s %s -> %s (%+.2f%%, limit +%.2f%%): %s\n", fail ? "FAIL" : "PASS", metric,
-                a, b, pct, threshold, fail ? "over the limit" : "within the limit");
-        return fail ? 3 : 0;
-    }
-    double *x = NULL, *y = NULL;
-    size_t nx = 0, ny = 0;
-    struct tdb_mwu t = {0, 1, 0};
-    if (gate_samples(db, &x, &nx, &y, &ny, cli) != 0 || tdb_mann_whitney(x, nx, y, ny, &t) != 0) {
-        free(x), free(y);
-        fprintf(cli->io.err, "tracedb diff: cannot read the step times\n");
-        return 1;
-    }
-    free(x), free(y);
-    double min_p = tdb_mann_whitney_min_p(nx, ny);
-    char test[160];
-    snprintf(test, sizeof test, "Mann-Whitney U p = %.4g (%zu / %zu steps, %s)", t.p, nx, ny,
-             t.exact ? "exact" : "normal approximation");
-    const char *verdict;
-    char why[200];
-    int rc;
-    if (pct <= threshold) {
-        verdict = "PASS", rc = 0;
-        snprintf(why, sizeof why, "the change is within the limit");
-    } else if (min_p >= alpha) {
-        verdict = inconclusive_fails ? "INCONCLUSIVE, counted as FAIL" : "INCONCLUSIVE, counted as PASS";
-        rc = inconclusive_fails ? 3 : 0;
-        snprintf(why, sizeof why, "too few steps to decide: %zu and %zu steps can give no p below %.3g (alpha %.3g)",
-                 nx, ny, min_p, alpha);
-    } else if (t.p < alpha) {
-        verdict = "FAIL", rc = 3;
-        snprintf(why, sizeof why, "p < alpha %.3g: the steps did get slower", alpha);
-    } else {
-        verdict = inconclusive_fails ? "INCONCLUSIVE, counted as FAIL" : "INCONCLUSIVE, counted as PASS";
-        rc = inconclusive_fails ? 3 : 0;
-        snprintf(why, sizeof why, "p >= alpha %.3g: the steps cannot tell this change from noise", alpha);
-    }
-    fprintf(cli->io.err, "tracedb diff: %s: %s %s -> %s (%+.2f%%, limit +%.2f%%); %s: %s\n", verdict, metric, a, b, pct,
-            threshold, test, why);
     return rc;
 }
 
@@ -212,26 +115,18 @@ int cmd_diff(int argc, char **argv, struct cli *cli)
     }
     if (fmt != FMT_TABLE && only < 0)
         only = 0;
-    sqlite3 *db = report_open(argv[0], 0, &cli->io);
+    sqlite3 *db = diff_open(argv[0], argv[1], &cli->io);
     if (!db)
         return 1;
-    sqlite3 *check = report_open(argv[1], 0, &cli->io); /* the same checks on the new run */
-    sqlite3_close(check);
-    sqlite3_stmt *st = NULL;
-    int rc = 1;
-    if (check && sqlite3_prepare_v2(db, "ATTACH ?1 AS new", -1, &st, NULL) == SQLITE_OK) {
-        char literal[4096];
-        sqlite3_bind_text(st, 1, tdb_db_literal_path(argv[1], literal, sizeof literal), -1, SQLITE_TRANSIENT);
-        rc = sqlite3_step(st) == SQLITE_DONE ? 0 : 1;
-        if (rc)
-            fprintf(cli->io.err, "%s: cannot attach %s: %s\n", cli->io.prog, argv[1], sqlite3_errmsg(db));
-    }
-    sqlite3_finalize(st);
+    int rc = 0;
     for (int i = 0; i < 4 && rc == 0; i++)
         if (only < 0 || only == i)
             rc = diff_section(db, i, fmt, i == 0 ? limit : -1, tolerance, kinds, by_shape, only < 0, cli);
-    if (rc == 0 && fail_text)
-        rc = diff_gate(db, metric, threshold, alpha, strcmp(inconclusive, "fail") == 0, cli);
+    if (rc == 0 && fail_text) {
+        char line[512];
+        rc = diff_gate(db, metric, threshold, alpha, strcmp(inconclusive, "fail") == 0, line, sizeof line, &cli->io);
+        fprintf(cli->io.err, "tracedb diff: %s\n", line);
+    }
     sqlite3_close(db);
     return rc;
 }

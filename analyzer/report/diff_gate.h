@@ -1,0 +1,18 @@
+/* diff_gate.h: comparing two runs (see diff_gate.c). */
+#ifndef TDB_DIFF_GATE_H
+#define TDB_DIFF_GATE_H
+#include "report.h"
+#include <sqlite3.h>
+#include <stddef.h>
+
+/* Opens base read-only with new_path attached as "new" (both checked as tracedb databases). NULL on
+ * error (printed). */
+sqlite3 *diff_open(const char *base, const char *new_path, struct report_io *io);
+
+/* The gate on metric (step_median, step_p99, kernel_total, device_busy, memory_peak): 0 pass, 3 regression
+ * (or a change the samples cannot decide, when inconclusive_fails), 1 error. The verdict, one line
+ * ("FAIL: step_median 76.834ms -> 114.689ms (+49.27%, limit +5.00%); Mann-Whitney U p = ..."), in line. */
+int diff_gate(sqlite3 *db, const char *metric, double threshold, double alpha, int inconclusive_fails, char *line,
+              size_t n, struct report_io *io);
+
+#endif
