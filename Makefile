@@ -31,12 +31,13 @@ SAN      = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 
 SQL      = $(wildcard schema/*.sql) $(wildcard queries/*.sql)
 SQL_PARTS = $(wildcard queries/parts/*.sql)
+ASSETS   = analyzer/export/report.html
 LIB_SRC  = recorder/store/db_guard.c recorder/store/output_claim.c recorder/store/stmt_cache.c recorder/store/ingest.c recorder/store/ingest_sweep.c recorder/store/ingest_checks.c recorder/store/nesting.c recorder/store/device_time.c recorder/store/row_writer.c util/strmap.c util/jsonbuf.c util/timeparse.c \
            recorder/import/chrome_import.c recorder/import/chrome_parse.c recorder/import/chrome_events.c recorder/import/import.c recorder/import/merge.c recorder/live/recording.c recorder/live/recording_writer.c recorder/live/recording_convert.c recorder/live/stage_convert.c recorder/live/finish.c \
            analyzer/report/render.c analyzer/report/render_table.c analyzer/report/report.c analyzer/report/mann_whitney.c analyzer/report/diff_gate.c analyzer/report/sqlfuncs.c analyzer/report/flops.c analyzer/report/scope.c \
-           analyzer/export/chrome_export.c
+           analyzer/export/chrome_export.c analyzer/export/html_report.c
 CLI_SRC  = analyzer/cli/main.c analyzer/cli/commands.c analyzer/cli/cmd_api.c analyzer/cli/cmd_device.c analyzer/cli/cmd_diff.c analyzer/cli/cmd_export.c \
-           analyzer/cli/cmd_kernels.c analyzer/cli/cmd_latency.c analyzer/cli/cmd_ranks.c analyzer/cli/cmd_merge.c analyzer/cli/cmd_record.c analyzer/cli/cmd_finish.c \
+           analyzer/cli/cmd_kernels.c analyzer/cli/cmd_latency.c analyzer/cli/cmd_ranks.c analyzer/cli/cmd_merge.c analyzer/cli/cmd_record.c analyzer/cli/cmd_finish.c analyzer/cli/cmd_report.c \
            analyzer/cli/cmd_memops.c analyzer/cli/cmd_memory.c analyzer/cli/cmd_ops.c analyzer/cli/cmd_summary.c analyzer/cli/cmd_sql.c \
            analyzer/cli/cmd_import.c analyzer/cli/options.c analyzer/cli/report_options.c
 UNIT_SRC = $(filter-out $(if $(HAVE_CUPTI),,tests/unit/test_cupti.c tests/unit/test_record.c),$(wildcard tests/unit/*.c))
@@ -56,8 +57,8 @@ build/embed: tools/embed.c util/kinds.h
 	@mkdir -p build
 	$(CC) -O1 -Iutil -o $@ $<
 
-build/embedded.c: build/embed $(SQL) $(SQL_PARTS)
-	build/embed $@ $(SQL)
+build/embedded.c: build/embed $(SQL) $(SQL_PARTS) $(ASSETS)
+	build/embed $@ $(SQL) $(ASSETS)
 
 # --- release build
 build/obj/%.o: %.c $(HDRS)
@@ -124,6 +125,8 @@ demo:
 	@rm -f build/demo.db
 	build/tracedb import samples/resnet18_inference.json.gz -o build/demo.db
 	build/tracedb summary build/demo.db
+	build/tracedb report build/demo.db -o build/demo-report.html --force
+	@echo "open build/demo-report.html in a browser: timeline, top operators, steps, as one offline page"
 
 # --- tests: everything built again with sanitizers into build/test
 build/test/obj/%.o: %.c $(HDRS)

@@ -40,6 +40,7 @@ measure kernels_launch build/tracedb kernels "$dir/bench.db" --group-by launch
 measure csv_tracedb build/tracedb export csv "$dir/bench.db" --table event -o "$dir/event.csv"
 measure csv_sqlite3 sh -c "sqlite3 -csv -header '$dir/bench.db' 'SELECT * FROM event' > '$dir/event-sqlite3.csv'"
 measure export_chrome build/tracedb export chrome "$dir/bench.db" -o "$dir/export.json"
+measure report build/tracedb report "$dir/bench.db" -o "$dir/report.html" --force
 events=$(sqlite3 "$dir/bench.db" "SELECT value FROM meta WHERE key = 'event_count'")
 flows=$(sqlite3 "$dir/bench.db" "SELECT count(*) FROM flow")
 dbbytes=$(stat -c %s "$dir/bench.db")
@@ -70,6 +71,7 @@ for r in $reports; do row "tracedb $r" "$r" ""; done
 row "tracedb ops --range ProfilerStep#3" ops_window ""
 row "tracedb kernels --group-by launch" kernels_launch ""
 row "tracedb export chrome (whole trace)" export_chrome ""
+row "tracedb report (HTML page)" report "$(($(stat -c %s "$dir/report.html") / 1000)) KB page (targets: < 2 s, < 5 MB)"
 row "sqlite3 -csv of table event (baseline)" csv_sqlite3 ""
 row "tracedb export csv --table event" csv_tracedb "$(echo "scale=2; $(cat $dir/csv_tracedb.s) / $(cat $dir/csv_sqlite3.s)" | bc)x sqlite3"
 echo

@@ -3,7 +3,7 @@
 # (non-interactively); otherwise says exactly what to install. Usage: deps.sh build|test|bench
 set -e
 need="gcc g++ make libsqlite3-dev libyajl-dev libcjson-dev libcsv-dev zlib1g-dev"  # g++: libstdc++ for the kernel-name demangler
-[ "$1" = test ] && need="$need libcriterion-dev sqlite3 gzip python3-pandas clang libclang-rt-dev"  # clang + its runtime: the fuzz targets
+[ "$1" = test ] && need="$need libcriterion-dev sqlite3 gzip python3-pandas clang libclang-rt-dev chromium"  # clang + its runtime: the fuzz targets; chromium: the HTML report, rendered
 [ "$1" = bench ] && need="$need sqlite3 time bc"
 missing=""
 for p in $need; do

@@ -3,6 +3,7 @@
  * {kind_rows} the kind table's rows, both from util/kinds.h (an unknown name fails the build).
  * SQL that two reports share is written once in queries/parts/NAME.sql and pasted where {sql:NAME}
  * stands (its own placeholders expanded too; a missing part fails the build).
+ * Other files (analyzer/export/report.html) are stored as they are.
  * Usage: embed OUT.c FILE...   (each FILE is stored under its path as given) */
 #include "kinds.h"
 #include <stdio.h>
@@ -58,10 +59,15 @@ static char *read_text(const char *path, size_t *len)
     return text;
 }
 
-/* Writes text's bytes with its placeholders expanded; a part's text goes through the same, up to 4 deep. */
+/* Writes text's bytes with its placeholders expanded (SQL only: other files, such as the HTML report's
+ * page, go as they are); a part's text goes through the same, up to 4 deep. */
 static int emit(FILE *out, const char *file, const char *text, size_t len, unsigned long *n, int depth)
 {
-    for (size_t k = 0; k < len; k++) {
+    size_t flen = strlen(file);
+    int sql = flen > 4 && strcmp(file + flen - 4, ".sql") == 0;
+    for (size_t k = 0; k < len && !sql; k++)
+        put_byte(out, (unsigned char)text[k], n);
+    for (size_t k = 0; k < len && sql; k++) {
         size_t close = text[k] == '{' ? strcspn(text + k + 1, "}\n") : 0;
         if (!(text[k] == '{' && text[k + 1 + close] == '}' && close > 0 && close < 64)) {
             put_byte(out, (unsigned char)text[k], n);

@@ -18,6 +18,7 @@ static const struct cli_command commands[] = {
     {"ops", cmd_ops, 1, "per-operator table with PyTorch key_averages() semantics", "tracedb ops run.db --limit 20\ntracedb ops run.db --group-by shape --with-flops\ntracedb ops run.db --range 'ProfilerStep#3' --columns name,calls,self_cpu_ns"},
     {"ranks", cmd_ranks, 1, "per-rank step latency and the slowest rank of each step (stragglers)", "tracedb ranks job.db --limit 10"},
     {"record", cmd_record, 0, "run a program, recording its NVTX ranges and (with a GPU) CUDA activity", "tracedb record -o run.db -- python train.py --epochs 1\nmake build/nvtx_sample && tracedb record -o nvtx.db -- build/nvtx_sample   # the bundled NVTX sample"},
+    {"report", cmd_report, 0, "one self-contained HTML page: timeline, top operators and kernels, steps, device, memory", "tracedb report run.db -o report.html\ntracedb report new.db --baseline base.db -o diff.html"},
     {"sql", cmd_sql, 0, "run ad-hoc SQL on a database (read-only unless --write)", "tracedb sql run.db \"SELECT name, count(*), median(dur_ns) FROM kernels GROUP BY name ORDER BY 3 DESC LIMIT 5\""},
     {"summary", cmd_summary, 1, "where the time and memory went, on one screen", "tracedb summary run.db\ntracedb summary run.db --format json"},
     {NULL, NULL, 0, NULL, NULL},

@@ -1,0 +1,82 @@
+/* cmd_report.c: `tracedb report run.db -o report.html [--baseline base.db]`: one self-contained HTML page
+ * of the reports (analyzer/export/html_report.c), written whole or not at all. */
+#include "cli.h"
+#include "html_report.h"
+#include "output_claim.h"
+#include <stdlib.h>
+#include <string.h>
+
+static const char report_usage[] =
+    "tracedb report run.db -o report.html [--baseline base.db [--fail-above PCT] [--metric M] [--alpha P]]\n"
+    "                      [--chrome-trace trace.json.gz] [--force]";
+
+int cmd_report(int argc, char **argv, struct cli *cli)
+{
+    const char *output = NULL, *baseline = NULL, *chrome = NULL, *metric = "step_median", *fail_text = "5", *alpha_text = "0.05";
+    int force = 0;
+    const struct opt opts[] = {
+        {"output", 'o', OPT_STRING, &output, "the HTML file to write"},
+        {"baseline", 'b', OPT_STRING, &baseline, "compare with this run (tracedb diff baseline run.db), verdict on top"},
+        {"fail-above", 0, OPT_STRING, &fail_text, "with --baseline: the gate's limit, percent (default 5)"},
+        {"metric", 0, OPT_STRING, &metric, "with --baseline: step_median (default), step_p99, kernel_total, device_busy, memory_peak"},
+        {"alpha", 0, OPT_STRING, &alpha_text, "with --baseline, step metrics: the Mann-Whitney U level (0.05)"},
+        {"chrome-trace", 0, OPT_STRING, &chrome, "link this Chrome trace (tracedb export chrome) for the full timeline"},
+        {"force", 'f', OPT_FLAG, &force, "replace the output if it exists"},
+        OPT_END,
+    };
+    int n = cli_parse_options(argc, argv, opts, report_usage, cli);
+    if (n != 1 || !output) {
+        if (n >= 0) {
+            if (n == 1)
+                fprintf(cli->io.err, "%s: report needs -o FILE.html\n", cli->io.prog);
+            cli_usage(opts, report_usage, cli->io.err);
+        }
+        return 2;
+    }
+    char *end;
+    struct html_report_options o = {argv[0], baseline, metric, strtod(fail_text, &end), 0, chrome};
+    if (*end) {
+        fprintf(cli->io.err, "%s: --fail-above wants a percentage, not '%s'\n", cli->io.prog, fail_text);
+        return 2;
+    }
+    o.alpha = strtod(alpha_text, &end);
+    if (*end || !(o.alpha > 0 && o.alpha < 1)) {
+        fprintf(cli->io.err, "%s: --alpha wants a probability between 0 and 1, not '%s'\n", cli->io.prog, alpha_text);
+        return 2;
+    }
+    static const char *const metrics[] = {"step_median", "step_p99", "kernel_total", "device_busy", "memory_peak", NULL};
+    int known = 0;
+    for (int i = 0; metrics[i]; i++)
+        known |= strcmp(metric, metrics[i]) == 0;
+    if (!known) {
+        fprintf(cli->io.err, "%s: unknown --metric '%s' (step_median, step_p99, kernel_total, device_busy, memory_peak)\n",
+                cli->io.prog, metric);
+        return 2;
+    }
+    FILE *probe = fopen(output, "r");
+    if (probe && !force) {
+        fclose(probe);
+        fprintf(cli->io.err, "%s: %s already exists; use --force to replace it\n", cli->io.prog, output);
+        return 2;
+    }
+    if (probe)
+        fclose(probe);
+    char tmp[4200];
+    if (tdb_out_begin(output, tmp, sizeof tmp) != 0) {
+        fprintf(cli->io.err, "%s: cannot name a temporary file beside %s\n", cli->io.prog, output);
+        return 1;
+    }
+    FILE *f = fopen(tmp, "w");
+    int rc = f ? html_report(argv[0], &o, f, &cli->io) : 1;
+    if (!f)
+        fprintf(cli->io.err, "%s: cannot write %s\n", cli->io.prog, tmp);
+    if (f && fclose(f) != 0)
+        rc = 1;
+    if (rc == 0)
+        rc = tdb_out_commit(tmp, output, 1, cli->io.err) != 0;
+    else
+        tdb_out_discard(tmp);
+    if (rc == 0)
+        fprintf(cli->io.err, "%s: wrote %s (open it in any browser; it fetches nothing)\n", cli->io.prog, output);
+    return rc;
+}

@@ -1,0 +1,503 @@
+/* html_report.c: `tracedb report`: one self-contained HTML page (analyzer/export/report.html, embedded
+ * in the binary) with the data it draws put in as one JSON object. The tables and charts show what the
+ * reports print, because they are the reports: ops, kernels, latency, device and memory run here with
+ * --format json into memory, as the commands run them; and with a baseline, the diff's sections and the
+ * gate's verdict. Two things are computed here, aggregated so that a million-event trace stays small:
+ * the timeline overview (per track, the share of each of TIMELINE_BINS bins that its top-level events
+ * cover) and the memory series (per device, the highest allocated bytes in each bin). */
+#define _GNU_SOURCE
+#include "html_report.h"
+#include "diff_gate.h"
+#include "embedded.h"
+#include "jsonbuf.h"
+#include "kinds.h"
+#include "render.h"
+#include "report.h"
+#include "scope.h"
+#include "version.h"
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define TIMELINE_BINS 1200
+#define TABLE_ROWS 500 /* operator and kernel rows in the page (the charts show the top 20) */
+
+/* Runs queries/NAME.sql as `tracedb NAME --format json` would and appends its JSON array to out. */
+static int capture(sqlite3 *db, const char *query, struct scope *sc, const char *sort, const struct scope_param *params,
+                   struct buf *out, struct report_io *io)
+{
+    char *text = NULL;
+    size_t n = 0;
+    FILE *mem = open_memstream(&text, &n);
+    if (!mem)
+        return 1;
+    struct report_io to = {mem, io->err, io->prog};
+    int rc = scope_run(db, query, sc, sort, params, &to);
+    fclose(mem);
+    if (rc == 0)
+        buf_add(out, text, n);
+    free(text);
+    return rc;
+}
+
+/* The same for a prepared statement of the diff (its rank column left out). */
+static int capture_stmt(sqlite3_stmt *st, struct buf *out, struct report_io *io)
+{
+    char *text = NULL;
+    size_t n = 0;
+    FILE *mem = open_memstream(&text, &n);
+    if (!mem)
+        return 1;
+    int rc = render_query_from(st, FMT_JSON, 1, mem, io->err) < 0;
+    fclose(mem);
+    if (rc == 0)
+        buf_add(out, text, n);
+    free(text);
+    return rc;
+}
+
+static void add_num(struct buf *b, double v)
+{
+    char t[40];
+    int n = isfinite(v) ? snprintf(t, sizeof t, "%.17g", v) : snprintf(t, sizeof t, "null");
+    buf_add(b, t, (size_t)n);
+}
+
+static void add_key(struct buf *b, const char *key)
+{
+    buf_add_json_string(b, key, strlen(key));
+    buf_addc(b, ':');
+}
+
+static void add_text(struct buf *b, const unsigned char *s)
+{
+    if (s)
+        buf_add_json_string(b, (const char *)s, strlen((const char *)s));
+    else
+        buf_add(b, "null", 4);
+}
+
+/* The span every chart shares: the traces' first and last ns. */
+static int span_of(sqlite3 *db, int64_t *t0, int64_t *t1)
+{
+    sqlite3_stmt *st;
+    *t0 = *t1 = 0;
+    if (sqlite3_prepare_v2(db, "SELECT coalesce((SELECT min(first_ns) FROM trace), min(start_ns)), "
+                               "coalesce((SELECT max(last_ns) FROM trace), max(start_ns + dur_ns)) FROM event",
+                           -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    if (sqlite3_step(st) == SQLITE_ROW)
+        *t0 = sqlite3_column_int64(st, 0), *t1 = sqlite3_column_int64(st, 1);
+    sqlite3_finalize(st);
+    if (*t1 <= *t0)
+        *t1 = *t0 + 1;
+    return 0;
+}
+
+/* Adds [s, e) of a track's busy time to its bins (fractions of each bin's width). */
+static void cover(double *bins, int64_t t0, double width, int64_t s, int64_t e)
+{
+    double a = (double)(s - t0) / width, b = (double)(e - t0) / width;
+    if (a < 0)
+        a = 0;
+    if (b > TIMELINE_BINS)
+        b = TIMELINE_BINS;
+    for (int k = (int)a; k < TIMELINE_BINS && k < b; k++) {
+        double lo = k > a ? k : a, hi = k + 1 < b ? k + 1 : b;
+        if (hi > lo)
+            bins[k] += hi - lo;
+    }
+}
+
+/* "timeline": {t0, t1, bins, tracks: [{name, gpu, busy: [...]}], steps: [{name, start, end}]}. */
+static int timeline_json(sqlite3 *db, int64_t t0, int64_t t1, struct buf *b)
+{
+    sqlite3_stmt *tracks, *ev;
+    const char *tracks_sql =
+        "SELECT t.id, coalesce(p.name, 'pid ' || p.pid) || ' / ' || coalesce(t.name, 'tid ' || t.tid), "
+        "EXISTS (SELECT 1 FROM event g WHERE g.thread_id = t.id AND g.kind IN (?1, ?2, ?3)) "
+        "FROM thread t JOIN process p ON p.id = t.process_id "
+        "WHERE EXISTS (SELECT 1 FROM event e WHERE e.thread_id = t.id AND e.dur_ns > 0) "
+        "ORDER BY p.trace_id, coalesce(p.sort_index, p.id), p.id, coalesce(t.sort_index, t.id), t.id";
+    if (sqlite3_prepare_v2(db, tracks_sql, -1, &tracks, NULL) != SQLITE_OK)
+        return -1;
+    if (sqlite3_prepare_v2(db, "SELECT start_ns, start_ns + dur_ns FROM event WHERE thread_id = ?1 AND depth = 0 "
+                               "AND dur_ns > 0 AND kind != ?2 ORDER BY start_ns",
+                           -1, &ev, NULL) != SQLITE_OK) {
+        sqlite3_finalize(tracks);
+        return -1;
+    }
+    sqlite3_bind_int(tracks, 1, TDB_KIND_KERNEL);
+    sqlite3_bind_int(tracks, 2, TDB_KIND_MEMCPY);
+    sqlite3_bind_int(tracks, 3, TDB_KIND_MEMSET);
+    sqlite3_bind_int(ev, 2, TDB_KIND_TRACE);
+    double width = (double)(t1 - t0) / TIMELINE_BINS;
+    double *bins = malloc(TIMELINE_BINS * sizeof *bins);
+    buf_add(b, "{", 1);
+    add_key(b, "t0"), add_num(b, (double)t0), buf_addc(b, ',');
+    add_key(b, "t1"), add_num(b, (double)t1), buf_addc(b, ',');
+    add_key(b, "bins"), add_num(b, TIMELINE_BINS), buf_addc(b, ',');
+    add_key(b, "tracks"), buf_addc(b, '[');
+    int first = 1;
+    while (bins && sqlite3_step(tracks) == SQLITE_ROW) {
+        memset(bins, 0, TIMELINE_BINS * sizeof *bins);
+        sqlite3_bind_int64(ev, 1, sqlite3_column_int64(tracks, 0));
+        int64_t reach = INT64_MIN; /* top-level events that overlap on a track are counted once */
+        while (sqlite3_step(ev) == SQLITE_ROW) {
+            int64_t s = sqlite3_column_int64(ev, 0), e = sqlite3_column_int64(ev, 1);
+            if (s < reach)
+                s = reach;
+            if (e > s)
+                cover(bins, t0, width, s, e);
+            if (e > reach)
+                reach = e;
+        }
+        sqlite3_reset(ev);
+        buf_add(b, first ? "{" : ",{", first ? 1 : 2);
+        first = 0;
+        add_key(b, "name"), add_text(b, sqlite3_column_text(tracks, 1)), buf_addc(b, ',');
+        add_key(b, "gpu"), buf_add(b, sqlite3_column_int(tracks, 2) ? "true" : "false", sqlite3_column_int(tracks, 2) ? 4 : 5);
+        buf_addc(b, ',');
+        add_key(b, "busy"), buf_addc(b, '[');
+        for (int k = 0; k < TIMELINE_BINS; k++) {
+            char t[16];
+            int n = bins[k] > 0 ? snprintf(t, sizeof t, "%s%.3g", k ? "," : "", bins[k] > 1 ? 1.0 : bins[k])
+                                : snprintf(t, sizeof t, "%s0", k ? "," : "");
+            buf_add(b, t, (size_t)n);
+        }
+        buf_add(b, "]}", 2);
+    }
+    free(bins);
+    sqlite3_finalize(ev);
+    sqlite3_finalize(tracks);
+    buf_add(b, "],", 2);
+    add_key(b, "steps"), buf_addc(b, '[');
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(db, "SELECT name, start_ns, end_ns FROM steps ORDER BY start_ns, id", -1, &st, NULL);
+    for (int i = 0; rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW; i++) {
+        buf_add(b, i ? ",{" : "{", i ? 2 : 1);
+        add_key(b, "name"), add_text(b, sqlite3_column_text(st, 0)), buf_addc(b, ',');
+        add_key(b, "start"), add_num(b, (double)sqlite3_column_int64(st, 1)), buf_addc(b, ',');
+        add_key(b, "end"), add_num(b, (double)sqlite3_column_int64(st, 2)), buf_addc(b, '}');
+    }
+    sqlite3_finalize(st);
+    buf_add(b, "]}", 2);
+    return bins ? 0 : -1;
+}
+
+/* "steps": every ProfilerStep#N's duration, for the latency histogram. */
+static int steps_json(sqlite3 *db, struct buf *b)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "SELECT name, dur_ns FROM steps ORDER BY start_ns, id", -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    buf_addc(b, '[');
+    for (int i = 0; sqlite3_step(st) == SQLITE_ROW; i++) {
+        buf_add(b, i ? ",{" : "{", i ? 2 : 1);
+        add_key(b, "name"), add_text(b, sqlite3_column_text(st, 0)), buf_addc(b, ',');
+        add_key(b, "dur_ns"), add_num(b, (double)sqlite3_column_int64(st, 1)), buf_addc(b, '}');
+    }
+    sqlite3_finalize(st);
+    buf_addc(b, ']');
+    return 0;
+}
+
+/* "memory_series": per device, the highest allocated bytes in each bin (null where no event falls),
+ * from the memory timeline the report computes (queries/memory_timeline.sql). */
+static int memory_json(sqlite3 *db, int64_t span, struct buf *b, struct report_io *io)
+{
+    sqlite3_stmt *st = report_prepare(db, "memory_timeline", io);
+    if (!st)
+        return -1;
+    report_bind_int(st, ":limit", -1);
+    double width = (double)span / TIMELINE_BINS;
+    double *max = malloc(TIMELINE_BINS * sizeof *max);
+    char device[128] = "";
+    int series = 0, open = 0;
+    buf_add(b, "{\"bins\":", 8);
+    add_num(b, TIMELINE_BINS);
+    buf_add(b, ",\"span_ns\":", 11);
+    add_num(b, (double)span);
+    buf_add(b, ",\"series\":[", 11);
+    /* columns: rank, device, ts_ns, bytes, allocated_bytes, reserved_bytes; ordered by device */
+    for (int more = max != NULL;;) {
+        more = more && sqlite3_step(st) == SQLITE_ROW;
+        const char *dev = more ? (const char *)sqlite3_column_text(st, 1) : NULL;
+        if (open && (!more || !dev || strcmp(dev, device) != 0)) { /* the series before ends */
+            buf_add(b, series ? ",{" : "{", series ? 2 : 1);
+            series++;
+            add_key(b, "device"), add_text(b, (const unsigned char *)device), buf_addc(b, ',');
+            add_key(b, "max"), buf_addc(b, '[');
+            for (int k = 0; k < TIMELINE_BINS; k++) {
+                if (k)
+                    buf_addc(b, ',');
+                if (isnan(max[k]))
+                    buf_add(b, "null", 4);
+                else
+                    add_num(b, max[k]);
+            }
+            buf_add(b, "]}", 2);
+            open = 0;
+        }
+        if (!more)
+            break;
+        if (!open) {
+            snprintf(device, sizeof device, "%s", dev ? dev : "?");
+            for (int k = 0; k < TIMELINE_BINS; k++)
+                max[k] = NAN;
+            open = 1;
+        }
+        double at = (double)sqlite3_column_int64(st, 2) / width;
+        int k = at < 0 ? 0 : at >= TIMELINE_BINS ? TIMELINE_BINS - 1 : (int)at;
+        double v = sqlite3_column_double(st, 4);
+        if (isnan(max[k]) || v > max[k])
+            max[k] = v;
+    }
+    sqlite3_finalize(st);
+    free(max);
+    buf_add(b, "]}", 2);
+    return 0;
+}
+
+/* "meta": what the header says. */
+static void meta_json(sqlite3 *db, const struct html_report_options *o, const char *shown, int64_t t0, int64_t t1,
+                      struct buf *b)
+{
+    int64_t events = 0, tracks = 0;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "SELECT (SELECT count(*) FROM event), (SELECT count(*) FROM thread)", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        events = sqlite3_column_int64(st, 0), tracks = sqlite3_column_int64(st, 1);
+    sqlite3_finalize(st);
+    char now[32];
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(now, sizeof now, "%Y-%m-%d %H:%M UTC", &tm);
+    buf_addc(b, '{');
+    add_key(b, "file"), add_text(b, (const unsigned char *)shown), buf_addc(b, ',');
+    add_key(b, "baseline"), add_text(b, (const unsigned char *)o->baseline), buf_addc(b, ',');
+    add_key(b, "chrome_trace"), add_text(b, (const unsigned char *)o->chrome_trace), buf_addc(b, ',');
+    add_key(b, "events"), add_num(b, (double)events), buf_addc(b, ',');
+    add_key(b, "tracks"), add_num(b, (double)tracks), buf_addc(b, ',');
+    add_key(b, "span_ns"), add_num(b, (double)(t1 - t0)), buf_addc(b, ',');
+    add_key(b, "generated"), add_text(b, (const unsigned char *)now), buf_addc(b, ',');
+    add_key(b, "version"), add_text(b, (const unsigned char *)TDB_VERSION), buf_addc(b, '}');
+}
+
+/* "diff": the sections of `tracedb diff baseline run` and the gate's verdict on the step median. */
+static int diff_json(const char *baseline, const char *db_path, const struct html_report_options *o, struct buf *b,
+                     struct report_io *io)
+{
+    sqlite3 *db = diff_open(baseline, db_path, io);
+    if (!db)
+        return -1;
+    static const char *const sections[][2] = {{"ops", "diff"}, {"steps", "diff_steps"}, {"device", "diff_device"},
+                                              {"memory", "diff_memory"}};
+    int rc = 0;
+    buf_addc(b, '{');
+    for (size_t i = 0; i < 4 && rc == 0; i++) {
+        sqlite3_stmt *st = report_prepare(db, sections[i][1], io);
+        if (!st) {
+            rc = -1;
+            break;
+        }
+        report_bind_int(st, ":limit", -1);
+        report_bind_int(st, ":by_shape", 0);
+        report_bind_text(st, ":kinds", "");
+        int t = sqlite3_bind_parameter_index(st, ":tolerance");
+        if (t > 0)
+            sqlite3_bind_double(st, t, 1.0);
+        add_key(b, sections[i][0]);
+        rc = capture_stmt(st, b, io) ? -1 : 0;
+        buf_addc(b, ',');
+        sqlite3_finalize(st);
+    }
+    char line[512] = "";
+    int gate = rc == 0 ? diff_gate(db, o->metric, o->fail_above, o->alpha, 1, line, sizeof line, io) : 1;
+    add_key(b, "gate_rc"), add_num(b, gate), buf_addc(b, ',');
+    add_key(b, "verdict"), add_text(b, (const unsigned char *)line), buf_addc(b, '}');
+    sqlite3_close(db);
+    return rc;
+}
+
+/* The page with the data in place of its marker; "</" in the JSON is written "<\/" so that no string in
+ * a trace ends the script element. */
+static int write_page(FILE *f, const struct buf *data)
+{
+    const char *page = tdb_embedded_get("analyzer/export/report.html");
+    const char *mark = page ? strstr(page, "/*TRACEDB_DATA*/null") : NULL;
+    if (!mark)
+        return -1;
+    fwrite(page, 1, (size_t)(mark - page), f);
+    for (size_t i = 0; i < data->n; i++) {
+        if (data->p[i] == '<' && i + 1 < data->n && data->p[i + 1] == '/')
+            fputs("<\\", f);
+        else if (data->p[i] == '\xe2' && i + 2 < data->n && data->p[i + 1] == '\x80' &&
+                 (data->p[i + 2] == '\xa8' || data->p[i + 2] == '\xa9')) { /* U+2028/2029: not in older JS strings */
+            fputs(data->p[i + 2] == '\xa8' ? "\\u2028" : "\\u2029", f);
+            i += 2;
+        } else
+            fputc(data->p[i], f);
+    }
+    fputs(mark + strlen("/*TRACEDB_DATA*/null"), f);
+    return ferror(f) ? -1 : 0;
+}
+
+/* The page's parts, each a JSON value under its key, computed by two threads on connections of their own
+ * (the reports' two slowest, kernels and device, and the timeline's scan then run side by side). */
+struct part_ctx {
+    sqlite3 *db;
+    struct scope *sc;
+    int64_t t0, t1;
+    struct report_io *io;
+};
+
+static int part_timeline(struct part_ctx *c, struct buf *b)
+{
+    return timeline_json(c->db, c->t0, c->t1, b);
+}
+
+static int part_ops(struct part_ctx *c, struct buf *b)
+{
+    c->sc->limit = TABLE_ROWS;
+    return capture(c->db, "ops", c->sc, "self_cpu_ns", NULL, b, c->io);
+}
+
+static int part_kernels(struct part_ctx *c, struct buf *b)
+{
+    const struct scope_param params[] = {
+        {":kernel", NULL, 1}, {":memcpy", NULL, 0}, {":memset", NULL, 0}, {":group_by", "name", 0}, {NULL, NULL, 0}};
+    c->sc->limit = TABLE_ROWS;
+    return capture(c->db, "kernels", c->sc, "total_ns", params, b, c->io);
+}
+
+static int part_latency(struct part_ctx *c, struct buf *b)
+{
+    const struct scope_param params[] = {{":mode", "steps", 0}, {":pattern", "", 0}, {NULL, NULL, 0}};
+    c->sc->limit = -1;
+    return capture(c->db, "latency", c->sc, "total", params, b, c->io);
+}
+
+static int part_steps(struct part_ctx *c, struct buf *b)
+{
+    return steps_json(c->db, b);
+}
+
+static int part_device(struct part_ctx *c, struct buf *b)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(c->db, tdb_embedded_get("queries/device_prepare.sql"), NULL, NULL, &msg) != SQLITE_OK) {
+        fprintf(c->io->err, "%s: %s\n", c->io->prog, msg ? msg : "SQL error");
+        sqlite3_free(msg);
+        return 1;
+    }
+    const struct scope_param params[] = {{":steps", "ProfilerStep#*", 0}, {":filtered", NULL, 0}, {NULL, NULL, 0}};
+    c->sc->limit = -1;
+    return capture(c->db, "device", c->sc, "time", params, b, c->io);
+}
+
+static int part_memory(struct part_ctx *c, struct buf *b)
+{
+    c->sc->limit = -1;
+    return capture(c->db, "memory", c->sc, "device", NULL, b, c->io);
+}
+
+static int part_memory_series(struct part_ctx *c, struct buf *b)
+{
+    return memory_json(c->db, c->t1 - c->t0, b, c->io);
+}
+
+static const struct {
+    const char *key;
+    int (*run)(struct part_ctx *c, struct buf *b);
+} parts[] = { /* the slowest first, so that the two threads end together */
+    {"timeline", part_timeline}, {"kernels", part_kernels}, {"device", part_device}, {"memory_series", part_memory_series},
+    {"memory", part_memory},     {"latency", part_latency}, {"ops", part_ops},       {"steps", part_steps},
+};
+#define NPARTS (sizeof parts / sizeof parts[0])
+
+struct part_job {
+    const char *db_path;
+    int64_t t0, t1;
+    struct report_io *io;
+    struct buf out[NPARTS];
+    int rc[NPARTS];
+    pthread_mutex_t lock;
+    size_t next;
+};
+
+static void *part_worker(void *arg)
+{
+    struct part_job *j = arg;
+    struct scope sc;
+    scope_init(&sc, "");
+    sc.format = FMT_JSON;
+    sqlite3 *db = scope_open(j->db_path, &sc, j->io);
+    struct part_ctx c = {db, &sc, j->t0, j->t1, j->io};
+    for (;;) {
+        pthread_mutex_lock(&j->lock);
+        size_t i = j->next++;
+        pthread_mutex_unlock(&j->lock);
+        if (i >= NPARTS)
+            break;
+        j->rc[i] = db ? parts[i].run(&c, &j->out[i]) : 1;
+    }
+    sqlite3_close(db);
+    return NULL;
+}
+
+int html_report(const char *db_path, const struct html_report_options *o, FILE *f, struct report_io *io)
+{
+    struct scope sc;
+    scope_init(&sc, "");
+    sc.format = FMT_JSON;
+    sqlite3 *db = scope_open(db_path, &sc, io);
+    if (!db)
+        return 1;
+    int64_t t0, t1;
+    struct buf b = {0};
+    int rc = span_of(db, &t0, &t1);
+    buf_add(&b, "{\"meta\":", 8);
+    meta_json(db, o, o->shown_path ? o->shown_path : db_path, t0, t1, &b);
+    sqlite3_close(db);
+    static struct part_job zero;
+    struct part_job *j = malloc(sizeof *j);
+    if (!j) {
+        buf_free(&b);
+        return 1;
+    }
+    *j = zero;
+    j->db_path = db_path, j->t0 = t0, j->t1 = t1, j->io = io;
+    pthread_mutex_init(&j->lock, NULL);
+    pthread_t other;
+    int threaded = rc == 0 && pthread_create(&other, NULL, part_worker, j) == 0;
+    if (rc == 0)
+        part_worker(j);
+    if (threaded)
+        pthread_join(other, NULL);
+    pthread_mutex_destroy(&j->lock);
+    for (size_t i = 0; i < NPARTS; i++) {
+        if (j->rc[i] || (rc == 0 && !j->out[i].n))
+            rc = 1;
+        buf_addc(&b, ',');
+        add_key(&b, parts[i].key);
+        buf_add(&b, j->out[i].p, j->out[i].n);
+        buf_free(&j->out[i]);
+    }
+    free(j);
+    buf_add(&b, ",\"diff\":", 8);
+    if (rc == 0 && o->baseline)
+        rc = diff_json(o->baseline, db_path, o, &b, io);
+    else
+        buf_add(&b, "null", 4);
+    buf_addc(&b, '}');
+    if (rc == 0 && write_page(f, &b) != 0) {
+        fprintf(io->err, "%s: cannot write the report\n", io->prog);
+        rc = 1;
+    }
+    buf_free(&b);
+    return rc ? 1 : 0;
+}
