@@ -20,16 +20,21 @@ static int have_chromium(void)
 }
 
 /* The page rendered by Chromium: its DOM after the scripts ran, and what the console said in *log. */
-static char *render(const char *html, const char *dir, char **log)
+static char *render_at(const char *html, const char *hash, const char *dir, char **log)
 {
     int st;
     char *dom = run_capture(&st, "cd '%s' && timeout 120 chromium " CHROMIUM_FLAGS " --enable-logging=stderr --v=0 "
-                                 "--dump-dom 'file://%s' 2> chromium.log", dir, html);
+                                 "--dump-dom 'file://%s%s' 2> chromium.log", dir, html, hash);
     cr_assert_eq(st, 0, "chromium ran");
     char path[1200];
     snprintf(path, sizeof path, "%s/chromium.log", dir);
     *log = read_file(path, NULL);
     return dom;
+}
+
+static char *render(const char *html, const char *dir, char **log)
+{
+    return render_at(html, "", dir, log);
 }
 
 static void screenshot(const char *html, const char *name)
@@ -176,6 +181,21 @@ Test(html, report_shows_the_reports_numbers, .timeout = 300)
     }
     cr_assert_eq(peaks, 2, "cpu and cuda:1");
     cJSON_Delete(mem);
+    free(dom), free(log);
+    /* the tables sort: by calls, the first operator row is the one with the most calls */
+    dom = render_at(html, "#sort=ops:calls", dir, &log);
+    expect_clean_render(dom, log);
+    int64_t most = 0;
+    ops = report_json(db, "ops");
+    const char *most_name = NULL;
+    cJSON_ArrayForEach(r, ops) if (num(r, "calls") > most) most = num(r, "calls"), most_name = cJSON_GetObjectItem(r, "name")->valuestring;
+    char first[600];
+    const char *body = strstr(strstr(dom, "id=\"ops\""), "<tbody>");
+    cr_assert(body);
+    snprintf(first, sizeof first, "<tbody><tr data-key=\"%s\">", most_name);
+    cr_expect(strncmp(body, first, strlen(first)) == 0, "sorted by calls, %s (%lld calls) first: %.200s", most_name,
+              (long long)most, body);
+    cJSON_Delete(ops);
     /* the timeline has a row per busy track and marks the five steps */
     cr_expect(strstr(dom, "data-chart=\"timeline\"") && strstr(dom, "data-step=\"ProfilerStep#6\""));
     free(dom), free(log);
