@@ -81,7 +81,7 @@ static struct rec_thread *rec_thread_get(struct tdb_recording *r)
     if (t && rec_self_gen == r->generation) /* a ring of an earlier recording is gone with it */
         return t;
     t = calloc(1, sizeof *t); /* once per thread */
-    if (!t || !(t->ring.buf = malloc(r->ring_bytes))) {
+    if (!t || !(t->ring.buf = calloc(1, r->ring_bytes))) { /* zeroed: padding never carries stale heap bytes */
         free(t);
         return NULL;
     }
