@@ -52,6 +52,7 @@ int cmd_device(int argc, char **argv, struct cli *cli);
 int cmd_diff(int argc, char **argv, struct cli *cli);
 int cmd_export(int argc, char **argv, struct cli *cli);
 int cmd_report(int argc, char **argv, struct cli *cli);
+int cmd_overlap(int argc, char **argv, struct cli *cli);
 int cmd_finish(int argc, char **argv, struct cli *cli);
 int cmd_import(int argc, char **argv, struct cli *cli);
 int cmd_kernels(int argc, char **argv, struct cli *cli);

@@ -14,6 +14,7 @@
     {"to", 0, OPT_STRING, &(s).to, "... and before this (ns, us, ms, s)"},                                   \
     {"range", 0, OPT_STRING, &(s).range, "keep events starting inside range NAME (a glob: 'ProfilerStep#3')"}, \
     {"by-rank", 0, OPT_FLAG, &(s).by_rank, "one row per rank"},                                              \
+    {"drop-last-step", 0, OPT_FLAG, &(s).drop_last_step, "HTA's window: what starts before the last ProfilerStep (and its GPU work)"}, \
     {"wide", 'w', OPT_FLAG, &(s).wide, "tables: every name whole, however wide the terminal"},             \
     {"columns", 0, OPT_STRING, &(s).columns, "tables: exactly these columns, as csv names them (a,b,c)"}
 

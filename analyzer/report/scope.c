@@ -77,6 +77,30 @@ void scope_tables(const struct scope *s, const char *hint)
     render_configure(&o);
 }
 
+/* GPU work: the kinds HTA's window keeps by their launch, not their own start. */
+#define SCOPE_GPU_KINDS "(7, 8, 9, 10, 3)" /* kernel, memcpy, memset, sync, gpu_range (util/kinds.h) */
+_Static_assert(TDB_KIND_KERNEL == 7 && TDB_KIND_MEMCPY == 8 && TDB_KIND_MEMSET == 9 && TDB_KIND_SYNC == 10 &&
+                   TDB_KIND_GPU_RANGE == 3 && TDB_KIND_RANGE == 2,
+               "SCOPE_GPU_KINDS and scope_last_step name kinds by number");
+
+/* --drop-last-step: temp table scope_last (thread_id, last_start): for each track of a trace holding
+ * two ProfilerStep#N names or more, when its last ProfilerStep starts. */
+static int scope_last_step(sqlite3 *db, const struct scope *s, struct report_io *io)
+{
+    if (!s->drop_last_step)
+        return 0;
+    return scope_exec(db,
+                      "CREATE TEMP TABLE scope_last AS "
+                      "WITH last AS (SELECT p.trace_id, max(e.start_ns) AS last_start FROM main.event e "
+                      "  JOIN main.string n ON n.id = e.name_id JOIN main.thread t ON t.id = e.thread_id "
+                      "  JOIN main.process p ON p.id = t.process_id "
+                      "  WHERE e.kind = 2 AND n.value GLOB 'ProfilerStep#[0-9]*' "
+                      "  GROUP BY p.trace_id HAVING count(DISTINCT n.value) >= 2) "
+                      "SELECT t.id AS thread_id, l.last_start FROM main.thread t JOIN main.process p ON p.id = t.process_id "
+                      "JOIN last l ON l.trace_id = p.trace_id",
+                      io);
+}
+
 sqlite3 *scope_open(const char *path, struct scope *s, struct report_io *io)
 {
     int64_t from = 0, to = 0;
@@ -98,7 +122,7 @@ sqlite3 *scope_open(const char *path, struct scope *s, struct report_io *io)
         return NULL;
     /* a recording not closed has no sums yet: every report reads its events, through the window */
     int recording = report_is_recording(db, path, io);
-    s->filtered = s->from || s->to || s->range || recording;
+    s->filtered = s->from || s->to || s->range || recording || s->drop_last_step;
     if (scope_exec(db, "CREATE TEMP TABLE scope_window (start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL)", io) != 0)
         goto fail;
     /* the steps, for --by-step: an event belongs to the step its start (a GPU op's: its launch's) falls in */
@@ -143,12 +167,21 @@ sqlite3 *scope_open(const char *path, struct scope *s, struct report_io *io)
             fprintf(io->err, "%s: no range, operator or step named '%s' in %s\n", io->prog, s->range, path);
             goto fail;
         }
-        if (scope_exec(db,
+        if (scope_last_step(db, s, io) != 0 ||
+            scope_exec(db,
                        /* the outer bounds first (two constants), then the windows themselves */
-                       "CREATE TEMP VIEW scope_event AS SELECT e.* FROM main.event e "
-                       "WHERE e.start_ns >= (SELECT min(start_ns) FROM scope_window) "
-                       "AND e.start_ns < (SELECT max(end_ns) FROM scope_window) AND EXISTS "
-                       "(SELECT 1 FROM scope_window w WHERE e.start_ns >= w.start_ns AND e.start_ns < w.end_ns)",
+                       s->drop_last_step ? "CREATE TEMP VIEW scope_event AS SELECT e.* FROM main.event e "
+                                           "LEFT JOIN scope_last l ON l.thread_id = e.thread_id "
+                                           "WHERE e.start_ns >= (SELECT min(start_ns) FROM scope_window) "
+                                           "AND e.start_ns < (SELECT max(end_ns) FROM scope_window) AND EXISTS "
+                                           "(SELECT 1 FROM scope_window w WHERE e.start_ns >= w.start_ns AND e.start_ns < w.end_ns) "
+                                           "AND (l.last_start IS NULL OR CASE WHEN e.kind IN " SCOPE_GPU_KINDS " THEN "
+                                           "(SELECT a.start_ns FROM main.event a WHERE a.id = e.launch_id) < l.last_start "
+                                           "ELSE e.start_ns < l.last_start END)"
+                                         : "CREATE TEMP VIEW scope_event AS SELECT e.* FROM main.event e "
+                                           "WHERE e.start_ns >= (SELECT min(start_ns) FROM scope_window) "
+                                           "AND e.start_ns < (SELECT max(end_ns) FROM scope_window) AND EXISTS "
+                                           "(SELECT 1 FROM scope_window w WHERE e.start_ns >= w.start_ns AND e.start_ns < w.end_ns)",
                        io) != 0)
             goto fail;
     } else if (scope_exec(db, "CREATE TEMP VIEW scope_event AS SELECT * FROM main.event", io) != 0) {

@@ -14,6 +14,8 @@ struct scope {
     const char *range;  /* a range name or glob: keep events that start inside any instance */
     int by_rank;
     int by_step;        /* ops, kernels: one group of rows per ProfilerStep#N (in the rank column's place) */
+    int drop_last_step; /* HTA's window: host events starting before the last ProfilerStep starts, and the GPU
+                         * work they launched (traces with >= 2 ProfilerStep#N names; others whole) */
     int filtered;       /* set by scope_open: a window applies */
     int wide;           /* tables: nothing cut to fit the terminal */
     const char *hide;   /* tables: columns whose names hold one of these words (set by a report) */

@@ -203,6 +203,41 @@ static void device_class_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv
     sqlite3_result_text(ctx, names[device_time_class(sqlite3_value_int(argv[0]), s)], -1, SQLITE_STATIC);
 }
 
+/* kernel_type(name): HTA's kernel types for GPU work (utils.get_kernel_type, patterns anchored at the
+ * start as Python's re.match is): 'communication' (collectives: nccl*, rccl*, hccl*, or a name holding
+ * ncclKernel / ncclDevKernel), else 'memory' (Memcpy*, Memset*, hipMemcpy*, hipMemset*, dma*), else
+ * 'computation' unless the name is one of HTA's exclusions (memcpy, memset, dma or *Sync anywhere, Stream
+ * Wait Event, cuda*LaunchKernel, runFunction, hip*, and the accelerator runtimes' job_exe, packet, pe_exe,
+ * cpum_exe_subgraph, collective_subgraph_execution), else 'other'. Where tracedb differs from HTA on
+ * purpose: HTA counts every hip* name as communication, so AMD's hipMemcpy/hipMemset become memory here. */
+static int starts(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+const char *tdb_kernel_type(const char *n)
+{
+    if (starts(n, "nccl") || starts(n, "rccl") || starts(n, "hccl") || strstr(n, "ncclKernel") || strstr(n, "ncclDevKernel"))
+        return "communication";
+    if (starts(n, "Memcpy") || starts(n, "Memset") || starts(n, "hipMemcpy") || starts(n, "hipMemset") || starts(n, "dma"))
+        return "memory";
+    const char *cuda = strstr(n, "cuda");
+    static const char *const not_compute[] = {"hip", "Stream Wait Event", "runFunction", "job_exe", "packet", "pe_exe",
+                                              "cpum_exe_subgraph", "collective_subgraph_execution"};
+    int excluded = strstr(n, "Memcpy") || strstr(n, "Memset") || strstr(n, "dma") || strstr(n, "Sync") ||
+                   (cuda && strstr(cuda + 4, "LaunchKernel"));
+    for (size_t i = 0; !excluded && i < sizeof not_compute / sizeof not_compute[0]; i++)
+        excluded = starts(n, not_compute[i]);
+    return excluded ? "other" : "computation";
+}
+
+static void kernel_type_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    const char *name = (const char *)sqlite3_value_text(argv[0]);
+    sqlite3_result_text(ctx, tdb_kernel_type(name ? name : ""), -1, SQLITE_STATIC);
+}
+
 int tdb_register_functions(sqlite3 *db)
 {
     int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS; /* pure: safe in any view */
@@ -211,7 +246,8 @@ int tdb_register_functions(sqlite3 *db)
         sqlite3_create_function(db, "stddev", 1, flags, NULL, NULL, sample_step, stddev_final) != SQLITE_OK ||
         sqlite3_create_function(db, "interval_union", 2, flags, NULL, NULL, union_step, union_final) != SQLITE_OK ||
         sqlite3_create_function(db, "mann_whitney_p", 2, flags, NULL, NULL, mwu_step, mwu_final) != SQLITE_OK ||
-        sqlite3_create_function(db, "tdb_device_class", 2, flags, NULL, device_class_fn, NULL, NULL) != SQLITE_OK)
+        sqlite3_create_function(db, "tdb_device_class", 2, flags, NULL, device_class_fn, NULL, NULL) != SQLITE_OK ||
+        sqlite3_create_function(db, "kernel_type", 1, flags, NULL, kernel_type_fn, NULL, NULL) != SQLITE_OK)
         return -1;
     return tdb_register_flops(db);
 }

@@ -1,0 +1,34 @@
+/* cmd_overlap.c: `tracedb overlap run.db`: per rank and device, communication, computation and the time
+ * they overlap (HTA's get_comm_comp_overlap; queries/overlap.sql). */
+#include "cli.h"
+#include "report.h"
+#include "report_options.h"
+
+static const char overlap_usage[] = "tracedb overlap run.db [--drop-last-step] [--from T] [--to T] [--range NAME]\n"
+                                    "                       [--format table|csv|json]";
+
+static const char *const overlap_sort_keys[] = {"rank", "rank", NULL};
+
+int cmd_overlap(int argc, char **argv, struct cli *cli)
+{
+    struct scope sc;
+    scope_init(&sc, "rank");
+    const struct opt opts[] = {SCOPE_OPTIONS(sc), OPT_END};
+    int n = cli_parse_options(argc, argv, opts, overlap_usage, cli);
+    if (n != 1) {
+        if (n >= 0)
+            cli_usage(opts, overlap_usage, cli->io.err);
+        return 2;
+    }
+    const char *sort = cli_report_sort(&sc, overlap_sort_keys, cli);
+    if (!sort)
+        return 2;
+    sc.by_rank = 1; /* per rank, always */
+    sqlite3 *db = scope_open(argv[0], &sc, &cli->io);
+    if (!db)
+        return 1;
+    scope_tables(&sc, "no GPU work in this trace (a CPU-only trace has none)");
+    int rc = scope_run(db, "overlap", &sc, sort, NULL, &cli->io);
+    sqlite3_close(db);
+    return rc;
+}

@@ -1,0 +1,24 @@
+-- overlap: per rank and device, the GPU time of communication kernels (collectives), of computation
+-- kernels, and of both at once, as HTA's get_comm_comp_overlap computes it: each kind's intervals
+-- merged (touching ones too), overlap = the time both kinds run; overlap_pct = overlap / communication
+-- time (NULL when the rank has no communication). Kinds by kernel_type() (HTA's patterns; memory and
+-- other GPU work count in neither). The rank column is always shown: this report is per rank.
+WITH g AS (
+  SELECT {sql:rank_of_event} AS rank, e.device, kernel_type(s.value) AS type, e.start_ns AS s,
+         e.start_ns + e.dur_ns AS e
+  FROM scope_event e JOIN string s ON s.id = e.name_id
+  WHERE e.kind IN ({kind:kernel}, {kind:memcpy}, {kind:memset}, {kind:sync})
+),
+u AS (
+  SELECT rank, device,
+         interval_union(CASE WHEN type = 'communication' THEN s END, CASE WHEN type = 'communication' THEN e END) AS comm_ns,
+         interval_union(CASE WHEN type = 'computation' THEN s END, CASE WHEN type = 'computation' THEN e END) AS compute_ns,
+         interval_union(CASE WHEN type IN ('communication', 'computation') THEN s END,
+                        CASE WHEN type IN ('communication', 'computation') THEN e END) AS either_ns
+  FROM g GROUP BY rank, device
+)
+SELECT rank, device, comm_ns, compute_ns, comm_ns + compute_ns - either_ns AS overlap_ns,
+       CASE WHEN comm_ns > 0 THEN round(100.0 * (comm_ns + compute_ns - either_ns) / comm_ns, 2) END AS overlap_pct
+FROM u
+ORDER BY rank, device
+LIMIT :limit;

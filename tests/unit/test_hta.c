@@ -1,0 +1,157 @@
+/* test_hta.c: tracedb's HTA-style analyses against HTA itself. HTA was run once on the real traces
+ * (tests/oracle/hta_overlap.py; its output committed as tests/data/hta_overlap_expected.json); the tests
+ * never need it. Where tracedb differs on purpose (README: HTA's analyses) the test checks the
+ * corrected figure and that HTA's own rule, applied to tracedb's data, gives HTA's number. */
+#include "helpers.h"
+#include "sqlfuncs.h"
+#include <cjson/cJSON.h>
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* HTA's kernel types (utils.get_kernel_type), name by name; hip* memcpy is memory here, not communication. */
+Test(hta, kernel_types_follow_hta_patterns)
+{
+    static const char *const cases[][2] = {
+        {"ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)", "communication"},
+        {"ncclDevKernel_Generic(ncclDevComm*, unsigned long, ncclWork*)", "communication"},
+        {"void at::native::elementwise_kernel<128, 4>(int)", "computation"},
+        {"volta_sgemm_128x64_nn", "computation"},
+        {"Memcpy HtoD (Pageable -> Device)", "memory"},
+        {"Memset (Device)", "memory"},
+        {"hipMemcpyWithStream", "memory"},     /* HTA: communication (its ^hip pattern) */
+        {"dma_copy", "memory"},
+        {"Context Sync", "other"},
+        {"Stream Wait Event", "other"},
+        {"Event Sync", "other"},
+        {"cudaLaunchKernel", "other"},
+        {"hipModuleLaunchKernel", "other"},
+        {"foo_Memcpy_bar", "other"},           /* memcpy anywhere: not computation */
+        {"rcclAllReduceKernel", "communication"},
+        {"hcclAllReduce", "communication"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        cr_expect_str_eq(tdb_kernel_type(cases[i][0]), cases[i][1], "%s", cases[i][0]);
+}
+
+static cJSON *expected(void)
+{
+    char *text = read_file(src_path("tests/data/hta_overlap_expected.json"), NULL);
+    cJSON *doc = cJSON_Parse(text);
+    free(text);
+    cr_assert(doc);
+    return cJSON_GetObjectItem(doc, "traces") ? doc : NULL;
+}
+
+/* tracedb overlap --drop-last-step equals HTA's get_comm_comp_overlap per rank, with the merged
+ * communication and computation times HTA's helpers give, on 7 real traces. The ns-resolution traces
+ * (nccl_parser_config, the AMD one) are kept in ns by tracedb, where HTA rounds each kernel to whole us
+ * (start up, end down): there the figures differ by less than 1 us a kernel, and HTA's rounding applied
+ * to tracedb's rows gives HTA's figures exactly. */
+Test(hta, overlap_equals_hta, .timeout = 240)
+{
+    cJSON *doc = expected();
+    cJSON *traces = cJSON_GetObjectItem(doc, "traces"), *trace;
+    char *dir = temp_dir();
+    int checked = 0;
+    cJSON_ArrayForEach(trace, traces)
+    {
+        char db[1200], rel[600];
+        snprintf(db, sizeof db, "%s/%s.db", dir, trace->string);
+        snprintf(rel, sizeof rel, "tests/data/kineto/%s", trace->string);
+        cr_assert_eq(import_to(src_path(rel), db), 0, "%s", trace->string);
+        int st;
+        char *out = run_capture(&st, "'%s' overlap '%s' --drop-last-step --by-rank --format json", tracedb(), db);
+        cr_assert_eq(st, 0, "%s", out);
+        cJSON *rows = cJSON_Parse(out);
+        free(out);
+        sqlite3 *d = db_open(db); /* a trace with ns-resolution times (float ts): HTA rounds them to whole us */
+        int ns_trace = db_int(d, "SELECT count(*) FROM event WHERE kind IN (7, 8, 9) AND (start_ns % 1000 != 0 OR dur_ns % 1000 != 0)") > 0;
+        sqlite3_close(d);
+        cJSON *rank;
+        cJSON_ArrayForEach(rank, trace)
+        {
+            cJSON *row = NULL, *r;
+            cJSON_ArrayForEach(r, rows)
+            {
+                const cJSON *rk = cJSON_GetObjectItem(r, "rank"); /* no distributedInfo: HTA calls it rank 0 */
+                if (cJSON_IsNumber(rk) ? (long)rk->valuedouble == atol(rank->string) : atol(rank->string) == 0)
+                    row = r;
+            }
+            cr_assert(row, "%s: a row for rank %s", trace->string, rank->string);
+            double comm = cJSON_GetObjectItem(row, "comm_ns")->valuedouble;
+            double comp = cJSON_GetObjectItem(row, "compute_ns")->valuedouble;
+            double hta_comm = 1000 * cJSON_GetObjectItem(rank, "comm_us")->valuedouble;
+            double hta_comp = 1000 * cJSON_GetObjectItem(rank, "compute_us")->valuedouble;
+            const cJSON *pct = cJSON_GetObjectItem(row, "overlap_pct"), *hta_pct = cJSON_GetObjectItem(rank, "overlap_pct");
+            if (ns_trace) {
+                double slack = 1000 * cJSON_GetObjectItem(rank, "gpu_rows")->valuedouble;
+                cr_expect(fabs(comm - hta_comm) <= slack && fabs(comp - hta_comp) <= slack,
+                          "%s: %.0f / %.0f ns against HTA's %.0f / %.0f (whole us)", trace->string, comm, comp, hta_comm,
+                          hta_comp);
+            } else {
+                cr_expect_eq(comm, hta_comm, "%s rank %s: communication %.0f ns, HTA %.0f", trace->string, rank->string,
+                             comm, hta_comm);
+                cr_expect_eq(comp, hta_comp, "%s rank %s: computation %.0f ns, HTA %.0f", trace->string, rank->string, comp,
+                             hta_comp);
+                cr_expect_eq(cJSON_IsNull(pct), cJSON_IsNull(hta_pct), "%s: no communication, no percentage", trace->string);
+                if (!cJSON_IsNull(pct))
+                    cr_expect(fabs(pct->valuedouble - hta_pct->valuedouble) < 0.0051, "%s: overlap %.2f%%, HTA %.2f%%",
+                              trace->string, pct->valuedouble, hta_pct->valuedouble);
+            }
+            checked++;
+        }
+        if (ns_trace && cJSON_GetObjectItem(trace, "0")) { /* HTA's rounding, applied to tracedb's rows in its window */
+            char *got = run_capture(
+                &st,
+                "'%s' sql '%s' \"WITH last AS (SELECT max(start_ns) AS l FROM steps), g AS (SELECT kernel_type(s.value) AS t, "
+                "((e.start_ns + 999) / 1000) * 1000 AS a, ((e.start_ns + e.dur_ns) / 1000) * 1000 AS b FROM event e "
+                "JOIN string s ON s.id = e.name_id WHERE e.kind IN (7, 8, 9, 10) AND "
+                "(SELECT x.start_ns FROM event x WHERE x.id = e.launch_id) < (SELECT l FROM last)) "
+                "SELECT interval_union(CASE WHEN t = 'communication' THEN a END, CASE WHEN t = 'communication' THEN b END) "
+                "|| ',' || interval_union(CASE WHEN t = 'computation' THEN a END, CASE WHEN t = 'computation' THEN b END) "
+                "FROM g\" --format csv",
+                tracedb(), db);
+            cJSON *r0 = cJSON_GetObjectItem(trace, "0");
+            char want[100];
+            snprintf(want, sizeof want, "%.0f,%.0f", 1000 * cJSON_GetObjectItem(r0, "comm_us")->valuedouble,
+                     1000 * cJSON_GetObjectItem(r0, "compute_us")->valuedouble);
+            cr_expect(strstr(got, want), "HTA's rounding gives HTA's figures: %s in %s", want, got);
+            free(got);
+        }
+        cJSON_Delete(rows);
+    }
+    cr_assert_eq(checked, 7, "seven traces, one rank each");
+    cJSON_Delete(doc);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* --drop-last-step is HTA's window: on a trace with 6 steps, the host events after the last step's start
+ * and the GPU work they launched go; a trace with fewer than 2 steps is kept whole. */
+Test(hta, drop_last_step_is_htas_window, .timeout = 120)
+{
+    char *dir = temp_dir(), db[1100];
+    snprintf(db, sizeof db, "%s/t.db", dir);
+    cr_assert_eq(import_to(src_path("tests/data/kineto/trace_diff_test_test.json.gz"), db), 0);
+    int st;
+    char *all = run_capture(&st, "'%s' latency '%s' --format csv", tracedb(), db);
+    char *dropped = run_capture(&st, "'%s' latency '%s' --drop-last-step --format csv", tracedb(), db);
+    cr_assert(strstr(all, "ProfilerStep*,6,") && strstr(dropped, "ProfilerStep*,5,"), "%s\n%s", all, dropped);
+    free(all), free(dropped);
+    sqlite3 *d = db_open(db);
+    int64_t last = db_int(d, "SELECT max(start_ns) FROM steps");
+    char sql[600];
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) FROM kernels k JOIN event a ON a.id = k.launch_id WHERE a.start_ns < %lld", (long long)last);
+    int64_t kept = db_int(d, sql);
+    sqlite3_close(d);
+    char *k = run_capture(&st, "'%s' kernels '%s' --drop-last-step --format json | grep -o '\"instances\":[0-9]*' | "
+                               "cut -d: -f2 | paste -sd+ | bc", tracedb(), db);
+    cr_assert_eq(atoll(k), kept, "kernels launched before the last step: %s", k);
+    free(k);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
