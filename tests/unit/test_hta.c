@@ -155,3 +155,141 @@ Test(hta, drop_last_step_is_htas_window, .timeout = 120)
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+/* A trace's GPU rows at ns resolution (float ts in the JSON): HTA rounds them to whole us. */
+static int ns_resolution(const char *db)
+{
+    sqlite3 *d = db_open(db);
+    int ns = db_int(d, "SELECT count(*) FROM event WHERE kind IN (7, 8, 9) AND (start_ns % 1000 != 0 OR dur_ns % 1000 != 0)") > 0;
+    sqlite3_close(d);
+    return ns;
+}
+
+static cJSON *command_json(const char *args, const char *db)
+{
+    int st;
+    char *out = run_capture(&st, "'%s' %s '%s' --drop-last-step --format json", tracedb(), args, db);
+    cr_assert_eq(st, 0, "%s", out);
+    cJSON *rows = cJSON_Parse(out);
+    cr_assert(cJSON_IsArray(rows), "%s", out);
+    free(out);
+    return rows;
+}
+
+static double field(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItem(o, k);
+    return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+/* tracedb idle --negative-gaps equals HTA's get_idle_time_breakdown per stream and cause on the
+ * us-resolution traces (with negative gaps clipped, the default, no figure is below HTA's); on the ns one,
+ * the total is within 1% (HTA's rounding to whole us). */
+Test(hta, idle_equals_hta, .timeout = 240)
+{
+    char *text = read_file(src_path("tests/data/hta_idle_launches_expected.json"), NULL);
+    cJSON *doc = cJSON_Parse(text), *trace;
+    free(text);
+    char *dir = temp_dir();
+    int streams = 0;
+    cJSON_ArrayForEach(trace, cJSON_GetObjectItem(doc, "traces"))
+    {
+        char db[1200], rel[600];
+        snprintf(db, sizeof db, "%s/%s.db", dir, trace->string);
+        snprintf(rel, sizeof rel, "tests/data/kineto/%s", trace->string);
+        cr_assert_eq(import_to(src_path(rel), db), 0);
+        int ns = ns_resolution(db);
+        cJSON *hta_rows = command_json("idle --negative-gaps", db), *clipped = command_json("idle", db), *rank;
+        cJSON_ArrayForEach(rank, trace)
+        {
+            cJSON *stream;
+            cJSON_ArrayForEach(stream, cJSON_GetObjectItem(rank, "idle"))
+            {
+                const cJSON *row = NULL, *plain = NULL, *r;
+                cJSON_ArrayForEach(r, hta_rows) if ((long)field(r, "stream") == atol(stream->string)) row = r;
+                cJSON_ArrayForEach(r, clipped) if ((long)field(r, "stream") == atol(stream->string)) plain = r;
+                cr_assert(row && plain, "%s: stream %s", trace->string, stream->string);
+                static const char *const cats[][2] = {{"host_wait", "host_wait_ns"}, {"kernel_wait", "kernel_wait_ns"},
+                                                      {"other", "other_ns"}};
+                double ours = 0, hta = 0;
+                for (int c = 0; c < 3; c++) {
+                    const cJSON *h = cJSON_GetObjectItem(stream, cats[c][0]);
+                    double want = cJSON_IsNumber(h) ? 1000 * h->valuedouble : 0;
+                    ours += field(row, cats[c][1]), hta += want;
+                    if (!ns)
+                        cr_expect_eq(field(row, cats[c][1]), want, "%s stream %s %s: %.0f ns, HTA %.0f", trace->string,
+                                     stream->string, cats[c][0], field(row, cats[c][1]), want);
+                    cr_expect_geq(field(plain, cats[c][1]), field(row, cats[c][1]), "clipping never lowers a figure");
+                }
+                if (ns)
+                    cr_expect(fabs(ours - hta) <= 0.01 * hta, "%s stream %s: %.0f ns idle, HTA %.0f", trace->string,
+                              stream->string, ours, hta);
+                streams++;
+            }
+        }
+        cJSON_Delete(hta_rows), cJSON_Delete(clipped);
+    }
+    cr_assert_eq(streams, 20, "20 streams on 6 traces");
+    cJSON_Delete(doc);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* tracedb launches --each, summed per kernel name, equals HTA's get_cuda_kernel_launch_stats per launch
+ * summed the same way (launches, call, GPU and delay time, the three outlier counts) on the us-resolution
+ * traces; on the ns one the launch counts are equal. The summary rows agree with --each. */
+Test(hta, launches_equal_hta, .timeout = 240)
+{
+    char *text = read_file(src_path("tests/data/hta_idle_launches_expected.json"), NULL);
+    cJSON *doc = cJSON_Parse(text), *trace;
+    free(text);
+    char *dir = temp_dir();
+    int names = 0;
+    cJSON_ArrayForEach(trace, cJSON_GetObjectItem(doc, "traces"))
+    {
+        char db[1200], rel[600];
+        snprintf(db, sizeof db, "%s/%s.db", dir, trace->string);
+        snprintf(rel, sizeof rel, "tests/data/kineto/%s", trace->string);
+        cr_assert_eq(import_to(src_path(rel), db), 0);
+        int ns = ns_resolution(db);
+        cJSON *each = command_json("launches --each", db), *summary = command_json("launches", db), *rank;
+        cJSON_ArrayForEach(rank, trace)
+        {
+            cJSON *k;
+            cJSON_ArrayForEach(k, cJSON_GetObjectItem(rank, "launches"))
+            {
+                double n = 0, cpu = 0, gpu = 0, delay = 0, mx = 0, shorts = 0, rt = 0, dl = 0;
+                const cJSON *r;
+                cJSON_ArrayForEach(r, each)
+                {
+                    if (strcmp(cJSON_GetObjectItem(r, "name")->valuestring, k->string) != 0)
+                        continue;
+                    double c = field(r, "cpu_ns"), g = field(r, "gpu_ns"), d = field(r, "delay_ns");
+                    n++, cpu += c, gpu += g, delay += d, mx = d > mx ? d : mx;
+                    shorts += c <= 50000 && g < c, rt += c > 50000, dl += d > 100000;
+                }
+                cr_expect_eq(n, field(k, "launches"), "%s: %s launches", trace->string, k->string);
+                if (!ns) {
+                    cr_expect(cpu == 1000 * field(k, "cpu_us") && gpu == 1000 * field(k, "gpu_us") &&
+                                  delay == 1000 * field(k, "delay_us") && mx == 1000 * field(k, "delay_max_us"),
+                              "%s: %s times", trace->string, k->string);
+                    cr_expect(shorts == field(k, "short") && rt == field(k, "runtime_outliers") && dl == field(k, "delay_outliers"),
+                              "%s: %s counts", trace->string, k->string);
+                }
+                const cJSON *s = NULL;
+                cJSON_ArrayForEach(r, summary) if (strcmp(cJSON_GetObjectItem(r, "name")->valuestring, k->string) == 0) s = r;
+                cr_assert(s, "%s in the summary", k->string);
+                cr_expect(field(s, "launches") == n && field(s, "delay_max_ns") == mx && field(s, "short_kernels") == shorts &&
+                              field(s, "runtime_outliers") == rt && field(s, "delay_outliers") == dl &&
+                              fabs(field(s, "delay_avg_ns") - delay / n) <= 0.5,
+                          "%s: %s summary", trace->string, k->string);
+                names++;
+            }
+        }
+        cJSON_Delete(each), cJSON_Delete(summary);
+    }
+    cr_assert_eq(names, 479, "479 kernel names on 6 traces");
+    cJSON_Delete(doc);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
