@@ -5,7 +5,7 @@
 #include <string.h>
 
 static const char kernels_usage[] =
-    "tracedb kernels run.db [--kinds kernel,memcpy,memset] [--group-by name|launch] [--sort KEY] [--limit N]\n"
+    "tracedb kernels run.db [--kinds kernel,memcpy,memset] [--group-by name|launch | --by-type] [--sort KEY] [--limit N]\n"
     "                       [--from T] [--to T] [--range NAME] [--by-rank | --by-step]\n"
     "                       [--format table|csv|json]";
 
@@ -40,11 +40,13 @@ int cmd_kernels(int argc, char **argv, struct cli *cli)
     struct scope sc;
     scope_init(&sc, "total_ns");
     const char *kinds = "kernel", *group_by = "name";
+    int by_type = 0;
     const struct opt opts[] = {
         SCOPE_OPTIONS(sc),
         {"kinds", 'k', OPT_STRING, &kinds, "kernel (default), memcpy, memset, comma-separated"},
         {"group-by", 'g', OPT_STRING, &group_by, "name (default) or launch (grid, block, registers, shared memory)"},
         {"by-step", 0, OPT_FLAG, &sc.by_step, "one group of rows per ProfilerStep#N, by launch time (--limit: per step)"},
+        {"by-type", 0, OPT_FLAG, &by_type, "HTA's kernel type breakdown: computation, communication, both; memory, other"},
         OPT_END,
     };
     int n = cli_parse_options(argc, argv, opts, kernels_usage, cli);
@@ -74,7 +76,12 @@ int cmd_kernels(int argc, char **argv, struct cli *cli)
     };
     scope_tables(&sc, sc.filtered ? "no GPU work of these kinds in this window"
                                   : "no GPU work of these kinds in this trace (a CPU-only trace has none)");
-    int rc = scope_run(db, "kernels", &sc, sort, params, &cli->io);
+    if (by_type && sc.by_step) {
+        fprintf(cli->io.err, "%s: --by-type and --by-step do not go together\n", cli->io.prog);
+        sqlite3_close(db);
+        return 2;
+    }
+    int rc = scope_run(db, by_type ? "kernels_by_type" : "kernels", &sc, sort, params, &cli->io);
     sqlite3_close(db);
     return rc;
 }

@@ -293,3 +293,57 @@ Test(hta, launches_equal_hta, .timeout = 240)
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+/* tracedb kernels --by-type equals HTA's kernel type breakdown (exclusive time of computation,
+ * communication, memory and each overlap of them, and the shares) on the us-resolution traces; on the
+ * ns ones (HTA rounds to whole us) each category's time is within 1 us per GPU row. */
+Test(hta, kernel_type_breakdown_equals_hta, .timeout = 240)
+{
+    char *text = read_file(src_path("tests/data/hta_kernel_types_expected.json"), NULL);
+    cJSON *doc = cJSON_Parse(text), *trace;
+    free(text);
+    char *dir = temp_dir();
+    int categories = 0;
+    cJSON_ArrayForEach(trace, cJSON_GetObjectItem(doc, "traces"))
+    {
+        char db[1200], rel[600];
+        snprintf(db, sizeof db, "%s/%s.db", dir, trace->string);
+        snprintf(rel, sizeof rel, "tests/data/kineto/%s", trace->string);
+        cr_assert_eq(import_to(src_path(rel), db), 0);
+        int ns = ns_resolution(db);
+        sqlite3 *d = db_open(db);
+        double rows = (double)db_int(d, "SELECT count(*) FROM event WHERE kind IN (7, 8, 9, 10)");
+        sqlite3_close(d);
+        cJSON *ours = command_json("kernels --by-type", db), *cat;
+        cJSON_ArrayForEach(cat, trace)
+        {
+            char lower[200];
+            size_t i = 0;
+            for (; cat->string[i] && i < sizeof lower - 1; i++)
+                lower[i] = (char)(cat->string[i] >= 'A' && cat->string[i] <= 'Z' ? cat->string[i] + 32 : cat->string[i]);
+            lower[i] = 0;
+            const cJSON *row = NULL, *r;
+            cJSON_ArrayForEach(r, ours) if (strcmp(cJSON_GetObjectItem(r, "kernel_type")->valuestring, lower) == 0) row = r;
+            double want = 1000 * field(cat, "sum_us");
+            if (!row) {
+                cr_expect(want == 0 || (ns && want <= rows * 1000), "%s: %s (%.0f ns) is there", trace->string, lower, want);
+                continue;
+            }
+            if (ns)
+                cr_expect(fabs(field(row, "time_ns") - want) <= rows * 1000, "%s: %s %.0f ns, HTA %.0f", trace->string, lower,
+                          field(row, "time_ns"), want);
+            else {
+                cr_expect_eq(field(row, "time_ns"), want, "%s: %s %.0f ns, HTA %.0f", trace->string, lower,
+                             field(row, "time_ns"), want);
+                cr_expect(fabs(field(row, "time_pct") - field(cat, "percentage")) <= 0.051, "%s: %s %.2f%%, HTA %.1f%%",
+                          trace->string, lower, field(row, "time_pct"), field(cat, "percentage"));
+            }
+            categories++;
+        }
+        cJSON_Delete(ours);
+    }
+    cr_assert_geq(categories, 25, "the categories HTA found on 7 traces (%d)", categories);
+    cJSON_Delete(doc);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}

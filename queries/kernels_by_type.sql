@@ -1,0 +1,50 @@
+-- kernels_by_type: HTA's kernel type breakdown (get_gpu_kernel_breakdown): per rank, the GPU time in
+-- which exactly these kinds of work run: computation, communication, memory, and each overlap of them
+-- ("computation overlapping communication", ...), each kind's intervals merged; and each one's share of
+-- their sum (summed over ranks unless --by-rank, as HTA sums them). Other GPU work (syncs, waits),
+-- which HTA leaves out, comes last with no share. Kinds by kernel_type(). The exclusive times come from
+-- unions of the kinds' intervals by inclusion-exclusion (A: computation, B: communication, C: memory).
+WITH g AS (
+  SELECT {sql:rank_of_event} AS rank, kernel_type(s.value) AS type, e.start_ns AS s, e.start_ns + e.dur_ns AS e
+  FROM scope_event e JOIN string s ON s.id = e.name_id
+  WHERE e.kind IN ({kind:kernel}, {kind:memcpy}, {kind:memset}, {kind:sync})
+),
+u AS (
+  SELECT rank,
+         interval_union(CASE WHEN type = 'computation' THEN s END, CASE WHEN type = 'computation' THEN e END) AS a,
+         interval_union(CASE WHEN type = 'communication' THEN s END, CASE WHEN type = 'communication' THEN e END) AS b,
+         interval_union(CASE WHEN type = 'memory' THEN s END, CASE WHEN type = 'memory' THEN e END) AS c,
+         interval_union(CASE WHEN type IN ('computation', 'communication') THEN s END,
+                        CASE WHEN type IN ('computation', 'communication') THEN e END) AS ab,
+         interval_union(CASE WHEN type IN ('computation', 'memory') THEN s END,
+                        CASE WHEN type IN ('computation', 'memory') THEN e END) AS ac,
+         interval_union(CASE WHEN type IN ('communication', 'memory') THEN s END,
+                        CASE WHEN type IN ('communication', 'memory') THEN e END) AS bc,
+         interval_union(CASE WHEN type != 'other' THEN s END, CASE WHEN type != 'other' THEN e END) AS abc,
+         interval_union(CASE WHEN type = 'other' THEN s END, CASE WHEN type = 'other' THEN e END) AS oth,
+         sum(type = 'computation') AS na, sum(type = 'communication') AS nb, sum(type = 'memory') AS nc,
+         sum(type = 'other') AS no
+  FROM g GROUP BY rank
+),
+r AS (
+  SELECT rank, 1 AS hta, 'computation' AS kernel_type, abc - bc AS time_ns, na AS kernels FROM u
+  UNION ALL SELECT rank, 1, 'communication', abc - ac, nb FROM u
+  UNION ALL SELECT rank, 1, 'memory', abc - ab, nc FROM u
+  UNION ALL SELECT rank, 1, 'computation overlapping communication', ac + bc - c - abc, NULL FROM u
+  UNION ALL SELECT rank, 1, 'computation overlapping memory', ab + bc - b - abc, NULL FROM u
+  UNION ALL SELECT rank, 1, 'communication overlapping memory', ab + ac - a - abc, NULL FROM u
+  UNION ALL SELECT rank, 1, 'computation overlapping communication overlapping memory', a + b + c - ab - ac - bc + abc, NULL FROM u
+  UNION ALL SELECT rank, 0, 'other', oth, no FROM u
+),
+t AS (
+  SELECT CASE WHEN :by_rank THEN rank END AS rank, hta, kernel_type, sum(time_ns) AS time_ns, sum(kernels) AS kernels
+  FROM r GROUP BY 1, hta, kernel_type
+)
+SELECT rank, kernel_type, time_ns,
+       CASE WHEN hta THEN round(100.0 * time_ns / nullif((SELECT sum(time_ns) FROM t x WHERE x.hta AND x.rank IS t.rank), 0), 2) END
+         AS time_pct,
+       kernels
+FROM t
+WHERE time_ns > 0 OR kernels > 0
+ORDER BY rank, hta DESC, time_ns DESC
+LIMIT :limit;
