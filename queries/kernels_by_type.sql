@@ -4,11 +4,7 @@
 -- their sum (summed over ranks unless --by-rank, as HTA sums them). Other GPU work (syncs, waits),
 -- which HTA leaves out, comes last with no share. Kinds by kernel_type(). The exclusive times come from
 -- unions of the kinds' intervals by inclusion-exclusion (A: computation, B: communication, C: memory).
-WITH g AS (
-  SELECT {sql:rank_of_event} AS rank, kernel_type(s.value) AS type, e.start_ns AS s, e.start_ns + e.dur_ns AS e
-  FROM scope_event e JOIN string s ON s.id = e.name_id
-  WHERE e.kind IN ({kind:kernel}, {kind:memcpy}, {kind:memset}, {kind:sync})
-),
+WITH g AS ({sql:gpu_typed}),
 u AS (
   SELECT rank,
          interval_union(CASE WHEN type = 'computation' THEN s END, CASE WHEN type = 'computation' THEN e END) AS a,

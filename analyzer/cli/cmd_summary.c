@@ -21,6 +21,7 @@ static const struct {
     {"summary_latency", "latency", "Step latency"},
     {"summary_device", "device", "Device time: busy = run (computation) + IO-wait (memory, communication)"},
     {"summary_memory", "memory", "Memory high-water marks (all of it: tracedb memory)"},
+    {"summary_hta", "gpu_efficiency", "GPU efficiency, HTA's way (tracedb overlap, idle, launches)"},
 };
 
 int cmd_summary(int argc, char **argv, struct cli *cli)
@@ -58,6 +59,8 @@ int cmd_summary(int argc, char **argv, struct cli *cli)
         report_bind_text(st, ":sort", "self_cpu_ns");
         report_bind_int(st, ":limit", (int64_t)limit);
         report_bind_int(st, ":by_rank", 0);
+        report_bind_int(st, ":kernel_wait_ns", 30000); /* HTA's defaults */
+        report_bind_int(st, ":negative_gaps", 0);
         /* rendered to memory first: a section with no rows is left out, and each query runs once */
         char *text = NULL;
         size_t len = 0;

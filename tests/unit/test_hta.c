@@ -347,3 +347,36 @@ Test(hta, kernel_type_breakdown_equals_hta, .timeout = 240)
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+/* summary's GPU efficiency line holds what overlap, idle and launches say of the whole trace. */
+Test(hta, summary_line_agrees_with_the_reports, .timeout = 120)
+{
+    char *dir = temp_dir(), db[1100];
+    snprintf(db, sizeof db, "%s/t.db", dir);
+    cr_assert_eq(import_to(src_path("tests/data/kineto/trace_diff_test_test.json.gz"), db), 0);
+    int st;
+    char *out = run_capture(&st, "'%s' summary '%s' --format json", tracedb(), db);
+    cJSON *doc = cJSON_Parse(out);
+    free(out);
+    const cJSON *line = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "gpu_efficiency"), 0);
+    cr_assert(line, "a GPU efficiency line");
+    char *o = run_capture(&st, "'%s' overlap '%s' --format json", tracedb(), db);
+    cJSON *ov = cJSON_Parse(o);
+    cr_expect_eq(field(line, "comm_overlap_pct"), field(cJSON_GetArrayItem(ov, 0), "overlap_pct"));
+    char *i = run_capture(&st, "'%s' idle '%s' --format json", tracedb(), db);
+    cJSON *idle = cJSON_Parse(i), *r;
+    double idle_ns = 0, host = 0;
+    cJSON_ArrayForEach(r, idle) idle_ns += field(r, "idle_ns"), host += field(r, "host_wait_ns");
+    cr_expect_eq(field(line, "idle_ns"), idle_ns);
+    cr_expect(fabs(field(line, "host_wait_pct") - round(10000 * host / idle_ns) / 100) < 0.0051);
+    char *l = run_capture(&st, "'%s' launches '%s' --each --format json", tracedb(), db);
+    cJSON *each = cJSON_Parse(l);
+    double worst = 0;
+    cJSON_ArrayForEach(r, each) worst = field(r, "delay_ns") > worst ? field(r, "delay_ns") : worst;
+    cr_expect_eq(field(line, "worst_launch_delay_ns"), worst);
+    cr_assert_gt(worst, 0);
+    cJSON_Delete(doc), cJSON_Delete(ov), cJSON_Delete(idle), cJSON_Delete(each);
+    free(o), free(i), free(l);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
