@@ -55,6 +55,7 @@ int cmd_report(int argc, char **argv, struct cli *cli);
 int cmd_overlap(int argc, char **argv, struct cli *cli);
 int cmd_idle(int argc, char **argv, struct cli *cli);
 int cmd_launches(int argc, char **argv, struct cli *cli);
+int cmd_queue(int argc, char **argv, struct cli *cli);
 int cmd_finish(int argc, char **argv, struct cli *cli);
 int cmd_import(int argc, char **argv, struct cli *cli);
 int cmd_kernels(int argc, char **argv, struct cli *cli);

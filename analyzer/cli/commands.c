@@ -19,6 +19,7 @@ static const struct cli_command commands[] = {
     {"merge", cmd_merge, 0, "merge databases (one per rank) into one", "tracedb merge r0.db r1.db -o job.db"},
     {"ops", cmd_ops, 1, "per-operator table with PyTorch key_averages() semantics", "tracedb ops run.db --limit 20\ntracedb ops run.db --group-by shape --with-flops\ntracedb ops run.db --range 'ProfilerStep#3' --columns name,calls,self_cpu_ns"},
     {"overlap", cmd_overlap, 1, "per rank: communication, computation and their overlap (HTA get_comm_comp_overlap)", "tracedb overlap run.db --drop-last-step"},
+    {"queue", cmd_queue, 1, "per rank, device and stream: the launch queue's length, HTA's way, time-weighted too", "tracedb queue run.db --drop-last-step\ntracedb queue run.db --timeline --format csv > queue.csv"},
     {"ranks", cmd_ranks, 1, "per-rank step latency and the slowest rank of each step (stragglers)", "tracedb ranks job.db --limit 10"},
     {"record", cmd_record, 0, "run a program, recording its NVTX ranges and (with a GPU) CUDA activity", "tracedb record -o run.db -- python train.py --epochs 1\nmake build/nvtx_sample && tracedb record -o nvtx.db -- build/nvtx_sample   # the bundled NVTX sample"},
     {"report", cmd_report, 0, "one self-contained HTML page: timeline, top operators and kernels, steps, device, memory", "tracedb report run.db -o report.html\ntracedb report new.db --baseline base.db -o diff.html"},

@@ -380,3 +380,63 @@ Test(hta, summary_line_agrees_with_the_reports, .timeout = 120)
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+/* tracedb queue equals HTA's get_queue_length_summary per stream: samples, max, min and median exactly,
+ * the sample mean within 0.5% (HTA orders a launch and a kernel start at the same us at random; tracedb
+ * counts the launch first; ns traces are rounded to us by HTA). The time-weighted mean is the series' (--timeline) integral over its span. */
+Test(hta, queue_equals_hta, .timeout = 240)
+{
+    char *text = read_file(src_path("tests/data/hta_queue_expected.json"), NULL);
+    cJSON *doc = cJSON_Parse(text), *trace;
+    free(text);
+    char *dir = temp_dir();
+    int streams = 0;
+    cJSON_ArrayForEach(trace, cJSON_GetObjectItem(doc, "traces"))
+    {
+        char db[1200], rel[600];
+        snprintf(db, sizeof db, "%s/%s.db", dir, trace->string);
+        snprintf(rel, sizeof rel, "tests/data/kineto/%s", trace->string);
+        cr_assert_eq(import_to(src_path(rel), db), 0);
+        cJSON *rows = command_json("queue", db), *series = command_json("queue --timeline", db), *rank;
+        cJSON_ArrayForEach(rank, trace)
+        {
+            cJSON *h;
+            cJSON_ArrayForEach(h, rank)
+            {
+                const cJSON *row = NULL, *r;
+                cJSON_ArrayForEach(r, rows) if ((long)field(r, "stream") == atol(h->string)) row = r;
+                cr_assert(row, "%s: stream %s", trace->string, h->string);
+                cr_expect(field(row, "samples") == field(h, "count") && field(row, "max_queue") == field(h, "max") &&
+                              field(row, "min_queue") == field(h, "min") && field(row, "p50_queue") == field(h, "50%"),
+                          "%s stream %s: %g samples, max %g, min %g, p50 %g; HTA %g, %g, %g, %g", trace->string, h->string,
+                          field(row, "samples"), field(row, "max_queue"), field(row, "min_queue"), field(row, "p50_queue"),
+                          field(h, "count"), field(h, "max"), field(h, "min"), field(h, "50%"));
+                cr_expect(fabs(field(row, "sample_mean") - field(h, "mean")) <= 0.005 * field(h, "mean") + 0.001,
+                          "%s stream %s: mean %.3f, HTA %.3f", trace->string, h->string, field(row, "sample_mean"),
+                          field(h, "mean"));
+                /* the time-weighted mean from the series itself */
+                double area = 0, first = -1, last = 0, prev_ts = 0, prev_q = 0;
+                cJSON_ArrayForEach(r, series)
+                {
+                    if ((long)field(r, "stream") != atol(h->string))
+                        continue;
+                    double ts = field(r, "ts_ns");
+                    if (first < 0)
+                        first = ts;
+                    else
+                        area += prev_q * (ts - prev_ts);
+                    prev_ts = ts, prev_q = field(r, "queue"), last = ts;
+                }
+                if (last > first)
+                    cr_expect(fabs(field(row, "mean_queue") - area / (last - first)) < 0.0006, "%s stream %s: %.3f vs %.4f",
+                              trace->string, h->string, field(row, "mean_queue"), area / (last - first));
+                streams++;
+            }
+        }
+        cJSON_Delete(rows), cJSON_Delete(series);
+    }
+    cr_assert_eq(streams, 20, "20 streams on 6 traces");
+    cJSON_Delete(doc);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}

@@ -1,0 +1,42 @@
+/* cmd_queue.c: `tracedb queue run.db`: per rank, device and stream, the launch queue's length (HTA's
+ * queue length analysis; queries/queue.sql, queries/queue_timeline.sql for --timeline). */
+#include "cli.h"
+#include "report.h"
+#include "report_options.h"
+
+static const char queue_usage[] = "tracedb queue run.db [--timeline] [--blocked-at N] [--drop-last-step] [--limit N]\n"
+                                  "                     [--from T] [--to T] [--range NAME] [--format table|csv|json]";
+
+static const char *const queue_sort_keys[] = {"stream", "stream", NULL};
+
+int cmd_queue(int argc, char **argv, struct cli *cli)
+{
+    struct scope sc;
+    scope_init(&sc, "stream");
+    int timeline = 0;
+    int64_t blocked_at = 1024;
+    const struct opt opts[] = {
+        SCOPE_OPTIONS(sc),
+        {"timeline", 0, OPT_FLAG, &timeline, "the series: every change of every stream's queue length"},
+        {"blocked-at", 0, OPT_INT, &blocked_at, "a queue this long or longer blocks the launching thread (1024)"},
+        OPT_END,
+    };
+    int n = cli_parse_options(argc, argv, opts, queue_usage, cli);
+    if (n != 1) {
+        if (n >= 0)
+            cli_usage(opts, queue_usage, cli->io.err);
+        return 2;
+    }
+    const char *sort = cli_report_sort(&sc, queue_sort_keys, cli);
+    if (!sort)
+        return 2;
+    sc.by_rank = 1; /* per rank, always */
+    sqlite3 *db = scope_open(argv[0], &sc, &cli->io);
+    if (!db)
+        return 1;
+    const struct scope_param params[] = {{":blocked_at", NULL, blocked_at}, {NULL, NULL, 0}};
+    scope_tables(&sc, "no kernel launches in this trace (launch calls linked to GPU work)");
+    int rc = scope_run(db, timeline ? "queue_timeline" : "queue", &sc, sort, params, &cli->io);
+    sqlite3_close(db);
+    return rc;
+}

@@ -1,0 +1,18 @@
+queue_launch AS (
+  SELECT {sql:rank_of_event} AS rank, e.device, e.stream, a.start_ns AS call_ns, e.start_ns AS work_ns, e.id
+  FROM scope_event e JOIN main.event a ON a.id = e.launch_id JOIN string an ON an.id = a.name_id
+  WHERE e.kind IN ({kind:kernel}, {kind:memcpy}, {kind:memset}) AND e.stream IS NOT NULL
+    AND an.value IN ('cudaLaunchKernel', 'cudaLaunchKernelExC', 'cuLaunchKernel', 'cuLaunchKernelEx', 'cudaMemcpyAsync',
+                     'cudaMemsetAsync', 'hipLaunchKernel', 'hipExtModuleLaunchKernel', 'hipMemcpyAsync', 'hipMemsetAsync',
+                     'hipMemcpyWithStream', 'runFunction - job_prep_and_submit_for_execution')
+),
+queue_step AS (
+  SELECT rank, device, stream, call_ns AS ts, 1 AS d, id FROM queue_launch
+  UNION ALL SELECT rank, device, stream, work_ns, -1, id FROM queue_launch
+),
+queue_series AS (
+  SELECT rank, device, stream, ts,
+         sum(d) OVER (PARTITION BY rank, device, stream ORDER BY ts, d DESC, id ROWS UNBOUNDED PRECEDING) AS queue,
+         lead(ts) OVER (PARTITION BY rank, device, stream ORDER BY ts, d DESC, id) AS next_ts
+  FROM queue_step
+)
