@@ -37,6 +37,8 @@ reports="ops kernels api memops latency device memory"
 for r in $reports; do measure "$r" build/tracedb "$r" "$dir/bench.db"; done
 measure ops_window build/tracedb ops "$dir/bench.db" --range 'ProfilerStep#3'
 measure kernels_launch build/tracedb kernels "$dir/bench.db" --group-by launch
+for r in overlap idle launches queue; do measure "$r" build/tracedb "$r" "$dir/bench.db" --drop-last-step; done
+measure kernels_by_type build/tracedb kernels "$dir/bench.db" --by-type --drop-last-step
 measure csv_tracedb build/tracedb export csv "$dir/bench.db" --table event -o "$dir/event.csv"
 measure csv_sqlite3 sh -c "sqlite3 -csv -header '$dir/bench.db' 'SELECT * FROM event' > '$dir/event-sqlite3.csv'"
 measure export_chrome build/tracedb export chrome "$dir/bench.db" -o "$dir/export.json"
@@ -70,6 +72,8 @@ row "tracedb summary" summary ""
 for r in $reports; do row "tracedb $r" "$r" ""; done
 row "tracedb ops --range ProfilerStep#3" ops_window ""
 row "tracedb kernels --group-by launch" kernels_launch ""
+for r in overlap idle launches queue; do row "tracedb $r --drop-last-step (HTA)" "$r" "(target < 1 s)"; done
+row "tracedb kernels --by-type --drop-last-step" kernels_by_type "(target < 1 s)"
 row "tracedb export chrome (whole trace)" export_chrome ""
 row "tracedb report (HTML page)" report "$(($(stat -c %s "$dir/report.html") / 1000)) KB page (targets: < 2 s, < 5 MB)"
 row "sqlite3 -csv of table event (baseline)" csv_sqlite3 ""
