@@ -405,6 +405,32 @@ static int part_memory(struct part_ctx *c, struct buf *b)
     return capture(c->db, "memory", c->sc, "device", NULL, b, c->io);
 }
 
+static int part_overlap(struct part_ctx *c, struct buf *b)
+{
+    c->sc->limit = -1;
+    c->sc->by_rank = 1; /* these reports are per rank */
+    int rc = capture(c->db, "overlap", c->sc, "rank", NULL, b, c->io);
+    c->sc->by_rank = 0;
+    return rc;
+}
+
+static int part_idle(struct part_ctx *c, struct buf *b)
+{
+    const struct scope_param params[] = {{":kernel_wait_ns", NULL, 30000}, {":negative_gaps", NULL, 0}, {NULL, NULL, 0}};
+    c->sc->limit = -1;
+    c->sc->by_rank = 1;
+    int rc = capture(c->db, "idle", c->sc, "stream", params, b, c->io);
+    c->sc->by_rank = 0;
+    return rc;
+}
+
+static int part_launches(struct part_ctx *c, struct buf *b)
+{
+    const struct scope_param params[] = {{":short_below", NULL, 50000}, {":delay_above", NULL, 100000}, {NULL, NULL, 0}};
+    c->sc->limit = TABLE_ROWS;
+    return capture(c->db, "launches", c->sc, "delay_avg_ns", params, b, c->io);
+}
+
 static int part_memory_series(struct part_ctx *c, struct buf *b)
 {
     return memory_json(c->db, c->t1 - c->t0, b, c->io);
@@ -416,6 +442,7 @@ static const struct {
 } parts[] = { /* the slowest first, so that the two threads end together */
     {"timeline", part_timeline}, {"kernels", part_kernels}, {"device", part_device}, {"memory_series", part_memory_series},
     {"memory", part_memory},     {"latency", part_latency}, {"ops", part_ops},       {"steps", part_steps},
+    {"idle", part_idle},         {"overlap", part_overlap}, {"launches", part_launches},
 };
 #define NPARTS (sizeof parts / sizeof parts[0])
 

@@ -196,6 +196,30 @@ Test(html, report_shows_the_reports_numbers, .timeout = 300)
     cr_expect(strncmp(body, first, strlen(first)) == 0, "sorted by calls, %s (%lld calls) first: %.200s", most_name,
               (long long)most, body);
     cJSON_Delete(ops);
+    /* GPU efficiency: idle time per stream by cause, and the launch delays, as tracedb idle and launches say */
+    cJSON *idle = report_json(db, "idle");
+    int idle_parts = 0;
+    cJSON_ArrayForEach(r, idle)
+    {
+        static const char *const cols[] = {"host_wait_ns", "kernel_wait_ns", "other_ns"};
+        for (int c = 0; c < 3; c++, idle_parts++) {
+            char want[300];
+            snprintf(want, sizeof want, "data-stream=\"%lld\" data-col=\"%s\" data-value=\"%lld\"", num(r, "stream"), cols[c],
+                     num(r, cols[c]));
+            cr_expect(strstr(dom, want), "%s", want);
+        }
+    }
+    cr_assert_eq(idle_parts, 6, "two streams, three causes");
+    cJSON_Delete(idle);
+    cJSON *launches = report_json(db, "launches");
+    for (int i = 0; i < 3; i++) {
+        const cJSON *l = cJSON_GetArrayItem(launches, i);
+        const char *eff = strstr(dom, "id=\"efficiency\""); /* the kernels' names are rows of the kernels table too */
+        cr_assert(eff);
+        expect_cell(eff, cJSON_GetObjectItem(l, "name")->valuestring, "delay_avg_ns", num(l, "delay_avg_ns"));
+        expect_cell(eff, cJSON_GetObjectItem(l, "name")->valuestring, "launches", num(l, "launches"));
+    }
+    cJSON_Delete(launches);
     /* the timeline has a row per busy track and marks the five steps */
     cr_expect(strstr(dom, "data-chart=\"timeline\"") && strstr(dom, "data-step=\"ProfilerStep#6\""));
     free(dom), free(log);
