@@ -125,6 +125,12 @@ sqlite3 *scope_open(const char *path, struct scope *s, struct report_io *io)
     s->filtered = s->from || s->to || s->range || recording || s->drop_last_step;
     if (scope_exec(db, "CREATE TEMP TABLE scope_window (start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL)", io) != 0)
         goto fail;
+    /* each track's rank, looked up by queries/parts/rank_of_event.sql (one key lookup a row, not three joins) */
+    if (scope_exec(db, "CREATE TEMP TABLE scope_rank (thread_id INTEGER PRIMARY KEY, rank); "
+                       "INSERT INTO scope_rank SELECT th.id, t.rank FROM main.thread th JOIN main.process pr ON pr.id = th.process_id "
+                       "JOIN main.trace t ON t.id = pr.trace_id",
+                   io) != 0)
+        goto fail;
     /* the steps, for --by-step: an event belongs to the step its start (a GPU op's: its launch's) falls in */
     if (scope_exec(db, "CREATE TEMP TABLE scope_steps (name TEXT, start_ns INTEGER, end_ns INTEGER)", io) != 0 ||
         (s->by_step && scope_exec(db,

@@ -11,8 +11,7 @@ queue_step AS (
   UNION ALL SELECT rank, device, stream, work_ns, -1, id FROM queue_launch
 ),
 queue_series AS (
-  SELECT rank, device, stream, ts,
-         sum(d) OVER (PARTITION BY rank, device, stream ORDER BY ts, d DESC, id ROWS UNBOUNDED PRECEDING) AS queue,
-         lead(ts) OVER (PARTITION BY rank, device, stream ORDER BY ts, d DESC, id) AS next_ts
+  SELECT rank, device, stream, ts, sum(d) OVER (w ROWS UNBOUNDED PRECEDING) AS queue, lead(ts) OVER w AS next_ts
   FROM queue_step
+  WINDOW w AS (PARTITION BY rank, device, stream ORDER BY ts, d DESC, id)
 )
