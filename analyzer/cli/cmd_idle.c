@@ -1,7 +1,6 @@
 /* cmd_idle.c: `tracedb idle run.db`: per rank, device and stream, GPU idle time by cause (host wait,
  * kernel wait, other), HTA's get_idle_time_breakdown (queries/idle.sql). */
 #include "cli.h"
-#include "report.h"
 #include "report_options.h"
 
 static const char idle_usage[] =
@@ -38,12 +37,6 @@ int cmd_idle(int argc, char **argv, struct cli *cli)
     if (!sort)
         return 2;
     sc.by_rank = 1; /* per rank, always */
-    sqlite3 *db = scope_open(argv[0], &sc, &cli->io);
-    if (!db)
-        return 1;
     const struct scope_param params[] = {{":kernel_wait_ns", NULL, wait_ns}, {":negative_gaps", NULL, negative}, {NULL, NULL, 0}};
-    scope_tables(&sc, "no GPU kernels in this trace (a CPU-only trace has none)");
-    int rc = scope_run(db, "idle", &sc, sort, params, &cli->io);
-    sqlite3_close(db);
-    return rc;
+    return cli_run_report(argv[0], &sc, sort, "idle", params, "no GPU kernels in this trace (a CPU-only trace has none)", cli);
 }

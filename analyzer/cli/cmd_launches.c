@@ -2,7 +2,6 @@
  * and the launch delay, with HTA's outlier counts (get_cuda_kernel_launch_stats; queries/launches.sql,
  * queries/launches_each.sql for --each). */
 #include "cli.h"
-#include "report.h"
 #include "report_options.h"
 
 static const char launches_usage[] =
@@ -40,13 +39,9 @@ int cmd_launches(int argc, char **argv, struct cli *cli)
     const char *sort = cli_report_sort(&sc, launches_sort_keys, cli);
     if (!sort)
         return 2;
-    sqlite3 *db = scope_open(argv[0], &sc, &cli->io);
-    if (!db)
-        return 1;
     const struct scope_param params[] = {{":short_below", NULL, short_ns}, {":delay_above", NULL, delay_ns}, {NULL, NULL, 0}};
-    scope_tables(&sc, "no kernel launches in this trace (cudaLaunchKernel, cudaLaunchKernelExC, cudaMemcpyAsync, "
-                      "cudaMemsetAsync linked to GPU work)");
-    int rc = scope_run(db, each ? "launches_each" : "launches", &sc, sort, params, &cli->io);
-    sqlite3_close(db);
-    return rc;
+    return cli_run_report(argv[0], &sc, sort, each ? "launches_each" : "launches", params,
+                          "no kernel launches in this trace (cudaLaunchKernel, cudaLaunchKernelExC, cudaMemcpyAsync, "
+                          "cudaMemsetAsync linked to GPU work)",
+                          cli);
 }

@@ -1,7 +1,6 @@
 /* cmd_overlap.c: `tracedb overlap run.db`: per rank and device, communication, computation and the time
  * they overlap (HTA's get_comm_comp_overlap; queries/overlap.sql). */
 #include "cli.h"
-#include "report.h"
 #include "report_options.h"
 
 static const char overlap_usage[] = "tracedb overlap run.db [--drop-last-step] [--from T] [--to T] [--range NAME]\n"
@@ -24,11 +23,5 @@ int cmd_overlap(int argc, char **argv, struct cli *cli)
     if (!sort)
         return 2;
     sc.by_rank = 1; /* per rank, always */
-    sqlite3 *db = scope_open(argv[0], &sc, &cli->io);
-    if (!db)
-        return 1;
-    scope_tables(&sc, "no GPU work in this trace (a CPU-only trace has none)");
-    int rc = scope_run(db, "overlap", &sc, sort, NULL, &cli->io);
-    sqlite3_close(db);
-    return rc;
+    return cli_run_report(argv[0], &sc, sort, "overlap", NULL, "no GPU work in this trace (a CPU-only trace has none)", cli);
 }

@@ -1,7 +1,6 @@
 /* cmd_queue.c: `tracedb queue run.db`: per rank, device and stream, the launch queue's length (HTA's
  * queue length analysis; queries/queue.sql, queries/queue_timeline.sql for --timeline). */
 #include "cli.h"
-#include "report.h"
 #include "report_options.h"
 
 static const char queue_usage[] = "tracedb queue run.db [--timeline] [--blocked-at N] [--drop-last-step] [--limit N]\n"
@@ -31,12 +30,6 @@ int cmd_queue(int argc, char **argv, struct cli *cli)
     if (!sort)
         return 2;
     sc.by_rank = 1; /* per rank, always */
-    sqlite3 *db = scope_open(argv[0], &sc, &cli->io);
-    if (!db)
-        return 1;
     const struct scope_param params[] = {{":blocked_at", NULL, blocked_at}, {NULL, NULL, 0}};
-    scope_tables(&sc, "no kernel launches in this trace (launch calls linked to GPU work)");
-    int rc = scope_run(db, timeline ? "queue_timeline" : "queue", &sc, sort, params, &cli->io);
-    sqlite3_close(db);
-    return rc;
+    return cli_run_report(argv[0], &sc, sort, timeline ? "queue_timeline" : "queue", params, "no kernel launches in this trace (launch calls linked to GPU work)", cli);
 }

@@ -27,11 +27,17 @@ int cli_simple_report(int argc, char **argv, struct cli *cli, const char *usage,
     const char *sort = cli_report_sort(&sc, sort_keys, cli);
     if (!sort)
         return 2;
-    sqlite3 *db = scope_open(argv[0], &sc, &cli->io);
+    return cli_run_report(argv[0], &sc, sort, query, NULL, hint, cli);
+}
+
+int cli_run_report(const char *path, struct scope *sc, const char *sort, const char *query,
+                   const struct scope_param *params, const char *hint, struct cli *cli)
+{
+    sqlite3 *db = scope_open(path, sc, &cli->io);
     if (!db)
         return 1;
-    scope_tables(&sc, sc.filtered ? "nothing in this window" : hint);
-    int rc = scope_run(db, query, &sc, sort, NULL, &cli->io);
+    scope_tables(sc, sc->filtered && !sc->drop_last_step ? "nothing in this window" : hint);
+    int rc = scope_run(db, query, sc, sort, params, &cli->io);
     sqlite3_close(db);
     return rc;
 }

@@ -22,6 +22,11 @@
  * scope_sort_column), --by-step and --by-rank not both. The sort column, or NULL (said why). */
 const char *cli_report_sort(const struct scope *sc, const char *const *sort_keys, struct cli *cli);
 
+/* The end of a report command once its options are parsed: opens path in the scope, runs
+ * queries/QUERY.sql with params (NULL-terminated, or NULL), closes. 0, or 1 (said why). */
+int cli_run_report(const char *path, struct scope *sc, const char *sort, const char *query,
+                   const struct scope_param *params, const char *hint, struct cli *cli);
+
 /* A report command whose only options are the shared ones: parse, open, run queries/QUERY.sql.
  * The whole body of such commands (api, memops, ranks). */
 int cli_simple_report(int argc, char **argv, struct cli *cli, const char *usage, const char *default_sort,

@@ -11,6 +11,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* HTA's committed output (tests/data/NAME): its "traces" object. */
+static cJSON *hta_output(const char *name, cJSON **doc)
+{
+    char rel[200];
+    snprintf(rel, sizeof rel, "tests/data/%s", name);
+    char *text = read_file(src_path(rel), NULL);
+    *doc = cJSON_Parse(text);
+    free(text);
+    cJSON *traces = cJSON_GetObjectItem(*doc, "traces");
+    cr_assert(traces, "%s", name);
+    return traces;
+}
+
+/* The real trace NAME imported into dir (db gets its path). */
+static void import_real(const char *dir, const char *name, char *db, size_t n)
+{
+    char rel[600];
+    snprintf(db, n, "%s/%s.db", dir, name);
+    snprintf(rel, sizeof rel, "tests/data/kineto/%s", name);
+    cr_assert_eq(import_to(src_path(rel), db), 0, "%s", name);
+}
+
 /* HTA's kernel types (utils.get_kernel_type), name by name; hip* memcpy is memory here, not communication. */
 Test(hta, kernel_types_follow_hta_patterns)
 {
@@ -36,15 +58,6 @@ Test(hta, kernel_types_follow_hta_patterns)
         cr_expect_str_eq(tdb_kernel_type(cases[i][0]), cases[i][1], "%s", cases[i][0]);
 }
 
-static cJSON *expected(void)
-{
-    char *text = read_file(src_path("tests/data/hta_overlap_expected.json"), NULL);
-    cJSON *doc = cJSON_Parse(text);
-    free(text);
-    cr_assert(doc);
-    return cJSON_GetObjectItem(doc, "traces") ? doc : NULL;
-}
-
 /* tracedb overlap --drop-last-step equals HTA's get_comm_comp_overlap per rank, with the merged
  * communication and computation times HTA's helpers give, on 7 real traces. The ns-resolution traces
  * (nccl_parser_config, the AMD one) are kept in ns by tracedb, where HTA rounds each kernel to whole us
@@ -52,16 +65,13 @@ static cJSON *expected(void)
  * to tracedb's rows gives HTA's figures exactly. */
 Test(hta, overlap_equals_hta, .timeout = 240)
 {
-    cJSON *doc = expected();
-    cJSON *traces = cJSON_GetObjectItem(doc, "traces"), *trace;
+    cJSON *doc, *traces = hta_output("hta_overlap_expected.json", &doc), *trace;
     char *dir = temp_dir();
     int checked = 0;
     cJSON_ArrayForEach(trace, traces)
     {
-        char db[1200], rel[600];
-        snprintf(db, sizeof db, "%s/%s.db", dir, trace->string);
-        snprintf(rel, sizeof rel, "tests/data/kineto/%s", trace->string);
-        cr_assert_eq(import_to(src_path(rel), db), 0, "%s", trace->string);
+        char db[1200];
+        import_real(dir, trace->string, db, sizeof db);
         int st;
         char *out = run_capture(&st, "'%s' overlap '%s' --drop-last-step --by-rank --format json", tracedb(), db);
         cr_assert_eq(st, 0, "%s", out);
@@ -187,17 +197,13 @@ static double field(const cJSON *o, const char *k)
  * the total is within 1% (HTA's rounding to whole us). */
 Test(hta, idle_equals_hta, .timeout = 240)
 {
-    char *text = read_file(src_path("tests/data/hta_idle_launches_expected.json"), NULL);
-    cJSON *doc = cJSON_Parse(text), *trace;
-    free(text);
+    cJSON *doc, *traces = hta_output("hta_idle_launches_expected.json", &doc), *trace;
     char *dir = temp_dir();
     int streams = 0;
-    cJSON_ArrayForEach(trace, cJSON_GetObjectItem(doc, "traces"))
+    cJSON_ArrayForEach(trace, traces)
     {
-        char db[1200], rel[600];
-        snprintf(db, sizeof db, "%s/%s.db", dir, trace->string);
-        snprintf(rel, sizeof rel, "tests/data/kineto/%s", trace->string);
-        cr_assert_eq(import_to(src_path(rel), db), 0);
+        char db[1200];
+        import_real(dir, trace->string, db, sizeof db);
         int ns = ns_resolution(db);
         cJSON *hta_rows = command_json("idle --negative-gaps", db), *clipped = command_json("idle", db), *rank;
         cJSON_ArrayForEach(rank, trace)
@@ -240,17 +246,13 @@ Test(hta, idle_equals_hta, .timeout = 240)
  * traces; on the ns one the launch counts are equal. The summary rows agree with --each. */
 Test(hta, launches_equal_hta, .timeout = 240)
 {
-    char *text = read_file(src_path("tests/data/hta_idle_launches_expected.json"), NULL);
-    cJSON *doc = cJSON_Parse(text), *trace;
-    free(text);
+    cJSON *doc, *traces = hta_output("hta_idle_launches_expected.json", &doc), *trace;
     char *dir = temp_dir();
     int names = 0;
-    cJSON_ArrayForEach(trace, cJSON_GetObjectItem(doc, "traces"))
+    cJSON_ArrayForEach(trace, traces)
     {
-        char db[1200], rel[600];
-        snprintf(db, sizeof db, "%s/%s.db", dir, trace->string);
-        snprintf(rel, sizeof rel, "tests/data/kineto/%s", trace->string);
-        cr_assert_eq(import_to(src_path(rel), db), 0);
+        char db[1200];
+        import_real(dir, trace->string, db, sizeof db);
         int ns = ns_resolution(db);
         cJSON *each = command_json("launches --each", db), *summary = command_json("launches", db), *rank;
         cJSON_ArrayForEach(rank, trace)
@@ -299,17 +301,13 @@ Test(hta, launches_equal_hta, .timeout = 240)
  * ns ones (HTA rounds to whole us) each category's time is within 1 us per GPU row. */
 Test(hta, kernel_type_breakdown_equals_hta, .timeout = 240)
 {
-    char *text = read_file(src_path("tests/data/hta_kernel_types_expected.json"), NULL);
-    cJSON *doc = cJSON_Parse(text), *trace;
-    free(text);
+    cJSON *doc, *traces = hta_output("hta_kernel_types_expected.json", &doc), *trace;
     char *dir = temp_dir();
     int categories = 0;
-    cJSON_ArrayForEach(trace, cJSON_GetObjectItem(doc, "traces"))
+    cJSON_ArrayForEach(trace, traces)
     {
-        char db[1200], rel[600];
-        snprintf(db, sizeof db, "%s/%s.db", dir, trace->string);
-        snprintf(rel, sizeof rel, "tests/data/kineto/%s", trace->string);
-        cr_assert_eq(import_to(src_path(rel), db), 0);
+        char db[1200];
+        import_real(dir, trace->string, db, sizeof db);
         int ns = ns_resolution(db);
         sqlite3 *d = db_open(db);
         double rows = (double)db_int(d, "SELECT count(*) FROM event WHERE kind IN (7, 8, 9, 10)");
@@ -386,17 +384,13 @@ Test(hta, summary_line_agrees_with_the_reports, .timeout = 120)
  * counts the launch first; ns traces are rounded to us by HTA). The time-weighted mean is the series' (--timeline) integral over its span. */
 Test(hta, queue_equals_hta, .timeout = 240)
 {
-    char *text = read_file(src_path("tests/data/hta_queue_expected.json"), NULL);
-    cJSON *doc = cJSON_Parse(text), *trace;
-    free(text);
+    cJSON *doc, *traces = hta_output("hta_queue_expected.json", &doc), *trace;
     char *dir = temp_dir();
     int streams = 0;
-    cJSON_ArrayForEach(trace, cJSON_GetObjectItem(doc, "traces"))
+    cJSON_ArrayForEach(trace, traces)
     {
-        char db[1200], rel[600];
-        snprintf(db, sizeof db, "%s/%s.db", dir, trace->string);
-        snprintf(rel, sizeof rel, "tests/data/kineto/%s", trace->string);
-        cr_assert_eq(import_to(src_path(rel), db), 0);
+        char db[1200];
+        import_real(dir, trace->string, db, sizeof db);
         cJSON *rows = command_json("queue", db), *series = command_json("queue --timeline", db), *rank;
         cJSON_ArrayForEach(rank, trace)
         {
@@ -448,17 +442,13 @@ Test(hta, queue_equals_hta, .timeout = 240)
  * span differs by their extent. The ns-resolution trace is left out (HTA's rounding). */
 Test(hta, device_equals_htas_temporal_breakdown, .timeout = 240)
 {
-    char *text = read_file(src_path("tests/data/hta_temporal_expected.json"), NULL);
-    cJSON *doc = cJSON_Parse(text), *trace;
-    free(text);
+    cJSON *doc, *traces = hta_output("hta_temporal_expected.json", &doc), *trace;
     char *dir = temp_dir();
     int ranks = 0;
-    cJSON_ArrayForEach(trace, cJSON_GetObjectItem(doc, "traces"))
+    cJSON_ArrayForEach(trace, traces)
     {
-        char db[1200], rel[600];
-        snprintf(db, sizeof db, "%s/%s.db", dir, trace->string);
-        snprintf(rel, sizeof rel, "tests/data/kineto/%s", trace->string);
-        cr_assert_eq(import_to(src_path(rel), db), 0);
+        char db[1200];
+        import_real(dir, trace->string, db, sizeof db);
         if (ns_resolution(db))
             continue;
         sqlite3 *d = db_open(db);
