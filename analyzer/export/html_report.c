@@ -160,6 +160,7 @@ static int timeline_json(sqlite3 *db, int64_t t0, int64_t t1, struct buf *b)
         cover(a->bins, t0, width, sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 4));
     }
     sqlite3_finalize(st);
+    st = NULL;
     buf_add(b, "{", 1);
     add_key(b, "t0"), add_num(b, (double)t0), buf_addc(b, ',');
     add_key(b, "t1"), add_num(b, (double)t1), buf_addc(b, ',');
@@ -483,6 +484,7 @@ static void *part_worker(void *arg)
     struct scope sc;
     scope_init(&sc, "");
     sc.format = FMT_JSON;
+    sc.quiet = 1; /* html_report's own connection said it */
     sqlite3 *db = scope_open(j->db_path, &sc, j->io);
     struct part_ctx c = {db, &sc, j->t0, j->t1, j->io};
     for (;;) {

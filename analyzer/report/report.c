@@ -23,6 +23,9 @@ sqlite3 *report_open(const char *path, int writable, struct report_io *io)
         sqlite3_close(db);
         return NULL;
     }
+    /* a recording being written, or left by a crash (its WAL recovered by the first reader), is busy
+     * now and then: wait for it rather than call it no database */
+    sqlite3_busy_timeout(db, 5000);
     sqlite3_stmt *st;
     int version = -1;
     if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
@@ -86,7 +89,7 @@ int report_is_recording(sqlite3 *db, const char *path, struct report_io *io)
                                        -1, &st, NULL) == SQLITE_OK &&
                     sqlite3_step(st) == SQLITE_ROW;
     sqlite3_finalize(st);
-    if (recording)
+    if (recording && io)
         fprintf(io->err,
                 "tracedb: %s is a recording still running or never closed: reports read the events committed so "
                 "far; sums, device time and launch links come when it closes (`tracedb finish %s` if its program "

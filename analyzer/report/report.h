@@ -16,7 +16,7 @@ int report_run_sql(sqlite3 *db, const char *sql, int writable, enum render_forma
 sqlite3_stmt *report_prepare(sqlite3 *db, const char *name, struct report_io *io);
 
 /* Whether path is a recording that has not closed (still running, or its program was killed); says
- * so on io->err when it is: its sums, device time and launch links come when it closes. */
+ * so on io->err when it is (io NULL: silently): its sums, device time and launch links come when it closes. */
 int report_is_recording(sqlite3 *db, const char *path, struct report_io *io);
 
 /* Binds an integer to the named parameter (":limit") when the query has it. */

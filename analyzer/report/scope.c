@@ -121,7 +121,7 @@ sqlite3 *scope_open(const char *path, struct scope *s, struct report_io *io)
     if (!db)
         return NULL;
     /* a recording not closed has no sums yet: every report reads its events, through the window */
-    int recording = report_is_recording(db, path, io);
+    int recording = report_is_recording(db, path, s->quiet ? NULL : io);
     s->filtered = s->from || s->to || s->range || recording || s->drop_last_step;
     if (scope_exec(db, "CREATE TEMP TABLE scope_window (start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL)", io) != 0)
         goto fail;

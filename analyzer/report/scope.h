@@ -17,6 +17,7 @@ struct scope {
     int drop_last_step; /* HTA's window: host events starting before the last ProfilerStep starts, and the GPU
                          * work they launched (traces with >= 2 ProfilerStep#N names; others whole) */
     int filtered;       /* set by scope_open: a window applies */
+    int quiet;          /* scope_open does not repeat that the database is a recording not closed */
     int wide;           /* tables: nothing cut to fit the terminal */
     const char *hide;   /* tables: columns whose names hold one of these words (set by a report) */
     const char *columns; /* tables: exactly these columns */

@@ -301,3 +301,30 @@ Test(html, hostile_names_stay_text, .timeout = 120)
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+/* A recording whose program was killed (WAL left behind, recovered by its first reader) makes a page too,
+ * with a baseline: the report's connections wait for one another instead of calling it no database
+ * ("database is locked" before), and the note that it never closed is said once. */
+Test(html, report_of_a_recording_never_closed, .timeout = 60)
+{
+    char *dir = temp_dir(), db[1100], base[1100], html[1100];
+    snprintf(db, sizeof db, "%s/crash.db", dir);
+    snprintf(base, sizeof base, "%s/base.db", dir);
+    snprintf(html, sizeof html, "%s/crash.html", dir);
+    cr_assert_eq(run("'%s' crash '%s' > /dev/null & pid=$!; sleep 0.8; kill -9 $pid; wait $pid; true",
+                     src_path("build/test/record_sample"), db), 0);
+    cr_assert_eq(import_to(src_path("tests/data/kineto/cpu_only_rank-34.json.gz"), base), 0);
+    for (int i = 0; i < 3; i++) {
+        int st;
+        char *err = run_capture(&st, "'%s' report '%s' --baseline '%s' -o '%s' --force 2>&1 >/dev/null", tracedb(), db, base,
+                                html);
+        cr_assert_eq(st, 0, "%s", err);
+        int notes = 0;
+        for (const char *p = err; (p = strstr(p, "never closed")); p++)
+            notes++;
+        cr_expect_eq(notes, 1, "said once: %s", err);
+        free(err);
+    }
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
