@@ -9,8 +9,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static const char *const commands[] = {"summary", "ops", "kernels", "api", "memops", "latency",
-                                       "device", "memory", "ranks", "sql", "export", "diff"};
+static const char *const commands[] = {"summary", "ops",    "kernels", "api",  "memops",   "latency",
+                                       "device",  "memory", "ranks",   "sql",  "export",   "diff",
+                                       "overlap", "idle",   "launches", "queue"};
 
 static int banned(const char *a)
 {
