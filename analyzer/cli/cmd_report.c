@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "html_report.h"
 #include "output_claim.h"
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,7 +70,7 @@ int cmd_report(int argc, char **argv, struct cli *cli)
     FILE *f = fopen(tmp, "w");
     int rc = f ? html_report(argv[0], &o, f, &cli->io) : 1;
     if (!f)
-        fprintf(cli->io.err, "%s: cannot write %s\n", cli->io.prog, tmp);
+        fprintf(cli->io.err, "%s: cannot write %s: %s\n", cli->io.prog, output, tdb_out_reason(errno));
     if (f && fclose(f) != 0)
         rc = 1;
     if (rc == 0)
