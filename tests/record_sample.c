@@ -13,6 +13,8 @@
  *                            resident memory grew
  *   record_sample fork DB    forks while recording; the child records, closes and exits; the parent
  *                            goes on and closes (prints the child's exit status)
+ *   record_sample flushes DB 4 threads record 40,000 marks each as fast as they can while the main thread
+ *                            calls tdb_flush 200 times (the writer thread stages the rings meanwhile)
  *   record_sample clock DB   5 ranges around sleeps of 20-60 ms; prints CLOCK_REALTIME before and after
  *                            each push and each pop
  *   record_sample paced DB RATE SECONDS  ranges outer { inner } at RATE ranges a second for SECONDS (paced
@@ -96,6 +98,15 @@ static void *burst(void *arg)
             tdb_instant("burst");
         sleep_ms(1);
     }
+    return NULL;
+}
+
+/* 40,000 marks as fast as they come (a 4 MiB ring holds them all). */
+static void *spin(void *arg)
+{
+    (void)arg;
+    for (int j = 0; j < 40000; j++)
+        tdb_instant("burst");
     return NULL;
 }
 
@@ -191,6 +202,20 @@ int main(int argc, char **argv)
         for (int i = 0; i < 3; i++)
             work();
         return 0; /* closed at exit */
+    }
+    if (argc >= 3 && strcmp(argv[1], "flushes") == 0) {
+        tdb_recording *r = tdb_open(argv[2], NULL);
+        if (!r)
+            return 1;
+        pthread_t t[4];
+        for (int i = 0; i < 4; i++) /* four threads record marks while this one flushes, over and over */
+            pthread_create(&t[i], NULL, spin, NULL);
+        for (int i = 0; i < 200; i++)
+            tdb_flush();
+        for (int i = 0; i < 4; i++)
+            pthread_join(t[i], NULL);
+        printf("dropped %lld\n", (long long)tdb_dropped());
+        return tdb_close(r) != 0;
     }
     if (argc >= 3 && strcmp(argv[1], "clock") == 0) {
         tdb_recording *r = tdb_open(argv[2], NULL);

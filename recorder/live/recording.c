@@ -429,6 +429,7 @@ struct tdb_recording *tdb_open(const char *path, const struct tdb_options *opt)
     pthread_mutex_init(&r->lock, NULL);
     pthread_mutex_init(&r->ingest, NULL);
     pthread_mutex_init(&r->stage_lock, NULL);
+    pthread_mutex_init(&r->drain_lock, NULL);
     pthread_cond_init(&r->wake, NULL);
     r->ing = tdb_ingest_open(path, TDB_OPEN_LIVE, stderr);
     if (!r->ing) {
@@ -644,6 +645,7 @@ int tdb_close(struct tdb_recording *r)
     pthread_mutex_destroy(&r->lock);
     pthread_mutex_destroy(&r->ingest);
     pthread_mutex_destroy(&r->stage_lock);
+    pthread_mutex_destroy(&r->drain_lock);
     pthread_cond_destroy(&r->wake);
     rec_free(r);
     return rc;

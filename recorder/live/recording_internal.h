@@ -65,6 +65,7 @@ struct tdb_recording {
      * whole chunks reach */
     int stage_fd;
     pthread_mutex_t stage_lock;
+    pthread_mutex_t drain_lock; /* one pass over the rings at a time: the writer's, tdb_flush's, close's */
     _Atomic int64_t staged;
     int stage_failed;          /* a write failed (disk full): nothing more is staged, the rings drop */
     int64_t stage_max;         /* TRACEDB_STAGE_MAX: the staging file grows no larger (0: no limit) */

@@ -112,8 +112,20 @@ int rec_stage_clock(struct tdb_recording *r)
     return rec_stage_chunk(r, STAGE_CLOCK, 0, &c, sizeof c);
 }
 
-/* Appends what every ring holds to the staging file; *bytes says how much. */
+/* Appends what every ring holds to the staging file; *bytes says how much. One pass at a time (the
+ * writer's and a tdb_flush on the program's thread would stage a ring's records twice, and free a retired
+ * thread's ring twice). */
+static int rec_stage_rings_locked(struct tdb_recording *r, size_t *bytes);
+
 int rec_stage_rings(struct tdb_recording *r, size_t *bytes)
+{
+    pthread_mutex_lock(&r->drain_lock);
+    int rc = rec_stage_rings_locked(r, bytes);
+    pthread_mutex_unlock(&r->drain_lock);
+    return rc;
+}
+
+static int rec_stage_rings_locked(struct tdb_recording *r, size_t *bytes)
 {
     int clocked = !rec_use_tsc;
     for (struct rec_thread *t = atomic_load(&r->threads); t; t = t->next) {
