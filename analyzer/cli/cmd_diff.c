@@ -23,7 +23,6 @@ static const struct {
     {"memory", "diff_memory", "Memory peaks"},
 };
 
-static const char *const diff_metrics[] = {"step_median", "step_p99", "kernel_total", "device_busy", "memory_peak", NULL};
 
 static int diff_section(sqlite3 *db, int i, enum render_format fmt, int64_t limit, double tolerance, const char *kinds,
                         int by_shape, int titled, struct cli *cli)
@@ -83,26 +82,11 @@ int cmd_diff(int argc, char **argv, struct cli *cli)
         fprintf(cli->io.err, "%s: --tolerance wants a percentage, not '%s'\n", cli->io.prog, tol_text);
         return 2;
     }
-    double threshold = 0;
-    if (fail_text && ((threshold = strtod(fail_text, &end)), *end)) {
-        fprintf(cli->io.err, "%s: --fail-above wants a percentage, not '%s'\n", cli->io.prog, fail_text);
+    double threshold, alpha;
+    if (diff_gate_options(fail_text, alpha_text, metric, &threshold, &alpha, &cli->io) != 0)
         return 2;
-    }
-    double alpha = strtod(alpha_text, &end);
-    if (*end || !(alpha > 0 && alpha < 1)) {
-        fprintf(cli->io.err, "%s: --alpha wants a probability between 0 and 1, not '%s'\n", cli->io.prog, alpha_text);
-        return 2;
-    }
     if (strcmp(inconclusive, "fail") != 0 && strcmp(inconclusive, "pass") != 0) {
         fprintf(cli->io.err, "%s: --on-inconclusive is fail or pass, not '%s'\n", cli->io.prog, inconclusive);
-        return 2;
-    }
-    int known = 0;
-    for (int i = 0; diff_metrics[i]; i++)
-        known |= strcmp(metric, diff_metrics[i]) == 0;
-    if (!known) {
-        fprintf(cli->io.err, "%s: unknown --metric '%s' (step_median, step_p99, kernel_total, device_busy, memory_peak)\n",
-                cli->io.prog, metric);
         return 2;
     }
     int only = -1;

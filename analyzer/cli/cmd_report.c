@@ -1,6 +1,7 @@
 /* cmd_report.c: `tracedb report run.db -o report.html [--baseline base.db]`: one self-contained HTML page
  * of the reports (analyzer/export/html_report.c), written whole or not at all. */
 #include "cli.h"
+#include "diff_gate.h"
 #include "html_report.h"
 #include "output_claim.h"
 #include <errno.h>
@@ -34,26 +35,9 @@ int cmd_report(int argc, char **argv, struct cli *cli)
         }
         return 2;
     }
-    char *end;
-    struct html_report_options o = {argv[0], baseline, metric, strtod(fail_text, &end), 0, chrome};
-    if (*end) {
-        fprintf(cli->io.err, "%s: --fail-above wants a percentage, not '%s'\n", cli->io.prog, fail_text);
+    struct html_report_options o = {argv[0], baseline, metric, 0, 0, chrome};
+    if (diff_gate_options(fail_text, alpha_text, metric, &o.fail_above, &o.alpha, &cli->io) != 0)
         return 2;
-    }
-    o.alpha = strtod(alpha_text, &end);
-    if (*end || !(o.alpha > 0 && o.alpha < 1)) {
-        fprintf(cli->io.err, "%s: --alpha wants a probability between 0 and 1, not '%s'\n", cli->io.prog, alpha_text);
-        return 2;
-    }
-    static const char *const metrics[] = {"step_median", "step_p99", "kernel_total", "device_busy", "memory_peak", NULL};
-    int known = 0;
-    for (int i = 0; metrics[i]; i++)
-        known |= strcmp(metric, metrics[i]) == 0;
-    if (!known) {
-        fprintf(cli->io.err, "%s: unknown --metric '%s' (step_median, step_p99, kernel_total, device_busy, memory_peak)\n",
-                cli->io.prog, metric);
-        return 2;
-    }
     FILE *probe = fopen(output, "r");
     if (probe && !force) {
         fclose(probe);

@@ -2,6 +2,7 @@
  * the trace, event kinds, devices, top operators by self time, top kernels, step latency, memory peak.
  * Each section is a query in queries/; empty sections are left out. */
 #include "cli.h"
+#include "kinds.h"
 #include "render.h"
 #include "report.h"
 #include "scope.h"
@@ -32,10 +33,14 @@ static int64_t summary_gpu_rows(sqlite3 *db)
 {
     sqlite3_stmt *st;
     int64_t n = 0;
-    if (sqlite3_prepare_v2(db, "SELECT coalesce(sum(calls), 0) FROM event_stats WHERE kind IN (7, 8, 9)", -1, &st, NULL) ==
-            SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW)
-        n = sqlite3_column_int64(st, 0);
+    if (sqlite3_prepare_v2(db, "SELECT coalesce(sum(calls), 0) FROM event_stats WHERE kind IN (?1, ?2, ?3)", -1, &st,
+                           NULL) == SQLITE_OK) {
+        sqlite3_bind_int(st, 1, TDB_KIND_KERNEL);
+        sqlite3_bind_int(st, 2, TDB_KIND_MEMCPY);
+        sqlite3_bind_int(st, 3, TDB_KIND_MEMSET);
+        if (sqlite3_step(st) == SQLITE_ROW)
+            n = sqlite3_column_int64(st, 0);
+    }
     sqlite3_finalize(st);
     return n;
 }

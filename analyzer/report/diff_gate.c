@@ -33,6 +33,32 @@ sqlite3 *diff_open(const char *base, const char *new_path, struct report_io *io)
     return db;
 }
 
+int diff_gate_options(const char *fail_text, const char *alpha_text, const char *metric, double *threshold, double *alpha,
+                      struct report_io *io)
+{
+    static const char *const metrics[] = {"step_median", "step_p99", "kernel_total", "device_busy", "memory_peak", NULL};
+    char *end;
+    *threshold = 0;
+    if (fail_text && ((*threshold = strtod(fail_text, &end)), *end)) {
+        fprintf(io->err, "%s: --fail-above wants a percentage, not '%s'\n", io->prog, fail_text);
+        return -1;
+    }
+    *alpha = strtod(alpha_text, &end);
+    if (*end || !(*alpha > 0 && *alpha < 1)) {
+        fprintf(io->err, "%s: --alpha wants a probability between 0 and 1, not '%s'\n", io->prog, alpha_text);
+        return -1;
+    }
+    int known = 0;
+    for (int i = 0; metrics[i]; i++)
+        known |= strcmp(metric, metrics[i]) == 0;
+    if (!known) {
+        fprintf(io->err, "%s: unknown --metric '%s' (step_median, step_p99, kernel_total, device_busy, memory_peak)\n",
+                io->prog, metric);
+        return -1;
+    }
+    return 0;
+}
+
 /* The steps of each run (x: base, y: new), for the test. -1 on error. */
 static int gate_samples(sqlite3 *db, double **x, size_t *nx, double **y, size_t *ny, struct report_io *io)
 {

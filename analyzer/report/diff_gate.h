@@ -9,6 +9,11 @@
  * error (printed). */
 sqlite3 *diff_open(const char *base, const char *new_path, struct report_io *io);
 
+/* The gate's options as typed: --fail-above PCT (fail_text; NULL: no gate, *threshold 0), --alpha P in (0, 1),
+ * --metric one of the five. 0, or -1 with what is wrong said on io->err. */
+int diff_gate_options(const char *fail_text, const char *alpha_text, const char *metric, double *threshold, double *alpha,
+                      struct report_io *io);
+
 /* The gate on metric (step_median, step_p99, kernel_total, device_busy, memory_peak): 0 pass, 3 regression
  * (or a change the samples cannot decide, when inconclusive_fails), 1 error. The verdict, one line
  * ("FAIL: step_median 76.834ms -> 114.689ms (+49.27%, limit +5.00%); Mann-Whitney U p = ..."), in line. */
