@@ -32,6 +32,20 @@ measure() {
 
 measure tokenize build/tokenize "$trace"
 measure import build/tracedb import -q "$trace" -o "$dir/bench.db"
+# memory at a second size (BENCH_BIG_MB, default 1000; 0 skips): peak RSS must not grow with the trace
+BIG=${BENCH_BIG_MB:-1000}
+if [ "$BIG" -gt 0 ]; then
+  big=$dir/trace-$BIG.json
+  [ -s "$big" ] || build/gen_trace "$BIG" > "$big"
+  for what in tokenize_big import_big; do
+    rm -f "$dir/big.db"
+    if [ $what = tokenize_big ]; then set -- build/tokenize "$big"; else set -- build/tracedb import -q "$big" -o "$dir/big.db"; fi
+    /usr/bin/time -f "%e %M" -o "$dir/time.out" "$@" > /dev/null 2> "$dir/$what.err" || { cat "$dir/$what.err"; exit 1; }
+    read -r s k < "$dir/time.out"; echo "$s" > "$dir/$what.s"; echo "$k" > "$dir/$what.kb"
+  done
+  big_events=$(sqlite3 "$dir/big.db" "SELECT value FROM meta WHERE key = 'event_count'")
+  rm -f "$dir/big.db"
+fi
 measure summary build/tracedb summary "$dir/bench.db"
 reports="ops kernels api memops latency device memory"
 for r in $reports; do measure "$r" build/tracedb "$r" "$dir/bench.db"; done
@@ -67,6 +81,10 @@ printf '%-34s %10s %12s %s\n' "what" "wall (s)" "peak RSS" "vs tokenizer"
 row() { printf '%-34s %10s %9s MB %s\n' "$1" "$(cat $dir/$2.s)" "$(($(cat $dir/$2.kb) / 1024))" "$3"; }
 row "tokenizer pass (yajl, baseline)" tokenize "1.00x"
 row "tracedb import" import "$(echo "scale=2; $imp / $tok" | bc)x"
+if [ "$BIG" -gt 0 ]; then
+  row "tokenizer pass, $BIG MB (one run)" tokenize_big "1.00x"
+  row "tracedb import, $BIG MB (one run)" import_big "$(echo "scale=2; $(cat $dir/import_big.s) / $(cat $dir/tokenize_big.s)" | bc)x ($big_events events; RSS target < 64 MB at any size)"
+fi
 [ $pandas = yes ] && row "python json.load + pandas groupby" pandas "$(echo "scale=2; $(cat $dir/pandas.s) / $tok" | bc)x"
 row "tracedb summary" summary ""
 for r in $reports; do row "tracedb $r" "$r" ""; done

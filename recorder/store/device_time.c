@@ -4,18 +4,16 @@
  * computation runs. Written to device_stats; `tracedb device` computes the same per window in SQL. */
 #define _GNU_SOURCE
 #include "device_time.h"
+#include "spill_sort.h"
 #include "stmt_cache.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* 8 bytes an event: the interval itself stays in the importer's key arrays. */
 struct device_interval {
-    uint32_t ord;
+    int64_t start, dur;
     int32_t device_class; /* device * 4 + class */
-};
-
-struct sort_ctx {
-    const int64_t *start;
+    uint32_t ord;
 };
 
 static int has_prefix(struct tdb_str s, const char *p)
@@ -29,6 +27,16 @@ static int contains(struct tdb_str s, const char *p)
     return s.p && memmem(s.p, s.n, p, strlen(p)) != NULL;
 }
 
+static int cmp_interval(const void *a, const void *b)
+{
+    const struct device_interval *x = a, *y = b;
+    if (x->device_class / 4 != y->device_class / 4)
+        return x->device_class / 4 < y->device_class / 4 ? -1 : 1;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return (x->ord > y->ord) - (x->ord < y->ord);
+}
+
 enum device_class device_time_class(int kind, struct tdb_str name)
 {
     if (kind == TDB_KIND_MEMCPY || kind == TDB_KIND_MEMSET || has_prefix(name, "Memcpy") ||
@@ -39,28 +47,23 @@ enum device_class device_time_class(int kind, struct tdb_str name)
     return DC_COMPUTATION;
 }
 
-int device_time_add(struct device_time *d, uint32_t ord, int64_t device, enum device_class c)
+int device_time_add(struct device_time *d, uint32_t ord, int64_t start, int64_t dur, int64_t device,
+                    enum device_class c, size_t budget, const char *dir)
 {
     if (device < 0 || device > INT32_MAX / 4)
         return 0; /* not a device index: left out of the utilisation */
-    if (d->n == d->cap) {
-        size_t ncap = d->cap ? d->cap * 2 : 4096;
-        struct device_interval *nv = realloc(d->v, ncap * sizeof *nv);
-        if (!nv)
-            return -1;
-        d->v = nv, d->cap = ncap;
-    }
-    d->v[d->n++] = (struct device_interval){ord, (int32_t)(device * 4 + (int64_t)c)};
+    if (!d->v && !(d->v = spill_sort_new(sizeof(struct device_interval), budget, cmp_interval, dir)))
+        return -1;
+    struct device_interval *v = spill_sort_push(d->v);
+    if (!v)
+        return -1;
+    *v = (struct device_interval){start, dur, (int32_t)(device * 4 + (int64_t)c), ord};
     return 0;
 }
 
-static int cmp_interval(const void *a, const void *b, void *ctx)
+const char *device_time_error(const struct device_time *d)
 {
-    const struct device_interval *x = a, *y = b;
-    const int64_t *start = ((const struct sort_ctx *)ctx)->start;
-    if (x->device_class / 4 != y->device_class / 4)
-        return x->device_class / 4 < y->device_class / 4 ? -1 : 1;
-    return (start[x->ord] > start[y->ord]) - (start[x->ord] < start[y->ord]);
+    return d->err[0] ? d->err : d->v ? spill_sort_error(d->v) : NULL;
 }
 
 /* Adds [s, e) to a running union (cur_s, cur_e, total), intervals coming in start order. */
@@ -76,24 +79,25 @@ static void union_add(int64_t s, int64_t e, int64_t *cs, int64_t *ce, int64_t *t
     }
 }
 
-int device_time_write(struct device_time *d, const int64_t *start, const int64_t *dur, sqlite3 *db, int64_t trace_id)
+int device_time_write(struct device_time *d, sqlite3 *db, int64_t trace_id)
 {
     sqlite3_stmt *st;
-    if (tdb_stmt_prepare(db, "INSERT INTO device_stats VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", -1, 0, &st, NULL) != SQLITE_OK)
+    if (!d->v)
+        return 0;
+    if (spill_sort_done(d->v) != 0 ||
+        tdb_stmt_prepare(db, "INSERT INTO device_stats VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", -1, 0, &st, NULL) != SQLITE_OK)
         return -1;
-    struct sort_ctx ctx = {start};
-    if (d->n)
-        qsort_r(d->v, d->n, sizeof *d->v, cmp_interval, &ctx);
     int rc = 0;
-    for (size_t i = 0; i < d->n && rc == 0;) {
-        int64_t dev = d->v[i].device_class / 4, first = start[d->v[i].ord], last = first;
+    const struct device_interval *v = spill_sort_next(d->v);
+    while (v && rc == 0) {
+        int64_t dev = v->device_class / 4, first = v->start, last = first;
         int64_t bs = 0, be = 0, busy = 0, rs = 0, re = 0, run = 0, events = 0;
-        for (; i < d->n && d->v[i].device_class / 4 == dev; i++, events++) {
-            int64_t s = start[d->v[i].ord], e = s + dur[d->v[i].ord];
+        for (; v && v->device_class / 4 == dev; v = spill_sort_next(d->v), events++) {
+            int64_t s = v->start, e = s + v->dur;
             if (e > last)
                 last = e;
             union_add(s, e, &bs, &be, &busy);
-            if (d->v[i].device_class % 4 == DC_COMPUTATION)
+            if (v->device_class % 4 == DC_COMPUTATION)
                 union_add(s, e, &rs, &re, &run);
         }
         busy = tdb_sat_add(busy, be - bs);
@@ -109,12 +113,17 @@ int device_time_write(struct device_time *d, const int64_t *start, const int64_t
         sqlite3_reset(st);
     }
     tdb_stmt_finalize(st);
-    d->n = 0;
+    if (spill_sort_error(d->v)) {
+        snprintf(d->err, sizeof d->err, "%s", spill_sort_error(d->v));
+        rc = -1;
+    }
+    spill_sort_free(d->v); /* its memory goes back before the sweep's */
+    d->v = NULL;
     return rc;
 }
 
 void device_time_free(struct device_time *d)
 {
-    free(d->v);
+    spill_sort_free(d->v);
     memset(d, 0, sizeof *d);
 }

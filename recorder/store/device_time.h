@@ -6,19 +6,22 @@
 
 enum device_class { DC_COMPUTATION, DC_COMMUNICATION, DC_MEMORY };
 
+struct spill_sort;
 struct device_time {
-    struct device_interval *v; /* GPU work of the current trace: which event, on which device */
-    size_t n, cap;
+    struct spill_sort *v; /* GPU work of the current trace: its interval and device (24 bytes each) */
+    char err[320];        /* what failed, once v is gone */
 };
 
 /* HTA's class of GPU work by kind and name: communication ^nccl|ncclKernel|^hccl; memory memcpy and
  * memset events, ^(hip)?Memcpy|Memset|^dma; everything else computation. */
 enum device_class device_time_class(int kind, struct tdb_str name);
-/* Remembers GPU event ord (an ordinal into the caller's start/dur arrays). -1 when out of memory. */
-int device_time_add(struct device_time *d, uint32_t ord, int64_t device, enum device_class c);
-/* Sorts, merges overlaps per device and writes one device_stats row per device; then empties d.
- * start[ord] and dur[ord] give each event's interval. */
-int device_time_write(struct device_time *d, const int64_t *start, const int64_t *dur, sqlite3 *db, int64_t trace_id);
+/* Remembers GPU event ord's interval, in at most budget bytes of memory (then sorted runs in the
+ * directory dir). -1 on error (device_time_error says what). */
+int device_time_add(struct device_time *d, uint32_t ord, int64_t start, int64_t dur, int64_t device,
+                    enum device_class c, size_t budget, const char *dir);
+/* Sorts, merges overlaps per device and writes one device_stats row per device; then empties d. */
+int device_time_write(struct device_time *d, sqlite3 *db, int64_t trace_id);
+const char *device_time_error(const struct device_time *d); /* the external sort's failure, or NULL */
 void device_time_free(struct device_time *d);
 
 #endif

@@ -8,13 +8,14 @@
  *      mode and committed as it goes.
  *   2. events: names and categories are interned in memory (strmap) and written once to `string`;
  *      tracks (pid, tid) likewise. Rows go to the row writer thread (row_writer.c) in batches; for
- *      each event the sweep's keys (track, start, dur: 26 bytes), its per-name sums and what it
- *      attributes (launch correlation, memory bytes) are kept. Nothing is allocated per event once
- *      the arrays have grown. (A live recording keeps none of this: its rows are read back at the end.)
- *   3. end of trace (ingest_sweep.c): the keys are sorted and swept (nesting.c: parent, depth, self
- *      time, PyTorch's rule), GPU work is linked to the runtime/driver call with the same correlation,
- *      device time and memory are attributed to operators, and everything is written back in one
- *      sequential UPDATE; then the per-name sums (event_stats) and device time (device_stats,
+ *      each event its sweep key (32 bytes), its per-name sums, its correlation (GPU work and launches)
+ *      and what it attributes (memory bytes) are kept in external sorts (spill_sort.c): 8 MiB of
+ *      memory each, sorted runs beside the database beyond that, so memory stays flat whatever the
+ *      trace's size. (A live recording keeps none of this: its rows are read back at the end.)
+ *   3. end of trace (ingest_sweep.c): the keys come out sorted and are swept (nesting.c: parent,
+ *      depth, self time, PyTorch's rule); correlations pair GPU work with its launch; both are
+ *      written back in one sequential UPDATE, which also sums device time and memory per call path
+ *      for the operators on it; then the per-name sums (event_stats) and device time (device_stats,
  *      device_time.c). A trace met before or on another time base is found (ingest_checks.c).
  *      Finish adds meta (ingest_checks.c), indexes and views, commits and claims the name.
  */
@@ -44,90 +45,55 @@
 
 /* ---------------------------------------------------------------- helpers */
 
-static uint64_t corr_hash(int64_t k)
-{
-    uint64_t x = (uint64_t)k * 0x9E3779B97F4A7C15ULL;
-    return x ^ (x >> 29);
-}
-
-/* Keeps the first ordinal seen for a correlation. -1 when out of memory. */
-static int corrmap_put(struct corrmap *m, int64_t key, uint32_t val)
-{
-    if ((m->count + 1) * 2 > m->cap) {
-        size_t ncap = m->cap ? m->cap * 2 : 1024;
-        int64_t *nk = malloc(ncap * sizeof *nk);
-        uint32_t *nv = malloc(ncap * sizeof *nv);
-        if (!nk || !nv) {
-            free(nk), free(nv);
-            return -1;
-        }
-        for (size_t i = 0; i < ncap; i++)
-            nk[i] = TDB_NULL;
-        for (size_t i = 0; i < m->cap; i++) {
-            if (m->key[i] == TDB_NULL)
-                continue;
-            size_t j = corr_hash(m->key[i]) & (ncap - 1);
-            while (nk[j] != TDB_NULL)
-                j = (j + 1) & (ncap - 1);
-            nk[j] = m->key[i], nv[j] = m->val[i];
-        }
-        free(m->key), free(m->val);
-        m->key = nk, m->val = nv, m->cap = ncap;
-    }
-    size_t j = corr_hash(key) & (m->cap - 1);
-    while (m->key[j] != TDB_NULL) {
-        if (m->key[j] == key)
-            return 0;
-        j = (j + 1) & (m->cap - 1);
-    }
-    m->key[j] = key, m->val[j] = val;
-    m->count++;
-    return 0;
-}
-
-int64_t corrmap_get(const struct corrmap *m, int64_t key)
-{
-    if (!m->cap)
-        return -1;
-    size_t j = corr_hash(key) & (m->cap - 1);
-    while (m->key[j] != TDB_NULL) {
-        if (m->key[j] == key)
-            return m->val[j];
-        j = (j + 1) & (m->cap - 1);
-    }
-    return -1;
-}
-
-/* Frees the per-trace keys (after the trace's sweep, or on abort). */
+/* Frees the per-trace keys (after the trace's end, or on abort). */
 static void ingest_free_keys(struct tdb_ingest *ing)
 {
-    free(ing->key_track), free(ing->key_start), free(ing->key_dur), free(ing->key_depth), free(ing->key_stat);
-    free(ing->key_id);
-    ing->key_id = NULL;
-    ing->key_track = NULL, ing->key_start = NULL, ing->key_dur = NULL, ing->key_depth = NULL, ing->key_stat = NULL;
+    spill_sort_free(ing->keys), spill_sort_free(ing->corrs), spill_sort_free(ing->results);
+    ing->keys = ing->corrs = ing->results = NULL;
     strmap_free(&ing->stat_index);
     free(ing->stats);
     ing->stats = NULL, ing->nstats = ing->stats_cap = 0;
-    ing->keys_cap = 0;
-    free(ing->launches.key), free(ing->launches.val);
-    memset(&ing->launches, 0, sizeof ing->launches);
-    free(ing->attribs);
-    ing->attribs = NULL, ing->nattribs = ing->attribs_cap = 0;
+    strmap_free(&ing->path_index);
+    free(ing->paths);
+    ing->paths = NULL, ing->npaths = ing->paths_cap = 0;
+    free(ing->recent_corr), free(ing->recent_ord);
+    ing->recent_corr = NULL, ing->recent_ord = NULL;
 }
 
-static int ingest_attrib(struct tdb_ingest *ing, size_t ord, enum attrib_what what, int64_t key)
+int ingest_sort_failed(struct tdb_ingest *ing, struct spill_sort *s)
 {
-    if (ing->nattribs == ing->attribs_cap) {
-        size_t ncap = ing->attribs_cap ? ing->attribs_cap * 2 : 4096;
-        struct attrib *a = realloc(ing->attribs, ncap * sizeof *a);
-        if (!a) {
-            fprintf(ing->err, "tracedb: out of memory\n");
-            return -1;
-        }
-        ing->attribs = a, ing->attribs_cap = ncap;
+    const char *why = s ? spill_sort_error(s) : NULL;
+    fprintf(ing->err, "tracedb: %s: %s\n", ing->path, why ? why : "out of memory");
+    return -1;
+}
+
+/* The per-trace sorts, made at the trace's first event. Each holds up to sort_budget bytes in memory;
+ * the results' and the keys' are the big ones (32 and 24 bytes an event), the others hold GPU work. */
+static int ingest_sorts_new(struct tdb_ingest *ing)
+{
+    strmap_init(&ing->stat_index);
+    strmap_init(&ing->path_index);
+    ing->keys = spill_sort_new(sizeof(struct nesting_key), ing->sort_budget, nesting_key_cmp, ing->sort_dir);
+    ing->corrs = spill_sort_new(sizeof(struct corr_rec), ing->sort_budget / 2, corr_rec_cmp, ing->sort_dir);
+    ing->results = spill_sort_new(sizeof(struct result_rec), ing->sort_budget, result_rec_cmp, ing->sort_dir);
+    ing->recent_corr = malloc(RECENT_LAUNCHES * sizeof *ing->recent_corr);
+    ing->recent_ord = malloc(RECENT_LAUNCHES * sizeof *ing->recent_ord);
+    ing->paths = malloc(256 * sizeof *ing->paths);
+    if (!ing->keys || !ing->corrs || !ing->results || !ing->recent_corr || !ing->recent_ord || !ing->paths) {
+        fprintf(ing->err, "tracedb: out of memory\n");
+        return -1;
     }
-    ing->attribs[ing->nattribs++] = (struct attrib){(uint32_t)ord, (uint16_t)what, 0, key};
+    for (size_t i = 0; i < RECENT_LAUNCHES; i++)
+        ing->recent_corr[i] = TDB_NULL;
+    ing->paths_cap = 256, ing->npaths = 1;
+    ing->paths[0] = (struct call_path){0, 0, 0, 0, 0};
     return 0;
+}
+
+static size_t recent_slot(int64_t corr)
+{
+    uint64_t x = (uint64_t)corr * 0x9E3779B97F4A7C15ULL;
+    return (size_t)((x ^ (x >> 29)) & (RECENT_LAUNCHES - 1));
 }
 
 /* Adds event ev (named name_id) to its (kind, name, device) aggregate; returns the aggregate's index. */
@@ -165,58 +131,67 @@ static int64_t ingest_stat(struct tdb_ingest *ing, const struct tdb_event *ev, i
     return i;
 }
 
-/* Remembers what the end-of-trace sweep and links need about event ord. Returns the ordinal of the
- * launch of GPU work when that launch was seen already, -2 otherwise, -1 on error. */
+/* Keeps what the end of the trace needs about event ord: its sweep key, its correlation, what it
+ * attributes. Returns the ord of the launch of GPU work when that launch was seen just before (the row
+ * is written with it), -2 otherwise, -1 on error. */
 static int64_t ingest_keep_keys(struct tdb_ingest *ing, size_t ord, const struct tdb_event *ev, int64_t name_id)
 {
-    if (ord >= 0x7ffffffe) { /* ordinals + 1 fit in 31 bits (LAUNCH_IN_ROW is the 32nd) */
-        fprintf(ing->err, "tracedb: more than 2 billion events in one trace\n");
+    if (ord >= 0xfffffffe) { /* ords + 1 fit in 32 bits */
+        fprintf(ing->err, "tracedb: more than 4 billion events in one trace\n");
         return -1;
     }
-    if (ord >= ing->keys_cap) {
-        size_t ncap = ing->keys_cap ? ing->keys_cap * 2 : 65536;
-        uint32_t *t = realloc(ing->key_track, ncap * sizeof *t);
-        if (t)
-            ing->key_track = t;
-        int64_t *st = realloc(ing->key_start, ncap * sizeof *st);
-        if (st)
-            ing->key_start = st;
-        int64_t *d = realloc(ing->key_dur, ncap * sizeof *d);
-        if (d)
-            ing->key_dur = d;
-        uint32_t *ks = realloc(ing->key_stat, ncap * sizeof *ks);
-        if (ks)
-            ing->key_stat = ks;
-        if (!t || !st || !d || !ks) {
-            fprintf(ing->err, "tracedb: out of memory\n");
-            return -1;
-        }
-        ing->keys_cap = ncap;
-    }
-    ing->key_track[ord] = (uint32_t)ev->thread_id;
-    ing->key_start[ord] = ev->start_ns;
-    ing->key_dur[ord] = ev->dur_ns;
+    if (!ing->keys && ingest_sorts_new(ing) != 0)
+        return -1;
     int64_t stat = ingest_stat(ing, ev, name_id);
     if (stat < 0) {
         fprintf(ing->err, "tracedb: out of memory\n");
         return -1;
     }
-    ing->key_stat[ord] = (uint32_t)stat;
-    if (ev->kind == TDB_KIND_MEMORY && ev->bytes != TDB_NULL)
-        return ingest_attrib(ing, ord, ev->device_type == 0 ? AT_MEM_CPU : AT_MEM_DEVICE, ev->bytes) == 0 ? -2 : -1;
+    struct nesting_key *k = spill_sort_push(ing->keys);
+    if (!k)
+        return ingest_sort_failed(ing, ing->keys);
+    *k = (struct nesting_key){ev->start_ns, ev->dur_ns, (uint32_t)ev->thread_id, (uint32_t)ord, (uint32_t)stat, 0};
+    if (ev->kind == TDB_KIND_MEMORY && ev->bytes != TDB_NULL) {
+        struct result_rec *r = spill_sort_push(ing->results);
+        if (!r)
+            return ingest_sort_failed(ing, ing->results);
+        *r = (struct result_rec){(uint32_t)ord, ev->device_type == 0 ? RES_MEM_CPU : RES_MEM_DEVICE, 0, 0, 0, ev->bytes};
+        return -2;
+    }
     if (ev->correlation == TDB_NULL)
         return -2;
-    if (ev->kind == TDB_KIND_RUNTIME || ev->kind == TDB_KIND_DRIVER)
-        return corrmap_put(&ing->launches, ev->correlation, (uint32_t)ord) == 0 ? -2 : -1;
-    if (ev->kind == TDB_KIND_KERNEL || ev->kind == TDB_KIND_MEMCPY || ev->kind == TDB_KIND_MEMSET ||
-        ev->kind == TDB_KIND_SYNC) {
-        if (ingest_attrib(ing, ord, ev->kind == TDB_KIND_SYNC ? AT_LINK : AT_DEVICE, ev->correlation) != 0)
-            return -1;
-        int64_t known = corrmap_get(&ing->launches, ev->correlation);
-        ing->attribs[ing->nattribs - 1].early = known >= 0 && !ing->reading_back;
-        return known >= 0 ? known : -2;
-    }
-    return -2;
+    int launch = ev->kind == TDB_KIND_RUNTIME || ev->kind == TDB_KIND_DRIVER;
+    int gpu = ev->kind == TDB_KIND_KERNEL || ev->kind == TDB_KIND_MEMCPY || ev->kind == TDB_KIND_MEMSET ||
+              ev->kind == TDB_KIND_SYNC;
+    if (!launch && !gpu)
+        return -2;
+    size_t slot = recent_slot(ev->correlation);
+    int64_t known = -2;
+    if (launch && ing->recent_corr[slot] != ev->correlation) /* the first launch seen stays */
+        ing->recent_corr[slot] = ev->correlation, ing->recent_ord[slot] = (uint32_t)ord;
+    else if (gpu && !ing->reading_back && ing->recent_corr[slot] == ev->correlation)
+        known = ing->recent_ord[slot];
+    struct corr_rec *c = spill_sort_push(ing->corrs);
+    if (!c)
+        return ingest_sort_failed(ing, ing->corrs);
+    *c = (struct corr_rec){ev->correlation, ev->dur_ns, (uint32_t)ord,
+                           launch ? CORR_LAUNCH : ev->kind == TDB_KIND_SYNC ? CORR_LINK : CORR_DEVICE,
+                           known >= 0 ? (uint32_t)known + 1 : 0, 0};
+    return known;
+}
+
+/* Keeps the interval of GPU work for device_stats (device_time.c). 0, or -1 (printed). */
+static int ingest_keep_gpu_time(struct tdb_ingest *ing, size_t ord, const struct tdb_event *ev)
+{
+    if ((ev->kind != TDB_KIND_KERNEL && ev->kind != TDB_KIND_MEMCPY && ev->kind != TDB_KIND_MEMSET) ||
+        ev->device == TDB_NULL || ev->dur_ns <= 0)
+        return 0;
+    if (device_time_add(&ing->devices, (uint32_t)ord, ev->start_ns, ev->dur_ns, ev->device,
+                        device_time_class(ev->kind, ev->name), ing->sort_budget / 4, ing->sort_dir) == 0)
+        return 0;
+    const char *why = device_time_error(&ing->devices);
+    fprintf(ing->err, "tracedb: %s: %s\n", ing->path, why ? why : "out of memory");
+    return -1;
 }
 
 /* With TRACEDB_TIMING=1, says on stderr how long the phase that ends now took. */
@@ -380,6 +355,7 @@ static void ingest_free(struct tdb_ingest *ing)
     ingest_free_keys(ing);
     device_time_free(&ing->devices);
     free(ing->key);
+    free(ing->sort_dir);
     free(ing->path);
     free(ing->tmp_path);
     free(ing);
@@ -409,6 +385,17 @@ struct tdb_ingest *tdb_ingest_open(const char *path, enum tdb_open_mode mode, FI
     }
     ing->err = err;
     clock_gettime(CLOCK_MONOTONIC, &ing->phase_start);
+    /* the end of each trace sorts what it kept per event in sort_budget bytes a sort (beside the
+     * database beyond that): memory stays flat whatever the trace's size */
+    const char *kib = getenv("TRACEDB_SORT_KIB");
+    ing->sort_budget = kib && atol(kib) > 0 ? (size_t)atol(kib) * 1024 : SORT_BUDGET;
+    const char *slash = strrchr(path, '/');
+    ing->sort_dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    if (!ing->sort_dir) {
+        free(ing->path), free(ing);
+        fprintf(err, "tracedb: out of memory\n");
+        return NULL;
+    }
     strmap_init(&ing->strings);
     strmap_init(&ing->processes);
     strmap_init(&ing->threads);
@@ -563,22 +550,13 @@ int tdb_ingest_resume_trace(struct tdb_ingest *ing, int64_t trace_id, const stru
     ing->first_ns = INT64_MAX;
     ing->last_ns = INT64_MIN;
     int rc = 0;
-    size_t ord = 0, ids_cap = 0;
+    int64_t rows = 0, last_id = 0;
     ing->reading_back = 1;
     while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(st, 0);
-        if (ord == 0)
+        if (rows++ == 0)
             ing->trace_first_event = id;
-        if (ord == ids_cap) {
-            ids_cap = ids_cap ? ids_cap * 2 : 65536;
-            int64_t *ids = realloc(ing->key_id, ids_cap * sizeof *ids);
-            if (!ids) {
-                rc = ingest_fail(ing, "out of memory");
-                break;
-            }
-            ing->key_id = ids;
-        }
-        ing->key_id[ord] = id;
+        last_id = id;
         struct tdb_event ev;
         tdb_event_init(&ev);
         ev.kind = sqlite3_column_int(st, 1);
@@ -594,13 +572,9 @@ int tdb_ingest_resume_trace(struct tdb_ingest *ing, int64_t trace_id, const stru
             ev.bytes = sqlite3_column_int64(st, 9);
         if (sqlite3_column_type(st, 10) != SQLITE_NULL)
             ev.device_type = sqlite3_column_int64(st, 10);
-        if (ingest_keep_keys(ing, ord, &ev, sqlite3_column_int64(st, 2)) == -1)
+        size_t ord = (size_t)(id - ing->trace_first_event); /* ids ascend; gaps are kept as they are */
+        if (ingest_keep_keys(ing, ord, &ev, sqlite3_column_int64(st, 2)) == -1 || ingest_keep_gpu_time(ing, ord, &ev) != 0)
             rc = -1;
-        else if ((ev.kind == TDB_KIND_KERNEL || ev.kind == TDB_KIND_MEMCPY || ev.kind == TDB_KIND_MEMSET) &&
-                 ev.device != TDB_NULL && ev.dur_ns > 0 &&
-                 device_time_add(&ing->devices, (uint32_t)ord, ev.device, device_time_class(ev.kind, ev.name)) != 0)
-            rc = -1;
-        ord++;
     }
     tdb_stmt_finalize(st);
     ing->reading_back = 0;
@@ -609,13 +583,13 @@ int tdb_ingest_resume_trace(struct tdb_ingest *ing, int64_t trace_id, const stru
         return -1;
     }
     ingest_phase(ing, "read back");
-    if (ord == 0)
-        ing->trace_first_event = ing->next_event;
-    /* the sweep covers [trace_first_event, next_event): for a resumed trace, exactly its rows */
-    int64_t saved_next = ing->next_event;
-    ing->next_event = ing->trace_first_event + (int64_t)ord;
+    if (rows == 0)
+        ing->trace_first_event = last_id = ing->next_event - 1;
+    /* the end of the trace covers [trace_first_event, last id]: for a resumed trace, exactly its rows */
+    ing->read_back = 1;
+    ing->trace_end_event = rows ? last_id + 1 : ing->trace_first_event;
     rc = tdb_ingest_end_trace(ing, info);
-    ing->next_event = saved_next;
+    ing->read_back = 0;
     return rc;
 }
 
@@ -777,10 +751,7 @@ int64_t tdb_ingest_event(struct tdb_ingest *ing, const struct tdb_event *in)
     int64_t launch = ingest_keep_keys(ing, (size_t)(id - ing->trace_first_event), ev, name);
     if (launch == -1)
         return -1;
-    if ((ev->kind == TDB_KIND_KERNEL || ev->kind == TDB_KIND_MEMCPY || ev->kind == TDB_KIND_MEMSET) &&
-        ev->device != TDB_NULL && ev->dur_ns > 0 &&
-        device_time_add(&ing->devices, (uint32_t)(id - ing->trace_first_event), ev->device,
-                        device_time_class(ev->kind, ev->name)) != 0)
+    if (ingest_keep_gpu_time(ing, (size_t)(id - ing->trace_first_event), ev) != 0)
         return -1;
     struct tdb_event row = *ev;
     row.launch_id = launch >= 0 ? ing->trace_first_event + launch : TDB_NULL;
@@ -866,10 +837,13 @@ int tdb_ingest_end_trace(struct tdb_ingest *ing, const struct tdb_trace_info *in
         return -1;
     ingest_phase(ing, "parse+insert");
     int rc;
-    /* device_stats reads the start and dur keys, before the sweep turns start into self time */
-    rc = device_time_write(&ing->devices, ing->key_start, ing->key_dur, ing->db, ing->trace_id) != 0
-                 ? ingest_fail(ing, "cannot write device_stats")
-                 : 0;
+    if (!ing->read_back)
+        ing->trace_end_event = ing->next_event;
+    rc = 0;
+    if (device_time_write(&ing->devices, ing->db, ing->trace_id) != 0) {
+        const char *why = device_time_error(&ing->devices);
+        rc = why ? (fprintf(ing->err, "tracedb: %s: %s\n", ing->path, why), -1) : ingest_fail(ing, "cannot write device_stats");
+    }
     if (rc == 0)
         rc = ingest_nest_and_link(ing);
     if (rc == 0)

@@ -5,34 +5,56 @@
 #define TDB_INGEST_INTERNAL_H
 #include "device_time.h"
 #include "ingest.h"
+#include "spill_sort.h"
 #include "strmap.h"
 #include <pthread.h>
 #include <sqlite3.h>
 #include <time.h>
 
-/* correlation -> ordinal, open addressing; TDB_NULL marks an empty slot */
-struct corrmap {
-    int64_t *key;
-    uint32_t *val;
-    size_t cap, count;
+/* What the end of a trace writes back to a row or attributes to the operators around it: one stream
+ * ordered by (ord, what), merged from the sweep, the launch links and the attributions. 24 bytes. */
+enum result_what {
+    RES_NEST,      /* the sweep's parent (ord + 1), depth, context path and self time (val) */
+    RES_LINK,      /* GPU work: val = the ord of its launch (the row holds none, or another) */
+    RES_DEVICE,    /* the launch at ord launched GPU work of val ns: device time for its operators */
+    RES_MEM_CPU,   /* the [memory] event at ord: val host bytes for the operator around it */
+    RES_MEM_DEVICE /* likewise, device bytes */
 };
 
-/* Something the end of the trace attributes to the operators around it. */
-enum attrib_what {
-    AT_LINK,      /* GPU work that is not device time (sync): linked to its launch only */
-    AT_DEVICE,    /* kernel, memcpy, memset: device time of the operator that launched it */
-    AT_MEM_CPU,   /* a [memory] event on the host: bytes for the operator around it */
-    AT_MEM_DEVICE /* a [memory] event on a device */
+struct result_rec {
+    uint32_t ord;
+    uint16_t what, depth;
+    uint32_t parent, context;
+    int64_t val;
 };
 
-struct attrib {
-    uint32_t ord;  /* the event */
-    uint16_t what; /* enum attrib_what */
-    uint16_t early; /* the launch was known when the row was written: launch_id is in the row already */
-    int64_t key;   /* correlation of the launch (AT_LINK, AT_DEVICE) or bytes (AT_MEM_*) */
+/* A correlation met in the trace: its launch (a runtime or driver call) or GPU work it launched;
+ * sorted by (correlation, what, ord) they pair each piece of work with the first launch. 32 bytes. */
+enum corr_what { CORR_LAUNCH, CORR_DEVICE /* device time */, CORR_LINK /* a sync: linked only */ };
+
+struct corr_rec {
+    int64_t corr, dur;
+    uint32_t ord, what;
+    uint32_t in_row; /* GPU work: the ord + 1 of the launch its row was written with, 0 = none */
+    uint32_t pad;
 };
 
-#define LAUNCH_IN_ROW 0x80000000u /* launch[] flag: the row already holds this launch_id */
+/* The most recent launches by correlation (direct-mapped): GPU work that follows its launch closely,
+ * as a recording's does, is written with its launch_id and needs no update. */
+#define RECENT_LAUNCHES 65536
+
+/* Bytes of memory each of the end of trace's sorts may hold (then they spill to disk). */
+#define SORT_BUDGET (8u << 20)
+
+int corr_rec_cmp(const void *a, const void *b);   /* correlation, what, ord */
+int result_rec_cmp(const void *a, const void *b); /* ord, what */
+
+/* A call path: the aggregate (name) of an operator and the path around it; device time and memory
+ * are summed per path while the rows are written back, then added to every operator on it. */
+struct call_path {
+    uint32_t enclosing, stat;
+    int64_t device, cpu_mem, device_mem;
+};
 
 /* Running aggregates of one (kind, name, device) in the current trace. */
 struct stat_row {
@@ -43,7 +65,7 @@ struct stat_row {
     int64_t self_device_mem, device_mem;   /* device bytes, likewise */
 };
 
-struct nest_result;
+struct nest_cursor;
 
 struct tdb_ingest {
     sqlite3 *db;
@@ -53,7 +75,7 @@ struct tdb_ingest {
     char *tmp_path;          /* where a new database is built, or NULL for an append */
     int fresh;               /* a database made by this ingest (not an append, not a recording) */
     int borrowed;            /* db is the process's in-memory database: rolled back, never closed */
-    struct nest_result *nest_slot; /* what tdb_nest() answers from, during the nesting update */
+    struct nest_cursor *nest_slot; /* what tdb_nest() answers from, during the nesting update */
     int nest_registered;
     int replace;             /* --force: the new database replaces path at the end */
     int64_t anomalies[TDB_ANOMALY_COUNT]; /* counted for meta */
@@ -69,29 +91,31 @@ struct tdb_ingest {
     int64_t first_event;       /* first event id of this load */
     int64_t events;            /* events added by this load */
     int64_t overlaps;          /* overlaps found by the sweep of the current trace */
-    /* per event of the current trace, by ordinal (id - trace_first_event): the sweep's keys */
-    uint32_t *key_track;       /* thread id; becomes the parent ordinal + 1 after the sweep */
-    int64_t *key_start;        /* start; becomes self time after the sweep */
-    int64_t *key_dur;
-    uint16_t *key_depth;
-    uint32_t *key_stat;        /* index in stats */
-    size_t keys_cap;
+    /* per event of the current trace, in bounded memory (external sorts, spill_sort.h) */
+    struct spill_sort *keys;     /* the sweep's keys (struct nesting_key) */
+    struct spill_sort *corrs;    /* correlations (struct corr_rec) */
+    struct spill_sort *results;  /* rows to rewrite, values to attribute (struct result_rec) */
+    size_t sort_budget;          /* bytes of memory per sort (TRACEDB_SORT_KIB) */
+    char *sort_dir;              /* where sorts spill: beside the database */
+    int64_t *recent_corr;        /* RECENT_LAUNCHES slots: correlation ... */
+    uint32_t *recent_ord;        /* ... and the ord of its first launch seen */
+    struct strmap path_index;    /* (enclosing, stat) -> index in paths */
+    struct call_path *paths;     /* [0]: none */
+    size_t npaths, paths_cap;
     struct strmap stat_index;  /* (kind, name, device) -> index in stats */
     struct stat_row *stats;
     size_t nstats, stats_cap;
     int64_t first_ns, last_ns; /* span of the current trace */
-    struct corrmap launches;   /* correlation -> ordinal of the runtime/driver call */
     struct device_time devices; /* GPU intervals of the current trace, for device_stats */
-    struct attrib *attribs;    /* GPU work and memory events, attributed at the end of the trace */
-    size_t nattribs, attribs_cap;
     int timing;                /* TRACEDB_TIMING set: print how long each phase took */
     int live;                  /* TDB_OPEN_LIVE: written in place; nothing per event kept in memory */
     int resuming;              /* inside tdb_ingest_resume_trace */
     pthread_t indexer;         /* a live recording's end: builds the indexes on a second connection ... */
     int indexing, index_rc;    /* ... while this one reads the rows back (ingest.c) */
     int reading_back;          /* keys come from rows written before (no launch_id in them) */
-    int64_t *key_id;           /* a read-back trace: the id of each ordinal (ids may have gaps: ranges a
-                                * killed recording began and never ended); NULL: id - trace_first_event */
+    int read_back;             /* the current trace's rows were read back (they may hold nesting already;
+                                * their ids may have gaps: ranges a killed recording never ended) */
+    int64_t trace_end_event;   /* one past the last id of the current trace */
     struct timespec phase_start;
 };
 
@@ -101,7 +125,7 @@ int ingest_fail(struct tdb_ingest *ing, const char *what);   /* prints the datab
 int ingest_step(struct tdb_ingest *ing, sqlite3_stmt *st);   /* steps to the end; 0 or -1 (printed) */
 int ingest_run(struct tdb_ingest *ing, const char *sql);     /* one statement (through the cache) */
 int ingest_sync(struct tdb_ingest *ing);                     /* waits for the row writer */
-int64_t corrmap_get(const struct corrmap *m, int64_t key);
+int ingest_sort_failed(struct tdb_ingest *ing, struct spill_sort *s); /* prints why; -1 */
 
 /* ingest_sweep.c */
 int ingest_nest_and_link(struct tdb_ingest *ing);

@@ -1,136 +1,205 @@
-/* ingest_sweep.c: the end of a trace, first part (see ingest.c): the sweep's results (parent, depth,
- * self time, launch links) written back in one sequential UPDATE, device time and memory attributed
- * to the operators around them, and the per-name sums (event_stats). */
+/* ingest_sweep.c: the end of a trace, first part (see ingest.c), in bounded memory: the sweep's
+ * results (parent, depth, self time) and the launch links, merged in id order by an external sort
+ * (spill_sort.c), written back in one sequential UPDATE; device time and memory attributed to the
+ * operators around them through their call paths; then the per-name sums (event_stats). */
 #include "ingest_internal.h"
 #include "nesting.h"
 #include "stmt_cache.h"
 #include <stdlib.h>
 #include <string.h>
 
-/* ---------------------------------------------------------------- nesting and links */
-
-/* Links GPU work to its launch (launch[ord] = launch ordinal + 1) and adds device time and memory to
- * the per-name aggregates of the operators around them: "self" for the operator that launched the
- * work (the parent of the runtime call) or holds the [memory] event, "total" for it and every
- * ancestor, as PyTorch's profiler attributes them. Runs after the sweep: key_track holds parents. */
-static void ingest_attribute(struct tdb_ingest *ing, uint32_t *launch)
+int corr_rec_cmp(const void *a, const void *b)
 {
-    const uint32_t *parent = ing->key_track;
-    for (size_t i = 0; i < ing->nattribs; i++) {
-        const struct attrib *a = &ing->attribs[i];
-        uint32_t p; /* ordinal + 1 of the operator the value belongs to */
-        int64_t v;
-        if (a->what == AT_LINK || a->what == AT_DEVICE) {
-            int64_t l = corrmap_get(&ing->launches, a->key);
-            if (l < 0)
+    const struct corr_rec *x = a, *y = b;
+    if (x->corr != y->corr)
+        return x->corr < y->corr ? -1 : 1;
+    if (x->what != y->what)
+        return x->what < y->what ? -1 : 1;
+    return (x->ord > y->ord) - (x->ord < y->ord);
+}
+
+int result_rec_cmp(const void *a, const void *b)
+{
+    const struct result_rec *x = a, *y = b;
+    if (x->ord != y->ord)
+        return x->ord < y->ord ? -1 : 1;
+    return (x->what > y->what) - (x->what < y->what);
+}
+
+/* ---------------------------------------------------------------- the sweep */
+
+/* The call path of an operator (stat) inside the path `enclosing`: interned, 0 when out of memory. */
+static uint32_t ingest_path(void *ctx, uint32_t enclosing, uint32_t stat)
+{
+    struct tdb_ingest *ing = ctx;
+    uint32_t key[2] = {enclosing, stat};
+    int64_t i = strmap_get(&ing->path_index, key, sizeof key);
+    if (i > 0)
+        return (uint32_t)i;
+    if (ing->npaths >= UINT32_MAX)
+        return 0;
+    if (ing->npaths == ing->paths_cap) {
+        struct call_path *n = realloc(ing->paths, ing->paths_cap * 2 * sizeof *n);
+        if (!n)
+            return 0;
+        ing->paths = n, ing->paths_cap *= 2;
+    }
+    i = (int64_t)ing->npaths++;
+    if (strmap_put(&ing->path_index, key, sizeof key, i) != 0)
+        return 0;
+    ing->paths[i] = (struct call_path){enclosing, stat, 0, 0, 0};
+    return (uint32_t)i;
+}
+
+/* One event swept: its self time to its name's sums; a row to rewrite when it is nested or holds
+ * others (most GPU rows are neither). */
+static int ingest_swept(void *ctx, const struct nesting_result *r)
+{
+    struct tdb_ingest *ing = ctx;
+    struct stat_row *st = &ing->stats[r->stat];
+    st->self = tdb_sat_add(st->self, r->self);
+    if (!r->parent && r->self == r->dur)
+        return 0;
+    struct result_rec *o = spill_sort_push(ing->results);
+    if (!o)
+        return -1;
+    *o = (struct result_rec){r->ord, RES_NEST, r->depth, r->parent, r->context, r->self};
+    return 0;
+}
+
+/* Pairs each piece of GPU work with the first launch of its correlation: a link where its row holds
+ * no launch_id or another one, and the device time for the launch's operators. */
+static int ingest_pair_launches(struct tdb_ingest *ing)
+{
+    if (spill_sort_done(ing->corrs) != 0)
+        return -1;
+    const struct corr_rec *c;
+    int64_t corr = TDB_NULL;
+    uint32_t launch = 0; /* ord + 1 of the current correlation's first launch, 0 = none */
+    while ((c = spill_sort_next(ing->corrs)) != NULL) {
+        if (c->corr != corr || launch == 0) {
+            if (c->corr != corr)
+                launch = 0;
+            corr = c->corr;
+            if (c->what == CORR_LAUNCH && launch == 0) {
+                launch = c->ord + 1;
                 continue;
-            launch[a->ord] = ((uint32_t)l + 1) | (a->early ? LAUNCH_IN_ROW : 0);
-            if (a->what == AT_LINK)
-                continue;
-            p = parent[l];
-            v = ing->key_dur[a->ord];
-        } else {
-            p = parent[a->ord];
-            v = a->key;
+            }
         }
-        if (!p)
+        if (c->what == CORR_LAUNCH || !launch)
             continue;
-        struct stat_row *direct = &ing->stats[ing->key_stat[p - 1]];
-        if (a->what == AT_DEVICE)
-            direct->self_device = tdb_sat_add(direct->self_device, v);
-        else if (a->what == AT_MEM_CPU)
-            direct->self_cpu_mem = tdb_sat_add(direct->self_cpu_mem, v);
-        else
-            direct->self_device_mem = tdb_sat_add(direct->self_device_mem, v);
-        for (uint32_t q = p; q; q = parent[q - 1]) {
-            struct stat_row *r = &ing->stats[ing->key_stat[q - 1]];
-            if (a->what == AT_DEVICE)
-                r->device_total = tdb_sat_add(r->device_total, v);
-            else if (a->what == AT_MEM_CPU)
-                r->cpu_mem = tdb_sat_add(r->cpu_mem, v);
-            else
-                r->device_mem = tdb_sat_add(r->device_mem, v);
+        if (c->in_row != launch) {
+            struct result_rec *o = spill_sort_push(ing->results);
+            if (!o)
+                return -1;
+            *o = (struct result_rec){c->ord, RES_LINK, 0, 0, 0, launch - 1};
         }
+        if (c->what == CORR_DEVICE) {
+            struct result_rec *o = spill_sort_push(ing->results);
+            if (!o)
+                return -1;
+            *o = (struct result_rec){launch - 1, RES_DEVICE, 0, 0, 0, c->dur};
+        }
+    }
+    return spill_sort_error(ing->corrs) ? -1 : 0;
+}
+
+/* ---------------------------------------------------------------- writing back */
+
+/* The merged results, read in id order by the tdb_nest() SQL function during the one UPDATE that
+ * stores them; values to attribute are added to call paths as the cursor passes them. */
+struct nest_cursor {
+    struct tdb_ingest *ing;
+    int64_t base;                 /* id of ord 0 */
+    const struct result_rec *next;
+    int64_t at;                   /* the ord the fields below describe, -1 before the first */
+    int nested, linked;
+    uint32_t parent, context;
+    uint16_t depth;
+    int64_t self, launch;
+    uint32_t last_ord, last_context; /* the latest RES_NEST seen, for the attributions after it */
+    int backwards;                /* asked for an ord behind the cursor: the update did not go in id order */
+};
+
+static void cursor_take(struct nest_cursor *c, const struct result_rec *r, int64_t ord)
+{
+    if (r->what == RES_NEST) {
+        c->last_ord = r->ord, c->last_context = r->context;
+    } else if (r->what >= RES_DEVICE && c->last_ord == r->ord && c->last_context) {
+        struct call_path *p = &c->ing->paths[c->last_context];
+        if (r->what == RES_DEVICE)
+            p->device = tdb_sat_add(p->device, r->val);
+        else if (r->what == RES_MEM_CPU)
+            p->cpu_mem = tdb_sat_add(p->cpu_mem, r->val);
+        else
+            p->device_mem = tdb_sat_add(p->device_mem, r->val);
+    }
+    if ((int64_t)r->ord != ord)
+        return;
+    if (r->what == RES_NEST)
+        c->nested = 1, c->parent = r->parent, c->context = r->context, c->depth = r->depth, c->self = r->val;
+    else if (r->what == RES_LINK)
+        c->linked = 1, c->launch = r->val;
+}
+
+/* Moves the cursor to ord (forward only), taking every record before it and at it. */
+static void cursor_seek(struct nest_cursor *c, int64_t ord)
+{
+    if (ord == c->at)
+        return;
+    if (ord < c->at) {
+        c->backwards = 1;
+        return;
+    }
+    c->at = ord, c->nested = c->linked = 0;
+    while (c->next && (int64_t)c->next->ord <= ord) {
+        cursor_take(c, c->next, ord);
+        c->next = spill_sort_next(c->ing->results);
     }
 }
 
-/* The sweep's results, read by the tdb_nest() SQL function during the one UPDATE that stores them. */
-struct nest_result {
-    int64_t base;            /* id of ordinal 0 */
-    const int64_t *ids;      /* id of each ordinal when they have gaps (a read-back trace), else NULL */
-    size_t cursor;           /* with ids: where the last id was found (the update walks ids in order) */
-    size_t n;
-    const uint32_t *parent;  /* ordinal + 1, 0 = none */
-    const uint16_t *depth;
-    const int64_t *self;
-    const int64_t *dur;
-    const uint32_t *launch;  /* ordinal + 1, 0 = none; LAUNCH_IN_ROW when the row has it already */
-};
-
-/* tdb_nest(id, column): 0 parent_id, 1 depth, 2 self_ns, 3 launch_id (NULL when none), 4 whether the
- * row changes at all (most GPU rows do not: no parent, no children, launch written with the row);
- * tdb_nest(id, 5, parent_id, depth, self_ns, launch_id): whether a row read back, holding these, changes. */
+/* tdb_nest(id, column[, ...]): 0 parent_id, 1 depth, 2 self_ns (argument 3: dur_ns), 3 launch_id
+ * (NULL when none), 4 whether the row changes at all; tdb_nest(id, 5, parent_id, depth, self_ns,
+ * launch_id, dur_ns): whether a row read back, holding these, changes. */
 static void nest_value(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-    struct nest_result *r = *(struct nest_result **)sqlite3_user_data(ctx);
-    if (!r) {
+    struct nest_cursor *c = *(struct nest_cursor **)sqlite3_user_data(ctx);
+    if (!c || argc < 2) {
         sqlite3_result_null(ctx);
         return;
     }
-    int64_t id = sqlite3_value_int64(argv[0]), i = id - r->base;
-    if (r->ids && r->cursor < r->n && r->ids[r->cursor] == id) {
-        i = (int64_t)r->cursor; /* the same row again */
-    } else if (r->ids && r->cursor + 1 < r->n && r->ids[r->cursor + 1] == id) {
-        i = (int64_t)++r->cursor; /* the next row */
-    } else if (r->ids) { /* else a binary search: ids ascend */
-        size_t lo = 0, hi = r->n;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (r->ids[mid] < id)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        i = lo < r->n && r->ids[lo] == id ? (int64_t)lo : -1;
-        if (i >= 0)
-            r->cursor = (size_t)i;
-    }
-    if (i < 0 || (size_t)i >= r->n) {
-        sqlite3_result_null(ctx);
-        return;
-    }
+    cursor_seek(c, sqlite3_value_int64(argv[0]) - c->base);
+    int64_t parent = c->nested && c->parent ? c->base + c->parent - 1 : TDB_NULL;
+    int64_t launch = c->linked ? c->base + c->launch : TDB_NULL;
     switch (sqlite3_value_int(argv[1])) {
     case 0:
-        if (r->parent[i])
-            sqlite3_result_int64(ctx, r->ids ? r->ids[r->parent[i] - 1] : r->base + r->parent[i] - 1);
+        if (parent != TDB_NULL)
+            sqlite3_result_int64(ctx, parent);
         else
             sqlite3_result_null(ctx);
         break;
     case 1:
-        sqlite3_result_int(ctx, r->depth[i]);
+        sqlite3_result_int(ctx, c->nested ? c->depth : 0);
         break;
     case 2:
-        sqlite3_result_int64(ctx, r->self[i]);
+        sqlite3_result_int64(ctx, c->nested ? c->self : argc > 2 ? sqlite3_value_int64(argv[2]) : 0);
         break;
     case 3:
-        if (r->launch[i] & ~LAUNCH_IN_ROW) {
-            uint32_t l = (r->launch[i] & ~LAUNCH_IN_ROW) - 1;
-            sqlite3_result_int64(ctx, r->ids ? r->ids[l] : r->base + l);
-        } else
+        if (launch != TDB_NULL)
+            sqlite3_result_int64(ctx, launch);
+        else
             sqlite3_result_null(ctx);
         break;
     case 4:
-        sqlite3_result_int(ctx, r->parent[i] || r->self[i] != r->dur[i] ||
-                                    (r->launch[i] && !(r->launch[i] & LAUNCH_IN_ROW)));
+        sqlite3_result_int(ctx, c->nested || c->linked);
         break;
-    default: { /* 5: whether the row's parent_id, depth, self_ns, launch_id (argv 2-5) differ from these */
-        int64_t parent = r->parent[i] ? (r->ids ? r->ids[r->parent[i] - 1] : r->base + r->parent[i] - 1) : TDB_NULL;
-        int64_t launch = TDB_NULL;
-        if (r->launch[i] & ~LAUNCH_IN_ROW) {
-            uint32_t l = (r->launch[i] & ~LAUNCH_IN_ROW) - 1;
-            launch = r->ids ? r->ids[l] : r->base + l;
+    default: { /* 5: whether the row's parent_id, depth, self_ns, launch_id (argv 2-5) differ */
+        if (argc < 7) {
+            sqlite3_result_int(ctx, 1);
+            break;
         }
-        int differs = argc < 6 || sqlite3_value_int64(argv[3]) != r->depth[i] || sqlite3_value_int64(argv[4]) != r->self[i];
+        int64_t self = c->nested ? c->self : sqlite3_value_int64(argv[6]);
+        int differs = sqlite3_value_int64(argv[3]) != (c->nested ? c->depth : 0) || sqlite3_value_int64(argv[4]) != self;
         if (!differs)
             differs = parent == TDB_NULL ? sqlite3_value_type(argv[2]) != SQLITE_NULL
                                          : sqlite3_value_type(argv[2]) == SQLITE_NULL || sqlite3_value_int64(argv[2]) != parent;
@@ -141,75 +210,102 @@ static void nest_value(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     }
 }
 
-/* Sweeps the current trace's events (nesting.c), links GPU work to launches, and writes both back in
- * one pass in id order; rows with no parent, no children and no launch keep their defaults. */
+/* Adds each call path's device time and memory to its operator ("self") and, through the paths
+ * around it, to every operator it is inside ("total"), as PyTorch's profiler attributes them.
+ * Paths are made after the paths around them: one pass from the last sums the trees. */
+static void ingest_attribute(struct tdb_ingest *ing)
+{
+    for (size_t i = 1; i < ing->npaths; i++) {
+        const struct call_path *p = &ing->paths[i];
+        struct stat_row *r = &ing->stats[p->stat];
+        r->self_device = tdb_sat_add(r->self_device, p->device);
+        r->self_cpu_mem = tdb_sat_add(r->self_cpu_mem, p->cpu_mem);
+        r->self_device_mem = tdb_sat_add(r->self_device_mem, p->device_mem);
+    }
+    for (size_t i = ing->npaths; i-- > 1;) {
+        struct call_path *p = &ing->paths[i];
+        struct stat_row *r = &ing->stats[p->stat];
+        r->device_total = tdb_sat_add(r->device_total, p->device);
+        r->cpu_mem = tdb_sat_add(r->cpu_mem, p->cpu_mem);
+        r->device_mem = tdb_sat_add(r->device_mem, p->device_mem);
+        if (p->enclosing) {
+            struct call_path *up = &ing->paths[p->enclosing];
+            up->device = tdb_sat_add(up->device, p->device);
+            up->cpu_mem = tdb_sat_add(up->cpu_mem, p->cpu_mem);
+            up->device_mem = tdb_sat_add(up->device_mem, p->device_mem);
+        }
+    }
+}
+
+/* Sweeps the current trace's events (nesting.c), pairs GPU work with launches, and writes both back
+ * in one pass in id order; rows with no parent, no children and no new launch keep their defaults. */
 int ingest_nest_and_link(struct tdb_ingest *ing)
 {
-    size_t n = (size_t)(ing->next_event - ing->trace_first_event);
-    if (n == 0)
-        return 0;
-    ing->key_depth = malloc(n * sizeof *ing->key_depth);
-    uint32_t *launch = calloc(n, sizeof *launch); /* ordinal of the launch + 1 */
-    if (!ing->key_depth || !launch) {
-        free(launch);
-        fprintf(ing->err, "tracedb: out of memory\n");
-        return -1;
-    }
-    /* parent aliases key_track, self aliases key_start */
-    int64_t overlaps = nesting_compute(n, ing->key_track, ing->key_start, ing->key_dur, ing->key_track,
-                                       ing->key_depth, ing->key_start);
-    if (overlaps < 0) {
-        free(launch);
-        fprintf(ing->err, "tracedb: out of memory\n");
-        return -1;
-    }
+    if (!ing->keys)
+        return 0; /* no events */
+    if (spill_sort_done(ing->keys) != 0)
+        return ingest_sort_failed(ing, ing->keys);
+    int64_t overlaps = nesting_sweep(ing->keys, ingest_path, ingest_swept, ing);
+    if (overlaps < 0)
+        return ingest_sort_failed(ing, spill_sort_error(ing->keys) ? ing->keys : ing->results);
     ing->overlaps = overlaps;
-    ingest_attribute(ing, launch);
+    spill_sort_free(ing->keys); /* each sort's memory goes back before the next one's */
+    ing->keys = NULL;
+    if (ingest_pair_launches(ing) != 0)
+        return ingest_sort_failed(ing, spill_sort_error(ing->corrs) ? ing->corrs : ing->results);
+    spill_sort_free(ing->corrs);
+    ing->corrs = NULL;
     ingest_phase(ing, "nesting sweep");
-    const int64_t *self = ing->key_start;
-    for (size_t i = 0; i < n; i++)
-        ing->stats[ing->key_stat[i]].self = tdb_sat_add(ing->stats[ing->key_stat[i]].self, self[i]);
-    /* One sequential pass over the trace's rows; each row asks nest_value() for its new values. */
-    /* ids are looked up only when they have gaps (binary search); else id - first is the ordinal */
-    const int64_t *ids = ing->key_id && ing->key_id[n - 1] - ing->key_id[0] + 1 != (int64_t)n ? ing->key_id : NULL;
-    struct nest_result res = {ing->trace_first_event, ids, 0, n, ing->key_track, ing->key_depth, ing->key_start,
-                              ing->key_dur, launch};
-    int rc = 0;
-    sqlite3_stmt *upd;
-    /* Imported rows were written with no nesting: those the sweep gives any are rewritten. Rows read
-     * back (a recording) may carry nesting already (the recorder's own stacks): only rows where the
-     * sweep, the one rule, says otherwise are rewritten. */
-    const char *sql = ing->key_id
+    if (spill_sort_done(ing->results) != 0)
+        return ingest_sort_failed(ing, ing->results);
+
+    /* One sequential pass over the trace's rows; each row asks nest_value() for its new values.
+     * Imported rows were written with no nesting: those given any are rewritten. Rows read back (a
+     * recording) may carry nesting already (the recorder's own stacks): only rows where the sweep,
+     * the one rule, says otherwise are rewritten. */
+    const char *sql = ing->read_back
                           ? "UPDATE event SET parent_id = tdb_nest(id, 0), depth = tdb_nest(id, 1), "
-                            "self_ns = tdb_nest(id, 2), launch_id = coalesce(tdb_nest(id, 3), launch_id) "
-                            "WHERE id >= ?1 AND id < ?2 AND tdb_nest(id, 5, parent_id, depth, self_ns, launch_id)"
+                            "self_ns = tdb_nest(id, 2, dur_ns), launch_id = coalesce(tdb_nest(id, 3), launch_id) "
+                            "WHERE id >= ?1 AND id < ?2 AND tdb_nest(id, 5, parent_id, depth, self_ns, launch_id, dur_ns) "
+                            "AND ((SELECT count(*) FROM trace) = 1 OR thread_id IN (SELECT t.id FROM thread t "
+                            "JOIN process p ON p.id = t.process_id WHERE p.trace_id = ?3))"
                           : "UPDATE event SET parent_id = tdb_nest(id, 0), depth = tdb_nest(id, 1), "
-                            "self_ns = tdb_nest(id, 2), launch_id = coalesce(tdb_nest(id, 3), launch_id) "
+                            "self_ns = tdb_nest(id, 2, dur_ns), launch_id = coalesce(tdb_nest(id, 3), launch_id) "
                             "WHERE id >= ?1 AND id < ?2 AND tdb_nest(id, 4)";
     /* registered once per connection (registering again would expire every prepared statement); the
-     * function reads the sweep's results through a slot that points at them only meanwhile */
-    static struct nest_result *memory_slot; /* the in-memory database's, which outlives each ingest */
+     * function reads the cursor through a slot that points at it only meanwhile */
+    static struct nest_cursor *memory_slot; /* the in-memory database's, which outlives each ingest */
     static int memory_registered;
-    struct nest_result **slot = ing->borrowed ? &memory_slot : &ing->nest_slot;
+    struct nest_cursor **slot = ing->borrowed ? &memory_slot : &ing->nest_slot;
     int registered = ing->borrowed ? memory_registered : ing->nest_registered;
+    sqlite3_stmt *upd;
     if ((!registered &&
-         (sqlite3_create_function(ing->db, "tdb_nest", 2, SQLITE_UTF8, slot, nest_value, NULL, NULL) != SQLITE_OK ||
-          sqlite3_create_function(ing->db, "tdb_nest", 6, SQLITE_UTF8, slot, nest_value, NULL, NULL) != SQLITE_OK)) ||
-        tdb_stmt_prepare(ing->db, sql, -1, 0, &upd, NULL) != SQLITE_OK) {
-        free(launch);
+         sqlite3_create_function(ing->db, "tdb_nest", -1, SQLITE_UTF8, slot, nest_value, NULL, NULL) != SQLITE_OK) ||
+        tdb_stmt_prepare(ing->db, sql, -1, 0, &upd, NULL) != SQLITE_OK)
         return ingest_fail(ing, "cannot prepare the nesting update");
-    }
     if (ing->borrowed)
         memory_registered = 1;
     else
         ing->nest_registered = 1;
-    *slot = &res;
+    struct nest_cursor cur = {.ing = ing, .base = ing->trace_first_event, .next = spill_sort_next(ing->results), .at = -1};
+    *slot = &cur;
     sqlite3_bind_int64(upd, 1, ing->trace_first_event);
-    sqlite3_bind_int64(upd, 2, ing->key_id ? ing->key_id[n - 1] + 1 : ing->trace_first_event + (int64_t)n);
-    rc = ingest_step(ing, upd);
+    sqlite3_bind_int64(upd, 2, ing->trace_end_event);
+    sqlite3_bind_int64(upd, 3, ing->trace_id);
+    int rc = ingest_step(ing, upd);
     tdb_stmt_finalize(upd);
+    cursor_seek(&cur, INT64_MAX); /* what is left: attributions to rows after the last one rewritten */
     *slot = NULL;
-    free(launch);
+    if (rc == 0 && spill_sort_error(ing->results))
+        rc = ingest_sort_failed(ing, ing->results);
+    if (rc == 0 && cur.backwards) {
+        fprintf(ing->err, "tracedb: %s: internal error: the nesting update did not go in id order\n", ing->path);
+        rc = -1;
+    }
+    spill_sort_free(ing->results);
+    ing->results = NULL;
+    if (rc == 0)
+        ingest_attribute(ing);
     return rc;
 }
 

@@ -1,16 +1,37 @@
-/* nesting.h: parent, depth and self time of events on their tracks, by a sort and a stack sweep. */
+/* nesting.h: parent, depth and self time of events on their tracks, by a stack sweep over the
+ * events sorted by (track, start, longer first, file order): PyTorch's rule. */
 #ifndef TDB_NESTING_H
 #define TDB_NESTING_H
+#include "spill_sort.h"
 #include <stddef.h>
 #include <stdint.h>
 
-/* The events of one load, by ordinal 0..n-1 (file order). On input: track, start and dur of each.
- * On output: parent[i] = ordinal of the enclosing event + 1 (0 = none), depth[i], self[i] = dur minus
- * the direct children's dur. The rule is PyTorch's: events sorted by (track, start, longer first,
- * file order); a child must end within its parent, else the parent is closed first (an overlap, counted).
- * parent may alias track and self may alias start (each is read before it is written).
- * Returns the number of overlaps, or -1 when out of memory. */
-int64_t nesting_compute(size_t n, uint32_t *track, int64_t *start, const int64_t *dur, uint32_t *parent,
-                        uint16_t *depth, int64_t *self);
+/* One event's sweep key: 32 bytes, what the import keeps per event until the end of its trace. */
+struct nesting_key {
+    int64_t start, dur;
+    uint32_t track, ord; /* ord: the event's id minus the trace's first id */
+    uint32_t stat;       /* the caller's aggregate of the event (its name) */
+    uint32_t pad;
+};
+
+/* What the sweep found for one event, given once the event and all its children are done. */
+struct nesting_result {
+    uint32_t ord, parent; /* parent: the enclosing event's ord + 1, 0 = none */
+    uint32_t context;     /* the call path around the event (see nesting_sweep), 0 = none */
+    uint32_t stat;
+    uint16_t depth;
+    int64_t self, dur;    /* self: dur minus the direct children's dur */
+};
+
+/* The sort order of keys: track, start, longer first, ord. */
+int nesting_key_cmp(const void *a, const void *b);
+
+/* Sweeps keys (a finished spill_sort of struct nesting_key). A child must end within its parent,
+ * else the parent is closed first (an overlap, counted). Each event that holds others is given a call
+ * path by path(ctx, enclosing path, its stat): nonzero ids, the same for the same path; an event's
+ * context is its parent's path. emit(ctx, result) for every event (nonzero: stop with its error).
+ * Returns the number of overlaps, or -1 (out of memory, the sort or a callback failed). */
+int64_t nesting_sweep(struct spill_sort *keys, uint32_t (*path)(void *ctx, uint32_t enclosing, uint32_t stat),
+                      int (*emit)(void *ctx, const struct nesting_result *r), void *ctx);
 
 #endif

@@ -54,6 +54,12 @@ Test(parity, resnet18_inference_matches_pytorch_key_averages, .timeout = 60)
     check_against_key_averages("resnet18_inference");
 }
 
+Test(parity, resnet18_matches_pytorch_with_the_imports_sorts_on_disk, .timeout = 60)
+{
+    setenv("TRACEDB_SORT_KIB", "1", 1); /* every sort of the import spills runs of 16 to 42 records */
+    check_against_key_averages("resnet18_inference");
+}
+
 Test(parity, training_schedule_matches_pytorch_key_averages, .timeout = 60)
 {
     check_against_key_averages("train_schedule");

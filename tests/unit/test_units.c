@@ -3,6 +3,7 @@
 #include "helpers.h"
 #include "jsonbuf.h"
 #include "render.h"
+#include "spill_sort.h"
 #include "sqlfuncs.h"
 #include "strmap.h"
 #include "timeparse.h"
@@ -133,6 +134,85 @@ static char *render_sql(const char *sql, enum render_format fmt)
     sqlite3_finalize(st);
     sqlite3_close(db);
     return text;
+}
+
+struct rec3 {
+    uint64_t a;
+    uint32_t b, seq;
+};
+
+static int rec3_cmp(const void *x, const void *y)
+{
+    const struct rec3 *p = x, *q = y;
+    if (p->a != q->a)
+        return p->a < q->a ? -1 : 1;
+    if (p->b != q->b)
+        return p->b < q->b ? -1 : 1;
+    return (p->seq > q->seq) - (p->seq < q->seq);
+}
+
+/* The external sort against qsort of the same records, in memory and spilled in many runs (with
+ * many duplicates of the first keys, and a reset between two inputs). */
+Test(spill_sort, equals_qsort_in_memory_and_on_disk)
+{
+    char *dir = temp_dir();
+    size_t n = 100003;
+    struct rec3 *want = malloc(n * sizeof *want);
+    size_t budgets[] = {64u << 20, 4096, 16 * sizeof(struct rec3)};
+    for (size_t b = 0; b < 3; b++) {
+        struct spill_sort *s = spill_sort_new(sizeof(struct rec3), budgets[b], rec3_cmp, dir);
+        cr_assert(s);
+        for (int round = 0; round < 2; round++) {
+            unsigned long long x = 88172645463325252ULL + (unsigned)round;
+            for (size_t i = 0; i < n; i++) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                want[i] = (struct rec3){x % 1000, (uint32_t)(x >> 40) % 7, (uint32_t)i};
+                struct rec3 *r = spill_sort_push(s);
+                cr_assert(r);
+                *r = want[i];
+            }
+            qsort(want, n, sizeof *want, rec3_cmp);
+            cr_assert_eq(spill_sort_done(s), 0);
+            cr_assert_eq(spill_sort_count(s), n);
+            cr_assert_eq(spill_sort_runs(s) > 0, b > 0, "budget %zu: spilled %zu runs", budgets[b], spill_sort_runs(s));
+            const struct rec3 *r;
+            size_t got = 0;
+            while ((r = spill_sort_next(s)) != NULL) {
+                cr_assert_lt(got, n);
+                cr_assert(memcmp(r, &want[got], sizeof *r) == 0, "record %zu of budget %zu", got, budgets[b]);
+                got++;
+            }
+            cr_assert_eq(got, n);
+            cr_assert_null(spill_sort_error(s));
+            spill_sort_reset(s);
+        }
+        spill_sort_free(s);
+    }
+    free(want);
+    DIR *d = opendir(dir); /* the runs' file was unlinked when made: nothing is left behind */
+    struct dirent *e;
+    int files = 0;
+    while ((e = readdir(d)) != NULL)
+        files += e->d_name[0] != '.' || strncmp(e->d_name, ".tracedb-sort", 13) == 0;
+    closedir(d);
+    cr_assert_eq(files, 0);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+Test(spill_sort, names_the_directory_it_cannot_spill_to)
+{
+    struct spill_sort *s = spill_sort_new(sizeof(struct rec3), 16 * sizeof(struct rec3), rec3_cmp, "/nonexistent/dir");
+    cr_assert(s);
+    void *r = NULL;
+    for (int i = 0; i < 17; i++)
+        if ((r = spill_sort_push(s)) != NULL)
+            memset(r, 0, sizeof(struct rec3));
+    cr_assert_null(r, "the 17th record needs a run on disk");
+    const char *why = spill_sort_error(s);
+    cr_assert(why && strstr(why, "/nonexistent/dir") && strstr(why, "No such file"), "%s", why ? why : "(none)");
+    cr_assert_eq(spill_sort_done(s), -1);
+    spill_sort_free(s);
 }
 
 Test(render, csv_quotes_per_rfc4180)
