@@ -7,7 +7,7 @@ CREATE TEMP TABLE gpu AS
 WITH names AS (
   SELECT DISTINCT st.kind, st.name_id FROM event_stats st WHERE st.kind IN ({kind:kernel}, {kind:memcpy}, {kind:memset})
 ),
-classes AS (
+classes AS MATERIALIZED (
   SELECT x.kind, x.name_id,
          tdb_device_class(x.kind, n.value) AS class
   FROM names x JOIN string n ON n.id = x.name_id
