@@ -7,14 +7,17 @@
  *      transaction on the existing file; a live recording (TDB_OPEN_LIVE) is written in place in WAL
  *      mode and committed as it goes.
  *   2. events: names and categories are interned in memory (strmap) and written once to `string`;
- *      tracks (pid, tid) likewise. Rows go to the row writer thread (row_writer.c) in batches; for
+ *      tracks (pid, tid) likewise. Rows are nested as they come while their track is in order, and
+ *      wait in a bounded reorder buffer until final (stream_nest.c); then they go to the row writer
+ *      thread (row_writer.c) in batches, written once. For
  *      each event its sweep key (32 bytes), its per-name sums, its correlation (GPU work and launches)
  *      and what it attributes (memory bytes) are kept in external sorts (spill_sort.c): 8 MiB of
  *      memory each, sorted runs beside the database beyond that, so memory stays flat whatever the
  *      trace's size. (A live recording keeps none of this: its rows are read back at the end.)
  *   3. end of trace (ingest_sweep.c): the keys come out sorted and are swept (nesting.c: parent,
- *      depth, self time, PyTorch's rule); correlations pair GPU work with its launch; both are
- *      written back in one sequential UPDATE, which also sums device time and memory per call path
+ *      depth, self time, PyTorch's rule); correlations pair GPU work with its launch; what rows do not
+ *      hold yet (rows of tracks that came out of order, links to launches that came after their
+ *      work) is written back in one sequential UPDATE, which also sums device time and memory per call path
  *      for the operators on it; then the per-name sums (event_stats) and device time (device_stats,
  *      device_time.c). A trace met before or on another time base is found (ingest_checks.c).
  *      Finish adds meta (ingest_checks.c), indexes and views, commits and claims the name.
@@ -150,7 +153,11 @@ static int64_t ingest_keep_keys(struct tdb_ingest *ing, size_t ord, const struct
     struct nesting_key *k = spill_sort_push(ing->keys);
     if (!k)
         return ingest_sort_failed(ing, ing->keys);
-    *k = (struct nesting_key){ev->start_ns, ev->dur_ns, (uint32_t)ev->thread_id, (uint32_t)ord, (uint32_t)stat, 0};
+    /* flagged: launches and [memory] events, whose values go to the operators around them */
+    int attributes = (ev->kind == TDB_KIND_MEMORY && ev->bytes != TDB_NULL) ||
+                     ((ev->kind == TDB_KIND_RUNTIME || ev->kind == TDB_KIND_DRIVER) && ev->correlation != TDB_NULL);
+    *k = (struct nesting_key){ev->start_ns, ev->dur_ns, (uint32_t)ev->thread_id, (uint32_t)ord, (uint32_t)stat,
+                              (uint32_t)attributes};
     if (ev->kind == TDB_KIND_MEMORY && ev->bytes != TDB_NULL) {
         struct result_rec *r = spill_sort_push(ing->results);
         if (!r)
@@ -354,6 +361,7 @@ static void ingest_free(struct tdb_ingest *ing)
     strmap_free(&ing->kinds);
     ingest_free_keys(ing);
     device_time_free(&ing->devices);
+    stream_nest_free(ing->stream);
     free(ing->key);
     free(ing->sort_dir);
     free(ing->path);
@@ -724,6 +732,13 @@ int64_t tdb_ingest_reserve_id(struct tdb_ingest *ing)
     return ing->live ? ing->next_event++ : TDB_NULL;
 }
 
+/* A row leaves the reorder buffer (stream_nest.c), final: to the writer. */
+static int ingest_emit_row(void *ctx, int64_t id, int64_t name_id, int64_t cat_id, const struct tdb_event *ev)
+{
+    struct tdb_ingest *ing = ctx;
+    return row_writer_event(ing->rows, id, name_id, cat_id, ev);
+}
+
 int64_t tdb_ingest_event(struct tdb_ingest *ing, const struct tdb_event *in)
 {
     struct tdb_event clamped;
@@ -755,7 +770,11 @@ int64_t tdb_ingest_event(struct tdb_ingest *ing, const struct tdb_event *in)
         return -1;
     struct tdb_event row = *ev;
     row.launch_id = launch >= 0 ? ing->trace_first_event + launch : TDB_NULL;
-    if (row_writer_event(ing->rows, id, name, cat, &row) != 0)
+    if (!ing->stream && !(ing->stream = stream_nest_new(ing->sort_budget, ingest_emit_row, ing))) {
+        fprintf(ing->err, "tracedb: out of memory\n");
+        return -1;
+    }
+    if (stream_nest_add(ing->stream, id, name, cat, &row) != 0)
         return -1;
     ing->events++;
     return id;
@@ -833,7 +852,8 @@ int tdb_ingest_end_trace(struct tdb_ingest *ing, const struct tdb_trace_info *in
         ing->resuming = 0;
         return ingest_index_join(ing) == 0 ? rc : -1;
     }
-    if (ingest_sync(ing) != 0 || ingest_index_join(ing) != 0)
+    if ((ing->stream && !ing->read_back && stream_nest_flush(ing->stream) != 0) || ingest_sync(ing) != 0 ||
+        ingest_index_join(ing) != 0)
         return -1;
     ingest_phase(ing, "parse+insert");
     int rc;
@@ -849,6 +869,8 @@ int tdb_ingest_end_trace(struct tdb_ingest *ing, const struct tdb_trace_info *in
     if (rc == 0)
         rc = ingest_write_stats(ing);
     ingest_free_keys(ing);
+    if (ing->stream)
+        stream_nest_reset(ing->stream);
     if (rc != 0)
         return -1;
     ingest_phase(ing, "write nesting");

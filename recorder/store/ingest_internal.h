@@ -6,6 +6,7 @@
 #include "device_time.h"
 #include "ingest.h"
 #include "spill_sort.h"
+#include "stream_nest.h"
 #include "strmap.h"
 #include <pthread.h>
 #include <sqlite3.h>
@@ -15,6 +16,7 @@
  * ordered by (ord, what), merged from the sweep, the launch links and the attributions. 24 bytes. */
 enum result_what {
     RES_NEST,      /* the sweep's parent (ord + 1), depth, context path and self time (val) */
+    RES_PATH,      /* only the context path: the row holds its values, what it attributes needs the path */
     RES_LINK,      /* GPU work: val = the ord of its launch (the row holds none, or another) */
     RES_DEVICE,    /* the launch at ord launched GPU work of val ns: device time for its operators */
     RES_MEM_CPU,   /* the [memory] event at ord: val host bytes for the operator around it */
@@ -107,6 +109,7 @@ struct tdb_ingest {
     size_t nstats, stats_cap;
     int64_t first_ns, last_ns; /* span of the current trace */
     struct device_time devices; /* GPU intervals of the current trace, for device_stats */
+    struct stream_nest *stream; /* an import's rows on their way to the writer, nested as they come */
     int timing;                /* TRACEDB_TIMING set: print how long each phase took */
     int live;                  /* TDB_OPEN_LIVE: written in place; nothing per event kept in memory */
     int resuming;              /* inside tdb_ingest_resume_trace */

@@ -51,19 +51,23 @@ static uint32_t ingest_path(void *ctx, uint32_t enclosing, uint32_t stat)
     return (uint32_t)i;
 }
 
-/* One event swept: its self time to its name's sums; a row to rewrite when it is nested or holds
- * others (most GPU rows are neither). */
+/* One event swept: its self time to its name's sums; a row to rewrite where the row does not hold
+ * these values: rows of tracks nested while streaming in (stream_nest.c) hold them already, except
+ * on a dirty track (every row rewritten); other rows (read back) when nested or holding others. The
+ * row's record keeps the path around it for what it attributes, whether rewritten or not. */
 static int ingest_swept(void *ctx, const struct nesting_result *r)
 {
     struct tdb_ingest *ing = ctx;
     struct stat_row *st = &ing->stats[r->stat];
     st->self = tdb_sat_add(st->self, r->self);
-    if (!r->parent && r->self == r->dur)
+    int streamed = ing->stream && !ing->read_back;
+    int keep = streamed && !stream_nest_dirty(ing->stream, r->track); /* the row holds the values */
+    if (keep ? !r->parent || !r->attributes : !r->parent && r->self == r->dur && !streamed)
         return 0;
     struct result_rec *o = spill_sort_push(ing->results);
     if (!o)
         return -1;
-    *o = (struct result_rec){r->ord, RES_NEST, r->depth, r->parent, r->context, r->self};
+    *o = (struct result_rec){r->ord, keep ? RES_PATH : RES_NEST, r->depth, r->parent, r->context, r->self};
     return 0;
 }
 
@@ -123,7 +127,7 @@ struct nest_cursor {
 
 static void cursor_take(struct nest_cursor *c, const struct result_rec *r, int64_t ord)
 {
-    if (r->what == RES_NEST) {
+    if (r->what == RES_NEST || r->what == RES_PATH) {
         c->last_ord = r->ord, c->last_context = r->context;
     } else if (r->what >= RES_DEVICE && c->last_ord == r->ord && c->last_context) {
         struct call_path *p = &c->ing->paths[c->last_context];

@@ -56,7 +56,7 @@ int64_t nesting_sweep(struct spill_sort *keys, uint32_t (*path)(void *ctx, uint3
         }
         if (rc != 0)
             break;
-        struct nesting_result r = {k->ord, 0, 0, k->stat, 0, d, d};
+        struct nesting_result r = {k->ord, 0, 0, k->stat, k->track, k->attributes, 0, d, d};
         if (top > 0) {
             struct nesting_frame *f = &stack[top - 1];
             if (!f->path && !(f->path = path(ctx, f->r.context, f->r.stat))) { /* its first child */

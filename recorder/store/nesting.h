@@ -11,14 +11,14 @@ struct nesting_key {
     int64_t start, dur;
     uint32_t track, ord; /* ord: the event's id minus the trace's first id */
     uint32_t stat;       /* the caller's aggregate of the event (its name) */
-    uint32_t pad;
+    uint32_t attributes; /* the caller's flag: the event has values for the operators around it */
 };
 
 /* What the sweep found for one event, given once the event and all its children are done. */
 struct nesting_result {
     uint32_t ord, parent; /* parent: the enclosing event's ord + 1, 0 = none */
     uint32_t context;     /* the call path around the event (see nesting_sweep), 0 = none */
-    uint32_t stat;
+    uint32_t stat, track, attributes;
     uint16_t depth;
     int64_t self, dur;    /* self: dur minus the direct children's dur */
 };

@@ -80,6 +80,69 @@ Test(nesting, parents_depth_and_self_time_by_hand)
     fx_free(&f);
 }
 
+/* Rows are nested as they stream in while their track is in order (stream_nest.c) and by the sweep
+ * once a track goes out of order; with TRACEDB_SORT_KIB=1 the reorder buffer holds 64 rows and a long
+ * range makes rows leave early. Worked by hand: the same values every way. */
+static void check_streamed_and_swept_nesting(const char *kib)
+{
+    char json[16384];
+    size_t o = (size_t)snprintf(json, sizeof json, "{\"traceEvents\":[\n"
+        /* tid 1, in order: A [0,100) > B [10,40) > C [15,20); D instant @50 and E [60,100) in A;
+         * F [100,110) after A; G [105,125) starts in F and outlives it (an overlap): a root */
+        "{\"ph\":\"X\",\"name\":\"A\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},\n"
+        "{\"ph\":\"X\",\"name\":\"B\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":30},\n"
+        "{\"ph\":\"X\",\"name\":\"C\",\"pid\":1,\"tid\":1,\"ts\":15,\"dur\":5},\n"
+        "{\"ph\":\"i\",\"name\":\"D\",\"pid\":1,\"tid\":1,\"ts\":50,\"s\":\"t\"},\n"
+        "{\"ph\":\"X\",\"name\":\"E\",\"pid\":1,\"tid\":1,\"ts\":60,\"dur\":40},\n"
+        "{\"ph\":\"X\",\"name\":\"F\",\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":10},\n"
+        "{\"ph\":\"X\",\"name\":\"G\",\"pid\":1,\"tid\":1,\"ts\":105,\"dur\":20},\n"
+        /* tid 2, I comes after H but starts before it: G2 [0,50) > I [5,35) > H [10,20) */
+        "{\"ph\":\"X\",\"name\":\"G2\",\"pid\":1,\"tid\":2,\"ts\":0,\"dur\":50},\n"
+        "{\"ph\":\"X\",\"name\":\"H\",\"pid\":1,\"tid\":2,\"ts\":10,\"dur\":10},\n"
+        "{\"ph\":\"X\",\"name\":\"I\",\"pid\":1,\"tid\":2,\"ts\":5,\"dur\":30},\n"
+        /* tid 3, equal starts, the shorter first: K [0,20) > J [0,10) */
+        "{\"ph\":\"X\",\"name\":\"J\",\"pid\":1,\"tid\":3,\"ts\":0,\"dur\":10},\n"
+        "{\"ph\":\"X\",\"name\":\"K\",\"pid\":1,\"tid\":3,\"ts\":0,\"dur\":20},\n"
+        /* tid 4, in order: L [0,1000) holds 150 leaves [5i+1, 5i+3): more than 64 rows wait for L */
+        "{\"ph\":\"X\",\"name\":\"L\",\"pid\":1,\"tid\":4,\"ts\":0,\"dur\":1000}");
+    for (int i = 0; i < 150; i++)
+        o += (size_t)snprintf(json + o, sizeof json - o,
+                              ",\n{\"ph\":\"X\",\"name\":\"leaf\",\"pid\":1,\"tid\":4,\"ts\":%d,\"dur\":2}", 5 * i + 1);
+    snprintf(json + o, sizeof json - o, "\n]}");
+    struct fixture f = fx_new(json, "json");
+    setenv("TRACEDB_SORT_KIB", kib, 1);
+    cr_assert_eq(fx_import(&f, ""), 0);
+    struct { const char *name, *parent; int depth; int64_t self_us; } want[] = {
+        {"A", NULL, 0, 30}, {"B", "A", 1, 25}, {"C", "B", 2, 5}, {"D", "A", 1, 0}, {"E", "A", 1, 40},
+        {"F", NULL, 0, 10}, {"G", NULL, 0, 20}, {"G2", NULL, 0, 20}, {"I", "G2", 1, 20}, {"H", "I", 2, 10},
+        {"K", NULL, 0, 10}, {"J", "K", 1, 10}, {"L", NULL, 0, 700},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        char sql[512];
+        snprintf(sql, sizeof sql,
+                 "SELECT e.depth * 1000000000 + e.self_ns + (coalesce(p.name, '') = '%s') * 100000000 "
+                 "FROM events e LEFT JOIN events p ON p.id = e.parent_id WHERE e.name = '%s'",
+                 want[i].parent ? want[i].parent : "", want[i].name);
+        cr_assert_eq(q(f.db, sql), want[i].depth * 1000000000LL + want[i].self_us * 1000 + 100000000,
+                     "%s: parent %s, depth %d, self %lld us (TRACEDB_SORT_KIB=%s)", want[i].name,
+                     want[i].parent ? want[i].parent : "none", want[i].depth, (long long)want[i].self_us, kib);
+    }
+    cr_assert_eq(q(f.db, "SELECT count(*) FROM events e JOIN events p ON p.id = e.parent_id "
+                         "WHERE e.name = 'leaf' AND p.name = 'L' AND e.depth = 1 AND e.self_ns = 2000"), 150);
+    cr_assert_eq(q(f.db, "SELECT overlaps FROM trace"), 1);
+    fx_free(&f);
+}
+
+Test(nesting, streamed_and_swept_rows_by_hand)
+{
+    check_streamed_and_swept_nesting("8192");
+}
+
+Test(nesting, streamed_and_swept_rows_by_hand_with_a_small_reorder_buffer)
+{
+    check_streamed_and_swept_nesting("1");
+}
+
 Test(nesting, raf_begin_end_pairs)
 {
     struct fixture f = fx_new(

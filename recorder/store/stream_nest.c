@@ -1,0 +1,229 @@
+/* stream_nest.c: nesting while events stream in, and the reorder buffer that lets rows be written
+ * once (see stream_nest.h). The buffer is a ring of rows (their args in a byte ring beside it); a row
+ * leaves from the head when it is final, so rows reach the writer in id order. Nothing is allocated
+ * per event. */
+#include "stream_nest.h"
+#include <stdlib.h>
+#include <string.h>
+
+struct held {
+    int64_t id, name_id, cat_id;
+    struct tdb_event ev; /* args.p is set when the row leaves: its text is in the byte ring */
+    uint64_t args_at, args_end; /* absolute offsets in the byte ring */
+    int done;            /* its values are final (or its track is dirty) */
+};
+
+struct frame {
+    uint64_t seq;        /* its row in the ring */
+    int64_t id, end, dur, child_sum;
+    int depth;
+};
+
+struct track {
+    int64_t prev_start, prev_dur;
+    int seen, dirty;
+    struct frame *stack;
+    size_t top, cap;
+};
+
+struct stream_nest {
+    struct held *q;
+    size_t cap;
+    uint64_t head, tail; /* rows [head, tail) wait; row k is q[k % cap] */
+    char *bytes;
+    size_t bytes_cap;
+    uint64_t bytes_head, bytes_tail;
+    struct track *tracks;
+    size_t ntracks;
+    stream_nest_emit emit;
+    void *ctx;
+};
+
+struct stream_nest *stream_nest_new(size_t budget, stream_nest_emit emit, void *ctx)
+{
+    struct stream_nest *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->cap = budget / 2 / sizeof(struct held);
+    if (s->cap < 64)
+        s->cap = 64;
+    s->bytes_cap = budget / 2 < 4096 ? 4096 : budget / 2;
+    s->q = malloc(s->cap * sizeof *s->q);
+    s->bytes = malloc(s->bytes_cap);
+    s->emit = emit, s->ctx = ctx;
+    if (!s->q || !s->bytes) {
+        stream_nest_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+static struct track *track_of(struct stream_nest *s, int64_t thread_id)
+{
+    if (thread_id < 0 || thread_id > (1 << 24))
+        return NULL;
+    size_t t = (size_t)thread_id;
+    if (t >= s->ntracks) {
+        size_t n = s->ntracks ? s->ntracks : 16;
+        while (n <= t)
+            n *= 2;
+        struct track *nt = realloc(s->tracks, n * sizeof *nt);
+        if (!nt)
+            return NULL;
+        memset(nt + s->ntracks, 0, (n - s->ntracks) * sizeof *nt);
+        s->tracks = nt, s->ntracks = n;
+    }
+    return &s->tracks[t];
+}
+
+/* The frame on top of t ends: its row's self time is now known. */
+static void pop(struct stream_nest *s, struct track *t)
+{
+    struct frame *f = &t->stack[--t->top];
+    if (f->seq >= s->head) {
+        struct held *h = &s->q[f->seq % s->cap];
+        h->ev.self_ns = f->dur - f->child_sum;
+        h->done = 1;
+    }
+}
+
+/* From now on the sweep's values are written over the track's rows: its waiting rows may leave. */
+static void make_dirty(struct stream_nest *s, struct track *t)
+{
+    while (t->top > 0) {
+        struct frame *f = &t->stack[--t->top];
+        if (f->seq >= s->head)
+            s->q[f->seq % s->cap].done = 1;
+    }
+    t->dirty = 1;
+}
+
+/* Rows leave from the head while final; with force, the head leaves anyway (its track turns dirty). */
+static int release(struct stream_nest *s, int force)
+{
+    while (s->head < s->tail) {
+        struct held *h = &s->q[s->head % s->cap];
+        if (!h->done) {
+            if (!force)
+                return 0;
+            struct track *t = track_of(s, h->ev.thread_id);
+            if (t)
+                make_dirty(s, t);
+            h->done = 1;
+            force = 0; /* one row: the caller asks again if it needs more room */
+        }
+        if (h->ev.args.p)
+            h->ev.args.p = s->bytes + h->args_at % s->bytes_cap;
+        int rc = s->emit(s->ctx, h->id, h->name_id, h->cat_id, &h->ev);
+        s->head++;
+        s->bytes_head = h->args_end;
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t cat_id, const struct tdb_event *ev)
+{
+    struct track *t = track_of(s, ev->thread_id);
+    int given = ev->parent_id != TDB_NULL || ev->self_ns != TDB_NULL; /* the caller's own nesting */
+    if (t && !t->dirty &&
+        (given || (t->seen && (ev->start_ns < t->prev_start || (ev->start_ns == t->prev_start && ev->dur_ns > t->prev_dur)))))
+        make_dirty(s, t);
+    /* room: a row slot and the args' bytes, contiguous in the byte ring */
+    size_t n = ev->args.p ? ev->args.n : 0;
+    if (n > s->bytes_cap / 2) { /* too big to wait: everything before it leaves, then it */
+        if (t)
+            make_dirty(s, t);
+        while (s->head < s->tail)
+            if (release(s, 1) != 0)
+                return -1;
+        struct tdb_event row = *ev;
+        return s->emit(s->ctx, id, name_id, cat_id, &row);
+    }
+    for (;;) {
+        uint64_t at = s->bytes_tail, off = at % s->bytes_cap;
+        if (off + n > s->bytes_cap)
+            at += s->bytes_cap - off; /* wrap: the text stays contiguous */
+        if (s->tail - s->head < s->cap && at + n - s->bytes_head <= s->bytes_cap) {
+            s->bytes_tail = at + n;
+            break;
+        }
+        if (release(s, 1) != 0)
+            return -1;
+    }
+    struct held *h = &s->q[s->tail % s->cap];
+    h->id = id, h->name_id = name_id, h->cat_id = cat_id;
+    h->ev = *ev;
+    h->args_end = s->bytes_tail, h->args_at = s->bytes_tail - n;
+    if (n)
+        memcpy(s->bytes + h->args_at % s->bytes_cap, ev->args.p, n);
+    h->done = 1;
+    uint64_t seq = s->tail++;
+    if (!t || t->dirty)
+        return release(s, 0);
+    /* the sweep's rule, as events come (nesting.c): what ended before this one starts is done, what
+     * ends inside it was not its parent (an overlap), the top is its parent */
+    int64_t start = ev->start_ns, dur = ev->dur_ns, end = start + dur;
+    t->seen = 1, t->prev_start = start, t->prev_dur = dur;
+    while (t->top > 0 && t->stack[t->top - 1].end <= start)
+        pop(s, t);
+    while (t->top > 0 && t->stack[t->top - 1].end < end)
+        pop(s, t);
+    h->ev.parent_id = TDB_NULL, h->ev.depth = 0;
+    if (t->top > 0) {
+        struct frame *f = &t->stack[t->top - 1];
+        h->ev.parent_id = f->id;
+        h->ev.depth = f->depth >= UINT16_MAX ? UINT16_MAX : f->depth + 1;
+        f->child_sum = tdb_sat_add(f->child_sum, dur);
+    }
+    if (dur == 0) {
+        h->ev.self_ns = 0; /* an instant: a leaf */
+        return release(s, 0);
+    }
+    if (t->top == t->cap) {
+        size_t nc = t->cap ? t->cap * 2 : 16;
+        struct frame *ns = realloc(t->stack, nc * sizeof *ns);
+        if (!ns) {
+            make_dirty(s, t);
+            return release(s, 0);
+        }
+        t->stack = ns, t->cap = nc;
+    }
+    t->stack[t->top++] = (struct frame){seq, id, end, dur, 0, h->ev.depth};
+    h->done = 0, h->ev.self_ns = TDB_NULL; /* until it ends */
+    return release(s, 0);
+}
+
+int stream_nest_flush(struct stream_nest *s)
+{
+    for (size_t i = 0; i < s->ntracks; i++)
+        while (s->tracks[i].top > 0)
+            pop(s, &s->tracks[i]);
+    return release(s, 0);
+}
+
+int stream_nest_dirty(const struct stream_nest *s, uint32_t track)
+{
+    return track >= s->ntracks || s->tracks[track].dirty;
+}
+
+void stream_nest_reset(struct stream_nest *s)
+{
+    for (size_t i = 0; i < s->ntracks; i++) {
+        struct track *t = &s->tracks[i];
+        t->top = 0, t->seen = 0, t->dirty = 0;
+    }
+}
+
+void stream_nest_free(struct stream_nest *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->ntracks; i++)
+        free(s->tracks[i].stack);
+    free(s->tracks);
+    free(s->q);
+    free(s->bytes);
+    free(s);
+}

@@ -1,0 +1,34 @@
+/* stream_nest.h: nesting computed while an import's events stream in, so that rows are written once
+ * with their parent, depth and self time instead of being rewritten at the end of the trace.
+ *
+ * Each track keeps a stack, as the end-of-trace sweep (nesting.c) does. While a track's events come
+ * in the sweep's order (start ascending, longer first at equal starts) the stack gives exactly the
+ * sweep's values; rows wait in a bounded reorder buffer until their self time is known (when they
+ * end) and leave it in id order. A track whose events come out of order, whose rows carry nesting of
+ * their own, or whose row had to leave the full buffer early is marked dirty: the sweep's values are
+ * written over all its rows at the end, as before. PyTorch's traces often are out of order on CPU
+ * threads; recordings and generated traces are in order. */
+#ifndef TDB_STREAM_NEST_H
+#define TDB_STREAM_NEST_H
+#include "ingest.h"
+#include <stddef.h>
+#include <stdint.h>
+
+struct stream_nest;
+
+/* Where a row goes once final (the row writer): 0, or -1 to stop. */
+typedef int (*stream_nest_emit)(void *ctx, int64_t id, int64_t name_id, int64_t cat_id, const struct tdb_event *ev);
+
+/* budget: bytes the reorder buffer may hold (rows and their args). NULL when out of memory. */
+struct stream_nest *stream_nest_new(size_t budget, stream_nest_emit emit, void *ctx);
+/* Row id of event ev (on track ev->thread_id) comes in. 0, or -1 (out of memory, or emit failed). */
+int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t cat_id, const struct tdb_event *ev);
+/* The end of the trace: every row leaves. 0 or -1. */
+int stream_nest_flush(struct stream_nest *s);
+/* Whether the rows of track were written without the sweep's values (after flush). */
+int stream_nest_dirty(const struct stream_nest *s, uint32_t track);
+/* Forgets the tracks (a new trace). */
+void stream_nest_reset(struct stream_nest *s);
+void stream_nest_free(struct stream_nest *s);
+
+#endif
