@@ -1,6 +1,8 @@
 /* cmd_queue.c: `tracedb queue run.db`: per rank, device and stream, the launch queue's length (HTA's
- * queue length analysis; queries/queue.sql, queries/queue_timeline.sql for --timeline). */
+ * queue length analysis: analyzer/report/queue_sweep.c and queries/queue.sql; queries/queue_timeline.sql
+ * for --timeline). */
 #include "cli.h"
+#include "queue_sweep.h"
 #include "report_options.h"
 
 static const char queue_usage[] = "tracedb queue run.db [--timeline] [--blocked-at N] [--drop-last-step] [--limit N]\n"
@@ -30,6 +32,16 @@ int cmd_queue(int argc, char **argv, struct cli *cli)
     if (!sort)
         return 2;
     sc.by_rank = 1; /* per rank, always */
-    const struct scope_param params[] = {{":blocked_at", NULL, blocked_at}, {NULL, NULL, 0}};
-    return cli_run_report(argv[0], &sc, sort, timeline ? "queue_timeline" : "queue", params, "no kernel launches in this trace (launch calls linked to GPU work)", cli);
+    const char *hint = "no kernel launches in this trace (launch calls linked to GPU work)";
+    if (timeline)
+        return cli_run_report(argv[0], &sc, sort, "queue_timeline", NULL, hint, cli);
+    sqlite3 *db = scope_open(argv[0], &sc, &cli->io); /* the sums: one C pass, then queue.sql prints them */
+    if (!db)
+        return 1;
+    scope_tables(&sc, sc.filtered && !sc.drop_last_step ? "nothing in this window" : hint);
+    int rc = queue_sweep(db, blocked_at, &cli->io);
+    if (rc == 0)
+        rc = scope_run(db, "queue", &sc, sort, NULL, &cli->io);
+    sqlite3_close(db);
+    return rc;
 }
