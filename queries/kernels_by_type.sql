@@ -4,7 +4,7 @@
 -- their sum (summed over ranks unless --by-rank, as HTA sums them). Other GPU work (syncs, waits),
 -- which HTA leaves out, comes last with no share. Kinds by kernel_type(). The exclusive times come from
 -- unions of the kinds' intervals by inclusion-exclusion (A: computation, B: communication, C: memory).
-WITH g AS ({sql:gpu_typed}),
+WITH {sql:gpu_typed},
 u AS (
   SELECT rank,
          interval_union(CASE WHEN type = 'computation' THEN s END, CASE WHEN type = 'computation' THEN e END) AS a,

@@ -3,7 +3,7 @@
 -- merged (touching ones too), overlap = the time both kinds run; overlap_pct = overlap / communication
 -- time (NULL when the rank has no communication). Kinds by kernel_type() (HTA's patterns; memory and
 -- other GPU work count in neither). The rank column is always shown: this report is per rank.
-WITH g AS ({sql:gpu_typed}),
+WITH {sql:gpu_typed},
 u AS (
   SELECT rank, device,
          interval_union(CASE WHEN type = 'communication' THEN s END, CASE WHEN type = 'communication' THEN e END) AS comm_ns,

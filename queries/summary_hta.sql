@@ -1,7 +1,7 @@
 -- summary_hta: one line per rank with GPU work, from HTA's analyses in their default form: the share of
 -- communication overlapped by computation (tracedb overlap), GPU idle time and its causes over all
 -- streams (tracedb idle, 30 us kernel wait), and the worst launch delay with its kernel (tracedb launches).
-WITH g AS ({sql:gpu_typed}),
+WITH {sql:gpu_typed},
 o AS (
   SELECT rank,
          interval_union(CASE WHEN type = 'communication' THEN s END, CASE WHEN type = 'communication' THEN e END) AS comm,
