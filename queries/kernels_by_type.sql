@@ -3,24 +3,18 @@
 -- ("computation overlapping communication", ...), each kind's intervals merged; and each one's share of
 -- their sum (summed over ranks unless --by-rank, as HTA sums them). Other GPU work (syncs, waits),
 -- which HTA leaves out, comes last with no share. Kinds by kernel_type(). The exclusive times come from
--- unions of the kinds' intervals by inclusion-exclusion (A: computation, B: communication, C: memory).
+-- unions of the kinds' intervals by inclusion-exclusion (A: computation, B: communication, C: memory), all
+-- eight from one sort of the intervals' ends (type_unions, analyzer/report/sqlfuncs.c).
 WITH {sql:gpu_typed},
-u AS (
-  SELECT rank,
-         interval_union(CASE WHEN type = 'computation' THEN s END, CASE WHEN type = 'computation' THEN e END) AS a,
-         interval_union(CASE WHEN type = 'communication' THEN s END, CASE WHEN type = 'communication' THEN e END) AS b,
-         interval_union(CASE WHEN type = 'memory' THEN s END, CASE WHEN type = 'memory' THEN e END) AS c,
-         interval_union(CASE WHEN type IN ('computation', 'communication') THEN s END,
-                        CASE WHEN type IN ('computation', 'communication') THEN e END) AS ab,
-         interval_union(CASE WHEN type IN ('computation', 'memory') THEN s END,
-                        CASE WHEN type IN ('computation', 'memory') THEN e END) AS ac,
-         interval_union(CASE WHEN type IN ('communication', 'memory') THEN s END,
-                        CASE WHEN type IN ('communication', 'memory') THEN e END) AS bc,
-         interval_union(CASE WHEN type != 'other' THEN s END, CASE WHEN type != 'other' THEN e END) AS abc,
-         interval_union(CASE WHEN type = 'other' THEN s END, CASE WHEN type = 'other' THEN e END) AS oth,
-         sum(type = 'computation') AS na, sum(type = 'communication') AS nb, sum(type = 'memory') AS nc,
-         sum(type = 'other') AS no
+x AS (
+  SELECT rank, type_unions(type, s, e) AS j, sum(type = 'computation') AS na, sum(type = 'communication') AS nb,
+         sum(type = 'memory') AS nc, sum(type = 'other') AS no
   FROM g GROUP BY rank
+),
+u AS (
+  SELECT rank, j ->> 0 AS a, j ->> 1 AS b, j ->> 2 AS c, j ->> 3 AS ab, j ->> 4 AS ac, j ->> 5 AS bc, j ->> 6 AS abc,
+         j ->> 7 AS oth, na, nb, nc, no
+  FROM x
 ),
 r AS (
   SELECT rank, 1 AS hta, 'computation' AS kernel_type, abc - bc AS time_ns, na AS kernels FROM u

@@ -2,14 +2,8 @@
 -- communication overlapped by computation (tracedb overlap), GPU idle time and its causes over all
 -- streams (tracedb idle, 30 us kernel wait), and the worst launch delay with its kernel (tracedb launches).
 WITH {sql:gpu_typed},
-o AS (
-  SELECT rank,
-         interval_union(CASE WHEN type = 'communication' THEN s END, CASE WHEN type = 'communication' THEN e END) AS comm,
-         interval_union(CASE WHEN type = 'computation' THEN s END, CASE WHEN type = 'computation' THEN e END) AS comp,
-         interval_union(CASE WHEN type IN ('communication', 'computation') THEN s END,
-                        CASE WHEN type IN ('communication', 'computation') THEN e END) AS either
-  FROM g GROUP BY rank
-),
+o AS (SELECT rank, j ->> 1 AS comm, j ->> 0 AS comp, j ->> 3 AS either
+      FROM (SELECT rank, type_unions(type, s, e) AS j FROM g GROUP BY rank)),
 {sql:idle_gaps},
 i AS (
   SELECT rank, sum(gap) AS idle_ns, sum(CASE cause WHEN 'host' THEN gap ELSE 0 END) AS host,

@@ -3,6 +3,10 @@
  *   percentile(x, p)   p in [0, 100], linear interpolation between closest ranks (numpy/pandas default)
  *   stddev(x)          sample standard deviation (n - 1), as pandas' std()
  *   interval_union(s, e)  the length covered by the union of intervals [s, e) (overlaps count once)
+ *   type_unions(type, s, e)  the same for HTA's kernel types at once, one sort instead of eight: a JSON
+ *                      array of the lengths covered by computation, communication, memory, computation or
+ *                      communication, computation or memory, communication or memory, any of the three,
+ *                      and other work (type: kernel_type()'s names; anything else is other)
  *   mann_whitney_p(g, x)  two-sided Mann-Whitney U p-value between the x of g false and of g true
  * Values are collected and sorted at the end: exact, not approximated. NULLs are ignored. */
 #include "sqlfuncs.h"
@@ -165,6 +169,80 @@ static void union_final(sqlite3_context *ctx)
     sqlite3_result_int64(ctx, total);
 }
 
+/* type_unions: every interval's two ends, swept in time order with a count of the intervals of each
+ * type running; each stretch of time adds to every set of types one of whose counts is nonzero. */
+struct type_ends {
+    struct type_end {
+        int64_t t;
+        int32_t type, delta;
+    } *v;
+    size_t n, cap;
+};
+
+enum { TU_COMPUTATION, TU_COMMUNICATION, TU_MEMORY, TU_OTHER, TU_SETS = 8 };
+
+/* The sets reported, as masks of types: a, b, c, ab, ac, bc, abc, other. */
+static const unsigned type_sets[TU_SETS] = {1, 2, 4, 3, 5, 6, 7, 8};
+
+static void type_unions_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    struct type_ends *te = sqlite3_aggregate_context(ctx, sizeof *te);
+    if (!te || sqlite3_value_type(argv[1]) == SQLITE_NULL || sqlite3_value_type(argv[2]) == SQLITE_NULL)
+        return;
+    int64_t s = sqlite3_value_int64(argv[1]), e = sqlite3_value_int64(argv[2]);
+    if (e <= s)
+        return; /* as interval_union: empty intervals cover nothing */
+    const char *t = (const char *)sqlite3_value_text(argv[0]);
+    int type = !t ? TU_OTHER : strcmp(t, "computation") == 0 ? TU_COMPUTATION : strcmp(t, "communication") == 0 ? TU_COMMUNICATION
+               : strcmp(t, "memory") == 0 ? TU_MEMORY : TU_OTHER;
+    if (te->n + 2 > te->cap) {
+        size_t ncap = te->cap ? te->cap * 2 : 128;
+        struct type_end *nv = realloc(te->v, ncap * sizeof *nv);
+        if (!nv) {
+            sqlite3_result_error_nomem(ctx);
+            return;
+        }
+        te->v = nv, te->cap = ncap;
+    }
+    te->v[te->n++] = (struct type_end){s, type, 1};
+    te->v[te->n++] = (struct type_end){e, type, -1};
+}
+
+static int cmp_type_end(const void *a, const void *b)
+{
+    const struct type_end *x = a, *y = b;
+    return (x->t > y->t) - (x->t < y->t);
+}
+
+static void type_unions_final(sqlite3_context *ctx)
+{
+    struct type_ends *te = sqlite3_aggregate_context(ctx, 0);
+    int64_t len[TU_SETS] = {0};
+    if (te && te->n) {
+        qsort(te->v, te->n, sizeof *te->v, cmp_type_end);
+        int64_t count[4] = {0}, prev = te->v[0].t;
+        for (size_t i = 0; i < te->n; i++) {
+            int64_t dt = te->v[i].t - prev;
+            if (dt > 0) {
+                unsigned running = (count[0] > 0) | (count[1] > 0) << 1 | (count[2] > 0) << 2 | (count[3] > 0) << 3;
+                for (int k = 0; k < TU_SETS; k++)
+                    if (running & type_sets[k])
+                        len[k] += dt;
+            }
+            count[te->v[i].type] += te->v[i].delta;
+            prev = te->v[i].t;
+        }
+    }
+    if (te)
+        free(te->v);
+    char out[TU_SETS * 24 + 4];
+    int n = snprintf(out, sizeof out, "[%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld]", (long long)len[0], (long long)len[1],
+                     (long long)len[2], (long long)len[3], (long long)len[4], (long long)len[5], (long long)len[6],
+                     (long long)len[7]);
+    sqlite3_result_text(ctx, out, n, SQLITE_TRANSIENT);
+}
+
 /* mann_whitney_p(in_second, x): the two-sided Mann-Whitney U p-value between the x of rows where
  * in_second is false and those where it is true (mann_whitney.c; NULL when either group is empty). */
 struct two_samples {
@@ -245,6 +323,7 @@ int tdb_register_functions(sqlite3 *db)
         sqlite3_create_function(db, "percentile", 2, flags, NULL, NULL, sample_step, percentile_final) != SQLITE_OK ||
         sqlite3_create_function(db, "stddev", 1, flags, NULL, NULL, sample_step, stddev_final) != SQLITE_OK ||
         sqlite3_create_function(db, "interval_union", 2, flags, NULL, NULL, union_step, union_final) != SQLITE_OK ||
+        sqlite3_create_function(db, "type_unions", 3, flags, NULL, NULL, type_unions_step, type_unions_final) != SQLITE_OK ||
         sqlite3_create_function(db, "mann_whitney_p", 2, flags, NULL, NULL, mwu_step, mwu_final) != SQLITE_OK ||
         sqlite3_create_function(db, "tdb_device_class", 2, flags, NULL, device_class_fn, NULL, NULL) != SQLITE_OK ||
         sqlite3_create_function(db, "kernel_type", 1, flags, NULL, kernel_type_fn, NULL, NULL) != SQLITE_OK)

@@ -77,6 +77,26 @@ Test(sqlfuncs, percentiles_match_numpy_linear)
     cr_assert_float_eq(sql_value("WITH v(x) AS (VALUES (NULL), (5)) SELECT median(x) FROM v"), 5, 1e-12);
 }
 
+/* type_unions by hand: computation [0,10), communication [5,15), memory [12,20), other [30,40); an empty
+ * and a NULL interval cover nothing. Lengths: a 10, b 10, c 8, a|b [0,15) 15, a|c [0,10)+[12,20) 18,
+ * b|c [5,20) 15, a|b|c [0,20) 20, other and sync [30,45) 15; each equal to interval_union of the rows. */
+Test(sqlfuncs, type_unions_by_hand_and_as_interval_union)
+{
+    const char *rows = "WITH v(t, s, e) AS (VALUES ('computation', 0, 10), ('communication', 5, 15), ('memory', 12, 20), "
+                       "('other', 30, 40), ('computation', 3, 3), ('memory', NULL, 4), ('sync', 35, 45)) ";
+    const double want[8] = {10, 10, 8, 15, 18, 15, 20, 15}; /* 'sync' is other: [30,45) */
+    const char *sets[8] = {"t = 'computation'", "t = 'communication'", "t = 'memory'", "t IN ('computation', 'communication')",
+                           "t IN ('computation', 'memory')", "t IN ('communication', 'memory')",
+                           "t IN ('computation', 'communication', 'memory')", "t NOT IN ('computation', 'communication', 'memory')"};
+    char sql[600];
+    for (int k = 0; k < 8; k++) {
+        snprintf(sql, sizeof sql, "%sSELECT type_unions(t, s, e) ->> %d FROM v", rows, k);
+        cr_assert_float_eq(sql_value(sql), want[k], 0, "set %d", k);
+        snprintf(sql, sizeof sql, "%sSELECT interval_union(CASE WHEN %s THEN s END, e) FROM v", rows, sets[k]);
+        cr_assert_float_eq(sql_value(sql), want[k], 0, "set %d by interval_union", k);
+    }
+}
+
 Test(jsonbuf, escapes_every_control_character)
 {
     struct buf b = {0};
