@@ -5,14 +5,9 @@
 -- than :kernel_wait_ns (30 us: the overhead of launching many small kernels), else other. Unlike HTA, a
 -- negative gap (kernels overlapping on one stream) is no idle time rather than a negative one, unless
 -- :negative_gaps (HTA's sums).
-WITH {sql:idle_gaps},
-t AS (
-  SELECT rank, device, stream, sum(gap) AS idle_ns,
-         sum(CASE cause WHEN 'host' THEN gap ELSE 0 END) AS host_wait_ns,
-         sum(CASE cause WHEN 'kernel' THEN gap ELSE 0 END) AS kernel_wait_ns,
-         sum(CASE cause WHEN 'other' THEN gap ELSE 0 END) AS other_ns
-  FROM idle_gaps GROUP BY rank, device, stream
-)
+-- The sums come from one pass over each stream's work in start order (analyzer/report/idle_sweep.c,
+-- temp table idle_stats; parts/idle_gaps.sql is the same rule in SQL, for the summary line).
+WITH t AS (SELECT * FROM temp.idle_stats)
 SELECT rank, device, stream, idle_ns, host_wait_ns, kernel_wait_ns, other_ns,
        round(100.0 * host_wait_ns / nullif(idle_ns, 0), 2) AS host_wait_pct,
        round(100.0 * kernel_wait_ns / nullif(idle_ns, 0), 2) AS kernel_wait_pct,

@@ -1,6 +1,7 @@
 /* cmd_idle.c: `tracedb idle run.db`: per rank, device and stream, GPU idle time by cause (host wait,
- * kernel wait, other), HTA's get_idle_time_breakdown (queries/idle.sql). */
+ * kernel wait, other), HTA's get_idle_time_breakdown (analyzer/report/idle_sweep.c, queries/idle.sql). */
 #include "cli.h"
+#include "idle_sweep.h"
 #include "report_options.h"
 
 static const char idle_usage[] =
@@ -37,6 +38,14 @@ int cmd_idle(int argc, char **argv, struct cli *cli)
     if (!sort)
         return 2;
     sc.by_rank = 1; /* per rank, always */
-    const struct scope_param params[] = {{":kernel_wait_ns", NULL, wait_ns}, {":negative_gaps", NULL, negative}, {NULL, NULL, 0}};
-    return cli_run_report(argv[0], &sc, sort, "idle", params, "no GPU kernels in this trace (a CPU-only trace has none)", cli);
+    sqlite3 *db = scope_open(argv[0], &sc, &cli->io); /* the sums: one C pass, then idle.sql prints them */
+    if (!db)
+        return 1;
+    scope_tables(&sc, sc.filtered && !sc.drop_last_step ? "nothing in this window"
+                                                        : "no GPU kernels in this trace (a CPU-only trace has none)");
+    int rc = idle_sweep(db, wait_ns, negative, &cli->io);
+    if (rc == 0)
+        rc = scope_run(db, "idle", &sc, sort, NULL, &cli->io);
+    sqlite3_close(db);
+    return rc;
 }

@@ -7,6 +7,7 @@
  * cover) and the memory series (per device, the highest allocated bytes in each bin). */
 #define _GNU_SOURCE
 #include "html_report.h"
+#include "idle_sweep.h"
 #include "diff_gate.h"
 #include "embedded.h"
 #include "jsonbuf.h"
@@ -438,10 +439,9 @@ static int part_overlap(struct part_ctx *c, struct buf *b)
 
 static int part_idle(struct part_ctx *c, struct buf *b)
 {
-    const struct scope_param params[] = {{":kernel_wait_ns", NULL, 30000}, {":negative_gaps", NULL, 0}, {NULL, NULL, 0}};
     c->sc->limit = -1;
     c->sc->by_rank = 1;
-    int rc = capture(c->db, "idle", c->sc, "stream", params, b, c->io);
+    int rc = idle_sweep(c->db, 30000, 0, c->io) != 0 ? 1 : capture(c->db, "idle", c->sc, "stream", NULL, b, c->io);
     c->sc->by_rank = 0;
     return rc;
 }

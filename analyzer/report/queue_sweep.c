@@ -6,13 +6,13 @@
  * the median. queries/queue.sql prints the rows; --timeline still lists the series in SQL. */
 #include "queue_sweep.h"
 #include "report.h"
+#include "sweep_group.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 struct stream_stats {
-    sqlite3_value *key[3]; /* rank, device, stream */
+    struct sweep_group g;  /* rank, device, stream */
     int64_t samples, max, min, sum, weighted, blocked, first_ts, prev_ts, prev_q, q;
     int64_t *v;            /* every sample, for the median */
     size_t nv, cap;
@@ -24,29 +24,6 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Whether two group keys are equal as GROUP BY sees them (NULLs equal each other). */
-static int same_value(sqlite3_value *a, sqlite3_value *b)
-{
-    int ta = sqlite3_value_type(a), tb = sqlite3_value_type(b);
-    if (ta != tb)
-        return 0;
-    if (ta == SQLITE_NULL)
-        return 1;
-    if (ta == SQLITE_INTEGER)
-        return sqlite3_value_int64(a) == sqlite3_value_int64(b);
-    if (ta == SQLITE_FLOAT)
-        return sqlite3_value_double(a) == sqlite3_value_double(b);
-    return sqlite3_value_bytes(a) == sqlite3_value_bytes(b) &&
-           memcmp(sqlite3_value_blob(a), sqlite3_value_blob(b), (size_t)sqlite3_value_bytes(a)) == 0;
-}
-
-static void stats_clear(struct stream_stats *s)
-{
-    for (int i = 0; i < 3; i++)
-        sqlite3_value_free(s->key[i]), s->key[i] = NULL;
-    s->nv = 0;
-}
-
 /* Writes one stream's row. 0 or -1. */
 static int stats_write(struct stream_stats *s, sqlite3_stmt *ins)
 {
@@ -55,8 +32,7 @@ static int stats_write(struct stream_stats *s, sqlite3_stmt *ins)
     double pos = 0.5 * (double)(s->nv - 1);
     size_t lo = (size_t)floor(pos), hi = lo + 1 < s->nv ? lo + 1 : lo;
     double p50 = (double)s->v[lo] + ((double)s->v[hi] - (double)s->v[lo]) * (pos - (double)lo);
-    for (int i = 0; i < 3; i++)
-        sqlite3_bind_value(ins, i + 1, s->key[i]);
+    sweep_group_bind(&s->g, ins);
     sqlite3_bind_int64(ins, 4, s->samples);
     sqlite3_bind_int64(ins, 5, s->max);
     sqlite3_bind_int64(ins, 6, s->min);
@@ -86,24 +62,19 @@ int queue_sweep(sqlite3 *db, int64_t blocked_at, struct report_io *io)
         sqlite3_finalize(st);
         return 1;
     }
-    struct stream_stats s = {0};
-    int rc = 0, open = 0, step;
+    struct stream_stats s = {.g.n = 3};
+    int rc = 0, step;
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t ts = sqlite3_column_int64(st, 3), d = sqlite3_column_int64(st, 4);
-        int same = open;
-        for (int i = 0; i < 3 && same; i++)
-            same = same_value(s.key[i], sqlite3_column_value(st, i));
-        if (!same) {
-            if (open && stats_write(&s, ins) != 0)
+        if (!sweep_group_same(&s.g, st)) {
+            if (s.g.open && stats_write(&s, ins) != 0)
                 rc = -1;
-            stats_clear(&s);
-            for (int i = 0; i < 3; i++)
-                if (!(s.key[i] = sqlite3_value_dup(sqlite3_column_value(st, i))))
-                    rc = -1;
+            if (sweep_group_take(&s.g, st) != 0)
+                rc = -1;
+            s.nv = 0;
             s.samples = s.sum = s.weighted = s.blocked = s.q = 0;
             s.max = INT64_MIN, s.min = INT64_MAX;
             s.first_ts = s.prev_ts = ts;
-            open = 1;
         } else { /* the previous value lasted until this step */
             s.weighted += s.prev_q * (ts - s.prev_ts);
             if (s.prev_q >= blocked_at)
@@ -129,11 +100,11 @@ int queue_sweep(sqlite3 *db, int64_t blocked_at, struct report_io *io)
     }
     if (rc == 0 && step != SQLITE_DONE)
         rc = -1;
-    if (rc == 0 && open && stats_write(&s, ins) != 0)
+    if (rc == 0 && s.g.open && stats_write(&s, ins) != 0)
         rc = -1;
     if (rc != 0)
         fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
-    stats_clear(&s);
+    sweep_group_free(&s.g);
     free(s.v);
     sqlite3_finalize(st);
     sqlite3_finalize(ins);
