@@ -11,7 +11,8 @@ i AS (
   FROM idle_gaps GROUP BY rank
 ),
 l AS ({sql:launch_pairs}),
-w AS (SELECT rank, name, delay_ns, row_number() OVER (PARTITION BY rank ORDER BY delay_ns DESC, name) AS k FROM l)
+w AS (SELECT rank, (SELECT value FROM string WHERE id = l.name_id) AS name, delay_ns,
+             row_number() OVER (PARTITION BY rank ORDER BY delay_ns DESC, (SELECT value FROM string WHERE id = l.name_id)) AS k FROM l)
 SELECT NULL AS rank, o.rank AS trace_rank, CASE WHEN o.comm > 0 THEN round(100.0 * (o.comm + o.comp - o.either) / o.comm, 2) END AS comm_overlap_pct,
        i.idle_ns, round(100.0 * i.host / nullif(i.idle_ns, 0), 2) AS host_wait_pct,
        round(100.0 * i.kern / nullif(i.idle_ns, 0), 2) AS kernel_wait_pct, round(100.0 * i.oth / nullif(i.idle_ns, 0), 2) AS other_pct,
