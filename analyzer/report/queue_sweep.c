@@ -1,15 +1,20 @@
-/* queue_sweep.c: HTA's queue length statistics per rank, device and stream, in one pass over the
- * queue's steps sorted by stream and time (queries/queue_sorted.sql: +1 at each launch call, -1 at
- * the start of the work it launched). Two SQL window functions over every step (a running sum and
- * the next step's time) took 3.4 s on a 2 M-event trace; the pass keeps per stream the sample count,
- * min, max, sum, the time-weighted sum, the time at or above the blocking depth and the samples for
- * the median. queries/queue.sql prints the rows; --timeline still lists the series in SQL. */
+/* queue_sweep.c: HTA's queue length statistics per rank, device and stream, in one pass over each
+ * stream's steps in time order (+1 at each launch call, -1 at the start of the work it launched; at
+ * equal times a launch first, then by event id). Two SQL window functions over every step (a running
+ * sum and the next step's time) took 3.4 s on a 2 M-event trace. The launches come once each, unsorted
+ * (queries/queue_launches.sql); each stream's steps are made and sorted here, in memory (24 bytes a
+ * step), as SQL's sort of every step cost a third of the rest. A key that is neither NULL nor an
+ * integer (a foreign database) takes SQL's sort instead (queries/queue_sorted.sql). The pass keeps per
+ * stream the sample count, min, max, sum, the time-weighted sum, the time at or above the blocking
+ * depth and the samples for the median. queries/queue.sql prints the rows; --timeline lists the
+ * series in SQL. */
 #include "queue_sweep.h"
 #include "report.h"
 #include "sweep_group.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct stream_stats {
     struct sweep_group g;  /* rank, device, stream */
@@ -24,6 +29,41 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Starts a stream's sums at its first step. */
+static void stats_begin(struct stream_stats *s, int64_t ts)
+{
+    s->nv = 0;
+    s->samples = s->sum = s->weighted = s->blocked = s->q = 0;
+    s->max = INT64_MIN, s->min = INT64_MAX;
+    s->first_ts = s->prev_ts = ts;
+}
+
+/* One step of the stream: the previous value lasted until ts. 0, or -1 when out of memory. */
+static int stats_step(struct stream_stats *s, int64_t ts, int64_t d, int64_t blocked_at)
+{
+    if (s->samples) {
+        s->weighted += s->prev_q * (ts - s->prev_ts);
+        if (s->prev_q >= blocked_at)
+            s->blocked += ts - s->prev_ts;
+    }
+    s->q += d;
+    s->samples++, s->sum += s->q;
+    if (s->q > s->max)
+        s->max = s->q;
+    if (s->q < s->min)
+        s->min = s->q;
+    if (s->nv == s->cap) {
+        size_t nc = s->cap ? s->cap * 2 : 4096;
+        int64_t *nv = realloc(s->v, nc * sizeof *nv);
+        if (!nv)
+            return -1;
+        s->v = nv, s->cap = nc;
+    }
+    s->v[s->nv++] = s->q;
+    s->prev_ts = ts, s->prev_q = s->q;
+    return 0;
+}
+
 /* Writes one stream's row. 0 or -1. */
 static int stats_write(struct stream_stats *s, sqlite3_stmt *ins)
 {
@@ -32,7 +72,8 @@ static int stats_write(struct stream_stats *s, sqlite3_stmt *ins)
     double pos = 0.5 * (double)(s->nv - 1);
     size_t lo = (size_t)floor(pos), hi = lo + 1 < s->nv ? lo + 1 : lo;
     double p50 = (double)s->v[lo] + ((double)s->v[hi] - (double)s->v[lo]) * (pos - (double)lo);
-    sweep_group_bind(&s->g, ins);
+    if (s->g.open)
+        sweep_group_bind(&s->g, ins); /* else the caller bound the key */
     sqlite3_bind_int64(ins, 4, s->samples);
     sqlite3_bind_int64(ins, 5, s->max);
     sqlite3_bind_int64(ins, 6, s->min);
@@ -46,6 +87,120 @@ static int stats_write(struct stream_stats *s, sqlite3_stmt *ins)
     return rc;
 }
 
+/* SQL's order: every step of every stream sorted by SQL (queries/queue_sorted.sql). 0 or -1. */
+static int sweep_sorted(sqlite3 *db, int64_t blocked_at, sqlite3_stmt *ins, struct stream_stats *s, struct report_io *io)
+{
+    sqlite3_stmt *st = report_prepare(db, "queue_sorted", io);
+    if (!st)
+        return -1;
+    int rc = 0, step;
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t ts = sqlite3_column_int64(st, 3), d = sqlite3_column_int64(st, 4);
+        if (!sweep_group_same(&s->g, st)) {
+            if (s->g.open && stats_write(s, ins) != 0)
+                rc = -1;
+            if (sweep_group_take(&s->g, st) != 0)
+                rc = -1;
+            stats_begin(s, ts);
+        }
+        if (rc == 0 && stats_step(s, ts, d, blocked_at) != 0)
+            rc = -1;
+    }
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = -1;
+    if (rc == 0 && s->g.open && stats_write(s, ins) != 0)
+        rc = -1;
+    sweep_group_free(&s->g);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* A stream's steps, made from its launches, sorted here. */
+struct queue_step {
+    int64_t ts, id;
+    int64_t d;
+};
+
+struct stream_steps {
+    int64_t key[3];  /* rank, device, stream */
+    int null[3];     /* which of them are NULL */
+    struct queue_step *v;
+    size_t n, cap;
+};
+
+static int cmp_step(const void *a, const void *b)
+{
+    const struct queue_step *x = a, *y = b;
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    if (x->d != y->d)
+        return x->d > y->d ? -1 : 1; /* a launch before a start */
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+/* The streams' steps from the launches, unsorted. 0; 1 when a key is neither NULL nor an integer
+ * (the caller takes SQL's order); -1 on error. */
+static int read_streams(sqlite3 *db, struct stream_steps **out, size_t *nout, struct report_io *io)
+{
+    sqlite3_stmt *st = report_prepare(db, "queue_launches", io);
+    if (!st)
+        return -1;
+    struct stream_steps *g = NULL;
+    size_t n = 0, cap = 0, last = 0;
+    int rc = 0, step;
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t key[3];
+        int null[3];
+        for (int i = 0; i < 3; i++) {
+            int t = sqlite3_column_type(st, i);
+            if (t != SQLITE_NULL && t != SQLITE_INTEGER)
+                rc = 1;
+            null[i] = t == SQLITE_NULL;
+            key[i] = null[i] ? 0 : sqlite3_column_int64(st, i);
+        }
+        if (rc)
+            break;
+        /* the same stream as the last row, usually; else a scan of the few streams */
+        size_t k = last;
+        if (!(k < n && memcmp(g[k].key, key, sizeof key) == 0 && memcmp(g[k].null, null, sizeof null) == 0))
+            for (k = 0; k < n; k++)
+                if (memcmp(g[k].key, key, sizeof key) == 0 && memcmp(g[k].null, null, sizeof null) == 0)
+                    break;
+        if (k == n) {
+            if (n == cap) {
+                size_t nc = cap ? cap * 2 : 16;
+                struct stream_steps *ng = realloc(g, nc * sizeof *ng);
+                if (!ng) {
+                    rc = -1;
+                    break;
+                }
+                g = ng, cap = nc;
+            }
+            g[n] = (struct stream_steps){{key[0], key[1], key[2]}, {null[0], null[1], null[2]}, NULL, 0, 0};
+            n++;
+        }
+        last = k;
+        struct stream_steps *s = &g[k];
+        if (s->n + 2 > s->cap) {
+            size_t nc = s->cap ? s->cap * 2 : 1024;
+            struct queue_step *nv = realloc(s->v, nc * sizeof *nv);
+            if (!nv) {
+                rc = -1;
+                break;
+            }
+            s->v = nv, s->cap = nc;
+        }
+        int64_t id = sqlite3_column_int64(st, 5);
+        s->v[s->n++] = (struct queue_step){sqlite3_column_int64(st, 3), id, 1};
+        s->v[s->n++] = (struct queue_step){sqlite3_column_int64(st, 4), id, -1};
+    }
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = -1;
+    sqlite3_finalize(st);
+    *out = g, *nout = n;
+    return rc;
+}
+
 int queue_sweep(sqlite3 *db, int64_t blocked_at, struct report_io *io)
 {
     if (sqlite3_exec(db, "CREATE TEMP TABLE queue_stats (rank, device, stream, samples, max_queue, min_queue, "
@@ -53,60 +208,40 @@ int queue_sweep(sqlite3 *db, int64_t blocked_at, struct report_io *io)
         fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
         return 1;
     }
-    sqlite3_stmt *st = report_prepare(db, "queue_sorted", io), *ins = NULL;
-    if (!st)
-        return 1;
+    sqlite3_stmt *ins = NULL;
     if (sqlite3_prepare_v2(db, "INSERT INTO queue_stats VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)", -1, &ins,
                            NULL) != SQLITE_OK) {
         fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
-        sqlite3_finalize(st);
         return 1;
     }
     struct stream_stats s = {.g.n = 3};
-    int rc = 0, step;
-    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t ts = sqlite3_column_int64(st, 3), d = sqlite3_column_int64(st, 4);
-        if (!sweep_group_same(&s.g, st)) {
-            if (s.g.open && stats_write(&s, ins) != 0)
-                rc = -1;
-            if (sweep_group_take(&s.g, st) != 0)
-                rc = -1;
-            s.nv = 0;
-            s.samples = s.sum = s.weighted = s.blocked = s.q = 0;
-            s.max = INT64_MIN, s.min = INT64_MAX;
-            s.first_ts = s.prev_ts = ts;
-        } else { /* the previous value lasted until this step */
-            s.weighted += s.prev_q * (ts - s.prev_ts);
-            if (s.prev_q >= blocked_at)
-                s.blocked += ts - s.prev_ts;
+    struct stream_steps *g = NULL;
+    size_t n = 0;
+    int rc = read_streams(db, &g, &n, io);
+    for (size_t k = 0; rc == 0 && k < n; k++) {
+        qsort(g[k].v, g[k].n, sizeof *g[k].v, cmp_step);
+        stats_begin(&s, g[k].v[0].ts);
+        for (size_t i = 0; rc == 0 && i < g[k].n; i++)
+            rc = stats_step(&s, g[k].v[i].ts, g[k].v[i].d, blocked_at);
+        for (int i = 0; i < 3; i++) {
+            if (g[k].null[i])
+                sqlite3_bind_null(ins, i + 1);
+            else
+                sqlite3_bind_int64(ins, i + 1, g[k].key[i]);
         }
-        s.q += d;
-        s.samples++, s.sum += s.q;
-        if (s.q > s.max)
-            s.max = s.q;
-        if (s.q < s.min)
-            s.min = s.q;
-        if (s.nv == s.cap) {
-            size_t nc = s.cap ? s.cap * 2 : 4096;
-            int64_t *nv = realloc(s.v, nc * sizeof *nv);
-            if (!nv) {
-                rc = -1;
-                break;
-            }
-            s.v = nv, s.cap = nc;
-        }
-        s.v[s.nv++] = s.q;
-        s.prev_ts = ts, s.prev_q = s.q;
+        if (rc == 0 && stats_write(&s, ins) != 0)
+            rc = -1;
     }
-    if (rc == 0 && step != SQLITE_DONE)
-        rc = -1;
-    if (rc == 0 && s.g.open && stats_write(&s, ins) != 0)
-        rc = -1;
+    for (size_t k = 0; k < n; k++)
+        free(g[k].v);
+    free(g);
+    if (rc == 1) /* a key SQL compares its own way: its sort, then the same pass */
+        rc = sqlite3_exec(db, "DELETE FROM temp.queue_stats", NULL, NULL, NULL) == SQLITE_OK
+                 ? sweep_sorted(db, blocked_at, ins, &s, io)
+                 : -1;
     if (rc != 0)
         fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
-    sweep_group_free(&s.g);
     free(s.v);
-    sqlite3_finalize(st);
     sqlite3_finalize(ins);
     return rc == 0 ? 0 : 1;
 }
