@@ -1,7 +1,8 @@
 /* cmd_launches.c: `tracedb launches run.db`: per GPU kernel name, its launch calls' and its own durations
- * and the launch delay, with HTA's outlier counts (get_cuda_kernel_launch_stats; queries/launches.sql,
- * queries/launches_each.sql for --each). */
+ * and the launch delay, with HTA's outlier counts (get_cuda_kernel_launch_stats; analyzer/report/launch_sweep.c
+ * and queries/launches.sql, queries/launches_each.sql for --each). */
 #include "cli.h"
+#include "launch_sweep.h"
 #include "report_options.h"
 
 static const char launches_usage[] =
@@ -40,8 +41,17 @@ int cmd_launches(int argc, char **argv, struct cli *cli)
     if (!sort)
         return 2;
     const struct scope_param params[] = {{":short_below", NULL, short_ns}, {":delay_above", NULL, delay_ns}, {NULL, NULL, 0}};
-    return cli_run_report(argv[0], &sc, sort, each ? "launches_each" : "launches", params,
-                          "no kernel launches in this trace (cudaLaunchKernel, cudaLaunchKernelExC, cudaMemcpyAsync, "
-                          "cudaMemsetAsync linked to GPU work)",
-                          cli);
+    const char *hint = "no kernel launches in this trace (cudaLaunchKernel, cudaLaunchKernelExC, cudaMemcpyAsync, "
+                       "cudaMemsetAsync linked to GPU work)";
+    if (each)
+        return cli_run_report(argv[0], &sc, sort, "launches_each", params, hint, cli);
+    sqlite3 *db = scope_open(argv[0], &sc, &cli->io); /* the sums: one C pass, then launches.sql prints them */
+    if (!db)
+        return 1;
+    scope_tables(&sc, sc.filtered && !sc.drop_last_step ? "nothing in this window" : hint);
+    int rc = launch_sweep(db, short_ns, delay_ns, &cli->io);
+    if (rc != 1)
+        rc = scope_run(db, rc == 2 ? "launches_grouped" : "launches", &sc, sort, params, &cli->io);
+    sqlite3_close(db);
+    return rc;
 }

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "html_report.h"
 #include "idle_sweep.h"
+#include "launch_sweep.h"
 #include "diff_gate.h"
 #include "embedded.h"
 #include "jsonbuf.h"
@@ -450,7 +451,8 @@ static int part_launches(struct part_ctx *c, struct buf *b)
 {
     const struct scope_param params[] = {{":short_below", NULL, 50000}, {":delay_above", NULL, 100000}, {NULL, NULL, 0}};
     c->sc->limit = TABLE_ROWS;
-    return capture(c->db, "launches", c->sc, "delay_avg_ns", params, b, c->io);
+    int rc = launch_sweep(c->db, 50000, 100000, c->io);
+    return rc == 1 ? 1 : capture(c->db, rc == 2 ? "launches_grouped" : "launches", c->sc, "delay_avg_ns", params, b, c->io);
 }
 
 static int part_memory_series(struct part_ctx *c, struct buf *b)

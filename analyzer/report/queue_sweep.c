@@ -10,8 +10,8 @@
  * series in SQL. */
 #include "queue_sweep.h"
 #include "report.h"
+#include "sqlfuncs.h"
 #include "sweep_group.h"
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,12 +22,6 @@ struct stream_stats {
     int64_t *v;            /* every sample, for the median */
     size_t nv, cap;
 };
-
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
 
 /* Starts a stream's sums at its first step. */
 static void stats_begin(struct stream_stats *s, int64_t ts)
@@ -67,11 +61,8 @@ static int stats_step(struct stream_stats *s, int64_t ts, int64_t d, int64_t blo
 /* Writes one stream's row. 0 or -1. */
 static int stats_write(struct stream_stats *s, sqlite3_stmt *ins)
 {
-    qsort(s->v, s->nv, sizeof *s->v, cmp_i64);
-    /* the median as percentile() computes it (sqlfuncs.c): linear between the closest ranks */
-    double pos = 0.5 * (double)(s->nv - 1);
-    size_t lo = (size_t)floor(pos), hi = lo + 1 < s->nv ? lo + 1 : lo;
-    double p50 = (double)s->v[lo] + ((double)s->v[hi] - (double)s->v[lo]) * (pos - (double)lo);
+    tdb_sort_i64(s->v, s->nv);
+    double p50 = tdb_percentile_i64(s->v, s->nv, 50); /* as percentile() computes it */
     if (s->g.open)
         sweep_group_bind(&s->g, ins); /* else the caller bound the key */
     sqlite3_bind_int64(ins, 4, s->samples);

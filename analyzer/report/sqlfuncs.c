@@ -67,6 +67,24 @@ static double percentile_sorted(const double *v, size_t n, double p)
     return v[lo] + (v[hi] - v[lo]) * (pos - (double)lo);
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+void tdb_sort_i64(int64_t *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_i64);
+}
+
+double tdb_percentile_i64(const int64_t *v, size_t n, double p)
+{
+    double pos = p / 100.0 * (double)(n - 1);
+    size_t lo = (size_t)floor(pos), hi = lo + 1 < n ? lo + 1 : lo;
+    return (double)v[lo] + ((double)v[hi] - (double)v[lo]) * (pos - (double)lo);
+}
+
 static void sample_result(sqlite3_context *ctx, struct sample *s, double p)
 {
     if (!s || s->n == 0) {

@@ -3,8 +3,14 @@
 #define TDB_SQLFUNCS_H
 #include <sqlite3.h>
 #include <stddef.h>
+#include <stdint.h>
 
 int tdb_register_functions(sqlite3 *db);
+
+/* percentile(x, p) of sorted integers v[0..n), n > 0: the same linear interpolation, for the C passes
+ * over report rows (queue_sweep.c, launch_sweep.c). */
+double tdb_percentile_i64(const int64_t *v, size_t n, double p);
+void tdb_sort_i64(int64_t *v, size_t n); /* ascending, for it */
 
 /* HTA's kernel type of a GPU row's name: "communication", "memory", "computation" or "other". */
 const char *tdb_kernel_type(const char *name);

@@ -244,7 +244,21 @@ Test(hta, idle_equals_hta, .timeout = 240)
 /* tracedb launches --each, summed per kernel name, equals HTA's get_cuda_kernel_launch_stats per launch
  * summed the same way (launches, call, GPU and delay time, the three outlier counts) on the us-resolution
  * traces; on the ns one the launch counts are equal. The summary rows agree with --each. */
-Test(hta, launches_equal_hta, .timeout = 240)
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* numpy.percentile's default (linear) over sorted v[0..n). */
+static double linear_percentile(const double *v, int n, double p)
+{
+    double pos = p / 100 * (n - 1);
+    int lo = (int)pos, hi = lo + 1 < n ? lo + 1 : lo;
+    return v[lo] + (v[hi] - v[lo]) * (pos - lo);
+}
+
+static void check_launches_against_hta(int text_ranks)
 {
     cJSON *doc, *traces = hta_output("hta_idle_launches_expected.json", &doc), *trace;
     char *dir = temp_dir();
@@ -253,6 +267,12 @@ Test(hta, launches_equal_hta, .timeout = 240)
     {
         char db[1200];
         import_real(dir, trace->string, db, sizeof db);
+        if (text_ranks) { /* ranks that are not integers: the sums come from SQL alone (launches_grouped.sql) */
+            sqlite3 *d;
+            cr_assert_eq(sqlite3_open(db, &d), SQLITE_OK);
+            cr_assert_eq(sqlite3_exec(d, "UPDATE trace SET rank = 'r' || coalesce(rank, 0)", NULL, NULL, NULL), SQLITE_OK);
+            sqlite3_close(d);
+        }
         int ns = ns_resolution(db);
         cJSON *each = command_json("launches --each", db), *summary = command_json("launches", db), *rank;
         cJSON_ArrayForEach(rank, trace)
@@ -261,12 +281,14 @@ Test(hta, launches_equal_hta, .timeout = 240)
             cJSON_ArrayForEach(k, cJSON_GetObjectItem(rank, "launches"))
             {
                 double n = 0, cpu = 0, gpu = 0, delay = 0, mx = 0, shorts = 0, rt = 0, dl = 0;
+                double *delays = malloc((size_t)cJSON_GetArraySize(each) * sizeof *delays);
                 const cJSON *r;
                 cJSON_ArrayForEach(r, each)
                 {
                     if (strcmp(cJSON_GetObjectItem(r, "name")->valuestring, k->string) != 0)
                         continue;
                     double c = field(r, "cpu_ns"), g = field(r, "gpu_ns"), d = field(r, "delay_ns");
+                    delays[(int)n] = d;
                     n++, cpu += c, gpu += g, delay += d, mx = d > mx ? d : mx;
                     shorts += c <= 50000 && g < c, rt += c > 50000, dl += d > 100000;
                 }
@@ -285,6 +307,12 @@ Test(hta, launches_equal_hta, .timeout = 240)
                               field(s, "runtime_outliers") == rt && field(s, "delay_outliers") == dl &&
                               fabs(field(s, "delay_avg_ns") - delay / n) <= 0.5,
                           "%s: %s summary", trace->string, k->string);
+                qsort(delays, (size_t)n, sizeof *delays, cmp_dbl); /* the delay's median and p99, numpy's way */
+                cr_expect(fabs(field(s, "delay_p50_ns") - linear_percentile(delays, (int)n, 50)) <= 0.5 &&
+                              fabs(field(s, "delay_p99_ns") - linear_percentile(delays, (int)n, 99)) <= 0.5,
+                          "%s: %s delay p50 %g p99 %g", trace->string, k->string, field(s, "delay_p50_ns"),
+                          field(s, "delay_p99_ns"));
+                free(delays);
                 names++;
             }
         }
@@ -294,6 +322,16 @@ Test(hta, launches_equal_hta, .timeout = 240)
     cJSON_Delete(doc);
     run("rm -rf '%s'", dir);
     free(dir);
+}
+
+Test(hta, launches_equal_hta, .timeout = 240)
+{
+    check_launches_against_hta(0);
+}
+
+Test(hta, launches_equal_hta_with_ranks_named_in_text, .timeout = 240)
+{
+    check_launches_against_hta(1);
 }
 
 /* tracedb kernels --by-type equals HTA's kernel type breakdown (exclusive time of computation,
