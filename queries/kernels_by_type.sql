@@ -6,14 +6,10 @@
 -- unions of the kinds' intervals by inclusion-exclusion (A: computation, B: communication, C: memory), all
 -- eight from one sort of the intervals' ends (type_unions, analyzer/report/sqlfuncs.c).
 WITH {sql:gpu_typed},
-x AS (
-  SELECT rank, type_unions(type, s, e) AS j, sum(type = 'computation') AS na, sum(type = 'communication') AS nb,
-         sum(type = 'memory') AS nc, sum(type = 'other') AS no
-  FROM g GROUP BY rank
-),
+x AS (SELECT rank, type_unions(type, s, e) AS j FROM g GROUP BY rank),
 u AS (
   SELECT rank, j ->> 0 AS a, j ->> 1 AS b, j ->> 2 AS c, j ->> 3 AS ab, j ->> 4 AS ac, j ->> 5 AS bc, j ->> 6 AS abc,
-         j ->> 7 AS oth, na, nb, nc, no
+         j ->> 7 AS oth, j ->> 8 AS na, j ->> 9 AS nb, j ->> 10 AS nc, j ->> 11 AS no
   FROM x
 ),
 r AS (

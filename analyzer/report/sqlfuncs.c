@@ -6,7 +6,8 @@
  *   type_unions(type, s, e)  the same for HTA's kernel types at once, one sort instead of eight: a JSON
  *                      array of the lengths covered by computation, communication, memory, computation or
  *                      communication, computation or memory, communication or memory, any of the three,
- *                      and other work (type: kernel_type()'s names; anything else is other)
+ *                      and other work (type: kernel_type()'s names; anything else is other), then the rows
+ *                      of each of the four types
  *   mann_whitney_p(g, x)  two-sided Mann-Whitney U p-value between the x of g false and of g true
  * Values are collected and sorted at the end: exact, not approximated. NULLs are ignored. */
 #include "sqlfuncs.h"
@@ -195,6 +196,7 @@ struct type_ends {
         int32_t type, delta;
     } *v;
     size_t n, cap;
+    int64_t rows[4]; /* rows of each type, empty intervals included */
 };
 
 enum { TU_COMPUTATION, TU_COMMUNICATION, TU_MEMORY, TU_OTHER, TU_SETS = 8 };
@@ -206,14 +208,17 @@ static void type_unions_step(sqlite3_context *ctx, int argc, sqlite3_value **arg
 {
     (void)argc;
     struct type_ends *te = sqlite3_aggregate_context(ctx, sizeof *te);
-    if (!te || sqlite3_value_type(argv[1]) == SQLITE_NULL || sqlite3_value_type(argv[2]) == SQLITE_NULL)
+    const char *t = (const char *)sqlite3_value_text(argv[0]);
+    if (!te || !t)
+        return; /* a NULL type is counted nowhere, as sum(type = ...) does */
+    int type = strcmp(t, "computation") == 0 ? TU_COMPUTATION : strcmp(t, "communication") == 0 ? TU_COMMUNICATION
+               : strcmp(t, "memory") == 0 ? TU_MEMORY : TU_OTHER;
+    te->rows[type]++;
+    if (sqlite3_value_type(argv[1]) == SQLITE_NULL || sqlite3_value_type(argv[2]) == SQLITE_NULL)
         return;
     int64_t s = sqlite3_value_int64(argv[1]), e = sqlite3_value_int64(argv[2]);
     if (e <= s)
         return; /* as interval_union: empty intervals cover nothing */
-    const char *t = (const char *)sqlite3_value_text(argv[0]);
-    int type = !t ? TU_OTHER : strcmp(t, "computation") == 0 ? TU_COMPUTATION : strcmp(t, "communication") == 0 ? TU_COMMUNICATION
-               : strcmp(t, "memory") == 0 ? TU_MEMORY : TU_OTHER;
     if (te->n + 2 > te->cap) {
         size_t ncap = te->cap ? te->cap * 2 : 128;
         struct type_end *nv = realloc(te->v, ncap * sizeof *nv);
@@ -252,12 +257,16 @@ static void type_unions_final(sqlite3_context *ctx)
             prev = te->v[i].t;
         }
     }
-    if (te)
+    int64_t rows[4] = {0};
+    if (te) {
+        memcpy(rows, te->rows, sizeof rows);
         free(te->v);
-    char out[TU_SETS * 24 + 4];
-    int n = snprintf(out, sizeof out, "[%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld]", (long long)len[0], (long long)len[1],
-                     (long long)len[2], (long long)len[3], (long long)len[4], (long long)len[5], (long long)len[6],
-                     (long long)len[7]);
+    }
+    char out[(TU_SETS + 4) * 24 + 4];
+    int n = snprintf(out, sizeof out, "[%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld]", (long long)len[0],
+                     (long long)len[1], (long long)len[2], (long long)len[3], (long long)len[4], (long long)len[5],
+                     (long long)len[6], (long long)len[7], (long long)rows[0], (long long)rows[1], (long long)rows[2],
+                     (long long)rows[3]);
     sqlite3_result_text(ctx, out, n, SQLITE_TRANSIENT);
 }
 

@@ -95,6 +95,13 @@ Test(sqlfuncs, type_unions_by_hand_and_as_interval_union)
         snprintf(sql, sizeof sql, "%sSELECT interval_union(CASE WHEN %s THEN s END, e) FROM v", rows, sets[k]);
         cr_assert_float_eq(sql_value(sql), want[k], 0, "set %d by interval_union", k);
     }
+    /* then the rows of each type, empty and NULL intervals included: 2 computation, 1 communication,
+     * 2 memory, 2 other ('other' and 'sync') */
+    const double count[4] = {2, 1, 2, 2};
+    for (int k = 0; k < 4; k++) {
+        snprintf(sql, sizeof sql, "%sSELECT type_unions(t, s, e) ->> %d FROM v", rows, 8 + k);
+        cr_assert_float_eq(sql_value(sql), count[k], 0, "rows of type %d", k);
+    }
 }
 
 Test(jsonbuf, escapes_every_control_character)
