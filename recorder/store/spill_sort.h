@@ -1,7 +1,8 @@
-/* spill_sort.h: an external sort of fixed-size records in bounded memory. Records are appended into a
- * buffer of at most `budget` bytes; a full buffer is sorted and written as a run to an unlinked
- * temporary file in a given directory; the end merges the runs (and the last buffer, kept in memory)
- * into one ordered stream. A trace whose records fit the budget never touches the disk. */
+/* spill_sort.h: an external sort of fixed-size records in bounded memory. Records are appended into one
+ * of two buffers of `budget / 2` bytes each; a full buffer is sorted and written as a run to an unlinked
+ * temporary file in a given directory (by a background thread, while the other fills); the end merges
+ * the runs (and the last buffer, kept in memory) into one ordered stream. Records that fit one buffer
+ * never touch the disk. */
 #ifndef TDB_SPILL_SORT_H
 #define TDB_SPILL_SORT_H
 #include <stddef.h>
