@@ -1,6 +1,7 @@
 /* cmd_kernels.c: `tracedb kernels run.db`: GPU work per name, nsys cuda_gpu_kern_sum style
  * (queries/kernels.sql). */
 #include "cli.h"
+#include "kernel_sweep.h"
 #include "report_options.h"
 #include <string.h>
 
@@ -81,7 +82,17 @@ int cmd_kernels(int argc, char **argv, struct cli *cli)
         sqlite3_close(db);
         return 2;
     }
-    int rc = scope_run(db, by_type ? "kernels_by_type" : "kernels", &sc, sort, params, &cli->io);
+    const char *query = by_type ? "kernels_by_type" : "kernels";
+    int rc = 0;
+    if (!by_type && !sc.by_step && strcmp(group_by, "launch") != 0) { /* the sums: one C pass */
+        rc = kernel_sweep(db, sc.by_rank, flags, &cli->io);
+        if (rc == 0)
+            query = "kernels_summed";
+        else if (rc == 2) /* keys a foreign database stores as text: SQL alone */
+            rc = 0;
+    }
+    if (rc == 0)
+        rc = scope_run(db, query, &sc, sort, params, &cli->io);
     sqlite3_close(db);
     return rc;
 }

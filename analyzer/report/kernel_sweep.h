@@ -1,0 +1,14 @@
+/* kernel_sweep.h: `tracedb kernels`'s per-name sums in one pass over the GPU work, unsorted. */
+#ifndef TDB_KERNEL_SWEEP_H
+#define TDB_KERNEL_SWEEP_H
+#include "report_io.h"
+#include <sqlite3.h>
+#include <stdint.h>
+
+/* Fills temp table kernel_stats (what queries/kernels_summed.sql prints) from queries/kernel_rows.sql:
+ * by_rank per rank, kinds[3] whether kernels, memcpy and memset count. 0; 2 when a rank, name or kind
+ * is neither NULL nor an integer (a foreign database: queries/kernels.sql does the same in SQL); 1 on
+ * error (printed). */
+int kernel_sweep(sqlite3 *db, int by_rank, const int64_t kinds[3], struct report_io *io);
+
+#endif

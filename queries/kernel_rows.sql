@@ -1,0 +1,5 @@
+-- kernel_rows: the GPU work `tracedb kernels` sums per name (kernels.sql's ranks and kinds), in table
+-- order, for the C pass that sums it without sorting it (analyzer/report/kernel_sweep.c).
+SELECT CASE WHEN :by_rank THEN {sql:rank_of_event} END AS rank, e.name_id, e.kind, e.dur_ns, e.id
+FROM scope_event e
+WHERE (e.kind = {kind:kernel} AND :kernel) OR (e.kind = {kind:memcpy} AND :memcpy) OR (e.kind = {kind:memset} AND :memset);
