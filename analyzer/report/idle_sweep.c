@@ -32,17 +32,11 @@ static int sums_write(const struct idle_sums *s, sqlite3_stmt *ins)
 
 int idle_sweep(sqlite3 *db, int64_t kernel_wait_ns, int negative_gaps, struct report_io *io)
 {
-    if (sqlite3_exec(db, "CREATE TEMP TABLE IF NOT EXISTS idle_stats (rank, device, stream, idle_ns, host_wait_ns, "
-                         "kernel_wait_ns, other_ns); DELETE FROM temp.idle_stats", NULL, NULL, NULL) != SQLITE_OK) {
-        fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
-        return 1;
-    }
-    sqlite3_stmt *st = report_prepare(db, "idle_sorted", io), *ins = NULL;
-    if (!st)
-        return 1;
-    if (sqlite3_prepare_v2(db, "INSERT INTO temp.idle_stats VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", -1, &ins, NULL) != SQLITE_OK) {
-        fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
-        sqlite3_finalize(st);
+    sqlite3_stmt *ins, *st;
+    if (sweep_table(db, "idle_stats (rank, device, stream, idle_ns, host_wait_ns, kernel_wait_ns, other_ns)", 7, &ins,
+                    io) != 0 ||
+        !(st = report_prepare(db, "idle_sorted", io))) {
+        sqlite3_finalize(ins);
         return 1;
     }
     struct idle_sums s = {.g.n = 3};

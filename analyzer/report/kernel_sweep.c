@@ -7,28 +7,28 @@
 #include "kernel_sweep.h"
 #include "report.h"
 #include "sqlfuncs.h"
-#include "strmap.h"
+#include "sweep_group.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 struct kernel_group {
     int rank_null;
-    int64_t rank, name_id, kind, n, total, min, max, example;
-    int64_t *dur; /* in table order until written */
-    size_t cap;
+    int64_t rank, name_id, kind, total, min, max, example;
+    struct sweep_values dur; /* in table order until written */
 };
 
 static int write_group(struct kernel_group *g, sqlite3_stmt *ins)
 {
+    const int64_t *v = g->dur.v;
+    size_t n = g->dur.n;
     double mean = 0, m2 = 0;
-    for (int64_t i = 0; i < g->n; i++) { /* stddev()'s Welford, in the same order */
-        double d = (double)g->dur[i] - mean;
+    for (size_t i = 0; i < n; i++) { /* stddev()'s Welford, in the same order */
+        double d = (double)v[i] - mean;
         mean += d / (double)(i + 1);
-        m2 += d * ((double)g->dur[i] - mean);
+        m2 += d * ((double)v[i] - mean);
     }
-    tdb_sort_i64(g->dur, (size_t)g->n);
+    tdb_sort_i64(g->dur.v, n);
     if (g->rank_null)
         sqlite3_bind_null(ins, 1);
     else
@@ -37,16 +37,16 @@ static int write_group(struct kernel_group *g, sqlite3_stmt *ins)
     sqlite3_bind_int64(ins, 3, g->kind);
     sqlite3_bind_int(ins, 4, 0); /* no launch configuration: not grouped by it */
     sqlite3_bind_int64(ins, 5, g->example);
-    sqlite3_bind_int64(ins, 6, g->n);
+    sqlite3_bind_int64(ins, 6, (int64_t)n);
     sqlite3_bind_int64(ins, 7, g->total);
-    sqlite3_bind_double(ins, 8, (double)g->total / (double)g->n);
-    sqlite3_bind_double(ins, 9, tdb_percentile_i64(g->dur, (size_t)g->n, 50));
+    sqlite3_bind_double(ins, 8, (double)g->total / (double)n);
+    sqlite3_bind_double(ins, 9, tdb_percentile_i64(v, n, 50));
     sqlite3_bind_int64(ins, 10, g->min);
     sqlite3_bind_int64(ins, 11, g->max);
-    if (g->n < 2)
+    if (n < 2)
         sqlite3_bind_null(ins, 12);
     else
-        sqlite3_bind_double(ins, 12, sqrt(m2 / (double)(g->n - 1)));
+        sqlite3_bind_double(ins, 12, sqrt(m2 / (double)(n - 1)));
     int rc = sqlite3_step(ins) == SQLITE_DONE ? 0 : -1;
     sqlite3_reset(ins);
     return rc;
@@ -54,29 +54,19 @@ static int write_group(struct kernel_group *g, sqlite3_stmt *ins)
 
 int kernel_sweep(sqlite3 *db, int by_rank, const int64_t kinds[3], struct report_io *io)
 {
-    if (sqlite3_exec(db, "CREATE TEMP TABLE IF NOT EXISTS kernel_stats (rank, name_id, kind, launch, example, instances, "
-                         "total_ns, avg_ns, med_ns, min_ns, max_ns, stddev_ns); DELETE FROM temp.kernel_stats",
-                     NULL, NULL, NULL) != SQLITE_OK) {
-        fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
+    sqlite3_stmt *ins, *st;
+    if (sweep_table(db, "kernel_stats (rank, name_id, kind, launch, example, instances, total_ns, avg_ns, med_ns, "
+                        "min_ns, max_ns, stddev_ns)", 12, &ins, io) != 0 ||
+        !(st = report_prepare(db, "kernel_rows", io))) {
+        sqlite3_finalize(ins);
         return 1;
     }
-    sqlite3_stmt *st = report_prepare(db, "kernel_rows", io), *ins = NULL;
-    if (!st)
-        return 1;
     report_bind_int(st, ":by_rank", by_rank);
     report_bind_int(st, ":kernel", kinds[0]);
     report_bind_int(st, ":memcpy", kinds[1]);
     report_bind_int(st, ":memset", kinds[2]);
-    if (sqlite3_prepare_v2(db, "INSERT INTO temp.kernel_stats VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-                           -1, &ins, NULL) != SQLITE_OK) {
-        fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
-        sqlite3_finalize(st);
-        return 1;
-    }
-    struct strmap index; /* (rank is NULL, rank, name id, kind) -> group */
-    strmap_init(&index);
-    struct kernel_group *g = NULL;
-    size_t n = 0, cap = 0;
+    struct sweep_index groups; /* (rank is NULL, rank, name id, kind) -> struct kernel_group */
+    sweep_index_init(&groups, sizeof(struct kernel_group));
     int rc = 0, step;
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
         int tr = sqlite3_column_type(st, 0);
@@ -87,36 +77,19 @@ int kernel_sweep(sqlite3 *db, int by_rank, const int64_t kinds[3], struct report
         }
         int64_t key[4] = {tr == SQLITE_NULL, tr == SQLITE_NULL ? 0 : sqlite3_column_int64(st, 0),
                           sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2)};
-        int64_t k = strmap_get(&index, key, sizeof key);
-        if (k < 0) {
-            if (n == cap) {
-                size_t nc = cap ? cap * 2 : 64;
-                struct kernel_group *ng = realloc(g, nc * sizeof *ng);
-                if (!ng) {
-                    rc = -1;
-                    break;
-                }
-                g = ng, cap = nc;
-            }
-            k = (int64_t)n;
-            g[n++] = (struct kernel_group){(int)key[0], key[1], key[2], key[3], 0, 0, INT64_MAX, INT64_MIN, INT64_MAX, NULL, 0};
-            if (strmap_put(&index, key, sizeof key, k) != 0) {
-                rc = -1;
-                break;
-            }
+        int fresh;
+        struct kernel_group *x = sweep_index_get(&groups, key, sizeof key, &fresh);
+        if (!x) {
+            rc = -1;
+            break;
         }
-        struct kernel_group *x = &g[k];
+        if (fresh)
+            *x = (struct kernel_group){(int)key[0], key[1], key[2], key[3], 0, INT64_MAX, INT64_MIN, INT64_MAX, {0}};
         int64_t dur = sqlite3_column_int64(st, 3), id = sqlite3_column_int64(st, 4);
-        if ((size_t)x->n == x->cap) {
-            size_t nc = x->cap ? x->cap * 2 : 64;
-            int64_t *nd = realloc(x->dur, nc * sizeof *nd);
-            if (!nd) {
-                rc = -1;
-                break;
-            }
-            x->dur = nd, x->cap = nc;
+        if (sweep_values_add(&x->dur, dur) != 0) {
+            rc = -1;
+            break;
         }
-        x->dur[x->n++] = dur;
         x->total += dur;
         if (dur < x->min)
             x->min = dur;
@@ -127,15 +100,14 @@ int kernel_sweep(sqlite3 *db, int by_rank, const int64_t kinds[3], struct report
     }
     if (rc == 0 && step != SQLITE_DONE)
         rc = -1;
-    for (size_t k = 0; rc == 0 && k < n; k++)
-        if (write_group(&g[k], ins) != 0)
+    for (size_t k = 0; rc == 0 && k < groups.n; k++)
+        if (write_group(sweep_index_at(&groups, k), ins) != 0)
             rc = -1;
     if (rc < 0)
         fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
-    for (size_t k = 0; k < n; k++)
-        free(g[k].dur);
-    free(g);
-    strmap_free(&index);
+    for (size_t k = 0; k < groups.n; k++)
+        free(((struct kernel_group *)sweep_index_at(&groups, k))->dur.v);
+    sweep_index_free(&groups);
     sqlite3_finalize(st);
     sqlite3_finalize(ins);
     return rc == 0 ? 0 : rc == 2 ? 2 : 1;

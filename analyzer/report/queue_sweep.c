@@ -19,14 +19,13 @@
 struct stream_stats {
     struct sweep_group g;  /* rank, device, stream */
     int64_t samples, max, min, sum, weighted, blocked, first_ts, prev_ts, prev_q, q;
-    int64_t *v;            /* every sample, for the median */
-    size_t nv, cap;
+    struct sweep_values v; /* every sample, for the median */
 };
 
 /* Starts a stream's sums at its first step. */
 static void stats_begin(struct stream_stats *s, int64_t ts)
 {
-    s->nv = 0;
+    s->v.n = 0;
     s->samples = s->sum = s->weighted = s->blocked = s->q = 0;
     s->max = INT64_MIN, s->min = INT64_MAX;
     s->first_ts = s->prev_ts = ts;
@@ -46,23 +45,15 @@ static int stats_step(struct stream_stats *s, int64_t ts, int64_t d, int64_t blo
         s->max = s->q;
     if (s->q < s->min)
         s->min = s->q;
-    if (s->nv == s->cap) {
-        size_t nc = s->cap ? s->cap * 2 : 4096;
-        int64_t *nv = realloc(s->v, nc * sizeof *nv);
-        if (!nv)
-            return -1;
-        s->v = nv, s->cap = nc;
-    }
-    s->v[s->nv++] = s->q;
     s->prev_ts = ts, s->prev_q = s->q;
-    return 0;
+    return sweep_values_add(&s->v, s->q);
 }
 
 /* Writes one stream's row. 0 or -1. */
 static int stats_write(struct stream_stats *s, sqlite3_stmt *ins)
 {
-    tdb_sort_i64(s->v, s->nv);
-    double p50 = tdb_percentile_i64(s->v, s->nv, 50); /* as percentile() computes it */
+    tdb_sort_i64(s->v.v, s->v.n);
+    double p50 = tdb_percentile_i64(s->v.v, s->v.n, 50); /* as percentile() computes it */
     if (s->g.open)
         sweep_group_bind(&s->g, ins); /* else the caller bound the key */
     sqlite3_bind_int64(ins, 4, s->samples);
@@ -194,15 +185,10 @@ static int read_streams(sqlite3 *db, struct stream_steps **out, size_t *nout, st
 
 int queue_sweep(sqlite3 *db, int64_t blocked_at, struct report_io *io)
 {
-    if (sqlite3_exec(db, "CREATE TEMP TABLE queue_stats (rank, device, stream, samples, max_queue, min_queue, "
-                         "sum_queue, weighted, span_ns, blocked_ns, p50)", NULL, NULL, NULL) != SQLITE_OK) {
-        fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
-        return 1;
-    }
-    sqlite3_stmt *ins = NULL;
-    if (sqlite3_prepare_v2(db, "INSERT INTO queue_stats VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)", -1, &ins,
-                           NULL) != SQLITE_OK) {
-        fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
+    sqlite3_stmt *ins;
+    if (sweep_table(db, "queue_stats (rank, device, stream, samples, max_queue, min_queue, sum_queue, weighted, span_ns, "
+                        "blocked_ns, p50)", 11, &ins, io) != 0) {
+        sqlite3_finalize(ins);
         return 1;
     }
     struct stream_stats s = {.g.n = 3};
@@ -232,7 +218,7 @@ int queue_sweep(sqlite3 *db, int64_t blocked_at, struct report_io *io)
                  : -1;
     if (rc != 0)
         fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
-    free(s.v);
+    free(s.v.v);
     sqlite3_finalize(ins);
     return rc == 0 ? 0 : 1;
 }

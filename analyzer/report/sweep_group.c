@@ -1,6 +1,31 @@
-/* sweep_group.c: group keys of the report passes over sorted rows (see sweep_group.h). */
+/* sweep_group.c: what the report passes share (see sweep_group.h). */
 #include "sweep_group.h"
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+int sweep_table(sqlite3 *db, const char *columns, int n, sqlite3_stmt **ins, struct report_io *io)
+{
+    char sql[512], name[64];
+    size_t len = strcspn(columns, " (");
+    snprintf(name, sizeof name, "%.*s", (int)len, columns);
+    int o = snprintf(sql, sizeof sql, "CREATE TEMP TABLE IF NOT EXISTS %s; DELETE FROM temp.%s", columns, name);
+    *ins = NULL;
+    if (o < 0 || (size_t)o >= sizeof sql || sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK) {
+        fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
+        return 1;
+    }
+    o = snprintf(sql, sizeof sql, "INSERT INTO temp.%s VALUES (?1", name);
+    for (int i = 2; i <= n && o > 0 && (size_t)o < sizeof sql; i++)
+        o += snprintf(sql + o, sizeof sql - (size_t)o, ", ?%d", i);
+    if (o > 0 && (size_t)o < sizeof sql - 1)
+        sql[o++] = ')', sql[o] = 0;
+    if (sqlite3_prepare_v2(db, sql, -1, ins, NULL) != SQLITE_OK) {
+        fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
+        return 1;
+    }
+    return 0;
+}
 
 /* Whether two values are equal as GROUP BY sees them (NULLs equal each other). */
 static int same_value(sqlite3_value *a, sqlite3_value *b)
@@ -49,4 +74,56 @@ void sweep_group_free(struct sweep_group *g)
     for (int i = 0; i < SWEEP_KEYS; i++)
         sqlite3_value_free(g->key[i]), g->key[i] = NULL;
     g->open = 0;
+}
+
+void sweep_index_init(struct sweep_index *ix, size_t size)
+{
+    memset(ix, 0, sizeof *ix);
+    strmap_init(&ix->map);
+    ix->size = size;
+}
+
+void *sweep_index_get(struct sweep_index *ix, const void *key, size_t len, int *fresh)
+{
+    int64_t i = strmap_get(&ix->map, key, len);
+    *fresh = i < 0;
+    if (i >= 0)
+        return ix->groups + (size_t)i * ix->size;
+    if (ix->n == ix->cap) {
+        size_t nc = ix->cap ? ix->cap * 2 : 64;
+        char *ng = realloc(ix->groups, nc * ix->size);
+        if (!ng)
+            return NULL;
+        ix->groups = ng, ix->cap = nc;
+    }
+    if (strmap_put(&ix->map, key, len, (int64_t)ix->n) != 0)
+        return NULL;
+    void *g = ix->groups + ix->n++ * ix->size;
+    memset(g, 0, ix->size);
+    return g;
+}
+
+void *sweep_index_at(const struct sweep_index *ix, size_t i)
+{
+    return ix->groups + i * ix->size;
+}
+
+void sweep_index_free(struct sweep_index *ix)
+{
+    strmap_free(&ix->map);
+    free(ix->groups);
+    ix->groups = NULL, ix->n = ix->cap = 0;
+}
+
+int sweep_values_add(struct sweep_values *a, int64_t x)
+{
+    if (a->n == a->cap) {
+        size_t nc = a->cap ? a->cap * 2 : 64;
+        int64_t *nv = realloc(a->v, nc * sizeof *nv);
+        if (!nv)
+            return -1;
+        a->v = nv, a->cap = nc;
+    }
+    a->v[a->n++] = x;
+    return 0;
 }
