@@ -53,6 +53,7 @@ int cmd_diff(int argc, char **argv, struct cli *cli);
 int cmd_export(int argc, char **argv, struct cli *cli);
 int cmd_report(int argc, char **argv, struct cli *cli);
 int cmd_overlap(int argc, char **argv, struct cli *cli);
+int cmd_critical_path(int argc, char **argv, struct cli *cli);
 int cmd_idle(int argc, char **argv, struct cli *cli);
 int cmd_launches(int argc, char **argv, struct cli *cli);
 int cmd_queue(int argc, char **argv, struct cli *cli);

@@ -5,6 +5,7 @@
 
 static const struct cli_command commands[] = {
     {"api", cmd_api, 1, "runtime and driver API calls per name (nsys cuda_api_sum)", "tracedb api run.db --limit 10\ntracedb api run.db --format csv > api.csv"},
+    {"critical-path", cmd_critical_path, 1, "per rank: the critical path through operators, launches, kernels and syncs (HTA)", "tracedb critical-path run.db --range 'ProfilerStep#1'\ntracedb critical-path run.db --range '*forward*#1' --each --limit 20"},
     {"device", cmd_device, 1, "per step and device: busy, run (compute), IO-wait and idle time", "tracedb device run.db\ntracedb device run.db --range 'ProfilerStep#3'"},
     {"diff", cmd_diff, 0, "compare two runs: operators, kernels, steps, device, memory; a CI gate", "tracedb diff base.db new.db --limit 10\ntracedb diff base.db new.db --fail-above 5   # CI gate: exit 3 on a real regression"},
     {"export", cmd_export, 0, "export chrome (Perfetto) JSON or csv of any table, query or report", "tracedb export chrome run.db -o trace.json.gz\ntracedb export csv run.db --report ops -o ops.csv"},

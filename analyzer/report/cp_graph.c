@@ -1,0 +1,912 @@
+/* cp_graph.c: HTA's critical path graph and its longest path (see cp_graph.h), rule for rule as
+ * hta/analyzers/critical_path_analysis.py builds it:
+ *  - a start and an end node for every host operator or runtime call in the window and every GPU row
+ *    linked to its launch, ordered by (time, event);
+ *  - the runtime-lock chains of cudaLaunchKernel, cudaMemcpyAsync and cudaHostAlloc across threads;
+ *  - each host thread's call stack (built as HTA's CallStackGraph builds it, the backward thread merged
+ *    into the forward one) walked depth first: nested calls are operator edges, consecutive top-level
+ *    calls dependency edges, a blocking call's own time weighs nothing;
+ *  - each stream's GPU work in start order (syncs by their end): a launch-delay edge when the queue was
+ *    empty, else a kernel-to-kernel edge when the gap is under 1.5 ms; zero-weight sync edges for
+ *    context, stream and event syncs and for cudaStreamWaitEvent (through cudaEventRecord's last launch).
+ * The longest path is networkx's dag_longest_path: a topological order by generations, each node's
+ * first best predecessor, the first node with the greatest distance; edges keep the order HTA adds them
+ * in, so that among equally long paths the same one is found. Nothing here allocates per event beyond
+ * the arrays sized once from the rows. */
+#include "cp_graph.h"
+#include "sqlfuncs.h"
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KERNEL_GAP_LIMIT_NS 1500000 /* HTA's KERNEL_KERNEL_DELAY_THRESHOLD_US */
+#define NO_QUEUE INT32_MIN
+
+unsigned cp_name_flags(const char *s)
+{
+    static const struct {
+        const char *name;
+        unsigned flags;
+    } exact[] = {
+        {"cudaLaunchKernel", CP_LOCK | CP_LAUNCH},
+        {"cudaMemcpyAsync", CP_LOCK | CP_LAUNCH | CP_BLOCKING},
+        {"cudaHostAlloc", CP_LOCK},
+        {"cudaDeviceSynchronize", CP_BLOCKING},
+        {"cudaStreamSynchronize", CP_BLOCKING},
+        {"cudaEventQuery", CP_BLOCKING},
+        {"cudaEventSynchronize", CP_BLOCKING},
+        {"cudaMemcpy", CP_BLOCKING},
+        {"cudaLaunchKernelExC", CP_LAUNCH},
+        {"cuLaunchKernel", CP_LAUNCH},
+        {"cuLaunchKernelEx", CP_LAUNCH},
+        {"cudaMemsetAsync", CP_LAUNCH},
+        {"runFunction - job_prep_and_submit_for_execution", CP_LAUNCH},
+        {"hipLaunchKernel", CP_LAUNCH},
+        {"hipExtModuleLaunchKernel", CP_LAUNCH},
+        {"hipMemsetAsync", CP_LAUNCH},
+        {"hipMemcpyAsync", CP_LAUNCH},
+        {"hipMemcpyWithStream", CP_LAUNCH},
+        {"cudaEventRecord", CP_EVENT_RECORD},
+        {"cudaStreamWaitEvent", CP_WAIT_CALL},
+        {"Stream Wait Event", CP_WAIT_EVENT},
+        {"Event Sync", CP_EVENT_SYNC},
+        {"Context Sync", CP_CONTEXT_SYNC},
+        {"Stream Sync", CP_STREAM_SYNC},
+        {"cpu_op", CP_CAT_OP},
+        {"cuda_runtime", CP_CAT_RUNTIME},
+        {"cuda_driver", CP_CAT_RUNTIME},
+        {"user_annotation", CP_CAT_ANNOTATION},
+        {"cuda_sync", CP_CAT_SYNC},
+    };
+    unsigned f = 0;
+    for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
+        if (strcmp(s, exact[i].name) == 0)
+            f |= exact[i].flags;
+    if (strstr(s, "forward"))
+        f |= CP_FORWARD;
+    if (strstr(s, "autograd"))
+        f |= CP_AUTOGRAD;
+    if (strcmp(tdb_kernel_type(s), "communication") == 0)
+        f |= CP_COMM;
+    return f;
+}
+
+struct node {
+    int64_t ts;
+    int32_t row;
+    uint8_t is_start;
+};
+
+struct edge {
+    int32_t u, v;
+    int64_t w;
+    int32_t attr; /* attributed row; -1 the root; -2 none */
+    uint8_t type;
+};
+
+struct graph {
+    const struct cp_row *rows;
+    size_t n;
+    int32_t *start, *end; /* per row: its nodes, -1 */
+    struct node *nodes;
+    size_t nn;
+    struct edge *e;
+    size_t ne, ecap;
+    uint64_t *hkey; /* (u, v) + 1 -> edge: open addressing */
+    int32_t *hval;
+    size_t hcap;
+    int oom;
+};
+
+static int host(const struct cp_row *r)
+{
+    return r->stream == -1;
+}
+
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 33, x *= 0xff51afd7ed558ccdULL, x ^= x >> 33, x *= 0xc4ceb9fe1a85ec53ULL;
+    return x ^ (x >> 33);
+}
+
+static int grow_hash(struct graph *g)
+{
+    size_t cap = g->hcap ? g->hcap * 2 : 1024;
+    uint64_t *k = calloc(cap, sizeof *k);
+    int32_t *v = malloc(cap * sizeof *v);
+    if (!k || !v) {
+        free(k), free(v);
+        return -1;
+    }
+    for (size_t i = 0; i < g->hcap; i++)
+        if (g->hkey[i]) {
+            size_t j = mix(g->hkey[i]) & (cap - 1);
+            while (k[j])
+                j = (j + 1) & (cap - 1);
+            k[j] = g->hkey[i], v[j] = g->hval[i];
+        }
+    free(g->hkey), free(g->hval);
+    g->hkey = k, g->hval = v, g->hcap = cap;
+    return 0;
+}
+
+/* HTA's _add_edge_helper: networkx keeps one edge per (u, v), a later add replaces its weight and type
+ * in place. The edge's index, or -1 (out of memory, or u == v, which HTA asserts against). */
+static int32_t add_edge(struct graph *g, int32_t u, int32_t v, enum cp_edge_type type, int zero_weight)
+{
+    if (g->oom || u == v)
+        return -1;
+    int64_t w = type == CP_DEPENDENCY || type == CP_SYNC || zero_weight ? 0 : g->nodes[v].ts - g->nodes[u].ts;
+    uint64_t key = ((uint64_t)(uint32_t)u << 32 | (uint32_t)v) + 1;
+    if ((g->ne + 1) * 2 > g->hcap && grow_hash(g) != 0)
+        return g->oom = 1, -1;
+    size_t j = mix(key) & (g->hcap - 1);
+    while (g->hkey[j] && g->hkey[j] != key)
+        j = (j + 1) & (g->hcap - 1);
+    if (g->hkey[j]) {
+        struct edge *e = &g->e[g->hval[j]];
+        e->w = w, e->type = (uint8_t)type;
+        return g->hval[j];
+    }
+    if (g->ne == g->ecap) {
+        size_t cap = g->ecap ? g->ecap * 2 : 4096;
+        struct edge *ne = realloc(g->e, cap * sizeof *ne);
+        if (!ne)
+            return g->oom = 1, -1;
+        g->e = ne, g->ecap = cap;
+    }
+    g->e[g->ne] = (struct edge){u, v, w, -2, (uint8_t)type};
+    g->hkey[j] = key, g->hval[j] = (int32_t)g->ne;
+    return (int32_t)g->ne++;
+}
+
+/* HTA's _attribute_edge: the event an operator or kernel-gap edge's time belongs to. */
+static void attribute(struct graph *g, int32_t ei, int32_t src_parent)
+{
+    if (ei < 0)
+        return;
+    struct edge *e = &g->e[ei];
+    if (e->type != CP_OPERATOR && e->type != CP_KERNEL_GAP)
+        return;
+    const struct node *s = &g->nodes[e->u], *d = &g->nodes[e->v];
+    if (e->type == CP_KERNEL_GAP || s->is_start)
+        e->attr = s->row;
+    else if (!d->is_start)
+        e->attr = d->row;
+    else
+        e->attr = src_parent;
+}
+
+static int node_order(const void *a, const void *b)
+{
+    const struct node *x = a, *y = b;
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    if (x->row != y->row)
+        return x->row < y->row ? -1 : 1;
+    return (int)y->is_start - (int)x->is_start; /* a start before its end */
+}
+
+/* HTA's _create_event_nodes: host operators and runtime calls, and GPU rows with a correlation. */
+static int make_nodes(struct graph *g)
+{
+    const struct cp_row *rows = g->rows;
+    g->nodes = malloc((2 * g->n + 1) * sizeof *g->nodes);
+    if (!g->nodes)
+        return -1;
+    for (size_t i = 0; i < g->n; i++) {
+        const struct cp_row *r = &rows[i];
+        int want = r->clipped && (host(r) ? (r->flags & (CP_CAT_OP | CP_CAT_RUNTIME)) != 0
+                                          : r->link >= 0 || r->correlation >= 0);
+        if (want) {
+            g->nodes[g->nn++] = (struct node){r->ts, (int32_t)i, 1};
+            g->nodes[g->nn++] = (struct node){r->end, (int32_t)i, 0};
+        }
+    }
+    qsort(g->nodes, g->nn, sizeof *g->nodes, node_order);
+    for (size_t i = 0; i < g->nn; i++)
+        (g->nodes[i].is_start ? g->start : g->end)[g->nodes[i].row] = (int32_t)i;
+    return 0;
+}
+
+/* HTA's _shares_cuda_runtime_lock. */
+static int shares_lock(const struct graph *g, int32_t a, int32_t b)
+{
+    return (g->rows[g->nodes[a].row].flags & CP_LOCK) && (g->rows[g->nodes[b].row].flags & CP_LOCK) &&
+           (g->nodes[a].is_start || !g->nodes[b].is_start);
+}
+
+/* HTA's _construct_graph_from_cuda_runtime_events: lock chains in node order. */
+static int runtime_lock_edges(struct graph *g)
+{
+    int32_t *stack = malloc((g->nn + 1) * sizeof *stack), sp = 0, last = -1;
+    if (!stack)
+        return -1;
+    for (size_t i = 0; i < g->nn; i++) {
+        int32_t ni = (int32_t)i;
+        if (!(g->rows[g->nodes[i].row].flags & CP_LOCK))
+            continue;
+        if (g->nodes[i].is_start) {
+            stack[sp++] = ni;
+        } else {
+            while (sp > 0) {
+                int32_t p = stack[--sp];
+                if (g->nodes[p].row == g->nodes[i].row)
+                    attribute(g, add_edge(g, p, ni, CP_OPERATOR, 0), g->nodes[i].row);
+                else
+                    add_edge(g, p, ni, CP_DEPENDENCY, 0);
+            }
+            if (last >= 0 && !g->nodes[last].is_start)
+                add_edge(g, last, ni, CP_DEPENDENCY, 0);
+        }
+        last = ni;
+    }
+    free(stack);
+    return 0;
+}
+
+/* A call stack's start or end of an event (HTA's call_stack.Event). */
+struct stack_event {
+    int64_t time, dur;
+    int32_t row;
+    int8_t type; /* 1 start, -1 end */
+};
+
+/* HTA's compare_events, as Python's sorted() applies it. */
+static int compare_events(const struct stack_event *x, const struct stack_event *y)
+{
+    if (x->row == y->row)
+        return x->type == 1 ? -1 : 1;
+    if (x->time != y->time)
+        return x->time < y->time ? -1 : 1;
+    if (x->type == y->type) {
+        if (x->type == 1)
+            return x->dur == y->dur ? (x->row < y->row ? -1 : 1) : (x->dur < y->dur ? 1 : -1);
+        return x->dur == y->dur ? (x->row < y->row ? 1 : -1) : (x->dur < y->dur ? -1 : 1);
+    }
+    if (x->dur > 0 && y->dur > 0)
+        return x->type == 1 ? 1 : -1;
+    if (x->dur == 0 && y->dur == 0)
+        return x->row < y->row ? -1 : 1;
+    return x->type == 1 ? -1 : 1;
+}
+
+/* A stable merge sort (Python's sort is stable; qsort is not). */
+static void merge_sort(struct stack_event *a, struct stack_event *tmp, size_t n)
+{
+    if (n < 2)
+        return;
+    size_t h = n / 2;
+    merge_sort(a, tmp, h);
+    merge_sort(a + h, tmp, n - h);
+    size_t i = 0, j = h, k = 0;
+    while (i < h && j < n)
+        tmp[k++] = compare_events(&a[j], &a[i]) < 0 ? a[j++] : a[i++];
+    while (i < h)
+        tmp[k++] = a[i++];
+    while (j < n)
+        tmp[k++] = a[j++];
+    memcpy(a, tmp, n * sizeof *a);
+}
+
+/* The walk's state: HTA's enter_func/exit_func closure. */
+struct walk {
+    int32_t last, last_parent;
+    int depth;
+};
+
+static void walk_enter(struct graph *g, struct walk *w, int32_t row, int32_t parent)
+{
+    int32_t s = g->start[row];
+    if (s < 0 || g->end[row] < 0)
+        return;
+    if (w->last >= 0 && !shares_lock(g, w->last, s))
+        attribute(g, add_edge(g, w->last, s, w->depth == 0 ? CP_DEPENDENCY : CP_OPERATOR, 0), w->last_parent);
+    w->last = s, w->last_parent = parent, w->depth++;
+}
+
+static void walk_exit(struct graph *g, struct walk *w, int32_t row, int32_t parent)
+{
+    int32_t s = g->start[row], e = g->end[row];
+    if (s < 0 || e < 0)
+        return;
+    if (w->last >= 0 && !shares_lock(g, w->last, e))
+        attribute(g, add_edge(g, w->last, e, CP_OPERATOR, (g->rows[row].flags & CP_BLOCKING) != 0), w->last_parent);
+    w->last = e, w->last_parent = parent, w->depth--;
+}
+
+/* HTA's _construct_graph_from_call_stacks: each host call stack (rows of one group, in file order)
+ * built as CallStackGraph builds it (a start's parent is the stack's top; an end pops the top, whatever
+ * it is), then walked depth first. scratch holds 4 * count stack events, tree 4 * count + 1 ints. */
+static void call_stack_edges(struct graph *g, const int32_t *members, size_t count, struct stack_event *ev,
+                             int32_t *tree)
+{
+    size_t ne = 0;
+    for (size_t i = 0; i < count; i++) {
+        const struct cp_row *r = &g->rows[members[i]];
+        int64_t dur = r->end - r->ts > 0 ? r->end - r->ts : 0;
+        ev[ne++] = (struct stack_event){r->ts, dur, members[i], 1};
+        ev[ne++] = (struct stack_event){r->ts + dur, dur, members[i], -1};
+    }
+    merge_sort(ev, ev + ne, ne);
+    /* the tree over member positions: parent, first child, next sibling, last child (position count = root) */
+    int32_t *parent = tree, *first = tree + count + 1, *next = first + count + 1, *lastc = next + count + 1;
+    for (size_t i = 0; i <= count; i++)
+        parent[i] = -1, first[i] = next[i] = lastc[i] = -1;
+    int32_t *stack = (int32_t *)(ev + ne); /* past the sort's scratch: count ints fit in 2 * count events */
+    size_t sp = 0;
+    for (size_t k = 0; k < ne; k++) {
+        /* members are in row order: a member's position is found by binary search */
+        int32_t row = ev[k].row;
+        size_t lo = 0, hi = count;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (members[mid] < row)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        int32_t p = (int32_t)lo;
+        if (ev[k].type == 1) {
+            int32_t par = sp ? stack[sp - 1] : (int32_t)count;
+            parent[p] = par;
+            if (lastc[par] < 0)
+                first[par] = p;
+            else
+                next[lastc[par]] = p;
+            lastc[par] = p;
+            stack[sp++] = p;
+        } else if (sp) {
+            sp--;
+        }
+    }
+    /* depth first from the root: enter a node, its children in order, exit it */
+    struct walk w = {-1, -1, 0};
+    int32_t cur = first[count];
+    while (cur >= 0) {
+        int32_t par = parent[cur] == (int32_t)count ? -1 : members[parent[cur]];
+        walk_enter(g, &w, members[cur], par);
+        if (first[cur] >= 0) {
+            cur = first[cur];
+            continue;
+        }
+        for (;;) { /* exit cur, and every ancestor whose children are done */
+            int32_t pp = parent[cur];
+            walk_exit(g, &w, members[cur], pp == (int32_t)count ? -1 : members[pp]);
+            if (next[cur] >= 0) {
+                cur = next[cur];
+                break;
+            }
+            if (pp == (int32_t)count) {
+                cur = -1;
+                break;
+            }
+            cur = pp;
+        }
+    }
+}
+
+/* The thread whose clipped operators or annotations alone have names holding flag (HTA's
+ * _get_tid_for_event), or -1. */
+static int32_t only_thread(const struct graph *g, unsigned flag)
+{
+    int32_t t = -1;
+    for (size_t i = 0; i < g->n; i++) {
+        const struct cp_row *r = &g->rows[i];
+        if (!r->clipped || !(r->flags & flag) || !(r->flags & (CP_CAT_OP | CP_CAT_ANNOTATION)))
+            continue;
+        if (t >= 0 && r->thread != t)
+            return -1;
+        t = r->thread;
+    }
+    return t;
+}
+
+static int all_call_stacks(struct graph *g)
+{
+    int32_t fwd = only_thread(g, CP_FORWARD), bwd = only_thread(g, CP_AUTOGRAD), groups = 0;
+    for (size_t i = 0; i < g->n; i++)
+        if (g->rows[i].thread + 1 > groups)
+            groups = g->rows[i].thread + 1;
+    /* the clipped host rows of each thread, the backward thread's with the forward's, in row order */
+    size_t *count = calloc((size_t)groups + 1, sizeof *count);
+    int32_t *members = malloc((g->n + 1) * sizeof *members);
+    size_t most = 0, total = 0;
+    if (!count || !members)
+        goto oom;
+    for (size_t i = 0; i < g->n; i++) {
+        const struct cp_row *r = &g->rows[i];
+        if (r->clipped && host(r) && r->thread >= 0)
+            count[fwd >= 0 && bwd >= 0 && r->thread == bwd ? fwd : r->thread]++;
+    }
+    for (int32_t t = 0; t < groups; t++) {
+        size_t c = count[t];
+        count[t] = total, total += c;
+        if (c > most)
+            most = c;
+    }
+    count[groups] = total;
+    size_t *fill = malloc(((size_t)groups + 1) * sizeof *fill);
+    struct stack_event *ev = malloc((4 * most + 1) * sizeof *ev);
+    int32_t *tree = malloc((4 * most + 5) * sizeof *tree);
+    if (!fill || !ev || !tree) {
+        free(fill), free(ev), free(tree);
+        goto oom;
+    }
+    memcpy(fill, count, ((size_t)groups + 1) * sizeof *fill);
+    for (size_t i = 0; i < g->n; i++) {
+        const struct cp_row *r = &g->rows[i];
+        if (r->clipped && host(r) && r->thread >= 0)
+            members[fill[fwd >= 0 && bwd >= 0 && r->thread == bwd ? fwd : r->thread]++] = (int32_t)i;
+    }
+    for (int32_t t = 0; t < groups; t++)
+        if (count[t + 1] > count[t])
+            call_stack_edges(g, members + count[t], count[t + 1] - count[t], ev, tree);
+    free(fill), free(ev), free(tree), free(count), free(members);
+    return 0;
+oom:
+    free(count), free(members);
+    return -1;
+}
+
+/* One step of a stream's queue: +1 at a launch call, -1 when its work starts. */
+struct queue_step {
+    int64_t stream, ts;
+    int32_t row, d;
+};
+
+static int queue_order(const void *a, const void *b)
+{
+    const struct queue_step *x = a, *y = b;
+    if (x->stream != y->stream)
+        return x->stream < y->stream ? -1 : 1;
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    if (x->d != y->d)
+        return x->d > y->d ? -1 : 1; /* a launch first */
+    return (x->row > y->row) - (x->row < y->row);
+}
+
+/* Whether row i is a launch call HTA's queue and event matching count: a launch name linked to GPU work. */
+static int is_launch(const struct cp_row *rows, size_t i)
+{
+    return (rows[i].flags & CP_LAUNCH) && rows[i].link >= 0 && !host(&rows[rows[i].link]);
+}
+
+/* HTA's TraceCounters queue length over the whole trace (per stream number), as each launch call and
+ * each GPU row left it. */
+static int queue_lengths(const struct cp_row *rows, size_t n, int32_t *q)
+{
+    size_t ns = 0;
+    for (size_t i = 0; i < n; i++)
+        q[i] = NO_QUEUE, ns += is_launch(rows, i) ? 2 : 0;
+    struct queue_step *s = malloc((ns + 1) * sizeof *s);
+    if (!s)
+        return -1;
+    ns = 0;
+    for (size_t i = 0; i < n; i++)
+        if (is_launch(rows, i)) {
+            const struct cp_row *k = &rows[rows[i].link];
+            s[ns++] = (struct queue_step){k->stream, rows[i].ts, (int32_t)i, 1};
+            s[ns++] = (struct queue_step){k->stream, k->ts, rows[i].link, -1};
+        }
+    qsort(s, ns, sizeof *s, queue_order);
+    int32_t len = 0;
+    for (size_t i = 0; i < ns; i++) {
+        if (i == 0 || s[i].stream != s[i - 1].stream)
+            len = 0;
+        len += s[i].d;
+        q[s[i].row] = len;
+    }
+    free(s);
+    return 0;
+}
+
+/* A launch call with the device, stream and thread its work went to, for finding the launch before a
+ * cudaEventRecord (on the event's device and stream) and after a cudaStreamWaitEvent (on its thread and
+ * stream). */
+struct launch {
+    int64_t k1, k2, ts;
+    int32_t row;
+};
+
+static int launch_order(const void *a, const void *b)
+{
+    const struct launch *x = a, *y = b;
+    if (x->k1 != y->k1)
+        return x->k1 < y->k1 ? -1 : 1;
+    if (x->k2 != y->k2)
+        return x->k2 < y->k2 ? -1 : 1;
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    return (x->row > y->row) - (x->row < y->row);
+}
+
+/* The first launch with keys (k1, k2) and a time after ts (after = 1) or at or after it (after = 0). */
+static size_t launch_bound(const struct launch *l, size_t n, int64_t k1, int64_t k2, int64_t ts, int after)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        const struct launch *m = &l[mid];
+        int less = m->k1 != k1 ? m->k1 < k1 : m->k2 != k2 ? m->k2 < k2 : after ? m->ts <= ts : m->ts < ts;
+        if (less)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* For each cudaEventRecord row: the launch call that last put work on the event's device and stream
+ * before it (HTA's _get_cuda_event_record_df), keyed by the record's correlation in rec (sorted pairs).
+ * For each cudaStreamWaitEvent row: the next launch from its thread to its stream (HTA's
+ * _get_cuda_stream_wait_event_df), in next_launch[row]. */
+struct corr_link {
+    int64_t corr;
+    int32_t row;
+};
+
+static int corr_order(const void *a, const void *b)
+{
+    const struct corr_link *x = a, *y = b;
+    if (x->corr != y->corr)
+        return x->corr < y->corr ? -1 : 1;
+    return (x->row > y->row) - (x->row < y->row);
+}
+
+static int32_t corr_find(const struct corr_link *c, size_t n, int64_t corr)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (c[mid].corr < corr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && c[lo].corr == corr ? c[lo].row : -1;
+}
+
+struct event_links {
+    struct corr_link *rec; /* record correlation -> previous launch row */
+    size_t nrec;
+    int32_t *next_launch;  /* per row: cudaStreamWaitEvent -> next launch row, -1 */
+};
+
+static int event_links(const struct cp_row *rows, size_t n, struct event_links *el)
+{
+    size_t nl = 0, nw = 0, nr = 0;
+    for (size_t i = 0; i < n; i++) {
+        nl += is_launch(rows, i);
+        nw += rows[i].wait_stream > -1;
+        nr += (rows[i].flags & CP_EVENT_RECORD) != 0;
+    }
+    struct launch *l = malloc((nl + 1) * sizeof *l);
+    struct corr_link *waits = malloc((nw + 1) * sizeof *waits);
+    el->rec = malloc((nr + 1) * sizeof *el->rec);
+    el->next_launch = malloc((n + 1) * sizeof *el->next_launch);
+    el->nrec = 0;
+    if (!l || !waits || !el->rec || !el->next_launch) {
+        free(l), free(waits);
+        return -1;
+    }
+    /* the event's stream per record correlation: the first row waiting on it says */
+    nw = 0;
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].wait_stream > -1)
+            waits[nw++] = (struct corr_link){rows[i].wait_corr, (int32_t)i};
+    qsort(waits, nw, sizeof *waits, corr_order);
+    /* by device and stream of the work */
+    nl = 0;
+    for (size_t i = 0; i < n; i++)
+        if (is_launch(rows, i)) {
+            const struct cp_row *k = &rows[rows[i].link];
+            l[nl++] = (struct launch){k->device, k->stream, rows[i].ts, (int32_t)i};
+        }
+    qsort(l, nl, sizeof *l, launch_order);
+    for (size_t i = 0; i < n; i++) {
+        if (!(rows[i].flags & CP_EVENT_RECORD) || rows[i].correlation < 0)
+            continue;
+        int32_t w = corr_find(waits, nw, rows[i].correlation);
+        if (w < 0)
+            continue;
+        size_t b = launch_bound(l, nl, rows[w].device, rows[w].wait_stream, rows[i].ts, 1);
+        if (b > 0 && l[b - 1].k1 == rows[w].device && l[b - 1].k2 == rows[w].wait_stream)
+            el->rec[el->nrec++] = (struct corr_link){rows[i].correlation, l[b - 1].row};
+    }
+    qsort(el->rec, el->nrec, sizeof *el->rec, corr_order);
+    /* by launching thread and stream of the work */
+    nl = 0;
+    for (size_t i = 0; i < n; i++)
+        if (is_launch(rows, i))
+            l[nl++] = (struct launch){rows[i].thread, rows[rows[i].link].stream, rows[i].ts, (int32_t)i};
+    qsort(l, nl, sizeof *l, launch_order);
+    for (size_t i = 0; i < n; i++) {
+        el->next_launch[i] = -1;
+        if (!(rows[i].flags & CP_WAIT_CALL) || rows[i].link < 0 || host(&rows[rows[i].link]))
+            continue;
+        size_t b = launch_bound(l, nl, rows[i].thread, rows[rows[i].link].stream, rows[i].ts, 1);
+        if (b < nl && l[b].k1 == rows[i].thread && l[b].k2 == rows[rows[i].link].stream)
+            el->next_launch[i] = l[b].row;
+    }
+    free(l), free(waits);
+    return 0;
+}
+
+/* The last GPU node of each stream, in the order streams first appeared (HTA's dict). */
+struct stream_last {
+    int64_t stream;
+    int32_t node;
+};
+
+struct gpu_item {
+    int64_t key;
+    int32_t row;
+};
+
+static int gpu_order(const void *a, const void *b)
+{
+    const struct gpu_item *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return (x->row > y->row) - (x->row < y->row);
+}
+
+static int is_sync_row(const struct cp_row *r)
+{
+    return (r->flags & CP_CAT_SYNC) != 0;
+}
+
+/* HTA's _construct_graph_from_kernels. */
+static int kernel_edges(struct graph *g)
+{
+    const struct cp_row *rows = g->rows;
+    int32_t *q = malloc((g->n + 1) * sizeof *q), *sync_src = malloc((g->n + 1) * sizeof *sync_src);
+    struct gpu_item *items = malloc((g->n + 1) * sizeof *items);
+    struct stream_last *last = NULL;
+    size_t nlast = 0, caplast = 0, ni = 0;
+    struct event_links el = {0};
+    int rc = -1;
+    if (!q || !sync_src || !items || queue_lengths(rows, g->n, q) != 0 || event_links(rows, g->n, &el) != 0)
+        goto done;
+    for (size_t i = 0; i < g->n; i++) {
+        const struct cp_row *r = &rows[i];
+        sync_src[i] = -1;
+        if (r->clipped && (!host(r) || (r->flags & (CP_EVENT_SYNC | CP_CONTEXT_SYNC))) && r->link >= 0)
+            items[ni++] = (struct gpu_item){is_sync_row(r) ? r->end : r->ts, (int32_t)i};
+    }
+    qsort(items, ni, sizeof *items, gpu_order);
+    for (size_t k = 0; k < ni; k++) {
+        int32_t i = items[k].row;
+        const struct cp_row *r = &rows[i];
+        if (is_sync_row(r)) {
+            if (r->flags & (CP_WAIT_EVENT | CP_EVENT_SYNC)) {
+                int32_t prev = r->wait_corr >= 0 ? corr_find(el.rec, el.nrec, r->wait_corr) : -1;
+                if (prev < 0)
+                    continue;
+                int32_t src = rows[prev].link;
+                if (r->flags & CP_WAIT_EVENT) {
+                    int32_t next = el.next_launch[r->link];
+                    if (next >= 0 && rows[next].link >= 0)
+                        sync_src[rows[next].link] = src;
+                } else if (src >= 0 && g->end[src] >= 0 && g->end[r->link] >= 0) {
+                    add_edge(g, g->end[src], g->end[r->link], CP_SYNC, 0);
+                }
+                continue;
+            }
+            if (!(r->flags & (CP_STREAM_SYNC | CP_CONTEXT_SYNC)) || g->end[r->link] < 0)
+                continue;
+            for (size_t s = 0; s < nlast; s++)
+                if ((r->flags & CP_CONTEXT_SYNC) || last[s].stream == r->stream)
+                    add_edge(g, last[s].node, g->end[r->link], CP_SYNC, 0);
+            continue;
+        }
+        int32_t sn = g->start[i], en = g->end[i];
+        if (sn < 0 || en < 0)
+            continue;
+        attribute(g, add_edge(g, sn, en, CP_OPERATOR, 0), -1);
+        int32_t src = sync_src[i], src_end = -1;
+        if (src >= 0) {
+            src_end = g->end[src];
+            if (src_end >= 0)
+                add_edge(g, src_end, sn, CP_SYNC, 0);
+            sync_src[i] = -1;
+        }
+        size_t s = 0;
+        while (s < nlast && last[s].stream != r->stream)
+            s++;
+        int32_t prev = s < nlast ? last[s].node : -1, launch = r->link;
+        int64_t launch_ts = rows[launch].ts;
+        if (q[launch] == 1 && q[i] == 0 && (prev < 0 || g->nodes[prev].ts < launch_ts) &&
+            (src < 0 || (src_end >= 0 && g->nodes[src_end].ts < launch_ts)) && g->start[launch] >= 0) {
+            add_edge(g, g->start[launch], sn, CP_LAUNCH_DELAY, 0);
+        } else if (prev >= 0 && g->nodes[sn].ts - g->nodes[prev].ts < KERNEL_GAP_LIMIT_NS &&
+                   (src < 0 || (src_end >= 0 && g->nodes[src_end].ts < g->nodes[prev].ts))) {
+            attribute(g, add_edge(g, prev, sn, CP_KERNEL_GAP, 0), -1);
+        }
+        if (s == nlast) {
+            if (nlast == caplast) {
+                caplast = caplast ? caplast * 2 : 16;
+                struct stream_last *nl = realloc(last, caplast * sizeof *nl);
+                if (!nl)
+                    goto done;
+                last = nl;
+            }
+            last[nlast++] = (struct stream_last){r->stream, en};
+        } else {
+            last[s].node = en;
+        }
+    }
+    rc = g->oom ? -1 : 0;
+done:
+    free(q), free(sync_src), free(items), free(last), free(el.rec), free(el.next_launch);
+    return rc;
+}
+
+static int64_t clamp0(int64_t w)
+{
+    return w < 0 ? 0 : w;
+}
+
+/* networkx's dag_longest_path over the edges as added. */
+static int longest_path(struct graph *g, struct cp_result *r)
+{
+    size_t nn = g->nn, ne = g->ne;
+    int32_t *order = malloc((nn + 1) * sizeof *order), *indeg = calloc(nn + 1, sizeof *indeg);
+    int32_t *so = malloc((nn + 2) * sizeof *so), *se = malloc((ne + 1) * sizeof *se);
+    int32_t *po = malloc((nn + 2) * sizeof *po), *pe = malloc((ne + 1) * sizeof *pe);
+    int32_t *topo = malloc((nn + 1) * sizeof *topo), *best = malloc((nn + 1) * sizeof *best);
+    int64_t *dist = malloc((nn + 1) * sizeof *dist);
+    uint8_t *seen = calloc(nn + 1, 1);
+    int rc = -1;
+    if (!order || !indeg || !so || !se || !po || !pe || !topo || !best || !dist || !seen) {
+        snprintf(r->error, sizeof r->error, "out of memory");
+        goto done;
+    }
+    /* the graph's nodes in the order edges named them; successors and predecessors in edge order */
+    size_t gn = 0;
+    memset(so, 0, (nn + 2) * sizeof *so), memset(po, 0, (nn + 2) * sizeof *po);
+    for (size_t i = 0; i < ne; i++) {
+        int32_t u = g->e[i].u, v = g->e[i].v;
+        if (!seen[u])
+            seen[u] = 1, order[gn++] = u;
+        if (!seen[v])
+            seen[v] = 1, order[gn++] = v;
+        so[u + 1]++, po[v + 1]++, indeg[v]++;
+    }
+    for (size_t i = 0; i < nn; i++)
+        so[i + 1] += so[i], po[i + 1] += po[i];
+    for (size_t i = 0; i < ne; i++) /* stable: so[u] and po[v] count up as edges come */
+        se[so[g->e[i].u]++] = (int32_t)i, pe[po[g->e[i].v]++] = (int32_t)i;
+    for (size_t i = nn; i > 0; i--) /* back to the starts */
+        so[i] = so[i - 1], po[i] = po[i - 1];
+    so[0] = po[0] = 0;
+    /* topological generations: the sources in node order, then each node's successors as they free */
+    size_t head = 0, tail = 0;
+    for (size_t i = 0; i < gn; i++)
+        if (indeg[order[i]] == 0)
+            topo[tail++] = order[i];
+    while (head < tail) {
+        int32_t u = topo[head++];
+        for (int32_t k = so[u]; k < so[u + 1]; k++)
+            if (--indeg[g->e[se[k]].v] == 0)
+                topo[tail++] = g->e[se[k]].v;
+    }
+    if (tail < gn) {
+        snprintf(r->error, sizeof r->error, "the graph has a cycle (%zu of its %zu nodes are on or after one)",
+                 gn - tail, gn);
+        goto done;
+    }
+    int32_t end = -1;
+    int64_t far = -1;
+    for (size_t t = 0; t < tail; t++) {
+        int32_t v = topo[t];
+        int64_t d = 0;
+        int32_t b = -1, first = 1;
+        for (int32_t k = po[v]; k < po[v + 1]; k++) {
+            const struct edge *e = &g->e[pe[k]];
+            int64_t cand = dist[e->u] + clamp0(e->w);
+            if (first || cand > d)
+                d = cand, b = pe[k], first = 0;
+        }
+        if (d < 0)
+            d = 0, b = -1;
+        dist[v] = d, best[v] = b;
+        if (d > far)
+            far = d, end = v;
+    }
+    /* the path, back from its end */
+    size_t len = 0;
+    for (int32_t v = end; v >= 0 && best[v] >= 0; v = g->e[best[v]].u)
+        len++;
+    r->steps = malloc((len + 1) * sizeof *r->steps);
+    if (!r->steps) {
+        snprintf(r->error, sizeof r->error, "out of memory");
+        goto done;
+    }
+    r->nsteps = len, r->length = far > 0 ? far : 0, r->nodes = gn, r->edges = ne;
+    free(seen); /* now by row: the events on the path */
+    if (!(seen = calloc(g->n + 1, 1))) {
+        snprintf(r->error, sizeof r->error, "out of memory");
+        goto done;
+    }
+    size_t k = len;
+    for (int32_t v = end; v >= 0 && best[v] >= 0; v = g->e[best[v]].u) {
+        const struct edge *e = &g->e[best[v]];
+        struct cp_step *s = &r->steps[--k];
+        s->from_ts = g->nodes[e->u].ts, s->to_ts = g->nodes[e->v].ts;
+        s->weight = clamp0(e->w), s->type = e->type;
+        s->from_row = g->nodes[e->u].row, s->to_row = g->nodes[e->v].row;
+        s->event = e->type == CP_OPERATOR || e->type == CP_KERNEL_GAP ? (e->attr >= 0 ? e->attr : -1) : -1;
+        const struct cp_row *at = s->event >= 0 ? &g->rows[s->event] : NULL;
+        s->bound = e->type == CP_KERNEL_GAP     ? CP_BOUND_GAP
+                   : e->type == CP_LAUNCH_DELAY ? CP_BOUND_LAUNCH
+                   : e->type != CP_OPERATOR     ? CP_BOUND_NONE
+                   : !at || host(at)            ? CP_BOUND_CPU
+                   : (at->flags & CP_COMM)      ? CP_BOUND_COMM
+                                                : CP_BOUND_COMPUTE;
+        r->bound_ns[s->bound] += s->weight;
+        r->events += !seen[s->from_row] + (!seen[s->to_row] && s->to_row != s->from_row);
+        seen[s->from_row] = seen[s->to_row] = 1;
+    }
+    if (len == 0 && end >= 0)
+        r->events = 1;
+    rc = 0;
+done:
+    free(order), free(indeg), free(so), free(se), free(po), free(pe), free(topo), free(best), free(dist), free(seen);
+    return rc;
+}
+
+/* HTA's _validate_graph: no sync edge may join two rows of one stream. */
+static int validate(const struct graph *g, struct cp_result *r)
+{
+    for (size_t i = 0; i < g->ne; i++) {
+        const struct edge *e = &g->e[i];
+        if (e->type != CP_SYNC)
+            continue;
+        const struct cp_row *a = &g->rows[g->nodes[e->u].row], *b = &g->rows[g->nodes[e->v].row];
+        if (!host(a) && a->stream == b->stream) {
+            snprintf(r->error, sizeof r->error,
+                     "a synchronization between events %lld and %lld on one stream (%lld): the trace's syncs "
+                     "do not order its GPU work",
+                     (long long)a->id, (long long)b->id, (long long)a->stream);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int cp_build(const struct cp_row *rows, size_t n, struct cp_result *r)
+{
+    memset(r, 0, sizeof *r);
+    struct graph g = {.rows = rows, .n = n};
+    int rc = -1;
+    if (n > INT32_MAX / 2) {
+        snprintf(r->error, sizeof r->error, "too many events (%zu) for one graph", n);
+        return -1;
+    }
+    g.start = malloc((n + 1) * sizeof *g.start), g.end = malloc((n + 1) * sizeof *g.end);
+    if (!g.start || !g.end)
+        goto oom;
+    for (size_t i = 0; i < n; i++)
+        g.start[i] = g.end[i] = -1;
+    if (make_nodes(&g) != 0 || runtime_lock_edges(&g) != 0 || all_call_stacks(&g) != 0 || kernel_edges(&g) != 0 ||
+        g.oom)
+        goto oom;
+    if (validate(&g, r) == 0)
+        rc = longest_path(&g, r);
+    goto done;
+oom:
+    snprintf(r->error, sizeof r->error, "out of memory");
+done:
+    free(g.start), free(g.end), free(g.nodes), free(g.e), free(g.hkey), free(g.hval);
+    return rc;
+}
+
+void cp_result_free(struct cp_result *r)
+{
+    free(r->steps);
+    r->steps = NULL;
+}

@@ -1,0 +1,489 @@
+/* critical_path.c: `tracedb critical-path`'s pass (see critical_path.h): for each trace (rank), HTA's
+ * window, the trace's events (queries/critical_path_rows.sql) as HTA's dataframe holds them (names and
+ * categories as cp_flag bits, host threads numbered in (pid, tid) order, launch links both ways), the
+ * graph and its longest path (cp_graph.c), and the rows the report prints. */
+#include "critical_path.h"
+#include "cp_graph.h"
+#include "kinds.h"
+#include "report.h"
+#include "sweep_group.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TRACE_START "coalesce((SELECT min(first_ns) FROM trace), (SELECT min(start_ns) FROM event))"
+#define TRACE_THREADS "(SELECT th.id FROM thread th JOIN process p ON p.id = th.process_id WHERE p.trace_id = ?1)"
+
+struct id_value {
+    int64_t id;
+    int64_t v;
+};
+
+static int64_t find_value(const struct id_value *a, size_t n, int64_t id, int64_t missing)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (a[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && a[lo].id == id ? a[lo].v : missing;
+}
+
+static int by_id(const void *a, const void *b)
+{
+    const struct id_value *x = a, *y = b;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+/* Runs sql (?1 = trace id) and collects its rows' (integer, integer) columns, sorted by the first when
+ * sort is set. 0, or -1 (printed). */
+static int collect(sqlite3 *db, const char *sql, int64_t trace, int sort, struct id_value **out, size_t *n,
+                   struct report_io *io)
+{
+    sqlite3_stmt *st;
+    size_t cap = 0;
+    *out = NULL, *n = 0;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+        fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
+        return -1;
+    }
+    sqlite3_bind_int64(st, 1, trace);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 256;
+            struct id_value *a = realloc(*out, cap * sizeof *a);
+            if (!a) {
+                sqlite3_finalize(st);
+                fprintf(io->err, "%s: out of memory\n", io->prog);
+                return -1;
+            }
+            *out = a;
+        }
+        (*out)[(*n)++] = (struct id_value){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)};
+    }
+    if (rc != SQLITE_DONE)
+        fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
+    sqlite3_finalize(st);
+    if (rc == SQLITE_DONE && sort)
+        qsort(*out, *n, sizeof **out, by_id);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* The trace's window [lo, hi], and with --drop-last-step the cutoff: HTA's loader drops the host rows
+ * starting at or after the last ProfilerStep's start, and the GPU work they launched, before any
+ * analysis (so they count in no queue either). 1 when the trace has it, 0 when it has no instance of the range
+ * (*instances says how many it has), -1 on error. */
+static int window_of(sqlite3 *db, int64_t trace, const struct cp_window *w, int64_t *lo, int64_t *hi,
+                     int64_t *cutoff, size_t *instances, struct report_io *io)
+{
+    *lo = INT64_MIN, *hi = INT64_MAX, *cutoff = INT64_MAX, *instances = 0;
+    sqlite3_stmt *st = NULL;
+    if (w->range) {
+        size_t n;
+        char sql[512];
+        snprintf(sql, sizeof sql,
+                 "SELECT e.start_ns, e.start_ns + e.dur_ns FROM event e JOIN string n ON n.id = e.name_id "
+                 "WHERE e.thread_id IN " TRACE_THREADS " AND e.kind IN (%d, %d, %d) AND (n.value = ?2 OR n.value GLOB ?2) "
+                 "ORDER BY e.start_ns, e.id",
+                 TDB_KIND_OP, TDB_KIND_RANGE, TDB_KIND_GPU_RANGE);
+        if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+            goto sql_error;
+        sqlite3_bind_int64(st, 1, trace);
+        sqlite3_bind_text(st, 2, w->range, -1, SQLITE_STATIC);
+        int64_t a = INT64_MAX, b = INT64_MIN;
+        int rc;
+        for (n = 0; (rc = sqlite3_step(st)) == SQLITE_ROW; n++)
+            if (w->first < 0 || (n >= (size_t)w->first && n <= (size_t)w->last)) {
+                int64_t s = sqlite3_column_int64(st, 0), e = sqlite3_column_int64(st, 1);
+                a = s < a ? s : a, b = e > b ? e : b;
+            }
+        if (rc != SQLITE_DONE)
+            goto sql_error;
+        sqlite3_finalize(st), st = NULL;
+        *instances = n;
+        if (a > b)
+            return 0;
+        *lo = a, *hi = b;
+    }
+    if (w->has_from || w->has_to) {
+        if (sqlite3_prepare_v2(db, "SELECT " TRACE_START, -1, &st, NULL) != SQLITE_OK || sqlite3_step(st) != SQLITE_ROW)
+            goto sql_error;
+        int64_t t0 = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st), st = NULL;
+        if (w->has_from && t0 + w->from > *lo)
+            *lo = t0 + w->from;
+        if (w->has_to && t0 + w->to - 1 < *hi)
+            *hi = t0 + w->to - 1;
+    }
+    if (w->drop_last_step) {
+        char sql[512];
+        snprintf(sql, sizeof sql,
+                 "SELECT max(e.start_ns), count(DISTINCT n.value) FROM event e JOIN string n ON n.id = e.name_id "
+                 "WHERE e.thread_id IN " TRACE_THREADS " AND e.kind = %d AND n.value GLOB 'ProfilerStep#[0-9]*'",
+                 TDB_KIND_RANGE);
+        if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+            goto sql_error;
+        sqlite3_bind_int64(st, 1, trace);
+        if (sqlite3_step(st) != SQLITE_ROW)
+            goto sql_error;
+        if (sqlite3_column_int64(st, 1) >= 2)
+            *cutoff = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st), st = NULL;
+    }
+    return 1;
+sql_error:
+    fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
+    sqlite3_finalize(st);
+    return -1;
+}
+
+/* Every string's cp_flag bits that has any (names and categories share the string table). */
+static int load_flags(sqlite3 *db, struct id_value **flags, size_t *n, struct report_io *io)
+{
+    sqlite3_stmt *st;
+    size_t cap = 0;
+    *flags = NULL, *n = 0;
+    if (sqlite3_prepare_v2(db, "SELECT id, value FROM string ORDER BY id", -1, &st, NULL) != SQLITE_OK) {
+        fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
+        return -1;
+    }
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const unsigned char *s = sqlite3_column_text(st, 1);
+        unsigned f = s ? cp_name_flags((const char *)s) : 0;
+        if (!f)
+            continue;
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 256;
+            struct id_value *a = realloc(*flags, cap * sizeof *a);
+            if (!a) {
+                rc = SQLITE_NOMEM;
+                break;
+            }
+            *flags = a;
+        }
+        (*flags)[(*n)++] = (struct id_value){sqlite3_column_int64(st, 0), f};
+    }
+    if (rc != SQLITE_DONE)
+        fprintf(io->err, "%s: %s\n", io->prog, rc == SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(db));
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* The row of event id, or -1 (rows are in id order). */
+static int32_t row_of(const struct cp_row *rows, size_t n, int64_t id)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (rows[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && rows[lo].id == id ? (int32_t)lo : -1;
+}
+
+/* HTA's index_correlation from each row's launch_id (launch[i].id): GPU work -> its launch call, and the
+ * call -> (the last of) its work; sync rows on no stream (Event Sync, Context Sync: host rows by HTA's
+ * stream column) link to their call too. */
+static void link_rows(struct cp_row *rows, const struct id_value *launch, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        rows[i].link = -1;
+    for (size_t i = 0; i < n; i++) {
+        int sync_on_no_stream = rows[i].stream == -1 && (rows[i].flags & CP_CAT_SYNC);
+        if (launch[i].id < 0 || (rows[i].stream == -1 && !sync_on_no_stream))
+            continue;
+        int32_t l = row_of(rows, n, launch[i].id);
+        if (l < 0 || (size_t)l == i)
+            continue;
+        rows[i].link = l;
+        if (!sync_on_no_stream)
+            rows[l].link = (int32_t)i;
+    }
+}
+
+static int64_t floor_us(int64_t ns)
+{
+    return (ns >= 0 ? ns / 1000 : -((-ns + 999) / 1000)) * 1000;
+}
+
+static int64_t ceil_us(int64_t ns)
+{
+    return -floor_us(-ns);
+}
+
+/* ns as the double a JSON parser makes of the same time in microseconds ("%lld.%03lld" read correctly
+ * rounded, as Python's json reads it). */
+static double us_double(int64_t ns)
+{
+    char text[48];
+    int64_t a = ns < 0 ? -ns : ns;
+    snprintf(text, sizeof text, "%s%lld.%03lld", ns < 0 ? "-" : "", (long long)(a / 1000), (long long)(a % 1000));
+    return strtod(text, NULL);
+}
+
+/* HTA's parser on float (ns-resolution) traces: the end is ts + dur in doubles (where microseconds near
+ * 1.7e15 are a quarter apart), then the start rounds up and the end down to whole microseconds. */
+static void hta_round(int64_t ts, int64_t dur, int64_t *start, int64_t *end)
+{
+    double t = us_double(ts), e = t + us_double(dur);
+    *start = (int64_t)ceil(t) * 1000, *end = (int64_t)floor(e) * 1000;
+}
+
+/* One trace's rows, links and window marks. */
+static int load_rows(sqlite3 *db, int64_t trace, const struct id_value *flags, size_t nflags, int64_t lo, int64_t hi,
+                     int64_t cutoff, int round_us, struct cp_row **out, size_t *count, struct report_io *io)
+{
+    struct id_value *threads = NULL, *launch = NULL;
+    size_t nthreads, cap = 0, n = 0;
+    struct cp_row *rows = NULL;
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+    /* host threads numbered in HTA's groupby order: (pid, tid) */
+    if (collect(db,
+                "SELECT th.id, row_number() OVER (ORDER BY p.pid, th.tid, th.id) - 1 FROM thread th "
+                "JOIN process p ON p.id = th.process_id WHERE p.trace_id = ?1",
+                trace, 1, &threads, &nthreads, io) != 0)
+        goto done;
+    if (!(st = report_prepare(db, "critical_path_rows", io)))
+        goto done;
+    sqlite3_bind_int64(st, 1, trace);
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        if (n == cap) {
+            cap = cap ? cap * 2 : 4096;
+            struct cp_row *a = realloc(rows, cap * sizeof *a);
+            struct id_value *b = realloc(launch, cap * sizeof *b);
+            if (a)
+                rows = a;
+            if (b)
+                launch = b;
+            if (!a || !b) {
+                fprintf(io->err, "%s: out of memory\n", io->prog);
+                goto done;
+            }
+        }
+        struct cp_row *r = &rows[n];
+        int64_t dur = sqlite3_column_int64(st, 3);
+        r->id = sqlite3_column_int64(st, 0);
+        r->ts = sqlite3_column_int64(st, 2), r->end = r->ts + dur;
+        if (round_us)
+            hta_round(r->ts, dur, &r->ts, &r->end);
+        r->stream = sqlite3_column_int64(st, 4), r->device = sqlite3_column_int64(st, 5);
+        r->flags = (unsigned)find_value(flags, nflags, sqlite3_column_int64(st, 7), 0);
+        if (sqlite3_column_type(st, 8) != SQLITE_NULL)
+            r->flags |= (unsigned)find_value(flags, nflags, sqlite3_column_int64(st, 8), 0) &
+                        (CP_CAT_OP | CP_CAT_RUNTIME | CP_CAT_ANNOTATION | CP_CAT_SYNC);
+        if (sqlite3_column_int(st, 9))
+            r->flags |= CP_CAT_SYNC;
+        r->correlation = sqlite3_column_int64(st, 10);
+        r->wait_stream = sqlite3_column_int64(st, 11), r->wait_corr = sqlite3_column_int64(st, 12);
+        r->thread = (int32_t)find_value(threads, nthreads, sqlite3_column_int64(st, 1), -1);
+        r->link = -1, r->clipped = 0;
+        launch[n] = (struct id_value){sqlite3_column_type(st, 6) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 6),
+                                      (int64_t)n};
+        n++;
+    }
+    if (step != SQLITE_DONE) {
+        fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
+        goto done;
+    }
+    if (round_us) { /* the window's bounds were times of rows too */
+        lo = lo == INT64_MIN ? lo : ceil_us(lo), hi = hi == INT64_MAX ? hi : floor_us(hi);
+        cutoff = cutoff == INT64_MAX ? cutoff : ceil_us(cutoff);
+    }
+    link_rows(rows, launch, n);
+    if (cutoff != INT64_MAX) { /* HTA's loader: what starts before the last step, and the work it launched */
+        size_t kept = 0;
+        for (size_t i = 0; i < n; i++) {
+            const struct cp_row *r = &rows[i];
+            int keep = r->stream == -1 && !(r->link >= 0 && (r->flags & CP_CAT_SYNC)) ? r->ts < cutoff
+                       : r->link >= 0 ? rows[r->link].ts < cutoff
+                                      : r->correlation < 0;
+            launch[i].v = keep;
+        }
+        for (size_t i = 0; i < n; i++)
+            if (launch[i].v)
+                rows[kept] = rows[i], launch[kept++] = launch[i];
+        n = kept;
+        link_rows(rows, launch, n);
+    }
+    /* the window: host rows starting in it with a duration; GPU work whose launch call is one */
+    for (size_t i = 0; i < n; i++) {
+        struct cp_row *r = &rows[i];
+        if (r->stream == -1) {
+            r->clipped = r->ts >= lo && r->ts <= hi && r->end > r->ts;
+        } else {
+            const struct cp_row *l = r->link >= 0 ? &rows[r->link] : NULL;
+            r->clipped = (l && l->stream == -1 && l->ts >= lo && l->ts <= hi && l->end > l->ts) ||
+                         (r->flags & CP_WAIT_EVENT);
+        }
+        if (r->stream != -1)
+            r->thread = -1;
+    }
+    *out = rows, *count = n, rows = NULL;
+    rc = 0;
+done:
+    sqlite3_finalize(st);
+    free(rows), free(threads), free(launch);
+    return rc;
+}
+
+static const char *const type_names[] = {"operator", "dependency", "launch_delay", "kernel_gap", "sync"};
+static const char *const bound_names[] = {"", "cpu", "gpu_compute", "gpu_comm", "launch", "kernel_gap"};
+
+static int write_path(sqlite3_stmt *sums, sqlite3_stmt *steps, sqlite3_value *rank, int64_t trace,
+                      const struct cp_row *rows, const struct cp_result *r)
+{
+    sqlite3_bind_value(sums, 1, rank);
+    sqlite3_bind_int64(sums, 2, trace);
+    sqlite3_bind_int64(sums, 3, r->length);
+    sqlite3_bind_int64(sums, 4, r->bound_ns[CP_BOUND_CPU]);
+    sqlite3_bind_int64(sums, 5, r->bound_ns[CP_BOUND_COMPUTE]);
+    sqlite3_bind_int64(sums, 6, r->bound_ns[CP_BOUND_COMM]);
+    sqlite3_bind_int64(sums, 7, r->bound_ns[CP_BOUND_LAUNCH]);
+    sqlite3_bind_int64(sums, 8, r->bound_ns[CP_BOUND_GAP]);
+    if (r->nsteps)
+        sqlite3_bind_int64(sums, 9, r->steps[0].from_ts);
+    else
+        sqlite3_bind_null(sums, 9);
+    sqlite3_bind_int64(sums, 10, (int64_t)r->events);
+    sqlite3_bind_int64(sums, 11, (int64_t)r->nsteps);
+    sqlite3_bind_int64(sums, 12, (int64_t)r->nodes);
+    sqlite3_bind_int64(sums, 13, (int64_t)r->edges);
+    int ok = sqlite3_step(sums) == SQLITE_DONE;
+    sqlite3_reset(sums);
+    for (size_t i = 0; ok && i < r->nsteps; i++) {
+        const struct cp_step *s = &r->steps[i];
+        sqlite3_bind_value(steps, 1, rank);
+        sqlite3_bind_int64(steps, 2, (int64_t)i + 1);
+        sqlite3_bind_text(steps, 3, type_names[s->type], -1, SQLITE_STATIC);
+        sqlite3_bind_text(steps, 4, bound_names[s->bound], -1, SQLITE_STATIC);
+        sqlite3_bind_int64(steps, 5, s->weight);
+        sqlite3_bind_int64(steps, 6, s->from_ts);
+        sqlite3_bind_int64(steps, 7, s->to_ts);
+        sqlite3_bind_int64(steps, 8, rows[s->event >= 0 ? s->event : s->to_row].id);
+        ok = sqlite3_step(steps) == SQLITE_DONE;
+        sqlite3_reset(steps);
+    }
+    return ok ? 0 : -1;
+}
+
+/* Whether any op, range or GPU range of the database is named name (or matches it as a glob). */
+static int names_something(sqlite3 *db, const char *name)
+{
+    sqlite3_stmt *st;
+    char sql[256];
+    snprintf(sql, sizeof sql,
+             "SELECT EXISTS (SELECT 1 FROM event e JOIN string n ON n.id = e.name_id WHERE e.kind IN (%d, %d, %d) "
+             "AND (n.value = ?1 OR n.value GLOB ?1))",
+             TDB_KIND_OP, TDB_KIND_RANGE, TDB_KIND_GPU_RANGE);
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    int yes = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    return yes;
+}
+
+/* NAME#k and NAME#a-b pick instances (0-based, in time order) unless the whole text names something
+ * itself ('ProfilerStep#3' is a step's own name). *buf holds the name when it was split. */
+static void resolve_range(sqlite3 *db, struct cp_window *w, char **buf)
+{
+    const char *hash = w->range ? strrchr(w->range, '#') : NULL;
+    if (!hash || w->first >= 0 || names_something(db, w->range))
+        return;
+    char *end;
+    long long a = strtoll(hash + 1, &end, 10), b = a;
+    if (end == hash + 1 || a < 0)
+        return;
+    if (*end == '-') {
+        const char *s = end + 1;
+        b = strtoll(s, &end, 10);
+        if (end == s || b < a)
+            return;
+    }
+    if (*end || !(*buf = malloc((size_t)(hash - w->range) + 1)))
+        return;
+    memcpy(*buf, w->range, (size_t)(hash - w->range));
+    (*buf)[hash - w->range] = 0;
+    w->range = *buf, w->first = a, w->last = b;
+}
+
+int critical_path(sqlite3 *db, const char *path, const struct cp_window *given, struct report_io *io)
+{
+    struct cp_window win = *given, *w = &win;
+    char *name = NULL;
+    resolve_range(db, w, &name);
+    sqlite3_stmt *sums = NULL, *steps = NULL, *traces = NULL;
+    struct id_value *flags = NULL;
+    size_t nflags, windows = 0, most = 0;
+    int rc = 1;
+    if (sweep_table(db,
+                    "critical_path_sums (rank, trace_id, path_ns, cpu_ns, gpu_compute_ns, gpu_comm_ns, launch_ns, "
+                    "kernel_gap_ns, start_ns, path_events, path_edges, graph_nodes, graph_edges)",
+                    13, &sums, io) != 0 ||
+        sweep_table(db, "critical_path_steps (rank, seq, type, bound, dur_ns, from_ns, to_ns, event_id)", 8, &steps,
+                    io) != 0 ||
+        load_flags(db, &flags, &nflags, io) != 0)
+        goto done;
+    if (sqlite3_prepare_v2(db, "SELECT id, rank FROM trace ORDER BY rank, id", -1, &traces, NULL) != SQLITE_OK) {
+        fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
+        goto done;
+    }
+    sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
+    int st;
+    while ((st = sqlite3_step(traces)) == SQLITE_ROW) {
+        int64_t trace = sqlite3_column_int64(traces, 0), lo, hi, cutoff;
+        size_t instances;
+        int has = window_of(db, trace, w, &lo, &hi, &cutoff, &instances, io);
+        if (has < 0)
+            goto done;
+        most = instances > most ? instances : most;
+        if (has == 0)
+            continue;
+        windows++;
+        struct cp_row *rows;
+        size_t n;
+        if (load_rows(db, trace, flags, nflags, lo, hi, cutoff, w->round_us, &rows, &n, io) != 0)
+            goto done;
+        struct cp_result res;
+        int built = cp_build(rows, n, &res);
+        if (built != 0) {
+            fprintf(io->err, "%s: %s: trace %lld: no critical path: %s\n", io->prog, path, (long long)trace, res.error);
+            cp_result_free(&res), free(rows);
+            goto done;
+        }
+        int wrote = res.nodes ? write_path(sums, steps, sqlite3_column_value(traces, 1), trace, rows, &res) : 0;
+        cp_result_free(&res), free(rows);
+        if (wrote != 0) {
+            fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
+            goto done;
+        }
+    }
+    if (st != SQLITE_DONE) {
+        fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
+        goto done;
+    }
+    if (w->range && windows == 0) {
+        if (most == 0)
+            fprintf(io->err, "%s: no range, operator or step named '%s' in %s\n", io->prog, w->range, path);
+        else
+            fprintf(io->err, "%s: '%s' has %zu instance%s in %s (#0 to #%zu): #%lld is not one\n", io->prog, w->range,
+                    most, most == 1 ? "" : "s", path, most - 1, (long long)(w->first >= (int64_t)most ? w->first : w->last));
+        goto done;
+    }
+    rc = 0;
+done:
+    sqlite3_exec(db, rc == 0 ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_finalize(sums), sqlite3_finalize(steps), sqlite3_finalize(traces);
+    free(flags), free(name);
+    return rc;
+}
