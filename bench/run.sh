@@ -56,6 +56,7 @@ measure ops_window build/tracedb ops "$dir/bench.db" --range 'ProfilerStep#3'
 measure kernels_launch build/tracedb kernels "$dir/bench.db" --group-by launch
 for r in overlap idle launches queue; do measure "$r" build/tracedb "$r" "$dir/bench.db" --drop-last-step; done
 measure kernels_by_type build/tracedb kernels "$dir/bench.db" --by-type --drop-last-step
+measure critical_path build/tracedb critical-path "$dir/bench.db" --drop-last-step
 # HTA's analyses where #11 sets their target: a ~2 M-event database (BENCH_HTA_MB, default 650; 0 skips)
 HTA_MB=${BENCH_HTA_MB:-650}
 if [ "$HTA_MB" -gt 0 ]; then
@@ -65,6 +66,7 @@ if [ "$HTA_MB" -gt 0 ]; then
   hta_events=$(sqlite3 "$dir/hta.db" "SELECT value FROM meta WHERE key = 'event_count'")
   for r in overlap idle launches queue; do measure "${r}_2m" build/tracedb "$r" "$dir/hta.db" --drop-last-step; done
   measure kernels_by_type_2m build/tracedb kernels "$dir/hta.db" --by-type --drop-last-step
+  measure critical_path_2m build/tracedb critical-path "$dir/hta.db" --drop-last-step
 fi
 measure csv_tracedb build/tracedb export csv "$dir/bench.db" --table event -o "$dir/event.csv"
 measure csv_sqlite3 sh -c "sqlite3 -csv -header '$dir/bench.db' 'SELECT * FROM event' > '$dir/event-sqlite3.csv'"
@@ -105,11 +107,24 @@ row "tracedb ops --range ProfilerStep#3" ops_window ""
 row "tracedb kernels --group-by launch" kernels_launch ""
 for r in overlap idle launches queue; do row "tracedb $r --drop-last-step (HTA)" "$r" "(target < 1 s)"; done
 row "tracedb kernels --by-type --drop-last-step" kernels_by_type "(target < 1 s)"
+row "tracedb critical-path --drop-last-step" critical_path "(target < 1 s)"
 if [ "$HTA_MB" -gt 0 ]; then
   for r in overlap idle launches queue; do row "  the same on $hta_events events: $r" "${r}_2m" "(target < 1 s)"; done
   row "  the same on $hta_events events: kernels --by-type" kernels_by_type_2m "(target < 1 s)"
+  row "  the same on $hta_events events: critical-path" critical_path_2m "(target < 1 s)"
 fi
 row "tracedb export chrome (whole trace)" export_chrome ""
+# HTA itself beside tracedb on one real trace, where HTA's source is at hand (tests/oracle/*.py's way)
+real=tests/data/kineto/trace_diff_control_control.json.gz
+if hta=$(/usr/bin/python3 bench/hta_time.py "$real" 2>/dev/null); then
+  rm -f "$dir/real.db"
+  t0=$(date +%s.%N); build/tracedb import -q "$real" -o "$dir/real.db"; t1=$(date +%s.%N)
+  build/tracedb critical-path "$dir/real.db" --drop-last-step > /dev/null; t2=$(date +%s.%N)
+  set -- $hta
+  echo "critical path on $(basename "$real"): HTA load $1 s + analysis $2 s; tracedb import $(printf '%.2f' "$(echo "$t1 - $t0" | bc)") s + critical-path $(printf '%.3f' "$(echo "$t2 - $t1" | bc)") s ($(echo "scale=0; $2 / ($t2 - $t1)" | bc)x HTA's analysis)"
+else
+  echo "critical path beside HTA: skipped (HTA's source not at \${HTA_SRC:-/tmp/hta}, or its Python dependencies missing)"
+fi
 row "tracedb report (HTML page)" report "$(($(stat -c %s "$dir/report.html") / 1000)) KB page (targets: < 2 s, < 5 MB)"
 row "sqlite3 -csv of table event (baseline)" csv_sqlite3 ""
 row "tracedb export csv --table event" csv_tracedb "$(echo "scale=2; $(cat $dir/csv_tracedb.s) / $(cat $dir/csv_sqlite3.s)" | bc)x sqlite3"

@@ -16,6 +16,7 @@
 #include "cp_graph.h"
 #include "sqlfuncs.h"
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,9 +80,10 @@ struct node {
 };
 
 struct edge {
-    int32_t u, v;
     int64_t w;
+    int32_t u, v;
     int32_t attr; /* attributed row; -1 the root; -2 none */
+    int32_t next; /* u's next out-edge, in the order added; -1 */
     uint8_t type;
 };
 
@@ -93,42 +95,13 @@ struct graph {
     size_t nn;
     struct edge *e;
     size_t ne, ecap;
-    uint64_t *hkey; /* (u, v) + 1 -> edge: open addressing */
-    int32_t *hval;
-    size_t hcap;
+    int32_t *head, *tail; /* per node: its first and last out-edge, -1 */
     int oom;
 };
 
 static int host(const struct cp_row *r)
 {
     return r->stream == -1;
-}
-
-static uint64_t mix(uint64_t x)
-{
-    x ^= x >> 33, x *= 0xff51afd7ed558ccdULL, x ^= x >> 33, x *= 0xc4ceb9fe1a85ec53ULL;
-    return x ^ (x >> 33);
-}
-
-static int grow_hash(struct graph *g)
-{
-    size_t cap = g->hcap ? g->hcap * 2 : 1024;
-    uint64_t *k = calloc(cap, sizeof *k);
-    int32_t *v = malloc(cap * sizeof *v);
-    if (!k || !v) {
-        free(k), free(v);
-        return -1;
-    }
-    for (size_t i = 0; i < g->hcap; i++)
-        if (g->hkey[i]) {
-            size_t j = mix(g->hkey[i]) & (cap - 1);
-            while (k[j])
-                j = (j + 1) & (cap - 1);
-            k[j] = g->hkey[i], v[j] = g->hval[i];
-        }
-    free(g->hkey), free(g->hval);
-    g->hkey = k, g->hval = v, g->hcap = cap;
-    return 0;
 }
 
 /* HTA's _add_edge_helper: networkx keeps one edge per (u, v), a later add replaces its weight and type
@@ -138,17 +111,11 @@ static int32_t add_edge(struct graph *g, int32_t u, int32_t v, enum cp_edge_type
     if (g->oom || u == v)
         return -1;
     int64_t w = type == CP_DEPENDENCY || type == CP_SYNC || zero_weight ? 0 : g->nodes[v].ts - g->nodes[u].ts;
-    uint64_t key = ((uint64_t)(uint32_t)u << 32 | (uint32_t)v) + 1;
-    if ((g->ne + 1) * 2 > g->hcap && grow_hash(g) != 0)
-        return g->oom = 1, -1;
-    size_t j = mix(key) & (g->hcap - 1);
-    while (g->hkey[j] && g->hkey[j] != key)
-        j = (j + 1) & (g->hcap - 1);
-    if (g->hkey[j]) {
-        struct edge *e = &g->e[g->hval[j]];
-        e->w = w, e->type = (uint8_t)type;
-        return g->hval[j];
-    }
+    for (int32_t k = g->head[u]; k >= 0; k = g->e[k].next) /* a node has few out-edges */
+        if (g->e[k].v == v) {
+            g->e[k].w = w, g->e[k].type = (uint8_t)type;
+            return k;
+        }
     if (g->ne == g->ecap) {
         size_t cap = g->ecap ? g->ecap * 2 : 4096;
         struct edge *ne = realloc(g->e, cap * sizeof *ne);
@@ -156,8 +123,12 @@ static int32_t add_edge(struct graph *g, int32_t u, int32_t v, enum cp_edge_type
             return g->oom = 1, -1;
         g->e = ne, g->ecap = cap;
     }
-    g->e[g->ne] = (struct edge){u, v, w, -2, (uint8_t)type};
-    g->hkey[j] = key, g->hval[j] = (int32_t)g->ne;
+    g->e[g->ne] = (struct edge){w, u, v, -2, -1, (uint8_t)type};
+    if (g->tail[u] >= 0)
+        g->e[g->tail[u]].next = (int32_t)g->ne;
+    else
+        g->head[u] = (int32_t)g->ne;
+    g->tail[u] = (int32_t)g->ne;
     return (int32_t)g->ne++;
 }
 
@@ -178,14 +149,58 @@ static void attribute(struct graph *g, int32_t ei, int32_t src_parent)
         e->attr = src_parent;
 }
 
-static int node_order(const void *a, const void *b)
+/* A key and the position of what it sorts. */
+struct kv {
+    uint64_t k;
+    uint64_t i;
+};
+
+/* A stable sort of kv pairs by key (LSD radix, 11 bits at a time, skipping digits every key shares);
+ * tmp holds n pairs. O(n) a digit, where qsort's comparisons cost more than building the graph. */
+static void radix_sort(struct kv *a, struct kv *tmp, size_t n)
 {
-    const struct node *x = a, *y = b;
-    if (x->ts != y->ts)
-        return x->ts < y->ts ? -1 : 1;
-    if (x->row != y->row)
-        return x->row < y->row ? -1 : 1;
-    return (int)y->is_start - (int)x->is_start; /* a start before its end */
+    struct kv *src = a, *dst = tmp;
+    size_t count[2049];
+    for (int shift = 0; shift < 64; shift += 11) {
+        memset(count, 0, sizeof count);
+        for (size_t i = 0; i < n; i++)
+            count[(src[i].k >> shift & 2047) + 1]++;
+        int one_bucket = 0;
+        for (int d = 1; d <= 2048 && !one_bucket; d++)
+            one_bucket = count[d] == n;
+        if (one_bucket)
+            continue;
+        for (int d = 1; d <= 2048; d++)
+            count[d] += count[d - 1];
+        for (size_t i = 0; i < n; i++)
+            dst[count[src[i].k >> shift & 2047]++] = src[i];
+        struct kv *t = src;
+        src = dst, dst = t;
+    }
+    if (src != a)
+        memcpy(a, src, n * sizeof *a);
+}
+
+/* Sorts n items of `size` bytes (at base) stably by the int64 at offset key. 0, or -1 (out of memory). */
+static int sort_by_i64(void *base, size_t n, size_t size, size_t key)
+{
+    struct kv *kv = malloc((2 * n + 1) * sizeof *kv);
+    unsigned char *copy = malloc(n * size + 1), *items = base;
+    if (!kv || !copy) {
+        free(kv), free(copy);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        int64_t k;
+        memcpy(&k, items + i * size + key, sizeof k);
+        kv[i] = (struct kv){(uint64_t)k ^ (1ULL << 63), i};
+    }
+    radix_sort(kv, kv + n, n);
+    memcpy(copy, items, n * size);
+    for (size_t i = 0; i < n; i++)
+        memcpy(items + i * size, copy + kv[i].i * size, size);
+    free(kv), free(copy);
+    return 0;
 }
 
 /* HTA's _create_event_nodes: host operators and runtime calls, and GPU rows with a correlation. */
@@ -204,9 +219,15 @@ static int make_nodes(struct graph *g)
             g->nodes[g->nn++] = (struct node){r->end, (int32_t)i, 0};
         }
     }
-    qsort(g->nodes, g->nn, sizeof *g->nodes, node_order);
+    /* by time; made in (row, start before end) order, which the stable sort keeps for equal times */
+    if (sort_by_i64(g->nodes, g->nn, sizeof *g->nodes, offsetof(struct node, ts)) != 0)
+        return -1;
     for (size_t i = 0; i < g->nn; i++)
         (g->nodes[i].is_start ? g->start : g->end)[g->nodes[i].row] = (int32_t)i;
+    g->head = malloc((g->nn + 1) * sizeof *g->head), g->tail = malloc((g->nn + 1) * sizeof *g->tail);
+    if (!g->head || !g->tail)
+        return -1;
+    memset(g->head, 0xff, (g->nn + 1) * sizeof *g->head), memset(g->tail, 0xff, (g->nn + 1) * sizeof *g->tail);
     return 0;
 }
 
@@ -246,48 +267,26 @@ static int runtime_lock_edges(struct graph *g)
     return 0;
 }
 
-/* A call stack's start or end of an event (HTA's call_stack.Event). */
+/* A call stack's start or end of an event (HTA's call_stack.Event), with the key HTA's compare_events
+ * orders it by. Every event of a stack lasts (the window keeps only those), where compare_events is a
+ * total order: by time; at one time ends before starts; starts longest first, then by event; ends
+ * shortest first, then by event, the later event first. So a plain sort by this key is Python's. */
 struct stack_event {
-    int64_t time, dur;
-    int32_t row;
-    int8_t type; /* 1 start, -1 end */
+    int64_t time, k2, k3;
+    int32_t pos;  /* the member's position */
+    int32_t type; /* 1 start, -1 end */
 };
 
-/* HTA's compare_events, as Python's sorted() applies it. */
-static int compare_events(const struct stack_event *x, const struct stack_event *y)
+static int stack_order(const void *a, const void *b)
 {
-    if (x->row == y->row)
-        return x->type == 1 ? -1 : 1;
+    const struct stack_event *x = a, *y = b;
     if (x->time != y->time)
         return x->time < y->time ? -1 : 1;
-    if (x->type == y->type) {
-        if (x->type == 1)
-            return x->dur == y->dur ? (x->row < y->row ? -1 : 1) : (x->dur < y->dur ? 1 : -1);
-        return x->dur == y->dur ? (x->row < y->row ? 1 : -1) : (x->dur < y->dur ? -1 : 1);
-    }
-    if (x->dur > 0 && y->dur > 0)
-        return x->type == 1 ? 1 : -1;
-    if (x->dur == 0 && y->dur == 0)
-        return x->row < y->row ? -1 : 1;
-    return x->type == 1 ? -1 : 1;
-}
-
-/* A stable merge sort (Python's sort is stable; qsort is not). */
-static void merge_sort(struct stack_event *a, struct stack_event *tmp, size_t n)
-{
-    if (n < 2)
-        return;
-    size_t h = n / 2;
-    merge_sort(a, tmp, h);
-    merge_sort(a + h, tmp, n - h);
-    size_t i = 0, j = h, k = 0;
-    while (i < h && j < n)
-        tmp[k++] = compare_events(&a[j], &a[i]) < 0 ? a[j++] : a[i++];
-    while (i < h)
-        tmp[k++] = a[i++];
-    while (j < n)
-        tmp[k++] = a[j++];
-    memcpy(a, tmp, n * sizeof *a);
+    if (x->type != y->type)
+        return x->type < y->type ? -1 : 1;
+    if (x->k2 != y->k2)
+        return x->k2 < y->k2 ? -1 : 1;
+    return (x->k3 > y->k3) - (x->k3 < y->k3);
 }
 
 /* The walk's state: HTA's enter_func/exit_func closure. */
@@ -318,36 +317,33 @@ static void walk_exit(struct graph *g, struct walk *w, int32_t row, int32_t pare
 
 /* HTA's _construct_graph_from_call_stacks: each host call stack (rows of one group, in file order)
  * built as CallStackGraph builds it (a start's parent is the stack's top; an end pops the top, whatever
- * it is), then walked depth first. scratch holds 4 * count stack events, tree 4 * count + 1 ints. */
+ * it is), then walked depth first. ev holds 2 * count stack events, tree 5 * count + 4 ints. */
 static void call_stack_edges(struct graph *g, const int32_t *members, size_t count, struct stack_event *ev,
                              int32_t *tree)
 {
     size_t ne = 0;
     for (size_t i = 0; i < count; i++) {
         const struct cp_row *r = &g->rows[members[i]];
-        int64_t dur = r->end - r->ts > 0 ? r->end - r->ts : 0;
-        ev[ne++] = (struct stack_event){r->ts, dur, members[i], 1};
-        ev[ne++] = (struct stack_event){r->ts + dur, dur, members[i], -1};
+        int64_t dur = r->end - r->ts;
+        ev[ne++] = (struct stack_event){r->ts, -dur, members[i], (int32_t)i, 1};
+        ev[ne++] = (struct stack_event){r->end, dur, -(int64_t)members[i], (int32_t)i, -1};
     }
-    merge_sort(ev, ev + ne, ne);
+    if (sort_by_i64(ev, ne, sizeof *ev, offsetof(struct stack_event, time)) != 0)
+        qsort(ev, ne, sizeof *ev, stack_order); /* out of memory for the fast way */
+    for (size_t k = 0, run; k < ne; k += run) { /* equal times: the rest of the key, in place */
+        for (run = 1; k + run < ne && ev[k + run].time == ev[k].time;)
+            run++;
+        if (run > 1)
+            qsort(ev + k, run, sizeof *ev, stack_order);
+    }
     /* the tree over member positions: parent, first child, next sibling, last child (position count = root) */
     int32_t *parent = tree, *first = tree + count + 1, *next = first + count + 1, *lastc = next + count + 1;
     for (size_t i = 0; i <= count; i++)
         parent[i] = -1, first[i] = next[i] = lastc[i] = -1;
-    int32_t *stack = (int32_t *)(ev + ne); /* past the sort's scratch: count ints fit in 2 * count events */
+    int32_t *stack = tree + 4 * (count + 1);
     size_t sp = 0;
     for (size_t k = 0; k < ne; k++) {
-        /* members are in row order: a member's position is found by binary search */
-        int32_t row = ev[k].row;
-        size_t lo = 0, hi = count;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (members[mid] < row)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        int32_t p = (int32_t)lo;
+        int32_t p = ev[k].pos;
         if (ev[k].type == 1) {
             int32_t par = sp ? stack[sp - 1] : (int32_t)count;
             parent[p] = par;
@@ -428,8 +424,8 @@ static int all_call_stacks(struct graph *g)
     }
     count[groups] = total;
     size_t *fill = malloc(((size_t)groups + 1) * sizeof *fill);
-    struct stack_event *ev = malloc((4 * most + 1) * sizeof *ev);
-    int32_t *tree = malloc((4 * most + 5) * sizeof *tree);
+    struct stack_event *ev = malloc((2 * most + 1) * sizeof *ev);
+    int32_t *tree = malloc((5 * most + 5) * sizeof *tree);
     if (!fill || !ev || !tree) {
         free(fill), free(ev), free(tree);
         goto oom;
@@ -755,34 +751,33 @@ static int longest_path(struct graph *g, struct cp_result *r)
 {
     size_t nn = g->nn, ne = g->ne;
     int32_t *order = malloc((nn + 1) * sizeof *order), *indeg = calloc(nn + 1, sizeof *indeg);
-    int32_t *so = malloc((nn + 2) * sizeof *so), *se = malloc((ne + 1) * sizeof *se);
     int32_t *po = malloc((nn + 2) * sizeof *po), *pe = malloc((ne + 1) * sizeof *pe);
     int32_t *topo = malloc((nn + 1) * sizeof *topo), *best = malloc((nn + 1) * sizeof *best);
     int64_t *dist = malloc((nn + 1) * sizeof *dist);
     uint8_t *seen = calloc(nn + 1, 1);
     int rc = -1;
-    if (!order || !indeg || !so || !se || !po || !pe || !topo || !best || !dist || !seen) {
+    if (!order || !indeg || !po || !pe || !topo || !best || !dist || !seen) {
         snprintf(r->error, sizeof r->error, "out of memory");
         goto done;
     }
-    /* the graph's nodes in the order edges named them; successors and predecessors in edge order */
+    /* the graph's nodes in the order edges named them; predecessors in edge order (successors: out-lists) */
     size_t gn = 0;
-    memset(so, 0, (nn + 2) * sizeof *so), memset(po, 0, (nn + 2) * sizeof *po);
+    memset(po, 0, (nn + 2) * sizeof *po);
     for (size_t i = 0; i < ne; i++) {
         int32_t u = g->e[i].u, v = g->e[i].v;
         if (!seen[u])
             seen[u] = 1, order[gn++] = u;
         if (!seen[v])
             seen[v] = 1, order[gn++] = v;
-        so[u + 1]++, po[v + 1]++, indeg[v]++;
+        po[v + 1]++, indeg[v]++;
     }
     for (size_t i = 0; i < nn; i++)
-        so[i + 1] += so[i], po[i + 1] += po[i];
-    for (size_t i = 0; i < ne; i++) /* stable: so[u] and po[v] count up as edges come */
-        se[so[g->e[i].u]++] = (int32_t)i, pe[po[g->e[i].v]++] = (int32_t)i;
+        po[i + 1] += po[i];
+    for (size_t i = 0; i < ne; i++) /* stable: po[v] counts up as edges come */
+        pe[po[g->e[i].v]++] = (int32_t)i;
     for (size_t i = nn; i > 0; i--) /* back to the starts */
-        so[i] = so[i - 1], po[i] = po[i - 1];
-    so[0] = po[0] = 0;
+        po[i] = po[i - 1];
+    po[0] = 0;
     /* topological generations: the sources in node order, then each node's successors as they free */
     size_t head = 0, tail = 0;
     for (size_t i = 0; i < gn; i++)
@@ -790,9 +785,9 @@ static int longest_path(struct graph *g, struct cp_result *r)
             topo[tail++] = order[i];
     while (head < tail) {
         int32_t u = topo[head++];
-        for (int32_t k = so[u]; k < so[u + 1]; k++)
-            if (--indeg[g->e[se[k]].v] == 0)
-                topo[tail++] = g->e[se[k]].v;
+        for (int32_t k = g->head[u]; k >= 0; k = g->e[k].next)
+            if (--indeg[g->e[k].v] == 0)
+                topo[tail++] = g->e[k].v;
     }
     if (tail < gn) {
         snprintf(r->error, sizeof r->error, "the graph has a cycle (%zu of its %zu nodes are on or after one)",
@@ -855,7 +850,7 @@ static int longest_path(struct graph *g, struct cp_result *r)
         r->events = 1;
     rc = 0;
 done:
-    free(order), free(indeg), free(so), free(se), free(po), free(pe), free(topo), free(best), free(dist), free(seen);
+    free(order), free(indeg), free(po), free(pe), free(topo), free(best), free(dist), free(seen);
     return rc;
 }
 
@@ -901,7 +896,7 @@ int cp_build(const struct cp_row *rows, size_t n, struct cp_result *r)
 oom:
     snprintf(r->error, sizeof r->error, "out of memory");
 done:
-    free(g.start), free(g.end), free(g.nodes), free(g.e), free(g.hkey), free(g.hval);
+    free(g.start), free(g.end), free(g.nodes), free(g.e), free(g.head), free(g.tail);
     return rc;
 }
 

@@ -360,7 +360,7 @@ static int write_path(sqlite3_stmt *sums, sqlite3_stmt *steps, sqlite3_value *ra
     sqlite3_bind_int64(sums, 13, (int64_t)r->edges);
     int ok = sqlite3_step(sums) == SQLITE_DONE;
     sqlite3_reset(sums);
-    for (size_t i = 0; ok && i < r->nsteps; i++) {
+    for (size_t i = 0; ok && steps && i < r->nsteps; i++) {
         const struct cp_step *s = &r->steps[i];
         sqlite3_bind_value(steps, 1, rank);
         sqlite3_bind_int64(steps, 2, (int64_t)i + 1);
@@ -430,8 +430,8 @@ int critical_path(sqlite3 *db, const char *path, const struct cp_window *given, 
                     "critical_path_sums (rank, trace_id, path_ns, cpu_ns, gpu_compute_ns, gpu_comm_ns, launch_ns, "
                     "kernel_gap_ns, start_ns, path_events, path_edges, graph_nodes, graph_edges)",
                     13, &sums, io) != 0 ||
-        sweep_table(db, "critical_path_steps (rank, seq, type, bound, dur_ns, from_ns, to_ns, event_id)", 8, &steps,
-                    io) != 0 ||
+        (w->each && sweep_table(db, "critical_path_steps (rank, seq, type, bound, dur_ns, from_ns, to_ns, event_id)", 8,
+                                &steps, io) != 0) ||
         load_flags(db, &flags, &nflags, io) != 0)
         goto done;
     if (sqlite3_prepare_v2(db, "SELECT id, rank FROM trace ORDER BY rank, id", -1, &traces, NULL) != SQLITE_OK) {

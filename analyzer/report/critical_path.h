@@ -14,10 +14,12 @@ struct cp_window {
     int has_from, has_to; /* --from, --to: ns after the trace's start ([from, to)) */
     int64_t from, to;
     int drop_last_step;   /* end before the last ProfilerStep starts (traces with two ProfilerStep#N or more) */
+    int each;             /* keep the path's edges (temp table critical_path_steps), not only its sums */
     int round_us;         /* times rounded to whole microseconds as HTA's parser does (start up, end down) */
 };
 
-/* Fills temp tables critical_path_sums (one row per trace) and critical_path_steps (the paths' edges).
+/* Fills temp table critical_path_sums (one row per trace) and with w->each critical_path_steps (the paths'
+ * edges).
  * path names the database in messages. 0, or 1 (the error printed). */
 int critical_path(sqlite3 *db, const char *path, const struct cp_window *given, struct report_io *io);
 
