@@ -33,6 +33,44 @@ static int64_t find_value(const struct id_value *a, size_t n, int64_t id, int64_
     return lo < n && a[lo].id == id ? a[lo].v : missing;
 }
 
+/* Values by id (pairs sorted by id): a direct array when the ids are dense, as a database's own ids are;
+ * else a binary search (ids a foreign database spreads out). */
+struct id_map {
+    const struct id_value *pairs;
+    size_t n;
+    int64_t base;
+    int64_t *direct; /* value + 1 by id - base; 0 when absent */
+    size_t span;
+};
+
+static void id_map_init(struct id_map *m, const struct id_value *pairs, size_t n)
+{
+    *m = (struct id_map){pairs, n, 0, NULL, 0};
+    if (n == 0)
+        return;
+    uint64_t span = (uint64_t)pairs[n - 1].id - (uint64_t)pairs[0].id + 1;
+    if (span > 4 * (uint64_t)n + 65536 || !(m->direct = calloc((size_t)span, sizeof *m->direct)))
+        return;
+    m->base = pairs[0].id, m->span = (size_t)span;
+    for (size_t i = 0; i < n; i++)
+        m->direct[pairs[i].id - m->base] = pairs[i].v + 1;
+}
+
+static int64_t id_map_get(const struct id_map *m, int64_t id, int64_t missing)
+{
+    if (m->direct) {
+        uint64_t k = (uint64_t)id - (uint64_t)m->base;
+        return k < m->span && m->direct[k] ? m->direct[k] - 1 : missing;
+    }
+    return find_value(m->pairs, m->n, id, missing);
+}
+
+static void id_map_free(struct id_map *m)
+{
+    free(m->direct);
+    m->direct = NULL;
+}
+
 static int by_id(const void *a, const void *b)
 {
     const struct id_value *x = a, *y = b;
@@ -175,38 +213,33 @@ static int load_flags(sqlite3 *db, struct id_value **flags, size_t *n, struct re
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* The row of event id, or -1 (rows are in id order). */
-static int32_t row_of(const struct cp_row *rows, size_t n, int64_t id)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (rows[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && rows[lo].id == id ? (int32_t)lo : -1;
-}
-
 /* HTA's index_correlation from each row's launch_id (launch[i].id): GPU work -> its launch call, and the
  * call -> (the last of) its work; sync rows on no stream (Event Sync, Context Sync: host rows by HTA's
  * stream column) link to their call too. */
-static void link_rows(struct cp_row *rows, const struct id_value *launch, size_t n)
+static void link_rows(struct cp_row *rows, const struct id_value *launch, size_t n, struct id_value *scratch)
 {
+    struct id_map pos;
     for (size_t i = 0; i < n; i++)
-        rows[i].link = -1;
+        rows[i].link = -1, scratch[i] = (struct id_value){rows[i].id, (int64_t)i};
+    id_map_init(&pos, scratch, n);
     for (size_t i = 0; i < n; i++) {
         int sync_on_no_stream = rows[i].stream == -1 && (rows[i].flags & CP_CAT_SYNC);
         if (launch[i].id < 0 || (rows[i].stream == -1 && !sync_on_no_stream))
             continue;
-        int32_t l = row_of(rows, n, launch[i].id);
+        int32_t l = (int32_t)id_map_get(&pos, launch[i].id, -1);
         if (l < 0 || (size_t)l == i)
             continue;
         rows[i].link = l;
         if (!sync_on_no_stream)
             rows[l].link = (int32_t)i;
     }
+    id_map_free(&pos);
+}
+
+/* Column c as an integer, or missing when NULL. */
+static int64_t int_or(sqlite3_stmt *st, int c, int64_t missing)
+{
+    return sqlite3_column_type(st, c) == SQLITE_NULL ? missing : sqlite3_column_int64(st, c);
 }
 
 static int64_t floor_us(int64_t ns)
@@ -238,11 +271,13 @@ static void hta_round(int64_t ts, int64_t dur, int64_t *start, int64_t *end)
 }
 
 /* One trace's rows, links and window marks. */
-static int load_rows(sqlite3 *db, int64_t trace, const struct id_value *flags, size_t nflags, int64_t lo, int64_t hi,
-                     int64_t cutoff, int round_us, struct cp_row **out, size_t *count, struct report_io *io)
+static int load_rows(sqlite3 *db, int64_t trace, const struct id_map *flags, int64_t lo, int64_t hi, int64_t cutoff,
+                     int round_us, struct cp_row **out, size_t *count, struct report_io *io)
 {
-    struct id_value *threads = NULL, *launch = NULL;
+    struct id_value *threads = NULL, *launch = NULL, *scratch = NULL;
+    struct id_map thread_of = {0};
     size_t nthreads, cap = 0, n = 0;
+    int sorted = 1;
     struct cp_row *rows = NULL;
     sqlite3_stmt *st = NULL;
     int rc = -1;
@@ -252,6 +287,7 @@ static int load_rows(sqlite3 *db, int64_t trace, const struct id_value *flags, s
                 "JOIN process p ON p.id = th.process_id WHERE p.trace_id = ?1",
                 trace, 1, &threads, &nthreads, io) != 0)
         goto done;
+    id_map_init(&thread_of, threads, nthreads);
     if (!(st = report_prepare(db, "critical_path_rows", io)))
         goto done;
     sqlite3_bind_int64(st, 1, trace);
@@ -276,16 +312,17 @@ static int load_rows(sqlite3 *db, int64_t trace, const struct id_value *flags, s
         r->ts = sqlite3_column_int64(st, 2), r->end = r->ts + dur;
         if (round_us)
             hta_round(r->ts, dur, &r->ts, &r->end);
-        r->stream = sqlite3_column_int64(st, 4), r->device = sqlite3_column_int64(st, 5);
-        r->flags = (unsigned)find_value(flags, nflags, sqlite3_column_int64(st, 7), 0);
+        r->stream = int_or(st, 4, -1), r->device = int_or(st, 5, -1);
+        r->flags = (unsigned)id_map_get(flags, sqlite3_column_int64(st, 7), 0);
         if (sqlite3_column_type(st, 8) != SQLITE_NULL)
-            r->flags |= (unsigned)find_value(flags, nflags, sqlite3_column_int64(st, 8), 0) &
+            r->flags |= (unsigned)id_map_get(flags, sqlite3_column_int64(st, 8), 0) &
                         (CP_CAT_OP | CP_CAT_RUNTIME | CP_CAT_ANNOTATION | CP_CAT_SYNC);
-        if (sqlite3_column_int(st, 9))
+        if (sqlite3_column_int(st, 9) == TDB_KIND_SYNC)
             r->flags |= CP_CAT_SYNC;
-        r->correlation = sqlite3_column_int64(st, 10);
-        r->wait_stream = sqlite3_column_int64(st, 11), r->wait_corr = sqlite3_column_int64(st, 12);
-        r->thread = (int32_t)find_value(threads, nthreads, sqlite3_column_int64(st, 1), -1);
+        r->correlation = int_or(st, 10, -1);
+        r->wait_stream = int_or(st, 11, -1), r->wait_corr = int_or(st, 12, -1);
+        sorted &= n == 0 || r->id > rows[n - 1].id;
+        r->thread = (int32_t)id_map_get(&thread_of, sqlite3_column_int64(st, 1), -1);
         r->link = -1, r->clipped = 0;
         launch[n] = (struct id_value){sqlite3_column_type(st, 6) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 6),
                                       (int64_t)n};
@@ -295,11 +332,35 @@ static int load_rows(sqlite3 *db, int64_t trace, const struct id_value *flags, s
         fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
         goto done;
     }
+    if (!sorted) { /* the scan was not in id order: sort the rows and their launch ids together */
+        for (size_t i = 0; i < n; i++)
+            launch[i].v = (int64_t)i;
+        struct cp_row *copy = malloc((n + 1) * sizeof *copy);
+        struct id_value *order = malloc((n + 1) * sizeof *order);
+        if (!copy || !order) {
+            free(copy), free(order);
+            fprintf(io->err, "%s: out of memory\n", io->prog);
+            goto done;
+        }
+        for (size_t i = 0; i < n; i++)
+            order[i] = (struct id_value){rows[i].id, (int64_t)i};
+        qsort(order, n, sizeof *order, by_id);
+        memcpy(copy, rows, n * sizeof *rows);
+        for (size_t i = 0; i < n; i++)
+            rows[i] = copy[order[i].v], order[i].id = launch[order[i].v].id;
+        for (size_t i = 0; i < n; i++)
+            launch[i] = (struct id_value){order[i].id, (int64_t)i};
+        free(copy), free(order);
+    }
     if (round_us) { /* the window's bounds were times of rows too */
         lo = lo == INT64_MIN ? lo : ceil_us(lo), hi = hi == INT64_MAX ? hi : floor_us(hi);
         cutoff = cutoff == INT64_MAX ? cutoff : ceil_us(cutoff);
     }
-    link_rows(rows, launch, n);
+    if (!(scratch = malloc((n + 1) * sizeof *scratch))) {
+        fprintf(io->err, "%s: out of memory\n", io->prog);
+        goto done;
+    }
+    link_rows(rows, launch, n, scratch);
     if (cutoff != INT64_MAX) { /* HTA's loader: what starts before the last step, and the work it launched */
         size_t kept = 0;
         for (size_t i = 0; i < n; i++) {
@@ -313,7 +374,7 @@ static int load_rows(sqlite3 *db, int64_t trace, const struct id_value *flags, s
             if (launch[i].v)
                 rows[kept] = rows[i], launch[kept++] = launch[i];
         n = kept;
-        link_rows(rows, launch, n);
+        link_rows(rows, launch, n, scratch);
     }
     /* the window: host rows starting in it with a duration; GPU work whose launch call is one */
     for (size_t i = 0; i < n; i++) {
@@ -332,7 +393,8 @@ static int load_rows(sqlite3 *db, int64_t trace, const struct id_value *flags, s
     rc = 0;
 done:
     sqlite3_finalize(st);
-    free(rows), free(threads), free(launch);
+    id_map_free(&thread_of);
+    free(rows), free(threads), free(launch), free(scratch);
     return rc;
 }
 
@@ -424,6 +486,7 @@ int critical_path(sqlite3 *db, const char *path, const struct cp_window *given, 
     resolve_range(db, w, &name);
     sqlite3_stmt *sums = NULL, *steps = NULL, *traces = NULL;
     struct id_value *flags = NULL;
+    struct id_map flag_of = {0};
     size_t nflags, windows = 0, most = 0;
     int rc = 1;
     if (sweep_table(db,
@@ -434,6 +497,7 @@ int critical_path(sqlite3 *db, const char *path, const struct cp_window *given, 
                                 &steps, io) != 0) ||
         load_flags(db, &flags, &nflags, io) != 0)
         goto done;
+    id_map_init(&flag_of, flags, nflags);
     if (sqlite3_prepare_v2(db, "SELECT id, rank FROM trace ORDER BY rank, id", -1, &traces, NULL) != SQLITE_OK) {
         fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
         goto done;
@@ -452,7 +516,7 @@ int critical_path(sqlite3 *db, const char *path, const struct cp_window *given, 
         windows++;
         struct cp_row *rows;
         size_t n;
-        if (load_rows(db, trace, flags, nflags, lo, hi, cutoff, w->round_us, &rows, &n, io) != 0)
+        if (load_rows(db, trace, &flag_of, lo, hi, cutoff, w->round_us, &rows, &n, io) != 0)
             goto done;
         struct cp_result res;
         int built = cp_build(rows, n, &res);
@@ -484,6 +548,7 @@ int critical_path(sqlite3 *db, const char *path, const struct cp_window *given, 
 done:
     sqlite3_exec(db, rc == 0 ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL);
     sqlite3_finalize(sums), sqlite3_finalize(steps), sqlite3_finalize(traces);
+    id_map_free(&flag_of);
     free(flags), free(name);
     return rc;
 }
