@@ -1,10 +1,9 @@
 /* cmd_device.c: `tracedb device run.db`: per device, whole trace and per step: busy, run
  * (computation), IO-wait and idle time, with overlaps across streams merged
- * (queries/device_prepare.sql, queries/device.sql). */
+ * (analyzer/report/device_sweep.c, queries/device.sql). */
 #include "cli.h"
-#include "report.h"
+#include "device_sweep.h"
 #include "report_options.h"
-#include "embedded.h"
 
 static const char device_usage[] =
     "tracedb device run.db [--steps NAME|GLOB] [--limit N] [--from T] [--to T] [--range NAME]\n"
@@ -34,13 +33,9 @@ int cmd_device(int argc, char **argv, struct cli *cli)
     sqlite3 *db = scope_open(argv[0], &sc, &cli->io);
     if (!db)
         return 1;
-    char *msg = NULL;
-    int rc = 1;
-    if (sqlite3_exec(db, tdb_embedded_get("queries/device_prepare.sql"), NULL, NULL, &msg) != SQLITE_OK) {
-        fprintf(cli->io.err, "%s: %s\n", cli->io.prog, msg ? msg : "SQL error");
-        sqlite3_free(msg);
-    } else {
-        const struct scope_param params[] = {{":steps", steps, 0}, {":filtered", NULL, sc.filtered}, {NULL, NULL, 0}};
+    int rc = device_sweep(db, steps, sc.filtered, &cli->io);
+    if (rc == 0) {
+        const struct scope_param params[] = {{":filtered", NULL, sc.filtered}, {NULL, NULL, 0}};
         rc = scope_run(db, "device", &sc, sort, params, &cli->io);
     }
     sqlite3_close(db);

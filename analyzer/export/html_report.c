@@ -7,6 +7,7 @@
  * cover) and the memory series (per device, the highest allocated bytes in each bin). */
 #define _GNU_SOURCE
 #include "html_report.h"
+#include "device_sweep.h"
 #include "idle_sweep.h"
 #include "launch_sweep.h"
 #include "diff_gate.h"
@@ -412,13 +413,9 @@ static int part_steps(struct part_ctx *c, struct buf *b)
 
 static int part_device(struct part_ctx *c, struct buf *b)
 {
-    char *msg = NULL;
-    if (sqlite3_exec(c->db, tdb_embedded_get("queries/device_prepare.sql"), NULL, NULL, &msg) != SQLITE_OK) {
-        fprintf(c->io->err, "%s: %s\n", c->io->prog, msg ? msg : "SQL error");
-        sqlite3_free(msg);
+    if (device_sweep(c->db, "ProfilerStep#*", 0, c->io) != 0)
         return 1;
-    }
-    const struct scope_param params[] = {{":steps", "ProfilerStep#*", 0}, {":filtered", NULL, 0}, {NULL, NULL, 0}};
+    const struct scope_param params[] = {{":filtered", NULL, 0}, {NULL, NULL, 0}};
     c->sc->limit = -1;
     return capture(c->db, "device", c->sc, "time", params, b, c->io);
 }

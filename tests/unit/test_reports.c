@@ -217,6 +217,18 @@ Test(reports, device_run_io_wait_idle_by_hand)
     check_device_row(cJSON_GetArrayItem(rows, 0), 50, 40, 20, 20, 10);
     check_device_row(row_named(rows, "step", "ProfilerStep#1"), 25, 25, 20, 5, 0);
     cJSON_Delete(rows);
+    /* a device a foreign database names in text is a group of its own all the same */
+    sqlite3 *d;
+    cr_assert_eq(sqlite3_open(db, &d), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(d, "UPDATE event SET device = 'gpu' || device WHERE device IS NOT NULL", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(d);
+    snprintf(args, sizeof args, "device '%s' --from 0", db);
+    rows = report_json(args);
+    cr_assert_eq(cJSON_GetArraySize(rows), 3);
+    cr_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(rows, 0), "device")->valuestring, "gpu0");
+    check_device_row(cJSON_GetArrayItem(rows, 0), 50, 40, 20, 20, 10);
+    check_device_row(row_named(rows, "step", "ProfilerStep#2"), 35, 15, 0, 15, 20);
+    cJSON_Delete(rows);
     /* the summary's whole-trace row comes from the import (device_time.c): the same numbers */
     snprintf(args, sizeof args, "summary '%s'", db);
     cJSON *sum = report_json(args);
