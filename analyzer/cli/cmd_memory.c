@@ -1,7 +1,8 @@
 /* cmd_memory.c: `tracedb memory run.db`: memory high-water marks, leaks and fragmentation per device
- * (queries/memory.sql); --by-op bytes per operator (queries/memory_ops.sql); --timeline the series
+ * (analyzer/report/memory_sweep.c, queries/memory.sql); --by-op bytes per operator (queries/memory_ops.sql); --timeline the series
  * for plotting (queries/memory_timeline.sql). */
 #include "cli.h"
+#include "memory_sweep.h"
 #include "report_options.h"
 
 static const char memory_usage[] = "tracedb memory run.db [--by-op | --timeline] [--limit N] [--from T] [--to T]\n"
@@ -38,7 +39,9 @@ int cmd_memory(int argc, char **argv, struct cli *cli)
         return 1;
     scope_tables(&sc, sc.filtered ? "no [memory] events in this window"
                                   : "no [memory] events in this trace: profile with torch.profiler.profile(profile_memory=True)");
-    int rc = scope_run(db, by_op ? "memory_ops" : timeline ? "memory_timeline" : "memory", &sc, sort, NULL, &cli->io);
+    int rc = by_op || timeline ? 0 : memory_sweep(db, &cli->io); /* the high-water marks: a C pass, then memory.sql */
+    if (rc == 0)
+        rc = scope_run(db, by_op ? "memory_ops" : timeline ? "memory_timeline" : "memory", &sc, sort, NULL, &cli->io);
     sqlite3_close(db);
     return rc;
 }

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "html_report.h"
 #include "device_sweep.h"
+#include "memory_sweep.h"
 #include "idle_sweep.h"
 #include "launch_sweep.h"
 #include "diff_gate.h"
@@ -423,6 +424,8 @@ static int part_device(struct part_ctx *c, struct buf *b)
 static int part_memory(struct part_ctx *c, struct buf *b)
 {
     c->sc->limit = -1;
+    if (memory_sweep(c->db, c->io) != 0)
+        return 1;
     return capture(c->db, "memory", c->sc, "device", NULL, b, c->io);
 }
 

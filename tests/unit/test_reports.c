@@ -290,6 +290,24 @@ Test(reports, memory_peaks_leaks_by_hand)
     cr_assert_eq(cJSON_GetArraySize(rows), 4);
     cr_assert_eq(num(cJSON_GetArrayItem(rows, 3), "allocated_bytes"), 3500);
     cJSON_Delete(rows);
+    /* without the allocator's totals the running sum (1000, 1500, 500, 3500) gives the peak; a device a
+     * foreign database names in text keeps a group of its own */
+    sqlite3 *d;
+    cr_assert_eq(sqlite3_open(db, &d), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(d, "UPDATE memory_event SET total_allocated = NULL; "
+                                 "UPDATE event SET device = 'x' WHERE id IN (SELECT event_id FROM memory_event)",
+                              NULL, NULL, NULL),
+                 SQLITE_OK);
+    sqlite3_close(d);
+    snprintf(args, sizeof args, "memory '%s'", db);
+    rows = report_json(args);
+    r = row_named(rows, "device", "cuda:x");
+    cr_assert(r);
+    cr_assert_eq(num(r, "peak_allocated_bytes"), 3500);
+    cr_assert_eq(num(r, "peak_allocated_ns"), 120000);
+    cr_assert_eq(num(r, "leaked_bytes"), 3500);
+    cr_assert_str_eq(cJSON_GetObjectItem(r, "peak_op")->valuestring, "B");
+    cJSON_Delete(rows);
     free(trace);
     run("rm -rf '%s'", dir);
     free(dir);
