@@ -136,20 +136,8 @@ int device_sweep(sqlite3 *db, const char *steps, int filtered, struct report_io 
         /* the key: the trace, then the device as SQL typed it */
         unsigned char key[256];
         int64_t trace = sqlite3_column_int64(rows, 0);
-        int type = sqlite3_column_type(rows, 1);
-        size_t len = sizeof trace + 1;
         memcpy(key, &trace, sizeof trace);
-        key[sizeof trace] = (unsigned char)type;
-        if (type == SQLITE_INTEGER) {
-            int64_t d = sqlite3_column_int64(rows, 1);
-            memcpy(key + len, &d, sizeof d), len += sizeof d;
-        } else {
-            const unsigned char *t = sqlite3_column_text(rows, 1);
-            size_t tl = (size_t)sqlite3_column_bytes(rows, 1);
-            if (tl > sizeof key - len)
-                tl = sizeof key - len; /* a longer device name than any real one: its first bytes key it */
-            memcpy(key + len, t ? t : (const unsigned char *)"", tl), len += tl;
-        }
+        size_t len = sweep_key_add(key, sizeof trace, sizeof key, rows, 1);
         int fresh;
         struct device_group *g = sweep_index_get(&groups, key, len, &fresh);
         if (!g)

@@ -43,27 +43,6 @@ static int by_address(const void *a, const void *b)
     return by_time(a, b);
 }
 
-/* Appends the typed value of column c to key (type byte, then 8 bytes or the text). */
-static size_t key_add(unsigned char *key, size_t len, size_t cap, sqlite3_stmt *st, int c)
-{
-    int type = sqlite3_column_type(st, c);
-    key[len++] = (unsigned char)type;
-    if (type == SQLITE_INTEGER) {
-        int64_t v = sqlite3_column_int64(st, c);
-        memcpy(key + len, &v, sizeof v);
-        return len + sizeof v;
-    }
-    if (type == SQLITE_NULL)
-        return len;
-    const unsigned char *t = sqlite3_column_text(st, c);
-    size_t tl = (size_t)sqlite3_column_bytes(st, c);
-    if (tl > (cap - len) / 2)
-        tl = (cap - len) / 2; /* a longer key than any real one: its first bytes key it */
-    memcpy(key + len, t ? t : (const unsigned char *)"", tl);
-    key[len + tl] = 0;
-    return len + tl + 1;
-}
-
 static int write_group(sqlite3_stmt *ins, struct mem_group *g)
 {
     qsort(g->v, g->n, sizeof *g->v, by_time);
@@ -148,8 +127,8 @@ int memory_sweep(sqlite3 *db, struct report_io *io)
         unsigned char key[512];
         int64_t trace = sqlite3_column_int64(rows, 0);
         memcpy(key, &trace, sizeof trace);
-        size_t len = key_add(key, sizeof trace, sizeof key, rows, 1);
-        len = key_add(key, len, sizeof key, rows, 2);
+        size_t len = sweep_key_add(key, sizeof trace, sizeof key, rows, 1);
+        len = sweep_key_add(key, len, sizeof key, rows, 2);
         int fresh;
         struct mem_group *g = sweep_index_get(&groups, key, len, &fresh);
         if (!g)

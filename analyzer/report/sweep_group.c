@@ -127,3 +127,23 @@ int sweep_values_add(struct sweep_values *a, int64_t x)
     a->v[a->n++] = x;
     return 0;
 }
+
+size_t sweep_key_add(unsigned char *key, size_t len, size_t cap, sqlite3_stmt *st, int c)
+{
+    int type = sqlite3_column_type(st, c);
+    key[len++] = (unsigned char)type;
+    if (type == SQLITE_INTEGER) {
+        int64_t v = sqlite3_column_int64(st, c);
+        memcpy(key + len, &v, sizeof v);
+        return len + sizeof v;
+    }
+    if (type == SQLITE_NULL)
+        return len;
+    const unsigned char *t = sqlite3_column_text(st, c);
+    size_t tl = (size_t)sqlite3_column_bytes(st, c);
+    if (tl > (cap - len) / 2)
+        tl = (cap - len) / 2; /* a longer key than any real one: its first bytes key it */
+    memcpy(key + len, t ? t : (const unsigned char *)"", tl);
+    key[len + tl] = 0;
+    return len + tl + 1;
+}

@@ -44,6 +44,11 @@ void *sweep_index_get(struct sweep_index *ix, const void *key, size_t len, int *
 void *sweep_index_at(const struct sweep_index *ix, size_t i);
 void sweep_index_free(struct sweep_index *ix);
 
+/* Appends column c of st's row to a hash key as SQL typed it (a type byte, then 8 bytes or the text,
+ * cut to half the room left): groups by a column a foreign database may hold as text or NULL. The
+ * key's new length (cap bytes at key). */
+size_t sweep_key_add(unsigned char *key, size_t len, size_t cap, sqlite3_stmt *st, int c);
+
 /* A growing array of integers. */
 struct sweep_values {
     int64_t *v;

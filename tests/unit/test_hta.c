@@ -176,15 +176,23 @@ static int ns_resolution(const char *db)
     return ns;
 }
 
-static cJSON *command_json(const char *args, const char *db)
+/* The rows a tracedb command line prints as json (it must succeed). */
+static cJSON *json_rows(const char *command)
 {
     int st;
-    char *out = run_capture(&st, "'%s' %s '%s' --drop-last-step --format json", tracedb(), args, db);
-    cr_assert_eq(st, 0, "%s", out);
+    char *out = run_capture(&st, "%s", command);
+    cr_assert_eq(st, 0, "%s: %s", command, out);
     cJSON *rows = cJSON_Parse(out);
-    cr_assert(cJSON_IsArray(rows), "%s", out);
+    cr_assert(cJSON_IsArray(rows), "%s: %s", command, out);
     free(out);
     return rows;
+}
+
+static cJSON *command_json(const char *args, const char *db)
+{
+    char cmd[2000];
+    snprintf(cmd, sizeof cmd, "'%s' %s '%s' --drop-last-step --format json", tracedb(), args, db);
+    return json_rows(cmd);
 }
 
 static double field(const cJSON *o, const char *k)
@@ -539,13 +547,9 @@ Test(hta, device_equals_htas_temporal_breakdown, .timeout = 240)
 /* One `tracedb critical-path` row (args after the database), as JSON. */
 static cJSON *critical_path_json(const char *db, const char *args)
 {
-    int st;
-    char *out = run_capture(&st, "'%s' critical-path '%s' %s --format json", tracedb(), db, args);
-    cr_assert_eq(st, 0, "%s", out);
-    cJSON *rows = cJSON_Parse(out);
-    cr_assert(cJSON_IsArray(rows), "%s", out);
-    free(out);
-    return rows;
+    char cmd[2000];
+    snprintf(cmd, sizeof cmd, "'%s' critical-path '%s' %s --format json", tracedb(), db, args);
+    return json_rows(cmd);
 }
 
 static double bound_us(const cJSON *c, const char *k)
