@@ -5,6 +5,7 @@
 #   make bench      import/summary speed and memory against baselines, side by side
 #   make install PREFIX=/usr/local
 #   make deps       install the Debian packages the build needs (as root)
+#   make mpi        build/tracedb-mpi: import spread over an MPI job's processes (needs Open MPI)
 
 CC      ?= cc
 PREFIX  ?= /usr/local
@@ -128,6 +129,28 @@ demo:
 	build/tracedb report build/demo.db -o build/demo-report.html --force
 	@echo "open build/demo-report.html in a browser: timeline, top operators, steps, as one offline page"
 
+# --- MPI (#13): build/tracedb-mpi, the same commands linked with Open MPI (mpicc's flags, so the test
+# build keeps its sanitizers); the plain tracedb never links MPI. `make mpi`; tools/deps.sh mpi installs it.
+MPICC    ?= mpicc
+HAVE_MPI := $(shell command -v $(MPICC) >/dev/null 2>&1 && echo 1)
+MPI_CFLAGS = $(if $(HAVE_MPI),$(shell $(MPICC) --showme:compile))
+MPI_LIBS   = $(if $(HAVE_MPI),$(shell $(MPICC) --showme:link))
+MPI_SRC    = analyzer/cli/mpi_main.c analyzer/cli/mpi_import.c
+build/mpi/obj/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(MPI_CFLAGS) -c -o $@ $<
+build/mpi/obj/tracedb_main.o: analyzer/cli/main.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DTDB_MAIN=tracedb_main -c -o $@ $<
+build/tracedb-mpi: $(MPI_SRC:%.c=build/mpi/obj/%.o) build/mpi/obj/tracedb_main.o $(filter-out build/obj/analyzer/cli/main.o,$(CLI_OBJ)) build/libtracedb.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LIBS) $(MPI_LIBS)
+mpi:
+ifeq ($(HAVE_MPI),1)
+	@$(MAKE) --no-print-directory build/tracedb-mpi
+else
+	@echo "make mpi: needs mpicc (Open MPI): sh tools/deps.sh mpi installs it" >&2; exit 1
+endif
+
 # --- tests: everything built again with sanitizers into build/test
 build/test/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
@@ -139,6 +162,16 @@ build/test/obj/embedded.o: build/embedded.c util/embedded.h
 
 TLIB_OBJ = $(LIB_SRC:%.c=build/test/obj/%.o) $(CUPTI_SRC:%.c=build/test/obj/%.o) build/test/obj/embedded.o
 TCLI_OBJ = $(CLI_SRC:%.c=build/test/obj/%.o)
+
+# tracedb-mpi with the sanitizers, for the tests (the MPI block above has the release one)
+build/test/mpi/obj/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SAN) $(MPI_CFLAGS) -c -o $@ $<
+build/test/mpi/obj/tracedb_main.o: analyzer/cli/main.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SAN) -DTDB_MAIN=tracedb_main -c -o $@ $<
+build/test/tracedb-mpi: $(MPI_SRC:%.c=build/test/mpi/obj/%.o) build/test/mpi/obj/tracedb_main.o $(filter-out build/test/obj/analyzer/cli/main.o,$(TCLI_OBJ)) $(TLIB_OBJ)
+	$(CC) $(SAN) -o $@ $^ $(LIBS) $(MPI_LIBS)
 
 build/test/record_sample: tests/record_sample.c $(TLIB_OBJ)
 	@mkdir -p build/test
@@ -160,11 +193,13 @@ clang-check: build/embedded.c
 	  clang $(CSTD) $(WARN) $(CUPTI_INC) $(INCS) -fsyntax-only $$f || exit 1; done
 	@clang $(CSTD) $(WARN) $(NVTX_INC) $(INCS) -fsyntax-only recorder/live/nvtx_inject.c $(INJECT_OBJ:build/obj/%.o=%.c) samples/nvtx_sample.c tests/record_sample.c
 	@clang $(CSTD) -Wall -Wextra -Werror $(CUPTI_INC) $(INCS) -fsyntax-only $(UNIT_SRC)
+	@$(if $(HAVE_MPI),clang $(CSTD) $(WARN) $(INCS) $(MPI_CFLAGS) -fsyntax-only $(MPI_SRC))
 	@echo "clang: no warnings"
 
 test-run: build/test/tracedb build/test/unit build/test/record_sample build/libtracedb.so \
-          $(if $(HAVE_CUPTI),build/libtracedb_inject.so build/nvtx_sample build/inject_probe)
+          $(if $(HAVE_CUPTI),build/libtracedb_inject.so build/nvtx_sample build/inject_probe) $(if $(HAVE_MPI),build/test/tracedb-mpi)
 	TRACEDB=$(CURDIR)/build/test/tracedb TRACEDB_INJECT=$(CURDIR)/build/libtracedb_inject.so TRACEDB_ROOT=$(CURDIR) ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
+	  TRACEDB_MPI=$(if $(HAVE_MPI),$(CURDIR)/build/test/tracedb-mpi) \
 	  UBSAN_OPTIONS=print_stacktrace=1 build/test/unit --jobs 2
 	@$(MAKE) --no-print-directory fuzzers
 	sh tests/fuzz/run.sh $${FUZZ_TEST_SECONDS:-60} $(FUZZ_TARGETS)

@@ -1,9 +1,10 @@
 #!/bin/sh
 # deps.sh: checks for the Debian packages tracedb needs and installs the missing ones when run as root
-# (non-interactively); otherwise says exactly what to install. Usage: deps.sh build|test|bench
+# (non-interactively); otherwise says exactly what to install. Usage: deps.sh build|test|bench|mpi
 set -e
 need="gcc g++ make libsqlite3-dev libyajl-dev libcjson-dev libcsv-dev zlib1g-dev"  # g++: libstdc++ for the kernel-name demangler
-[ "$1" = test ] && need="$need libcriterion-dev sqlite3 gzip python3-pandas clang libclang-rt-dev chromium"  # clang + its runtime: the fuzz targets; chromium: the HTML report, rendered
+[ "$1" = test ] && need="$need libcriterion-dev sqlite3 gzip python3-pandas clang libclang-rt-dev chromium openmpi-bin libopenmpi-dev"  # clang + its runtime: the fuzz targets; chromium: the HTML report, rendered; Open MPI: tracedb-mpi's tests
+[ "$1" = mpi ] && need="$need openmpi-bin libopenmpi-dev"  # make mpi
 [ "$1" = bench ] && need="$need sqlite3 time bc"
 missing=""
 for p in $need; do

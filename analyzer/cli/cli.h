@@ -54,6 +54,8 @@ int cmd_export(int argc, char **argv, struct cli *cli);
 int cmd_report(int argc, char **argv, struct cli *cli);
 int cmd_overlap(int argc, char **argv, struct cli *cli);
 int cmd_critical_path(int argc, char **argv, struct cli *cli);
+/* main.c's body under another name, for tracedb-mpi (analyzer/cli/mpi_main.c). */
+int tracedb_main(int argc, char **argv);
 int cmd_idle(int argc, char **argv, struct cli *cli);
 int cmd_launches(int argc, char **argv, struct cli *cli);
 int cmd_queue(int argc, char **argv, struct cli *cli);

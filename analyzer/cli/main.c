@@ -52,7 +52,10 @@ static const char *closest_command(const char *typed)
     return best;
 }
 
-int main(int argc, char **argv)
+#ifndef TDB_MAIN
+#define TDB_MAIN main /* tracedb-mpi builds this file with -DTDB_MAIN=tracedb_main (mpi_main.c) */
+#endif
+int TDB_MAIN(int argc, char **argv)
 {
     struct cli cli = {{stdout, stderr, "tracedb"}, NULL};
     char *help_args[] = {NULL, "--help", NULL};

@@ -16,6 +16,13 @@ sqlite3 *report_open(const char *path, int writable, struct report_io *io)
         fprintf(io->err, "%s: %s: no such database\n", io->prog, path);
         return NULL;
     }
+    if (S_ISDIR(sb.st_mode)) {
+        fprintf(io->err, "%s: %s is a directory: reports read one database (reports over a directory of shards "
+                         "from `tracedb-mpi import` are not built yet; `tracedb merge DIR/shard-*.db -o one.db` "
+                         "makes one)\n",
+                io->prog, path);
+        return NULL;
+    }
     sqlite3 *db = NULL;
     int flags = writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
     if (tdb_db_open(path, flags, &db) != SQLITE_OK) {

@@ -1,0 +1,26 @@
+/* mpi_main.c: tracedb-mpi, the tracedb command run by every process of an MPI job (mpirun -n N
+ * tracedb-mpi ...; built by `make mpi`, the plain tracedb never links MPI): import spreads its traces
+ * over the processes (mpi_import.c); every other command runs once, on process 0, as tracedb does. */
+#include "cli.h"
+#include "mpi_import.h"
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+
+int main(int argc, char **argv)
+{
+    if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
+        fprintf(stderr, "tracedb-mpi: MPI_Init failed (run it under mpirun, or as a single process)\n");
+        return 1;
+    }
+    /* errors come back as codes, said and acted on, rather than killing the job mid-sentence */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int me = 0, rc;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    if (argc >= 2 && strcmp(argv[1], "import") == 0)
+        rc = mpi_import(argc - 1, argv + 1, MPI_COMM_WORLD);
+    else
+        rc = me == 0 ? tracedb_main(argc, argv) : 0;
+    MPI_Finalize();
+    return rc;
+}
