@@ -35,7 +35,7 @@ SQL_PARTS = $(wildcard queries/parts/*.sql)
 ASSETS   = analyzer/export/report.html
 LIB_SRC  = recorder/store/db_guard.c recorder/store/output_claim.c recorder/store/stmt_cache.c recorder/store/ingest.c recorder/store/ingest_sweep.c recorder/store/ingest_checks.c recorder/store/nesting.c recorder/store/spill_sort.c recorder/store/stream_nest.c recorder/store/device_time.c recorder/store/row_writer.c util/strmap.c util/jsonbuf.c util/timeparse.c \
            recorder/import/chrome_import.c recorder/import/chrome_parse.c recorder/import/chrome_events.c recorder/import/import.c recorder/import/merge.c recorder/live/recording.c recorder/live/recording_writer.c recorder/live/recording_convert.c recorder/live/stage_convert.c recorder/live/finish.c \
-           analyzer/report/render.c analyzer/report/render_table.c analyzer/report/report.c analyzer/report/mann_whitney.c analyzer/report/diff_gate.c analyzer/report/sqlfuncs.c analyzer/report/flops.c analyzer/report/scope.c analyzer/report/queue_sweep.c analyzer/report/sweep_group.c analyzer/report/idle_sweep.c analyzer/report/launch_sweep.c analyzer/report/kernel_sweep.c analyzer/report/cp_graph.c analyzer/report/critical_path.c analyzer/report/device_sweep.c analyzer/report/memory_sweep.c \
+           analyzer/report/render.c analyzer/report/render_table.c analyzer/report/report.c analyzer/report/mann_whitney.c analyzer/report/diff_gate.c analyzer/report/sqlfuncs.c analyzer/report/flops.c analyzer/report/scope.c analyzer/report/queue_sweep.c analyzer/report/sweep_group.c analyzer/report/idle_sweep.c analyzer/report/launch_sweep.c analyzer/report/kernel_sweep.c analyzer/report/cp_graph.c analyzer/report/critical_path.c analyzer/report/device_sweep.c analyzer/report/memory_sweep.c analyzer/report/shards.c \
            analyzer/export/chrome_export.c analyzer/export/html_report.c
 CLI_SRC  = analyzer/cli/main.c analyzer/cli/commands.c analyzer/cli/cmd_api.c analyzer/cli/cmd_device.c analyzer/cli/cmd_diff.c analyzer/cli/cmd_export.c \
            analyzer/cli/cmd_kernels.c analyzer/cli/cmd_latency.c analyzer/cli/cmd_ranks.c analyzer/cli/cmd_merge.c analyzer/cli/cmd_record.c analyzer/cli/cmd_finish.c analyzer/cli/cmd_report.c analyzer/cli/cmd_overlap.c analyzer/cli/cmd_idle.c analyzer/cli/cmd_launches.c analyzer/cli/cmd_queue.c analyzer/cli/cmd_critical_path.c \
@@ -135,7 +135,7 @@ MPICC    ?= mpicc
 HAVE_MPI := $(shell command -v $(MPICC) >/dev/null 2>&1 && echo 1)
 MPI_CFLAGS = $(if $(HAVE_MPI),$(shell $(MPICC) --showme:compile))
 MPI_LIBS   = $(if $(HAVE_MPI),$(shell $(MPICC) --showme:link))
-MPI_SRC    = analyzer/cli/mpi_main.c analyzer/cli/mpi_import.c
+MPI_SRC    = analyzer/cli/mpi_main.c analyzer/cli/mpi_import.c analyzer/cli/mpi_reduce.c
 build/mpi/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(MPI_CFLAGS) -c -o $@ $<

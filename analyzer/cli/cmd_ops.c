@@ -83,6 +83,8 @@ int cmd_ops(int argc, char **argv, struct cli *cli)
     const char *sort = cli_report_sort(&sc, ops_sort_keys, cli);
     if (!sort)
         return 2;
+    /* from the per-name sums (ops.sql) a shard directory serves too */
+    sc.shards_ok = !(with_flops || sc.by_step || strcmp(group_by, "name") != 0); /* windows: scope_open refuses */
     sqlite3 *db = scope_open(argv[0], &sc, &cli->io);
     if (!db)
         return 1;

@@ -10,5 +10,5 @@ static const char *const ranks_sort_keys[] = {"step", "step", "straggle_ns", "st
 int cmd_ranks(int argc, char **argv, struct cli *cli)
 {
     return cli_simple_report(argc, argv, cli, ranks_usage, "step", ranks_sort_keys, "ranks",
-                               "no ProfilerStep#N steps of several ranks: import or merge one trace per rank (tracedb merge)");
+                               "no ProfilerStep#N steps of several ranks: import or merge one trace per rank (tracedb merge)", 1);
 }

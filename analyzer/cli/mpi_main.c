@@ -1,8 +1,10 @@
 /* mpi_main.c: tracedb-mpi, the tracedb command run by every process of an MPI job (mpirun -n N
  * tracedb-mpi ...; built by `make mpi`, the plain tracedb never links MPI): import spreads its traces
- * over the processes (mpi_import.c); every other command runs once, on process 0, as tracedb does. */
+ * over the processes (mpi_import.c); a report given a shard directory has every process read its share
+ * of the shards (mpi_reduce.c); every other command runs once, on process 0, as tracedb does. */
 #include "cli.h"
 #include "mpi_import.h"
+#include "mpi_reduce.h"
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,8 +19,11 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int me = 0, rc;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    const char *dir = argc >= 3 ? mpi_shard_dir(argc, argv) : NULL;
     if (argc >= 2 && strcmp(argv[1], "import") == 0)
         rc = mpi_import(argc - 1, argv + 1, MPI_COMM_WORLD);
+    else if (dir && (strcmp(argv[1], "ops") == 0 || strcmp(argv[1], "ranks") == 0))
+        rc = mpi_report(argc, argv, dir, MPI_COMM_WORLD);
     else
         rc = me == 0 ? tracedb_main(argc, argv) : 0;
     MPI_Finalize();

@@ -13,10 +13,11 @@ const char *cli_report_sort(const struct scope *sc, const char *const *sort_keys
 }
 
 int cli_simple_report(int argc, char **argv, struct cli *cli, const char *usage, const char *default_sort,
-                      const char *const *sort_keys, const char *query, const char *hint)
+                      const char *const *sort_keys, const char *query, const char *hint, int shards_ok)
 {
     struct scope sc;
     scope_init(&sc, default_sort);
+    sc.shards_ok = shards_ok;
     const struct opt opts[] = {SCOPE_OPTIONS(sc), OPT_END};
     int n = cli_parse_options(argc, argv, opts, usage, cli);
     if (n != 1) {

@@ -28,8 +28,9 @@ int cli_run_report(const char *path, struct scope *sc, const char *sort, const c
                    const struct scope_param *params, const char *hint, struct cli *cli);
 
 /* A report command whose only options are the shared ones: parse, open, run queries/QUERY.sql.
- * The whole body of such commands (api, memops, ranks). */
+ * The whole body of such commands (api, memops, ranks); shards_ok: its SQL reads only what a shard
+ * directory's reduce database holds (struct scope). */
 int cli_simple_report(int argc, char **argv, struct cli *cli, const char *usage, const char *default_sort,
-                      const char *const *sort_keys, const char *query, const char *hint);
+                      const char *const *sort_keys, const char *query, const char *hint, int shards_ok);
 
 #endif

@@ -17,10 +17,9 @@ sqlite3 *report_open(const char *path, int writable, struct report_io *io)
         return NULL;
     }
     if (S_ISDIR(sb.st_mode)) {
-        fprintf(io->err, "%s: %s is a directory: reports read one database (reports over a directory of shards "
-                         "from `tracedb-mpi import` are not built yet; `tracedb merge DIR/shard-*.db -o one.db` "
-                         "makes one)\n",
-                io->prog, path);
+        fprintf(io->err, "%s: %s is a directory: this command reads one database (`tracedb merge %s/shard-*.db "
+                         "-o one.db` makes one of the shards of `tracedb-mpi import`)\n",
+                io->prog, path, path);
         return NULL;
     }
     sqlite3 *db = NULL;

@@ -5,6 +5,7 @@
 #include "kinds.h"
 #include "render.h"
 #include "report.h"
+#include "shards.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,8 +62,10 @@ void scope_hide_absent(sqlite3 *db, struct scope *s)
     hide[0] = 0;
     if (sqlite3_prepare_v2(db,
                            "SELECT EXISTS (SELECT 1 FROM event WHERE kind IN "
-                           "(SELECT id FROM kind WHERE name IN ('kernel', 'memcpy', 'memset'))), "
-                           "EXISTS (SELECT 1 FROM event WHERE kind = (SELECT id FROM kind WHERE name = 'memory'))",
+                           "(SELECT id FROM kind WHERE name IN ('kernel', 'memcpy', 'memset'))) OR EXISTS (SELECT 1 FROM "
+                           "event_stats WHERE kind IN (SELECT id FROM kind WHERE name IN ('kernel', 'memcpy', 'memset'))), "
+                           "EXISTS (SELECT 1 FROM event WHERE kind = (SELECT id FROM kind WHERE name = 'memory')) OR "
+                           "EXISTS (SELECT 1 FROM event_stats WHERE kind = (SELECT id FROM kind WHERE name = 'memory'))",
                            -1, &facts, NULL) == SQLITE_OK &&
         sqlite3_step(facts) == SQLITE_ROW)
         snprintf(hide, sizeof hide, "%s%s", sqlite3_column_int(facts, 0) ? "" : "device,",
@@ -101,6 +104,24 @@ static int scope_last_step(sqlite3 *db, const struct scope *s, struct report_io 
                       io);
 }
 
+/* A shard directory (tracedb-mpi import) as one database, for the reports that read only sums. */
+static sqlite3 *scope_shards(const char *path, const struct scope *s, struct report_io *io)
+{
+    if (!s->shards_ok) {
+        fprintf(io->err, "%s: %s is a directory of shards: this report does not read shards yet (ops and ranks do); "
+                         "`tracedb merge %s/shard-*.db -o one.db` makes one database\n",
+                io->prog, path, path);
+        return NULL;
+    }
+    if (s->from || s->to || s->range || s->drop_last_step || s->by_step) {
+        fprintf(io->err, "%s: %s is a directory of shards: windows (--from, --to, --range, --drop-last-step, --by-step) "
+                         "over shards are not built yet\n",
+                io->prog, path);
+        return NULL;
+    }
+    return shards_open(path, 0, -1, 1, io);
+}
+
 sqlite3 *scope_open(const char *path, struct scope *s, struct report_io *io)
 {
     int64_t from = 0, to = 0;
@@ -117,7 +138,7 @@ sqlite3 *scope_open(const char *path, struct scope *s, struct report_io *io)
         fprintf(io->err, "%s: the window is empty: --from %s is not before --to %s\n", io->prog, s->from, s->to);
         return NULL;
     }
-    sqlite3 *db = report_open(path, 0, io);
+    sqlite3 *db = shards_is_dir(path) ? scope_shards(path, s, io) : report_open(path, 0, io);
     if (!db)
         return NULL;
     /* a recording not closed has no sums yet: every report reads its events, through the window */

@@ -160,3 +160,109 @@ Test(mpi, a_bad_trace_fails_its_shard_alone, .timeout = 300)
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+/* Four real traces, two of them two ranks of one job (steps 551 and 552). */
+static const char *const job[] = {"trace_diff_control_control.json.gz", "trace_diff_test_test.json.gz",
+                                  "timeline_analysis_sampled_rank-0.json.gz", "trace_filter_sampled_rank-1.json.gz"};
+
+/* dir/one.db: the four traces imported into one database; dir/shards: a shard each with its manifest,
+ * made by plain tracedb imports (as tracedb-mpi import makes them). */
+static void make_job(const char *dir)
+{
+    char cmd[6000], shard[1300];
+    int o = snprintf(cmd, sizeof cmd, "'%s' import -q -o '%s/one.db'", tracedb(), dir);
+    cr_assert_eq(run("mkdir -p '%s/shards'", dir), 0);
+    char manifest[4000];
+    int m = snprintf(manifest, sizeof manifest, "{\"format\": \"tracedb shards\", \"version\": 1, \"shards\": [");
+    for (int i = 0; i < 4; i++) {
+        char rel[300];
+        snprintf(rel, sizeof rel, "tests/data/kineto/%s", job[i]);
+        o += snprintf(cmd + o, sizeof cmd - (size_t)o, " '%s'", src_path(rel));
+        snprintf(shard, sizeof shard, "%s/shards/shard-%04d.db", dir, i);
+        cr_assert_eq(import_to(src_path(rel), shard), 0);
+        m += snprintf(manifest + m, sizeof manifest - (size_t)m, "%s{\"file\": \"shard-%04d.db\", \"trace\": \"%s\", \"status\": \"imported\"}",
+                      i ? ", " : "", i, job[i]);
+    }
+    snprintf(manifest + m, sizeof manifest - (size_t)m, "]}");
+    cr_assert_eq(run("%s 2>/dev/null", cmd), 0);
+    char path[1300];
+    snprintf(path, sizeof path, "%s/shards/shards.json", dir);
+    write_file(path, manifest, (long)strlen(manifest));
+}
+
+static const char *const shard_reports[] = {"ops", "ops --by-rank --format csv", "ops --sort calls --limit 20 --format json",
+                                            "ranks", "ranks --sort straggle_ns --format csv"};
+
+/* tracedb ops and ranks over a shard directory print what they print over one database of the same
+ * traces, byte for byte; the reports that need events, and windows, refuse it and say why; a shard that
+ * failed at import is named. */
+Test(shards, reports_over_a_directory_equal_one_database, .timeout = 300)
+{
+    char *dir = temp_dir();
+    make_job(dir);
+    for (size_t r = 0; r < sizeof shard_reports / sizeof shard_reports[0]; r++) {
+        char cmd[200];
+        snprintf(cmd, sizeof cmd, "%s", shard_reports[r]);
+        char *sp = strchr(cmd, ' '), *rest = sp ? sp + 1 : (char *)"";
+        if (sp)
+            *sp = 0;
+        int s1, s2;
+        char *one = run_capture(&s1, "'%s' %s '%s/one.db' %s 2>&1", tracedb(), cmd, dir, rest);
+        char *sh = run_capture(&s2, "'%s' %s '%s/shards' %s 2>&1", tracedb(), cmd, dir, rest);
+        cr_expect(s1 == 0 && s2 == 0 && strcmp(one, sh) == 0 && strlen(one) > 200, "%s:\n%s\n---\n%s", shard_reports[r], one, sh);
+        free(one), free(sh);
+    }
+    int st;
+    char *out = run_capture(&st, "'%s' kernels '%s/shards' 2>&1", tracedb(), dir);
+    cr_expect(st == 1 && strstr(out, "directory of shards") && strstr(out, "tracedb merge"), "%s", out);
+    free(out);
+    out = run_capture(&st, "'%s' ops '%s/shards' --range 'ProfilerStep#551' 2>&1", tracedb(), dir);
+    cr_expect(st == 1 && strstr(out, "windows"), "%s", out);
+    free(out);
+    char path[1300];
+    snprintf(path, sizeof path, "%s/shards/shards.json", dir);
+    char *text = read_file(path, NULL), *imported = strstr(text, "\"status\": \"imported\"}]");
+    cr_assert(imported);
+    memcpy(imported, "\"status\": \"failed\"  }]", 22);
+    write_file(path, text, (long)strlen(text));
+    free(text);
+    out = run_capture(&st, "'%s' ops '%s/shards' 2>&1", tracedb(), dir);
+    cr_expect(st == 1 && strstr(out, "trace_filter_sampled_rank-1.json.gz") && strstr(out, "was not imported"), "%s", out);
+    free(out);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* The same under mpirun: every process reads its share of the shards, process 0 adds up the sums. */
+static void reports_under_mpi(int procs)
+{
+    const char *mpi = mpi_binary();
+    if (!mpi)
+        cr_skip_test("no tracedb-mpi");
+    char *dir = temp_dir();
+    make_job(dir);
+    for (size_t r = 0; r < sizeof shard_reports / sizeof shard_reports[0]; r++) {
+        char cmd[200];
+        snprintf(cmd, sizeof cmd, "%s", shard_reports[r]);
+        char *sp = strchr(cmd, ' '), *rest = sp ? sp + 1 : (char *)"";
+        if (sp)
+            *sp = 0;
+        int s1, s2;
+        char *one = run_capture(&s1, "'%s' %s '%s/one.db' %s 2>&1", tracedb(), cmd, dir, rest);
+        char *sh = run_capture(&s2, MPIRUN " '%s' %s '%s/shards' %s 2>&1", procs, mpi, cmd, dir, rest);
+        cr_expect(s1 == 0 && s2 == 0 && strcmp(one, sh) == 0, "-n %d %s:\n%s\n---\n%s", procs, shard_reports[r], one, sh);
+        free(one), free(sh);
+    }
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+Test(mpi, reports_over_shards_on_2_processes, .timeout = 300)
+{
+    reports_under_mpi(2);
+}
+
+Test(mpi, reports_over_shards_on_3_processes, .timeout = 300)
+{
+    reports_under_mpi(3);
+}
