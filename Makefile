@@ -222,7 +222,8 @@ build/recorder_bench_shared: bench/recorder_bench.c build/libtracedb.so
 
 bench:
 	@sh tools/deps.sh bench
-	@$(MAKE) --no-print-directory build/tracedb build/gen_trace build/tokenize build/recorder_bench build/recorder_bench_shared
+	@$(MAKE) --no-print-directory build/tracedb build/gen_trace build/tokenize build/recorder_bench build/recorder_bench_shared \
+	  $(if $(HAVE_MPI),build/tracedb-mpi)
 	sh bench/run.sh
 
 # --- fuzzing (libFuzzer, clang): six targets over in-memory databases, seeded from tests/fuzz/corpus;

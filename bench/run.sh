@@ -49,6 +49,22 @@ if [ "$BIG" -gt 0 ]; then
   big_events=$(sqlite3 "$dir/big.db" "SELECT value FROM meta WHERE key = 'event_count'")
   rm -f "$dir/big.db"
 fi
+# #13: 8 copies of the bench trace as 8 ranks (links to one file, read from the page cache), imported
+# into one database by tracedb, into a shard each by tracedb-mpi on 1 process and on 2 (BENCH_MPI=0 skips)
+if [ "${BENCH_MPI:-1}" != 0 ] && [ -x build/tracedb-mpi ] && command -v mpirun > /dev/null 2>&1; then
+  mkdir -p "$dir/copies"
+  for i in 0 1 2 3 4 5 6 7; do ln -sf "$(realpath "$trace")" "$dir/copies/rank$i.json"; done
+  root=""; [ "$(id -u)" = 0 ] && root=--allow-run-as-root
+  rm -rf "$dir/one8.db" "$dir/shards8"
+  t0=$(date +%s.%N); build/tracedb import -q --allow-duplicate --rank 0 "$dir"/copies/rank*.json -o "$dir/one8.db"; t1=$(date +%s.%N)
+  mpirun $root --oversubscribe -n 1 build/tracedb-mpi import -q --rank 0 "$dir"/copies/rank*.json -o "$dir/shards8"; t2=$(date +%s.%N)
+  mpirun $root --oversubscribe -n 2 build/tracedb-mpi import -q --force --rank 0 "$dir"/copies/rank*.json -o "$dir/shards8"; t3=$(date +%s.%N)
+  mpi_one=$(echo "$t1 - $t0" | bc); mpi_n1=$(echo "$t2 - $t1" | bc); mpi_n2=$(echo "$t3 - $t2" | bc)
+  t0=$(date +%s.%N); build/tracedb ops "$dir/one8.db" --by-rank > /dev/null; t1=$(date +%s.%N)
+  mpirun $root --oversubscribe -n 2 build/tracedb-mpi ops "$dir/shards8" --by-rank > /dev/null; t2=$(date +%s.%N)
+  mpi_ops_one=$(echo "$t1 - $t0" | bc); mpi_ops_n2=$(echo "$t2 - $t1" | bc)
+  rm -rf "$dir/one8.db" "$dir/shards8"
+fi
 measure summary build/tracedb summary "$dir/bench.db"
 reports="ops kernels api memops latency device memory"
 for r in $reports; do measure "$r" build/tracedb "$r" "$dir/bench.db"; done
@@ -136,6 +152,12 @@ fi
 row "tracedb report (HTML page)" report "$(($(stat -c %s "$dir/report.html") / 1000)) KB page (targets: < 2 s, < 5 MB)"
 row "sqlite3 -csv of table event (baseline)" csv_sqlite3 ""
 row "tracedb export csv --table event" csv_tracedb "$(echo "scale=2; $(cat $dir/csv_tracedb.s) / $(cat $dir/csv_sqlite3.s)" | bc)x sqlite3"
+if [ -n "${mpi_n2:-}" ]; then
+  echo "8 ranks (8 x $MB MB): tracedb import into one database $(printf '%.2f' "$mpi_one") s; tracedb-mpi import, a shard each:" \
+       "1 process $(printf '%.2f' "$mpi_n1") s, mpirun -n 2 $(printf '%.2f' "$mpi_n2") s" \
+       "($(printf '%.2f' "$(echo "$mpi_n1 / $mpi_n2" | bc -l)")x; $(printf '%.2f' "$(echo "$mpi_one / $mpi_n2" | bc -l)")x one database)"
+  echo "  ops --by-rank: one database $(printf '%.3f' "$mpi_ops_one") s; mpirun -n 2 over the shards $(printf '%.3f' "$mpi_ops_n2") s"
+fi
 echo
 echo "import: $(echo "$events / $imp" | bc) events/s; $(echo "$bytes / 1000000 / $imp" | bc) MB/s of JSON"
 echo "database: $((dbbytes / 1000000)) MB = $(echo "scale=2; $dbbytes / $bytes" | bc) of the JSON"
