@@ -193,13 +193,10 @@ static void make_job(const char *dir)
 static const char *const shard_reports[] = {"ops", "ops --by-rank --format csv", "ops --sort calls --limit 20 --format json",
                                             "ranks", "ranks --sort straggle_ns --format csv"};
 
-/* tracedb ops and ranks over a shard directory print what they print over one database of the same
- * traces, byte for byte; the reports that need events, and windows, refuse it and say why; a shard that
- * failed at import is named. */
-Test(shards, reports_over_a_directory_equal_one_database, .timeout = 300)
+/* Each of shard_reports run by runner (a command prefix) over dir/shards prints what tracedb prints
+ * over dir/one.db, byte for byte. */
+static void compare_shard_reports(const char *dir, const char *runner)
 {
-    char *dir = temp_dir();
-    make_job(dir);
     for (size_t r = 0; r < sizeof shard_reports / sizeof shard_reports[0]; r++) {
         char cmd[200];
         snprintf(cmd, sizeof cmd, "%s", shard_reports[r]);
@@ -208,10 +205,23 @@ Test(shards, reports_over_a_directory_equal_one_database, .timeout = 300)
             *sp = 0;
         int s1, s2;
         char *one = run_capture(&s1, "'%s' %s '%s/one.db' %s 2>&1", tracedb(), cmd, dir, rest);
-        char *sh = run_capture(&s2, "'%s' %s '%s/shards' %s 2>&1", tracedb(), cmd, dir, rest);
-        cr_expect(s1 == 0 && s2 == 0 && strcmp(one, sh) == 0 && strlen(one) > 200, "%s:\n%s\n---\n%s", shard_reports[r], one, sh);
+        char *sh = run_capture(&s2, "%s %s '%s/shards' %s 2>&1", runner, cmd, dir, rest);
+        cr_expect(s1 == 0 && s2 == 0 && strcmp(one, sh) == 0 && strlen(one) > 200, "%s %s:\n%s\n---\n%s", runner,
+                  shard_reports[r], one, sh);
         free(one), free(sh);
     }
+}
+
+/* tracedb ops and ranks over a shard directory print what they print over one database of the same
+ * traces, byte for byte; the reports that need events, and windows, refuse it and say why; a shard that
+ * failed at import is named. */
+Test(shards, reports_over_a_directory_equal_one_database, .timeout = 300)
+{
+    char *dir = temp_dir();
+    make_job(dir);
+    char runner[1200];
+    snprintf(runner, sizeof runner, "'%s'", tracedb());
+    compare_shard_reports(dir, runner);
     int st;
     char *out = run_capture(&st, "'%s' kernels '%s/shards' 2>&1", tracedb(), dir);
     cr_expect(st == 1 && strstr(out, "directory of shards") && strstr(out, "tracedb merge"), "%s", out);
@@ -241,18 +251,9 @@ static void reports_under_mpi(int procs)
         cr_skip_test("no tracedb-mpi");
     char *dir = temp_dir();
     make_job(dir);
-    for (size_t r = 0; r < sizeof shard_reports / sizeof shard_reports[0]; r++) {
-        char cmd[200];
-        snprintf(cmd, sizeof cmd, "%s", shard_reports[r]);
-        char *sp = strchr(cmd, ' '), *rest = sp ? sp + 1 : (char *)"";
-        if (sp)
-            *sp = 0;
-        int s1, s2;
-        char *one = run_capture(&s1, "'%s' %s '%s/one.db' %s 2>&1", tracedb(), cmd, dir, rest);
-        char *sh = run_capture(&s2, MPIRUN " '%s' %s '%s/shards' %s 2>&1", procs, mpi, cmd, dir, rest);
-        cr_expect(s1 == 0 && s2 == 0 && strcmp(one, sh) == 0, "-n %d %s:\n%s\n---\n%s", procs, shard_reports[r], one, sh);
-        free(one), free(sh);
-    }
+    char runner[1200];
+    snprintf(runner, sizeof runner, MPIRUN " '%s'", procs, mpi);
+    compare_shard_reports(dir, runner);
     run("rm -rf '%s'", dir);
     free(dir);
 }
