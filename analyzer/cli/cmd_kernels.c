@@ -68,6 +68,8 @@ int cmd_kernels(int argc, char **argv, struct cli *cli)
     const char *sort = cli_report_sort(&sc, kernels_sort_keys, cli);
     if (!sort)
         return 2;
+    /* by name (or type) the GPU rows alone serve: a shard directory's reduce database holds them */
+    sc.shards_ok = !sc.by_step && strcmp(group_by, "name") == 0 ? 2 : 0;
     sqlite3 *db = scope_open(argv[0], &sc, &cli->io);
     if (!db)
         return 1;

@@ -13,5 +13,5 @@ static const char *const memops_sort_keys[] = {
 int cmd_memops(int argc, char **argv, struct cli *cli)
 {
     return cli_simple_report(argc, argv, cli, memops_usage, "total_ns", memops_sort_keys, "memops",
-                               "no memcpy or memset in this trace (a CPU-only trace has none)", 0);
+                               "no memcpy or memset in this trace (a CPU-only trace has none)", 2);
 }

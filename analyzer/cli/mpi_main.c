@@ -23,7 +23,9 @@ int main(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "import") == 0)
         rc = mpi_import(argc - 1, argv + 1, MPI_COMM_WORLD);
     else if (dir && (strcmp(argv[1], "ops") == 0 || strcmp(argv[1], "ranks") == 0))
-        rc = mpi_report(argc, argv, dir, MPI_COMM_WORLD);
+        rc = mpi_report(argc, argv, dir, 1, MPI_COMM_WORLD);
+    else if (dir && (strcmp(argv[1], "kernels") == 0 || strcmp(argv[1], "memops") == 0))
+        rc = mpi_report(argc, argv, dir, 2, MPI_COMM_WORLD); /* and the GPU rows */
     else
         rc = me == 0 ? tracedb_main(argc, argv) : 0;
     MPI_Finalize();

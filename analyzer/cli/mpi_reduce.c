@@ -1,9 +1,10 @@
 /* mpi_reduce.c: `mpirun -n N tracedb-mpi REPORT DIR` for the reports that run over a shard directory
- * (ops, ranks: struct scope's shards_ok). Each process reads its share of the shards (every N-th) into a
- * reduce database of their sums (analyzer/report/shards.c); process 0 gathers the others' (each sent
- * whole: sqlite3_serialize, a few KB to MB of sums, never events), copies them into its own the same way,
- * and runs the report on the result as tracedb would on one database. The sums are integers added in
- * SQL: the output equals the report over one database of all the traces. */
+ * (struct scope's shards_ok). Each process reads its share of the shards (a contiguous block, so that
+ * the shares joined in process order keep the shards' order) into a reduce database
+ * (analyzer/report/shards.c: the sums, and for kernels and memops the GPU rows); process 0 gathers the
+ * others' (each sent whole: sqlite3_serialize), copies them into its own the same way, and runs the
+ * report on the result as tracedb would on one database: the output equals the report over one
+ * database of all the traces. */
 #include "mpi_reduce.h"
 #include "cli.h"
 #include "report_io.h"
@@ -25,7 +26,8 @@ const char *mpi_shard_dir(int argc, char **argv)
 
 /* Process 0: copies a serialized reduce database into reduce (through a temporary file: a defensive
  * connection attaches files only). 0, or -1 (said). */
-static int add_image(sqlite3 *reduce, const unsigned char *image, int64_t n, int from, struct report_io *io)
+static int add_image(sqlite3 *reduce, const unsigned char *image, int64_t n, int from, enum shards_level level,
+                     struct report_io *io)
 {
     char path[] = "/tmp/tracedb-mpi-XXXXXX";
     int fd = mkstemp(path);
@@ -47,7 +49,7 @@ static int add_image(sqlite3 *reduce, const unsigned char *image, int64_t n, int
         sqlite3_bind_text(at, 1, path, -1, SQLITE_STATIC) == SQLITE_OK && sqlite3_step(at) == SQLITE_DONE) {
         char what[64];
         snprintf(what, sizeof what, "process %d's sums", from);
-        rc = shards_add(reduce, what, io);
+        rc = shards_add(reduce, what, level, io);
         sqlite3_exec(reduce, "DETACH src", NULL, NULL, NULL);
     } else {
         fprintf(io->err, "%s: cannot read process %d's sums: %s\n", io->prog, from, sqlite3_errmsg(reduce));
@@ -57,14 +59,17 @@ static int add_image(sqlite3 *reduce, const unsigned char *image, int64_t n, int
     return rc;
 }
 
-int mpi_report(int argc, char **argv, const char *dir, MPI_Comm comm)
+int mpi_report(int argc, char **argv, const char *dir, int level, MPI_Comm comm)
 {
     int me = 0, procs = 1;
     MPI_Comm_rank(comm, &me);
     MPI_Comm_size(comm, &procs);
     struct report_io io = {stdout, stderr, "tracedb-mpi"};
-    /* every process: its share (shards me, me + N, ...) */
-    sqlite3 *mine = shards_open(dir, me, -1, procs, &io);
+    /* every process: its share, the block [me * n / N, (me + 1) * n / N) */
+    long n_shards = shards_count(dir, &io);
+    sqlite3 *mine = n_shards < 0 ? NULL
+                                 : shards_open(dir, (long)((int64_t)me * n_shards / procs),
+                                               (long)((int64_t)(me + 1) * n_shards / procs), level, &io);
     sqlite3_int64 size = 0;
     unsigned char *image = mine ? sqlite3_serialize(mine, "main", &size, 0) : NULL;
     int64_t n = image ? (int64_t)size : -1; /* -1: this process failed (said) */
@@ -100,12 +105,12 @@ int mpi_report(int argc, char **argv, const char *dir, MPI_Comm comm)
     sqlite3_free(image);
     int rc = 0;
     if (me == 0) {
-        sqlite3 *reduce = failed ? NULL : shards_open(dir, 0, 0, 1, &io); /* the empty reduce database */
+        sqlite3 *reduce = failed ? NULL : shards_open(dir, 0, 0, level, &io); /* the empty reduce database */
         for (int p = 0; reduce && p < procs; p++)
-            if (counts[p] > 0 && add_image(reduce, all + displs[p], counts[p], p, &io) != 0)
+            if (counts[p] > 0 && add_image(reduce, all + displs[p], counts[p], p, level, &io) != 0)
                 sqlite3_close(reduce), reduce = NULL;
         if (reduce) {
-            shards_preload(dir, reduce);
+            shards_preload(dir, reduce, level);
             rc = tracedb_main(argc, argv);
         } else {
             rc = 1;

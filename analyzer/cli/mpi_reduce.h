@@ -6,8 +6,9 @@
 /* The shard directory among a command's arguments (argv[0] "tracedb-mpi", argv[1] the command), or NULL. */
 const char *mpi_shard_dir(int argc, char **argv);
 
-/* Every process of comm calls it: each reads its share of dir's shards, process 0 gathers the sums and
- * runs the command (tracedb_main) on them. The command's exit status, on every process. */
-int mpi_report(int argc, char **argv, const char *dir, MPI_Comm comm);
+/* Every process of comm calls it: each reads its share of dir's shards (what level says: enum
+ * shards_level), process 0 gathers them and runs the command (tracedb_main) on them. The command's exit
+ * status, on every process. */
+int mpi_report(int argc, char **argv, const char *dir, int level, MPI_Comm comm);
 
 #endif

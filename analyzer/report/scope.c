@@ -108,7 +108,8 @@ static int scope_last_step(sqlite3 *db, const struct scope *s, struct report_io 
 static sqlite3 *scope_shards(const char *path, const struct scope *s, struct report_io *io)
 {
     if (!s->shards_ok) {
-        fprintf(io->err, "%s: %s is a directory of shards: this report does not read shards yet (ops and ranks do); "
+        fprintf(io->err, "%s: %s is a directory of shards: this report does not read shards yet (ops, ranks, kernels "
+                         "and memops do); "
                          "`tracedb merge %s/shard-*.db -o one.db` makes one database\n",
                 io->prog, path, path);
         return NULL;
@@ -119,7 +120,7 @@ static sqlite3 *scope_shards(const char *path, const struct scope *s, struct rep
                 io->prog, path);
         return NULL;
     }
-    return shards_open(path, 0, -1, 1, io);
+    return shards_open(path, 0, -1, (enum shards_level)s->shards_ok, io);
 }
 
 sqlite3 *scope_open(const char *path, struct scope *s, struct report_io *io)

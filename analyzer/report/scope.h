@@ -21,7 +21,8 @@ struct scope {
     int wide;           /* tables: nothing cut to fit the terminal */
     const char *hide;   /* tables: columns whose names hold one of these words (set by a report) */
     const char *columns; /* tables: exactly these columns */
-    int shards_ok;      /* set by a report whose SQL reads only per-trace sums: it runs over a shard directory */
+    int shards_ok;      /* set by a report whose SQL reads only what a shard directory's reduce database holds
+                         * (enum shards_level: 1 the sums, 2 and the GPU rows): it runs over a directory */
 };
 
 void scope_init(struct scope *s, const char *default_sort);

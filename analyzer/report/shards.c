@@ -1,9 +1,12 @@
 /* shards.c: see shards.h. Each shard is attached in turn (read-only) and copied in SQL as tracedb merge
- * copies a database, but only what whole-trace reports read: names (interned by value), custom kinds,
- * traces (rank as imported), processes, threads, devices, the ProfilerStep#N ranges, event_stats and
- * device_stats. A report over the directory then runs its own SQL on this database; the commands whose
- * SQL reads nothing else say so (struct scope's shards_ok), the others refuse a directory. Another
- * reduce database (a process's share, in tracedb-mpi) is copied the same way (shards_add). */
+ * copies a database, but only what the reports over a directory read: names (interned by value),
+ * custom kinds, traces (rank as imported), processes, threads, devices, the ProfilerStep#N ranges,
+ * event_stats and device_stats, and at SHARDS_GPU the kernel, memcpy and memset rows. The shards are
+ * copied in their order, as tracedb import of the same traces would number them, so a pass summing in
+ * table order (kernels' standard deviation) sums in the same order. A report then runs its own SQL on
+ * this database; the commands whose SQL reads nothing else say so (struct scope's shards_ok), the others
+ * refuse a directory. Another reduce database (a process's share, in tracedb-mpi) is copied the same way
+ * (shards_add). */
 #include "shards.h"
 #include "db_guard.h"
 #include "embedded.h"
@@ -46,6 +49,14 @@ static const char *const copy_sql[] = {
     "INSERT INTO main.device_stats SELECT d.trace_id + o.tr, device, first_ns, last_ns, busy_ns, run_ns, events "
     "FROM src.device_stats d, temp.off o",
 };
+
+/* SHARDS_GPU: the GPU work too (not linked to its launch calls, which stay behind). */
+static const char gpu_sql[] =
+    "INSERT INTO main.event (id, kind, name_id, cat_id, thread_id, start_ns, dur_ns, self_ns, depth, device, stream, bytes) "
+    "SELECT e.id + o.ev, k.new, sn.new, sc.new, e.thread_id + o.th, e.start_ns, e.dur_ns, e.self_ns, e.depth, e.device, "
+    "e.stream, e.bytes FROM src.event e JOIN temp.kmap k ON k.old = e.kind JOIN temp.smap sn ON sn.old = e.name_id "
+    "LEFT JOIN temp.smap sc ON sc.old = e.cat_id, temp.off o WHERE e.kind IN (7, 8, 9) ORDER BY e.id";
+_Static_assert(TDB_KIND_KERNEL == 7 && TDB_KIND_MEMCPY == 8 && TDB_KIND_MEMSET == 9, "gpu_sql names GPU kinds by number");
 _Static_assert(TDB_KIND_RANGE == 2, "copy_sql names the range kind by number");
 
 int shards_is_dir(const char *path)
@@ -58,11 +69,13 @@ int shards_is_dir(const char *path)
     return stat(manifest, &sb) == 0;
 }
 
-int shards_add(sqlite3 *reduce, const char *what, struct report_io *io)
+int shards_add(sqlite3 *reduce, const char *what, enum shards_level level, struct report_io *io)
 {
-    for (size_t i = 0; i < sizeof copy_sql / sizeof copy_sql[0]; i++) {
+    size_t n = sizeof copy_sql / sizeof copy_sql[0];
+    for (size_t i = 0; i <= n; i++) {
         char *msg = NULL;
-        if (sqlite3_exec(reduce, copy_sql[i], NULL, NULL, &msg) != SQLITE_OK) {
+        const char *sql = i < n ? copy_sql[i] : level >= SHARDS_GPU ? gpu_sql : NULL;
+        if (sql && sqlite3_exec(reduce, sql, NULL, NULL, &msg) != SQLITE_OK) {
             fprintf(io->err, "%s: %s: %s\n", io->prog, what, msg ? msg : sqlite3_errmsg(reduce));
             sqlite3_free(msg);
             return -1;
@@ -105,13 +118,14 @@ long shards_count(const char *dir, struct report_io *io)
     return n;
 }
 
-/* An empty reduce database: the schema, its views, the SQL functions. NULL (said). */
+/* An empty reduce database: the schema, its views, the SQL functions; a temporary database (SQLite's ""),
+ * in memory while it is small and on disk beyond (the GPU rows of a large job). NULL (said). */
 static sqlite3 *reduce_db(struct report_io *io)
 {
     sqlite3 *db = NULL;
     char ver[64];
     snprintf(ver, sizeof ver, "PRAGMA user_version=%d", TDB_SCHEMA_VERSION);
-    if (tdb_db_open(":memory:", SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &db) != SQLITE_OK ||
+    if (tdb_db_open("", SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &db) != SQLITE_OK ||
         sqlite3_exec(db, tdb_embedded_get("schema/schema.sql"), NULL, NULL, NULL) != SQLITE_OK ||
         sqlite3_exec(db, ver, NULL, NULL, NULL) != SQLITE_OK ||
         sqlite3_exec(db, tdb_embedded_get("schema/views.sql"), NULL, NULL, NULL) != SQLITE_OK ||
@@ -125,18 +139,19 @@ static sqlite3 *reduce_db(struct report_io *io)
 }
 
 static sqlite3 *preloaded;
+static enum shards_level preloaded_level;
 static char preloaded_dir[4096];
 
-void shards_preload(const char *dir, sqlite3 *reduce)
+void shards_preload(const char *dir, sqlite3 *reduce, enum shards_level level)
 {
     sqlite3_close(preloaded);
-    preloaded = reduce;
+    preloaded = reduce, preloaded_level = level;
     snprintf(preloaded_dir, sizeof preloaded_dir, "%s", dir);
 }
 
-sqlite3 *shards_open(const char *dir, long first, long end, long step, struct report_io *io)
+sqlite3 *shards_open(const char *dir, long first, long end, enum shards_level level, struct report_io *io)
 {
-    if (preloaded && first == 0 && end < 0 && step == 1 && strcmp(dir, preloaded_dir) == 0) {
+    if (preloaded && first == 0 && end < 0 && level <= preloaded_level && strcmp(dir, preloaded_dir) == 0) {
         sqlite3 *db = preloaded;
         preloaded = NULL;
         return db;
@@ -148,7 +163,9 @@ sqlite3 *shards_open(const char *dir, long first, long end, long step, struct re
     long n = cJSON_GetArraySize(shards);
     if (end < 0 || end > n)
         end = n;
-    for (long i = first; db && i < end; i += step) {
+    if (db)
+        sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
+    for (long i = first; db && i < end; i++) {
         cJSON *s = cJSON_GetArrayItem(shards, (int)i);
         const cJSON *file = cJSON_GetObjectItem(s, "file"), *status = cJSON_GetObjectItem(s, "status");
         const cJSON *trace = cJSON_GetObjectItem(s, "trace"), *error = cJSON_GetObjectItem(s, "error");
@@ -183,11 +200,16 @@ sqlite3 *shards_open(const char *dir, long first, long end, long step, struct re
             sqlite3_close(db), db = NULL;
             break;
         }
-        ok = shards_add(db, path, io) == 0;
+        /* a transaction holds the attached database's lock: commit to let it go */
+        ok = shards_add(db, path, level, io) == 0 && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK;
         sqlite3_exec(db, "DETACH src", NULL, NULL, NULL);
         if (!ok)
             sqlite3_close(db), db = NULL;
+        else
+            sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
     }
+    if (db)
+        sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
     cJSON_Delete(doc);
     return db;
 }

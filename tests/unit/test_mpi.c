@@ -191,7 +191,9 @@ static void make_job(const char *dir)
 }
 
 static const char *const shard_reports[] = {"ops", "ops --by-rank --format csv", "ops --sort calls --limit 20 --format json",
-                                            "ranks", "ranks --sort straggle_ns --format csv"};
+                                            "ranks", "ranks --sort straggle_ns --format csv", "kernels",
+                                            "kernels --by-rank --kinds kernel,memcpy,memset --format json",
+                                            "kernels --by-type --by-rank", "memops --by-rank --format csv"};
 
 /* Each of shard_reports run by runner (a command prefix) over dir/shards prints what tracedb prints
  * over dir/one.db, byte for byte. */
@@ -212,9 +214,10 @@ static void compare_shard_reports(const char *dir, const char *runner)
     }
 }
 
-/* tracedb ops and ranks over a shard directory print what they print over one database of the same
- * traces, byte for byte; the reports that need events, and windows, refuse it and say why; a shard that
- * failed at import is named. */
+/* tracedb ops, ranks, kernels and memops over a shard directory print what they print over one database
+ * of the same traces, byte for byte (kernels' medians and standard deviations included: the GPU rows are
+ * gathered in the shards' order); the reports that need other events, and windows, refuse it and say why;
+ * a shard that failed at import is named. */
 Test(shards, reports_over_a_directory_equal_one_database, .timeout = 300)
 {
     char *dir = temp_dir();
@@ -223,7 +226,7 @@ Test(shards, reports_over_a_directory_equal_one_database, .timeout = 300)
     snprintf(runner, sizeof runner, "'%s'", tracedb());
     compare_shard_reports(dir, runner);
     int st;
-    char *out = run_capture(&st, "'%s' kernels '%s/shards' 2>&1", tracedb(), dir);
+    char *out = run_capture(&st, "'%s' api '%s/shards' 2>&1", tracedb(), dir);
     cr_expect(st == 1 && strstr(out, "directory of shards") && strstr(out, "tracedb merge"), "%s", out);
     free(out);
     out = run_capture(&st, "'%s' ops '%s/shards' --range 'ProfilerStep#551' 2>&1", tracedb(), dir);
@@ -243,7 +246,7 @@ Test(shards, reports_over_a_directory_equal_one_database, .timeout = 300)
     free(dir);
 }
 
-/* The same under mpirun: every process reads its share of the shards, process 0 adds up the sums. */
+/* The same under mpirun: every process reads its share of the shards, process 0 adds them up. */
 static void reports_under_mpi(int procs)
 {
     const char *mpi = mpi_binary();
