@@ -30,6 +30,7 @@ int cmd_device(int argc, char **argv, struct cli *cli)
     const char *sort = scope_sort_column(&sc, device_sort_keys, &cli->io);
     if (!sort)
         return 2;
+    sc.shards_ok = 2; /* the GPU rows, the steps and device_stats: a shard directory's reduce database holds them */
     sqlite3 *db = scope_open(argv[0], &sc, &cli->io);
     if (!db)
         return 1;

@@ -24,7 +24,7 @@ int main(int argc, char **argv)
         rc = mpi_import(argc - 1, argv + 1, MPI_COMM_WORLD);
     else if (dir && (strcmp(argv[1], "ops") == 0 || strcmp(argv[1], "ranks") == 0))
         rc = mpi_report(argc, argv, dir, 1, MPI_COMM_WORLD);
-    else if (dir && (strcmp(argv[1], "kernels") == 0 || strcmp(argv[1], "memops") == 0))
+    else if (dir && (strcmp(argv[1], "kernels") == 0 || strcmp(argv[1], "memops") == 0 || strcmp(argv[1], "device") == 0))
         rc = mpi_report(argc, argv, dir, 2, MPI_COMM_WORLD); /* and the GPU rows */
     else
         rc = me == 0 ? tracedb_main(argc, argv) : 0;

@@ -1,6 +1,6 @@
 /* shards.c: see shards.h. Each shard is attached in turn (read-only) and copied in SQL as tracedb merge
  * copies a database, but only what the reports over a directory read: names (interned by value),
- * custom kinds, traces (rank as imported), processes, threads, devices, the ProfilerStep#N ranges,
+ * custom kinds, traces (rank as imported), processes, threads, devices, the ranges (steps, annotations),
  * event_stats and device_stats, and at SHARDS_GPU the kernel, memcpy and memset rows. The shards are
  * copied in their order, as tracedb import of the same traces would number them, so a pass summing in
  * table order (kernels' standard deviation) sums in the same order. A report then runs its own SQL on
@@ -40,9 +40,9 @@ static const char *const copy_sql[] = {
     "INSERT INTO main.device SELECT d.id, d.trace_id + o.tr, name, properties FROM src.device d, temp.off o",
     "INSERT INTO main.event (id, kind, name_id, cat_id, thread_id, start_ns, dur_ns, self_ns, depth) "
     "SELECT e.id + o.ev, k.new, sn.new, sc.new, e.thread_id + o.th, e.start_ns, e.dur_ns, e.self_ns, e.depth "
-    "FROM src.event e JOIN src.string n ON n.id = e.name_id JOIN temp.kmap k ON k.old = e.kind "
+    "FROM src.event e JOIN temp.kmap k ON k.old = e.kind "
     "JOIN temp.smap sn ON sn.old = e.name_id LEFT JOIN temp.smap sc ON sc.old = e.cat_id, temp.off o "
-    "WHERE e.kind = 2 AND n.value GLOB 'ProfilerStep#[0-9]*' ORDER BY e.id",
+    "WHERE e.kind = 2 ORDER BY e.id",
     "INSERT INTO main.event_stats SELECT s.trace_id + o.tr, k.new, sn.new, s.device, calls, total_ns, self_ns, min_ns, max_ns, "
     "self_device_ns, device_total_ns, self_cpu_mem, cpu_mem, self_device_mem, device_mem "
     "FROM src.event_stats s JOIN temp.kmap k ON k.old = s.kind JOIN temp.smap sn ON sn.old = s.name_id, temp.off o",

@@ -1,7 +1,7 @@
 /* shards.h: a directory of shards (tracedb-mpi import: DIR/shards.json and a database per trace) read as
  * one database by the reports that need only part of each trace: a temporary database holding every
- * shard's per-name sums (event_stats), device sums (device_stats), traces, threads and ProfilerStep
- * ranges, and for the reports over GPU work its kernel, memcpy and memset rows (gathered: the medians
+ * shard's per-name sums (event_stats), device sums (device_stats), traces, threads and ranges (steps,
+ * annotations), and for the reports over GPU work its kernel, memcpy and memset rows (gathered: the medians
  * stay exact), in the shards' order. The reduce is the report's own SQL (integer sums: exact). */
 #ifndef TDB_SHARDS_H
 #define TDB_SHARDS_H

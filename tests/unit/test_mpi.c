@@ -193,7 +193,8 @@ static void make_job(const char *dir)
 static const char *const shard_reports[] = {"ops", "ops --by-rank --format csv", "ops --sort calls --limit 20 --format json",
                                             "ranks", "ranks --sort straggle_ns --format csv", "kernels",
                                             "kernels --by-rank --kinds kernel,memcpy,memset --format json",
-                                            "kernels --by-type --by-rank", "memops --by-rank --format csv"};
+                                            "kernels --by-type --by-rank", "memops --by-rank --format csv", "device",
+                                            "device --steps '*' --format csv"};
 
 /* Each of shard_reports run by runner (a command prefix) over dir/shards prints what tracedb prints
  * over dir/one.db, byte for byte. */
@@ -214,7 +215,7 @@ static void compare_shard_reports(const char *dir, const char *runner)
     }
 }
 
-/* tracedb ops, ranks, kernels and memops over a shard directory print what they print over one database
+/* tracedb ops, ranks, kernels, memops and device over a shard directory print what they print over one database
  * of the same traces, byte for byte (kernels' medians and standard deviations included: the GPU rows are
  * gathered in the shards' order); the reports that need other events, and windows, refuse it and say why;
  * a shard that failed at import is named. */
