@@ -13,5 +13,5 @@ static const char *const api_sort_keys[] = {
 int cmd_api(int argc, char **argv, struct cli *cli)
 {
     return cli_simple_report(argc, argv, cli, api_usage, "total_ns", api_sort_keys, "api",
-                               "no CUDA runtime or driver calls in this trace (a CPU-only trace has none)", 0);
+                               "no CUDA runtime or driver calls in this trace (a CPU-only trace has none)", 3);
 }

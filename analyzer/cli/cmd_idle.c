@@ -38,6 +38,7 @@ int cmd_idle(int argc, char **argv, struct cli *cli)
     if (!sort)
         return 2;
     sc.by_rank = 1; /* per rank, always */
+    sc.shards_ok = 3; /* GPU rows and their launch calls: a shard directory holds them (no window) */
     sqlite3 *db = scope_open(argv[0], &sc, &cli->io); /* the sums: one C pass, then idle.sql prints them */
     if (!db)
         return 1;

@@ -41,6 +41,7 @@ int cmd_latency(int argc, char **argv, struct cli *cli)
     const char *sort = scope_sort_column(&sc, latency_sort_keys, &cli->io);
     if (!sort)
         return 2;
+    sc.shards_ok = name ? 0 : 3; /* steps and top-level ranges and operators: a shard directory holds them */
     sqlite3 *db = scope_open(argv[0], &sc, &cli->io);
     if (!db)
         return 1;

@@ -34,6 +34,7 @@ int cmd_memory(int argc, char **argv, struct cli *cli)
     const char *sort = scope_sort_column(&sc, memory_sort_keys, &cli->io);
     if (!sort)
         return 2;
+    sc.shards_ok = by_op || timeline ? 0 : 4; /* the peaks: [memory] events, which a shard directory can hold */
     sqlite3 *db = scope_open(argv[0], &sc, &cli->io);
     if (!db)
         return 1;

@@ -62,6 +62,7 @@ int cmd_summary(int argc, char **argv, struct cli *cli)
     }
     struct scope sc;
     scope_init(&sc, "");
+    sc.shards_ok = 4; /* sums, steps, GPU rows, launch calls, [memory] events: a shard directory holds them */
     sqlite3 *db = scope_open(argv[0], &sc, &cli->io);
     if (!db)
         return 1;

@@ -26,6 +26,11 @@ int main(int argc, char **argv)
         rc = mpi_report(argc, argv, dir, 1, MPI_COMM_WORLD);
     else if (dir && (strcmp(argv[1], "kernels") == 0 || strcmp(argv[1], "memops") == 0 || strcmp(argv[1], "device") == 0))
         rc = mpi_report(argc, argv, dir, 2, MPI_COMM_WORLD); /* and the GPU rows */
+    else if (dir && (strcmp(argv[1], "api") == 0 || strcmp(argv[1], "latency") == 0 || strcmp(argv[1], "overlap") == 0 ||
+                     strcmp(argv[1], "idle") == 0 || strcmp(argv[1], "launches") == 0 || strcmp(argv[1], "queue") == 0))
+        rc = mpi_report(argc, argv, dir, 3, MPI_COMM_WORLD); /* and the host calls */
+    else if (dir && (strcmp(argv[1], "memory") == 0 || strcmp(argv[1], "summary") == 0))
+        rc = mpi_report(argc, argv, dir, 4, MPI_COMM_WORLD); /* and the memory events */
     else
         rc = me == 0 ? tracedb_main(argc, argv) : 0;
     MPI_Finalize();

@@ -108,8 +108,7 @@ static int scope_last_step(sqlite3 *db, const struct scope *s, struct report_io 
 static sqlite3 *scope_shards(const char *path, const struct scope *s, struct report_io *io)
 {
     if (!s->shards_ok) {
-        fprintf(io->err, "%s: %s is a directory of shards: this report does not read shards yet (ops, ranks, kernels, "
-                         "memops and device do); "
+        fprintf(io->err, "%s: %s is a directory of shards: this report does not read shards in this form yet; "
                          "`tracedb merge %s/shard-*.db -o one.db` makes one database\n",
                 io->prog, path, path);
         return NULL;

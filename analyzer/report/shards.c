@@ -1,7 +1,9 @@
 /* shards.c: see shards.h. Each shard is attached in turn (read-only) and copied in SQL as tracedb merge
  * copies a database, but only what the reports over a directory read: names (interned by value),
  * custom kinds, traces (rank as imported), processes, threads, devices, the ranges (steps, annotations),
- * event_stats and device_stats, and at SHARDS_GPU the kernel, memcpy and memset rows. The shards are
+ * event_stats and device_stats, at SHARDS_GPU the kernel, memcpy and memset rows, at SHARDS_HOST the
+ * runtime and driver calls and top-level operators, at SHARDS_MEMORY the [memory] events and the events
+ * holding them. The shards are
  * copied in their order, as tracedb import of the same traces would number them, so a pass summing in
  * table order (kernels' standard deviation) sums in the same order. A report then runs its own SQL on
  * this database; the commands whose SQL reads nothing else say so (struct scope's shards_ok), the others
@@ -50,13 +52,39 @@ static const char *const copy_sql[] = {
     "FROM src.device_stats d, temp.off o",
 };
 
-/* SHARDS_GPU: the GPU work too (not linked to its launch calls, which stay behind). */
+/* SHARDS_GPU: the GPU work too (linked to its launch calls, which come at SHARDS_HOST). */
 static const char gpu_sql[] =
-    "INSERT INTO main.event (id, kind, name_id, cat_id, thread_id, start_ns, dur_ns, self_ns, depth, device, stream, bytes) "
-    "SELECT e.id + o.ev, k.new, sn.new, sc.new, e.thread_id + o.th, e.start_ns, e.dur_ns, e.self_ns, e.depth, e.device, "
-    "e.stream, e.bytes FROM src.event e JOIN temp.kmap k ON k.old = e.kind JOIN temp.smap sn ON sn.old = e.name_id "
+    "INSERT INTO main.event (id, kind, name_id, cat_id, thread_id, start_ns, dur_ns, self_ns, depth, device, stream, bytes, "
+    "launch_id) SELECT e.id + o.ev, k.new, sn.new, sc.new, e.thread_id + o.th, e.start_ns, e.dur_ns, e.self_ns, e.depth, "
+    "e.device, e.stream, e.bytes, e.launch_id + o.ev FROM src.event e JOIN temp.kmap k ON k.old = e.kind JOIN temp.smap sn ON sn.old = e.name_id "
     "LEFT JOIN temp.smap sc ON sc.old = e.cat_id, temp.off o WHERE e.kind IN (7, 8, 9) ORDER BY e.id";
 _Static_assert(TDB_KIND_KERNEL == 7 && TDB_KIND_MEMCPY == 8 && TDB_KIND_MEMSET == 9, "gpu_sql names GPU kinds by number");
+
+/* SHARDS_HOST: the runtime and driver calls, and the top-level operators (latency's --top-level). */
+static const char host_sql[] =
+    "INSERT INTO main.event (id, kind, name_id, cat_id, thread_id, start_ns, dur_ns, self_ns, depth, correlation, device, "
+    "stream) SELECT e.id + o.ev, k.new, sn.new, sc.new, e.thread_id + o.th, e.start_ns, e.dur_ns, e.self_ns, e.depth, "
+    "e.correlation, e.device, e.stream FROM src.event e JOIN temp.kmap k ON k.old = e.kind "
+    "JOIN temp.smap sn ON sn.old = e.name_id LEFT JOIN temp.smap sc ON sc.old = e.cat_id, temp.off o "
+    "WHERE e.kind IN (5, 6) OR (e.kind = 1 AND e.depth = 0) ORDER BY e.id";
+_Static_assert(TDB_KIND_RUNTIME == 5 && TDB_KIND_DRIVER == 6 && TDB_KIND_OP == 1, "host_sql names kinds by number");
+
+/* SHARDS_MEMORY: the [memory] events, their allocator rows, and the events holding them (the operator
+ * at a peak), those not copied already. */
+static const char memory_sql[] =
+    "INSERT INTO main.event (id, kind, name_id, cat_id, thread_id, start_ns, dur_ns, self_ns, parent_id, depth, device, bytes) "
+    "SELECT e.id + o.ev, k.new, sn.new, sc.new, e.thread_id + o.th, e.start_ns, e.dur_ns, e.self_ns, e.parent_id + o.ev, "
+    "e.depth, e.device, e.bytes FROM src.event e JOIN temp.kmap k ON k.old = e.kind "
+    "JOIN temp.smap sn ON sn.old = e.name_id LEFT JOIN temp.smap sc ON sc.old = e.cat_id, temp.off o "
+    "WHERE e.kind = 11 ORDER BY e.id; "
+    "INSERT INTO main.memory_event SELECT m.event_id + o.ev, addr, total_allocated, total_reserved, device_type "
+    "FROM src.memory_event m, temp.off o; "
+    "INSERT OR IGNORE INTO main.event (id, kind, name_id, cat_id, thread_id, start_ns, dur_ns, self_ns, depth) "
+    "SELECT e.id + o.ev, k.new, sn.new, sc.new, e.thread_id + o.th, e.start_ns, e.dur_ns, e.self_ns, e.depth "
+    "FROM src.event e JOIN temp.kmap k ON k.old = e.kind JOIN temp.smap sn ON sn.old = e.name_id "
+    "LEFT JOIN temp.smap sc ON sc.old = e.cat_id, temp.off o "
+    "WHERE e.id IN (SELECT parent_id FROM src.event WHERE kind = 11) ORDER BY e.id";
+_Static_assert(TDB_KIND_MEMORY == 11, "memory_sql names the memory kind by number");
 _Static_assert(TDB_KIND_RANGE == 2, "copy_sql names the range kind by number");
 
 int shards_is_dir(const char *path)
@@ -72,9 +100,10 @@ int shards_is_dir(const char *path)
 int shards_add(sqlite3 *reduce, const char *what, enum shards_level level, struct report_io *io)
 {
     size_t n = sizeof copy_sql / sizeof copy_sql[0];
-    for (size_t i = 0; i <= n; i++) {
+    const char *const more[] = {gpu_sql, host_sql, memory_sql}; /* SHARDS_GPU, _HOST, _MEMORY */
+    for (size_t i = 0; i < n + 3; i++) {
         char *msg = NULL;
-        const char *sql = i < n ? copy_sql[i] : level >= SHARDS_GPU ? gpu_sql : NULL;
+        const char *sql = i < n ? copy_sql[i] : (int)level >= SHARDS_GPU + (int)(i - n) ? more[i - n] : NULL;
         if (sql && sqlite3_exec(reduce, sql, NULL, NULL, &msg) != SQLITE_OK) {
             fprintf(io->err, "%s: %s: %s\n", io->prog, what, msg ? msg : sqlite3_errmsg(reduce));
             sqlite3_free(msg);

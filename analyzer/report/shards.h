@@ -9,7 +9,7 @@
 #include <sqlite3.h>
 
 /* What a report needs of each shard (struct scope's shards_ok). */
-enum shards_level { SHARDS_NONE, SHARDS_SUMS, SHARDS_GPU };
+enum shards_level { SHARDS_NONE, SHARDS_SUMS, SHARDS_GPU, SHARDS_HOST, SHARDS_MEMORY };
 
 /* Whether path is a directory holding a shards.json. */
 int shards_is_dir(const char *path);

@@ -146,9 +146,9 @@ Test(mpi, a_bad_trace_fails_its_shard_alone, .timeout = 300)
     sqlite3 *d = db_open(path);
     cr_expect_gt(db_int(d, "SELECT count(*) FROM event"), 100);
     sqlite3_close(d);
-    /* a report over the directory says what it is, not "no such database" (reports over shards: not yet) */
+    /* a report over the directory names the shard that failed rather than summing the others */
     char *said = run_capture(&st, "'%s' summary '%s' 2>&1", tracedb(), out);
-    cr_expect(st == 1 && strstr(said, "is a directory") && strstr(said, "tracedb merge"), "%s", said);
+    cr_expect(st == 1 && strstr(said, bad) && strstr(said, "was not imported"), "%s", said);
     free(said);
     /* the directory holds an import: refused, then replaced with --force */
     cr_expect_neq(run(MPIRUN " '%s' import -q -o '%s' '%s' 2>/dev/null", 2, mpi, out,
@@ -161,11 +161,13 @@ Test(mpi, a_bad_trace_fails_its_shard_alone, .timeout = 300)
     free(dir);
 }
 
-/* Four real traces, two of them two ranks of one job (steps 551 and 552). */
+/* Five real traces, two of them two ranks of one job (steps 551 and 552), one with [memory] events. */
 static const char *const job[] = {"trace_diff_control_control.json.gz", "trace_diff_test_test.json.gz",
-                                  "timeline_analysis_sampled_rank-0.json.gz", "trace_filter_sampled_rank-1.json.gz"};
+                                  "timeline_analysis_sampled_rank-0.json.gz", "trace_filter_sampled_rank-1.json.gz",
+                                  "df_index_resolver_df_index_resolver.json.gz"};
+#define NJOB (sizeof job / sizeof job[0])
 
-/* dir/one.db: the four traces imported into one database; dir/shards: a shard each with its manifest,
+/* dir/one.db: the traces imported into one database; dir/shards: a shard each with its manifest,
  * made by plain tracedb imports (as tracedb-mpi import makes them). */
 static void make_job(const char *dir)
 {
@@ -174,7 +176,7 @@ static void make_job(const char *dir)
     cr_assert_eq(run("mkdir -p '%s/shards'", dir), 0);
     char manifest[4000];
     int m = snprintf(manifest, sizeof manifest, "{\"format\": \"tracedb shards\", \"version\": 1, \"shards\": [");
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < (int)NJOB; i++) {
         char rel[300];
         snprintf(rel, sizeof rel, "tests/data/kineto/%s", job[i]);
         o += snprintf(cmd + o, sizeof cmd - (size_t)o, " '%s'", src_path(rel));
@@ -194,7 +196,9 @@ static const char *const shard_reports[] = {"ops", "ops --by-rank --format csv",
                                             "ranks", "ranks --sort straggle_ns --format csv", "kernels",
                                             "kernels --by-rank --kinds kernel,memcpy,memset --format json",
                                             "kernels --by-type --by-rank", "memops --by-rank --format csv", "device",
-                                            "device --steps '*' --format csv"};
+                                            "device --steps '*' --format csv", "api --by-rank", "latency --top-level --format csv",
+                                            "memory --format json", "summary", "summary --format json", "overlap", "idle",
+                                            "launches --format csv", "queue"};
 
 /* Each of shard_reports run by runner (a command prefix) over dir/shards prints what tracedb prints
  * over dir/one.db, byte for byte. */
@@ -215,10 +219,11 @@ static void compare_shard_reports(const char *dir, const char *runner)
     }
 }
 
-/* tracedb ops, ranks, kernels, memops and device over a shard directory print what they print over one database
- * of the same traces, byte for byte (kernels' medians and standard deviations included: the GPU rows are
- * gathered in the shards' order); the reports that need other events, and windows, refuse it and say why;
- * a shard that failed at import is named. */
+/* The reports the issue names (summary, ops, kernels, api, memops, latency, device, memory, ranks) and
+ * HTA's overlap, idle, launches and queue over a shard directory print what they print over one database
+ * of the same traces, byte for byte (medians and standard deviations included: the rows they need are
+ * gathered in the shards' order); a report that needs more (critical-path), and windows, refuse it and
+ * say why; a shard that failed at import is named. */
 Test(shards, reports_over_a_directory_equal_one_database, .timeout = 300)
 {
     char *dir = temp_dir();
@@ -227,7 +232,7 @@ Test(shards, reports_over_a_directory_equal_one_database, .timeout = 300)
     snprintf(runner, sizeof runner, "'%s'", tracedb());
     compare_shard_reports(dir, runner);
     int st;
-    char *out = run_capture(&st, "'%s' api '%s/shards' 2>&1", tracedb(), dir);
+    char *out = run_capture(&st, "'%s' critical-path '%s/shards' 2>&1", tracedb(), dir);
     cr_expect(st == 1 && strstr(out, "directory of shards") && strstr(out, "tracedb merge"), "%s", out);
     free(out);
     out = run_capture(&st, "'%s' ops '%s/shards' --range 'ProfilerStep#551' 2>&1", tracedb(), dir);
@@ -241,7 +246,7 @@ Test(shards, reports_over_a_directory_equal_one_database, .timeout = 300)
     write_file(path, text, (long)strlen(text));
     free(text);
     out = run_capture(&st, "'%s' ops '%s/shards' 2>&1", tracedb(), dir);
-    cr_expect(st == 1 && strstr(out, "trace_filter_sampled_rank-1.json.gz") && strstr(out, "was not imported"), "%s", out);
+    cr_expect(st == 1 && strstr(out, "df_index_resolver_df_index_resolver.json.gz") && strstr(out, "was not imported"), "%s", out);
     free(out);
     run("rm -rf '%s'", dir);
     free(dir);
