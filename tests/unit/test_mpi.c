@@ -276,3 +276,23 @@ Test(mpi, reports_over_shards_on_3_processes, .timeout = 300)
 {
     reports_under_mpi(3);
 }
+
+/* A process still busy past --timeout ends the job instead of hanging it: one trace is a FIFO nobody
+ * writes (a stalled filesystem, say), so its process waits for ever; the command returns well within the
+ * shell's own 120 s limit (which would kill it: status 137), fails, and says why. */
+Test(mpi, a_process_past_its_timeout_ends_the_job, .timeout = 300)
+{
+    const char *mpi = mpi_binary();
+    if (!mpi)
+        cr_skip_test("no tracedb-mpi");
+    char *dir = temp_dir(), fifo[1200];
+    snprintf(fifo, sizeof fifo, "%s/stalled.json", dir);
+    cr_assert_eq(run("mkfifo '%s'", fifo), 0);
+    int st;
+    char *err = run_capture(&st, "timeout -s KILL 120 env " MPIRUN " '%s' import --timeout 2 -o '%s/shards' '%s' '%s' 2>&1", 2, mpi,
+                            dir, fifo, src_path("tests/data/kineto/cpu_only_rank-34.json.gz"));
+    cr_expect(st != 0 && st != 137 && strstr(err, "--timeout passed"), "status %d: %s", st, err);
+    free(err);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
