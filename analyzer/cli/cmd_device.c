@@ -31,6 +31,7 @@ int cmd_device(int argc, char **argv, struct cli *cli)
     if (!sort)
         return 2;
     sc.shards_ok = 2; /* the GPU rows, the steps and device_stats: a shard directory's reduce database holds them */
+    sc.shards_last_step = 1;
     sqlite3 *db = scope_open(argv[0], &sc, &cli->io);
     if (!db)
         return 1;

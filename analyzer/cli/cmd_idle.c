@@ -39,6 +39,7 @@ int cmd_idle(int argc, char **argv, struct cli *cli)
         return 2;
     sc.by_rank = 1; /* per rank, always */
     sc.shards_ok = 3; /* GPU rows and their launch calls: a shard directory holds them (no window) */
+    sc.shards_last_step = 1;
     sqlite3 *db = scope_open(argv[0], &sc, &cli->io); /* the sums: one C pass, then idle.sql prints them */
     if (!db)
         return 1;

@@ -70,6 +70,7 @@ int cmd_kernels(int argc, char **argv, struct cli *cli)
         return 2;
     /* by name (or type) the GPU rows alone serve: a shard directory's reduce database holds them */
     sc.shards_ok = !sc.by_step && strcmp(group_by, "name") == 0 ? 2 : 0;
+    sc.shards_last_step = 1;
     sqlite3 *db = scope_open(argv[0], &sc, &cli->io);
     if (!db)
         return 1;

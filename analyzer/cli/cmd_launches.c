@@ -41,6 +41,7 @@ int cmd_launches(int argc, char **argv, struct cli *cli)
     if (!sort)
         return 2;
     sc.shards_ok = 3; /* GPU rows and their launch calls: a shard directory holds them (no window) */
+    sc.shards_last_step = 1;
     const struct scope_param params[] = {{":short_below", NULL, short_ns}, {":delay_above", NULL, delay_ns}, {NULL, NULL, 0}};
     const char *hint = "no kernel launches in this trace (cudaLaunchKernel, cudaLaunchKernelExC, cudaMemcpyAsync, "
                        "cudaMemsetAsync linked to GPU work)";

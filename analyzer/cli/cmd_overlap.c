@@ -24,5 +24,6 @@ int cmd_overlap(int argc, char **argv, struct cli *cli)
         return 2;
     sc.by_rank = 1; /* per rank, always */
     sc.shards_ok = 3; /* GPU rows and their launch calls: a shard directory holds them (no window) */
+    sc.shards_last_step = 1;
     return cli_run_report(argv[0], &sc, sort, "overlap", NULL, "no GPU work in this trace (a CPU-only trace has none)", cli);
 }

@@ -33,6 +33,7 @@ int cmd_queue(int argc, char **argv, struct cli *cli)
         return 2;
     sc.by_rank = 1; /* per rank, always */
     sc.shards_ok = 3; /* GPU rows and their launch calls: a shard directory holds them (no window) */
+    sc.shards_last_step = 1;
     const char *hint = "no kernel launches in this trace (launch calls linked to GPU work)";
     if (timeline)
         return cli_run_report(argv[0], &sc, sort, "queue_timeline", NULL, hint, cli);

@@ -18,6 +18,7 @@ int cli_simple_report(int argc, char **argv, struct cli *cli, const char *usage,
     struct scope sc;
     scope_init(&sc, default_sort);
     sc.shards_ok = shards_ok;
+    sc.shards_last_step = shards_ok == 2; /* memops: GPU work only */
     const struct opt opts[] = {SCOPE_OPTIONS(sc), OPT_END};
     int n = cli_parse_options(argc, argv, opts, usage, cli);
     if (n != 1) {

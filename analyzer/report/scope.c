@@ -113,13 +113,15 @@ static sqlite3 *scope_shards(const char *path, const struct scope *s, struct rep
                 io->prog, path, path);
         return NULL;
     }
-    if (s->from || s->to || s->range || s->drop_last_step || s->by_step) {
-        fprintf(io->err, "%s: %s is a directory of shards: windows (--from, --to, --range, --drop-last-step, --by-step) "
-                         "over shards are not built yet\n",
+    if (s->from || s->to || s->range || s->by_step || (s->drop_last_step && !s->shards_last_step)) {
+        fprintf(io->err, "%s: %s is a directory of shards: windows (--from, --to, --range, --by-step; --drop-last-step "
+                         "but for HTA's analyses, kernels, memops and device) over shards are not built yet\n",
                 io->prog, path);
         return NULL;
     }
-    return shards_open(path, 0, -1, (enum shards_level)s->shards_ok, io);
+    /* HTA's window keeps GPU work by its launch call: those come at SHARDS_HOST */
+    int level = s->drop_last_step && s->shards_ok < SHARDS_HOST ? SHARDS_HOST : s->shards_ok;
+    return shards_open(path, 0, -1, (enum shards_level)level, io);
 }
 
 sqlite3 *scope_open(const char *path, struct scope *s, struct report_io *io)

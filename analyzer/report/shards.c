@@ -1,7 +1,7 @@
 /* shards.c: see shards.h. Each shard is attached in turn (read-only) and copied in SQL as tracedb merge
  * copies a database, but only what the reports over a directory read: names (interned by value),
  * custom kinds, traces (rank as imported), processes, threads, devices, the ranges (steps, annotations),
- * event_stats and device_stats, at SHARDS_GPU the kernel, memcpy and memset rows, at SHARDS_HOST the
+ * event_stats and device_stats, at SHARDS_GPU the GPU rows (kernels, memcpy, memset, syncs, GPU ranges), at SHARDS_HOST the
  * runtime and driver calls and top-level operators, at SHARDS_MEMORY the [memory] events and the events
  * holding them. The shards are
  * copied in their order, as tracedb import of the same traces would number them, so a pass summing in
@@ -52,13 +52,16 @@ static const char *const copy_sql[] = {
     "FROM src.device_stats d, temp.off o",
 };
 
-/* SHARDS_GPU: the GPU work too (linked to its launch calls, which come at SHARDS_HOST). */
+/* SHARDS_GPU: the GPU rows too: kernels, memcpy, memset, syncs, GPU ranges (linked to their launch calls,
+ * which come at SHARDS_HOST). */
 static const char gpu_sql[] =
     "INSERT INTO main.event (id, kind, name_id, cat_id, thread_id, start_ns, dur_ns, self_ns, depth, device, stream, bytes, "
     "launch_id) SELECT e.id + o.ev, k.new, sn.new, sc.new, e.thread_id + o.th, e.start_ns, e.dur_ns, e.self_ns, e.depth, "
     "e.device, e.stream, e.bytes, e.launch_id + o.ev FROM src.event e JOIN temp.kmap k ON k.old = e.kind JOIN temp.smap sn ON sn.old = e.name_id "
-    "LEFT JOIN temp.smap sc ON sc.old = e.cat_id, temp.off o WHERE e.kind IN (7, 8, 9) ORDER BY e.id";
-_Static_assert(TDB_KIND_KERNEL == 7 && TDB_KIND_MEMCPY == 8 && TDB_KIND_MEMSET == 9, "gpu_sql names GPU kinds by number");
+    "LEFT JOIN temp.smap sc ON sc.old = e.cat_id, temp.off o WHERE e.kind IN (3, 7, 8, 9, 10) ORDER BY e.id";
+_Static_assert(TDB_KIND_KERNEL == 7 && TDB_KIND_MEMCPY == 8 && TDB_KIND_MEMSET == 9 && TDB_KIND_SYNC == 10 &&
+                   TDB_KIND_GPU_RANGE == 3,
+               "gpu_sql names GPU kinds by number");
 
 /* SHARDS_HOST: the runtime and driver calls, and the top-level operators (latency's --top-level). */
 static const char host_sql[] =

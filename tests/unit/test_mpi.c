@@ -161,10 +161,11 @@ Test(mpi, a_bad_trace_fails_its_shard_alone, .timeout = 300)
     free(dir);
 }
 
-/* Five real traces, two of them two ranks of one job (steps 551 and 552), one with [memory] events. */
+/* Six real traces, two of them two ranks of one job (steps 551 and 552), one with [memory] events, one
+ * with CUDA syncs (alexnet). */
 static const char *const job[] = {"trace_diff_control_control.json.gz", "trace_diff_test_test.json.gz",
                                   "timeline_analysis_sampled_rank-0.json.gz", "trace_filter_sampled_rank-1.json.gz",
-                                  "df_index_resolver_df_index_resolver.json.gz"};
+                                  "critical_path_alexnet_trace.json.gz", "df_index_resolver_df_index_resolver.json.gz"};
 #define NJOB (sizeof job / sizeof job[0])
 
 /* dir/one.db: the traces imported into one database; dir/shards: a shard each with its manifest,
@@ -198,7 +199,10 @@ static const char *const shard_reports[] = {"ops", "ops --by-rank --format csv",
                                             "kernels --by-type --by-rank", "memops --by-rank --format csv", "device",
                                             "device --steps '*' --format csv", "api --by-rank", "latency --top-level --format csv",
                                             "memory --format json", "summary", "summary --format json", "overlap", "idle",
-                                            "launches --format csv", "queue"};
+                                            "launches --format csv", "queue", "overlap --drop-last-step",
+                                            "idle --drop-last-step", "launches --drop-last-step", "queue --drop-last-step",
+                                            "kernels --by-type --drop-last-step", "device --drop-last-step",
+                                            "memops --drop-last-step"};
 
 /* Each of shard_reports run by runner (a command prefix) over dir/shards prints what tracedb prints
  * over dir/one.db, byte for byte. */
@@ -220,10 +224,10 @@ static void compare_shard_reports(const char *dir, const char *runner)
 }
 
 /* The reports the issue names (summary, ops, kernels, api, memops, latency, device, memory, ranks) and
- * HTA's overlap, idle, launches and queue over a shard directory print what they print over one database
- * of the same traces, byte for byte (medians and standard deviations included: the rows they need are
- * gathered in the shards' order); a report that needs more (critical-path), and windows, refuse it and
- * say why; a shard that failed at import is named. */
+ * HTA's overlap, idle, launches and queue (also in HTA's window, --drop-last-step) over a shard directory
+ * print what they print over one database of the same traces, byte for byte (medians and standard
+ * deviations included: the rows they need are gathered in the shards' order); a report that needs more
+ * (critical-path), and other windows, refuse it and say why; a shard that failed at import is named. */
 Test(shards, reports_over_a_directory_equal_one_database, .timeout = 300)
 {
     char *dir = temp_dir();
