@@ -1,15 +1,16 @@
-/* shards.c: see shards.h. Each shard is attached in turn (read-only) and copied in SQL as tracedb merge
- * copies a database, but only what the reports over a directory read: names (interned by value),
- * custom kinds, traces (rank as imported), processes, threads, devices, the ranges (steps, annotations),
- * event_stats and device_stats, at SHARDS_GPU the GPU rows (kernels, memcpy, memset, syncs, GPU ranges), at SHARDS_HOST the
- * runtime and driver calls and top-level operators, at SHARDS_MEMORY the [memory] events and the events
- * holding them. The shards are
- * copied in their order, as tracedb import of the same traces would number them, so a pass summing in
- * table order (kernels' standard deviation) sums in the same order. A report then runs its own SQL on
+/* shards.c: see shards.h. Each shard is attached in turn (read-only) and copied as tracedb merge copies
+ * a database (recorder/import/db_copy.c), but only the events the reports over a directory read:
+ * traces (rank as imported), processes, threads, devices, event_stats, device_stats and the ranges
+ * (steps, annotations); at SHARDS_GPU the GPU rows (kernels, memcpy, memset, syncs, GPU ranges), at
+ * SHARDS_HOST the runtime and driver calls and top-level operators, at SHARDS_MEMORY the [memory] events
+ * and the events holding them. The shards are copied in their order, as tracedb import of the same
+ * traces would number them, so a pass summing in table order (kernels' standard deviation) sums in the
+ * same order. A report then runs its own SQL on
  * this database; the commands whose SQL reads nothing else say so (struct scope's shards_ok), the others
  * refuse a directory. Another reduce database (a process's share, in tracedb-mpi) is copied the same way
  * (shards_add). */
 #include "shards.h"
+#include "db_copy.h"
 #include "db_guard.h"
 #include "embedded.h"
 #include "kinds.h"
@@ -21,74 +22,21 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static const char *const copy_sql[] = {
-    "CREATE INDEX IF NOT EXISTS main.string_value ON string(value)",
-    "INSERT INTO main.string (value) SELECT DISTINCT value FROM src.string WHERE value NOT IN (SELECT value FROM main.string)",
-    "DROP TABLE IF EXISTS temp.smap",
-    "CREATE TEMP TABLE smap AS SELECT s.id AS old, m.id AS new FROM src.string s JOIN main.string m ON m.value = s.value",
-    "INSERT INTO main.kind (id, name) SELECT max(99, (SELECT max(id) FROM main.kind)) + row_number() OVER (ORDER BY id), name "
-    "FROM src.kind WHERE name NOT IN (SELECT name FROM main.kind)",
-    "DROP TABLE IF EXISTS temp.kmap",
-    "CREATE TEMP TABLE kmap AS SELECT s.id AS old, m.id AS new FROM src.kind s JOIN main.kind m ON m.name = s.name",
-    "DROP TABLE IF EXISTS temp.off",
-    "CREATE TEMP TABLE off AS SELECT (SELECT coalesce(max(id), 0) FROM main.trace) AS tr, "
-    "(SELECT coalesce(max(id), 0) FROM main.process) AS pr, (SELECT coalesce(max(id), 0) FROM main.thread) AS th, "
-    "(SELECT coalesce(max(id), 0) FROM main.event) AS ev",
-    "INSERT INTO main.trace SELECT t.id + o.tr, source_file, source_format, name, base_time_ns, rank, "
-    "device_properties, distributed_info, extra, status, skipped_events, overlaps, error, first_ns, last_ns "
-    "FROM src.trace t, temp.off o ORDER BY t.id",
-    "INSERT INTO main.process SELECT p.id + o.pr, p.trace_id + o.tr, pid, name, labels, sort_index FROM src.process p, temp.off o",
-    "INSERT INTO main.thread SELECT t.id + o.th, t.process_id + o.pr, tid, name, sort_index FROM src.thread t, temp.off o",
-    "INSERT INTO main.device SELECT d.id, d.trace_id + o.tr, name, properties FROM src.device d, temp.off o",
-    "INSERT INTO main.event (id, kind, name_id, cat_id, thread_id, start_ns, dur_ns, self_ns, depth) "
-    "SELECT e.id + o.ev, k.new, sn.new, sc.new, e.thread_id + o.th, e.start_ns, e.dur_ns, e.self_ns, e.depth "
-    "FROM src.event e JOIN temp.kmap k ON k.old = e.kind "
-    "JOIN temp.smap sn ON sn.old = e.name_id LEFT JOIN temp.smap sc ON sc.old = e.cat_id, temp.off o "
-    "WHERE e.kind = 2 ORDER BY e.id",
-    "INSERT INTO main.event_stats SELECT s.trace_id + o.tr, k.new, sn.new, s.device, calls, total_ns, self_ns, min_ns, max_ns, "
-    "self_device_ns, device_total_ns, self_cpu_mem, cpu_mem, self_device_mem, device_mem "
-    "FROM src.event_stats s JOIN temp.kmap k ON k.old = s.kind JOIN temp.smap sn ON sn.old = s.name_id, temp.off o",
-    "INSERT INTO main.device_stats SELECT d.trace_id + o.tr, device, first_ns, last_ns, busy_ns, run_ns, events "
-    "FROM src.device_stats d, temp.off o",
+/* The events each level copies (the condition on src's event rows e): ranges at every level; then the
+ * GPU rows (kernels, memcpy, memset, syncs, GPU ranges); the runtime and driver calls and top-level
+ * operators; the [memory] events and the events holding them (the operator at a peak). */
+static const char *const level_events[] = {
+    [SHARDS_NONE] = "0",
+    [SHARDS_SUMS] = "e.kind = 2",
+    [SHARDS_GPU] = "e.kind IN (2, 3, 7, 8, 9, 10)",
+    [SHARDS_HOST] = "e.kind IN (2, 3, 5, 6, 7, 8, 9, 10) OR (e.kind = 1 AND e.depth = 0)",
+    [SHARDS_MEMORY] = ("e.kind IN (2, 3, 5, 6, 7, 8, 9, 10, 11) OR (e.kind = 1 AND e.depth = 0) "
+                       "OR e.id IN (SELECT parent_id FROM src.event WHERE kind = 11)"),
 };
-
-/* SHARDS_GPU: the GPU rows too: kernels, memcpy, memset, syncs, GPU ranges (linked to their launch calls,
- * which come at SHARDS_HOST). */
-static const char gpu_sql[] =
-    "INSERT INTO main.event (id, kind, name_id, cat_id, thread_id, start_ns, dur_ns, self_ns, depth, device, stream, bytes, "
-    "launch_id) SELECT e.id + o.ev, k.new, sn.new, sc.new, e.thread_id + o.th, e.start_ns, e.dur_ns, e.self_ns, e.depth, "
-    "e.device, e.stream, e.bytes, e.launch_id + o.ev FROM src.event e JOIN temp.kmap k ON k.old = e.kind JOIN temp.smap sn ON sn.old = e.name_id "
-    "LEFT JOIN temp.smap sc ON sc.old = e.cat_id, temp.off o WHERE e.kind IN (3, 7, 8, 9, 10) ORDER BY e.id";
-_Static_assert(TDB_KIND_KERNEL == 7 && TDB_KIND_MEMCPY == 8 && TDB_KIND_MEMSET == 9 && TDB_KIND_SYNC == 10 &&
-                   TDB_KIND_GPU_RANGE == 3,
-               "gpu_sql names GPU kinds by number");
-
-/* SHARDS_HOST: the runtime and driver calls, and the top-level operators (latency's --top-level). */
-static const char host_sql[] =
-    "INSERT INTO main.event (id, kind, name_id, cat_id, thread_id, start_ns, dur_ns, self_ns, depth, correlation, device, "
-    "stream) SELECT e.id + o.ev, k.new, sn.new, sc.new, e.thread_id + o.th, e.start_ns, e.dur_ns, e.self_ns, e.depth, "
-    "e.correlation, e.device, e.stream FROM src.event e JOIN temp.kmap k ON k.old = e.kind "
-    "JOIN temp.smap sn ON sn.old = e.name_id LEFT JOIN temp.smap sc ON sc.old = e.cat_id, temp.off o "
-    "WHERE e.kind IN (5, 6) OR (e.kind = 1 AND e.depth = 0) ORDER BY e.id";
-_Static_assert(TDB_KIND_RUNTIME == 5 && TDB_KIND_DRIVER == 6 && TDB_KIND_OP == 1, "host_sql names kinds by number");
-
-/* SHARDS_MEMORY: the [memory] events, their allocator rows, and the events holding them (the operator
- * at a peak), those not copied already. */
-static const char memory_sql[] =
-    "INSERT INTO main.event (id, kind, name_id, cat_id, thread_id, start_ns, dur_ns, self_ns, parent_id, depth, device, bytes) "
-    "SELECT e.id + o.ev, k.new, sn.new, sc.new, e.thread_id + o.th, e.start_ns, e.dur_ns, e.self_ns, e.parent_id + o.ev, "
-    "e.depth, e.device, e.bytes FROM src.event e JOIN temp.kmap k ON k.old = e.kind "
-    "JOIN temp.smap sn ON sn.old = e.name_id LEFT JOIN temp.smap sc ON sc.old = e.cat_id, temp.off o "
-    "WHERE e.kind = 11 ORDER BY e.id; "
-    "INSERT INTO main.memory_event SELECT m.event_id + o.ev, addr, total_allocated, total_reserved, device_type "
-    "FROM src.memory_event m, temp.off o; "
-    "INSERT OR IGNORE INTO main.event (id, kind, name_id, cat_id, thread_id, start_ns, dur_ns, self_ns, depth) "
-    "SELECT e.id + o.ev, k.new, sn.new, sc.new, e.thread_id + o.th, e.start_ns, e.dur_ns, e.self_ns, e.depth "
-    "FROM src.event e JOIN temp.kmap k ON k.old = e.kind JOIN temp.smap sn ON sn.old = e.name_id "
-    "LEFT JOIN temp.smap sc ON sc.old = e.cat_id, temp.off o "
-    "WHERE e.id IN (SELECT parent_id FROM src.event WHERE kind = 11) ORDER BY e.id";
-_Static_assert(TDB_KIND_MEMORY == 11, "memory_sql names the memory kind by number");
-_Static_assert(TDB_KIND_RANGE == 2, "copy_sql names the range kind by number");
+_Static_assert(TDB_KIND_RANGE == 2 && TDB_KIND_GPU_RANGE == 3 && TDB_KIND_RUNTIME == 5 && TDB_KIND_DRIVER == 6 &&
+                   TDB_KIND_KERNEL == 7 && TDB_KIND_MEMCPY == 8 && TDB_KIND_MEMSET == 9 && TDB_KIND_SYNC == 10 &&
+                   TDB_KIND_MEMORY == 11 && TDB_KIND_OP == 1,
+               "level_events names kinds by number");
 
 int shards_is_dir(const char *path)
 {
@@ -102,18 +50,9 @@ int shards_is_dir(const char *path)
 
 int shards_add(sqlite3 *reduce, const char *what, enum shards_level level, struct report_io *io)
 {
-    size_t n = sizeof copy_sql / sizeof copy_sql[0];
-    const char *const more[] = {gpu_sql, host_sql, memory_sql}; /* SHARDS_GPU, _HOST, _MEMORY */
-    for (size_t i = 0; i < n + 3; i++) {
-        char *msg = NULL;
-        const char *sql = i < n ? copy_sql[i] : (int)level >= SHARDS_GPU + (int)(i - n) ? more[i - n] : NULL;
-        if (sql && sqlite3_exec(reduce, sql, NULL, NULL, &msg) != SQLITE_OK) {
-            fprintf(io->err, "%s: %s: %s\n", io->prog, what, msg ? msg : sqlite3_errmsg(reduce));
-            sqlite3_free(msg);
-            return -1;
-        }
-    }
-    return 0;
+    /* the traces keep their rank as imported (tracedb import leaves a trace naming none without one) */
+    const struct tdb_copy c = {level_events[level], -1, TDB_COPY_EVENT_TABLES};
+    return tdb_copy_attached(reduce, &c, io->prog, what, io->err);
 }
 
 /* The manifest's shards array (doc to delete), or NULL (said). */

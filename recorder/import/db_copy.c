@@ -1,0 +1,117 @@
+/* db_copy.c: see db_copy.h. Each statement runs in SQL over the attached database; the temp tables smap
+ * (names), kmap (kinds) and off (each table's largest id in main) carry the remapping from one to the
+ * next. A side table's row comes only with its event. */
+#include "db_copy.h"
+#include <stdlib.h>
+#include <string.h>
+
+/* Each runs with ?1 = the rank a trace naming none gets (NULL: none); {E} is the events' condition. */
+static const char *const copy_sql[] = {
+    "DROP TABLE IF EXISTS temp.smap",
+    "DROP TABLE IF EXISTS temp.kmap",
+    "DROP TABLE IF EXISTS temp.off",
+    "CREATE INDEX IF NOT EXISTS main.string_value ON string(value)",
+    "INSERT INTO main.string (value) SELECT DISTINCT value FROM src.string WHERE value NOT IN (SELECT value FROM main.string)",
+    "CREATE TEMP TABLE smap AS SELECT s.id AS old, m.id AS new FROM src.string s JOIN main.string m ON m.value = s.value",
+    "INSERT INTO main.kind (id, name) SELECT max(99, (SELECT max(id) FROM main.kind)) + row_number() OVER (ORDER BY id), name "
+    "FROM src.kind WHERE name NOT IN (SELECT name FROM main.kind)",
+    "CREATE TEMP TABLE kmap AS SELECT s.id AS old, m.id AS new FROM src.kind s JOIN main.kind m ON m.name = s.name",
+    "CREATE TEMP TABLE off AS SELECT (SELECT coalesce(max(id), 0) FROM main.trace) AS tr, "
+    "(SELECT coalesce(max(id), 0) FROM main.process) AS pr, (SELECT coalesce(max(id), 0) FROM main.thread) AS th, "
+    "(SELECT coalesce(max(id), 0) FROM main.event) AS ev",
+    "INSERT INTO main.trace SELECT t.id + o.tr, source_file, source_format, name, base_time_ns, coalesce(rank, ?1), "
+    "device_properties, distributed_info, extra, status, skipped_events, overlaps, error, first_ns, last_ns "
+    "FROM src.trace t, temp.off o ORDER BY t.id",
+    "INSERT INTO main.process SELECT p.id + o.pr, p.trace_id + o.tr, pid, name, labels, sort_index FROM src.process p, temp.off o",
+    "INSERT INTO main.thread SELECT t.id + o.th, t.process_id + o.pr, tid, name, sort_index FROM src.thread t, temp.off o",
+    "INSERT INTO main.device SELECT d.id, d.trace_id + o.tr, name, properties FROM src.device d, temp.off o",
+    "INSERT INTO main.event SELECT e.id + o.ev, k.new, sn.new, sc.new, e.thread_id + o.th, e.start_ns, e.dur_ns, e.self_ns, "
+    "e.parent_id + o.ev, e.depth, e.correlation, e.external_id, e.device, e.stream, e.bytes, e.launch_id + o.ev, e.args "
+    "FROM src.event e JOIN temp.kmap k ON k.old = e.kind JOIN temp.smap sn ON sn.old = e.name_id "
+    "LEFT JOIN temp.smap sc ON sc.old = e.cat_id, temp.off o WHERE {E} ORDER BY e.id",
+    "INSERT INTO main.event_stats SELECT s.trace_id + o.tr, k.new, sn.new, device, calls, total_ns, self_ns, min_ns, "
+    "max_ns, self_device_ns, device_total_ns, self_cpu_mem, cpu_mem, self_device_mem, device_mem "
+    "FROM src.event_stats s JOIN temp.kmap k ON k.old = s.kind JOIN temp.smap sn ON sn.old = s.name_id, temp.off o",
+    "INSERT INTO main.device_stats SELECT d.trace_id + o.tr, device, first_ns, last_ns, busy_ns, run_ns, events "
+    "FROM src.device_stats d, temp.off o",
+};
+
+/* TDB_COPY_EVENT_TABLES: {F} is "" when every event came, else the copied events' condition. */
+static const char *const event_table_sql[] = {
+    "INSERT INTO main.kernel_launch SELECT l.event_id + o.ev, grid_x, grid_y, grid_z, block_x, block_y, block_z, "
+    "registers, shared_mem, blocks_per_sm, warps_per_sm, occupancy_pct FROM src.kernel_launch l, temp.off o {F}",
+    "INSERT INTO main.memory_event SELECT m.event_id + o.ev, addr, total_allocated, total_reserved, device_type "
+    "FROM src.memory_event m, temp.off o {F}",
+};
+
+static const char *const series_sql[] = {
+    "INSERT INTO main.counter (thread_id, name_id, ts_ns, value) SELECT c.thread_id + o.th, sn.new, c.ts_ns, c.value "
+    "FROM src.counter c JOIN temp.smap sn ON sn.old = c.name_id, temp.off o ORDER BY c.id",
+    "INSERT INTO main.flow (flow_id, cat_id, phase, thread_id, ts_ns, bind_enclosing) SELECT f.flow_id, sc.new, f.phase, "
+    "f.thread_id + o.th, f.ts_ns, f.bind_enclosing FROM src.flow f LEFT JOIN temp.smap sc ON sc.old = f.cat_id, "
+    "temp.off o ORDER BY f.id",
+};
+
+/* sql with its {X} replaced by with (malloc'd), or NULL when out of memory. */
+static char *fill(const char *sql, const char *mark, const char *with)
+{
+    const char *at = strstr(sql, mark);
+    if (!at)
+        return strdup(sql);
+    size_t a = (size_t)(at - sql), w = strlen(with), rest = strlen(at + strlen(mark));
+    char *out = malloc(a + w + rest + 1);
+    if (out)
+        memcpy(out, sql, a), memcpy(out + a, with, w), memcpy(out + a + w, at + strlen(mark), rest + 1);
+    return out;
+}
+
+static int run(sqlite3 *db, const char *sql, int position, const char *prog, const char *what, FILE *err)
+{
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+    if (rc == SQLITE_OK) {
+        if (sqlite3_bind_parameter_count(st) > 0) {
+            if (position >= 0)
+                sqlite3_bind_int(st, 1, position);
+            else
+                sqlite3_bind_null(st, 1);
+        }
+        rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_OK)
+        fprintf(err, "%s: %s: %s\n", prog, what, sqlite3_errmsg(db));
+    return rc == SQLITE_OK ? 0 : -1;
+}
+
+static int oom(const char *prog, const char *what, FILE *err)
+{
+    fprintf(err, "%s: %s: out of memory\n", prog, what);
+    return -1;
+}
+
+int tdb_copy_attached(sqlite3 *db, const struct tdb_copy *c, const char *prog, const char *what, FILE *err)
+{
+    int all = strcmp(c->events, "1") == 0, rc = 0;
+    char *only = NULL; /* a side table's rows of the copied events */
+    size_t n = strlen(c->events) + 96;
+    if (!all && (only = malloc(n)))
+        snprintf(only, n, "WHERE event_id IN (SELECT e.id FROM src.event e WHERE %s)", c->events);
+    for (size_t i = 0; rc == 0 && i < sizeof copy_sql / sizeof copy_sql[0]; i++) {
+        char *sql = fill(copy_sql[i], "{E}", c->events);
+        rc = sql ? run(db, sql, c->position, prog, what, err) : oom(prog, what, err);
+        free(sql);
+    }
+    for (size_t i = 0; rc == 0 && (c->tables & TDB_COPY_EVENT_TABLES) && i < 2; i++) {
+        char *sql = all || only ? fill(event_table_sql[i], "{F}", all ? "" : only) : NULL;
+        rc = sql ? run(db, sql, c->position, prog, what, err) : oom(prog, what, err);
+        free(sql);
+    }
+    for (size_t i = 0; rc == 0 && (c->tables & TDB_COPY_SERIES) && i < 2; i++)
+        rc = run(db, series_sql[i], c->position, prog, what, err);
+    if (rc == 0)
+        rc = run(db, "DROP TABLE temp.smap", -1, prog, what, err) | run(db, "DROP TABLE temp.kmap", -1, prog, what, err) |
+             run(db, "DROP TABLE temp.off", -1, prog, what, err);
+    free(only);
+    return rc;
+}
