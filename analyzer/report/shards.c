@@ -140,8 +140,12 @@ sqlite3 *shards_open(const char *dir, long first, long end, enum shards_level le
         cJSON *s = cJSON_GetArrayItem(shards, (int)i);
         const cJSON *file = cJSON_GetObjectItem(s, "file"), *status = cJSON_GetObjectItem(s, "status");
         const cJSON *trace = cJSON_GetObjectItem(s, "trace"), *error = cJSON_GetObjectItem(s, "error");
-        if (!cJSON_IsString(file) || strchr(file->valuestring, '/') || !cJSON_IsString(status) ||
-            strcmp(status->valuestring, "imported") != 0) {
+        if (!cJSON_IsString(file) || strchr(file->valuestring, '/') || !*file->valuestring) {
+            fprintf(io->err, "%s: %s: shard %ld names no file in the directory\n", io->prog, dir, i);
+            sqlite3_close(db), db = NULL;
+            break;
+        }
+        if (!cJSON_IsString(status) || strcmp(status->valuestring, "imported") != 0) {
             fprintf(io->err, "%s: %s: shard %ld (%s) was not imported%s%s: the reports need every shard (import it "
                              "again with --force)\n",
                     io->prog, dir, i, cJSON_IsString(trace) ? trace->valuestring : "?", cJSON_IsString(error) ? ": " : "",
@@ -151,6 +155,12 @@ sqlite3 *shards_open(const char *dir, long first, long end, enum shards_level le
         }
         char path[4400], literal[4500];
         snprintf(path, sizeof path, "%s/%s", dir, file->valuestring);
+        struct stat sb;
+        if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) { /* ATTACH would make an empty one: a report writes nothing */
+            fprintf(io->err, "%s: shard %s is missing\n", io->prog, path);
+            sqlite3_close(db), db = NULL;
+            break;
+        }
         sqlite3_stmt *at = NULL;
         int ok = sqlite3_prepare_v2(db, "ATTACH ?1 AS src", -1, &at, NULL) == SQLITE_OK &&
                  sqlite3_bind_text(at, 1, tdb_db_literal_path(path, literal, sizeof literal), -1, SQLITE_STATIC) == SQLITE_OK &&

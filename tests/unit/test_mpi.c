@@ -300,3 +300,27 @@ Test(mpi, a_process_past_its_timeout_ends_the_job, .timeout = 300)
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+/* A manifest naming a shard that is not there, or a file outside the directory: a clear error, and the
+ * report writes nothing (SQLite would make an empty database of a missing file it attaches). */
+Test(shards, a_missing_or_outside_shard_is_named_and_nothing_written)
+{
+    char *dir = temp_dir(), path[1200];
+    static const char missing[] = "{\"shards\": [{\"file\": \"shard-0000.db\", \"status\": \"imported\"}]}";
+    static const char outside[] = "{\"shards\": [{\"file\": \"../one.db\", \"status\": \"imported\"}]}";
+    snprintf(path, sizeof path, "%s/shards.json", dir);
+    write_file(path, missing, (long)strlen(missing));
+    int st;
+    char *out = run_capture(&st, "'%s' ops '%s' 2>&1", tracedb(), dir);
+    cr_expect(st == 1 && strstr(out, "shard-0000.db is missing"), "%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/shard-0000.db", dir);
+    cr_expect_neq(access(path, F_OK), 0, "the report made %s", path);
+    snprintf(path, sizeof path, "%s/shards.json", dir);
+    write_file(path, outside, (long)strlen(outside));
+    out = run_capture(&st, "'%s' kernels '%s' 2>&1", tracedb(), dir);
+    cr_expect(st == 1 && strstr(out, "names no file in the directory"), "%s", out);
+    free(out);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
