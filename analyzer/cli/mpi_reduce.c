@@ -29,7 +29,9 @@ const char *mpi_shard_dir(int argc, char **argv)
 static int add_image(sqlite3 *reduce, const unsigned char *image, int64_t n, int from, enum shards_level level,
                      struct report_io *io)
 {
-    char path[] = "/tmp/tracedb-mpi-XXXXXX";
+    const char *tmp = getenv("TMPDIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tracedb-mpi-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     int fd = mkstemp(path);
     if (fd < 0) {
         fprintf(io->err, "%s: cannot make a temporary file for process %d's sums\n", io->prog, from);
