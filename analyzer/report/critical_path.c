@@ -4,10 +4,12 @@
  * graph and its longest path (cp_graph.c), and the rows the report prints. */
 #include "critical_path.h"
 #include "cp_graph.h"
+#include "db_guard.h"
 #include "kinds.h"
 #include "report.h"
 #include "sweep_group.h"
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,12 +238,6 @@ static void link_rows(struct cp_row *rows, const struct id_value *launch, size_t
     id_map_free(&pos);
 }
 
-/* Column c as an integer, or missing when NULL. */
-static int64_t int_or(sqlite3_stmt *st, int c, int64_t missing)
-{
-    return sqlite3_column_type(st, c) == SQLITE_NULL ? missing : sqlite3_column_int64(st, c);
-}
-
 static int64_t floor_us(int64_t ns)
 {
     return (ns >= 0 ? ns / 1000 : -((-ns + 999) / 1000)) * 1000;
@@ -270,16 +266,161 @@ static void hta_round(int64_t ts, int64_t dur, int64_t *start, int64_t *end)
     *start = (int64_t)ceil(t) * 1000, *end = (int64_t)floor(e) * 1000;
 }
 
+/* One part of the scan (ids lo..hi) on one connection: what it read, or why it stopped. */
+struct scan_part {
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    const struct id_map *flags, *thread_of;
+    int round_us;
+    struct cp_row *rows;
+    struct id_value *launch; /* the rows' launch_id (-1: none) */
+    size_t n;
+    int64_t ids; /* how many ids the part spans */
+    int sorted; /* rows came in id order */
+    int rc;     /* SQLITE_DONE, or what stopped it (SQLITE_NOMEM: out of memory) */
+};
+
+static void *scan_part_run(void *arg)
+{
+    struct scan_part *p = arg;
+    sqlite3_stmt *st = p->st;
+    size_t cap = 0;
+    p->sorted = 1;
+    while ((p->rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (p->n == cap) { /* first as many as the part has ids (a database's own ids are dense) */
+            cap = cap ? cap * 2 : p->ids < 4096 ? 4096 : p->ids < (1u << 22) ? (size_t)p->ids : (1u << 22);
+            struct cp_row *a = realloc(p->rows, cap * sizeof *a);
+            struct id_value *b = realloc(p->launch, cap * sizeof *b);
+            if (a)
+                p->rows = a;
+            if (b)
+                p->launch = b;
+            if (!a || !b) {
+                p->rc = SQLITE_NOMEM;
+                return NULL;
+            }
+        }
+        size_t n = p->n;
+        struct cp_row *r = &p->rows[n];
+        int64_t dur = sqlite3_column_int64(st, 3);
+        r->id = sqlite3_column_int64(st, 0);
+        r->ts = sqlite3_column_int64(st, 2), r->end = r->ts + dur;
+        if (p->round_us)
+            hta_round(r->ts, dur, &r->ts, &r->end);
+        r->stream = sqlite3_column_int64(st, 4), r->device = sqlite3_column_int64(st, 5);
+        r->flags = (unsigned)id_map_get(p->flags, sqlite3_column_int64(st, 7), 0);
+        int64_t cat = sqlite3_column_int64(st, 8);
+        if (cat >= 0)
+            r->flags |= (unsigned)id_map_get(p->flags, cat, 0) &
+                        (CP_CAT_OP | CP_CAT_RUNTIME | CP_CAT_ANNOTATION | CP_CAT_SYNC);
+        if (sqlite3_column_int(st, 9) == TDB_KIND_SYNC)
+            r->flags |= CP_CAT_SYNC;
+        r->correlation = sqlite3_column_int64(st, 10);
+        r->wait_stream = sqlite3_column_int64(st, 11), r->wait_corr = sqlite3_column_int64(st, 12);
+        p->sorted &= n == 0 || r->id > p->rows[n - 1].id;
+        r->thread = (int32_t)id_map_get(p->thread_of, sqlite3_column_int64(st, 1), -1);
+        r->link = -1, r->clipped = 0;
+        p->launch[n] = (struct id_value){sqlite3_column_int64(st, 6), (int64_t)n};
+        p->n++;
+    }
+    return NULL;
+}
+
+/* Rows of at least this many ids are read in two halves at once, the second on its own connection. */
+#define SPLIT_SCAN_IDS 64
+
+/* Reads the trace's rows: in two halves on two threads when the trace is large and a second connection
+ * to its file opens, else in one. 0, or -1 (printed). */
+static int scan_rows(sqlite3 *db, int64_t trace, const struct id_map *flags,
+                     const struct id_map *thread_of, int round_us, struct cp_row **rows, struct id_value **launch,
+                     size_t *count, int *sorted, struct report_io *io)
+{
+    struct scan_part part[2] = {{0}};
+    sqlite3_stmt *st = NULL;
+    sqlite3 *db2 = NULL;
+    int64_t lo = 0, hi = -1, traces = 0;
+    int rc = -1, threaded = 0;
+    pthread_t thread;
+    if (sqlite3_prepare_v2(db, "SELECT (SELECT min(id) FROM event), (SELECT max(id) FROM event), (SELECT count(*) FROM trace)", -1, &st, NULL) !=
+            SQLITE_OK ||
+        sqlite3_step(st) != SQLITE_ROW) {
+        fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
+        sqlite3_finalize(st);
+        return -1;
+    }
+    lo = sqlite3_column_int64(st, 0), hi = sqlite3_column_int64(st, 1), traces = sqlite3_column_int64(st, 2);
+    sqlite3_finalize(st);
+    int64_t mid = hi;
+    const char *file = sqlite3_db_filename(db, "main");
+    if (hi - lo >= SPLIT_SCAN_IDS && file && *file) { /* a second reader for the upper half, when one opens */
+        if (tdb_db_open(file, SQLITE_OPEN_READONLY, &db2) == SQLITE_OK)
+            mid = lo + (hi - lo) / 2;
+        else
+            sqlite3_close(db2), db2 = NULL;
+    }
+    for (int k = 0; k < 2; k++) {
+        struct scan_part *p = &part[k];
+        p->db = k ? db2 : db, p->flags = flags, p->thread_of = thread_of, p->round_us = round_us;
+        p->rc = SQLITE_DONE;
+        if (k && !db2)
+            break;
+        if (!(p->st = report_prepare(p->db, "critical_path_rows", io)))
+            goto done;
+        sqlite3_bind_int64(p->st, 1, trace);
+        sqlite3_bind_int(p->st, 2, traces == 1);
+        sqlite3_bind_int64(p->st, 3, k ? mid + 1 : lo);
+        sqlite3_bind_int64(p->st, 4, k ? hi : mid);
+        p->ids = k ? hi - mid : mid - lo + 1;
+    }
+    threaded = db2 && pthread_create(&thread, NULL, scan_part_run, &part[1]) == 0;
+    scan_part_run(&part[0]);
+    if (threaded)
+        pthread_join(thread, NULL);
+    else if (db2)
+        scan_part_run(&part[1]);
+    for (int k = 0; k < 2; k++)
+        if (part[k].rc != SQLITE_DONE) {
+            fprintf(io->err, "%s: %s\n", io->prog,
+                    part[k].rc == SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(part[k].db));
+            goto done;
+        }
+    size_t n = part[0].n + part[1].n;
+    if (part[1].n) { /* the upper half after the lower (in place when the ids were dense) */
+        int fits = (int64_t)n <= part[0].ids && part[0].ids >= 4096 && part[0].ids <= (1 << 22);
+        struct cp_row *a = fits ? part[0].rows : realloc(part[0].rows, (n + 1) * sizeof *a);
+        struct id_value *b = fits ? part[0].launch : a ? realloc(part[0].launch, (n + 1) * sizeof *b) : NULL;
+        if (a)
+            part[0].rows = a;
+        if (b)
+            part[0].launch = b;
+        if (!a || !b) {
+            fprintf(io->err, "%s: out of memory\n", io->prog);
+            goto done;
+        }
+        memcpy(part[0].rows + part[0].n, part[1].rows, part[1].n * sizeof *a);
+        for (size_t i = 0; i < part[1].n; i++)
+            part[0].launch[part[0].n + i] = (struct id_value){part[1].launch[i].id, (int64_t)(part[0].n + i)};
+    }
+    *sorted = part[0].sorted && part[1].sorted;
+    *rows = part[0].rows, *launch = part[0].launch, *count = n;
+    part[0].rows = NULL, part[0].launch = NULL;
+    rc = 0;
+done:
+    for (int k = 0; k < 2; k++)
+        sqlite3_finalize(part[k].st), free(part[k].rows), free(part[k].launch);
+    sqlite3_close(db2);
+    return rc;
+}
+
 /* One trace's rows, links and window marks. */
-static int load_rows(sqlite3 *db, int64_t trace, const struct id_map *flags, int64_t lo, int64_t hi, int64_t cutoff,
-                     int round_us, struct cp_row **out, size_t *count, struct report_io *io)
+static int load_rows(sqlite3 *db, int64_t trace, const struct id_map *flags, int64_t lo, int64_t hi,
+                     int64_t cutoff, int round_us, struct cp_row **out, size_t *count, struct report_io *io)
 {
     struct id_value *threads = NULL, *launch = NULL, *scratch = NULL;
     struct id_map thread_of = {0};
-    size_t nthreads, cap = 0, n = 0;
+    size_t nthreads, n = 0;
     int sorted = 1;
     struct cp_row *rows = NULL;
-    sqlite3_stmt *st = NULL;
     int rc = -1;
     /* host threads numbered in HTA's groupby order: (pid, tid) */
     if (collect(db,
@@ -288,50 +429,10 @@ static int load_rows(sqlite3 *db, int64_t trace, const struct id_map *flags, int
                 trace, 1, &threads, &nthreads, io) != 0)
         goto done;
     id_map_init(&thread_of, threads, nthreads);
-    if (!(st = report_prepare(db, "critical_path_rows", io)))
+    report_phase("cp: prepare");
+    if (scan_rows(db, trace, flags, &thread_of, round_us, &rows, &launch, &n, &sorted, io) != 0)
         goto done;
-    sqlite3_bind_int64(st, 1, trace);
-    int step;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        if (n == cap) {
-            cap = cap ? cap * 2 : 4096;
-            struct cp_row *a = realloc(rows, cap * sizeof *a);
-            struct id_value *b = realloc(launch, cap * sizeof *b);
-            if (a)
-                rows = a;
-            if (b)
-                launch = b;
-            if (!a || !b) {
-                fprintf(io->err, "%s: out of memory\n", io->prog);
-                goto done;
-            }
-        }
-        struct cp_row *r = &rows[n];
-        int64_t dur = sqlite3_column_int64(st, 3);
-        r->id = sqlite3_column_int64(st, 0);
-        r->ts = sqlite3_column_int64(st, 2), r->end = r->ts + dur;
-        if (round_us)
-            hta_round(r->ts, dur, &r->ts, &r->end);
-        r->stream = int_or(st, 4, -1), r->device = int_or(st, 5, -1);
-        r->flags = (unsigned)id_map_get(flags, sqlite3_column_int64(st, 7), 0);
-        if (sqlite3_column_type(st, 8) != SQLITE_NULL)
-            r->flags |= (unsigned)id_map_get(flags, sqlite3_column_int64(st, 8), 0) &
-                        (CP_CAT_OP | CP_CAT_RUNTIME | CP_CAT_ANNOTATION | CP_CAT_SYNC);
-        if (sqlite3_column_int(st, 9) == TDB_KIND_SYNC)
-            r->flags |= CP_CAT_SYNC;
-        r->correlation = int_or(st, 10, -1);
-        r->wait_stream = int_or(st, 11, -1), r->wait_corr = int_or(st, 12, -1);
-        sorted &= n == 0 || r->id > rows[n - 1].id;
-        r->thread = (int32_t)id_map_get(&thread_of, sqlite3_column_int64(st, 1), -1);
-        r->link = -1, r->clipped = 0;
-        launch[n] = (struct id_value){sqlite3_column_type(st, 6) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 6),
-                                      (int64_t)n};
-        n++;
-    }
-    if (step != SQLITE_DONE) {
-        fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
-        goto done;
-    }
+    report_phase("cp: scan");
     if (!sorted) { /* the scan was not in id order: sort the rows and their launch ids together */
         for (size_t i = 0; i < n; i++)
             launch[i].v = (int64_t)i;
@@ -389,10 +490,10 @@ static int load_rows(sqlite3 *db, int64_t trace, const struct id_map *flags, int
         if (r->stream != -1)
             r->thread = -1;
     }
+    report_phase("cp: links");
     *out = rows, *count = n, rows = NULL;
     rc = 0;
 done:
-    sqlite3_finalize(st);
     id_map_free(&thread_of);
     free(rows), free(threads), free(launch), free(scratch);
     return rc;
@@ -498,6 +599,7 @@ int critical_path(sqlite3 *db, const char *path, const struct cp_window *given, 
         load_flags(db, &flags, &nflags, io) != 0)
         goto done;
     id_map_init(&flag_of, flags, nflags);
+    report_phase("cp: start");
     if (sqlite3_prepare_v2(db, "SELECT id, rank FROM trace ORDER BY rank, id", -1, &traces, NULL) != SQLITE_OK) {
         fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
         goto done;
@@ -527,6 +629,7 @@ int critical_path(sqlite3 *db, const char *path, const struct cp_window *given, 
         }
         int wrote = res.nodes ? write_path(sums, steps, sqlite3_column_value(traces, 1), trace, rows, &res) : 0;
         cp_result_free(&res), free(rows);
+        report_phase("cp: free");
         if (wrote != 0) {
             fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
             goto done;

@@ -23,4 +23,7 @@ int report_is_recording(sqlite3 *db, const char *path, struct report_io *io);
 void report_bind_int(sqlite3_stmt *st, const char *param, int64_t v);
 void report_bind_text(sqlite3_stmt *st, const char *param, const char *v);
 
+/* With TRACEDB_TIMING=1, says on stderr how long the phase that ends now took (since the last call). */
+void report_phase(const char *done);
+
 #endif
