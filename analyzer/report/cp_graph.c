@@ -14,8 +14,10 @@
  * in, so that among equally long paths the same one is found. Nothing here allocates per event beyond
  * the arrays sized once from the rows. */
 #include "cp_graph.h"
+#include "report.h"
 #include "sqlfuncs.h"
 #include <limits.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -746,6 +748,47 @@ static int64_t clamp0(int64_t w)
     return w < 0 ? 0 : w;
 }
 
+/* kernel_edges on a graph of its own edges (see cp_build). */
+struct kernel_job {
+    struct graph g;
+    int rc;
+};
+
+static void *kernel_job_run(void *arg)
+{
+    struct kernel_job *j = arg;
+    j->rc = kernel_edges(&j->g);
+    return NULL;
+}
+
+/* Appends the edges of b (its own list over the same nodes) to g's, after them in each node's out-list. */
+static int append_edges(struct graph *g, const struct graph *b)
+{
+    if (g->ne + b->ne > g->ecap) {
+        struct edge *e = realloc(g->e, (g->ne + b->ne + 1) * sizeof *e);
+        if (!e)
+            return -1;
+        g->e = e, g->ecap = g->ne + b->ne + 1;
+    }
+    int32_t off = (int32_t)g->ne;
+    for (size_t i = 0; i < b->ne; i++) {
+        struct edge e = b->e[i];
+        e.next = e.next >= 0 ? e.next + off : -1;
+        g->e[off + i] = e;
+    }
+    for (size_t u = 0; u < g->nn; u++) {
+        if (b->head[u] < 0)
+            continue;
+        if (g->tail[u] >= 0)
+            g->e[g->tail[u]].next = b->head[u] + off;
+        else
+            g->head[u] = b->head[u] + off;
+        g->tail[u] = b->tail[u] + off;
+    }
+    g->ne += b->ne;
+    return 0;
+}
+
 /* networkx's dag_longest_path over the edges as added. */
 static int longest_path(struct graph *g, struct cp_result *r)
 {
@@ -887,11 +930,34 @@ int cp_build(const struct cp_row *rows, size_t n, struct cp_result *r)
         goto oom;
     for (size_t i = 0; i < n; i++)
         g.start[i] = g.end[i] = -1;
-    if (make_nodes(&g) != 0 || runtime_lock_edges(&g) != 0 || all_call_stacks(&g) != 0 || kernel_edges(&g) != 0 ||
-        g.oom)
+    if (make_nodes(&g) != 0)
         goto oom;
+    report_phase("cp: nodes");
+    /* the GPU's edges on a second thread, into a list of their own, while this one adds the host's;
+     * then theirs after these, as HTA adds them (no edge of one joins the nodes an edge of the other does) */
+    struct kernel_job job = {.g = g, .rc = -1};
+    job.g.e = NULL, job.g.ne = job.g.ecap = 0, job.g.oom = 0;
+    job.g.head = malloc((g.nn + 1) * sizeof *job.g.head), job.g.tail = malloc((g.nn + 1) * sizeof *job.g.tail);
+    pthread_t thread;
+    int threaded = 0;
+    if (job.g.head && job.g.tail) {
+        memset(job.g.head, 0xff, (g.nn + 1) * sizeof *job.g.head);
+        memset(job.g.tail, 0xff, (g.nn + 1) * sizeof *job.g.tail);
+        threaded = pthread_create(&thread, NULL, kernel_job_run, &job) == 0;
+    }
+    int host_rc = runtime_lock_edges(&g) == 0 && all_call_stacks(&g) == 0 ? 0 : -1;
+    if (threaded)
+        pthread_join(thread, NULL);
+    else if (job.g.head && job.g.tail)
+        kernel_job_run(&job);
+    int joined = host_rc == 0 && job.rc == 0 && append_edges(&g, &job.g) == 0;
+    free(job.g.e), free(job.g.head), free(job.g.tail);
+    if (!joined || g.oom)
+        goto oom;
+    report_phase("cp: edges");
     if (validate(&g, r) == 0)
         rc = longest_path(&g, r);
+    report_phase("cp: longest path");
     goto done;
 oom:
     snprintf(r->error, sizeof r->error, "out of memory");
