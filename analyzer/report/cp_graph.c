@@ -151,57 +151,70 @@ static void attribute(struct graph *g, int32_t ei, int32_t src_parent)
         e->attr = src_parent;
 }
 
-/* A key and the position of what it sorts. */
-struct kv {
-    uint64_t k;
-    uint64_t i;
+/* A time and the position it belongs to. */
+struct timed {
+    int64_t t;
+    uint32_t pos;
 };
 
-/* A stable sort of kv pairs by key (LSD radix, 11 bits at a time, skipping digits every key shares);
- * tmp holds n pairs. O(n) a digit, where qsort's comparisons cost more than building the graph. */
-static void radix_sort(struct kv *a, struct kv *tmp, size_t n)
+static int timed_order(const void *a, const void *b)
 {
-    struct kv *src = a, *dst = tmp;
-    size_t count[2049];
-    for (int shift = 0; shift < 64; shift += 11) {
-        memset(count, 0, sizeof count);
-        for (size_t i = 0; i < n; i++)
-            count[(src[i].k >> shift & 2047) + 1]++;
-        int one_bucket = 0;
-        for (int d = 1; d <= 2048 && !one_bucket; d++)
-            one_bucket = count[d] == n;
-        if (one_bucket)
-            continue;
-        for (int d = 1; d <= 2048; d++)
-            count[d] += count[d - 1];
-        for (size_t i = 0; i < n; i++)
-            dst[count[src[i].k >> shift & 2047]++] = src[i];
-        struct kv *t = src;
-        src = dst, dst = t;
-    }
-    if (src != a)
-        memcpy(a, src, n * sizeof *a);
+    const struct timed *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return (x->pos > y->pos) - (x->pos < y->pos);
 }
 
-/* Sorts n items of `size` bytes (at base) stably by the int64 at offset key. 0, or -1 (out of memory). */
-static int sort_by_i64(void *base, size_t n, size_t size, size_t key)
+/* The positions 0..n-1 in the order of their times, equal times in position order (a stable sort), into
+ * order: spread over about n / 8 buckets of equal time span in one pass (each bucket in position
+ * order), then each bucket sorted (by insertion where small: a trace's events come nearly in time
+ * order). O(n) for times spread as a trace's are; a bucket holding much of the trace (a burst at one
+ * time) is sorted by comparison. 0, or -1 (out of memory). */
+static int order_by_time(const int64_t *t, size_t n, uint32_t *order)
 {
-    struct kv *kv = malloc((2 * n + 1) * sizeof *kv);
-    unsigned char *copy = malloc(n * size + 1), *items = base;
-    if (!kv || !copy) {
-        free(kv), free(copy);
+    if (n == 0)
+        return 0;
+    int64_t lo = t[0], hi = t[0];
+    for (size_t i = 1; i < n; i++)
+        lo = t[i] < lo ? t[i] : lo, hi = t[i] > hi ? t[i] : hi;
+    uint64_t span = (uint64_t)hi - (uint64_t)lo;
+    unsigned shift = 0;
+    size_t buckets = n / 8 + 1;
+    while (shift < 63 && span >> shift >= buckets)
+        shift++;
+    buckets = (size_t)(span >> shift) + 1;
+    size_t *start = calloc(buckets + 1, sizeof *start);
+    struct timed *a = malloc(n * sizeof *a);
+    if (!start || !a) {
+        free(start), free(a);
         return -1;
     }
-    for (size_t i = 0; i < n; i++) {
-        int64_t k;
-        memcpy(&k, items + i * size + key, sizeof k);
-        kv[i] = (struct kv){(uint64_t)k ^ (1ULL << 63), i};
-    }
-    radix_sort(kv, kv + n, n);
-    memcpy(copy, items, n * size);
     for (size_t i = 0; i < n; i++)
-        memcpy(items + i * size, copy + kv[i].i * size, size);
-    free(kv), free(copy);
+        start[(((uint64_t)t[i] - (uint64_t)lo) >> shift) + 1]++;
+    for (size_t b = 0; b < buckets; b++)
+        start[b + 1] += start[b];
+    for (size_t i = 0; i < n; i++) {
+        size_t b = ((uint64_t)t[i] - (uint64_t)lo) >> shift;
+        a[start[b]++] = (struct timed){t[i], (uint32_t)i};
+    }
+    for (size_t b = 0, from = 0; b < buckets; from = start[b++]) { /* start[b] is now bucket b's end */
+        size_t m = start[b] - from;
+        struct timed *x = a + from;
+        if (m > 32) {
+            qsort(x, m, sizeof *x, timed_order);
+            continue;
+        }
+        for (size_t i = 1; i < m; i++) { /* positions rise within a bucket: equal times stay in order */
+            struct timed v = x[i];
+            size_t j = i;
+            for (; j > 0 && x[j - 1].t > v.t; j--)
+                x[j] = x[j - 1];
+            x[j] = v;
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        order[i] = a[i].pos;
+    free(start), free(a);
     return 0;
 }
 
@@ -209,20 +222,29 @@ static int sort_by_i64(void *base, size_t n, size_t size, size_t key)
 static int make_nodes(struct graph *g)
 {
     const struct cp_row *rows = g->rows;
+    /* made in (row, start before end) order, then by time, equal times as made */
+    int32_t *want = malloc((g->n + 1) * sizeof *want);
+    int64_t *t = malloc((2 * g->n + 1) * sizeof *t);
+    uint32_t *order = malloc((2 * g->n + 1) * sizeof *order);
     g->nodes = malloc((2 * g->n + 1) * sizeof *g->nodes);
-    if (!g->nodes)
-        return -1;
+    size_t nw = 0;
+    int rc = -1;
+    if (!want || !t || !order || !g->nodes)
+        goto done;
     for (size_t i = 0; i < g->n; i++) {
         const struct cp_row *r = &rows[i];
-        int want = r->clipped && (host(r) ? (r->flags & (CP_CAT_OP | CP_CAT_RUNTIME)) != 0
-                                          : r->link >= 0 || r->correlation >= 0);
-        if (want) {
-            g->nodes[g->nn++] = (struct node){r->ts, (int32_t)i, 1};
-            g->nodes[g->nn++] = (struct node){r->end, (int32_t)i, 0};
-        }
+        if (r->clipped && (host(r) ? (r->flags & (CP_CAT_OP | CP_CAT_RUNTIME)) != 0 : r->link >= 0 || r->correlation >= 0))
+            t[2 * nw] = r->ts, t[2 * nw + 1] = r->end, want[nw++] = (int32_t)i;
     }
-    /* by time; made in (row, start before end) order, which the stable sort keeps for equal times */
-    if (sort_by_i64(g->nodes, g->nn, sizeof *g->nodes, offsetof(struct node, ts)) != 0)
+    g->nn = 2 * nw;
+    if (order_by_time(t, g->nn, order) != 0)
+        goto done;
+    for (size_t i = 0; i < g->nn; i++)
+        g->nodes[i] = (struct node){t[order[i]], want[order[i] >> 1], !(order[i] & 1)};
+    rc = 0;
+done:
+    free(want), free(t), free(order);
+    if (rc != 0)
         return -1;
     for (size_t i = 0; i < g->nn; i++)
         (g->nodes[i].is_start ? g->start : g->end)[g->nodes[i].row] = (int32_t)i;
@@ -269,26 +291,34 @@ static int runtime_lock_edges(struct graph *g)
     return 0;
 }
 
-/* A call stack's start or end of an event (HTA's call_stack.Event), with the key HTA's compare_events
- * orders it by. Every event of a stack lasts (the window keeps only those), where compare_events is a
+/* A call stack's starts and ends of events (HTA's call_stack.Event), ordered as HTA's compare_events
+ * orders them. Every event of a stack lasts (the window keeps only those), where compare_events is a
  * total order: by time; at one time ends before starts; starts longest first, then by event; ends
- * shortest first, then by event, the later event first. So a plain sort by this key is Python's. */
-struct stack_event {
-    int64_t time, k2, k3;
-    int32_t pos;  /* the member's position */
-    int32_t type; /* 1 start, -1 end */
+ * shortest first, then by event, the later event first. Member i's start is item 2i, its end 2i + 1;
+ * key[item] holds twice the time, plus one for a start, so that a sort by key leaves only the runs of
+ * equal keys to order by the rest. */
+struct stack_items {
+    const struct cp_row *rows;
+    const int32_t *members;
+    const int64_t *key;
 };
+
+static _Thread_local const struct stack_items *stack_items; /* for stack_order, which qsort calls */
 
 static int stack_order(const void *a, const void *b)
 {
-    const struct stack_event *x = a, *y = b;
-    if (x->time != y->time)
-        return x->time < y->time ? -1 : 1;
-    if (x->type != y->type)
-        return x->type < y->type ? -1 : 1;
-    if (x->k2 != y->k2)
-        return x->k2 < y->k2 ? -1 : 1;
-    return (x->k3 > y->k3) - (x->k3 < y->k3);
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    const struct stack_items *s = stack_items;
+    if (s->key[x] != s->key[y])
+        return s->key[x] < s->key[y] ? -1 : 1;
+    int end = x & 1;
+    if (end != (int)(y & 1)) /* (only where the keys are the times themselves) */
+        return end ? -1 : 1;
+    int32_t mx = s->members[x >> 1], my = s->members[y >> 1];
+    int64_t dx = s->rows[mx].end - s->rows[mx].ts, dy = s->rows[my].end - s->rows[my].ts;
+    if (dx != dy)
+        return (dx < dy) == end ? -1 : 1;
+    return mx == my ? 0 : (mx < my) != end ? -1 : 1;
 }
 
 /* The walk's state: HTA's enter_func/exit_func closure. */
@@ -319,24 +349,36 @@ static void walk_exit(struct graph *g, struct walk *w, int32_t row, int32_t pare
 
 /* HTA's _construct_graph_from_call_stacks: each host call stack (rows of one group, in file order)
  * built as CallStackGraph builds it (a start's parent is the stack's top; an end pops the top, whatever
- * it is), then walked depth first. ev holds 2 * count stack events, tree 5 * count + 4 ints. */
-static void call_stack_edges(struct graph *g, const int32_t *members, size_t count, struct stack_event *ev,
-                             int32_t *tree)
+ * it is), then walked depth first. key and order hold 2 * count items, tree 5 * count + 4 ints. 0, or -1
+ * (out of memory). */
+static int call_stack_edges(struct graph *g, const int32_t *members, size_t count, int64_t *key, uint32_t *order,
+                            int32_t *tree)
 {
-    size_t ne = 0;
+    size_t ne = 2 * count;
+    int fits = 1;
     for (size_t i = 0; i < count; i++) {
         const struct cp_row *r = &g->rows[members[i]];
-        int64_t dur = r->end - r->ts;
-        ev[ne++] = (struct stack_event){r->ts, -dur, members[i], (int32_t)i, 1};
-        ev[ne++] = (struct stack_event){r->end, dur, -(int64_t)members[i], (int32_t)i, -1};
+        fits &= r->ts > INT64_MIN / 4 && r->ts < INT64_MAX / 4 && r->end > INT64_MIN / 4 && r->end < INT64_MAX / 4;
+        key[2 * i] = 2 * r->ts + 1, key[2 * i + 1] = 2 * r->end;
     }
-    if (sort_by_i64(ev, ne, sizeof *ev, offsetof(struct stack_event, time)) != 0)
-        qsort(ev, ne, sizeof *ev, stack_order); /* out of memory for the fast way */
-    for (size_t k = 0, run; k < ne; k += run) { /* equal times: the rest of the key, in place */
-        for (run = 1; k + run < ne && ev[k + run].time == ev[k].time;)
+    struct stack_items items = {g->rows, members, key};
+    stack_items = &items;
+    if (!fits) { /* times near the ends of int64: the times themselves, by comparison */
+        for (size_t i = 0; i < count; i++) {
+            const struct cp_row *r = &g->rows[members[i]];
+            key[2 * i] = r->ts, key[2 * i + 1] = r->end;
+        }
+        for (size_t k = 0; k < ne; k++)
+            order[k] = (uint32_t)k;
+        qsort(order, ne, sizeof *order, stack_order);
+    } else if (order_by_time(key, ne, order) != 0) {
+        return -1;
+    }
+    for (size_t k = 0, run; fits && k < ne; k += run) { /* equal keys: the rest of the order, in place */
+        for (run = 1; k + run < ne && key[order[k + run]] == key[order[k]];)
             run++;
         if (run > 1)
-            qsort(ev + k, run, sizeof *ev, stack_order);
+            qsort(order + k, run, sizeof *order, stack_order);
     }
     /* the tree over member positions: parent, first child, next sibling, last child (position count = root) */
     int32_t *parent = tree, *first = tree + count + 1, *next = first + count + 1, *lastc = next + count + 1;
@@ -345,8 +387,8 @@ static void call_stack_edges(struct graph *g, const int32_t *members, size_t cou
     int32_t *stack = tree + 4 * (count + 1);
     size_t sp = 0;
     for (size_t k = 0; k < ne; k++) {
-        int32_t p = ev[k].pos;
-        if (ev[k].type == 1) {
+        int32_t p = (int32_t)(order[k] >> 1);
+        if (!(order[k] & 1)) {
             int32_t par = sp ? stack[sp - 1] : (int32_t)count;
             parent[p] = par;
             if (lastc[par] < 0)
@@ -383,6 +425,7 @@ static void call_stack_edges(struct graph *g, const int32_t *members, size_t cou
             cur = pp;
         }
     }
+    return 0;
 }
 
 /* The thread whose clipped operators or annotations alone have names holding flag (HTA's
@@ -426,23 +469,25 @@ static int all_call_stacks(struct graph *g)
     }
     count[groups] = total;
     size_t *fill = malloc(((size_t)groups + 1) * sizeof *fill);
-    struct stack_event *ev = malloc((2 * most + 1) * sizeof *ev);
+    int64_t *key = malloc((2 * most + 1) * sizeof *key);
+    uint32_t *order = malloc((2 * most + 1) * sizeof *order);
     int32_t *tree = malloc((5 * most + 5) * sizeof *tree);
-    if (!fill || !ev || !tree) {
-        free(fill), free(ev), free(tree);
-        goto oom;
-    }
+    int rc = -1;
+    if (!fill || !key || !order || !tree || most >= UINT32_MAX / 2)
+        goto done;
     memcpy(fill, count, ((size_t)groups + 1) * sizeof *fill);
     for (size_t i = 0; i < g->n; i++) {
         const struct cp_row *r = &g->rows[i];
         if (r->clipped && host(r) && r->thread >= 0)
             members[fill[fwd >= 0 && bwd >= 0 && r->thread == bwd ? fwd : r->thread]++] = (int32_t)i;
     }
-    for (int32_t t = 0; t < groups; t++)
+    rc = 0;
+    for (int32_t t = 0; rc == 0 && t < groups; t++)
         if (count[t + 1] > count[t])
-            call_stack_edges(g, members + count[t], count[t + 1] - count[t], ev, tree);
-    free(fill), free(ev), free(tree), free(count), free(members);
-    return 0;
+            rc = call_stack_edges(g, members + count[t], count[t + 1] - count[t], key, order, tree);
+done:
+    free(fill), free(key), free(order), free(tree), free(count), free(members);
+    return rc;
 oom:
     free(count), free(members);
     return -1;

@@ -761,3 +761,38 @@ Test(hta, critical_path_does_not_depend_on_the_scan_order, .timeout = 120)
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+/* The path does not depend on where the trace sits in time: every event moved by 2^61 ns (so far that the
+ * call stacks are ordered by comparison, twice a time no longer fitting an int64) gives the same path,
+ * edge by edge (type, bound, weight, event), as the trace where it was (itself HTA's, checked above). */
+Test(hta, critical_path_does_not_depend_on_the_time_origin, .timeout = 120)
+{
+    char *dir = temp_dir(), db[1200], moved[1300];
+    import_real(dir, "critical_path_alexnet_trace.json.gz", db, sizeof db);
+    snprintf(moved, sizeof moved, "%s/moved.db", dir);
+    cr_assert_eq(run("cp '%s' '%s'", db, moved), 0);
+    sqlite3 *d;
+    cr_assert_eq(sqlite3_open(moved, &d), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(d, "UPDATE event SET start_ns = start_ns + 2305843009213693952; "
+                                 "UPDATE trace SET first_ns = first_ns + 2305843009213693952, last_ns = last_ns + 2305843009213693952",
+                              NULL, NULL, NULL),
+                 SQLITE_OK, "%s", sqlite3_errmsg(d));
+    sqlite3_close(d);
+    for (int k = 0; k < 2; k++) {
+        const char *args = k ? "--each" : "--drop-last-step --each";
+        cJSON *a = critical_path_json(db, args), *b = critical_path_json(moved, args);
+        int n = cJSON_GetArraySize(a);
+        cr_assert(n > 100 && n == cJSON_GetArraySize(b), "%s: %d vs %d edges", args, n, cJSON_GetArraySize(b));
+        for (int i = 0; i < n; i++) {
+            const cJSON *x = cJSON_GetArrayItem(a, i), *y = cJSON_GetArrayItem(b, i);
+            cr_assert(strcmp(cJSON_GetObjectItem(x, "type")->valuestring, cJSON_GetObjectItem(y, "type")->valuestring) == 0 &&
+                          strcmp(cJSON_GetObjectItem(x, "bound")->valuestring, cJSON_GetObjectItem(y, "bound")->valuestring) == 0 &&
+                          strcmp(cJSON_GetObjectItem(x, "name")->valuestring, cJSON_GetObjectItem(y, "name")->valuestring) == 0 &&
+                          field(x, "dur_ns") == field(y, "dur_ns"),
+                      "%s: edge %d differs", args, i + 1);
+        }
+        cJSON_Delete(a), cJSON_Delete(b);
+    }
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
