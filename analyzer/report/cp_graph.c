@@ -218,6 +218,83 @@ static int order_by_time(const int64_t *t, size_t n, uint32_t *order)
     return 0;
 }
 
+#define MAX_GROUPS 64
+
+static int tuple_order(const void *a, const void *b)
+{
+    const int64_t *x = a, *y = b;
+    for (int j = 0; j < 2; j++)
+        if (x[j] != y[j])
+            return x[j] < y[j] ? -1 : 1;
+    return 0;
+}
+
+/* Sorts n items of `size` bytes stably by their int64 fields at offsets grp[0..ngrp-1] (at most 2), then
+ * at offset time: one order_by_time pass over a key that puts each item's group (its tuple of grp
+ * fields; at most MAX_GROUPS of them, ranked in ascending order) above its time. 1 when sorted; 0 when
+ * the items have more groups, or times too far apart, for one key (the caller sorts them by
+ * comparison); -1 out of memory. */
+static int sort_grouped(void *items, size_t n, size_t size, const size_t *grp, int ngrp, size_t time)
+{
+    unsigned char *base = items;
+    int64_t tuples[MAX_GROUPS][2], lo = 0, hi = 0;
+    int ntuples = 0, last = 0, rank[MAX_GROUPS];
+    if (n <= 1)
+        return 1;
+    uint8_t *which = malloc(n);
+    if (!which)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        int64_t tup[2] = {0, 0}, t;
+        for (int j = 0; j < ngrp; j++)
+            memcpy(&tup[j], base + i * size + grp[j], sizeof tup[j]);
+        memcpy(&t, base + i * size + time, sizeof t);
+        lo = i == 0 || t < lo ? t : lo, hi = i == 0 || t > hi ? t : hi;
+        if (ntuples == 0 || tuples[last][0] != tup[0] || tuples[last][1] != tup[1]) {
+            for (last = 0; last < ntuples && (tuples[last][0] != tup[0] || tuples[last][1] != tup[1]);)
+                last++;
+            if (last == ntuples) {
+                if (ntuples == MAX_GROUPS) {
+                    free(which);
+                    return 0;
+                }
+                tuples[ntuples][0] = tup[0], tuples[ntuples][1] = tup[1], ntuples++;
+            }
+        }
+        which[i] = (uint8_t)last;
+    }
+    uint64_t span = (uint64_t)hi - (uint64_t)lo;
+    if (span >= (uint64_t)INT64_MAX / MAX_GROUPS) {
+        free(which);
+        return 0;
+    }
+    for (int k = 0; k < ntuples; k++) {
+        rank[k] = 0;
+        for (int m = 0; m < ntuples; m++)
+            rank[k] += tuple_order(tuples[m], tuples[k]) < 0;
+    }
+    int64_t *key = calloc(n, sizeof *key); /* (calloc: gcc cannot tell the loop below fills it) */
+    uint32_t *order = malloc(n * sizeof *order);
+    unsigned char *copy = malloc(n * size);
+    int rc = -1;
+    if (!key || !order || !copy)
+        goto done;
+    for (size_t i = 0; i < n; i++) {
+        int64_t t;
+        memcpy(&t, base + i * size + time, sizeof t);
+        key[i] = (int64_t)((uint64_t)rank[which[i]] * (span + 1) + ((uint64_t)t - (uint64_t)lo));
+    }
+    if (order_by_time(key, n, order) != 0)
+        goto done;
+    memcpy(copy, base, n * size);
+    for (size_t i = 0; i < n; i++)
+        memcpy(base + i * size, copy + (size_t)order[i] * size, size);
+    rc = 1;
+done:
+    free(which), free(key), free(order), free(copy);
+    return rc;
+}
+
 /* HTA's _create_event_nodes: host operators and runtime calls, and GPU rows with a correlation. */
 static int make_nodes(struct graph *g)
 {
@@ -496,6 +573,7 @@ oom:
 /* One step of a stream's queue: +1 at a launch call, -1 when its work starts. */
 struct queue_step {
     int64_t stream, ts;
+    int64_t when; /* 2 ts, plus one at a start: at one time the launch goes first */
     int32_t row, d;
 };
 
@@ -527,14 +605,29 @@ static int queue_lengths(const struct cp_row *rows, size_t n, int32_t *q)
     struct queue_step *s = malloc((ns + 1) * sizeof *s);
     if (!s)
         return -1;
+    /* the launches in row order, then the starts in row order: steps equal by queue_order stay in row order */
     ns = 0;
+    int near = 1; /* times within int64 / 4: `when` does not overflow */
     for (size_t i = 0; i < n; i++)
         if (is_launch(rows, i)) {
-            const struct cp_row *k = &rows[rows[i].link];
-            s[ns++] = (struct queue_step){k->stream, rows[i].ts, (int32_t)i, 1};
-            s[ns++] = (struct queue_step){k->stream, k->ts, rows[i].link, -1};
+            near &= rows[i].ts > INT64_MIN / 4 && rows[i].ts < INT64_MAX / 4;
+            s[ns++] = (struct queue_step){rows[rows[i].link].stream, rows[i].ts, 2 * rows[i].ts, (int32_t)i, 1};
         }
-    qsort(s, ns, sizeof *s, queue_order);
+    for (size_t i = 0; i < n; i++) {
+        int32_t l = rows[i].link;
+        if (!host(&rows[i]) && l >= 0 && is_launch(rows, (size_t)l) && rows[l].link == (int32_t)i) {
+            near &= rows[i].ts > INT64_MIN / 4 && rows[i].ts < INT64_MAX / 4;
+            s[ns++] = (struct queue_step){rows[i].stream, rows[i].ts, 2 * rows[i].ts + 1, (int32_t)i, -1};
+        }
+    }
+    static const size_t by[] = {offsetof(struct queue_step, stream)};
+    int done = near ? sort_grouped(s, ns, sizeof *s, by, 1, offsetof(struct queue_step, when)) : 0;
+    if (done < 0) {
+        free(s);
+        return -1;
+    }
+    if (!done)
+        qsort(s, ns, sizeof *s, queue_order);
     int32_t len = 0;
     for (size_t i = 0; i < ns; i++) {
         if (i == 0 || s[i].stream != s[i - 1].stream)
@@ -648,7 +741,12 @@ static int event_links(const struct cp_row *rows, size_t n, struct event_links *
             const struct cp_row *k = &rows[rows[i].link];
             l[nl++] = (struct launch){k->device, k->stream, rows[i].ts, (int32_t)i};
         }
-    qsort(l, nl, sizeof *l, launch_order);
+    static const size_t by[] = {offsetof(struct launch, k1), offsetof(struct launch, k2)};
+    int done = sort_grouped(l, nl, sizeof *l, by, 2, offsetof(struct launch, ts)); /* made in row order */
+    if (done < 0)
+        goto oom;
+    if (!done)
+        qsort(l, nl, sizeof *l, launch_order);
     for (size_t i = 0; i < n; i++) {
         if (!(rows[i].flags & CP_EVENT_RECORD) || rows[i].correlation < 0)
             continue;
@@ -665,7 +763,10 @@ static int event_links(const struct cp_row *rows, size_t n, struct event_links *
     for (size_t i = 0; i < n; i++)
         if (is_launch(rows, i))
             l[nl++] = (struct launch){rows[i].thread, rows[rows[i].link].stream, rows[i].ts, (int32_t)i};
-    qsort(l, nl, sizeof *l, launch_order);
+    if ((done = sort_grouped(l, nl, sizeof *l, by, 2, offsetof(struct launch, ts))) < 0)
+        goto oom;
+    if (!done)
+        qsort(l, nl, sizeof *l, launch_order);
     for (size_t i = 0; i < n; i++) {
         el->next_launch[i] = -1;
         if (!(rows[i].flags & CP_WAIT_CALL) || rows[i].link < 0 || host(&rows[rows[i].link]))
@@ -676,6 +777,9 @@ static int event_links(const struct cp_row *rows, size_t n, struct event_links *
     }
     free(l), free(waits);
     return 0;
+oom:
+    free(l), free(waits);
+    return -1;
 }
 
 /* The last GPU node of each stream, in the order streams first appeared (HTA's dict). */
@@ -720,7 +824,11 @@ static int kernel_edges(struct graph *g)
         if (r->clipped && (!host(r) || (r->flags & (CP_EVENT_SYNC | CP_CONTEXT_SYNC))) && r->link >= 0)
             items[ni++] = (struct gpu_item){is_sync_row(r) ? r->end : r->ts, (int32_t)i};
     }
-    qsort(items, ni, sizeof *items, gpu_order);
+    int sorted = sort_grouped(items, ni, sizeof *items, NULL, 0, offsetof(struct gpu_item, key)); /* made in row order */
+    if (sorted < 0)
+        goto done;
+    if (!sorted)
+        qsort(items, ni, sizeof *items, gpu_order);
     for (size_t k = 0; k < ni; k++) {
         int32_t i = items[k].row;
         const struct cp_row *r = &rows[i];
