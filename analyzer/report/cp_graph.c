@@ -943,7 +943,7 @@ static int append_edges(struct graph *g, const struct graph *b)
 }
 
 /* networkx's dag_longest_path over the edges as added. */
-static int longest_path(struct graph *g, struct cp_result *r)
+static int longest_path(struct graph *g, int want_steps, struct cp_result *r)
 {
     size_t nn = g->nn, ne = g->ne;
     int32_t *order = malloc((nn + 1) * sizeof *order), *indeg = calloc(nn + 1, sizeof *indeg);
@@ -1008,16 +1008,15 @@ static int longest_path(struct graph *g, struct cp_result *r)
         if (d > far)
             far = d, end = v;
     }
-    /* the path, back from its end */
+    /* the path, back from its end: its sums, and its edges when asked for */
     size_t len = 0;
-    for (int32_t v = end; v >= 0 && best[v] >= 0; v = g->e[best[v]].u)
+    for (int32_t v = end; want_steps && v >= 0 && best[v] >= 0; v = g->e[best[v]].u)
         len++;
-    r->steps = malloc((len + 1) * sizeof *r->steps);
-    if (!r->steps) {
+    if (want_steps && !(r->steps = malloc((len + 1) * sizeof *r->steps))) {
         snprintf(r->error, sizeof r->error, "out of memory");
         goto done;
     }
-    r->nsteps = len, r->length = far > 0 ? far : 0, r->nodes = gn, r->edges = ne;
+    r->length = far > 0 ? far : 0, r->nodes = gn, r->edges = ne;
     free(seen); /* now by row: the events on the path */
     if (!(seen = calloc(g->n + 1, 1))) {
         snprintf(r->error, sizeof r->error, "out of memory");
@@ -1026,7 +1025,7 @@ static int longest_path(struct graph *g, struct cp_result *r)
     size_t k = len;
     for (int32_t v = end; v >= 0 && best[v] >= 0; v = g->e[best[v]].u) {
         const struct edge *e = &g->e[best[v]];
-        struct cp_step *s = &r->steps[--k];
+        struct cp_step step, *s = &step;
         s->from_ts = g->nodes[e->u].ts, s->to_ts = g->nodes[e->v].ts;
         s->weight = clamp0(e->w), s->type = e->type;
         s->from_row = g->nodes[e->u].row, s->to_row = g->nodes[e->v].row;
@@ -1041,8 +1040,12 @@ static int longest_path(struct graph *g, struct cp_result *r)
         r->bound_ns[s->bound] += s->weight;
         r->events += !seen[s->from_row] + (!seen[s->to_row] && s->to_row != s->from_row);
         seen[s->from_row] = seen[s->to_row] = 1;
+        r->start_ts = s->from_ts;
+        r->nsteps++;
+        if (r->steps)
+            r->steps[--k] = step;
     }
-    if (len == 0 && end >= 0)
+    if (r->nsteps == 0 && end >= 0)
         r->events = 1;
     rc = 0;
 done:
@@ -1069,7 +1072,7 @@ static int validate(const struct graph *g, struct cp_result *r)
     return 0;
 }
 
-int cp_build(const struct cp_row *rows, size_t n, struct cp_result *r)
+int cp_build(const struct cp_row *rows, size_t n, int steps, struct cp_result *r)
 {
     memset(r, 0, sizeof *r);
     struct graph g = {.rows = rows, .n = n};
@@ -1109,7 +1112,7 @@ int cp_build(const struct cp_row *rows, size_t n, struct cp_result *r)
         goto oom;
     report_phase("cp: edges");
     if (validate(&g, r) == 0)
-        rc = longest_path(&g, r);
+        rc = longest_path(&g, steps, r);
     report_phase("cp: longest path");
     goto done;
 oom:

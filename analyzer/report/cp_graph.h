@@ -63,16 +63,17 @@ struct cp_step {
 struct cp_result {
     int64_t length;        /* the path's length (ns), negative weights counted 0 */
     int64_t bound_ns[6];   /* by cp_bound */
-    struct cp_step *steps; /* the path's edges */
+    int64_t start_ts;      /* where the path starts (with an edge) */
+    struct cp_step *steps; /* the path's edges, when asked for; else NULL */
     size_t nsteps, events; /* edges; distinct events on the path */
     size_t nodes, edges;   /* the graph's */
     char error[256];       /* why no path, when cp_build fails */
 };
 
 /* Builds HTA's graph over rows (n of them, file order; rows[i].clipped marks the window) and finds its
- * longest path. 0; -1 with r->error set when the graph is not valid (a cycle, a sync edge within one
+ * longest path, edge by edge in r->steps when steps is set. 0; -1 with r->error set when the graph is not valid (a cycle, a sync edge within one
  * stream) or memory ran out. cp_result_free releases r. */
-int cp_build(const struct cp_row *rows, size_t n, struct cp_result *r);
+int cp_build(const struct cp_row *rows, size_t n, int steps, struct cp_result *r);
 void cp_result_free(struct cp_result *r);
 
 #endif

@@ -514,7 +514,7 @@ static int write_path(sqlite3_stmt *sums, sqlite3_stmt *steps, sqlite3_value *ra
     sqlite3_bind_int64(sums, 7, r->bound_ns[CP_BOUND_LAUNCH]);
     sqlite3_bind_int64(sums, 8, r->bound_ns[CP_BOUND_GAP]);
     if (r->nsteps)
-        sqlite3_bind_int64(sums, 9, r->steps[0].from_ts);
+        sqlite3_bind_int64(sums, 9, r->start_ts);
     else
         sqlite3_bind_null(sums, 9);
     sqlite3_bind_int64(sums, 10, (int64_t)r->events);
@@ -523,7 +523,7 @@ static int write_path(sqlite3_stmt *sums, sqlite3_stmt *steps, sqlite3_value *ra
     sqlite3_bind_int64(sums, 13, (int64_t)r->edges);
     int ok = sqlite3_step(sums) == SQLITE_DONE;
     sqlite3_reset(sums);
-    for (size_t i = 0; ok && steps && i < r->nsteps; i++) {
+    for (size_t i = 0; ok && steps && r->steps && i < r->nsteps; i++) {
         const struct cp_step *s = &r->steps[i];
         sqlite3_bind_value(steps, 1, rank);
         sqlite3_bind_int64(steps, 2, (int64_t)i + 1);
@@ -621,7 +621,7 @@ int critical_path(sqlite3 *db, const char *path, const struct cp_window *given, 
         if (load_rows(db, trace, &flag_of, lo, hi, cutoff, w->round_us, &rows, &n, io) != 0)
             goto done;
         struct cp_result res;
-        int built = cp_build(rows, n, &res);
+        int built = cp_build(rows, n, steps != NULL, &res);
         if (built != 0) {
             fprintf(io->err, "%s: %s: trace %lld: no critical path: %s\n", io->prog, path, (long long)trace, res.error);
             cp_result_free(&res), free(rows);
