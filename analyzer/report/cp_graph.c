@@ -806,29 +806,52 @@ static int is_sync_row(const struct cp_row *r)
     return (r->flags & CP_CAT_SYNC) != 0;
 }
 
+/* What the GPU's edges are made from, found from the rows alone (before the nodes): queue lengths,
+ * event links, and the GPU work and syncs in order. */
+struct kernel_prep {
+    int32_t *q, *sync_src;
+    struct gpu_item *items;
+    size_t ni;
+    struct event_links el;
+};
+
+static void kernel_prep_free(struct kernel_prep *kp)
+{
+    free(kp->q), free(kp->sync_src), free(kp->items), free(kp->el.rec), free(kp->el.next_launch);
+    memset(kp, 0, sizeof *kp);
+}
+
+static int kernel_prepare(const struct cp_row *rows, size_t n, struct kernel_prep *kp)
+{
+    memset(kp, 0, sizeof *kp);
+    kp->q = malloc((n + 1) * sizeof *kp->q), kp->sync_src = malloc((n + 1) * sizeof *kp->sync_src);
+    kp->items = malloc((n + 1) * sizeof *kp->items);
+    if (!kp->q || !kp->sync_src || !kp->items || queue_lengths(rows, n, kp->q) != 0 || event_links(rows, n, &kp->el) != 0)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        const struct cp_row *r = &rows[i];
+        kp->sync_src[i] = -1;
+        if (r->clipped && (!host(r) || (r->flags & (CP_EVENT_SYNC | CP_CONTEXT_SYNC))) && r->link >= 0)
+            kp->items[kp->ni++] = (struct gpu_item){is_sync_row(r) ? r->end : r->ts, (int32_t)i};
+    }
+    int sorted = sort_grouped(kp->items, kp->ni, sizeof *kp->items, NULL, 0, offsetof(struct gpu_item, key));
+    if (sorted < 0)
+        return -1;
+    if (!sorted) /* made in row order, as gpu_order sorts ties */
+        qsort(kp->items, kp->ni, sizeof *kp->items, gpu_order);
+    return 0;
+}
+
 /* HTA's _construct_graph_from_kernels. */
-static int kernel_edges(struct graph *g)
+static int kernel_edges(struct graph *g, struct kernel_prep *kp)
 {
     const struct cp_row *rows = g->rows;
-    int32_t *q = malloc((g->n + 1) * sizeof *q), *sync_src = malloc((g->n + 1) * sizeof *sync_src);
-    struct gpu_item *items = malloc((g->n + 1) * sizeof *items);
+    int32_t *q = kp->q, *sync_src = kp->sync_src;
+    const struct gpu_item *items = kp->items;
+    const struct event_links el = kp->el;
     struct stream_last *last = NULL;
-    size_t nlast = 0, caplast = 0, ni = 0;
-    struct event_links el = {0};
+    size_t nlast = 0, caplast = 0, ni = kp->ni;
     int rc = -1;
-    if (!q || !sync_src || !items || queue_lengths(rows, g->n, q) != 0 || event_links(rows, g->n, &el) != 0)
-        goto done;
-    for (size_t i = 0; i < g->n; i++) {
-        const struct cp_row *r = &rows[i];
-        sync_src[i] = -1;
-        if (r->clipped && (!host(r) || (r->flags & (CP_EVENT_SYNC | CP_CONTEXT_SYNC))) && r->link >= 0)
-            items[ni++] = (struct gpu_item){is_sync_row(r) ? r->end : r->ts, (int32_t)i};
-    }
-    int sorted = sort_grouped(items, ni, sizeof *items, NULL, 0, offsetof(struct gpu_item, key)); /* made in row order */
-    if (sorted < 0)
-        goto done;
-    if (!sorted)
-        qsort(items, ni, sizeof *items, gpu_order);
     for (size_t k = 0; k < ni; k++) {
         int32_t i = items[k].row;
         const struct cp_row *r = &rows[i];
@@ -892,7 +915,7 @@ static int kernel_edges(struct graph *g)
     }
     rc = g->oom ? -1 : 0;
 done:
-    free(q), free(sync_src), free(items), free(last), free(el.rec), free(el.next_launch);
+    free(last);
     return rc;
 }
 
@@ -901,17 +924,47 @@ static int64_t clamp0(int64_t w)
     return w < 0 ? 0 : w;
 }
 
-/* kernel_edges on a graph of its own edges (see cp_build). */
+/* The GPU's edges on a second thread (see cp_build): prepared from the rows while the first makes the
+ * nodes, then added to a list of their own once the nodes are made. */
 struct kernel_job {
-    struct graph g;
+    struct graph g;          /* the rows, and once ready the nodes; its own edge list */
+    const struct graph *nodes_of;
+    pthread_mutex_t lock;
+    pthread_cond_t made;
+    int ready;               /* 1 once the nodes are made, -1 when they could not be */
     int rc;
 };
 
 static void *kernel_job_run(void *arg)
 {
     struct kernel_job *j = arg;
-    j->rc = kernel_edges(&j->g);
+    struct kernel_prep kp;
+    int prepared = kernel_prepare(j->g.rows, j->g.n, &kp);
+    pthread_mutex_lock(&j->lock);
+    while (!j->ready)
+        pthread_cond_wait(&j->made, &j->lock);
+    int ready = j->ready;
+    pthread_mutex_unlock(&j->lock);
+    j->rc = -1;
+    if (prepared == 0 && ready > 0) {
+        struct graph *g = &j->g;
+        g->nodes = j->nodes_of->nodes, g->nn = j->nodes_of->nn;
+        g->head = malloc((g->nn + 1) * sizeof *g->head), g->tail = malloc((g->nn + 1) * sizeof *g->tail);
+        if (g->head && g->tail) {
+            memset(g->head, 0xff, (g->nn + 1) * sizeof *g->head), memset(g->tail, 0xff, (g->nn + 1) * sizeof *g->tail);
+            j->rc = kernel_edges(g, &kp);
+        }
+    }
+    kernel_prep_free(&kp);
     return NULL;
+}
+
+static void kernel_job_ready(struct kernel_job *j, int ready)
+{
+    pthread_mutex_lock(&j->lock);
+    j->ready = ready;
+    pthread_cond_signal(&j->made);
+    pthread_mutex_unlock(&j->lock);
 }
 
 /* Appends the edges of b (its own list over the same nodes) to g's, after them in each node's out-list. */
@@ -1086,26 +1139,32 @@ int cp_build(const struct cp_row *rows, size_t n, int steps, struct cp_result *r
         goto oom;
     for (size_t i = 0; i < n; i++)
         g.start[i] = g.end[i] = -1;
-    if (make_nodes(&g) != 0)
-        goto oom;
-    report_phase("cp: nodes");
-    /* the GPU's edges on a second thread, into a list of their own, while this one adds the host's;
-     * then theirs after these, as HTA adds them (no edge of one joins the nodes an edge of the other does) */
-    struct kernel_job job = {.g = g, .rc = -1};
-    job.g.e = NULL, job.g.ne = job.g.ecap = 0, job.g.oom = 0;
-    job.g.head = malloc((g.nn + 1) * sizeof *job.g.head), job.g.tail = malloc((g.nn + 1) * sizeof *job.g.tail);
+    /* the GPU's edges on a second thread, into a list of their own, while this one makes the nodes and
+     * adds the host's edges; then theirs after these, as HTA adds them (no edge of one joins the nodes
+     * an edge of the other does) */
+    struct kernel_job job = {.g = {.rows = rows, .n = n, .start = g.start, .end = g.end}, .nodes_of = &g, .rc = -1};
     pthread_t thread;
-    int threaded = 0;
-    if (job.g.head && job.g.tail) {
-        memset(job.g.head, 0xff, (g.nn + 1) * sizeof *job.g.head);
-        memset(job.g.tail, 0xff, (g.nn + 1) * sizeof *job.g.tail);
-        threaded = pthread_create(&thread, NULL, kernel_job_run, &job) == 0;
+    int threaded = pthread_mutex_init(&job.lock, NULL) == 0;
+    if (threaded && pthread_cond_init(&job.made, NULL) != 0) {
+        pthread_mutex_destroy(&job.lock);
+        threaded = 0;
     }
-    int host_rc = runtime_lock_edges(&g) == 0 && all_call_stacks(&g) == 0 ? 0 : -1;
+    int sync_ok = threaded;
+    threaded = threaded && pthread_create(&thread, NULL, kernel_job_run, &job) == 0;
+    int made = make_nodes(&g) == 0;
+    report_phase("cp: nodes");
     if (threaded)
+        kernel_job_ready(&job, made ? 1 : -1);
+    int host_rc = made && runtime_lock_edges(&g) == 0 && all_call_stacks(&g) == 0 ? 0 : -1;
+    if (threaded) {
         pthread_join(thread, NULL);
-    else if (job.g.head && job.g.tail)
-        kernel_job_run(&job);
+    } else if (made) { /* no second thread: in turn */
+        job.ready = 1;
+        if (sync_ok)
+            kernel_job_run(&job);
+    }
+    if (sync_ok)
+        pthread_mutex_destroy(&job.lock), pthread_cond_destroy(&job.made);
     int joined = host_rc == 0 && job.rc == 0 && append_edges(&g, &job.g) == 0;
     free(job.g.e), free(job.g.head), free(job.g.tail);
     if (!joined || g.oom)
