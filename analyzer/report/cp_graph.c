@@ -151,17 +151,17 @@ static void attribute(struct graph *g, int32_t ei, int32_t src_parent)
         e->attr = src_parent;
 }
 
-/* A time and the position it belongs to. */
-struct timed {
-    int64_t t;
-    uint32_t pos;
+/* A key (a time, a correlation) and the position (row) it belongs to. */
+struct keyed {
+    int64_t key;
+    int32_t pos;
 };
 
-static int timed_order(const void *a, const void *b)
+static int keyed_order(const void *a, const void *b)
 {
-    const struct timed *x = a, *y = b;
-    if (x->t != y->t)
-        return x->t < y->t ? -1 : 1;
+    const struct keyed *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
     return (x->pos > y->pos) - (x->pos < y->pos);
 }
 
@@ -184,7 +184,7 @@ static int order_by_time(const int64_t *t, size_t n, uint32_t *order)
         shift++;
     buckets = (size_t)(span >> shift) + 1;
     size_t *start = calloc(buckets + 1, sizeof *start);
-    struct timed *a = malloc(n * sizeof *a);
+    struct keyed *a = malloc(n * sizeof *a);
     if (!start || !a) {
         free(start), free(a);
         return -1;
@@ -195,25 +195,25 @@ static int order_by_time(const int64_t *t, size_t n, uint32_t *order)
         start[b + 1] += start[b];
     for (size_t i = 0; i < n; i++) {
         size_t b = ((uint64_t)t[i] - (uint64_t)lo) >> shift;
-        a[start[b]++] = (struct timed){t[i], (uint32_t)i};
+        a[start[b]++] = (struct keyed){t[i], (int32_t)i};
     }
     for (size_t b = 0, from = 0; b < buckets; from = start[b++]) { /* start[b] is now bucket b's end */
         size_t m = start[b] - from;
-        struct timed *x = a + from;
+        struct keyed *x = a + from;
         if (m > 32) {
-            qsort(x, m, sizeof *x, timed_order);
+            qsort(x, m, sizeof *x, keyed_order);
             continue;
         }
         for (size_t i = 1; i < m; i++) { /* positions rise within a bucket: equal times stay in order */
-            struct timed v = x[i];
+            struct keyed v = x[i];
             size_t j = i;
-            for (; j > 0 && x[j - 1].t > v.t; j--)
+            for (; j > 0 && x[j - 1].key > v.key; j--)
                 x[j] = x[j - 1];
             x[j] = v;
         }
     }
     for (size_t i = 0; i < n; i++)
-        order[i] = a[i].pos;
+        order[i] = (uint32_t)a[i].pos;
     free(start), free(a);
     return 0;
 }
@@ -679,34 +679,21 @@ static size_t launch_bound(const struct launch *l, size_t n, int64_t k1, int64_t
  * before it (HTA's _get_cuda_event_record_df), keyed by the record's correlation in rec (sorted pairs).
  * For each cudaStreamWaitEvent row: the next launch from its thread to its stream (HTA's
  * _get_cuda_stream_wait_event_df), in next_launch[row]. */
-struct corr_link {
-    int64_t corr;
-    int32_t row;
-};
-
-static int corr_order(const void *a, const void *b)
-{
-    const struct corr_link *x = a, *y = b;
-    if (x->corr != y->corr)
-        return x->corr < y->corr ? -1 : 1;
-    return (x->row > y->row) - (x->row < y->row);
-}
-
-static int32_t corr_find(const struct corr_link *c, size_t n, int64_t corr)
+static int32_t corr_find(const struct keyed *c, size_t n, int64_t corr)
 {
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        if (c[mid].corr < corr)
+        if (c[mid].key < corr)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < n && c[lo].corr == corr ? c[lo].row : -1;
+    return lo < n && c[lo].key == corr ? c[lo].pos : -1;
 }
 
 struct event_links {
-    struct corr_link *rec; /* record correlation -> previous launch row */
+    struct keyed *rec; /* record correlation -> previous launch row */
     size_t nrec;
     int32_t *next_launch;  /* per row: cudaStreamWaitEvent -> next launch row, -1 */
 };
@@ -720,7 +707,7 @@ static int event_links(const struct cp_row *rows, size_t n, struct event_links *
         nr += (rows[i].flags & CP_EVENT_RECORD) != 0;
     }
     struct launch *l = malloc((nl + 1) * sizeof *l);
-    struct corr_link *waits = malloc((nw + 1) * sizeof *waits);
+    struct keyed *waits = malloc((nw + 1) * sizeof *waits);
     el->rec = malloc((nr + 1) * sizeof *el->rec);
     el->next_launch = malloc((n + 1) * sizeof *el->next_launch);
     el->nrec = 0;
@@ -732,8 +719,8 @@ static int event_links(const struct cp_row *rows, size_t n, struct event_links *
     nw = 0;
     for (size_t i = 0; i < n; i++)
         if (rows[i].wait_stream > -1)
-            waits[nw++] = (struct corr_link){rows[i].wait_corr, (int32_t)i};
-    qsort(waits, nw, sizeof *waits, corr_order);
+            waits[nw++] = (struct keyed){rows[i].wait_corr, (int32_t)i};
+    qsort(waits, nw, sizeof *waits, keyed_order);
     /* by device and stream of the work */
     nl = 0;
     for (size_t i = 0; i < n; i++)
@@ -755,9 +742,9 @@ static int event_links(const struct cp_row *rows, size_t n, struct event_links *
             continue;
         size_t b = launch_bound(l, nl, rows[w].device, rows[w].wait_stream, rows[i].ts, 1);
         if (b > 0 && l[b - 1].k1 == rows[w].device && l[b - 1].k2 == rows[w].wait_stream)
-            el->rec[el->nrec++] = (struct corr_link){rows[i].correlation, l[b - 1].row};
+            el->rec[el->nrec++] = (struct keyed){rows[i].correlation, l[b - 1].row};
     }
-    qsort(el->rec, el->nrec, sizeof *el->rec, corr_order);
+    qsort(el->rec, el->nrec, sizeof *el->rec, keyed_order);
     /* by launching thread and stream of the work */
     nl = 0;
     for (size_t i = 0; i < n; i++)
@@ -788,19 +775,6 @@ struct stream_last {
     int32_t node;
 };
 
-struct gpu_item {
-    int64_t key;
-    int32_t row;
-};
-
-static int gpu_order(const void *a, const void *b)
-{
-    const struct gpu_item *x = a, *y = b;
-    if (x->key != y->key)
-        return x->key < y->key ? -1 : 1;
-    return (x->row > y->row) - (x->row < y->row);
-}
-
 static int is_sync_row(const struct cp_row *r)
 {
     return (r->flags & CP_CAT_SYNC) != 0;
@@ -810,7 +784,7 @@ static int is_sync_row(const struct cp_row *r)
  * event links, and the GPU work and syncs in order. */
 struct kernel_prep {
     int32_t *q, *sync_src;
-    struct gpu_item *items;
+    struct keyed *items;
     size_t ni;
     struct event_links el;
 };
@@ -832,13 +806,13 @@ static int kernel_prepare(const struct cp_row *rows, size_t n, struct kernel_pre
         const struct cp_row *r = &rows[i];
         kp->sync_src[i] = -1;
         if (r->clipped && (!host(r) || (r->flags & (CP_EVENT_SYNC | CP_CONTEXT_SYNC))) && r->link >= 0)
-            kp->items[kp->ni++] = (struct gpu_item){is_sync_row(r) ? r->end : r->ts, (int32_t)i};
+            kp->items[kp->ni++] = (struct keyed){is_sync_row(r) ? r->end : r->ts, (int32_t)i};
     }
-    int sorted = sort_grouped(kp->items, kp->ni, sizeof *kp->items, NULL, 0, offsetof(struct gpu_item, key));
+    int sorted = sort_grouped(kp->items, kp->ni, sizeof *kp->items, NULL, 0, offsetof(struct keyed, key));
     if (sorted < 0)
         return -1;
-    if (!sorted) /* made in row order, as gpu_order sorts ties */
-        qsort(kp->items, kp->ni, sizeof *kp->items, gpu_order);
+    if (!sorted) /* made in row order, as keyed_order sorts ties */
+        qsort(kp->items, kp->ni, sizeof *kp->items, keyed_order);
     return 0;
 }
 
@@ -847,13 +821,13 @@ static int kernel_edges(struct graph *g, struct kernel_prep *kp)
 {
     const struct cp_row *rows = g->rows;
     int32_t *q = kp->q, *sync_src = kp->sync_src;
-    const struct gpu_item *items = kp->items;
+    const struct keyed *items = kp->items;
     const struct event_links el = kp->el;
     struct stream_last *last = NULL;
     size_t nlast = 0, caplast = 0, ni = kp->ni;
     int rc = -1;
     for (size_t k = 0; k < ni; k++) {
-        int32_t i = items[k].row;
+        int32_t i = items[k].pos;
         const struct cp_row *r = &rows[i];
         if (is_sync_row(r)) {
             if (r->flags & (CP_WAIT_EVENT | CP_EVENT_SYNC)) {

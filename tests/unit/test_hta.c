@@ -727,22 +727,31 @@ Test(hta, critical_path_by_hand)
     free(dir);
 }
 
+/* A real trace imported into db, and a copy of it (copy) changed by sql. */
+static void import_and_alter(const char *dir, const char *name, const char *sql, char *db, size_t n, char *copy,
+                             size_t m)
+{
+    import_real(dir, name, db, n);
+    snprintf(copy, m, "%s/altered.db", dir);
+    cr_assert_eq(run("cp '%s' '%s'", db, copy), 0);
+    sqlite3 *d;
+    cr_assert_eq(sqlite3_open(copy, &d), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(d, sql, NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(d));
+    sqlite3_close(d);
+}
+
 /* A database whose event rows do not come in id order (a stranger's, where event is a view): the pass
  * must sort them back, and the path edge by edge is the same as from the plain database. (The pass reads
  * id ranges, so an index no longer reorders the scan; a view still can.) */
 Test(hta, critical_path_does_not_depend_on_the_scan_order, .timeout = 120)
 {
     char *dir = temp_dir(), db[1200], idx[1300];
-    import_real(dir, "critical_path_cuda_event_sync_multi_stream_event_sync_trace.json.gz", db, sizeof db);
-    snprintf(idx, sizeof idx, "%s/reordered.db", dir);
-    cr_assert_eq(run("cp '%s' '%s'", db, idx), 0);
+    import_and_alter(dir, "critical_path_cuda_event_sync_multi_stream_event_sync_trace.json.gz",
+                     "ALTER TABLE event RENAME TO event_rows; "
+                     "CREATE VIEW event AS SELECT * FROM event_rows ORDER BY thread_id DESC, id DESC",
+                     db, sizeof db, idx, sizeof idx);
     sqlite3 *d;
     cr_assert_eq(sqlite3_open(idx, &d), SQLITE_OK);
-    cr_assert_eq(sqlite3_exec(d,
-                              "ALTER TABLE event RENAME TO event_rows; "
-                              "CREATE VIEW event AS SELECT * FROM event_rows ORDER BY thread_id DESC, id DESC",
-                              NULL, NULL, NULL),
-                 SQLITE_OK, "%s", sqlite3_errmsg(d));
     sqlite3_stmt *q;
     cr_assert_eq(sqlite3_prepare_v2(d, "SELECT id FROM event WHERE id BETWEEN 0 AND 1e18", -1, &q, NULL), SQLITE_OK);
     int64_t prev = -1, out_of_order = 0;
@@ -768,16 +777,10 @@ Test(hta, critical_path_does_not_depend_on_the_scan_order, .timeout = 120)
 Test(hta, critical_path_does_not_depend_on_the_time_origin, .timeout = 120)
 {
     char *dir = temp_dir(), db[1200], moved[1300];
-    import_real(dir, "critical_path_alexnet_trace.json.gz", db, sizeof db);
-    snprintf(moved, sizeof moved, "%s/moved.db", dir);
-    cr_assert_eq(run("cp '%s' '%s'", db, moved), 0);
-    sqlite3 *d;
-    cr_assert_eq(sqlite3_open(moved, &d), SQLITE_OK);
-    cr_assert_eq(sqlite3_exec(d, "UPDATE event SET start_ns = start_ns + 2305843009213693952; "
-                                 "UPDATE trace SET first_ns = first_ns + 2305843009213693952, last_ns = last_ns + 2305843009213693952",
-                              NULL, NULL, NULL),
-                 SQLITE_OK, "%s", sqlite3_errmsg(d));
-    sqlite3_close(d);
+    import_and_alter(dir, "critical_path_alexnet_trace.json.gz",
+                     "UPDATE event SET start_ns = start_ns + 2305843009213693952; "
+                     "UPDATE trace SET first_ns = first_ns + 2305843009213693952, last_ns = last_ns + 2305843009213693952",
+                     db, sizeof db, moved, sizeof moved);
     for (int k = 0; k < 2; k++) {
         const char *args = k ? "--each" : "--drop-last-step --each";
         cJSON *a = critical_path_json(db, args), *b = critical_path_json(moved, args);
