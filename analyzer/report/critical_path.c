@@ -274,8 +274,8 @@ struct scan_part {
     int round_us;
     struct cp_row *rows;
     struct id_value *launch; /* the rows' launch_id (-1: none) */
-    size_t n;
-    int64_t ids; /* how many ids the part spans */
+    size_t n, cap;
+    uint64_t ids; /* how many ids the part spans (0: all 2^64) */
     int sorted; /* rows came in id order */
     int rc;     /* SQLITE_DONE, or what stopped it (SQLITE_NOMEM: out of memory) */
 };
@@ -284,11 +284,13 @@ static void *scan_part_run(void *arg)
 {
     struct scan_part *p = arg;
     sqlite3_stmt *st = p->st;
-    size_t cap = 0;
     p->sorted = 1;
     while ((p->rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (p->n == cap) { /* first as many as the part has ids (a database's own ids are dense) */
-            cap = cap ? cap * 2 : p->ids < 4096 ? 4096 : p->ids < (1u << 22) ? (size_t)p->ids : (1u << 22);
+        if (p->n == p->cap) { /* first as many as the part has ids (a database's own ids are dense) */
+            size_t cap = p->cap                              ? p->cap * 2
+                         : p->ids == 0 || p->ids > (1u << 22) ? (size_t)1 << 22
+                         : p->ids < 4096                      ? 4096
+                                                              : (size_t)p->ids;
             struct cp_row *a = realloc(p->rows, cap * sizeof *a);
             struct id_value *b = realloc(p->launch, cap * sizeof *b);
             if (a)
@@ -299,6 +301,7 @@ static void *scan_part_run(void *arg)
                 p->rc = SQLITE_NOMEM;
                 return NULL;
             }
+            p->cap = cap;
         }
         size_t n = p->n;
         struct cp_row *r = &p->rows[n];
@@ -350,11 +353,12 @@ static int scan_rows(sqlite3 *db, int64_t trace, const struct id_map *flags,
     }
     lo = sqlite3_column_int64(st, 0), hi = sqlite3_column_int64(st, 1), traces = sqlite3_column_int64(st, 2);
     sqlite3_finalize(st);
+    uint64_t span = (uint64_t)hi - (uint64_t)lo; /* ids may be anywhere in a stranger's database */
     int64_t mid = hi;
     const char *file = sqlite3_db_filename(db, "main");
-    if (hi - lo >= SPLIT_SCAN_IDS && file && *file) { /* a second reader for the upper half, when one opens */
+    if (hi > lo && span >= SPLIT_SCAN_IDS && file && *file) { /* a second reader for the upper half */
         if (tdb_db_open(file, SQLITE_OPEN_READONLY, &db2) == SQLITE_OK)
-            mid = lo + (hi - lo) / 2;
+            mid = (int64_t)((uint64_t)lo + span / 2);
         else
             sqlite3_close(db2), db2 = NULL;
     }
@@ -370,7 +374,7 @@ static int scan_rows(sqlite3 *db, int64_t trace, const struct id_map *flags,
         sqlite3_bind_int(p->st, 2, traces == 1);
         sqlite3_bind_int64(p->st, 3, k ? mid + 1 : lo);
         sqlite3_bind_int64(p->st, 4, k ? hi : mid);
-        p->ids = k ? hi - mid : mid - lo + 1;
+        p->ids = k ? (uint64_t)hi - (uint64_t)mid : (uint64_t)mid - (uint64_t)lo + 1;
     }
     threaded = db2 && pthread_create(&thread, NULL, scan_part_run, &part[1]) == 0;
     scan_part_run(&part[0]);
@@ -386,7 +390,7 @@ static int scan_rows(sqlite3 *db, int64_t trace, const struct id_map *flags,
         }
     size_t n = part[0].n + part[1].n;
     if (part[1].n) { /* the upper half after the lower (in place when the ids were dense) */
-        int fits = (int64_t)n <= part[0].ids && part[0].ids >= 4096 && part[0].ids <= (1 << 22);
+        int fits = n <= part[0].cap;
         struct cp_row *a = fits ? part[0].rows : realloc(part[0].rows, (n + 1) * sizeof *a);
         struct id_value *b = fits ? part[0].launch : a ? realloc(part[0].launch, (n + 1) * sizeof *b) : NULL;
         if (a)
