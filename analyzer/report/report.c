@@ -6,11 +6,10 @@
 #include "db_guard.h"
 #include "embedded.h"
 #include "version.h"
+#include "phase_clock.h"
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 sqlite3 *report_open(const char *path, int writable, struct report_io *io)
 {
@@ -79,20 +78,12 @@ sqlite3_stmt *report_prepare(sqlite3 *db, const char *name, struct report_io *io
 
 void report_phase(const char *done)
 {
-    static struct timespec last;
-    static int timing = -1;
-    struct timespec now;
-    if (timing < 0) {
-        const char *t = getenv("TRACEDB_TIMING");
-        timing = t && *t && strcmp(t, "0") != 0;
-    }
-    if (!timing)
-        return;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    if (last.tv_sec)
-        fprintf(stderr, "tracedb: %-16s %8.3f s\n", done,
-                (double)(now.tv_sec - last.tv_sec) + (double)(now.tv_nsec - last.tv_nsec) / 1e9);
-    last = now;
+    static struct tdb_phase_clock clock;
+    static int started;
+    if (!started) /* the first call starts the clock */
+        started = 1, tdb_phase_start(&clock);
+    else
+        tdb_phase_end(&clock, done);
 }
 
 void report_bind_int(sqlite3_stmt *st, const char *param, int64_t v)

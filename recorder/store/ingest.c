@@ -204,12 +204,7 @@ static int ingest_keep_gpu_time(struct tdb_ingest *ing, size_t ord, const struct
 /* With TRACEDB_TIMING=1, says on stderr how long the phase that ends now took. */
 void ingest_phase(struct tdb_ingest *ing, const char *done)
 {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    if (ing->timing)
-        fprintf(stderr, "tracedb: %-16s %8.3f s\n", done,
-                (double)(now.tv_sec - ing->phase_start.tv_sec) + (double)(now.tv_nsec - ing->phase_start.tv_nsec) / 1e9);
-    ing->phase_start = now;
+    tdb_phase_end(&ing->phases, done);
 }
 
 int ingest_fail(struct tdb_ingest *ing, const char *what)
@@ -392,7 +387,7 @@ struct tdb_ingest *tdb_ingest_open(const char *path, enum tdb_open_mode mode, FI
         return NULL;
     }
     ing->err = err;
-    clock_gettime(CLOCK_MONOTONIC, &ing->phase_start);
+    tdb_phase_start(&ing->phases);
     /* the end of each trace sorts what it kept per event in sort_budget bytes a sort (beside the
      * database beyond that): memory stays flat whatever the trace's size */
     const char *kib = getenv("TRACEDB_SORT_KIB");
@@ -496,8 +491,6 @@ struct tdb_ingest *tdb_ingest_open(const char *path, enum tdb_open_mode mode, FI
         return NULL;
     }
     ing->first_event = ing->next_event;
-    const char *timing = getenv("TRACEDB_TIMING");
-    ing->timing = timing && *timing && strcmp(timing, "0") != 0;
     ingest_phase(ing, "open");
     return ing;
 }

@@ -5,6 +5,7 @@
 #define TDB_INGEST_INTERNAL_H
 #include "device_time.h"
 #include "ingest.h"
+#include "phase_clock.h"
 #include "spill_sort.h"
 #include "stream_nest.h"
 #include "strmap.h"
@@ -110,7 +111,6 @@ struct tdb_ingest {
     int64_t first_ns, last_ns; /* span of the current trace */
     struct device_time devices; /* GPU intervals of the current trace, for device_stats */
     struct stream_nest *stream; /* an import's rows on their way to the writer, nested as they come */
-    int timing;                /* TRACEDB_TIMING set: print how long each phase took */
     int live;                  /* TDB_OPEN_LIVE: written in place; nothing per event kept in memory */
     int resuming;              /* inside tdb_ingest_resume_trace */
     pthread_t indexer;         /* a live recording's end: builds the indexes on a second connection ... */
@@ -119,7 +119,7 @@ struct tdb_ingest {
     int read_back;             /* the current trace's rows were read back (they may hold nesting already;
                                 * their ids may have gaps: ranges a killed recording never ended) */
     int64_t trace_end_event;   /* one past the last id of the current trace */
-    struct timespec phase_start;
+    struct tdb_phase_clock phases; /* TRACEDB_TIMING: how long each phase took */
 };
 
 /* ingest.c's helpers for its parts */

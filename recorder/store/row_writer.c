@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE /* pthread_setname_np */
 #include "row_writer.h"
+#include "phase_clock.h"
 #include "stmt_cache.h"
 #include "db_guard.h"
 #include "jsonbuf.h"
@@ -541,8 +542,7 @@ int row_writer_stop(struct row_writer *w)
     if (!w)
         return 0;
     int rc = row_writer_sync(w);
-    const char *timing = getenv("TRACEDB_TIMING");
-    if (timing && *timing && strcmp(timing, "0") != 0)
+    if (tdb_timing_wanted())
         fprintf(stderr, "tracedb: row writer busy %.3f s; parser waited for it %.3f s\n", w->busy_s, w->wait_s);
     if (!w->inline_writes) {
         pthread_mutex_lock(&w->lock);
