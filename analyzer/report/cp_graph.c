@@ -969,71 +969,55 @@ static int append_edges(struct graph *g, const struct graph *b)
     return 0;
 }
 
-/* networkx's dag_longest_path over the edges as added. */
+/* networkx's dag_longest_path over the edges as added, in one pass: the nodes in networkx's topological
+ * order (the sources in the order edges named them, then each node's successors as they free), each
+ * pushing its distance along its out-edges. A node's best in-edge is networkx's: the first of its
+ * predecessors (in edge order) with the longest distance, so a tie goes to the lower edge index. */
 static int longest_path(struct graph *g, int want_steps, struct cp_result *r)
 {
     size_t nn = g->nn, ne = g->ne;
-    int32_t *order = malloc((nn + 1) * sizeof *order), *indeg = calloc(nn + 1, sizeof *indeg);
-    int32_t *po = malloc((nn + 2) * sizeof *po), *pe = malloc((ne + 1) * sizeof *pe);
-    int32_t *topo = malloc((nn + 1) * sizeof *topo), *best = malloc((nn + 1) * sizeof *best);
-    int64_t *dist = malloc((nn + 1) * sizeof *dist);
+    int32_t *indeg = calloc(nn + 1, sizeof *indeg), *topo = malloc((nn + 1) * sizeof *topo);
+    int32_t *best = malloc((nn + 1) * sizeof *best);
+    int64_t *dist = calloc(nn + 1, sizeof *dist);
     uint8_t *seen = calloc(nn + 1, 1);
     int rc = -1;
-    if (!order || !indeg || !po || !pe || !topo || !best || !dist || !seen) {
+    if (!indeg || !topo || !best || !dist || !seen) {
         snprintf(r->error, sizeof r->error, "out of memory");
         goto done;
     }
-    /* the graph's nodes in the order edges named them; predecessors in edge order (successors: out-lists) */
-    size_t gn = 0;
-    memset(po, 0, (nn + 2) * sizeof *po);
+    /* the sources, in the order edges named the nodes */
+    size_t gn = 0, tail = 0;
+    for (size_t i = 0; i < ne; i++)
+        indeg[g->e[i].v]++;
     for (size_t i = 0; i < ne; i++) {
         int32_t u = g->e[i].u, v = g->e[i].v;
-        if (!seen[u])
-            seen[u] = 1, order[gn++] = u;
+        if (!seen[u] && (seen[u] = 1, ++gn, indeg[u] == 0))
+            topo[tail++] = u;
         if (!seen[v])
-            seen[v] = 1, order[gn++] = v;
-        po[v + 1]++, indeg[v]++;
+            seen[v] = 1, gn++; /* v has an in-edge: not a source */
     }
-    for (size_t i = 0; i < nn; i++)
-        po[i + 1] += po[i];
-    for (size_t i = 0; i < ne; i++) /* stable: po[v] counts up as edges come */
-        pe[po[g->e[i].v]++] = (int32_t)i;
-    for (size_t i = nn; i > 0; i--) /* back to the starts */
-        po[i] = po[i - 1];
-    po[0] = 0;
-    /* topological generations: the sources in node order, then each node's successors as they free */
-    size_t head = 0, tail = 0;
-    for (size_t i = 0; i < gn; i++)
-        if (indeg[order[i]] == 0)
-            topo[tail++] = order[i];
-    while (head < tail) {
-        int32_t u = topo[head++];
-        for (int32_t k = g->head[u]; k >= 0; k = g->e[k].next)
-            if (--indeg[g->e[k].v] == 0)
-                topo[tail++] = g->e[k].v;
+    memset(best, 0xff, (nn + 1) * sizeof *best);
+    int32_t end = -1;
+    int64_t far = -1;
+    for (size_t head = 0; head < tail; head++) {
+        int32_t u = topo[head];
+        int64_t d = dist[u];
+        if (d > far)
+            far = d, end = u;
+        for (int32_t k = g->head[u]; k >= 0; k = g->e[k].next) {
+            const struct edge *e = &g->e[k];
+            int32_t v = e->v;
+            int64_t cand = d + clamp0(e->w);
+            if (best[v] < 0 || cand > dist[v] || (cand == dist[v] && k < best[v]))
+                dist[v] = cand, best[v] = k;
+            if (--indeg[v] == 0)
+                topo[tail++] = v;
+        }
     }
     if (tail < gn) {
         snprintf(r->error, sizeof r->error, "the graph has a cycle (%zu of its %zu nodes are on or after one)",
                  gn - tail, gn);
         goto done;
-    }
-    int32_t end = -1;
-    int64_t far = -1;
-    for (size_t t = 0; t < tail; t++) {
-        int32_t v = topo[t];
-        int64_t d = 0;
-        int32_t b = -1, first = 1;
-        for (int32_t k = po[v]; k < po[v + 1]; k++) {
-            const struct edge *e = &g->e[pe[k]];
-            int64_t cand = dist[e->u] + clamp0(e->w);
-            if (first || cand > d)
-                d = cand, b = pe[k], first = 0;
-        }
-        if (d < 0)
-            d = 0, b = -1;
-        dist[v] = d, best[v] = b;
-        if (d > far)
-            far = d, end = v;
     }
     /* the path, back from its end: its sums, and its edges when asked for */
     size_t len = 0;
@@ -1076,7 +1060,7 @@ static int longest_path(struct graph *g, int want_steps, struct cp_result *r)
         r->events = 1;
     rc = 0;
 done:
-    free(order), free(indeg), free(po), free(pe), free(topo), free(best), free(dist), free(seen);
+    free(indeg), free(topo), free(best), free(dist), free(seen);
     return rc;
 }
 
