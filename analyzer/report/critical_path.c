@@ -329,6 +329,12 @@ static void *scan_part_run(void *arg)
     return NULL;
 }
 
+/* critical_path_rows.sql leaves out memory events, instants, the trace's span and async spans as one
+ * range of kinds */
+_Static_assert(TDB_KIND_INSTANT == TDB_KIND_MEMORY + 1 && TDB_KIND_TRACE == TDB_KIND_MEMORY + 2 &&
+                   TDB_KIND_ASYNC == TDB_KIND_MEMORY + 3 && TDB_KIND_FIRST_CUSTOM > TDB_KIND_ASYNC,
+               "the kinds critical_path_rows.sql leaves out are one run of ids");
+
 /* Rows of at least this many ids are read in two halves at once, the second on its own connection. */
 #define SPLIT_SCAN_IDS 64
 
