@@ -727,6 +727,51 @@ Test(hta, critical_path_by_hand)
     free(dir);
 }
 
+/* A tie, worked by hand and checked against HTA's critical_path_analysis (us): op foo [0, 100] launches K
+ * (cudaLaunchKernel [10, 20]; K runs [30, 40] on stream 7) and waits in cudaDeviceSynchronize [40, 60]
+ * (its own edge weighs 0: a blocking call). The sync's end is reached at 40 both from its start (the
+ * host's operator edge, added first) and from K's end (the context sync edge, added later); networkx
+ * keeps the first predecessor with the longest distance, so HTA's path stays on the host: foo 10,
+ * cudaLaunchKernel 10, foo 20, cudaDeviceSynchronize 0, foo 40, all cpu (80 us). Had the later edge won,
+ * the path would run through K's launch delay (20) and K (10). */
+Test(hta, critical_path_breaks_ties_as_networkx)
+{
+    static const char trace[] =
+        "{\"traceEvents\":["
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"foo\",\"pid\":100,\"tid\":100,\"ts\":1000,\"dur\":100},"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":100,\"tid\":100,\"ts\":1010,\"dur\":10,\"args\":{\"correlation\":1}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"K\",\"pid\":0,\"tid\":7,\"ts\":1030,\"dur\":10,\"args\":{\"device\":0,\"stream\":7,\"correlation\":1}},"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaDeviceSynchronize\",\"pid\":100,\"tid\":100,\"ts\":1040,\"dur\":20,\"args\":{\"correlation\":2}},"
+        "{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"Context Sync\",\"pid\":0,\"tid\":-1,\"ts\":1055,\"dur\":5,\"args\":{\"device\":0,\"stream\":-1,\"correlation\":2}}"
+        "]}";
+    char *dir = temp_dir(), json[600], db[600];
+    snprintf(json, sizeof json, "%s/tie.json", dir);
+    snprintf(db, sizeof db, "%s/tie.db", dir);
+    write_file(json, trace, (long)strlen(trace));
+    cr_assert_eq(import_to(json, db), 0);
+    static const char *const names[] = {"foo", "cudaLaunchKernel", "foo", "cudaDeviceSynchronize", "foo"};
+    static const double dur[] = {10000, 10000, 20000, 0, 40000};
+    cJSON *each = critical_path_json(db, "--each"), *s;
+    cr_assert_eq(cJSON_GetArraySize(each), 5);
+    int i = 0;
+    cJSON_ArrayForEach(s, each)
+    {
+        cr_expect(strcmp(cJSON_GetObjectItem(s, "type")->valuestring, "operator") == 0 &&
+                      strcmp(cJSON_GetObjectItem(s, "bound")->valuestring, "cpu") == 0 &&
+                      strcmp(cJSON_GetObjectItem(s, "name")->valuestring, names[i]) == 0 && field(s, "dur_ns") == dur[i],
+                  "edge %d: %s %s %s %g", i + 1, cJSON_GetObjectItem(s, "type")->valuestring,
+                  cJSON_GetObjectItem(s, "bound")->valuestring, cJSON_GetObjectItem(s, "name")->valuestring, field(s, "dur_ns"));
+        i++;
+    }
+    cJSON_Delete(each);
+    cJSON *rows = critical_path_json(db, ""), *row = cJSON_GetArrayItem(rows, 0);
+    cr_expect(field(row, "path_ns") == 80000 && field(row, "cpu_ns") == 80000 && field(row, "launch_ns") == 0,
+              "path %g cpu %g launch %g", field(row, "path_ns"), field(row, "cpu_ns"), field(row, "launch_ns"));
+    cJSON_Delete(rows);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
 /* A real trace imported into db, and a copy of it (copy) changed by sql. */
 static void import_and_alter(const char *dir, const char *name, const char *sql, char *db, size_t n, char *copy,
                              size_t m)
