@@ -98,6 +98,8 @@ struct graph {
     struct edge *e;
     size_t ne, ecap;
     int32_t *head, *tail; /* per node: its first and last out-edge, -1 */
+    uint32_t *items;      /* the starts (2 row) and ends (2 row + 1) of nodes' and call stacks' rows, by time */
+    size_t nitems;
     int oom;
 };
 
@@ -295,12 +297,25 @@ done:
     return rc;
 }
 
+/* A host row in a call stack: every clipped one on a thread (operators, runtime calls, annotations). */
+static int stack_member(const struct cp_row *r)
+{
+    return r->clipped && host(r) && r->thread >= 0;
+}
+
 /* HTA's _create_event_nodes: host operators and runtime calls, and GPU rows with a correlation. */
+static int is_node(const struct cp_row *r)
+{
+    return r->clipped && (host(r) ? (r->flags & (CP_CAT_OP | CP_CAT_RUNTIME)) != 0 : r->link >= 0 || r->correlation >= 0);
+}
+
+/* The nodes, and in g->items the starts and ends of the nodes' rows and of the call stacks' rows in one
+ * order: by time, equal times as made (in row order, a start before its end). The call stacks take
+ * their order from it (all_call_stacks) rather than sorting again. */
 static int make_nodes(struct graph *g)
 {
     const struct cp_row *rows = g->rows;
-    /* made in (row, start before end) order, then by time, equal times as made */
-    int32_t *want = malloc((g->n + 1) * sizeof *want);
+    int32_t *want = malloc((g->n + 1) * sizeof *want); /* 2 row, plus one for a node's row */
     int64_t *t = malloc((2 * g->n + 1) * sizeof *t);
     uint32_t *order = malloc((2 * g->n + 1) * sizeof *order);
     g->nodes = malloc((2 * g->n + 1) * sizeof *g->nodes);
@@ -310,14 +325,22 @@ static int make_nodes(struct graph *g)
         goto done;
     for (size_t i = 0; i < g->n; i++) {
         const struct cp_row *r = &rows[i];
-        if (r->clipped && (host(r) ? (r->flags & (CP_CAT_OP | CP_CAT_RUNTIME)) != 0 : r->link >= 0 || r->correlation >= 0))
-            t[2 * nw] = r->ts, t[2 * nw + 1] = r->end, want[nw++] = (int32_t)i;
+        int node = is_node(r);
+        if (node || stack_member(r))
+            t[2 * nw] = r->ts, t[2 * nw + 1] = r->end, want[nw++] = (int32_t)(2 * i + (size_t)node);
     }
-    g->nn = 2 * nw;
-    if (order_by_time(t, g->nn, order) != 0)
+    g->nitems = 2 * nw, g->nn = 0;
+    if (order_by_time(t, g->nitems, order) != 0)
         goto done;
-    for (size_t i = 0; i < g->nn; i++)
-        g->nodes[i] = (struct node){t[order[i]], want[order[i] >> 1], !(order[i] & 1)};
+    g->items = order; /* in place: item k's row and side replace its position */
+    for (size_t k = 0; k < g->nitems; k++) {
+        uint32_t o = order[k];
+        int32_t w = want[o >> 1], row = w >> 1;
+        if (w & 1)
+            g->nodes[g->nn++] = (struct node){t[o], row, !(o & 1)};
+        order[k] = 2 * (uint32_t)row + (o & 1);
+    }
+    order = NULL;
     rc = 0;
 done:
     free(want), free(t), free(order);
@@ -371,25 +394,29 @@ static int runtime_lock_edges(struct graph *g)
 /* A call stack's starts and ends of events (HTA's call_stack.Event), ordered as HTA's compare_events
  * orders them. Every event of a stack lasts (the window keeps only those), where compare_events is a
  * total order: by time; at one time ends before starts; starts longest first, then by event; ends
- * shortest first, then by event, the later event first. Member i's start is item 2i, its end 2i + 1;
- * key[item] holds twice the time, plus one for a start, so that a sort by key leaves only the runs of
- * equal keys to order by the rest. */
+ * shortest first, then by event, the later event first. Member i's start is item 2i, its end 2i + 1. */
 struct stack_items {
     const struct cp_row *rows;
     const int32_t *members;
-    const int64_t *key;
 };
 
 static _Thread_local const struct stack_items *stack_items; /* for stack_order, which qsort calls */
+
+static int64_t item_time(const struct stack_items *s, uint32_t x)
+{
+    const struct cp_row *r = &s->rows[s->members[x >> 1]];
+    return x & 1 ? r->end : r->ts;
+}
 
 static int stack_order(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
     const struct stack_items *s = stack_items;
-    if (s->key[x] != s->key[y])
-        return s->key[x] < s->key[y] ? -1 : 1;
+    int64_t tx = item_time(s, x), ty = item_time(s, y);
+    if (tx != ty)
+        return tx < ty ? -1 : 1;
     int end = x & 1;
-    if (end != (int)(y & 1)) /* (only where the keys are the times themselves) */
+    if (end != (int)(y & 1))
         return end ? -1 : 1;
     int32_t mx = s->members[x >> 1], my = s->members[y >> 1];
     int64_t dx = s->rows[mx].end - s->rows[mx].ts, dy = s->rows[my].end - s->rows[my].ts;
@@ -426,33 +453,16 @@ static void walk_exit(struct graph *g, struct walk *w, int32_t row, int32_t pare
 
 /* HTA's _construct_graph_from_call_stacks: each host call stack (rows of one group, in file order)
  * built as CallStackGraph builds it (a start's parent is the stack's top; an end pops the top, whatever
- * it is), then walked depth first. key and order hold 2 * count items, tree 5 * count + 4 ints. 0, or -1
- * (out of memory). */
-static int call_stack_edges(struct graph *g, const int32_t *members, size_t count, int64_t *key, uint32_t *order,
-                            int32_t *tree)
+ * it is), then walked depth first. order holds the 2 * count items by time (equal times in any order),
+ * tree 5 * count + 4 ints. */
+static void call_stack_edges(struct graph *g, const int32_t *members, size_t count, uint32_t *order, int32_t *tree)
 {
     size_t ne = 2 * count;
-    int fits = 1;
-    for (size_t i = 0; i < count; i++) {
-        const struct cp_row *r = &g->rows[members[i]];
-        fits &= r->ts > INT64_MIN / 4 && r->ts < INT64_MAX / 4 && r->end > INT64_MIN / 4 && r->end < INT64_MAX / 4;
-        key[2 * i] = 2 * r->ts + 1, key[2 * i + 1] = 2 * r->end;
-    }
-    struct stack_items items = {g->rows, members, key};
+    struct stack_items items = {g->rows, members};
     stack_items = &items;
-    if (!fits) { /* times near the ends of int64: the times themselves, by comparison */
-        for (size_t i = 0; i < count; i++) {
-            const struct cp_row *r = &g->rows[members[i]];
-            key[2 * i] = r->ts, key[2 * i + 1] = r->end;
-        }
-        for (size_t k = 0; k < ne; k++)
-            order[k] = (uint32_t)k;
-        qsort(order, ne, sizeof *order, stack_order);
-    } else if (order_by_time(key, ne, order) != 0) {
-        return -1;
-    }
-    for (size_t k = 0, run; fits && k < ne; k += run) { /* equal keys: the rest of the order, in place */
-        for (run = 1; k + run < ne && key[order[k + run]] == key[order[k]];)
+    for (size_t k = 0, run; k < ne; k += run) { /* equal times: the rest of the order */
+        int64_t tk = item_time(&items, order[k]);
+        for (run = 1; k + run < ne && item_time(&items, order[k + run]) == tk;)
             run++;
         if (run > 1)
             qsort(order + k, run, sizeof *order, stack_order);
@@ -502,7 +512,6 @@ static int call_stack_edges(struct graph *g, const int32_t *members, size_t coun
             cur = pp;
         }
     }
-    return 0;
 }
 
 /* The thread whose clipped operators or annotations alone have names holding flag (HTA's
@@ -527,17 +536,20 @@ static int all_call_stacks(struct graph *g)
     for (size_t i = 0; i < g->n; i++)
         if (g->rows[i].thread + 1 > groups)
             groups = g->rows[i].thread + 1;
-    /* the clipped host rows of each thread, the backward thread's with the forward's, in row order */
-    size_t *count = calloc((size_t)groups + 1, sizeof *count);
-    int32_t *members = malloc((g->n + 1) * sizeof *members);
+    /* the clipped host rows of each thread, the backward thread's with the forward's, in row order; each
+     * row's position among its group's (pos), and the group's items in the order make_nodes found */
+    size_t *count = calloc((size_t)groups + 1, sizeof *count), *fill = malloc(((size_t)groups + 1) * sizeof *fill);
+    int32_t *members = malloc((g->n + 1) * sizeof *members), *pos = malloc((g->n + 1) * sizeof *pos);
+    uint32_t *order = malloc((g->nitems + 1) * sizeof *order);
+    int32_t *tree = NULL;
     size_t most = 0, total = 0;
-    if (!count || !members)
-        goto oom;
-    for (size_t i = 0; i < g->n; i++) {
-        const struct cp_row *r = &g->rows[i];
-        if (r->clipped && host(r) && r->thread >= 0)
-            count[fwd >= 0 && bwd >= 0 && r->thread == bwd ? fwd : r->thread]++;
-    }
+    int rc = -1;
+    if (!count || !fill || !members || !pos || !order)
+        goto done;
+#define GROUP_OF(r) (fwd >= 0 && bwd >= 0 && (r)->thread == bwd ? fwd : (r)->thread)
+    for (size_t i = 0; i < g->n; i++)
+        if (stack_member(&g->rows[i]))
+            count[GROUP_OF(&g->rows[i])]++;
     for (int32_t t = 0; t < groups; t++) {
         size_t c = count[t];
         count[t] = total, total += c;
@@ -545,29 +557,34 @@ static int all_call_stacks(struct graph *g)
             most = c;
     }
     count[groups] = total;
-    size_t *fill = malloc(((size_t)groups + 1) * sizeof *fill);
-    int64_t *key = malloc((2 * most + 1) * sizeof *key);
-    uint32_t *order = malloc((2 * most + 1) * sizeof *order);
-    int32_t *tree = malloc((5 * most + 5) * sizeof *tree);
-    int rc = -1;
-    if (!fill || !key || !order || !tree || most >= UINT32_MAX / 2)
+    if (most >= UINT32_MAX / 2 || !(tree = malloc((5 * most + 5) * sizeof *tree)))
         goto done;
     memcpy(fill, count, ((size_t)groups + 1) * sizeof *fill);
     for (size_t i = 0; i < g->n; i++) {
         const struct cp_row *r = &g->rows[i];
-        if (r->clipped && host(r) && r->thread >= 0)
-            members[fill[fwd >= 0 && bwd >= 0 && r->thread == bwd ? fwd : r->thread]++] = (int32_t)i;
+        pos[i] = -1;
+        if (stack_member(r)) {
+            int32_t t = GROUP_OF(r);
+            pos[i] = (int32_t)(fill[t] - count[t]);
+            members[fill[t]++] = (int32_t)i;
+        }
     }
-    rc = 0;
-    for (int32_t t = 0; rc == 0 && t < groups; t++)
+    for (int32_t t = 0; t <= groups; t++)
+        fill[t] = 2 * count[t];
+    for (size_t k = 0; k < g->nitems; k++) {
+        uint32_t it = g->items[k];
+        int32_t row = (int32_t)(it >> 1);
+        if (pos[row] >= 0)
+            order[fill[GROUP_OF(&g->rows[row])]++] = 2 * (uint32_t)pos[row] + (it & 1);
+    }
+#undef GROUP_OF
+    for (int32_t t = 0; t < groups; t++)
         if (count[t + 1] > count[t])
-            rc = call_stack_edges(g, members + count[t], count[t + 1] - count[t], key, order, tree);
+            call_stack_edges(g, members + count[t], count[t + 1] - count[t], order + 2 * count[t], tree);
+    rc = 0;
 done:
-    free(fill), free(key), free(order), free(tree), free(count), free(members);
+    free(count), free(fill), free(members), free(pos), free(order), free(tree);
     return rc;
-oom:
-    free(count), free(members);
-    return -1;
 }
 
 /* One step of a stream's queue: +1 at a launch call, -1 when its work starts. */
@@ -1135,7 +1152,7 @@ int cp_build(const struct cp_row *rows, size_t n, int steps, struct cp_result *r
 oom:
     snprintf(r->error, sizeof r->error, "out of memory");
 done:
-    free(g.start), free(g.end), free(g.nodes), free(g.e), free(g.head), free(g.tail);
+    free(g.start), free(g.end), free(g.nodes), free(g.e), free(g.head), free(g.tail), free(g.items);
     return rc;
 }
 

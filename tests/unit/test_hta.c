@@ -552,6 +552,35 @@ static cJSON *critical_path_json(const char *db, const char *args)
     return json_rows(cmd);
 }
 
+/* A hand-written trace (JSON text) imported into dir; db gets its path. */
+static void import_text(const char *dir, const char *trace, char *db, size_t n)
+{
+    char json[600];
+    snprintf(json, sizeof json, "%s/hand.json", dir);
+    snprintf(db, n, "%s/hand.db", dir);
+    write_file(json, trace, (long)strlen(trace));
+    cr_assert_eq(import_to(json, db), 0);
+}
+
+/* critical-path DB --each lists n edges: each (type, bound, event name) and its weight in ns. */
+static void expect_path(const char *db, size_t n, const char *const (*want)[3], const double *dur)
+{
+    cJSON *each = critical_path_json(db, "--each"), *s;
+    cr_assert_eq(cJSON_GetArraySize(each), (int)n);
+    size_t i = 0;
+    cJSON_ArrayForEach(s, each)
+    {
+        const char *type = cJSON_GetObjectItem(s, "type")->valuestring, *bound = cJSON_GetObjectItem(s, "bound")->valuestring;
+        const char *name = cJSON_GetObjectItem(s, "name")->valuestring;
+        cr_expect(strcmp(type, want[i][0]) == 0 && strcmp(bound, want[i][1]) == 0 && strcmp(name, want[i][2]) == 0 &&
+                      field(s, "dur_ns") == dur[i],
+                  "edge %zu: %s %s %s %g; want %s %s %s %g", i + 1, type, bound, name, field(s, "dur_ns"), want[i][0],
+                  want[i][1], want[i][2], dur[i]);
+        i++;
+    }
+    cJSON_Delete(each);
+}
+
 static double bound_us(const cJSON *c, const char *k)
 {
     return field(cJSON_GetObjectItem(c, "bound_us"), k);
@@ -678,11 +707,8 @@ Test(hta, critical_path_by_hand)
         "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"K2\",\"pid\":0,\"tid\":7,\"ts\":1060.250,\"dur\":29.875,\"args\":{\"device\":0,\"stream\":7,\"correlation\":2}},"
         "{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"Context Sync\",\"pid\":0,\"tid\":-1,\"ts\":1050,\"dur\":50,\"args\":{\"device\":0,\"stream\":-1,\"correlation\":3}}"
         "]}";
-    char *dir = temp_dir(), json[600], db[600];
-    snprintf(json, sizeof json, "%s/hand.json", dir);
-    snprintf(db, sizeof db, "%s/hand.db", dir);
-    write_file(json, trace, (long)strlen(trace));
-    cr_assert_eq(import_to(json, db), 0);
+    char *dir = temp_dir(), db[600];
+    import_text(dir, trace, db, sizeof db);
     static const struct {
         const char *args;
         double path, cpu, compute, launch, gap;
@@ -702,19 +728,7 @@ Test(hta, critical_path_by_hand)
                                           {"operator", "cpu", "A"},         {"dependency", "", "B"},
                                           {"operator", "cpu", "B"}};
     static const double dur[] = {10000, 15000, 35000, 250, 29875, 0, 0, 0, 30000};
-    cJSON *each = critical_path_json(db, "--each"), *s;
-    cr_assert_eq(cJSON_GetArraySize(each), 9);
-    int i = 0;
-    cJSON_ArrayForEach(s, each)
-    {
-        cr_expect(strcmp(cJSON_GetObjectItem(s, "type")->valuestring, path[i][0]) == 0 &&
-                      strcmp(cJSON_GetObjectItem(s, "bound")->valuestring, path[i][1]) == 0 &&
-                      strcmp(cJSON_GetObjectItem(s, "name")->valuestring, path[i][2]) == 0 && field(s, "dur_ns") == dur[i],
-                  "edge %d: %s %s %s %g", i + 1, cJSON_GetObjectItem(s, "type")->valuestring,
-                  cJSON_GetObjectItem(s, "bound")->valuestring, cJSON_GetObjectItem(s, "name")->valuestring, field(s, "dur_ns"));
-        i++;
-    }
-    cJSON_Delete(each);
+    expect_path(db, 9, path, dur);
     /* a window: B alone (by name), and an instance that is not there */
     cJSON *b = critical_path_json(db, "--range B");
     cr_expect_eq(field(cJSON_GetArrayItem(b, 0), "path_ns"), 30000);
@@ -744,30 +758,47 @@ Test(hta, critical_path_breaks_ties_as_networkx)
         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaDeviceSynchronize\",\"pid\":100,\"tid\":100,\"ts\":1040,\"dur\":20,\"args\":{\"correlation\":2}},"
         "{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"Context Sync\",\"pid\":0,\"tid\":-1,\"ts\":1055,\"dur\":5,\"args\":{\"device\":0,\"stream\":-1,\"correlation\":2}}"
         "]}";
-    char *dir = temp_dir(), json[600], db[600];
-    snprintf(json, sizeof json, "%s/tie.json", dir);
-    snprintf(db, sizeof db, "%s/tie.db", dir);
-    write_file(json, trace, (long)strlen(trace));
-    cr_assert_eq(import_to(json, db), 0);
-    static const char *const names[] = {"foo", "cudaLaunchKernel", "foo", "cudaDeviceSynchronize", "foo"};
+    char *dir = temp_dir(), db[600];
+    import_text(dir, trace, db, sizeof db);
+    static const char *const path[][3] = {{"operator", "cpu", "foo"}, {"operator", "cpu", "cudaLaunchKernel"},
+                                          {"operator", "cpu", "foo"}, {"operator", "cpu", "cudaDeviceSynchronize"},
+                                          {"operator", "cpu", "foo"}};
     static const double dur[] = {10000, 10000, 20000, 0, 40000};
-    cJSON *each = critical_path_json(db, "--each"), *s;
-    cr_assert_eq(cJSON_GetArraySize(each), 5);
-    int i = 0;
-    cJSON_ArrayForEach(s, each)
-    {
-        cr_expect(strcmp(cJSON_GetObjectItem(s, "type")->valuestring, "operator") == 0 &&
-                      strcmp(cJSON_GetObjectItem(s, "bound")->valuestring, "cpu") == 0 &&
-                      strcmp(cJSON_GetObjectItem(s, "name")->valuestring, names[i]) == 0 && field(s, "dur_ns") == dur[i],
-                  "edge %d: %s %s %s %g", i + 1, cJSON_GetObjectItem(s, "type")->valuestring,
-                  cJSON_GetObjectItem(s, "bound")->valuestring, cJSON_GetObjectItem(s, "name")->valuestring, field(s, "dur_ns"));
-        i++;
-    }
-    cJSON_Delete(each);
+    expect_path(db, 5, path, dur);
     cJSON *rows = critical_path_json(db, ""), *row = cJSON_GetArrayItem(rows, 0);
     cr_expect(field(row, "path_ns") == 80000 && field(row, "cpu_ns") == 80000 && field(row, "launch_ns") == 0,
               "path %g cpu %g launch %g", field(row, "path_ns"), field(row, "cpu_ns"), field(row, "launch_ns"));
     cJSON_Delete(rows);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* Events of one call stack at equal times, ordered as HTA's compare_events orders them (checked against
+ * HTA's critical_path_analysis, us): C [0, 5] comes in the file before P [0, 20] and starts with it, so
+ * P, the longer, must open first (C is P's child); Q [5, 10] starts as C ends (the end first: Q is P's
+ * child, not C's); R [15, 20] ends with P (the shorter first). Then S [30, 40] launches K. HTA's path
+ * and each edge's event: P 0, C 5, P 0, Q 5, P 5, R 5, P 0, the dependency to S, S 1, the launch call 4,
+ * S 5. In file order at equal times, C would hold P and the edges would name C for P. */
+Test(hta, critical_path_orders_equal_times_as_hta)
+{
+    static const char trace[] =
+        "{\"traceEvents\":["
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"C\",\"pid\":1,\"tid\":1,\"ts\":1000,\"dur\":5},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"P\",\"pid\":1,\"tid\":1,\"ts\":1000,\"dur\":20},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"R\",\"pid\":1,\"tid\":1,\"ts\":1015,\"dur\":5},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"Q\",\"pid\":1,\"tid\":1,\"ts\":1005,\"dur\":5},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"S\",\"pid\":1,\"tid\":1,\"ts\":1030,\"dur\":10},"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":1031,\"dur\":4,\"args\":{\"correlation\":1}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"K\",\"pid\":0,\"tid\":7,\"ts\":1036,\"dur\":2,\"args\":{\"device\":0,\"stream\":7,\"correlation\":1}}"
+        "]}";
+    char *dir = temp_dir(), db[600];
+    import_text(dir, trace, db, sizeof db);
+    static const char *const path[][3] = {
+        {"operator", "cpu", "P"}, {"operator", "cpu", "C"}, {"operator", "cpu", "P"},   {"operator", "cpu", "Q"},
+        {"operator", "cpu", "P"}, {"operator", "cpu", "R"}, {"operator", "cpu", "P"},   {"dependency", "", "S"},
+        {"operator", "cpu", "S"}, {"operator", "cpu", "cudaLaunchKernel"}, {"operator", "cpu", "S"}};
+    static const double dur[] = {0, 5000, 0, 5000, 5000, 5000, 0, 0, 1000, 4000, 5000};
+    expect_path(db, 11, path, dur);
     run("rm -rf '%s'", dir);
     free(dir);
 }
