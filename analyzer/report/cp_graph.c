@@ -82,11 +82,11 @@ struct node {
 };
 
 struct edge {
-    int64_t w;
     int32_t u, v;
     int32_t attr; /* attributed row; -1 the root; -2 none */
     int32_t next; /* u's next out-edge, in the order added; -1 */
     uint8_t type;
+    uint8_t zero; /* weighs 0 whatever its type (a blocking call's own edge) */
 };
 
 struct graph {
@@ -108,16 +108,22 @@ static int host(const struct cp_row *r)
     return r->stream == -1;
 }
 
+/* An edge's weight as HTA gives it: the time from its start node to its end node, 0 for dependencies,
+ * syncs and a blocking call's own edge (the weight follows the nodes: it is not stored). */
+static int64_t edge_weight(const struct graph *g, const struct edge *e)
+{
+    return e->type == CP_DEPENDENCY || e->type == CP_SYNC || e->zero ? 0 : g->nodes[e->v].ts - g->nodes[e->u].ts;
+}
+
 /* HTA's _add_edge_helper: networkx keeps one edge per (u, v), a later add replaces its weight and type
  * in place. The edge's index, or -1 (out of memory, or u == v, which HTA asserts against). */
 static int32_t add_edge(struct graph *g, int32_t u, int32_t v, enum cp_edge_type type, int zero_weight)
 {
     if (g->oom || u == v)
         return -1;
-    int64_t w = type == CP_DEPENDENCY || type == CP_SYNC || zero_weight ? 0 : g->nodes[v].ts - g->nodes[u].ts;
     for (int32_t k = g->head[u]; k >= 0; k = g->e[k].next) /* a node has few out-edges */
         if (g->e[k].v == v) {
-            g->e[k].w = w, g->e[k].type = (uint8_t)type;
+            g->e[k].type = (uint8_t)type, g->e[k].zero = zero_weight != 0;
             return k;
         }
     if (g->ne == g->ecap) {
@@ -127,7 +133,7 @@ static int32_t add_edge(struct graph *g, int32_t u, int32_t v, enum cp_edge_type
             return g->oom = 1, -1;
         g->e = ne, g->ecap = cap;
     }
-    g->e[g->ne] = (struct edge){w, u, v, -2, -1, (uint8_t)type};
+    g->e[g->ne] = (struct edge){u, v, -2, -1, (uint8_t)type, zero_weight != 0};
     if (g->tail[u] >= 0)
         g->e[g->tail[u]].next = (int32_t)g->ne;
     else
@@ -1024,7 +1030,7 @@ static int longest_path(struct graph *g, int want_steps, struct cp_result *r)
         for (int32_t k = g->head[u]; k >= 0; k = g->e[k].next) {
             const struct edge *e = &g->e[k];
             int32_t v = e->v;
-            int64_t cand = d + clamp0(e->w);
+            int64_t cand = d + clamp0(edge_weight(g, e));
             if (best[v] < 0 || cand > dist[v] || (cand == dist[v] && k < best[v]))
                 dist[v] = cand, best[v] = k;
             if (--indeg[v] == 0)
@@ -1055,7 +1061,7 @@ static int longest_path(struct graph *g, int want_steps, struct cp_result *r)
         const struct edge *e = &g->e[best[v]];
         struct cp_step step, *s = &step;
         s->from_ts = g->nodes[e->u].ts, s->to_ts = g->nodes[e->v].ts;
-        s->weight = clamp0(e->w), s->type = e->type;
+        s->weight = clamp0(edge_weight(g, e)), s->type = e->type;
         s->from_row = g->nodes[e->u].row, s->to_row = g->nodes[e->v].row;
         s->event = e->type == CP_OPERATOR || e->type == CP_KERNEL_GAP ? (e->attr >= 0 ? e->attr : -1) : -1;
         const struct cp_row *at = s->event >= 0 ? &g->rows[s->event] : NULL;
