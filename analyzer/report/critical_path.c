@@ -276,6 +276,7 @@ struct scan_part {
     struct id_value *launch; /* the rows' launch_id (-1: none) */
     size_t n, cap;
     uint64_t ids; /* how many ids the part spans (0: all 2^64) */
+    int shared; /* rows and launch lie in one buffer for both parts (scan_rows owns it) */
     int sorted; /* rows came in id order */
     int rc;     /* SQLITE_DONE, or what stopped it (SQLITE_NOMEM: out of memory) */
 };
@@ -291,15 +292,28 @@ static void *scan_part_run(void *arg)
                          : p->ids == 0 || p->ids > (1u << 22) ? (size_t)1 << 22
                          : p->ids < 4096                      ? 4096
                                                               : (size_t)p->ids;
-            struct cp_row *a = realloc(p->rows, cap * sizeof *a);
-            struct id_value *b = realloc(p->launch, cap * sizeof *b);
-            if (a)
-                p->rows = a;
-            if (b)
-                p->launch = b;
-            if (!a || !b) {
-                p->rc = SQLITE_NOMEM;
-                return NULL;
+            struct cp_row *a;
+            struct id_value *b;
+            if (p->shared) { /* more rows than ids (a view): a buffer of its own from here */
+                a = malloc(cap * sizeof *a), b = malloc(cap * sizeof *b);
+                if (a && b)
+                    memcpy(a, p->rows, p->n * sizeof *a), memcpy(b, p->launch, p->n * sizeof *b), p->shared = 0;
+                if (!a || !b) {
+                    free(a), free(b);
+                    p->rc = SQLITE_NOMEM;
+                    return NULL;
+                }
+                p->rows = a, p->launch = b;
+            } else {
+                a = realloc(p->rows, cap * sizeof *a), b = realloc(p->launch, cap * sizeof *b);
+                if (a)
+                    p->rows = a;
+                if (b)
+                    p->launch = b;
+                if (!a || !b) {
+                    p->rc = SQLITE_NOMEM;
+                    return NULL;
+                }
             }
             p->cap = cap;
         }
@@ -337,6 +351,9 @@ _Static_assert(TDB_KIND_INSTANT == TDB_KIND_MEMORY + 1 && TDB_KIND_TRACE == TDB_
 
 /* Rows of at least this many ids are read in two halves at once, the second on its own connection. */
 #define SPLIT_SCAN_IDS 64
+/* Up to this many ids, both halves write into one buffer (the second at its first id's place), so
+ * that joining them moves rows down a little instead of copying them to new memory. */
+#define SHARED_SCAN_IDS ((uint64_t)1 << 24)
 
 /* Reads the trace's rows: in two halves on two threads when the trace is large and a second connection
  * to its file opens, else in one. 0, or -1 (printed). */
@@ -345,6 +362,8 @@ static int scan_rows(sqlite3 *db, int64_t trace, const struct id_map *flags,
                      size_t *count, int *sorted, struct report_io *io)
 {
     struct scan_part part[2] = {{0}};
+    struct cp_row *all_rows = NULL; /* both parts' buffer, when shared */
+    struct id_value *all_launch = NULL;
     sqlite3_stmt *st = NULL;
     sqlite3 *db2 = NULL;
     int64_t lo = 0, hi = -1, traces = 0;
@@ -382,6 +401,19 @@ static int scan_rows(sqlite3 *db, int64_t trace, const struct id_map *flags,
         sqlite3_bind_int64(p->st, 4, k ? hi : mid);
         p->ids = k ? (uint64_t)hi - (uint64_t)mid : (uint64_t)mid - (uint64_t)lo + 1;
     }
+    if (db2 && span < SHARED_SCAN_IDS) {
+        size_t ids = (size_t)span + 1;
+        all_rows = malloc(ids * sizeof *all_rows), all_launch = malloc(ids * sizeof *all_launch);
+        if (!all_rows || !all_launch) /* then each half in its own */
+            free(all_rows), free(all_launch), all_rows = NULL, all_launch = NULL;
+        else {
+            for (int k = 0; k < 2; k++) {
+                size_t at = k ? (size_t)part[0].ids : 0;
+                part[k].rows = all_rows + at, part[k].launch = all_launch + at;
+                part[k].cap = (size_t)part[k].ids, part[k].shared = 1;
+            }
+        }
+    }
     threaded = db2 && pthread_create(&thread, NULL, scan_part_run, &part[1]) == 0;
     scan_part_run(&part[0]);
     if (threaded)
@@ -395,7 +427,13 @@ static int scan_rows(sqlite3 *db, int64_t trace, const struct id_map *flags,
             goto done;
         }
     size_t n = part[0].n + part[1].n;
-    if (part[1].n) { /* the upper half after the lower (in place when the ids were dense) */
+    if (part[1].n && part[0].shared && part[1].shared) { /* the upper half down to the lower's end */
+        memmove(part[0].rows + part[0].n, part[1].rows, part[1].n * sizeof *part[1].rows);
+        for (size_t i = 0; i < part[1].n; i++) /* (forward: the upper half only moves down) */
+            part[0].launch[part[0].n + i] = (struct id_value){part[1].launch[i].id, (int64_t)(part[0].n + i)};
+    } else if (part[1].n) { /* the upper half after the lower (in place when it fits) */
+        if (part[0].shared) /* the lower half starts all_rows: it takes the buffers over */
+            all_rows = NULL, all_launch = NULL, part[0].shared = 0, part[0].cap = 0;
         int fits = n <= part[0].cap;
         struct cp_row *a = fits ? part[0].rows : realloc(part[0].rows, (n + 1) * sizeof *a);
         struct id_value *b = fits ? part[0].launch : a ? realloc(part[0].launch, (n + 1) * sizeof *b) : NULL;
@@ -413,11 +451,17 @@ static int scan_rows(sqlite3 *db, int64_t trace, const struct id_map *flags,
     }
     *sorted = part[0].sorted && part[1].sorted;
     *rows = part[0].rows, *launch = part[0].launch, *count = n;
+    if (part[0].shared)
+        all_rows = NULL, all_launch = NULL;
     part[0].rows = NULL, part[0].launch = NULL;
     rc = 0;
 done:
     for (int k = 0; k < 2; k++)
-        sqlite3_finalize(part[k].st), free(part[k].rows), free(part[k].launch);
+        if (!part[k].shared)
+            free(part[k].rows), free(part[k].launch);
+    for (int k = 0; k < 2; k++)
+        sqlite3_finalize(part[k].st);
+    free(all_rows), free(all_launch);
     sqlite3_close(db2);
     return rc;
 }

@@ -847,6 +847,24 @@ Test(hta, critical_path_does_not_depend_on_the_scan_order, .timeout = 120)
     free(dir);
 }
 
+/* A stranger's event view that gives every row twice (more rows than ids: each half of the read
+ * outgrows the room its ids gave it): every row is read, so every node of the graph comes twice. */
+Test(hta, critical_path_reads_every_row_of_a_view_with_repeated_ids, .timeout = 120)
+{
+    char *dir = temp_dir(), db[1200], twice[1300];
+    import_and_alter(dir, "critical_path_alexnet_trace.json.gz",
+                     "ALTER TABLE event RENAME TO event_rows; "
+                     "CREATE VIEW event AS SELECT * FROM event_rows UNION ALL SELECT * FROM event_rows ORDER BY id",
+                     db, sizeof db, twice, sizeof twice);
+    cJSON *a = critical_path_json(db, ""), *b = critical_path_json(twice, "");
+    double nodes = field(cJSON_GetArrayItem(a, 0), "graph_nodes");
+    cr_expect(nodes > 1000 && field(cJSON_GetArrayItem(b, 0), "graph_nodes") == 2 * nodes, "%g nodes, then %g", nodes,
+              field(cJSON_GetArrayItem(b, 0), "graph_nodes"));
+    cJSON_Delete(a), cJSON_Delete(b);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
 /* The path of b equals a's edge by edge (type, bound, weight, event name). */
 static void expect_same_path(const char *a_db, const char *b_db, const char *args)
 {
