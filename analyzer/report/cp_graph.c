@@ -173,11 +173,23 @@ static int keyed_order(const void *a, const void *b)
     return (x->pos > y->pos) - (x->pos < y->pos);
 }
 
+/* The times order_by_time sorts by, for time_order (which qsort calls). */
+static _Thread_local const int64_t *sort_times;
+
+static int time_order(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    if (sort_times[x] != sort_times[y])
+        return sort_times[x] < sort_times[y] ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
 /* The positions 0..n-1 in the order of their times, equal times in position order (a stable sort), into
  * order: spread over about n / 8 buckets of equal time span in one pass (each bucket in position
  * order), then each bucket sorted (by insertion where small: a trace's events come nearly in time
  * order). O(n) for times spread as a trace's are; a bucket holding much of the trace (a burst at one
- * time) is sorted by comparison. 0, or -1 (out of memory). */
+ * time) is sorted by comparison. Only positions move (the times are read where they are). 0, or -1
+ * (out of memory). */
 static int order_by_time(const int64_t *t, size_t n, uint32_t *order)
 {
     if (n == 0)
@@ -192,37 +204,32 @@ static int order_by_time(const int64_t *t, size_t n, uint32_t *order)
         shift++;
     buckets = (size_t)(span >> shift) + 1;
     size_t *start = calloc(buckets + 1, sizeof *start);
-    struct keyed *a = malloc(n * sizeof *a);
-    if (!start || !a) {
-        free(start), free(a);
+    if (!start)
         return -1;
-    }
     for (size_t i = 0; i < n; i++)
         start[(((uint64_t)t[i] - (uint64_t)lo) >> shift) + 1]++;
     for (size_t b = 0; b < buckets; b++)
         start[b + 1] += start[b];
-    for (size_t i = 0; i < n; i++) {
-        size_t b = ((uint64_t)t[i] - (uint64_t)lo) >> shift;
-        a[start[b]++] = (struct keyed){t[i], (int32_t)i};
-    }
+    for (size_t i = 0; i < n; i++)
+        order[start[((uint64_t)t[i] - (uint64_t)lo) >> shift]++] = (uint32_t)i;
+    sort_times = t;
     for (size_t b = 0, from = 0; b < buckets; from = start[b++]) { /* start[b] is now bucket b's end */
         size_t m = start[b] - from;
-        struct keyed *x = a + from;
+        uint32_t *x = order + from;
         if (m > 32) {
-            qsort(x, m, sizeof *x, keyed_order);
+            qsort(x, m, sizeof *x, time_order);
             continue;
         }
         for (size_t i = 1; i < m; i++) { /* positions rise within a bucket: equal times stay in order */
-            struct keyed v = x[i];
+            uint32_t v = x[i];
+            int64_t tv = t[v];
             size_t j = i;
-            for (; j > 0 && x[j - 1].key > v.key; j--)
+            for (; j > 0 && t[x[j - 1]] > tv; j--)
                 x[j] = x[j - 1];
             x[j] = v;
         }
     }
-    for (size_t i = 0; i < n; i++)
-        order[i] = (uint32_t)a[i].pos;
-    free(start), free(a);
+    free(start);
     return 0;
 }
 

@@ -41,7 +41,6 @@ struct cp_row {
     int64_t wait_corr;   /* sync rows: wait_on_cuda_event_record_corr_id, else -1 */
     int64_t correlation; /* -1 when none */
     int32_t thread;      /* host rows: the thread's position in (pid, tid) order; -1 for GPU rows */
-    int32_t group;       /* the call stack it is in (thread, the backward thread merged into the forward) */
     int32_t link;        /* HTA's index_correlation, as a row index: launch <-> GPU work; -1 none */
     unsigned flags;      /* the name's and the category's cp_flag */
     uint8_t clipped;     /* in the window (HTA's clipped dataframe) */
