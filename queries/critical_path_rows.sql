@@ -4,10 +4,11 @@
 -- wait_on_stream and wait_on_cuda_event_record_corr_id come from its args. No ORDER BY: the table scan
 -- gives id order (an ORDER BY cost SQLite a sort here); the pass checks the order and sorts if not.
 -- ?2 is 1 when the database holds one trace (every thread is its); ?3 and ?4 bound the ids, so that
--- two connections can read the halves of a large trace at once. NULLs come as -1. The kinds left out are
--- one run of ids (critical_path.c asserts it): a range test costs SQLite less than NOT IN's lookup.
+-- two connections can read the halves of a large trace at once. NULLs come as -1, but launch_id's as
+-- NULL (an event id may be negative). The kinds left out are one run of ids (critical_path.c asserts
+-- it): a range test costs SQLite less than NOT IN's lookup.
 SELECT e.id, e.thread_id, e.start_ns, e.dur_ns, coalesce(e.stream, -1), coalesce(e.device, -1),
-       coalesce(e.launch_id, -1), e.name_id, coalesce(e.cat_id, -1), e.kind, coalesce(e.correlation, -1),
+       e.launch_id, e.name_id, coalesce(e.cat_id, -1), e.kind, coalesce(e.correlation, -1),
        CASE WHEN e.kind = {kind:sync} AND json_valid(e.args) THEN coalesce(json_extract(e.args, '$.wait_on_stream'), -1) ELSE -1 END,
        CASE WHEN e.kind = {kind:sync} AND json_valid(e.args)
             THEN coalesce(json_extract(e.args, '$.wait_on_cuda_event_record_corr_id'), -1) ELSE -1 END

@@ -92,6 +92,7 @@ struct edge {
 struct graph {
     const struct cp_row *rows;
     size_t n;
+    const struct cp_wait *waits;
     int32_t *start, *end; /* per row: its nodes, -1 */
     struct node *nodes;
     size_t nn;
@@ -106,6 +107,16 @@ struct graph {
 static int host(const struct cp_row *r)
 {
     return r->stream == -1;
+}
+
+static int64_t wait_stream(const struct cp_wait *waits, const struct cp_row *r)
+{
+    return r->wait >= 0 ? waits[r->wait].stream : -1;
+}
+
+static int64_t wait_corr(const struct cp_wait *waits, const struct cp_row *r)
+{
+    return r->wait >= 0 ? waits[r->wait].corr : -1;
 }
 
 /* An edge's weight as HTA gives it: the time from its start node to its end node, 0 for dependencies,
@@ -728,12 +739,12 @@ struct event_links {
     int32_t *next_launch;  /* per row: cudaStreamWaitEvent -> next launch row, -1 */
 };
 
-static int event_links(const struct cp_row *rows, size_t n, struct event_links *el)
+static int event_links(const struct cp_row *rows, size_t n, const struct cp_wait *wt, struct event_links *el)
 {
     size_t nl = 0, nw = 0, nr = 0;
     for (size_t i = 0; i < n; i++) {
         nl += is_launch(rows, i);
-        nw += rows[i].wait_stream > -1;
+        nw += wait_stream(wt, &rows[i]) > -1;
         nr += (rows[i].flags & CP_EVENT_RECORD) != 0;
     }
     struct launch *l = malloc((nl + 1) * sizeof *l);
@@ -748,8 +759,8 @@ static int event_links(const struct cp_row *rows, size_t n, struct event_links *
     /* the event's stream per record correlation: the first row waiting on it says */
     nw = 0;
     for (size_t i = 0; i < n; i++)
-        if (rows[i].wait_stream > -1)
-            waits[nw++] = (struct keyed){rows[i].wait_corr, (int32_t)i};
+        if (wait_stream(wt, &rows[i]) > -1)
+            waits[nw++] = (struct keyed){wait_corr(wt, &rows[i]), (int32_t)i};
     qsort(waits, nw, sizeof *waits, keyed_order);
     /* by device and stream of the work */
     nl = 0;
@@ -770,8 +781,9 @@ static int event_links(const struct cp_row *rows, size_t n, struct event_links *
         int32_t w = corr_find(waits, nw, rows[i].correlation);
         if (w < 0)
             continue;
-        size_t b = launch_bound(l, nl, rows[w].device, rows[w].wait_stream, rows[i].ts, 1);
-        if (b > 0 && l[b - 1].k1 == rows[w].device && l[b - 1].k2 == rows[w].wait_stream)
+        int64_t ws = wait_stream(wt, &rows[w]);
+        size_t b = launch_bound(l, nl, rows[w].device, ws, rows[i].ts, 1);
+        if (b > 0 && l[b - 1].k1 == rows[w].device && l[b - 1].k2 == ws)
             el->rec[el->nrec++] = (struct keyed){rows[i].correlation, l[b - 1].row};
     }
     qsort(el->rec, el->nrec, sizeof *el->rec, keyed_order);
@@ -825,12 +837,13 @@ static void kernel_prep_free(struct kernel_prep *kp)
     memset(kp, 0, sizeof *kp);
 }
 
-static int kernel_prepare(const struct cp_row *rows, size_t n, struct kernel_prep *kp)
+static int kernel_prepare(const struct cp_row *rows, size_t n, const struct cp_wait *waits, struct kernel_prep *kp)
 {
     memset(kp, 0, sizeof *kp);
     kp->q = malloc((n + 1) * sizeof *kp->q), kp->sync_src = malloc((n + 1) * sizeof *kp->sync_src);
     kp->items = malloc((n + 1) * sizeof *kp->items);
-    if (!kp->q || !kp->sync_src || !kp->items || queue_lengths(rows, n, kp->q) != 0 || event_links(rows, n, &kp->el) != 0)
+    if (!kp->q || !kp->sync_src || !kp->items || queue_lengths(rows, n, kp->q) != 0 ||
+        event_links(rows, n, waits, &kp->el) != 0)
         return -1;
     for (size_t i = 0; i < n; i++) {
         const struct cp_row *r = &rows[i];
@@ -861,7 +874,8 @@ static int kernel_edges(struct graph *g, struct kernel_prep *kp)
         const struct cp_row *r = &rows[i];
         if (is_sync_row(r)) {
             if (r->flags & (CP_WAIT_EVENT | CP_EVENT_SYNC)) {
-                int32_t prev = r->wait_corr >= 0 ? corr_find(el.rec, el.nrec, r->wait_corr) : -1;
+                int64_t wc = wait_corr(g->waits, r);
+                int32_t prev = wc >= 0 ? corr_find(el.rec, el.nrec, wc) : -1;
                 if (prev < 0)
                     continue;
                 int32_t src = rows[prev].link;
@@ -943,7 +957,7 @@ static void *kernel_job_run(void *arg)
 {
     struct kernel_job *j = arg;
     struct kernel_prep kp;
-    int prepared = kernel_prepare(j->g.rows, j->g.n, &kp);
+    int prepared = kernel_prepare(j->g.rows, j->g.n, j->g.waits, &kp);
     pthread_mutex_lock(&j->lock);
     while (!j->ready)
         pthread_cond_wait(&j->made, &j->lock);
@@ -1113,10 +1127,10 @@ static int validate(const struct graph *g, struct cp_result *r)
     return 0;
 }
 
-int cp_build(const struct cp_row *rows, size_t n, int steps, struct cp_result *r)
+int cp_build(const struct cp_row *rows, size_t n, const struct cp_wait *waits, int steps, struct cp_result *r)
 {
     memset(r, 0, sizeof *r);
-    struct graph g = {.rows = rows, .n = n};
+    struct graph g = {.rows = rows, .n = n, .waits = waits};
     int rc = -1;
     if (n > INT32_MAX / 2) {
         snprintf(r->error, sizeof r->error, "too many events (%zu) for one graph", n);
@@ -1130,7 +1144,7 @@ int cp_build(const struct cp_row *rows, size_t n, int steps, struct cp_result *r
     /* the GPU's edges on a second thread, into a list of their own, while this one makes the nodes and
      * adds the host's edges; then theirs after these, as HTA adds them (no edge of one joins the nodes
      * an edge of the other does) */
-    struct kernel_job job = {.g = {.rows = rows, .n = n, .start = g.start, .end = g.end}, .nodes_of = &g, .rc = -1};
+    struct kernel_job job = {.g = {.rows = rows, .n = n, .waits = waits, .start = g.start, .end = g.end}, .nodes_of = &g, .rc = -1};
     pthread_t thread;
     int threaded = pthread_mutex_init(&job.lock, NULL) == 0;
     if (threaded && pthread_cond_init(&job.made, NULL) != 0) {

@@ -26,24 +26,31 @@ enum cp_flag {
     CP_CAT_RUNTIME = 1 << 13,  /* cuda_runtime or cuda_driver */
     CP_CAT_ANNOTATION = 1 << 14, /* user_annotation */
     CP_CAT_SYNC = 1 << 15,     /* cuda_sync (or tracedb's sync kind) */
+    /* (cp_row.flags holds 16 bits) */
 };
 
 /* The flags of an event name or category. */
 unsigned cp_name_flags(const char *s);
 
-/* One event of the trace, in file (id) order: what HTA's dataframe holds of it. */
+/* A sync row's wait_on_stream and wait_on_cuda_event_record_corr_id (-1 where it has none); few rows
+ * have them, so they are kept beside the rows. */
+struct cp_wait {
+    int64_t stream, corr;
+};
+
+/* One event of the trace, in file (id) order: what HTA's dataframe holds of it (64 bytes). */
 struct cp_row {
     int64_t id;          /* event id */
     int64_t ts, end;     /* ns */
     int64_t stream;      /* -1: a host row (HTA's stream column) */
     int64_t device;      /* GPU rows: the device (HTA's pid) */
-    int64_t wait_stream; /* sync rows: wait_on_stream, else -1 */
-    int64_t wait_corr;   /* sync rows: wait_on_cuda_event_record_corr_id, else -1 */
     int64_t correlation; /* -1 when none */
     int32_t thread;      /* host rows: the thread's position in (pid, tid) order; -1 for GPU rows */
     int32_t link;        /* HTA's index_correlation, as a row index: launch <-> GPU work; -1 none */
-    unsigned flags;      /* the name's and the category's cp_flag */
+    int32_t wait;        /* sync rows: its cp_wait; -1 none */
+    uint16_t flags;      /* the name's and the category's cp_flag */
     uint8_t clipped;     /* in the window (HTA's clipped dataframe) */
+    uint8_t has_launch;  /* (for the loader) its launch_id is not NULL */
 };
 
 enum cp_edge_type { CP_OPERATOR, CP_DEPENDENCY, CP_LAUNCH_DELAY, CP_KERNEL_GAP, CP_SYNC };
@@ -69,10 +76,10 @@ struct cp_result {
     char error[256];       /* why no path, when cp_build fails */
 };
 
-/* Builds HTA's graph over rows (n of them, file order; rows[i].clipped marks the window) and finds its
+/* Builds HTA's graph over rows (n of them, file order; rows[i].clipped marks the window; their waits) and finds its
  * longest path, edge by edge in r->steps when steps is set. 0; -1 with r->error set when the graph is not valid (a cycle, a sync edge within one
  * stream) or memory ran out. cp_result_free releases r. */
-int cp_build(const struct cp_row *rows, size_t n, int steps, struct cp_result *r);
+int cp_build(const struct cp_row *rows, size_t n, const struct cp_wait *waits, int steps, struct cp_result *r);
 void cp_result_free(struct cp_result *r);
 
 #endif

@@ -215,9 +215,9 @@ static int load_flags(sqlite3 *db, struct id_value **flags, size_t *n, struct re
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* HTA's index_correlation from each row's launch_id (launch[i].id): GPU work -> its launch call, and the
- * call -> (the last of) its work; sync rows on no stream (Event Sync, Context Sync: host rows by HTA's
- * stream column) link to their call too. */
+/* HTA's index_correlation from each row's launch_id (launch[i].id, where has_launch): GPU work -> its
+ * launch call, and the call -> (the last of) its work; sync rows on no stream (Event Sync, Context
+ * Sync: host rows by HTA's stream column) link to their call too. */
 static void link_rows(struct cp_row *rows, const struct id_value *launch, size_t n, struct id_value *scratch)
 {
     struct id_map pos;
@@ -226,7 +226,7 @@ static void link_rows(struct cp_row *rows, const struct id_value *launch, size_t
     id_map_init(&pos, scratch, n);
     for (size_t i = 0; i < n; i++) {
         int sync_on_no_stream = rows[i].stream == -1 && (rows[i].flags & CP_CAT_SYNC);
-        if (launch[i].id < 0 || (rows[i].stream == -1 && !sync_on_no_stream))
+        if (!rows[i].has_launch || (rows[i].stream == -1 && !sync_on_no_stream))
             continue;
         int32_t l = (int32_t)id_map_get(&pos, launch[i].id, -1);
         if (l < 0 || (size_t)l == i)
@@ -276,6 +276,8 @@ struct scan_part {
     struct id_value *launch; /* the rows' launch_id (-1: none) */
     size_t n, cap;
     uint64_t ids; /* how many ids the part spans (0: all 2^64) */
+    struct cp_wait *waits; /* the sync rows' waits (cp_row.wait counts in them) */
+    size_t nwaits, capwaits;
     int shared; /* rows and launch lie in one buffer for both parts (scan_rows owns it) */
     int sorted; /* rows came in id order */
     int rc;     /* SQLITE_DONE, or what stopped it (SQLITE_NOMEM: out of memory) */
@@ -325,19 +327,35 @@ static void *scan_part_run(void *arg)
         if (p->round_us)
             hta_round(r->ts, dur, &r->ts, &r->end);
         r->stream = sqlite3_column_int64(st, 4), r->device = sqlite3_column_int64(st, 5);
-        r->flags = (unsigned)id_map_get(p->flags, sqlite3_column_int64(st, 7), 0);
+        r->flags = (uint16_t)id_map_get(p->flags, sqlite3_column_int64(st, 7), 0);
         int64_t cat = sqlite3_column_int64(st, 8);
         if (cat >= 0)
-            r->flags |= (unsigned)id_map_get(p->flags, cat, 0) &
-                        (CP_CAT_OP | CP_CAT_RUNTIME | CP_CAT_ANNOTATION | CP_CAT_SYNC);
-        if (sqlite3_column_int(st, 9) == TDB_KIND_SYNC)
-            r->flags |= CP_CAT_SYNC;
+            r->flags |= (uint16_t)(id_map_get(p->flags, cat, 0) &
+                                   (CP_CAT_OP | CP_CAT_RUNTIME | CP_CAT_ANNOTATION | CP_CAT_SYNC));
         r->correlation = sqlite3_column_int64(st, 10);
-        r->wait_stream = sqlite3_column_int64(st, 11), r->wait_corr = sqlite3_column_int64(st, 12);
+        r->wait = -1;
+        if (sqlite3_column_int(st, 9) == TDB_KIND_SYNC) {
+            r->flags |= CP_CAT_SYNC;
+            struct cp_wait w = {sqlite3_column_int64(st, 11), sqlite3_column_int64(st, 12)};
+            if (w.stream != -1 || w.corr != -1) {
+                if (p->nwaits == p->capwaits) {
+                    size_t cap = p->capwaits ? 2 * p->capwaits : 256;
+                    struct cp_wait *nw = realloc(p->waits, cap * sizeof *nw);
+                    if (!nw) {
+                        p->rc = SQLITE_NOMEM;
+                        return NULL;
+                    }
+                    p->waits = nw, p->capwaits = cap;
+                }
+                r->wait = (int32_t)p->nwaits, p->waits[p->nwaits++] = w;
+            }
+        }
         p->sorted &= n == 0 || r->id > p->rows[n - 1].id;
         r->thread = (int32_t)id_map_get(p->thread_of, sqlite3_column_int64(st, 1), -1);
         r->link = -1, r->clipped = 0;
-        p->launch[n] = (struct id_value){sqlite3_column_int64(st, 6), (int64_t)n};
+        int64_t launch = sqlite3_column_int64(st, 6); /* ids may be negative: NULL is told by its type */
+        r->has_launch = launch != 0 || sqlite3_column_type(st, 6) != SQLITE_NULL;
+        p->launch[n] = (struct id_value){launch, (int64_t)n};
         p->n++;
     }
     return NULL;
@@ -359,7 +377,7 @@ _Static_assert(TDB_KIND_INSTANT == TDB_KIND_MEMORY + 1 && TDB_KIND_TRACE == TDB_
  * to its file opens, else in one. 0, or -1 (printed). */
 static int scan_rows(sqlite3 *db, int64_t trace, const struct id_map *flags,
                      const struct id_map *thread_of, int round_us, struct cp_row **rows, struct id_value **launch,
-                     size_t *count, int *sorted, struct report_io *io)
+                     size_t *count, struct cp_wait **waits, int *sorted, struct report_io *io)
 {
     struct scan_part part[2] = {{0}};
     struct cp_row *all_rows = NULL; /* both parts' buffer, when shared */
@@ -449,16 +467,31 @@ static int scan_rows(sqlite3 *db, int64_t trace, const struct id_map *flags,
         for (size_t i = 0; i < part[1].n; i++)
             part[0].launch[part[0].n + i] = (struct id_value){part[1].launch[i].id, (int64_t)(part[0].n + i)};
     }
+    if (part[1].nwaits) { /* the upper half's waits after the lower's */
+        struct cp_wait *w = realloc(part[0].waits, (part[0].nwaits + part[1].nwaits) * sizeof *w);
+        if (!w) {
+            fprintf(io->err, "%s: out of memory\n", io->prog);
+            goto done;
+        }
+        memcpy(w + part[0].nwaits, part[1].waits, part[1].nwaits * sizeof *w);
+        part[0].waits = w;
+        for (size_t i = part[0].n; i < n; i++)
+            if (part[0].rows[i].wait >= 0)
+                part[0].rows[i].wait += (int32_t)part[0].nwaits;
+    }
     *sorted = part[0].sorted && part[1].sorted;
-    *rows = part[0].rows, *launch = part[0].launch, *count = n;
+    *rows = part[0].rows, *launch = part[0].launch, *count = n, *waits = part[0].waits;
+    part[0].waits = NULL;
     if (part[0].shared)
         all_rows = NULL, all_launch = NULL;
     part[0].rows = NULL, part[0].launch = NULL;
     rc = 0;
 done:
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < 2; k++) {
         if (!part[k].shared)
             free(part[k].rows), free(part[k].launch);
+        free(part[k].waits);
+    }
     for (int k = 0; k < 2; k++)
         sqlite3_finalize(part[k].st);
     free(all_rows), free(all_launch);
@@ -468,7 +501,8 @@ done:
 
 /* One trace's rows, links and window marks. */
 static int load_rows(sqlite3 *db, int64_t trace, const struct id_map *flags, int64_t lo, int64_t hi,
-                     int64_t cutoff, int round_us, struct cp_row **out, size_t *count, struct report_io *io)
+                     int64_t cutoff, int round_us, struct cp_row **out, size_t *count, struct cp_wait **waits,
+                     struct report_io *io)
 {
     struct id_value *threads = NULL, *launch = NULL, *scratch = NULL;
     struct id_map thread_of = {0};
@@ -484,7 +518,7 @@ static int load_rows(sqlite3 *db, int64_t trace, const struct id_map *flags, int
         goto done;
     id_map_init(&thread_of, threads, nthreads);
     report_phase("cp: prepare");
-    if (scan_rows(db, trace, flags, &thread_of, round_us, &rows, &launch, &n, &sorted, io) != 0)
+    if (scan_rows(db, trace, flags, &thread_of, round_us, &rows, &launch, &n, waits, &sorted, io) != 0)
         goto done;
     report_phase("cp: scan");
     if (!sorted) { /* the scan was not in id order: sort the rows and their launch ids together */
@@ -671,11 +705,15 @@ int critical_path(sqlite3 *db, const char *path, const struct cp_window *given, 
             continue;
         windows++;
         struct cp_row *rows;
+        struct cp_wait *waits = NULL;
         size_t n;
-        if (load_rows(db, trace, &flag_of, lo, hi, cutoff, w->round_us, &rows, &n, io) != 0)
+        if (load_rows(db, trace, &flag_of, lo, hi, cutoff, w->round_us, &rows, &n, &waits, io) != 0) {
+            free(waits);
             goto done;
+        }
         struct cp_result res;
-        int built = cp_build(rows, n, steps != NULL, &res);
+        int built = cp_build(rows, n, waits, steps != NULL, &res);
+        free(waits);
         if (built != 0) {
             fprintf(io->err, "%s: %s: trace %lld: no critical path: %s\n", io->prog, path, (long long)trace, res.error);
             cp_result_free(&res), free(rows);
