@@ -215,27 +215,72 @@ static int load_flags(sqlite3 *db, struct id_value **flags, size_t *n, struct re
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
+/* Row positions by event id, over rows in id order: a direct array where the ids are dense (as a
+ * database's own are), made once for the whole trace and filled again for what the window keeps; else
+ * a binary search over the rows themselves (ids a foreign database spreads out). */
+struct row_index {
+    int64_t base;
+    int32_t *direct; /* position + 1 by id - base; 0 when absent */
+    size_t span;
+};
+
+static void row_index_init(struct row_index *x, const struct cp_row *rows, size_t n)
+{
+    *x = (struct row_index){0, NULL, 0};
+    if (n == 0 || n >= INT32_MAX)
+        return;
+    uint64_t span = (uint64_t)rows[n - 1].id - (uint64_t)rows[0].id + 1;
+    if (span > 4 * (uint64_t)n + 65536 || !(x->direct = malloc((size_t)span * sizeof *x->direct)))
+        return;
+    x->base = rows[0].id, x->span = (size_t)span;
+}
+
+/* Fills x for rows (the ones it was made for, or some of them). */
+static void row_index_fill(struct row_index *x, const struct cp_row *rows, size_t n)
+{
+    if (!x->direct)
+        return;
+    memset(x->direct, 0, x->span * sizeof *x->direct);
+    for (size_t i = 0; i < n; i++)
+        x->direct[(uint64_t)rows[i].id - (uint64_t)x->base] = (int32_t)i + 1;
+}
+
+static int32_t row_index_get(const struct row_index *x, const struct cp_row *rows, size_t n, int64_t id)
+{
+    if (x->direct) {
+        uint64_t k = (uint64_t)id - (uint64_t)x->base;
+        return k < x->span ? x->direct[k] - 1 : -1;
+    }
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (rows[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && rows[lo].id == id ? (int32_t)lo : -1;
+}
+
 /* HTA's index_correlation from each row's launch_id (launch[i].id, where has_launch): GPU work -> its
  * launch call, and the call -> (the last of) its work; sync rows on no stream (Event Sync, Context
  * Sync: host rows by HTA's stream column) link to their call too. */
-static void link_rows(struct cp_row *rows, const struct id_value *launch, size_t n, struct id_value *scratch)
+static void link_rows(struct cp_row *rows, const struct id_value *launch, size_t n, struct row_index *pos)
 {
-    struct id_map pos;
     for (size_t i = 0; i < n; i++)
-        rows[i].link = -1, scratch[i] = (struct id_value){rows[i].id, (int64_t)i};
-    id_map_init(&pos, scratch, n);
+        rows[i].link = -1;
+    row_index_fill(pos, rows, n);
     for (size_t i = 0; i < n; i++) {
         int sync_on_no_stream = rows[i].stream == -1 && (rows[i].flags & CP_CAT_SYNC);
         if (!rows[i].has_launch || (rows[i].stream == -1 && !sync_on_no_stream))
             continue;
-        int32_t l = (int32_t)id_map_get(&pos, launch[i].id, -1);
+        int32_t l = row_index_get(pos, rows, n, launch[i].id);
         if (l < 0 || (size_t)l == i)
             continue;
         rows[i].link = l;
         if (!sync_on_no_stream)
             rows[l].link = (int32_t)i;
     }
-    id_map_free(&pos);
 }
 
 static int64_t floor_us(int64_t ns)
@@ -504,8 +549,9 @@ static int load_rows(sqlite3 *db, int64_t trace, const struct id_map *flags, int
                      int64_t cutoff, int round_us, struct cp_row **out, size_t *count, struct cp_wait **waits,
                      struct report_io *io)
 {
-    struct id_value *threads = NULL, *launch = NULL, *scratch = NULL;
+    struct id_value *threads = NULL, *launch = NULL;
     struct id_map thread_of = {0};
+    struct row_index pos = {0, NULL, 0};
     size_t nthreads, n = 0;
     int sorted = 1;
     struct cp_row *rows = NULL;
@@ -545,11 +591,8 @@ static int load_rows(sqlite3 *db, int64_t trace, const struct id_map *flags, int
         lo = lo == INT64_MIN ? lo : ceil_us(lo), hi = hi == INT64_MAX ? hi : floor_us(hi);
         cutoff = cutoff == INT64_MAX ? cutoff : ceil_us(cutoff);
     }
-    if (!(scratch = malloc((n + 1) * sizeof *scratch))) {
-        fprintf(io->err, "%s: out of memory\n", io->prog);
-        goto done;
-    }
-    link_rows(rows, launch, n, scratch);
+    row_index_init(&pos, rows, n);
+    link_rows(rows, launch, n, &pos);
     if (cutoff != INT64_MAX) { /* HTA's loader: what starts before the last step, and the work it launched */
         size_t kept = 0;
         for (size_t i = 0; i < n; i++) {
@@ -563,7 +606,7 @@ static int load_rows(sqlite3 *db, int64_t trace, const struct id_map *flags, int
             if (launch[i].v)
                 rows[kept] = rows[i], launch[kept++] = launch[i];
         n = kept;
-        link_rows(rows, launch, n, scratch);
+        link_rows(rows, launch, n, &pos);
     }
     /* the window: host rows starting in it with a duration; GPU work whose launch call is one */
     for (size_t i = 0; i < n; i++) {
@@ -583,7 +626,7 @@ static int load_rows(sqlite3 *db, int64_t trace, const struct id_map *flags, int
     rc = 0;
 done:
     id_map_free(&thread_of);
-    free(rows), free(threads), free(launch), free(scratch);
+    free(rows), free(threads), free(launch), free(pos.direct);
     return rc;
 }
 
