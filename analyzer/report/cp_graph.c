@@ -418,32 +418,28 @@ static int runtime_lock_edges(struct graph *g)
 /* A call stack's starts and ends of events (HTA's call_stack.Event), ordered as HTA's compare_events
  * orders them. Every event of a stack lasts (the window keeps only those), where compare_events is a
  * total order: by time; at one time ends before starts; starts longest first, then by event; ends
- * shortest first, then by event, the later event first. Member i's start is item 2i, its end 2i + 1. */
-struct stack_items {
-    const struct cp_row *rows;
-    const int32_t *members;
-};
+ * shortest first, then by event, the later event first. Row i's start is item 2i, its end 2i + 1 (as in
+ * graph.items). */
+static _Thread_local const struct cp_row *stack_rows; /* for stack_order, which qsort calls */
 
-static _Thread_local const struct stack_items *stack_items; /* for stack_order, which qsort calls */
-
-static int64_t item_time(const struct stack_items *s, uint32_t x)
+static int64_t item_time(const struct cp_row *rows, uint32_t x)
 {
-    const struct cp_row *r = &s->rows[s->members[x >> 1]];
+    const struct cp_row *r = &rows[x >> 1];
     return x & 1 ? r->end : r->ts;
 }
 
 static int stack_order(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    const struct stack_items *s = stack_items;
-    int64_t tx = item_time(s, x), ty = item_time(s, y);
+    const struct cp_row *rows = stack_rows;
+    int64_t tx = item_time(rows, x), ty = item_time(rows, y);
     if (tx != ty)
         return tx < ty ? -1 : 1;
     int end = x & 1;
     if (end != (int)(y & 1))
         return end ? -1 : 1;
-    int32_t mx = s->members[x >> 1], my = s->members[y >> 1];
-    int64_t dx = s->rows[mx].end - s->rows[mx].ts, dy = s->rows[my].end - s->rows[my].ts;
+    uint32_t mx = x >> 1, my = y >> 1;
+    int64_t dx = rows[mx].end - rows[mx].ts, dy = rows[my].end - rows[my].ts;
     if (dx != dy)
         return (dx < dy) == end ? -1 : 1;
     return mx == my ? 0 : (mx < my) != end ? -1 : 1;
@@ -475,33 +471,39 @@ static void walk_exit(struct graph *g, struct walk *w, int32_t row, int32_t pare
     w->last = e, w->last_parent = parent, w->depth--;
 }
 
-/* HTA's _construct_graph_from_call_stacks: each host call stack (rows of one group, in file order)
- * built as CallStackGraph builds it (a start's parent is the stack's top; an end pops the top, whatever
- * it is), then walked depth first. order holds the 2 * count items by time (equal times in any order),
- * tree 5 * count + 4 ints. */
-static void call_stack_edges(struct graph *g, const int32_t *members, size_t count, uint32_t *order, int32_t *tree)
+/* A stack whose ends each close the event on top: its depth-first walk is the items' own order. */
+static int nested(const uint32_t *order, size_t ne, int32_t *stack)
 {
-    size_t ne = 2 * count;
-    struct stack_items items = {g->rows, members};
-    stack_items = &items;
-    for (size_t k = 0, run; k < ne; k += run) { /* equal times: the rest of the order */
-        int64_t tk = item_time(&items, order[k]);
-        for (run = 1; k + run < ne && item_time(&items, order[k + run]) == tk;)
-            run++;
-        if (run > 1)
-            qsort(order + k, run, sizeof *order, stack_order);
-    }
-    /* the tree over member positions: parent, first child, next sibling, last child (position count = root) */
-    int32_t *parent = tree, *first = tree + count + 1, *next = first + count + 1, *lastc = next + count + 1;
-    for (size_t i = 0; i <= count; i++)
-        parent[i] = -1, first[i] = next[i] = lastc[i] = -1;
-    int32_t *stack = tree + 4 * (count + 1);
     size_t sp = 0;
     for (size_t k = 0; k < ne; k++) {
-        int32_t p = (int32_t)(order[k] >> 1);
+        int32_t row = (int32_t)(order[k] >> 1);
+        if (!(order[k] & 1))
+            stack[sp++] = row;
+        else if (sp == 0 || stack[--sp] != row)
+            return 0;
+    }
+    return 1;
+}
+
+/* The depth-first walk of a stack that is not nested: the tree as CallStackGraph builds it (a start's
+ * parent is the stack's top; an end pops the top, whatever it is) over the events in the order they
+ * start, then walked from its root. 0, or -1 (out of memory). */
+static int walk_tree(struct graph *g, const uint32_t *order, size_t ne)
+{
+    size_t count = ne / 2;
+    int32_t *tree = malloc((6 * count + 6) * sizeof *tree);
+    if (!tree)
+        return -1;
+    /* by position in start order: parent, first child, next sibling, last child, its row (count = root) */
+    int32_t *parent = tree, *first = parent + count + 1, *next = first + count + 1, *lastc = next + count + 1;
+    int32_t *row = lastc + count + 1, *stack = row + count + 1;
+    for (size_t i = 0; i <= count; i++)
+        parent[i] = -1, first[i] = next[i] = lastc[i] = -1;
+    size_t sp = 0, started = 0;
+    for (size_t k = 0; k < ne; k++) {
         if (!(order[k] & 1)) {
-            int32_t par = sp ? stack[sp - 1] : (int32_t)count;
-            parent[p] = par;
+            int32_t p = (int32_t)started++, par = sp ? stack[sp - 1] : (int32_t)count;
+            row[p] = (int32_t)(order[k] >> 1), parent[p] = par;
             if (lastc[par] < 0)
                 first[par] = p;
             else
@@ -512,19 +514,17 @@ static void call_stack_edges(struct graph *g, const int32_t *members, size_t cou
             sp--;
         }
     }
-    /* depth first from the root: enter a node, its children in order, exit it */
     struct walk w = {-1, -1, 0};
     int32_t cur = first[count];
     while (cur >= 0) {
-        int32_t par = parent[cur] == (int32_t)count ? -1 : members[parent[cur]];
-        walk_enter(g, &w, members[cur], par);
+        walk_enter(g, &w, row[cur], parent[cur] == (int32_t)count ? -1 : row[parent[cur]]);
         if (first[cur] >= 0) {
             cur = first[cur];
             continue;
         }
         for (;;) { /* exit cur, and every ancestor whose children are done */
             int32_t pp = parent[cur];
-            walk_exit(g, &w, members[cur], pp == (int32_t)count ? -1 : members[pp]);
+            walk_exit(g, &w, row[cur], pp == (int32_t)count ? -1 : row[pp]);
             if (next[cur] >= 0) {
                 cur = next[cur];
                 break;
@@ -536,6 +536,39 @@ static void call_stack_edges(struct graph *g, const int32_t *members, size_t cou
             cur = pp;
         }
     }
+    free(tree);
+    return 0;
+}
+
+/* HTA's _construct_graph_from_call_stacks for one host call stack: its events built into a tree and
+ * walked depth first (enter an event, its children in order, exit it). order holds the stack's ne items
+ * by time (equal times in any order; ordered here), stack room for ne / 2 rows. A nested stack is
+ * walked in its items' order; another through the tree. 0, or -1 (out of memory). */
+static int call_stack_edges(struct graph *g, uint32_t *order, size_t ne, int32_t *stack)
+{
+    stack_rows = g->rows;
+    for (size_t k = 0, run; k < ne; k += run) { /* equal times: the rest of the order */
+        int64_t tk = item_time(g->rows, order[k]);
+        for (run = 1; k + run < ne && item_time(g->rows, order[k + run]) == tk;)
+            run++;
+        if (run > 1)
+            qsort(order + k, run, sizeof *order, stack_order);
+    }
+    if (!nested(order, ne, stack))
+        return walk_tree(g, order, ne);
+    struct walk w = {-1, -1, 0};
+    size_t sp = 0;
+    for (size_t k = 0; k < ne; k++) {
+        int32_t row = (int32_t)(order[k] >> 1);
+        if (!(order[k] & 1)) {
+            walk_enter(g, &w, row, sp ? stack[sp - 1] : -1);
+            stack[sp++] = row;
+        } else {
+            sp--;
+            walk_exit(g, &w, row, sp ? stack[sp - 1] : -1);
+        }
+    }
+    return 0;
 }
 
 /* The thread whose clipped operators or annotations alone have names holding flag (HTA's
@@ -560,20 +593,19 @@ static int all_call_stacks(struct graph *g)
     for (size_t i = 0; i < g->n; i++)
         if (g->rows[i].thread + 1 > groups)
             groups = g->rows[i].thread + 1;
-    /* the clipped host rows of each thread, the backward thread's with the forward's, in row order; each
-     * row's position among its group's (pos), and the group's items in the order make_nodes found */
+    /* each thread's clipped host rows (the backward thread's with the forward's): their items, in the
+     * order make_nodes found */
     size_t *count = calloc((size_t)groups + 1, sizeof *count), *fill = malloc(((size_t)groups + 1) * sizeof *fill);
-    int32_t *members = malloc((g->n + 1) * sizeof *members), *pos = malloc((g->n + 1) * sizeof *pos);
-    uint32_t *order = malloc((g->nitems + 1) * sizeof *order);
-    int32_t *tree = NULL;
+    uint32_t *order = NULL;
+    int32_t *stack = NULL;
     size_t most = 0, total = 0;
     int rc = -1;
-    if (!count || !fill || !members || !pos || !order)
+    if (!count || !fill)
         goto done;
 #define GROUP_OF(r) (fwd >= 0 && bwd >= 0 && (r)->thread == bwd ? fwd : (r)->thread)
     for (size_t i = 0; i < g->n; i++)
         if (stack_member(&g->rows[i]))
-            count[GROUP_OF(&g->rows[i])]++;
+            count[GROUP_OF(&g->rows[i])] += 2;
     for (int32_t t = 0; t < groups; t++) {
         size_t c = count[t];
         count[t] = total, total += c;
@@ -581,33 +613,21 @@ static int all_call_stacks(struct graph *g)
             most = c;
     }
     count[groups] = total;
-    if (most >= UINT32_MAX / 2 || !(tree = malloc((5 * most + 5) * sizeof *tree)))
+    if (!(order = malloc((total + 1) * sizeof *order)) || !(stack = malloc((most / 2 + 1) * sizeof *stack)))
         goto done;
     memcpy(fill, count, ((size_t)groups + 1) * sizeof *fill);
-    for (size_t i = 0; i < g->n; i++) {
-        const struct cp_row *r = &g->rows[i];
-        pos[i] = -1;
-        if (stack_member(r)) {
-            int32_t t = GROUP_OF(r);
-            pos[i] = (int32_t)(fill[t] - count[t]);
-            members[fill[t]++] = (int32_t)i;
-        }
-    }
-    for (int32_t t = 0; t <= groups; t++)
-        fill[t] = 2 * count[t];
     for (size_t k = 0; k < g->nitems; k++) {
-        uint32_t it = g->items[k];
-        int32_t row = (int32_t)(it >> 1);
-        if (pos[row] >= 0)
-            order[fill[GROUP_OF(&g->rows[row])]++] = 2 * (uint32_t)pos[row] + (it & 1);
+        const struct cp_row *r = &g->rows[g->items[k] >> 1];
+        if (stack_member(r))
+            order[fill[GROUP_OF(r)]++] = g->items[k];
     }
 #undef GROUP_OF
-    for (int32_t t = 0; t < groups; t++)
-        if (count[t + 1] > count[t])
-            call_stack_edges(g, members + count[t], count[t + 1] - count[t], order + 2 * count[t], tree);
     rc = 0;
+    for (int32_t t = 0; rc == 0 && t < groups; t++)
+        if (count[t + 1] > count[t])
+            rc = call_stack_edges(g, order + count[t], count[t + 1] - count[t], stack);
 done:
-    free(count), free(fill), free(members), free(pos), free(order), free(tree);
+    free(count), free(fill), free(order), free(stack);
     return rc;
 }
 

@@ -803,6 +803,33 @@ Test(hta, critical_path_orders_equal_times_as_hta)
     free(dir);
 }
 
+/* Events of one call stack that overlap without nesting, walked as HTA's CallStackGraph walks them
+ * (checked against HTA's critical_path_analysis, us): A [0, 10], B [5, 15]. B starts inside A (A's
+ * child); A's end pops the top of the stack, B, and B's end pops A, so the tree is A > B and its walk
+ * enters A, enters B, exits B, exits A: A 5, B 10, A -5 (counted 0), then C [20, 30] with its launch
+ * call. Walked in the order of the times, A's end would come before B's. */
+Test(hta, critical_path_walks_overlapping_events_as_hta)
+{
+    static const char trace[] =
+        "{\"traceEvents\":["
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"A\",\"pid\":1,\"tid\":1,\"ts\":1000,\"dur\":10},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"B\",\"pid\":1,\"tid\":1,\"ts\":1005,\"dur\":10},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"C\",\"pid\":1,\"tid\":1,\"ts\":1020,\"dur\":10},"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":1021,\"dur\":4,\"args\":{\"correlation\":1}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"K\",\"pid\":0,\"tid\":7,\"ts\":1026,\"dur\":2,\"args\":{\"device\":0,\"stream\":7,\"correlation\":1}}"
+        "]}";
+    char *dir = temp_dir(), db[600];
+    import_text(dir, trace, db, sizeof db);
+    static const char *const path[][3] = {{"operator", "cpu", "A"},   {"operator", "cpu", "B"},
+                                          {"operator", "cpu", "A"},   {"dependency", "", "C"},
+                                          {"operator", "cpu", "C"},   {"operator", "cpu", "cudaLaunchKernel"},
+                                          {"operator", "cpu", "C"}};
+    static const double dur[] = {5000, 10000, 0, 0, 1000, 4000, 5000};
+    expect_path(db, 7, path, dur);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
 /* A real trace imported into db, and a copy of it (copy) changed by sql. */
 static void import_and_alter(const char *dir, const char *name, const char *sql, char *db, size_t n, char *copy,
                              size_t m)
