@@ -1033,15 +1033,17 @@ static int append_edges(struct graph *g, const struct graph *b)
     return 0;
 }
 
-/* networkx's dag_longest_path over the edges as added, in one pass: the nodes in networkx's topological
+/* networkx's dag_longest_path over the edges as added, in one pass (spare: up to three arrays of nn + 1
+ * ints the graph no longer needs, or NULL): the nodes in networkx's topological
  * order (the sources in the order edges named them, then each node's successors as they free), each
  * pushing its distance along its out-edges. A node's best in-edge is networkx's: the first of its
  * predecessors (in edge order) with the longest distance, so a tie goes to the lower edge index. */
-static int longest_path(struct graph *g, int want_steps, struct cp_result *r)
+static int longest_path(struct graph *g, int want_steps, int32_t *const spare[3], struct cp_result *r)
 {
     size_t nn = g->nn, ne = g->ne;
-    int32_t *indeg = calloc(nn + 1, sizeof *indeg), *topo = malloc((nn + 1) * sizeof *topo);
-    int32_t *best = malloc((nn + 1) * sizeof *best);
+    int32_t *indeg = spare[0] ? spare[0] : malloc((nn + 1) * sizeof *indeg);
+    int32_t *topo = spare[1] ? spare[1] : malloc((nn + 1) * sizeof *topo);
+    int32_t *best = spare[2] ? spare[2] : malloc((nn + 1) * sizeof *best);
     int64_t *dist = calloc(nn + 1, sizeof *dist);
     uint8_t *seen = calloc(nn + 1, 1);
     int rc = -1;
@@ -1049,6 +1051,7 @@ static int longest_path(struct graph *g, int want_steps, struct cp_result *r)
         snprintf(r->error, sizeof r->error, "out of memory");
         goto done;
     }
+    memset(indeg, 0, (nn + 1) * sizeof *indeg);
     /* the sources, in the order edges named the nodes */
     size_t gn = 0, tail = 0;
     for (size_t i = 0; i < ne; i++)
@@ -1124,7 +1127,13 @@ static int longest_path(struct graph *g, int want_steps, struct cp_result *r)
         r->events = 1;
     rc = 0;
 done:
-    free(indeg), free(topo), free(best), free(dist), free(seen);
+    if (!spare[0])
+        free(indeg);
+    if (!spare[1])
+        free(topo);
+    if (!spare[2])
+        free(best);
+    free(dist), free(seen);
     return rc;
 }
 
@@ -1188,18 +1197,22 @@ int cp_build(const struct cp_row *rows, size_t n, const struct cp_wait *waits, i
     if (sync_ok)
         pthread_mutex_destroy(&job.lock), pthread_cond_destroy(&job.made);
     int joined = host_rc == 0 && job.rc == 0 && append_edges(&g, &job.g) == 0;
-    free(job.g.e), free(job.g.head), free(job.g.tail);
+    free(job.g.e);
+    job.g.e = NULL;
     if (!joined || g.oom)
         goto oom;
     report_phase("cp: edges");
+    /* the out-lists' tails and the second list's heads are done with: the longest path's room */
+    int32_t *const spare[3] = {g.tail, job.g.head, job.g.tail};
     if (validate(&g, r) == 0)
-        rc = longest_path(&g, steps, r);
+        rc = longest_path(&g, steps, spare, r);
     report_phase("cp: longest path");
     goto done;
 oom:
     snprintf(r->error, sizeof r->error, "out of memory");
 done:
     free(g.start), free(g.end), free(g.nodes), free(g.e), free(g.head), free(g.tail), free(g.items);
+    free(job.g.e), free(job.g.head), free(job.g.tail);
     return rc;
 }
 
