@@ -594,19 +594,23 @@ static int load_rows(sqlite3 *db, int64_t trace, const struct id_map *flags, int
     row_index_init(&pos, rows, n);
     link_rows(rows, launch, n, &pos);
     if (cutoff != INT64_MAX) { /* HTA's loader: what starts before the last step, and the work it launched */
-        size_t kept = 0;
-        for (size_t i = 0; i < n; i++) {
+        int64_t kept = 0;
+        for (size_t i = 0; i < n; i++) { /* each row's place among the kept ones, or -1 */
             const struct cp_row *r = &rows[i];
             int keep = r->stream == -1 && !(r->link >= 0 && (r->flags & CP_CAT_SYNC)) ? r->ts < cutoff
                        : r->link >= 0 ? rows[r->link].ts < cutoff
                                       : r->correlation < 0;
-            launch[i].v = keep;
+            launch[i].v = keep ? kept++ : -1;
         }
+        /* a kept row's links are to kept rows (work is kept with its launch call, and a call with all
+         * its work): they move with them */
         for (size_t i = 0; i < n; i++)
-            if (launch[i].v)
-                rows[kept] = rows[i], launch[kept++] = launch[i];
-        n = kept;
-        link_rows(rows, launch, n, &pos);
+            if (launch[i].v >= 0) {
+                struct cp_row r = rows[i];
+                r.link = r.link >= 0 ? (int32_t)launch[r.link].v : -1;
+                rows[launch[i].v] = r;
+            }
+        n = (size_t)kept;
     }
     /* the window: host rows starting in it with a duration; GPU work whose launch call is one */
     for (size_t i = 0; i < n; i++) {
