@@ -581,6 +581,20 @@ static void expect_path(const char *db, size_t n, const char *const (*want)[3], 
     cJSON_Delete(each);
 }
 
+/* A hand-written trace's path is want (n edges, their weights in dur); check, when given, looks at its
+ * database too. */
+static void expect_hand_path(const char *trace, size_t n, const char *const (*want)[3], const double *dur,
+                             void (*check)(const char *db))
+{
+    char *dir = temp_dir(), db[600];
+    import_text(dir, trace, db, sizeof db);
+    expect_path(db, n, want, dur);
+    if (check)
+        check(db);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
 static double bound_us(const cJSON *c, const char *k)
 {
     return field(cJSON_GetObjectItem(c, "bound_us"), k);
@@ -741,6 +755,15 @@ Test(hta, critical_path_by_hand)
     free(dir);
 }
 
+/* The summary of the tie trace below: 80 us, all of it cpu. */
+static void all_cpu_80us(const char *db)
+{
+    cJSON *rows = critical_path_json(db, ""), *row = cJSON_GetArrayItem(rows, 0);
+    cr_expect(field(row, "path_ns") == 80000 && field(row, "cpu_ns") == 80000 && field(row, "launch_ns") == 0,
+              "path %g cpu %g launch %g", field(row, "path_ns"), field(row, "cpu_ns"), field(row, "launch_ns"));
+    cJSON_Delete(rows);
+}
+
 /* A tie, worked by hand and checked against HTA's critical_path_analysis (us): op foo [0, 100] launches K
  * (cudaLaunchKernel [10, 20]; K runs [30, 40] on stream 7) and waits in cudaDeviceSynchronize [40, 60]
  * (its own edge weighs 0: a blocking call). The sync's end is reached at 40 both from its start (the
@@ -758,19 +781,11 @@ Test(hta, critical_path_breaks_ties_as_networkx)
         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaDeviceSynchronize\",\"pid\":100,\"tid\":100,\"ts\":1040,\"dur\":20,\"args\":{\"correlation\":2}},"
         "{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"Context Sync\",\"pid\":0,\"tid\":-1,\"ts\":1055,\"dur\":5,\"args\":{\"device\":0,\"stream\":-1,\"correlation\":2}}"
         "]}";
-    char *dir = temp_dir(), db[600];
-    import_text(dir, trace, db, sizeof db);
     static const char *const path[][3] = {{"operator", "cpu", "foo"}, {"operator", "cpu", "cudaLaunchKernel"},
                                           {"operator", "cpu", "foo"}, {"operator", "cpu", "cudaDeviceSynchronize"},
                                           {"operator", "cpu", "foo"}};
     static const double dur[] = {10000, 10000, 20000, 0, 40000};
-    expect_path(db, 5, path, dur);
-    cJSON *rows = critical_path_json(db, ""), *row = cJSON_GetArrayItem(rows, 0);
-    cr_expect(field(row, "path_ns") == 80000 && field(row, "cpu_ns") == 80000 && field(row, "launch_ns") == 0,
-              "path %g cpu %g launch %g", field(row, "path_ns"), field(row, "cpu_ns"), field(row, "launch_ns"));
-    cJSON_Delete(rows);
-    run("rm -rf '%s'", dir);
-    free(dir);
+    expect_hand_path(trace, 5, path, dur, all_cpu_80us);
 }
 
 /* Events of one call stack at equal times, ordered as HTA's compare_events orders them (checked against
@@ -791,16 +806,12 @@ Test(hta, critical_path_orders_equal_times_as_hta)
         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":1031,\"dur\":4,\"args\":{\"correlation\":1}},"
         "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"K\",\"pid\":0,\"tid\":7,\"ts\":1036,\"dur\":2,\"args\":{\"device\":0,\"stream\":7,\"correlation\":1}}"
         "]}";
-    char *dir = temp_dir(), db[600];
-    import_text(dir, trace, db, sizeof db);
     static const char *const path[][3] = {
         {"operator", "cpu", "P"}, {"operator", "cpu", "C"}, {"operator", "cpu", "P"},   {"operator", "cpu", "Q"},
         {"operator", "cpu", "P"}, {"operator", "cpu", "R"}, {"operator", "cpu", "P"},   {"dependency", "", "S"},
         {"operator", "cpu", "S"}, {"operator", "cpu", "cudaLaunchKernel"}, {"operator", "cpu", "S"}};
     static const double dur[] = {0, 5000, 0, 5000, 5000, 5000, 0, 0, 1000, 4000, 5000};
-    expect_path(db, 11, path, dur);
-    run("rm -rf '%s'", dir);
-    free(dir);
+    expect_hand_path(trace, 11, path, dur, NULL);
 }
 
 /* Events of one call stack that overlap without nesting, walked as HTA's CallStackGraph walks them
@@ -818,16 +829,12 @@ Test(hta, critical_path_walks_overlapping_events_as_hta)
         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":1021,\"dur\":4,\"args\":{\"correlation\":1}},"
         "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"K\",\"pid\":0,\"tid\":7,\"ts\":1026,\"dur\":2,\"args\":{\"device\":0,\"stream\":7,\"correlation\":1}}"
         "]}";
-    char *dir = temp_dir(), db[600];
-    import_text(dir, trace, db, sizeof db);
     static const char *const path[][3] = {{"operator", "cpu", "A"},   {"operator", "cpu", "B"},
                                           {"operator", "cpu", "A"},   {"dependency", "", "C"},
                                           {"operator", "cpu", "C"},   {"operator", "cpu", "cudaLaunchKernel"},
                                           {"operator", "cpu", "C"}};
     static const double dur[] = {5000, 10000, 0, 0, 1000, 4000, 5000};
-    expect_path(db, 7, path, dur);
-    run("rm -rf '%s'", dir);
-    free(dir);
+    expect_hand_path(trace, 7, path, dur, NULL);
 }
 
 /* A real trace imported into db, and a copy of it (copy) changed by sql. */
@@ -909,35 +916,39 @@ static void expect_same_path(const char *a_db, const char *b_db, const char *arg
     cJSON_Delete(a), cJSON_Delete(b);
 }
 
+/* The alexnet trace changed by sql (check, when given, looks at the changed database first) has the
+ * same path, edge by edge, as the trace itself: over the whole trace and in HTA's window. */
+static void expect_alexnet_path_unchanged(const char *sql, void (*check)(const char *altered))
+{
+    char *dir = temp_dir(), db[1200], altered[1300];
+    import_and_alter(dir, "critical_path_alexnet_trace.json.gz", sql, db, sizeof db, altered, sizeof altered);
+    if (check)
+        check(altered);
+    expect_same_path(db, altered, "--each", 100);
+    expect_same_path(db, altered, "--drop-last-step --each", 100);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
 /* The path does not depend on where the trace sits in time: every event moved by 2^61 ns (so far that the
  * call stacks are ordered by comparison, twice a time no longer fitting an int64) gives the same path,
  * edge by edge (type, bound, weight, event), as the trace where it was (itself HTA's, checked above). */
 Test(hta, critical_path_does_not_depend_on_the_time_origin, .timeout = 120)
 {
-    char *dir = temp_dir(), db[1200], moved[1300];
-    import_and_alter(dir, "critical_path_alexnet_trace.json.gz",
-                     "UPDATE event SET start_ns = start_ns + 2305843009213693952; "
-                     "UPDATE trace SET first_ns = first_ns + 2305843009213693952, last_ns = last_ns + 2305843009213693952",
-                     db, sizeof db, moved, sizeof moved);
-    expect_same_path(db, moved, "--each", 100);
-    expect_same_path(db, moved, "--drop-last-step --each", 100);
-    run("rm -rf '%s'", dir);
-    free(dir);
+    expect_alexnet_path_unchanged(
+        "UPDATE event SET start_ns = start_ns + 2305843009213693952; "
+        "UPDATE trace SET first_ns = first_ns + 2305843009213693952, last_ns = last_ns + 2305843009213693952",
+        NULL);
 }
 
 /* The alexnet trace (20 sync rows with waits, ids 543-763) with the ids below 650 moved 1000 down: read
  * in two halves, the upper half's sync rows (waits on streams and recorded events, which its path
  * depends on) keep their own waits when the halves join; and launch ids below 0 are ids like any other
  * (not "no launch": a stranger's database may number events from below 0). */
-Test(hta, critical_path_keeps_the_waits_of_both_halves, .timeout = 120)
+/* Both halves of the read hold waits (the test would not test the join otherwise). */
+static void waits_in_both_halves(const char *altered)
 {
-    char *dir = temp_dir(), db[1200], moved[1300];
-    import_and_alter(dir, "critical_path_alexnet_trace.json.gz",
-                     "UPDATE event SET launch_id = launch_id - 1000 WHERE launch_id < 650; "
-                     "UPDATE event SET parent_id = parent_id - 1000 WHERE parent_id < 650; "
-                     "UPDATE event SET id = id - 1000 WHERE id < 650",
-                     db, sizeof db, moved, sizeof moved);
-    sqlite3 *d = db_open(moved);
+    sqlite3 *d = db_open(altered);
     const char *waits = "SELECT count(*) FROM event WHERE kind = 10 AND json_extract(args, '$.wait_on_stream') >= 0 AND id %s "
                         "((SELECT min(id) FROM event) + (SELECT max(id) FROM event)) / 2";
     char sql[400];
@@ -948,26 +959,25 @@ Test(hta, critical_path_keeps_the_waits_of_both_halves, .timeout = 120)
     sqlite3_close(d);
     cr_assert(lower >= 5 && upper >= 5, "%lld and %lld waits in the halves: the test would not test the join",
               (long long)lower, (long long)upper);
-    expect_same_path(db, moved, "--each", 100);
-    expect_same_path(db, moved, "--drop-last-step --each", 100);
-    run("rm -rf '%s'", dir);
-    free(dir);
+}
+
+Test(hta, critical_path_keeps_the_waits_of_both_halves, .timeout = 120)
+{
+    expect_alexnet_path_unchanged("UPDATE event SET launch_id = launch_id - 1000 WHERE launch_id < 650; "
+                                  "UPDATE event SET parent_id = parent_id - 1000 WHERE parent_id < 650; "
+                                  "UPDATE event SET id = id - 1000 WHERE id < 650",
+                                  waits_in_both_halves);
 }
 
 /* A stranger's database may number its events anywhere: the first and the last at int64's ends (the
  * references to them moved too) give the same path; the ids' span no longer fits an int64. */
 Test(hta, critical_path_reads_ids_at_the_ends_of_int64, .timeout = 120)
 {
-    char *dir = temp_dir(), db[1200], spread[1300];
-    import_and_alter(dir, "critical_path_alexnet_trace.json.gz",
-                     "CREATE TEMP TABLE m AS SELECT (SELECT min(id) FROM event) AS lo, (SELECT max(id) FROM event) AS hi; "
-                     "UPDATE event SET launch_id = -9223372036854775807 WHERE launch_id = (SELECT lo FROM m); "
-                     "UPDATE event SET launch_id = 9223372036854775807 WHERE launch_id = (SELECT hi FROM m); "
-                     "UPDATE event SET id = -9223372036854775807 WHERE id = (SELECT lo FROM m); "
-                     "UPDATE event SET id = 9223372036854775807 WHERE id = (SELECT hi FROM m)",
-                     db, sizeof db, spread, sizeof spread);
-    expect_same_path(db, spread, "--each", 100);
-    expect_same_path(db, spread, "--drop-last-step --each", 100);
-    run("rm -rf '%s'", dir);
-    free(dir);
+    expect_alexnet_path_unchanged(
+        "CREATE TEMP TABLE m AS SELECT (SELECT min(id) FROM event) AS lo, (SELECT max(id) FROM event) AS hi; "
+        "UPDATE event SET launch_id = -9223372036854775807 WHERE launch_id = (SELECT lo FROM m); "
+        "UPDATE event SET launch_id = 9223372036854775807 WHERE launch_id = (SELECT hi FROM m); "
+        "UPDATE event SET id = -9223372036854775807 WHERE id = (SELECT lo FROM m); "
+        "UPDATE event SET id = 9223372036854775807 WHERE id = (SELECT hi FROM m)",
+        NULL);
 }
