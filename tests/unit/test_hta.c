@@ -581,20 +581,6 @@ static void expect_path(const char *db, size_t n, const char *const (*want)[3], 
     cJSON_Delete(each);
 }
 
-/* A hand-written trace's path is want (n edges, their weights in dur); check, when given, looks at its
- * database too. */
-static void expect_hand_path(const char *trace, size_t n, const char *const (*want)[3], const double *dur,
-                             void (*check)(const char *db))
-{
-    char *dir = temp_dir(), db[600];
-    import_text(dir, trace, db, sizeof db);
-    expect_path(db, n, want, dur);
-    if (check)
-        check(db);
-    run("rm -rf '%s'", dir);
-    free(dir);
-}
-
 static double bound_us(const cJSON *c, const char *k)
 {
     return field(cJSON_GetObjectItem(c, "bound_us"), k);
@@ -755,86 +741,56 @@ Test(hta, critical_path_by_hand)
     free(dir);
 }
 
-/* The summary of the tie trace below: 80 us, all of it cpu. */
-static void all_cpu_80us(const char *db)
+/* HTA's critical path on hand-written traces (tests/data/critical_path_hand; HTA's paths, edge by edge,
+ * in expected.json, from tests/oracle/hta_critical_path_hand.py), each pinning a rule of HTA's that no
+ * real trace here decides (times in us):
+ * - ties.json: op foo [0, 100] launches K (cudaLaunchKernel [10, 20]; K runs [30, 40] on stream 7) and
+ *   waits in cudaDeviceSynchronize [40, 60] (a blocking call: its own edge weighs 0). The sync's end is
+ *   reached at 40 both from its start (the host's edge, added first) and from K's end (the context sync
+ *   edge, added later); networkx keeps the first predecessor with the longest distance, so the path
+ *   stays on the host (foo 10, cudaLaunchKernel 10, foo 20, the sync 0, foo 40). Had the later edge won,
+ *   it would run through K's launch delay and K.
+ * - equal_times.json: C [0, 5] comes in the file before P [0, 20] and starts with it, so P, the longer,
+ *   opens first (C is P's child); Q [5, 10] starts as C ends (the end first: Q is P's child, not C's);
+ *   R [15, 20] ends with P (the shorter first). In file order at equal times C would hold P.
+ * - overlap.json: A [0, 10], B [5, 15]: B starts inside A; A's end pops the top of the stack (B) and B's
+ *   end pops A, so the tree is A > B and the walk enters A, enters B, exits B, exits A (A 5, B 10, A -5,
+ *   counted 0). Walked in the order of the times, A's end would come before B's. */
+Test(hta, critical_path_follows_hta_on_hand_traces)
 {
-    cJSON *rows = critical_path_json(db, ""), *row = cJSON_GetArrayItem(rows, 0);
-    cr_expect(field(row, "path_ns") == 80000 && field(row, "cpu_ns") == 80000 && field(row, "launch_ns") == 0,
-              "path %g cpu %g launch %g", field(row, "path_ns"), field(row, "cpu_ns"), field(row, "launch_ns"));
-    cJSON_Delete(rows);
-}
-
-/* A tie, worked by hand and checked against HTA's critical_path_analysis (us): op foo [0, 100] launches K
- * (cudaLaunchKernel [10, 20]; K runs [30, 40] on stream 7) and waits in cudaDeviceSynchronize [40, 60]
- * (its own edge weighs 0: a blocking call). The sync's end is reached at 40 both from its start (the
- * host's operator edge, added first) and from K's end (the context sync edge, added later); networkx
- * keeps the first predecessor with the longest distance, so HTA's path stays on the host: foo 10,
- * cudaLaunchKernel 10, foo 20, cudaDeviceSynchronize 0, foo 40, all cpu (80 us). Had the later edge won,
- * the path would run through K's launch delay (20) and K (10). */
-Test(hta, critical_path_breaks_ties_as_networkx)
-{
-    static const char trace[] =
-        "{\"traceEvents\":["
-        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"foo\",\"pid\":100,\"tid\":100,\"ts\":1000,\"dur\":100},"
-        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":100,\"tid\":100,\"ts\":1010,\"dur\":10,\"args\":{\"correlation\":1}},"
-        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"K\",\"pid\":0,\"tid\":7,\"ts\":1030,\"dur\":10,\"args\":{\"device\":0,\"stream\":7,\"correlation\":1}},"
-        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaDeviceSynchronize\",\"pid\":100,\"tid\":100,\"ts\":1040,\"dur\":20,\"args\":{\"correlation\":2}},"
-        "{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"Context Sync\",\"pid\":0,\"tid\":-1,\"ts\":1055,\"dur\":5,\"args\":{\"device\":0,\"stream\":-1,\"correlation\":2}}"
-        "]}";
-    static const char *const path[][3] = {{"operator", "cpu", "foo"}, {"operator", "cpu", "cudaLaunchKernel"},
-                                          {"operator", "cpu", "foo"}, {"operator", "cpu", "cudaDeviceSynchronize"},
-                                          {"operator", "cpu", "foo"}};
-    static const double dur[] = {10000, 10000, 20000, 0, 40000};
-    expect_hand_path(trace, 5, path, dur, all_cpu_80us);
-}
-
-/* Events of one call stack at equal times, ordered as HTA's compare_events orders them (checked against
- * HTA's critical_path_analysis, us): C [0, 5] comes in the file before P [0, 20] and starts with it, so
- * P, the longer, must open first (C is P's child); Q [5, 10] starts as C ends (the end first: Q is P's
- * child, not C's); R [15, 20] ends with P (the shorter first). Then S [30, 40] launches K. HTA's path
- * and each edge's event: P 0, C 5, P 0, Q 5, P 5, R 5, P 0, the dependency to S, S 1, the launch call 4,
- * S 5. In file order at equal times, C would hold P and the edges would name C for P. */
-Test(hta, critical_path_orders_equal_times_as_hta)
-{
-    static const char trace[] =
-        "{\"traceEvents\":["
-        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"C\",\"pid\":1,\"tid\":1,\"ts\":1000,\"dur\":5},"
-        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"P\",\"pid\":1,\"tid\":1,\"ts\":1000,\"dur\":20},"
-        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"R\",\"pid\":1,\"tid\":1,\"ts\":1015,\"dur\":5},"
-        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"Q\",\"pid\":1,\"tid\":1,\"ts\":1005,\"dur\":5},"
-        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"S\",\"pid\":1,\"tid\":1,\"ts\":1030,\"dur\":10},"
-        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":1031,\"dur\":4,\"args\":{\"correlation\":1}},"
-        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"K\",\"pid\":0,\"tid\":7,\"ts\":1036,\"dur\":2,\"args\":{\"device\":0,\"stream\":7,\"correlation\":1}}"
-        "]}";
-    static const char *const path[][3] = {
-        {"operator", "cpu", "P"}, {"operator", "cpu", "C"}, {"operator", "cpu", "P"},   {"operator", "cpu", "Q"},
-        {"operator", "cpu", "P"}, {"operator", "cpu", "R"}, {"operator", "cpu", "P"},   {"dependency", "", "S"},
-        {"operator", "cpu", "S"}, {"operator", "cpu", "cudaLaunchKernel"}, {"operator", "cpu", "S"}};
-    static const double dur[] = {0, 5000, 0, 5000, 5000, 5000, 0, 0, 1000, 4000, 5000};
-    expect_hand_path(trace, 11, path, dur, NULL);
-}
-
-/* Events of one call stack that overlap without nesting, walked as HTA's CallStackGraph walks them
- * (checked against HTA's critical_path_analysis, us): A [0, 10], B [5, 15]. B starts inside A (A's
- * child); A's end pops the top of the stack, B, and B's end pops A, so the tree is A > B and its walk
- * enters A, enters B, exits B, exits A: A 5, B 10, A -5 (counted 0), then C [20, 30] with its launch
- * call. Walked in the order of the times, A's end would come before B's. */
-Test(hta, critical_path_walks_overlapping_events_as_hta)
-{
-    static const char trace[] =
-        "{\"traceEvents\":["
-        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"A\",\"pid\":1,\"tid\":1,\"ts\":1000,\"dur\":10},"
-        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"B\",\"pid\":1,\"tid\":1,\"ts\":1005,\"dur\":10},"
-        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"C\",\"pid\":1,\"tid\":1,\"ts\":1020,\"dur\":10},"
-        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":1021,\"dur\":4,\"args\":{\"correlation\":1}},"
-        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"K\",\"pid\":0,\"tid\":7,\"ts\":1026,\"dur\":2,\"args\":{\"device\":0,\"stream\":7,\"correlation\":1}}"
-        "]}";
-    static const char *const path[][3] = {{"operator", "cpu", "A"},   {"operator", "cpu", "B"},
-                                          {"operator", "cpu", "A"},   {"dependency", "", "C"},
-                                          {"operator", "cpu", "C"},   {"operator", "cpu", "cudaLaunchKernel"},
-                                          {"operator", "cpu", "C"}};
-    static const double dur[] = {5000, 10000, 0, 0, 1000, 4000, 5000};
-    expect_hand_path(trace, 7, path, dur, NULL);
+    char *text = read_file(src_path("tests/data/critical_path_hand/expected.json"), NULL), *dir = temp_dir();
+    cJSON *doc = cJSON_Parse(text), *c;
+    free(text);
+    cJSON *cases = cJSON_GetObjectItem(doc, "cases");
+    cr_assert_eq(cJSON_GetArraySize(cases), 3);
+    cJSON_ArrayForEach(c, cases)
+    {
+        const char *trace = cJSON_GetObjectItem(c, "trace")->valuestring;
+        char rel[300], db[900];
+        snprintf(rel, sizeof rel, "tests/data/critical_path_hand/%s", trace);
+        snprintf(db, sizeof db, "%s/%s.db", dir, trace);
+        cr_assert_eq(import_to(src_path(rel), db), 0, "%s", trace);
+        const cJSON *steps = cJSON_GetObjectItem(c, "steps");
+        cJSON *each = critical_path_json(db, "--each"), *s;
+        cr_assert_eq(cJSON_GetArraySize(each), cJSON_GetArraySize(steps), "%s: edges", trace);
+        int i = 0;
+        cJSON_ArrayForEach(s, each)
+        {
+            const cJSON *h = cJSON_GetArrayItem(steps, i);
+            const char *type = cJSON_GetObjectItem(s, "type")->valuestring, *name = cJSON_GetObjectItem(s, "name")->valuestring;
+            double hta_us = cJSON_GetArrayItem(h, 1)->valuedouble;
+            cr_expect(strcmp(type, cJSON_GetArrayItem(h, 0)->valuestring) == 0 &&
+                          strcmp(name, cJSON_GetArrayItem(h, 2)->valuestring) == 0 &&
+                          field(s, "dur_ns") == (hta_us > 0 ? hta_us * 1000 : 0),
+                      "%s: edge %d: %s %s %g ns; HTA %s %s %g us", trace, i + 1, type, name, field(s, "dur_ns"),
+                      cJSON_GetArrayItem(h, 0)->valuestring, cJSON_GetArrayItem(h, 2)->valuestring, hta_us);
+            i++;
+        }
+        cJSON_Delete(each);
+    }
+    cJSON_Delete(doc);
+    run("rm -rf '%s'", dir);
+    free(dir);
 }
 
 /* A real trace imported into db, and a copy of it (copy) changed by sql. */
