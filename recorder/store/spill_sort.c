@@ -1,7 +1,9 @@
 /* spill_sort.c: external sort of fixed-size records in bounded memory (see spill_sort.h). A full
- * buffer is sorted (qsort) and written by a background thread while the caller fills a second one
- * (each half the budget); the end merges the runs through a binary heap of cursors, each reading its
- * run in chunks. */
+ * buffer is sorted and written by a background thread while the caller fills a second one (each a
+ * third of the budget; the third holds the sorted run); the end merges the runs through a binary heap
+ * of cursors, each reading its run in chunks. A buffer is sorted as patience sorting does where its
+ * records come as a few interleaved ascending sequences (a trace's tracks, its launches and their
+ * work), by qsort otherwise. */
 #define _GNU_SOURCE
 #include "spill_sort.h"
 #include <errno.h>
@@ -38,6 +40,8 @@ struct spill_sort {
     int pending;        /* the heap's top was returned and is still to be consumed */
     int merging;
     char *spare;        /* the other buffer: being written, or free */
+    char *sorted;       /* the run sorted out of spare (or buf), as written */
+    uint32_t *next;     /* per record of the buffer being sorted: the next on its pile */
     pthread_t writer;   /* sorts and writes spare as a run */
     int writing, write_err;
     size_t wn;          /* records in spare */
@@ -60,7 +64,7 @@ struct spill_sort *spill_sort_new(size_t rec_size, size_t budget, int (*cmp)(con
         return NULL;
     }
     s->rec = rec_size, s->cmp = cmp, s->fd = -1;
-    s->cap = budget / 2 / rec_size < 16 ? 16 : budget / 2 / rec_size; /* two buffers */
+    s->cap = budget / 3 / rec_size < 16 ? 16 : budget / 3 / rec_size; /* three buffers */
     return s;
 }
 
@@ -77,11 +81,88 @@ static int write_all(int fd, const char *p, size_t n, uint64_t off)
     return 0;
 }
 
+/* At most this many piles; more, and the buffer is sorted by comparison. */
+#define MAX_PILES 64
+
+static void pile_down(const struct spill_sort *s, const char *base, const uint32_t *cur, uint32_t *heap, size_t nh,
+                      size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        if (l < nh && s->cmp(base + (size_t)cur[heap[l]] * s->rec, base + (size_t)cur[heap[m]] * s->rec) < 0)
+            m = l;
+        if (l + 1 < nh && s->cmp(base + (size_t)cur[heap[l + 1]] * s->rec, base + (size_t)cur[heap[m]] * s->rec) < 0)
+            m = l + 1;
+        if (m == i)
+            return;
+        uint32_t t = heap[i];
+        heap[i] = heap[m], heap[m] = t, i = m;
+    }
+}
+
+/* The n records at base in order: the sorted records, at base or at out (room for n records). Each
+ * record goes onto the pile whose last record is the greatest not above it (the piles' last records
+ * stay in order: found by halves), a new pile when it is below them all; the piles are merged into
+ * out. Past MAX_PILES piles (no few ascending sequences), or without room for the links, qsort in
+ * place. */
+static const char *sort_records(struct spill_sort *s, char *base, size_t n, char *out)
+{
+    size_t rec = s->rec;
+    uint32_t head[MAX_PILES], tail[MAX_PILES], np = 0;
+    if (!out || n >= UINT32_MAX || (!s->next && !(s->next = malloc((s->cap + 1) * sizeof *s->next)))) {
+        qsort(base, n, rec, s->cmp);
+        return base;
+    }
+    uint32_t *next = s->next;
+    for (size_t i = 0; i < n; i++) {
+        const char *r = base + i * rec;
+        uint32_t lo = 0, hi = np; /* piles whose last record is not above r: the first lo */
+        if (np && s->cmp(base + (size_t)tail[np - 1] * rec, r) <= 0)
+            lo = np; /* (the usual case: at or above every pile) */
+        else
+            while (lo < hi) {
+                uint32_t mid = (lo + hi) / 2;
+                if (s->cmp(base + (size_t)tail[mid] * rec, r) <= 0)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+        next[i] = UINT32_MAX;
+        if (lo > 0) {
+            next[tail[lo - 1]] = (uint32_t)i, tail[lo - 1] = (uint32_t)i;
+            continue;
+        }
+        if (np == MAX_PILES) {
+            qsort(base, n, rec, s->cmp);
+            return base;
+        }
+        memmove(head + 1, head, np * sizeof *head), memmove(tail + 1, tail, np * sizeof *tail);
+        head[0] = tail[0] = (uint32_t)i, np++;
+    }
+    if (np <= 1)
+        return base; /* in order already */
+    uint32_t heap[MAX_PILES], nh = np;
+    for (uint32_t p = 0; p < np; p++)
+        heap[p] = p;
+    for (size_t i = nh / 2; i-- > 0;)
+        pile_down(s, base, head, heap, nh, i);
+    for (size_t k = 0; k < n; k++) { /* head[p]: pile p's next record */
+        uint32_t p = heap[0];
+        memcpy(out + k * rec, base + (size_t)head[p] * rec, rec);
+        head[p] = next[head[p]];
+        if (head[p] == UINT32_MAX)
+            heap[0] = heap[--nh];
+        if (nh)
+            pile_down(s, base, head, heap, nh, 0);
+    }
+    return out;
+}
+
 static void *write_run(void *arg)
 {
     struct spill_sort *s = arg;
-    qsort(s->spare, s->wn, s->rec, s->cmp);
-    s->write_err = write_all(s->fd, s->spare, s->wn * s->rec, s->woff);
+    const char *run = sort_records(s, s->spare, s->wn, s->sorted);
+    s->write_err = write_all(s->fd, run, s->wn * s->rec, s->woff);
     return NULL;
 }
 
@@ -124,6 +205,8 @@ static int spill(struct spill_sort *s)
     }
     if (!s->spare && !(s->spare = malloc(s->cap * s->rec)))
         return fail(s, "out of memory for", ENOMEM);
+    if (!s->sorted)
+        s->sorted = malloc(s->cap * s->rec); /* (without it, qsort in place) */
     char *full = s->buf;
     s->buf = s->spare, s->spare = full;
     s->wn = s->n, s->woff = s->file_end, s->write_err = 0;
@@ -220,8 +303,18 @@ int spill_sort_done(struct spill_sort *s)
         return -1;
     free(s->spare); /* the merge's chunks take its place */
     s->spare = NULL;
-    if (s->n)
-        qsort(s->buf, s->n, s->rec, s->cmp);
+    if (s->n) {
+        char *out = s->sorted ? s->sorted : malloc(s->n * s->rec);
+        if (sort_records(s, s->buf, s->n, out) == out) { /* the sorted copy becomes the buffer */
+            char *b = s->buf;
+            s->buf = out, out = b;
+            s->alloc = s->sorted ? s->cap : s->n;
+        }
+        free(out);
+    }
+    s->sorted = NULL;
+    free(s->next);
+    s->next = NULL;
     s->merging = 1, s->mem_pos = 0;
     if (!s->nruns)
         return 0;
@@ -311,6 +404,8 @@ void spill_sort_free(struct spill_sort *s)
         close(s->fd);
     free(s->buf);
     free(s->spare);
+    free(s->sorted);
+    free(s->next);
     free(s->runs);
     free(s->dir);
     free(s);

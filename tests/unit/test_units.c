@@ -178,8 +178,10 @@ static int rec3_cmp(const void *x, const void *y)
     return (p->seq > q->seq) - (p->seq < q->seq);
 }
 
-/* The external sort against qsort of the same records, in memory and spilled in many runs (with
- * many duplicates of the first keys, and a reset between two inputs). */
+/* The external sort against qsort of the same records, in memory and spilled in many runs, a reset
+ * between inputs: random records with many duplicates of the first keys (more than the sort's piles:
+ * sorted by comparison); 8 interleaved ascending sequences with every 50th record late (dealt onto a
+ * few piles and merged); records already in order (one pile). */
 Test(spill_sort, equals_qsort_in_memory_and_on_disk)
 {
     char *dir = temp_dir();
@@ -189,11 +191,16 @@ Test(spill_sort, equals_qsort_in_memory_and_on_disk)
     for (size_t b = 0; b < 3; b++) {
         struct spill_sort *s = spill_sort_new(sizeof(struct rec3), budgets[b], rec3_cmp, dir);
         cr_assert(s);
-        for (int round = 0; round < 2; round++) {
+        for (int round = 0; round < 4; round++) {
             unsigned long long x = 88172645463325252ULL + (unsigned)round;
             for (size_t i = 0; i < n; i++) {
                 x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-                want[i] = (struct rec3){x % 1000, (uint32_t)(x >> 40) % 7, (uint32_t)i};
+                if (round < 2)
+                    want[i] = (struct rec3){x % 1000, (uint32_t)(x >> 40) % 7, (uint32_t)i};
+                else if (round == 2) /* track i % 8, its time rising, a late one now and then */
+                    want[i] = (struct rec3){(i % 8) << 32 | (i - (i % 50 == 0 ? i % 977 : 0)), (uint32_t)(x % 3), (uint32_t)i};
+                else
+                    want[i] = (struct rec3){i / 3, (uint32_t)(i % 3), (uint32_t)i};
                 struct rec3 *r = spill_sort_push(s);
                 cr_assert(r);
                 *r = want[i];
