@@ -1,8 +1,8 @@
 /* spill_sort.h: an external sort of fixed-size records in bounded memory. Records are appended into one
- * of two buffers of `budget / 2` bytes each; a full buffer is sorted and written as a run to an unlinked
- * temporary file in a given directory (by a background thread, while the other fills); the end merges
- * the runs (and the last buffer, kept in memory) into one ordered stream. Records that fit one buffer
- * never touch the disk. */
+ * of two buffers of `budget / 3` bytes each; a full buffer is sorted (into the third) and written as a
+ * run to an unlinked temporary file in a given directory (by a background thread, while the other
+ * fills); the end merges the runs (and the last buffer, kept in memory) into one ordered stream.
+ * Records that fit one buffer never touch the disk. */
 #ifndef TDB_SPILL_SORT_H
 #define TDB_SPILL_SORT_H
 #include <stddef.h>
