@@ -1033,11 +1033,11 @@ static int append_edges(struct graph *g, const struct graph *b)
     return 0;
 }
 
-/* networkx's dag_longest_path over the edges as added, in one pass (spare: up to three arrays of nn + 1
- * ints the graph no longer needs, or NULL): the nodes in networkx's topological
+/* networkx's dag_longest_path over the edges as added, in one pass: the nodes in networkx's topological
  * order (the sources in the order edges named them, then each node's successors as they free), each
  * pushing its distance along its out-edges. A node's best in-edge is networkx's: the first of its
- * predecessors (in edge order) with the longest distance, so a tie goes to the lower edge index. */
+ * predecessors (in edge order) with the longest distance, so a tie goes to the lower edge index.
+ * spare: up to three arrays of nn + 1 ints the graph no longer needs (NULL: made here). */
 static int longest_path(struct graph *g, int want_steps, int32_t *const spare[3], struct cp_result *r)
 {
     size_t nn = g->nn, ne = g->ne;

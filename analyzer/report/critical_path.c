@@ -216,8 +216,8 @@ static int load_flags(sqlite3 *db, struct id_value **flags, size_t *n, struct re
 }
 
 /* Row positions by event id, over rows in id order: a direct array where the ids are dense (as a
- * database's own are), made once for the whole trace and filled again for what the window keeps; else
- * a binary search over the rows themselves (ids a foreign database spreads out). */
+ * database's own are), else a binary search over the rows themselves (ids a foreign database spreads
+ * out). */
 struct row_index {
     int64_t base;
     int32_t *direct; /* position + 1 by id - base; 0 when absent */
@@ -230,17 +230,9 @@ static void row_index_init(struct row_index *x, const struct cp_row *rows, size_
     if (n == 0 || n >= INT32_MAX)
         return;
     uint64_t span = (uint64_t)rows[n - 1].id - (uint64_t)rows[0].id + 1;
-    if (span > 4 * (uint64_t)n + 65536 || !(x->direct = malloc((size_t)span * sizeof *x->direct)))
+    if (span > 4 * (uint64_t)n + 65536 || !(x->direct = calloc((size_t)span, sizeof *x->direct)))
         return;
     x->base = rows[0].id, x->span = (size_t)span;
-}
-
-/* Fills x for rows (the ones it was made for, or some of them). */
-static void row_index_fill(struct row_index *x, const struct cp_row *rows, size_t n)
-{
-    if (!x->direct)
-        return;
-    memset(x->direct, 0, x->span * sizeof *x->direct);
     for (size_t i = 0; i < n; i++)
         x->direct[(uint64_t)rows[i].id - (uint64_t)x->base] = (int32_t)i + 1;
 }
@@ -265,11 +257,10 @@ static int32_t row_index_get(const struct row_index *x, const struct cp_row *row
 /* HTA's index_correlation from each row's launch_id (launch[i].id, where has_launch): GPU work -> its
  * launch call, and the call -> (the last of) its work; sync rows on no stream (Event Sync, Context
  * Sync: host rows by HTA's stream column) link to their call too. */
-static void link_rows(struct cp_row *rows, const struct id_value *launch, size_t n, struct row_index *pos)
+static void link_rows(struct cp_row *rows, const struct id_value *launch, size_t n, const struct row_index *pos)
 {
     for (size_t i = 0; i < n; i++)
         rows[i].link = -1;
-    row_index_fill(pos, rows, n);
     for (size_t i = 0; i < n; i++) {
         int sync_on_no_stream = rows[i].stream == -1 && (rows[i].flags & CP_CAT_SYNC);
         if (!rows[i].has_launch || (rows[i].stream == -1 && !sync_on_no_stream))
@@ -318,7 +309,7 @@ struct scan_part {
     const struct id_map *flags, *thread_of;
     int round_us;
     struct cp_row *rows;
-    struct id_value *launch; /* the rows' launch_id (-1: none) */
+    struct id_value *launch; /* the rows' launch_id (where has_launch; v: free for the caller) */
     size_t n, cap;
     uint64_t ids; /* how many ids the part spans (0: all 2^64) */
     struct cp_wait *waits; /* the sync rows' waits (cp_row.wait counts in them) */
@@ -400,7 +391,7 @@ static void *scan_part_run(void *arg)
         r->link = -1, r->clipped = 0;
         int64_t launch = sqlite3_column_int64(st, 6); /* ids may be negative: NULL is told by its type */
         r->has_launch = launch != 0 || sqlite3_column_type(st, 6) != SQLITE_NULL;
-        p->launch[n] = (struct id_value){launch, (int64_t)n};
+        p->launch[n] = (struct id_value){launch, 0};
         p->n++;
     }
     return NULL;
@@ -492,8 +483,7 @@ static int scan_rows(sqlite3 *db, int64_t trace, const struct id_map *flags,
     size_t n = part[0].n + part[1].n;
     if (part[1].n && part[0].shared && part[1].shared) { /* the upper half down to the lower's end */
         memmove(part[0].rows + part[0].n, part[1].rows, part[1].n * sizeof *part[1].rows);
-        for (size_t i = 0; i < part[1].n; i++) /* (forward: the upper half only moves down) */
-            part[0].launch[part[0].n + i] = (struct id_value){part[1].launch[i].id, (int64_t)(part[0].n + i)};
+        memmove(part[0].launch + part[0].n, part[1].launch, part[1].n * sizeof *part[1].launch);
     } else if (part[1].n) { /* the upper half after the lower (in place when it fits) */
         if (part[0].shared) /* the lower half starts all_rows: it takes the buffers over */
             all_rows = NULL, all_launch = NULL, part[0].shared = 0, part[0].cap = 0;
@@ -509,8 +499,7 @@ static int scan_rows(sqlite3 *db, int64_t trace, const struct id_map *flags,
             goto done;
         }
         memcpy(part[0].rows + part[0].n, part[1].rows, part[1].n * sizeof *a);
-        for (size_t i = 0; i < part[1].n; i++)
-            part[0].launch[part[0].n + i] = (struct id_value){part[1].launch[i].id, (int64_t)(part[0].n + i)};
+        memcpy(part[0].launch + part[0].n, part[1].launch, part[1].n * sizeof *b);
     }
     if (part[1].nwaits) { /* the upper half's waits after the lower's */
         struct cp_wait *w = realloc(part[0].waits, (part[0].nwaits + part[1].nwaits) * sizeof *w);
@@ -593,6 +582,8 @@ static int load_rows(sqlite3 *db, int64_t trace, const struct id_map *flags, int
     }
     row_index_init(&pos, rows, n);
     link_rows(rows, launch, n, &pos);
+    free(pos.direct);
+    pos.direct = NULL;
     if (cutoff != INT64_MAX) { /* HTA's loader: what starts before the last step, and the work it launched */
         int64_t kept = 0;
         for (size_t i = 0; i < n; i++) { /* each row's place among the kept ones, or -1 */
