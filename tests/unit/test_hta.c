@@ -806,16 +806,24 @@ static void import_and_alter(const char *dir, const char *name, const char *sql,
     sqlite3_close(d);
 }
 
+/* A real trace imported into db, and a copy (copy) whose event table is a stranger's view instead:
+ * select over the rows, renamed event_rows. */
+static void import_with_event_view(const char *dir, const char *name, const char *select, char *db, size_t n,
+                                   char *copy, size_t m)
+{
+    char sql[600];
+    snprintf(sql, sizeof sql, "ALTER TABLE event RENAME TO event_rows; CREATE VIEW event AS %s", select);
+    import_and_alter(dir, name, sql, db, n, copy, m);
+}
+
 /* A database whose event rows do not come in id order (a stranger's, where event is a view): the pass
  * must sort them back, and the path edge by edge is the same as from the plain database. (The pass reads
  * id ranges, so an index no longer reorders the scan; a view still can.) */
 Test(hta, critical_path_does_not_depend_on_the_scan_order, .timeout = 120)
 {
     char *dir = temp_dir(), db[1200], idx[1300];
-    import_and_alter(dir, "critical_path_cuda_event_sync_multi_stream_event_sync_trace.json.gz",
-                     "ALTER TABLE event RENAME TO event_rows; "
-                     "CREATE VIEW event AS SELECT * FROM event_rows ORDER BY thread_id DESC, id DESC",
-                     db, sizeof db, idx, sizeof idx);
+    import_with_event_view(dir, "critical_path_cuda_event_sync_multi_stream_event_sync_trace.json.gz",
+                           "SELECT * FROM event_rows ORDER BY thread_id DESC, id DESC", db, sizeof db, idx, sizeof idx);
     sqlite3 *d;
     cr_assert_eq(sqlite3_open(idx, &d), SQLITE_OK);
     sqlite3_stmt *q;
@@ -842,10 +850,9 @@ Test(hta, critical_path_does_not_depend_on_the_scan_order, .timeout = 120)
 Test(hta, critical_path_reads_every_row_of_a_view_with_repeated_ids, .timeout = 120)
 {
     char *dir = temp_dir(), db[1200], twice[1300];
-    import_and_alter(dir, "critical_path_alexnet_trace.json.gz",
-                     "ALTER TABLE event RENAME TO event_rows; "
-                     "CREATE VIEW event AS SELECT * FROM event_rows UNION ALL SELECT * FROM event_rows ORDER BY id",
-                     db, sizeof db, twice, sizeof twice);
+    import_with_event_view(dir, "critical_path_alexnet_trace.json.gz",
+                           "SELECT * FROM event_rows UNION ALL SELECT * FROM event_rows ORDER BY id", db, sizeof db,
+                           twice, sizeof twice);
     cJSON *a = critical_path_json(db, ""), *b = critical_path_json(twice, "");
     double nodes = field(cJSON_GetArrayItem(a, 0), "graph_nodes");
     cr_expect(nodes > 1000 && field(cJSON_GetArrayItem(b, 0), "graph_nodes") == 2 * nodes, "%g nodes, then %g", nodes,
