@@ -16,7 +16,11 @@ CFLAGS  ?= -O2 -g
 SRC_DIRS = util recorder/store recorder/import recorder/live analyzer/report analyzer/export analyzer/cli
 INCS     = -Iinclude $(addprefix -I,$(SRC_DIRS))
 ALL_CFLAGS = $(CSTD) $(WARN) $(CFLAGS) -fPIC $(INCS)
-LIBS     = -lsqlite3 -lyajl -lcjson -lcsv -lz -lm -lpthread
+LIBS     = -lsqlite3 -lyajl -lsimdjson -lcjson -lcsv -lz -lm -lpthread -lstdc++
+# one C++ file: simdjson's On-Demand API behind a C interface (recorder/import/json_fast.cpp)
+CXX     ?= g++
+CXX_SRC  = recorder/import/json_fast.cpp
+ALL_CXXFLAGS = -std=c++17 -Wall -Wextra -Werror -fno-exceptions -fno-rtti -DSIMDJSON_EXCEPTIONS=0 $(CFLAGS) -fPIC $(INCS)
 # CUDA (CUPTI headers for the activity translation; NVTX headers for the injection library) at
 # /usr/local/cuda, or CUDA_HOME; without it tracedb builds without them, and says so.
 CUDA_HOME ?= /usr/local/cuda
@@ -24,7 +28,6 @@ HAVE_CUPTI := $(shell test -f $(CUDA_HOME)/include/cupti_activity.h && echo 1)
 ifeq ($(HAVE_CUPTI),1)
 CUPTI_SRC = recorder/live/cupti_translate.c
 CUPTI_INC = -I$(CUDA_HOME)/include
-LIBS     += -lstdc++
 else
 $(info tracedb: no CUDA toolkit at $(CUDA_HOME) (set CUDA_HOME): building without CUPTI translation and NVTX capture)
 endif
@@ -34,7 +37,7 @@ SQL      = $(wildcard schema/*.sql) $(wildcard queries/*.sql)
 SQL_PARTS = $(wildcard queries/parts/*.sql)
 ASSETS   = analyzer/export/report.html
 LIB_SRC  = recorder/store/db_guard.c recorder/store/output_claim.c recorder/store/stmt_cache.c recorder/store/ingest.c recorder/store/ingest_sweep.c recorder/store/ingest_checks.c recorder/store/nesting.c recorder/store/spill_sort.c recorder/store/stream_nest.c recorder/store/device_time.c recorder/store/row_writer.c util/strmap.c util/jsonbuf.c util/timeparse.c util/phase_clock.c \
-           recorder/import/chrome_import.c recorder/import/chrome_parse.c recorder/import/chrome_events.c recorder/import/import.c recorder/import/merge.c recorder/import/db_copy.c recorder/live/recording.c recorder/live/recording_writer.c recorder/live/recording_convert.c recorder/live/stage_convert.c recorder/live/finish.c \
+           recorder/import/chrome_import.c recorder/import/chrome_parse.c recorder/import/chrome_events.c recorder/import/chrome_fast.c recorder/import/import.c recorder/import/merge.c recorder/import/db_copy.c recorder/live/recording.c recorder/live/recording_writer.c recorder/live/recording_convert.c recorder/live/stage_convert.c recorder/live/finish.c \
            analyzer/report/render.c analyzer/report/render_table.c analyzer/report/report.c analyzer/report/mann_whitney.c analyzer/report/diff_gate.c analyzer/report/sqlfuncs.c analyzer/report/flops.c analyzer/report/scope.c analyzer/report/queue_sweep.c analyzer/report/sweep_group.c analyzer/report/idle_sweep.c analyzer/report/launch_sweep.c analyzer/report/kernel_sweep.c analyzer/report/cp_graph.c analyzer/report/critical_path.c analyzer/report/device_sweep.c analyzer/report/memory_sweep.c analyzer/report/shards.c \
            analyzer/export/chrome_export.c analyzer/export/html_report.c
 CLI_SRC  = analyzer/cli/main.c analyzer/cli/commands.c analyzer/cli/cmd_api.c analyzer/cli/cmd_device.c analyzer/cli/cmd_diff.c analyzer/cli/cmd_export.c \
@@ -70,7 +73,11 @@ build/obj/embedded.o: build/embedded.c util/embedded.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-LIB_OBJ = $(LIB_SRC:%.c=build/obj/%.o) $(CUPTI_SRC:%.c=build/obj/%.o) build/obj/embedded.o
+build/obj/%.o: %.cpp $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CXX) $(ALL_CXXFLAGS) -c -o $@ $<
+
+LIB_OBJ = $(LIB_SRC:%.c=build/obj/%.o) $(CXX_SRC:%.cpp=build/obj/%.o) $(CUPTI_SRC:%.c=build/obj/%.o) build/obj/embedded.o
 CLI_OBJ = $(CLI_SRC:%.c=build/obj/%.o)
 
 build/libtracedb.a: $(LIB_OBJ)
@@ -160,7 +167,11 @@ build/test/obj/embedded.o: build/embedded.c util/embedded.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SAN) -c -o $@ $<
 
-TLIB_OBJ = $(LIB_SRC:%.c=build/test/obj/%.o) $(CUPTI_SRC:%.c=build/test/obj/%.o) build/test/obj/embedded.o
+build/test/obj/%.o: %.cpp $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CXX) $(ALL_CXXFLAGS) $(SAN) -c -o $@ $<
+
+TLIB_OBJ = $(LIB_SRC:%.c=build/test/obj/%.o) $(CXX_SRC:%.cpp=build/test/obj/%.o) $(CUPTI_SRC:%.c=build/test/obj/%.o) build/test/obj/embedded.o
 TCLI_OBJ = $(CLI_SRC:%.c=build/test/obj/%.o)
 
 # tracedb-mpi with the sanitizers, for the tests (the MPI block above has the release one)
@@ -191,6 +202,7 @@ test check:
 clang-check: build/embedded.c
 	@for f in $(LIB_SRC) $(CUPTI_SRC) $(CLI_SRC) build/embedded.c bench/gen_trace.c bench/tokenize.c tools/embed.c; do \
 	  clang $(CSTD) $(WARN) $(CUPTI_INC) $(INCS) -fsyntax-only $$f || exit 1; done
+	@clang++ $(filter-out $(CFLAGS),$(ALL_CXXFLAGS)) -fsyntax-only $(CXX_SRC)
 	@clang $(CSTD) $(WARN) $(NVTX_INC) $(INCS) -fsyntax-only recorder/live/nvtx_inject.c $(INJECT_OBJ:build/obj/%.o=%.c) samples/nvtx_sample.c tests/record_sample.c
 	@clang $(CSTD) -Wall -Wextra -Werror $(CUPTI_INC) $(INCS) -fsyntax-only $(UNIT_SRC)
 	@$(if $(HAVE_MPI),clang $(CSTD) $(WARN) $(INCS) $(MPI_CFLAGS) -fsyntax-only $(MPI_SRC))
@@ -232,7 +244,7 @@ bench:
 FUZZ_TARGETS = json gzip sql cli stage $(if $(HAVE_CUPTI),cupti)
 FUZZ_FLAGS   = $(CSTD) $(WARN) -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
                $(INCS) $(CUPTI_INC) -DTDB_SOURCE_DIR='"$(CURDIR)"'
-FUZZ_LIB_OBJ = $(LIB_SRC:%.c=build/fuzz/obj/%.o) $(CUPTI_SRC:%.c=build/fuzz/obj/%.o) build/fuzz/obj/embedded.o
+FUZZ_LIB_OBJ = $(LIB_SRC:%.c=build/fuzz/obj/%.o) $(CXX_SRC:%.cpp=build/fuzz/obj/%.o) $(CUPTI_SRC:%.c=build/fuzz/obj/%.o) build/fuzz/obj/embedded.o
 FUZZ_CLI_OBJ = $(filter-out build/fuzz/obj/analyzer/cli/main.o,$(CLI_SRC:%.c=build/fuzz/obj/%.o))
 
 build/fuzz/obj/%.o: %.c $(HDRS)
@@ -242,6 +254,11 @@ build/fuzz/obj/%.o: %.c $(HDRS)
 build/fuzz/obj/embedded.o: build/embedded.c util/embedded.h
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+# (the function and vptr checks need the C++ runtime of UBSan, which the C driver does not link)
+build/fuzz/obj/%.o: %.cpp $(HDRS)
+	@mkdir -p $(dir $@)
+	clang++ $(filter-out $(CFLAGS),$(ALL_CXXFLAGS)) -g -O1 -fsanitize=address,undefined -fno-sanitize=function,vptr -fno-sanitize-recover=all -fno-omit-frame-pointer -fsanitize=fuzzer-no-link -c -o $@ $<
 
 build/fuzz/fuzz_json: tests/fuzz/fuzz_import.c $(FUZZ_LIB_OBJ)
 	clang $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS)

@@ -61,8 +61,9 @@ static int64_t chrome_rank(struct chrome *c)
 }
 
 /* The progress line on a terminal: rewritten in place, ended with a newline when final. */
-static void progress(struct chrome *c, size_t done, size_t total, int final)
+void chrome_progress(struct chrome *c, size_t done, int final)
 {
+    size_t total = c->total;
     if (total)
         fprintf(stderr, "\rtracedb: importing %s: %3d%%", c->file, (int)(done * 100 / total));
     else
@@ -115,15 +116,14 @@ static struct chrome *chrome_new(struct tdb_ingest *ing, const char *file, FILE 
         return NULL;
     c->chunk_size = total && total < CHUNK ? (total + 4095) / 4096 * 4096 : CHUNK;
     c->chunk = malloc(c->chunk_size);
-    c->h = yajl_alloc(&chrome_callbacks, NULL, c);
-    if (!c->chunk || !c->h) {
+    if (!c->chunk || chrome_yajl_new(c) != 0) {
         free(c->chunk);
-        if (c->h)
-            yajl_free(c->h);
         free(c);
         return NULL;
     }
-    yajl_config(c->h, yajl_dont_validate_strings, 1);
+    const char *lane = getenv("TRACEDB_JSON");
+    if (!lane || strcmp(lane, "yajl") != 0)
+        c->fast = json_fast_new(); /* NULL (out of memory): yajl reads it all */
     c->ing = ing, c->file = file, c->err = err, c->res = res;
     c->base_time_ns = TDB_NULL;
     c->max_string = res->max_string ? res->max_string : DEFAULT_MAX_STRING;
@@ -135,7 +135,11 @@ static struct chrome *chrome_new(struct tdb_ingest *ing, const char *file, FILE 
 
 static void chrome_free(struct chrome *c)
 {
-    yajl_free(c->h);
+    if (c->h)
+        yajl_free(c->h);
+    json_fast_free(c->fast);
+    if (c->fb)
+        free(c->fb - 1);
     for (size_t i = 0; i < c->open_cap; i++) {
         buf_free(&c->open[i].name);
         buf_free(&c->open[i].cat);
@@ -190,12 +194,12 @@ static int chrome_json_error(struct chrome *c, int n)
 
 /* Reads the whole input, chunk by chunk, into the parser. 0: the JSON is whole; 1: damaged input (printed,
  * every whole event before it kept); -1: a database error. */
-static int chrome_read(struct chrome *c, gzFile gz, size_t total, int tty)
+static int chrome_read(struct chrome *c, gzFile gz)
 {
-    size_t next_report = 8u << 20;
+    c->next_report = 8u << 20;
     char kept[sizeof c->res->first_error];
     for (;;) {
-        int n = gzread(gz, c->chunk, (unsigned)c->chunk_size);
+        int n = c->gz_end ? c->gz_end_n : gzread(gz, c->chunk, (unsigned)c->chunk_size); /* gz_end: the fast lane read to the end */
         int zerr = Z_OK;
         const char *zmsg = n <= 0 ? gzerror(gz, &zerr) : NULL;
         if (n < 0) {
@@ -215,19 +219,21 @@ static int chrome_read(struct chrome *c, gzFile gz, size_t total, int tty)
             fed = yajl_complete_parse(c->h) == yajl_status_ok ? 0 : c->db_error ? -1 : 2;
         else
             fed = chrome_feed(c, gz, c->chunk, c->chunk, (size_t)n);
+        while (fed == 3)
+            fed = chrome_fast_lane(c, gz);
         if (fed == 1 || fed == -1)
             return fed;
         if (fed == 2)
             return chrome_json_error(c, n);
         if (n == 0)
             break;
-        if (tty && c->chunk_base >= next_report) {
-            progress(c, total ? (size_t)gzoffset(gz) : c->chunk_base, total, 0);
-            next_report += 8u << 20;
+        if (c->tty && c->chunk_base >= c->next_report) {
+            chrome_progress(c, c->total ? (size_t)gzoffset(gz) : c->chunk_base, 0);
+            c->next_report += 8u << 20;
         }
     }
     if (c->progress_open)
-        progress(c, total, total, 1);
+        chrome_progress(c, c->total, 1);
     return 0;
 }
 
@@ -319,13 +325,16 @@ int tdb_import_chrome(struct tdb_ingest *ing, const char *path, int show_progres
         return -1;
     }
     /* status: 0 complete, 1 damaged input (every whole event kept), -1 database error */
-    int status = tdb_ingest_begin_trace(ing, file, "chrome") < 0 ? -1 : chrome_read(c, gz, total, show_progress && isatty(2));
+    c->tty = show_progress && isatty(2), c->total = total;
+    int status = tdb_ingest_begin_trace(ing, file, "chrome") < 0 ? -1 : chrome_read(c, gz);
     if (status >= 0 && chrome_close_open_ranges(c) != 0)
         status = -1;
     if (status >= 0)
         status = chrome_check_document(c, status);
     if (status >= 0 && chrome_end_trace(c, status) != 0)
         status = -1;
+    if (getenv("TRACEDB_TIMING"))
+        fprintf(err, "tracedb: json lanes: %zu events read by simdjson, %zu by yajl\n", c->fast_events, c->yajl_events);
     chrome_free(c);
     gzclose(gz);
     return status;

@@ -5,6 +5,7 @@
 #ifndef TDB_CHROME_INTERNAL_H
 #define TDB_CHROME_INTERNAL_H
 #include "chrome_import.h"
+#include "json_fast.h"
 #include "jsonbuf.h"
 #include "timeparse.h"
 #include <cjson/cJSON.h>
@@ -130,6 +131,23 @@ struct chrome {
     int saw_events;          /* an events array was found */
     struct buf top_keys;     /* the first top-level keys, for the message */
 
+    /* the fast lane (chrome_fast.c): simdjson walks runs of whole events; yajl reads the rest */
+    struct json_fast *fast;  /* NULL: yajl reads everything (TRACEDB_JSON=yajl, or out of memory) */
+    int replay;              /* a new yajl handle is being primed: the callbacks do nothing */
+    int fast_switch;         /* yajl stopped at an event's '{' (fast_at) for the fast lane */
+    size_t fast_at;
+    size_t fast_from;        /* events from this file offset on may go to the fast lane */
+    int in_fast;             /* the fast lane is calling the callbacks */
+    size_t walk_base;        /* file offset of the walked run's first byte ('[' stands before its first event) */
+    size_t fast_elem;        /* file offset of the event being walked */
+    unsigned char *fb;       /* the fast lane's bytes: fb[-1] is room for the run's '[' */
+    size_t fb_n, fb_cap;     /* bytes held; room (not counting the '[' and simdjson's padding) */
+    size_t fb_base;          /* file offset of fb[0] */
+    int gz_end, gz_end_n;    /* the fast lane met the input's end (gzread's last result) */
+    size_t fast_events, yajl_events; /* events read by each lane (TRACEDB_TIMING prints them) */
+    int tty;                 /* progress shown on the terminal */
+    size_t total, next_report;
+
     struct buf out_args; /* the args JSON handed to the writer */
     struct buf series;   /* a counter series name */
     struct tdb_import_result *res;
@@ -153,7 +171,15 @@ int chrome_top_value_done(struct chrome *c, struct buf *value);
 int chrome_no_trace(struct chrome *c);
 int chrome_feed(struct chrome *c, gzFile gz, unsigned char *chunk, const unsigned char *p, size_t n);
 
+void chrome_progress(struct chrome *c, size_t done, int final);
+
 /* chrome_parse.c */
 extern const yajl_callbacks chrome_callbacks;
+void chrome_fast_sink(struct chrome *c, struct json_sink *k);
+
+/* chrome_fast.c */
+int chrome_fast_take(struct chrome *c, const unsigned char *p, size_t n);
+int chrome_fast_lane(struct chrome *c, gzFile gz);
+int chrome_yajl_new(struct chrome *c);
 
 #endif

@@ -8,6 +8,8 @@
 /* Routes a scalar to wherever the parser stands. */
 static int on_scalar(struct chrome *c, enum vtype type, const char *text, size_t n)
 {
+    if (__builtin_expect(c->replay, 0))
+        return 1;
     if (c->cap_depth) {
         if (type == V_STRING)
             return jw_string(&c->cap, text, n) == 0;
@@ -132,6 +134,15 @@ static int capture_start(struct chrome *c, struct buf *b, char bracket)
 
 static int on_open(struct chrome *c, char bracket)
 {
+    if (__builtin_expect(c->replay, 0))
+        return 1;
+    if (c->fast && bracket == '{' && !c->cap_depth && c->events_depth && c->depth == c->events_depth && !c->in_fast) {
+        size_t at = chrome_offset(c) - 1; /* an event's '{': the fast lane may take it from here */
+        if (at >= c->fast_from) {
+            c->fast_switch = 1, c->fast_at = at;
+            return 0; /* yajl stops; chrome_feed hands the rest to the fast lane */
+        }
+    }
     c->depth++;
     if (c->cap_depth)
         return jw_open(&c->cap, bracket) == 0;
@@ -189,6 +200,8 @@ static int on_open(struct chrome *c, char bracket)
 static int on_close(struct chrome *c, char bracket)
 {
     int rc = 1;
+    if (__builtin_expect(c->replay, 0))
+        return 1;
     if (c->cap_depth) {
         if (jw_close(&c->cap, bracket) != 0)
             return 0;
@@ -206,6 +219,7 @@ static int on_close(struct chrome *c, char bracket)
     }
     int event_depth = c->events_depth ? c->events_depth + 1 : -1;
     if (c->depth == event_depth) {
+        (*(c->in_fast ? &c->fast_events : &c->yajl_events))++;
         if (chrome_event_end(c) != 0) {
             c->db_error = 1;
             rc = 0;
@@ -246,6 +260,8 @@ static int cb_end_array(void *ctx)
 static int cb_map_key(void *ctx, const unsigned char *k, size_t n)
 {
     struct chrome *c = ctx;
+    if (__builtin_expect(c->replay, 0))
+        return 1;
     if (__builtin_expect(n > c->max_string || c->oversize, 0)) {
         if (!c->oversize)
             c->oversize = (int64_t)n;
@@ -296,6 +312,60 @@ const yajl_callbacks chrome_callbacks = {
     cb_null, cb_boolean, NULL, NULL, cb_number, cb_string, cb_start_map, cb_map_key,
     cb_end_map, cb_start_array, cb_end_array,
 };
+
+/* ---------------------------------------------------------------- the fast lane's callbacks
+ * The same callbacks, for json_fast.cpp's walk of whole events (see chrome_fast.c): 1 go on, 0 stop (a
+ * database error), -1 leave the event to yajl: a string longer than max_string (yajl's lane cuts it and
+ * measures it in raw bytes), a number of absurd length (yajl's lane calls it damage). */
+
+static int fast_string(void *ctx, const unsigned char *s, size_t n)
+{
+    struct chrome *c = ctx;
+    return n > c->max_string ? -1 : on_scalar(c, V_STRING, (const char *)s, n);
+}
+
+static int fast_key(void *ctx, const unsigned char *k, size_t n)
+{
+    struct chrome *c = ctx;
+    return n > c->max_string ? -1 : cb_map_key(c, k, n);
+}
+
+static int fast_number(void *ctx, const char *s, size_t n)
+{
+    return n > 4096 ? -1 : on_scalar(ctx, V_NUMBER, s, n);
+}
+
+static int fast_start_map(void *ctx)
+{
+    return on_open(ctx, '{');
+}
+
+static int fast_end_map(void *ctx)
+{
+    return on_close(ctx, '}');
+}
+
+static int fast_start_array(void *ctx)
+{
+    return on_open(ctx, '[');
+}
+
+static int fast_end_array(void *ctx)
+{
+    return on_close(ctx, ']');
+}
+
+static void fast_element(void *ctx, size_t offset)
+{
+    struct chrome *c = ctx;
+    c->fast_elem = c->walk_base + offset;
+}
+
+void chrome_fast_sink(struct chrome *c, struct json_sink *k)
+{
+    *k = (struct json_sink){c, cb_null, cb_boolean, fast_number, fast_string, fast_start_map, fast_key,
+                            fast_end_map, fast_start_array, fast_end_array, fast_element};
+}
 
 /* ---------------------------------------------------------------- long strings
  * yajl re-lexes a token that spans chunks from its first byte each time a chunk arrives, so a string
@@ -419,12 +489,16 @@ static int feed_long_string(struct chrome *c, gzFile gz, unsigned char *chunk)
 
 /* Hands p[0..n) (a chunk as read, or what feed_long_string gathered) to yajl; c->chunk_base is p's
  * offset in the file and moves past it. 0 to go on, 1 damaged (reported), -1 database error,
- * 2 a yajl error (reported by the caller). */
+ * 2 a yajl error (reported by the caller), 3 yajl stopped at an event for the fast lane (which now holds
+ * the rest of p: chrome_fast_lane goes on from there). */
 int chrome_feed(struct chrome *c, gzFile gz, unsigned char *chunk, const unsigned char *p, size_t n)
 {
     c->close_end = NO_TOKEN;
-    if (yajl_parse(c->h, p, n) != yajl_status_ok)
+    if (yajl_parse(c->h, p, n) != yajl_status_ok) {
+        if (c->fast_switch)
+            return chrome_fast_take(c, p + (c->fast_at - c->chunk_base), n - (c->fast_at - c->chunk_base));
         return c->db_error ? -1 : 2;
+    }
     c->chunk_base += n;
     size_t from = 0;
     if (c->close_end != NO_TOKEN) { /* just past a bracket: between tokens */

@@ -2,12 +2,15 @@
  * run in `make test`). Any input must end in a clean import or a clean error, never a crash, a leak
  * or undefined behaviour. Built twice: fuzz_json takes the input as the file's bytes; fuzz_gzip
  * (-DFUZZ_GZIP) compresses an input that is not gzip already, so the gzip reader sees both real
- * compressed JSON and damaged streams (its corpus holds real .json.gz traces). */
+ * compressed JSON and damaged streams (its corpus holds real .json.gz traces). fuzz_json imports each
+ * input twice, through the fast lane and through yajl alone (TRACEDB_JSON=yajl), and aborts when the two
+ * disagree on the outcome: status, counts, the first error and its offset, the anomalies. */
 #define _GNU_SOURCE
 #include "chrome_import.h"
 #include "ingest.h"
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -43,23 +46,22 @@ static int memory_file(const uint8_t *data, size_t size)
     return fd;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* One import of the input; *res gets its outcome. The status, or -2 when no database could be opened. */
+static int import_once(const uint8_t *data, size_t size, struct tdb_import_result *res)
 {
-    if (!devnull)
-        devnull = fopen("/dev/null", "w");
+    memset(res, 0, sizeof *res);
     int fd = memory_file(data, size);
     if (fd < 0)
-        return 0;
+        return -2;
     char path[64];
     snprintf(path, sizeof path, "/dev/fd/%d", fd);
     struct tdb_ingest *ing = tdb_ingest_open(NULL, TDB_OPEN_MEMORY, devnull);
+    int rc = -2;
     if (ing) {
-        struct tdb_import_result res;
-        memset(&res, 0, sizeof res);
-        res.default_rank = TDB_NULL;
-        res.max_string = 4096; /* small, so that the cut-string path is reached */
-        res.strict = size & 1;
-        int rc = tdb_import_chrome(ing, path, 0, devnull, &res);
+        res->default_rank = TDB_NULL;
+        res->max_string = 4096; /* small, so that the cut-string path is reached */
+        res->strict = size & 1;
+        rc = tdb_import_chrome(ing, path, 0, devnull, res);
         if (rc < 0)
             tdb_ingest_abort(ing);
         else if (tdb_ingest_check_trace(ing, 0, path) != 0)
@@ -68,5 +70,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             tdb_ingest_finish(ing, rc == 0);
     }
     close(fd);
+    return rc;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (!devnull)
+        devnull = fopen("/dev/null", "w");
+    struct tdb_import_result fast;
+    int rc = import_once(data, size, &fast);
+#ifndef FUZZ_GZIP
+    struct tdb_import_result slow;
+    setenv("TRACEDB_JSON", "yajl", 1);
+    int slow_rc = import_once(data, size, &slow);
+    unsetenv("TRACEDB_JSON");
+    if (rc != -2 && slow_rc != -2 &&
+        (rc != slow_rc || fast.events != slow.events || fast.flows != slow.flows || fast.skipped != slow.skipped ||
+         fast.no_trace != slow.no_trace || strcmp(fast.first_error, slow.first_error) != 0 ||
+         memcmp(fast.anomalies, slow.anomalies, sizeof fast.anomalies) != 0 ||
+         memcmp(fast.anomaly_offset, slow.anomaly_offset, sizeof fast.anomaly_offset) != 0)) {
+        fprintf(stderr, "the JSON lanes disagree: status %d / %d, events %lld / %lld, skipped %lld / %lld, "
+                        "first error \"%s\" / \"%s\"\n", rc, slow_rc, (long long)fast.events, (long long)slow.events,
+                (long long)fast.skipped, (long long)slow.skipped, fast.first_error, slow.first_error);
+        abort();
+    }
+#else
+    (void)rc;
+#endif
     return 0;
 }

@@ -1,0 +1,156 @@
+/* chrome_fast.c: the Chrome importer's fast lane. yajl reads the document (chrome_import.c), and when it
+ * reaches an event of the events array it stops there; from that '{' on, the bytes are read into one
+ * reused buffer, cut after the last whole-looking event ("}" "," "{" with blanks between), and that run
+ * of events is walked by simdjson (json_fast.cpp), which calls the very callbacks yajl calls. So the rows
+ * are the yajl lane's, byte for byte, at simdjson's pace.
+ *
+ * Whatever the fast lane does not take goes back to yajl, from the first byte it did not consume: the
+ * run's cut fell inside a string or a nested value (the run does not parse), damage, an event the two
+ * parsers could decode differently (json_fast.cpp), an event bigger than the buffer, the end of the
+ * events array. A new yajl handle is primed to stand where the old one would ("[" or {"":[ fed with the
+ * callbacks switched off, plus "[]" when an event was just read), so yajl's messages, offsets and
+ * recovery stay what they were; yajl takes at least the rest of the run before an event may go to the
+ * fast lane again. TRACEDB_JSON=yajl turns the fast lane off (the two lanes' databases can be compared). */
+#include "chrome_internal.h"
+
+#define FAST_RUN ((size_t)1 << 20) /* bytes walked at a time, at most */
+
+int chrome_yajl_new(struct chrome *c)
+{
+    c->h = yajl_alloc(&chrome_callbacks, NULL, c);
+    if (!c->h)
+        return -1;
+    yajl_config(c->h, yajl_dont_validate_strings, 1);
+    return 0;
+}
+
+/* yajl stopped at an event's '{', p[0]: the fast lane takes p[0..n) (the rest of what yajl was given).
+ * Returns 3, or -1 out of memory. */
+int chrome_fast_take(struct chrome *c, const unsigned char *p, size_t n)
+{
+    c->fast_switch = 0;
+    yajl_free(c->h);
+    c->h = NULL;
+    size_t need = n > FAST_RUN ? n : FAST_RUN; /* the rest of a chunk: never more than FAST_RUN, but kept whole */
+    if (need > c->fb_cap) {
+        unsigned char *nb = realloc(c->fb ? c->fb - 1 : NULL, need + 1 + JSON_FAST_PADDING);
+        if (!nb) {
+            fprintf(c->err, "tracedb: out of memory\n");
+            return -1;
+        }
+        c->fb = nb + 1, c->fb_cap = need;
+    }
+    memmove(c->fb, p, n);
+    c->fb_n = n;
+    c->fb_base = c->fast_at;
+    return 3;
+}
+
+/* Reads until the buffer holds FAST_RUN bytes or the input ends (gzread's last result kept for
+ * chrome_read, which reports it). */
+static void fast_fill(struct chrome *c, gzFile gz)
+{
+    while (!c->gz_end && c->fb_n < FAST_RUN) {
+        int got = gzread(gz, c->fb + c->fb_n, (unsigned)(FAST_RUN - c->fb_n));
+        if (got <= 0) {
+            c->gz_end = 1, c->gz_end_n = got;
+            break;
+        }
+        c->fb_n += (size_t)got;
+    }
+}
+
+static int blank(unsigned char ch)
+{
+    return ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t';
+}
+
+/* The last '}' in b[0..n) followed by blanks, ',', blanks and '{': where the run is cut. 0 when none. */
+static size_t run_end(const unsigned char *b, size_t n)
+{
+    for (const unsigned char *open = b + n - 1; open > b; open--) {
+        if (*open != '{')
+            continue;
+        const unsigned char *q = open - 1;
+        while (q > b && blank(*q))
+            q--;
+        if (*q == ',' && q > b) {
+            q--;
+            while (q > b && blank(*q))
+                q--;
+            if (*q == '}' && q > b)
+                return (size_t)(q - b);
+        }
+    }
+    return 0;
+}
+
+/* Everything from fb[at] on goes to a new yajl handle, primed to stand between the events' array
+ * elements: before one (after_event 0: fb[at] is an event's '{') or after one (1: a ',' or the array's
+ * end is next). Returns what chrome_feed returns. */
+static int fast_handback(struct chrome *c, gzFile gz, size_t at, int after_event)
+{
+    if (chrome_yajl_new(c) != 0) {
+        fprintf(c->err, "tracedb: out of memory\n");
+        return -1;
+    }
+    c->replay = 1;
+    const char *prime = c->events_depth == 1 ? "[" : "{\"\":[";
+    yajl_parse(c->h, (const unsigned char *)prime, strlen(prime));
+    if (after_event)
+        yajl_parse(c->h, (const unsigned char *)"[]", 2);
+    c->replay = 0;
+    c->chunk_base = c->fb_base + at;
+    c->scan.state = SC_BETWEEN, c->scan.esc = 0, c->scan.len = 0;
+    return at < c->fb_n ? chrome_feed(c, gz, c->chunk, c->fb + at, c->fb_n - at) : 0;
+}
+
+/* After a walk stopped inside an event, the parser's state is put back to between events (the event's
+ * own fields are reset when yajl opens it again). */
+static void fast_rollback(struct chrome *c)
+{
+    c->depth = c->events_depth;
+    c->cap_depth = 0;
+    c->in_args = 0;
+    c->field = F_NONE;
+    c->oversize = 0;
+}
+
+int chrome_fast_lane(struct chrome *c, gzFile gz)
+{
+    struct json_sink sink;
+    chrome_fast_sink(c, &sink);
+    for (;;) { /* fb[0] is an event's '{' */
+        fast_fill(c, gz);
+        size_t end = run_end(c->fb, c->fb_n);
+        if (end == 0) { /* one event fills the buffer, or the last ones before the array's end */
+            c->fast_from = c->fb_base + c->fb_n;
+            return fast_handback(c, gz, 0, 0);
+        }
+        unsigned char *run = c->fb - 1, keep = c->fb[end + 1];
+        run[0] = '[', c->fb[end + 1] = ']';
+        c->in_fast = 1, c->walk_base = c->fb_base - 1;
+        size_t after;
+        enum json_walk w = json_fast_walk(c->fast, (const char *)run, end + 3, &sink, &after);
+        c->in_fast = 0, c->fb[end + 1] = keep;
+        if (w == JSON_WALK_REFUSED || w == JSON_WALK_LOST) {
+            if (!c->db_error)
+                fprintf(c->err, "tracedb: %s\n", w == JSON_WALK_LOST ? "internal error: the JSON reader lost its place" : "out of memory");
+            return -1;
+        }
+        if (w == JSON_WALK_STOPPED) {
+            fast_rollback(c);
+            c->fast_from = c->fb_base + end + 1; /* yajl reads the rest of the run */
+            return fast_handback(c, gz, after - 1, after > 1);
+        }
+        size_t next = end + 1; /* the next event's '{', as run_end found it */
+        while (c->fb[next] != '{')
+            next++;
+        memmove(c->fb, c->fb + next, c->fb_n - next);
+        c->fb_n -= next, c->fb_base += next;
+        if (c->tty && c->fb_base >= c->next_report) {
+            chrome_progress(c, c->total ? (size_t)gzoffset(gz) : c->fb_base, 0);
+            c->next_report += 8u << 20;
+        }
+    }
+}
