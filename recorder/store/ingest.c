@@ -249,6 +249,12 @@ static int ingest_exec_file(struct tdb_ingest *ing, const char *file)
     return ingest_exec(ing, sql);
 }
 
+/* Every index (what a database made here already has is skipped: IF NOT EXISTS). */
+static int ingest_indexes(struct tdb_ingest *ing)
+{
+    return ingest_exec_file(ing, "schema/indexes_early.sql") != 0 ? -1 : ingest_exec_file(ing, "schema/indexes.sql");
+}
+
 /* Runs a prepared statement to completion and resets it. */
 int ingest_step(struct tdb_ingest *ing, sqlite3_stmt *st)
 {
@@ -440,7 +446,7 @@ struct tdb_ingest *tdb_ingest_open(const char *path, enum tdb_open_mode mode, FI
         if (tdb_db_open(":memory:", SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &ing->db) != SQLITE_OK ||
             ingest_exec_file(ing, "schema/schema.sql") != 0 ||
             ingest_exec(ing, "PRAGMA user_version=" TDB_SCHEMA_VERSION_STR) != 0 ||
-            ingest_exec_file(ing, "schema/views.sql") != 0 || ingest_exec_file(ing, "schema/indexes.sql") != 0) {
+            ingest_exec_file(ing, "schema/views.sql") != 0 || ingest_indexes(ing) != 0) {
             ingest_free(ing);
             return NULL;
         }
@@ -467,7 +473,7 @@ struct tdb_ingest *tdb_ingest_open(const char *path, enum tdb_open_mode mode, FI
     } else if (mode != TDB_OPEN_APPEND) {
         ok = ingest_exec(ing, "PRAGMA synchronous=OFF; PRAGMA cache_size=-4096;"
                               "PRAGMA temp_store=FILE; BEGIN;") == 0 &&
-             ingest_exec_file(ing, "schema/schema.sql") == 0 &&
+             ingest_exec_file(ing, "schema/schema.sql") == 0 && ingest_exec_file(ing, "schema/indexes_early.sql") == 0 &&
              ingest_exec(ing, "PRAGMA user_version=" TDB_SCHEMA_VERSION_STR) == 0;
     } else {
         sqlite3_stmt *st;
@@ -810,10 +816,11 @@ static void *ingest_index_main(void *arg)
 {
     struct tdb_ingest *ing = arg;
     sqlite3 *db = NULL;
-    const char *sql = tdb_embedded_get("schema/indexes.sql");
-    ing->index_rc = tdb_db_open(ing->path, SQLITE_OPEN_READWRITE, &db) == SQLITE_OK && sql &&
+    const char *sql = tdb_embedded_get("schema/indexes.sql"), *early = tdb_embedded_get("schema/indexes_early.sql");
+    ing->index_rc = tdb_db_open(ing->path, SQLITE_OPEN_READWRITE, &db) == SQLITE_OK && sql && early &&
                             sqlite3_busy_timeout(db, 60000) == SQLITE_OK &&
                             sqlite3_exec(db, "PRAGMA synchronous=OFF; PRAGMA cache_size=-4096", NULL, NULL, NULL) == SQLITE_OK &&
+                            sqlite3_exec(db, early, NULL, NULL, NULL) == SQLITE_OK &&
                             sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK
                         ? 0
                         : -1;
@@ -903,7 +910,7 @@ int tdb_ingest_finish(struct tdb_ingest *ing, int complete)
     }
     rc = ingest_write_meta(ing, complete);
     if (rc == 0 && !ing->borrowed) /* the in-memory database has its indexes: no schema change, no re-prepare */
-        rc = ingest_exec_file(ing, "schema/indexes.sql");
+        rc = ingest_indexes(ing);
     ingest_phase(ing, "indexes");
     if (rc == 0 && ing->fresh) /* views exist already in an appended or a live database */
         rc = ingest_exec_file(ing, "schema/views.sql");
