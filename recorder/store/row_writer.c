@@ -98,6 +98,30 @@ static const char *const row_sql[ST_COUNT] = {
     [ST_META + META_THREAD_SORT] = "UPDATE thread SET sort_index = ?1 WHERE id = ?2",
 };
 
+/* Rows of the tables that only events refer to (kernel_launch and memory_event, keyed by their event;
+ * flow, numbered in arrival order) wait for GROUP_ROWS of their table and go in one statement, as
+ * event rows do; each table's rows keep their order, so the database is the same. What is left when a
+ * batch ends goes row by row. */
+#define GROUP_ROWS 32
+enum { G_LAUNCH, G_MEMORY, G_FLOW, G_COUNT };
+static const struct {
+    const char *insert; /* up to VALUES */
+    int params;         /* per row */
+    int single;         /* the one-row statement */
+} group_def[G_COUNT] = {
+    [G_LAUNCH] = {"INSERT INTO kernel_launch VALUES ", 12, ST_LAUNCH},
+    [G_MEMORY] = {"INSERT INTO memory_event VALUES ", 5, ST_MEMORY},
+    [G_FLOW] = {"INSERT INTO flow (flow_id, cat_id, phase, thread_id, ts_ns, bind_enclosing) VALUES ", 6, ST_FLOW},
+};
+
+/* The rows waiting in one batch. */
+struct pending {
+    const struct row_event *events[EVENT_ROWS];
+    int nevents;
+    const void *rows[G_COUNT][GROUP_ROWS]; /* row_event for launch and memory rows, row_flow for flows */
+    int n[G_COUNT];
+};
+
 struct batch {
     unsigned char *data;
     size_t n, cap; /* cap: the batch size, or one row's size while a row larger than that is written */
@@ -106,6 +130,7 @@ struct batch {
 struct row_writer {
     sqlite3 *db;
     sqlite3_stmt *st[ST_COUNT];
+    sqlite3_stmt *group_st[G_COUNT]; /* GROUP_ROWS rows at once, prepared when first needed */
     FILE *err;
     const char *path;        /* for messages */
     size_t batch_bytes;      /* BATCH_BYTES, or SMALL_BATCH_BYTES in memory */
@@ -225,37 +250,89 @@ static void bind_host(sqlite3_stmt *st, int row, const struct row_event *r)
     sqlite3_bind_int(st, b + 11, r->ev.depth);
 }
 
-/* The rows of other tables that belong to event r: its launch configuration, its memory record. */
-static int write_event_extras(struct row_writer *w, const struct row_event *r)
+/* Binds row r of group g at parameters b + 1 ... b + group_def[g].params. */
+static void bind_group_row(sqlite3_stmt *st, int g, int b, const void *row)
 {
-    const struct tdb_event *ev = &r->ev;
-    sqlite3_stmt *st;
-    if (ev->has_launch) {
-        st = w->st[ST_LAUNCH];
-        sqlite3_bind_int64(st, 1, r->id);
-        for (int i = 0; i < 3; i++) {
-            tdb_bind_int_or_null(st, 2 + i, ev->grid[i]);
-            tdb_bind_int_or_null(st, 5 + i, ev->block[i]);
-        }
-        tdb_bind_int_or_null(st, 8, ev->registers);
-        tdb_bind_int_or_null(st, 9, ev->shared_mem);
-        bind_real_or_null(st, 10, ev->blocks_per_sm);
-        bind_real_or_null(st, 11, ev->warps_per_sm);
-        bind_real_or_null(st, 12, ev->occupancy_pct);
-        if (row_step(w, st) != 0)
-            return -1;
+    if (g == G_FLOW) {
+        const struct row_flow *r = row;
+        tdb_bind_int_or_null(st, b + 1, r->flow_id);
+        tdb_bind_int_or_null(st, b + 2, r->cat_id);
+        sqlite3_bind_text(st, b + 3, &r->phase, 1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, b + 4, r->thread_id);
+        sqlite3_bind_int64(st, b + 5, r->ts_ns);
+        sqlite3_bind_int(st, b + 6, r->bind_enclosing);
+        return;
     }
-    if (ev->kind == TDB_KIND_MEMORY) {
-        st = w->st[ST_MEMORY];
-        sqlite3_bind_int64(st, 1, r->id);
-        tdb_bind_int_or_null(st, 2, ev->addr);
-        tdb_bind_int_or_null(st, 3, ev->total_allocated);
-        tdb_bind_int_or_null(st, 4, ev->total_reserved);
-        tdb_bind_int_or_null(st, 5, ev->device_type);
+    const struct row_event *r = row;
+    const struct tdb_event *ev = &r->ev;
+    sqlite3_bind_int64(st, b + 1, r->id);
+    if (g == G_LAUNCH) { /* its launch configuration */
+        for (int i = 0; i < 3; i++) {
+            tdb_bind_int_or_null(st, b + 2 + i, ev->grid[i]);
+            tdb_bind_int_or_null(st, b + 5 + i, ev->block[i]);
+        }
+        tdb_bind_int_or_null(st, b + 8, ev->registers);
+        tdb_bind_int_or_null(st, b + 9, ev->shared_mem);
+        bind_real_or_null(st, b + 10, ev->blocks_per_sm);
+        bind_real_or_null(st, b + 11, ev->warps_per_sm);
+        bind_real_or_null(st, b + 12, ev->occupancy_pct);
+    } else { /* its memory record */
+        tdb_bind_int_or_null(st, b + 2, ev->addr);
+        tdb_bind_int_or_null(st, b + 3, ev->total_allocated);
+        tdb_bind_int_or_null(st, b + 4, ev->total_reserved);
+        tdb_bind_int_or_null(st, b + 5, ev->device_type);
+    }
+}
+
+/* The GROUP_ROWS-row insert of group g. */
+static char *group_sql(int g)
+{
+    size_t cap = strlen(group_def[g].insert) + (size_t)GROUP_ROWS * group_def[g].params * 8 + 1;
+    char *sql = malloc(cap);
+    if (!sql)
+        return NULL;
+    size_t n = (size_t)snprintf(sql, cap, "%s", group_def[g].insert);
+    for (int r = 0; r < GROUP_ROWS; r++)
+        for (int i = 0; i < group_def[g].params; i++)
+            n += (size_t)snprintf(sql + n, cap - n, "%s?%d%s", i ? "," : r ? ",(" : "(", r * group_def[g].params + i + 1,
+                                  i + 1 == group_def[g].params ? ")" : "");
+    return sql;
+}
+
+/* Writes the rows of group g that wait: GROUP_ROWS of them in one statement, or (at a batch's end)
+ * fewer one by one. */
+static int write_group(struct row_writer *w, struct pending *p, int g)
+{
+    int n = p->n[g];
+    p->n[g] = 0;
+    if (n == GROUP_ROWS) {
+        if (!w->group_st[g]) {
+            char *sql = group_sql(g);
+            int ok = sql && tdb_stmt_prepare(w->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &w->group_st[g], NULL) == SQLITE_OK;
+            free(sql);
+            if (!ok) {
+                fprintf(w->err, "tracedb: %s: cannot prepare: %s\n", w->path, sqlite3_errmsg(w->db));
+                return -1;
+            }
+        }
+        for (int i = 0; i < n; i++)
+            bind_group_row(w->group_st[g], g, i * group_def[g].params, p->rows[g][i]);
+        return row_step(w, w->group_st[g]);
+    }
+    for (int i = 0; i < n; i++) {
+        sqlite3_stmt *st = w->st[group_def[g].single];
+        bind_group_row(st, g, 0, p->rows[g][i]);
         if (row_step(w, st) != 0)
             return -1;
     }
     return 0;
+}
+
+/* Row r of group g waits for its statement. */
+static int group_add(struct row_writer *w, struct pending *p, int g, const void *r)
+{
+    p->rows[g][p->n[g]++] = r;
+    return p->n[g] == GROUP_ROWS ? write_group(w, p, g) : 0;
 }
 
 /* The EVENT_ROWS-row inserts: row r's parameters are r * EVENT_PARAMS + 1 ... + EVENT_PARAMS, or for
@@ -288,8 +365,9 @@ static char *events_sql(int hosts)
 }
 
 /* Writes n (1 or EVENT_ROWS) event records: one statement for all of them (the host statement when
- * every one is a host row: fewer values to bind and copy), then their extras. */
-static int write_events(struct row_writer *w, const struct row_event *const *r, int n)
+ * every one is a host row: fewer values to bind and copy); their launch and memory rows join their
+ * groups. */
+static int write_events(struct row_writer *w, struct pending *p, const struct row_event *const *r, int n)
 {
     int hosts = n > 1;
     for (int i = 0; i < n && hosts; i++)
@@ -314,7 +392,8 @@ static int write_events(struct row_writer *w, const struct row_event *const *r, 
     if (row_step(w, st) != 0)
         return -1;
     for (int i = 0; i < n; i++)
-        if (write_event_extras(w, r[i]) != 0)
+        if ((r[i]->ev.has_launch && group_add(w, p, G_LAUNCH, r[i]) != 0) ||
+            (r[i]->ev.kind == TDB_KIND_MEMORY && group_add(w, p, G_MEMORY, r[i]) != 0))
             return -1;
     return 0;
 }
@@ -336,8 +415,9 @@ static int write_text_row(struct row_writer *w, int stmt, const struct row_text 
 static int write_batch(struct row_writer *w, const struct batch *b)
 {
     size_t off = 0;
-    const struct row_event *events[EVENT_ROWS];
-    int nevents = 0;
+    struct pending p;
+    p.nevents = 0;
+    memset(p.n, 0, sizeof p.n);
     while (off < b->n) {
         const struct row_head *h = (const struct row_head *)(b->data + off);
         int rc = 0;
@@ -345,10 +425,10 @@ static int write_batch(struct row_writer *w, const struct batch *b)
          * is its own table's, and nothing here refers to an event row. */
         switch (h->type) {
         case ROW_EVENT:
-            events[nevents++] = (const struct row_event *)h;
-            if (nevents == EVENT_ROWS) {
-                rc = write_events(w, events, EVENT_ROWS);
-                nevents = 0;
+            p.events[p.nevents++] = (const struct row_event *)h;
+            if (p.nevents == EVENT_ROWS) {
+                rc = write_events(w, &p, p.events, EVENT_ROWS);
+                p.nevents = 0;
             }
             break;
         case ROW_STRING:
@@ -381,25 +461,19 @@ static int write_batch(struct row_writer *w, const struct batch *b)
             rc = row_step(w, st);
             break;
         }
-        case ROW_FLOW: {
-            const struct row_flow *r = (const struct row_flow *)h;
-            sqlite3_stmt *st = w->st[ST_FLOW];
-            tdb_bind_int_or_null(st, 1, r->flow_id);
-            tdb_bind_int_or_null(st, 2, r->cat_id);
-            sqlite3_bind_text(st, 3, &r->phase, 1, SQLITE_STATIC);
-            sqlite3_bind_int64(st, 4, r->thread_id);
-            sqlite3_bind_int64(st, 5, r->ts_ns);
-            sqlite3_bind_int(st, 6, r->bind_enclosing);
-            rc = row_step(w, st);
+        case ROW_FLOW:
+            rc = group_add(w, &p, G_FLOW, h);
             break;
-        }
         }
         if (rc != 0)
             return -1;
         off += h->size;
     }
-    for (int i = 0; i < nevents; i++)
-        if (write_events(w, &events[i], 1) != 0)
+    for (int i = 0; i < p.nevents; i++)
+        if (write_events(w, &p, &p.events[i], 1) != 0)
+            return -1;
+    for (int g = 0; g < G_COUNT; g++)
+        if (write_group(w, &p, g) != 0)
             return -1;
     return 0;
 }
@@ -555,6 +629,8 @@ int row_writer_stop(struct row_writer *w)
     }
     for (int i = 0; i < ST_COUNT; i++)
         tdb_stmt_finalize(w->st[i]);
+    for (int g = 0; g < G_COUNT; g++)
+        tdb_stmt_finalize(w->group_st[g]);
     free(w->fill.data), free(w->work.data), free(w); /* work.data is NULL inline */
     return rc;
 }

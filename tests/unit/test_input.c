@@ -437,3 +437,38 @@ Test(database, batched_rows_keep_every_column)
                          "cat = 'kernel' AND tid = 7"), 5);
     fx_free(&f);
 }
+
+/* Launch configurations, memory records and flow halves go to the database GROUP_ROWS (32) to a
+ * statement: 100 of each (three full groups and a remainder of 4) keep every column and, for flows,
+ * the file's order in their ids. */
+Test(database, grouped_rows_keep_every_column_and_their_order)
+{
+    static char json[200000];
+    size_t n = (size_t)snprintf(json, sizeof json, "{\"traceEvents\":[\n");
+    for (int i = 0; i < 100; i++)
+        n += (size_t)snprintf(json + n, sizeof json - n,
+                              "%s{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":%d,\"dur\":4,"
+                              "\"args\":{\"device\":0,\"stream\":7,\"correlation\":%d,\"grid\":[%d,2,3],\"block\":[4,5,%d],"
+                              "\"registers per thread\":%d,\"shared memory\":%d}},\n"
+                              "{\"ph\":\"f\",\"id\":%d,\"pid\":0,\"tid\":7,\"ts\":%d,\"cat\":\"ac2g\",\"name\":\"ac2g\",\"bp\":\"e\"},\n"
+                              "{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"cpu_instant_event\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,"
+                              "\"ts\":%d,\"args\":{\"Device Type\":1,\"Device Id\":0,\"Addr\":%d,\"Bytes\":%d,"
+                              "\"Total Allocated\":%d,\"Total Reserved\":%d}}",
+                              i ? ",\n" : "", i * 10, i + 1000, i + 1, i + 6, i + 7, i + 8, i + 1000, i * 10, i * 10 + 5,
+                              i + 9, i + 10, i + 11, i + 12);
+    snprintf(json + n, sizeof json - n, "]}");
+    struct fixture f = fx_new(json, "json");
+    cr_assert_eq(fx_import(&f, ""), 0);
+    /* row i's values, worked from i by the formulas above */
+    cr_assert_eq(q(f.db, "SELECT count(*) FROM kernel_launch l JOIN event e ON e.id = l.event_id WHERE "
+                         "l.grid_x = e.start_ns / 10000 + 1 AND grid_y = 2 AND grid_z = 3 AND block_x = 4 AND block_y = 5 "
+                         "AND block_z = e.start_ns / 10000 + 6 AND registers = e.start_ns / 10000 + 7 AND "
+                         "shared_mem = e.start_ns / 10000 + 8"), 100);
+    cr_assert_eq(q(f.db, "SELECT count(*) FROM memory_event m JOIN event e ON e.id = m.event_id WHERE "
+                         "m.addr = (e.start_ns - 5000) / 10000 + 9 AND total_allocated = (e.start_ns - 5000) / 10000 + 11 "
+                         "AND total_reserved = (e.start_ns - 5000) / 10000 + 12 AND device_type = 1 AND "
+                         "e.bytes = (e.start_ns - 5000) / 10000 + 10"), 100);
+    cr_assert_eq(q(f.db, "SELECT count(*) FROM flow WHERE flow_id = id + 999 AND ts_ns = (id - 1) * 10000 AND phase = 'f' "
+                         "AND bind_enclosing = 1"), 100);
+    fx_free(&f);
+}
