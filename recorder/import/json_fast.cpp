@@ -6,8 +6,8 @@
  * takes what the yajl lane refuses: a number must match JSON's grammar, a literal must be exactly true,
  * false or null. Where the two might decode differently (a \u escape in a string: yajl and simdjson
  * treat lone surrogates their own ways; any escape in a key, which is rare), the element is not taken: the walk stops before it and the caller gives it
- * to yajl. simdjson's own checks (UTF-8, unclosed strings, unescaped control characters, structure) stop
- * the walk the same way. Built without exceptions: every call returns an error code. */
+ * to yajl. simdjson's own checks (UTF-8, unclosed strings, structure) stop the walk the same way. Keys and
+ * strings without a backslash (nearly all) are passed as they stand in the input, not copied. Built without exceptions: every call returns an error code. */
 #include "json_fast.h"
 #include <cstring>
 #include <new>
@@ -88,7 +88,7 @@ bool has_unicode_escape(std::string_view raw)
     return false;
 }
 
-int walk(ondemand::value v, const json_sink *k, int depth);
+int walk(ondemand::value v, const json_sink *k, int depth, char closer);
 
 int walk_object(ondemand::object o, const json_sink *k, int depth)
 {
@@ -99,17 +99,16 @@ int walk_object(ondemand::object o, const json_sink *k, int depth)
         ondemand::field f;
         if (std::move(item).get(f))
             return NOT_FAST;
-        ondemand::raw_json_string raw = f.key();
-        std::string_view key;
-        if (f.unescaped_key().get(key))
+        /* the key as written, up to its closing quote (stage 1 found it): no copy. A key with a backslash
+         * (rare) is left to yajl. */
+        const char *key = reinterpret_cast<const char *>(f.key().raw()), *end = key;
+        while (*end != '"' && *end != '\\')
+            end++;
+        if (*end == '\\')
             return NOT_FAST;
-        /* the raw key equals the unescaped one up to its first backslash, if any: a key with escapes (rare)
-         * is left to yajl */
-        if (memchr(raw.raw(), '\\', key.size() + 1))
-            return NOT_FAST;
-        if ((r = k->map_key(k->ctx, reinterpret_cast<const unsigned char *>(key.data()), key.size())) != GO)
+        if ((r = k->map_key(k->ctx, reinterpret_cast<const unsigned char *>(key), static_cast<size_t>(end - key))) != GO)
             return r;
-        if ((r = walk(f.value(), k, depth)) != GO)
+        if ((r = walk(f.value(), k, depth, '}')) != GO)
             return r;
     }
     return k->end_map(k->ctx);
@@ -124,49 +123,55 @@ int walk_array(ondemand::array a, const json_sink *k, int depth)
         ondemand::value v;
         if (std::move(item).get(v))
             return NOT_FAST;
-        if ((r = walk(v, k, depth)) != GO)
+        if ((r = walk(v, k, depth, ']')) != GO)
             return r;
     }
     return k->end_array(k->ctx);
 }
 
-int walk(ondemand::value v, const json_sink *k, int depth)
+/* A scalar is read from its token (to the next structural character: no copy, no conversion) and not
+ * consumed through simdjson, which then skips it without looking at what follows: so the next structural
+ * character is checked here, as yajl would, to be a ',' or the closer of the value's object or array. */
+int walk(ondemand::value v, const json_sink *k, int depth, char closer)
 {
     ondemand::json_type t;
     if (v.type().get(t))
         return NOT_FAST;
-    switch (t) {
-    case ondemand::json_type::object: {
+    if (t == ondemand::json_type::object) {
         ondemand::object o;
         return depth >= MAX_DEPTH || v.get_object().get(o) ? NOT_FAST : walk_object(o, k, depth + 1);
     }
-    case ondemand::json_type::array: {
+    if (t == ondemand::json_type::array) {
         ondemand::array a;
         return depth >= MAX_DEPTH || v.get_array().get(a) ? NOT_FAST : walk_array(a, k, depth + 1);
     }
+    std::string_view token = v.raw_json_token();
+    char next = token.data()[token.size()];
+    if (next != ',' && next != closer)
+        return NOT_FAST;
+    std::string_view s = trimmed(token);
+    switch (t) {
     case ondemand::json_type::string: {
-        std::string_view raw = v.raw_json_token();
-        std::string_view s;
-        if (v.get_string().get(s))
+        if (s.size() < 2)
+            return NOT_FAST; /* cannot be: a string token holds its two quotes */
+        if (!memchr(s.data() + 1, '\\', s.size() - 2)) /* no escape: the text between the quotes, as written */
+            return k->string(k->ctx, reinterpret_cast<const unsigned char *>(s.data() + 1), s.size() - 2);
+        std::string_view text;
+        if (has_unicode_escape(s) || v.get_string().get(text))
             return NOT_FAST;
-        if (s.size() + 2 != trimmed(raw).size() && has_unicode_escape(trimmed(raw)))
-            return NOT_FAST;
-        return k->string(k->ctx, reinterpret_cast<const unsigned char *>(s.data()), s.size());
+        return k->string(k->ctx, reinterpret_cast<const unsigned char *>(text.data()), text.size());
     }
-    case ondemand::json_type::number: {
-        std::string_view s = trimmed(v.raw_json_token());
+    case ondemand::json_type::number:
         return json_number(s) ? k->number(k->ctx, s.data(), s.size()) : NOT_FAST;
-    }
-    case ondemand::json_type::boolean: {
-        std::string_view s = trimmed(v.raw_json_token());
+    case ondemand::json_type::boolean:
         if (s == "true")
             return k->boolean(k->ctx, 1);
         return s == "false" ? k->boolean(k->ctx, 0) : NOT_FAST;
-    }
     case ondemand::json_type::null:
-        return trimmed(v.raw_json_token()) == "null" ? k->null(k->ctx) : NOT_FAST;
+        return s == "null" ? k->null(k->ctx) : NOT_FAST;
+    default:
+        return NOT_FAST;
     }
-    return NOT_FAST;
 }
 
 } // namespace
@@ -189,7 +194,7 @@ extern "C" enum json_walk json_fast_walk(struct json_fast *f, const char *buf, s
         if (*start != '{')
             return JSON_WALK_STOPPED; /* not an object: yajl says so, at the offset it gives */
         k->element(k->ctx, static_cast<size_t>(start - buf));
-        int r = walk(v, k, 0);
+        int r = walk(v, k, 0, ']');
         if (r == REFUSE)
             return JSON_WALK_REFUSED;
         if (r == NOT_FAST)

@@ -250,6 +250,12 @@ Test(lanes, damage_agrees, .timeout = 200)
         "{\"ph\": \"X\", \"name\": \"n\", \"pid\": 1, \"tid\": 1, 7: 1}",
         "{\"ph\": \"X\", \"name\": \"unclosed, \"pid\": 1}",
         ",",
+        /* a value followed by something else than ',' or its closer (the fuzzer's find) */
+        "{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 2, \"tid\": 1, \"args\": \"{mean\":\"main\"}}",
+        "{\"ph\": \"X\", \"name\": \"n\", \"pid\": 1, \"tid\": 1, \"ts\": 1 \"dur\": 1}",
+        "{\"ph\": \"X\", \"name\": \"n\" \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 1}",
+        "{\"ph\": \"X\", \"name\": \"n\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"args\": {\"a\": [1 2], \"b\": true null}}",
+        "{\"ph\": \"X\", \"name\": \"n\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 1, \"args\": {\"a\": 1]}}",
     };
     for (size_t i = 0; i < sizeof specials / sizeof specials[0]; i++) {
         struct lane_run f = built_agree(12000, specials[i], 0, 0, ""); /* the damage in the third MiB */
