@@ -292,11 +292,26 @@ static char *group_sql(int g)
     if (!sql)
         return NULL;
     size_t n = (size_t)snprintf(sql, cap, "%s", group_def[g].insert);
-    for (int r = 0; r < GROUP_ROWS; r++)
-        for (int i = 0; i < group_def[g].params; i++)
+    for (int r = 0; r < GROUP_ROWS; r++) /* at most 8 bytes a parameter: ",(?999)" */
+        for (int i = 0; i < group_def[g].params && n < cap; i++)
             n += (size_t)snprintf(sql + n, cap - n, "%s?%d%s", i ? "," : r ? ",(" : "(", r * group_def[g].params + i + 1,
                                   i + 1 == group_def[g].params ? ")" : "");
+    if (n >= cap) {
+        free(sql);
+        return NULL;
+    }
     return sql;
+}
+
+/* Prepares a many-row statement built when first needed (a small import never pays for its parse);
+ * sql is freed. 0, or -1 (reported). */
+static int prepare_built(struct row_writer *w, char *sql, sqlite3_stmt **st)
+{
+    int ok = sql && tdb_stmt_prepare(w->db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) == SQLITE_OK;
+    free(sql);
+    if (!ok)
+        fprintf(w->err, "tracedb: %s: cannot prepare: %s\n", w->path, sqlite3_errmsg(w->db));
+    return ok ? 0 : -1;
 }
 
 /* Writes the rows of group g that wait: GROUP_ROWS of them in one statement, or (at a batch's end)
@@ -306,15 +321,8 @@ static int write_group(struct row_writer *w, struct pending *p, int g)
     int n = p->n[g];
     p->n[g] = 0;
     if (n == GROUP_ROWS) {
-        if (!w->group_st[g]) {
-            char *sql = group_sql(g);
-            int ok = sql && tdb_stmt_prepare(w->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &w->group_st[g], NULL) == SQLITE_OK;
-            free(sql);
-            if (!ok) {
-                fprintf(w->err, "tracedb: %s: cannot prepare: %s\n", w->path, sqlite3_errmsg(w->db));
-                return -1;
-            }
-        }
+        if (!w->group_st[g] && prepare_built(w, group_sql(g), &w->group_st[g]) != 0)
+            return -1;
         for (int i = 0; i < n; i++)
             bind_group_row(w->group_st[g], g, i * group_def[g].params, p->rows[g][i]);
         return row_step(w, w->group_st[g]);
@@ -373,15 +381,8 @@ static int write_events(struct row_writer *w, struct pending *p, const struct ro
     for (int i = 0; i < n && hosts; i++)
         hosts = is_host(r[i]);
     int which = n == 1 ? ST_EVENT : hosts ? ST_HOSTS : ST_EVENTS;
-    if (!w->st[which]) { /* prepared when first needed: a small import never pays for their parse */
-        char *sql = events_sql(hosts);
-        int ok = sql && tdb_stmt_prepare(w->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &w->st[which], NULL) == SQLITE_OK;
-        free(sql);
-        if (!ok) {
-            fprintf(w->err, "tracedb: %s: cannot prepare: %s\n", w->path, sqlite3_errmsg(w->db));
-            return -1;
-        }
-    }
+    if (!w->st[which] && prepare_built(w, events_sql(hosts), &w->st[which]) != 0)
+        return -1;
     sqlite3_stmt *st = w->st[which];
     for (int i = 0; i < n; i++) {
         if (hosts)
