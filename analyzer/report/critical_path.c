@@ -45,13 +45,21 @@ struct id_map {
     size_t span;
 };
 
+/* The span of ids first..last when a table indexed by id is worth it for n ids (at most 4 slots an id,
+ * plus 64 Ki): what id_map and row_index allocate; 0 when the ids are too sparse (binary search then). */
+static uint64_t direct_span(int64_t first, int64_t last, size_t n)
+{
+    uint64_t span = (uint64_t)last - (uint64_t)first + 1;
+    return span > 4 * (uint64_t)n + 65536 ? 0 : span;
+}
+
 static void id_map_init(struct id_map *m, const struct id_value *pairs, size_t n)
 {
     *m = (struct id_map){pairs, n, 0, NULL, 0};
     if (n == 0)
         return;
-    uint64_t span = (uint64_t)pairs[n - 1].id - (uint64_t)pairs[0].id + 1;
-    if (span > 4 * (uint64_t)n + 65536 || !(m->direct = calloc((size_t)span, sizeof *m->direct)))
+    uint64_t span = direct_span(pairs[0].id, pairs[n - 1].id, n);
+    if (!span || !(m->direct = calloc((size_t)span, sizeof *m->direct)))
         return;
     m->base = pairs[0].id, m->span = (size_t)span;
     for (size_t i = 0; i < n; i++)
@@ -229,8 +237,8 @@ static void row_index_init(struct row_index *x, const struct cp_row *rows, size_
     *x = (struct row_index){0, NULL, 0};
     if (n == 0 || n >= INT32_MAX)
         return;
-    uint64_t span = (uint64_t)rows[n - 1].id - (uint64_t)rows[0].id + 1;
-    if (span > 4 * (uint64_t)n + 65536 || !(x->direct = calloc((size_t)span, sizeof *x->direct)))
+    uint64_t span = direct_span(rows[0].id, rows[n - 1].id, n);
+    if (!span || !(x->direct = calloc((size_t)span, sizeof *x->direct)))
         return;
     x->base = rows[0].id, x->span = (size_t)span;
     for (size_t i = 0; i < n; i++)
