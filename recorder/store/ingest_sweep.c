@@ -162,9 +162,9 @@ static void cursor_seek(struct nest_cursor *c, int64_t ord)
     }
 }
 
-/* tdb_nest(id, column[, ...]): 0 parent_id, 1 depth, 2 self_ns (argument 3: dur_ns), 3 launch_id
- * (NULL when none), 4 whether the row changes at all; tdb_nest(id, 5, parent_id, depth, self_ns,
- * launch_id, dur_ns): whether a row read back, holding these, changes. */
+/* tdb_nest(id, column[, row's value]): 0 parent_id, 1 depth, 2 self_ns (the row's value where the sweep
+ * gives none), 3 launch_id (NULL when none), 4 whether the row changes at all; tdb_nest(id, 5,
+ * parent_id, depth, self_ns, launch_id, dur_ns): whether a row read back, holding these, changes. */
 static void nest_value(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
     struct nest_cursor *c = *(struct nest_cursor **)sqlite3_user_data(ctx);
@@ -175,7 +175,15 @@ static void nest_value(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     cursor_seek(c, sqlite3_value_int64(argv[0]) - c->base);
     int64_t parent = c->nested && c->parent ? c->base + c->parent - 1 : TDB_NULL;
     int64_t launch = c->linked ? c->base + c->launch : TDB_NULL;
-    switch (sqlite3_value_int(argv[1])) {
+    int column = sqlite3_value_int(argv[1]);
+    if (column <= 2 && !c->nested) { /* a row only linked, or none: it keeps what it holds */
+        if (argc > 2)
+            sqlite3_result_value(ctx, argv[2]);
+        else
+            sqlite3_result_null(ctx);
+        return;
+    }
+    switch (column) {
     case 0:
         if (parent != TDB_NULL)
             sqlite3_result_int64(ctx, parent);
@@ -183,10 +191,10 @@ static void nest_value(sqlite3_context *ctx, int argc, sqlite3_value **argv)
             sqlite3_result_null(ctx);
         break;
     case 1:
-        sqlite3_result_int(ctx, c->nested ? c->depth : 0);
+        sqlite3_result_int(ctx, c->depth);
         break;
     case 2:
-        sqlite3_result_int64(ctx, c->nested ? c->self : argc > 2 ? sqlite3_value_int64(argv[2]) : 0);
+        sqlite3_result_int64(ctx, c->self);
         break;
     case 3:
         if (launch != TDB_NULL)
@@ -264,17 +272,18 @@ int ingest_nest_and_link(struct tdb_ingest *ing)
         return ingest_sort_failed(ing, ing->results);
 
     /* One sequential pass over the trace's rows; each row asks nest_value() for its new values.
-     * Imported rows were written with no nesting: those given any are rewritten. Rows read back (a
+     * Imported rows hold their track's nesting as streamed in (stream_nest.c) or none: those the sweep
+     * gives any (rows of dirty tracks) are rewritten; a row only linked keeps its own. Rows read back (a
      * recording) may carry nesting already (the recorder's own stacks): only rows where the sweep,
      * the one rule, says otherwise are rewritten. */
     const char *sql = ing->read_back
-                          ? "UPDATE event SET parent_id = tdb_nest(id, 0), depth = tdb_nest(id, 1), "
+                          ? "UPDATE event SET parent_id = tdb_nest(id, 0, NULL), depth = tdb_nest(id, 1, 0), "
                             "self_ns = tdb_nest(id, 2, dur_ns), launch_id = coalesce(tdb_nest(id, 3), launch_id) "
                             "WHERE id >= ?1 AND id < ?2 AND tdb_nest(id, 5, parent_id, depth, self_ns, launch_id, dur_ns) "
                             "AND ((SELECT count(*) FROM trace) = 1 OR thread_id IN (SELECT t.id FROM thread t "
                             "JOIN process p ON p.id = t.process_id WHERE p.trace_id = ?3))"
-                          : "UPDATE event SET parent_id = tdb_nest(id, 0), depth = tdb_nest(id, 1), "
-                            "self_ns = tdb_nest(id, 2, dur_ns), launch_id = coalesce(tdb_nest(id, 3), launch_id) "
+                          : "UPDATE event SET parent_id = tdb_nest(id, 0, parent_id), depth = tdb_nest(id, 1, depth), "
+                            "self_ns = tdb_nest(id, 2, self_ns), launch_id = coalesce(tdb_nest(id, 3), launch_id) "
                             "WHERE id >= ?1 AND id < ?2 AND tdb_nest(id, 4)";
     /* registered once per connection (registering again would expire every prepared statement); the
      * function reads the cursor through a slot that points at it only meanwhile */

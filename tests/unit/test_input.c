@@ -143,6 +143,51 @@ Test(nesting, streamed_and_swept_rows_by_hand_with_a_small_reorder_buffer)
     check_streamed_and_swept_nesting("1");
 }
 
+/* Kernels inside GPU annotations on their stream, 40 of them; `late` of them come before their launch
+ * (as CUPTI hands them over), which links them only at the end of the trace. Tid 2 goes out of order
+ * (Q before P), so its rows are rewritten too. A late link changes only launch_id: worked by hand, each
+ * kernel keeps its annotation as parent. */
+static void check_late_links(int late)
+{
+    char json[32768];
+    size_t o = (size_t)snprintf(json, sizeof json, "{\"traceEvents\":[\n"
+        "{\"ph\":\"X\",\"name\":\"Q\",\"pid\":1,\"tid\":2,\"ts\":10,\"dur\":10},\n"
+        "{\"ph\":\"X\",\"name\":\"P\",\"pid\":1,\"tid\":2,\"ts\":0,\"dur\":50}");
+    for (int i = 0; i < 40; i++) {
+        char launch[256];
+        int t = 1000 * i;
+        snprintf(launch, sizeof launch, ",\n{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\","
+                 "\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":5,\"args\":{\"correlation\":%d}}", t, 100 + i);
+        if (i >= late)
+            o += (size_t)snprintf(json + o, sizeof json - o, "%s", launch);
+        o += (size_t)snprintf(json + o, sizeof json - o,
+                              ",\n{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"ann\",\"pid\":0,\"tid\":7,"
+                              "\"ts\":%d,\"dur\":100}"
+                              ",\n{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":%d,\"dur\":30,"
+                              "\"args\":{\"device\":0,\"stream\":7,\"correlation\":%d}}", t + 10, t + 20, 100 + i);
+        if (i < late)
+            o += (size_t)snprintf(json + o, sizeof json - o, "%s", launch);
+    }
+    snprintf(json + o, sizeof json - o, "\n]}");
+    struct fixture f = fx_new(json, "json");
+    cr_assert_eq(fx_import(&f, ""), 0);
+    cr_assert_eq(q(f.db, "SELECT count(*) FROM events k JOIN events a ON a.id = k.parent_id "
+                         "JOIN events l ON l.id = k.launch_id WHERE k.name = 'k' AND a.name = 'ann' AND a.start_ns = "
+                         "k.start_ns - 10000 AND k.depth = 1 AND k.self_ns = 30000 AND l.name = 'cudaLaunchKernel' AND "
+                         "l.correlation = k.correlation AND l.start_ns = k.start_ns - 20000"), 40);
+    cr_assert_eq(q(f.db, "SELECT count(*) FROM events WHERE name = 'ann' AND parent_id IS NULL AND depth = 0 "
+                         "AND self_ns = 70000"), 40);
+    cr_assert_eq(q(f.db, "SELECT count(*) FROM events q JOIN events p ON p.id = q.parent_id WHERE q.name = 'Q' "
+                         "AND p.name = 'P' AND q.depth = 1 AND q.self_ns = 10000 AND p.self_ns = 40000 AND p.depth = 0"), 1);
+    fx_free(&f);
+}
+
+Test(nesting, kernels_linked_late_keep_their_parents)
+{
+    check_late_links(1);
+    check_late_links(40);
+}
+
 Test(nesting, raf_begin_end_pairs)
 {
     struct fixture f = fx_new(
