@@ -79,6 +79,7 @@ static int ingest_sorts_new(struct tdb_ingest *ing)
     ing->keys = spill_sort_new(sizeof(struct nesting_key), ing->sort_budget, nesting_key_cmp, ing->sort_dir);
     ing->corrs = spill_sort_new(sizeof(struct corr_rec), ing->sort_budget / 2, corr_rec_cmp, ing->sort_dir);
     ing->results = spill_sort_new(sizeof(struct result_rec), ing->sort_budget, result_rec_cmp, ing->sort_dir);
+    ing->rewrites = 0;
     ing->recent_corr = malloc(RECENT_LAUNCHES * sizeof *ing->recent_corr);
     ing->recent_ord = malloc(RECENT_LAUNCHES * sizeof *ing->recent_ord);
     ing->paths = malloc(256 * sizeof *ing->paths);
