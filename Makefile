@@ -208,7 +208,7 @@ clang-check: build/embedded.c
 	@$(if $(HAVE_MPI),clang $(CSTD) $(WARN) $(INCS) $(MPI_CFLAGS) -fsyntax-only $(MPI_SRC))
 	@echo "clang: no warnings"
 
-test-run: build/test/tracedb build/test/unit build/test/record_sample build/libtracedb.so \
+test-run: build/test/tracedb build/test/unit build/test/record_sample build/libtracedb.so build/gen_trace \
           $(if $(HAVE_CUPTI),build/libtracedb_inject.so build/nvtx_sample build/inject_probe) $(if $(HAVE_MPI),build/test/tracedb-mpi)
 	TRACEDB=$(CURDIR)/build/test/tracedb TRACEDB_INJECT=$(CURDIR)/build/libtracedb_inject.so TRACEDB_ROOT=$(CURDIR) ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 	  TRACEDB_MPI=$(if $(HAVE_MPI),$(CURDIR)/build/test/tracedb-mpi) \

@@ -2,9 +2,14 @@
  * of real PyTorch GPU traces: ProfilerStep#N ranges holding nested cpu_ops (3 deep), each leaf op
  * launching a kernel (cudaLaunchKernel with a correlation, the kernel on a GPU stream with launch
  * geometry, ac2g flows), memcpy with bytes, [memory] alloc/free instants, fractional-ns timestamps.
- * Usage: gen_trace MEGABYTES > trace.json      (deterministic for a given size) */
+ * Events come in time order per track; with --kineto-order they come in the order PyTorch's profiler
+ * writes them: every CPU op and range first, then the [memory] instants, then the GPU activity as
+ * CUPTI hands it over (each kernel and its flow end before the launch and its flow start), so CPU
+ * tracks arrive as sorted runs far apart and kernels before their launches.
+ * Usage: gen_trace MEGABYTES [--kineto-order] > trace.json      (deterministic for a given size) */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static unsigned long long rng = 88172645463325252ULL;
 
@@ -26,6 +31,12 @@ static const char *kernels[] = {
 int main(int argc, char **argv)
 {
     long long target = (argc > 1 ? atoll(argv[1]) : 300) * 1000000LL, written = 0;
+    int kineto = argc > 2 && strcmp(argv[2], "--kineto-order") == 0;
+    FILE *cpu = stdout, *mem = kineto ? tmpfile() : stdout, *gpu = kineto ? tmpfile() : stdout;
+    if (!mem || !gpu) {
+        perror("gen_trace: tmpfile");
+        return 1;
+    }
     long long t = 1000000; /* ns since the trace base */
     long long corr = 1, ext = 1, step = 0;
     int n;
@@ -33,12 +44,12 @@ int main(int argc, char **argv)
                       "\"totalGlobalMem\": 42297524224, \"numSms\": 108}],\n  \"distributedInfo\": {\"rank\": 0, "
                       "\"world_size\": 1},\n  \"traceEvents\": [\n");
     const char *sep = "";
-#define EV(...) (n = printf(__VA_ARGS__), written += n)
+#define EV(out, ...) (n = fprintf(out, __VA_ARGS__), written += n)
     while (written < target) {
         long long step_start = t;
         long long ops_in_step = 200;
         long long step_dur = ops_in_step * 40000 + 5000;
-        EV("%s{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#%lld\", \"pid\": 1000, \"tid\": 1000, "
+        EV(cpu, "%s{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#%lld\", \"pid\": 1000, \"tid\": 1000, "
            "\"ts\": %lld.%03lld, \"dur\": %lld.%03lld, \"args\": {\"External id\": %lld}}",
            sep, step++, t / 1000, t % 1000, step_dur / 1000, step_dur % 1000, ext++);
         sep = ",\n";
@@ -46,34 +57,42 @@ int main(int argc, char **argv)
         for (long long i = 0; i < ops_in_step; i++) {
             const char *op = ops[rnd(10)];
             long long o = t;
-            EV("%s{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"%s\", \"pid\": 1000, \"tid\": 1000, \"ts\": %lld.%03lld, "
+            EV(cpu, "%s{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"%s\", \"pid\": 1000, \"tid\": 1000, \"ts\": %lld.%03lld, "
                "\"dur\": 38.%03u, \"args\": {\"External id\": %lld, \"Sequence number\": %lld, \"Fwd thread id\": 0, "
                "\"Input Dims\": [[32, 128], [128]], \"Input type\": [\"float\", \"float\"], \"Ev Idx\": %lld}}",
                sep, op, o / 1000, o % 1000, rnd(1000), ext, i, ext + 1);
             ext++;
-            EV("%s{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::empty\", \"pid\": 1000, \"tid\": 1000, "
+            EV(cpu, "%s{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::empty\", \"pid\": 1000, \"tid\": 1000, "
                "\"ts\": %lld.%03lld, \"dur\": 2.%03u, \"args\": {\"External id\": %lld, \"Ev Idx\": %lld}}",
                sep, (o + 1000) / 1000, (o + 1000) % 1000, rnd(1000), ext, ext + 1);
             ext++;
             long long launch = o + 5000;
-            EV("%s{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1000, \"tid\": 1000, "
-               "\"ts\": %lld.%03lld, \"dur\": 6.%03u, \"args\": {\"External id\": %lld, \"cbid\": 211, \"correlation\": %lld}}",
-               sep, launch / 1000, launch % 1000, rnd(1000), ext, corr);
-            EV("%s{\"ph\": \"s\", \"id\": %lld, \"pid\": 1000, \"tid\": 1000, \"ts\": %lld.%03lld, \"cat\": \"ac2g\", "
-               "\"name\": \"ac2g\"}", sep, corr, launch / 1000, launch % 1000);
             long long k = launch + 8000;
-            EV("%s{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": 0, \"tid\": 7, \"ts\": %lld.%03lld, "
-               "\"dur\": %u.%03u, \"args\": {\"External id\": %lld, \"queued\": 0, \"device\": 0, \"context\": 1, "
-               "\"stream\": 7, \"correlation\": %lld, \"registers per thread\": 32, \"shared memory\": 0, "
-               "\"blocks per SM\": 0.3, \"warps per SM\": 1.2, \"grid\": [%u, 1, 1], \"block\": [128, 1, 1], "
-               "\"est. achieved occupancy %%\": 2}}",
-               sep, kernels[rnd(6)], k / 1000, k % 1000, 5 + rnd(30), rnd(1000), ext, corr, 1 + rnd(512));
-            EV("%s{\"ph\": \"f\", \"id\": %lld, \"pid\": 0, \"tid\": 7, \"ts\": %lld.%03lld, \"cat\": \"ac2g\", "
-               "\"name\": \"ac2g\", \"bp\": \"e\"}", sep, corr, k / 1000, k % 1000);
+            /* drawn in one order whatever the order written: both orders hold the same events */
+            unsigned launch_frac = rnd(1000), kernel = rnd(6), kernel_us = 5 + rnd(30), kernel_frac = rnd(1000);
+            unsigned grid = 1 + rnd(512);
+            for (int half = 0; half < 2; half++) { /* the launch first, or (Kineto's order) the kernel */
+                if (half == kineto) {
+                    EV(kineto ? gpu : cpu, "%s{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", "
+                       "\"pid\": 1000, \"tid\": 1000, \"ts\": %lld.%03lld, \"dur\": 6.%03u, \"args\": {\"External id\": %lld, "
+                       "\"cbid\": 211, \"correlation\": %lld}}", sep, launch / 1000, launch % 1000, launch_frac, ext, corr);
+                    EV(kineto ? gpu : cpu, "%s{\"ph\": \"s\", \"id\": %lld, \"pid\": 1000, \"tid\": 1000, \"ts\": %lld.%03lld, "
+                       "\"cat\": \"ac2g\", \"name\": \"ac2g\"}", sep, corr, launch / 1000, launch % 1000);
+                    continue;
+                }
+                EV(gpu, "%s{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": 0, \"tid\": 7, \"ts\": %lld.%03lld, "
+                   "\"dur\": %u.%03u, \"args\": {\"External id\": %lld, \"queued\": 0, \"device\": 0, \"context\": 1, "
+                   "\"stream\": 7, \"correlation\": %lld, \"registers per thread\": 32, \"shared memory\": 0, "
+                   "\"blocks per SM\": 0.3, \"warps per SM\": 1.2, \"grid\": [%u, 1, 1], \"block\": [128, 1, 1], "
+                   "\"est. achieved occupancy %%\": 2}}",
+                   sep, kernels[kernel], k / 1000, k % 1000, kernel_us, kernel_frac, ext, corr, grid);
+                EV(gpu, "%s{\"ph\": \"f\", \"id\": %lld, \"pid\": 0, \"tid\": 7, \"ts\": %lld.%03lld, \"cat\": \"ac2g\", "
+                   "\"name\": \"ac2g\", \"bp\": \"e\"}", sep, corr, k / 1000, k % 1000);
+            }
             corr++, ext++;
             if (i % 4 == 0) {
                 long long m = o + 20000;
-                EV("%s{\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": 1000, "
+                EV(mem, "%s{\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": 1000, "
                    "\"tid\": 1000, \"ts\": %lld.%03lld, \"args\": {\"Total Reserved\": 2097152000, \"Total Allocated\": %lld, "
                    "\"Bytes\": %d, \"Addr\": %lld, \"Device Id\": 0, \"Device Type\": 1, \"Ev Idx\": %lld}}",
                    sep, m / 1000, m % 1000, 1000000000LL + (i % 8) * 4096, (i % 8) < 4 ? 4096 : -4096,
@@ -81,7 +100,7 @@ int main(int argc, char **argv)
             }
             if (i % 20 == 0) {
                 long long c = o + 25000;
-                EV("%s{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy HtoD (Pinned -> Device)\", \"pid\": 0, "
+                EV(gpu, "%s{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy HtoD (Pinned -> Device)\", \"pid\": 0, "
                    "\"tid\": 7, \"ts\": %lld.%03lld, \"dur\": 3.%03u, \"args\": {\"External id\": %lld, \"device\": 0, "
                    "\"context\": 1, \"stream\": 7, \"correlation\": %lld, \"bytes\": 524288, "
                    "\"memory bandwidth (GB/s)\": 170.2}}", sep, c / 1000, c % 1000, rnd(1000), ext, corr + 1000000000LL);
@@ -89,6 +108,14 @@ int main(int argc, char **argv)
             t += 40000;
         }
         t = step_start + step_dur + 2000;
+    }
+    for (FILE **f = (FILE *[]){mem, gpu, NULL}; kineto && *f; f++) { /* the later sections, after the CPU's */
+        char b[1 << 16];
+        size_t got;
+        rewind(*f);
+        while ((got = fread(b, 1, sizeof b, *f)) > 0)
+            fwrite(b, 1, got, stdout);
+        fclose(*f);
     }
     printf("\n  ],\n  \"traceName\": \"bench\",\n  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": 1700000000000000000\n}\n");
     return 0;

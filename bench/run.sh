@@ -4,6 +4,8 @@
 #   - a streaming tokenizer pass over the same file (yajl, values discarded): the floor for any parser;
 #   - Python json.load + pandas groupby, what users write today (when python3-pandas is installed);
 #   - tracedb import: wall time, peak RSS, events/s; database size against the JSON;
+#   - the same trace in the order PyTorch's profiler writes it (gen_trace --kineto-order: CPU tracks as
+#     sorted runs far apart, kernels before their launches), each beside the tokenizer on its own file;
 #   - tracedb import of a 1 GB trace (BENCH_BIG_MB): peak RSS at a second size, to show it flat;
 #   - every report on the database, HTA's analyses also on a ~2 M-event one (BENCH_HTA_MB);
 #   - the recorder's benchmark (bench/recorder_bench.c).
@@ -34,6 +36,11 @@ measure() {
 
 measure tokenize build/tokenize "$trace"
 measure import build/tracedb import -q "$trace" -o "$dir/bench.db"
+kineto=$dir/trace-$MB-kineto.json
+[ -s "$kineto" ] || build/gen_trace "$MB" --kineto-order > "$kineto"
+measure tokenize_kineto build/tokenize "$kineto"
+measure import_kineto sh -c "rm -f '$dir/kineto.db' && build/tracedb import -q '$kineto' -o '$dir/kineto.db'"
+rm -f "$dir/kineto.db"
 # memory at a second size (BENCH_BIG_MB, default 1000; 0 skips): peak RSS must not grow with the trace
 BIG=${BENCH_BIG_MB:-1000}
 if [ "$BIG" -gt 0 ]; then
@@ -112,6 +119,8 @@ printf '%-34s %10s %12s %s\n' "what" "wall (s)" "peak RSS" "vs tokenizer"
 row() { printf '%-34s %10s %9s MB %s\n' "$1" "$(cat $dir/$2.s)" "$(($(cat $dir/$2.kb) / 1024))" "$3"; }
 row "tokenizer pass (yajl, baseline)" tokenize "1.00x"
 row "tracedb import" import "$(echo "scale=2; $imp / $tok" | bc)x"
+row "tokenizer pass, PyTorch's order" tokenize_kineto "1.00x"
+row "tracedb import, PyTorch's order" import_kineto "$(echo "scale=2; $(cat $dir/import_kineto.s) / $(cat $dir/tokenize_kineto.s)" | bc)x (rows of out-of-order tracks rewritten at the end)"
 if [ "$BIG" -gt 0 ]; then
   row "tokenizer pass, $BIG MB (one run)" tokenize_big "1.00x"
   row "tracedb import, $BIG MB (one run)" import_big "$(echo "scale=2; $(cat $dir/import_big.s) / $(cat $dir/tokenize_big.s)" | bc)x ($big_events events; RSS target < 64 MB at any size)"

@@ -197,6 +197,54 @@ Test(nesting, kernels_linked_late_keep_their_parents_rewritten_in_one_pass)
     check_late_links(40, "rows to rewrite of 122: one pass");
 }
 
+/* The bench's generator writes the same events in time order and in PyTorch's order (CPU ops, then
+ * [memory] instants, then kernels each before its launch): the first is nested as it streams in, the
+ * second by the end-of-trace sweep, rewritten in one pass with every kernel linked late. Every event's
+ * parent, depth, self time and launch, and every per-name sum, must come out the same. */
+Test(nesting, pytorch_order_and_time_order_give_the_same_tables, .timeout = 120)
+{
+    struct fixture f = fx_new(NULL, "json");
+    char kineto[1024], db2[512];
+    snprintf(kineto, sizeof kineto, "%s/kineto.json", f.dir);
+    snprintf(db2, sizeof db2, "%s/kineto.db", f.dir);
+    cr_assert_eq(run("'%s' 3 > '%s' && '%s' 3 --kineto-order > '%s'", src_path("build/gen_trace"), f.trace,
+                     src_path("build/gen_trace"), kineto), 0);
+    setenv("TRACEDB_TIMING", "1", 1);
+    cr_assert_eq(fx_import(&f, ""), 0);
+    cr_assert(err_has(&f, "tracedb: 0 rows to rewrite of"), "the time-ordered trace is nested as it streams in");
+    cr_assert_eq(run("'%s' import -q '%s' -o '%s' 2>'%s'", tracedb(), kineto, db2, f.err), 0);
+    unsetenv("TRACEDB_TIMING");
+    cr_assert(err_has(&f, ": one pass"), "PyTorch's order is rewritten in one pass");
+    sqlite3 *d = db_open(f.db);
+    char sql[4608];
+    snprintf(sql, sizeof sql, "ATTACH '%s' AS k", db2);
+    cr_assert_eq(sqlite3_exec(d, sql, NULL, NULL, NULL), SQLITE_OK);
+    const char *rows = "SELECT e.thread_id, e.start_ns, e.dur_ns, e.name, e.depth, e.self_ns, p.name, p.start_ns, "
+                       "l.start_ns, e.correlation, e.args FROM %s.events e LEFT JOIN %s.events p ON p.id = e.parent_id "
+                       "LEFT JOIN %s.events l ON l.id = e.launch_id";
+    char a[1024], b[1024];
+    snprintf(a, sizeof a, rows, "main", "main", "main");
+    snprintf(b, sizeof b, rows, "k", "k", "k");
+    snprintf(sql, sizeof sql, "SELECT (SELECT count(*) FROM (%s EXCEPT %s)) + (SELECT count(*) FROM (%s EXCEPT %s))", a, b, b, a);
+    cr_assert_eq(db_int(d, sql), 0, "an event differs between the two orders");
+    cr_assert_gt(db_int(d, "SELECT count(*) FROM main.event"), 10000);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM k.event"), db_int(d, "SELECT count(*) FROM main.event"));
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM k.kernels WHERE launch_id IS NOT NULL"),
+                 db_int(d, "SELECT count(*) FROM main.kernels"));
+    const char *stats = "SELECT s.kind, n.value, s.device, s.calls, s.total_ns, s.self_ns, s.min_ns, s.max_ns, "
+                        "s.self_device_ns, s.device_total_ns, s.self_cpu_mem, s.cpu_mem, s.self_device_mem, s.device_mem "
+                        "FROM %s.event_stats s JOIN %s.string n ON n.id = s.name_id";
+    snprintf(a, sizeof a, stats, "main", "main");
+    snprintf(b, sizeof b, stats, "k", "k");
+    snprintf(sql, sizeof sql, "SELECT (SELECT count(*) FROM (%s EXCEPT %s)) + (SELECT count(*) FROM (%s EXCEPT %s))", a, b, b, a);
+    cr_assert_eq(db_int(d, sql), 0, "a per-name sum differs between the two orders");
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM main.device_stats a JOIN k.device_stats b USING (device, first_ns, "
+                           "last_ns, busy_ns, run_ns, events)"), 1);
+    cr_assert_eq(db_int(d, "SELECT (SELECT overlaps FROM main.trace) = (SELECT overlaps FROM k.trace)"), 1);
+    sqlite3_close(d);
+    fx_free(&f);
+}
+
 Test(nesting, raf_begin_end_pairs)
 {
     struct fixture f = fx_new(
