@@ -165,9 +165,26 @@ static void cursor_seek(struct nest_cursor *c, int64_t ord)
     }
 }
 
+/* Whether a row's parent_id, depth and self_ns (v[0..2]) are these. */
+static int row_holds(sqlite3_value **v, int64_t parent, int64_t depth, int64_t self)
+{
+    if (sqlite3_value_int64(v[1]) != depth || sqlite3_value_int64(v[2]) != self)
+        return 0;
+    return parent == TDB_NULL ? sqlite3_value_type(v[0]) == SQLITE_NULL
+                              : sqlite3_value_type(v[0]) != SQLITE_NULL && sqlite3_value_int64(v[0]) == parent;
+}
+
+/* Whether a row's launch_id (v) is launch (NULL: none is due, whatever it holds). */
+static int row_launch_holds(sqlite3_value *v, int64_t launch)
+{
+    return launch == TDB_NULL || (sqlite3_value_type(v) != SQLITE_NULL && sqlite3_value_int64(v) == launch);
+}
+
 /* tdb_nest(id, column[, row's value]): 0 parent_id, 1 depth, 2 self_ns (the row's value where the sweep
- * gives none), 3 launch_id (NULL when none), 4 whether the row changes at all; tdb_nest(id, 5,
- * parent_id, depth, self_ns, launch_id, dur_ns): whether a row read back, holding these, changes. */
+ * gives none), 3 launch_id (NULL when none); tdb_nest(id, 4, parent_id, depth, self_ns, launch_id):
+ * whether an imported row holding these changes (a row the sweep does not nest keeps its nesting);
+ * tdb_nest(id, 5, parent_id, depth, self_ns, launch_id, dur_ns): whether a row read back changes (a
+ * row the sweep does not nest has none: parent NULL, depth 0, self = dur). */
 static void nest_value(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
     struct nest_cursor *c = *(struct nest_cursor **)sqlite3_user_data(ctx);
@@ -206,22 +223,14 @@ static void nest_value(sqlite3_context *ctx, int argc, sqlite3_value **argv)
             sqlite3_result_null(ctx);
         break;
     case 4:
-        sqlite3_result_int(ctx, c->nested || c->linked);
+        sqlite3_result_int(ctx, argc < 6 ? c->nested || c->linked
+                                         : (c->nested && !row_holds(argv + 2, parent, c->depth, c->self)) ||
+                                               !row_launch_holds(argv[5], launch));
         break;
-    default: { /* 5: whether the row's parent_id, depth, self_ns, launch_id (argv 2-5) differ */
-        if (argc < 7) {
-            sqlite3_result_int(ctx, 1);
-            break;
-        }
-        int64_t self = c->nested ? c->self : sqlite3_value_int64(argv[6]);
-        int differs = sqlite3_value_int64(argv[3]) != (c->nested ? c->depth : 0) || sqlite3_value_int64(argv[4]) != self;
-        if (!differs)
-            differs = parent == TDB_NULL ? sqlite3_value_type(argv[2]) != SQLITE_NULL
-                                         : sqlite3_value_type(argv[2]) == SQLITE_NULL || sqlite3_value_int64(argv[2]) != parent;
-        if (!differs && launch != TDB_NULL)
-            differs = sqlite3_value_type(argv[5]) == SQLITE_NULL || sqlite3_value_int64(argv[5]) != launch;
-        sqlite3_result_int(ctx, differs);
-    }
+    default: /* 5 */
+        sqlite3_result_int(ctx, argc < 7 || !row_holds(argv + 2, parent, c->nested ? c->depth : 0,
+                                                       c->nested ? c->self : sqlite3_value_int64(argv[6])) ||
+                                    !row_launch_holds(argv[5], launch));
     }
 }
 
@@ -346,7 +355,7 @@ int ingest_nest_and_link(struct tdb_ingest *ing)
                             "JOIN process p ON p.id = t.process_id WHERE p.trace_id = ?3))"
                           : "UPDATE event SET parent_id = tdb_nest(id, 0, parent_id), depth = tdb_nest(id, 1, depth), "
                             "self_ns = tdb_nest(id, 2, self_ns), launch_id = coalesce(tdb_nest(id, 3), launch_id) "
-                            "WHERE id >= ?1 AND id < ?2 AND tdb_nest(id, 4)";
+                            "WHERE id >= ?1 AND id < ?2 AND tdb_nest(id, 4, parent_id, depth, self_ns, launch_id)";
     struct nest_cursor cur = {.ing = ing, .base = ing->trace_first_event, .next = spill_sort_next(ing->results), .at = -1};
     int by_id = !ing->read_back && ing->rewrites <= (ing->trace_end_event - ing->trace_first_event) / SCAN_SHARE;
     int rc = by_id ? ingest_rewrite_rows(ing, &cur) : ingest_rewrite_scan(ing, sql, &cur);
