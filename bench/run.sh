@@ -41,29 +41,27 @@ kineto=$dir/trace-$MB-kineto.json
 measure tokenize_kineto build/tokenize "$kineto"
 measure import_kineto sh -c "rm -f '$dir/kineto.db' && build/tracedb import -q '$kineto' -o '$dir/kineto.db'"
 rm -f "$dir/kineto.db"
+# one_run FILE TOK IMP: a tokenizer pass and an import of FILE, one run each (a big file), into $dir/TOK.*, IMP.*
+one_run() {
+  run_file=$1; run_tok=$2; run_imp=$3
+  cat "$run_file" > /dev/null # both runs read it from the page cache, as the 300 MB runs do
+  for what in "$run_tok" "$run_imp"; do
+    rm -f "$dir/big.db"
+    if [ "$what" = "$run_tok" ]; then set -- build/tokenize "$run_file"; else set -- build/tracedb import -q "$run_file" -o "$dir/big.db"; fi
+    /usr/bin/time -f "%e %M" -o "$dir/time.out" "$@" > /dev/null 2> "$dir/$what.err" || { cat "$dir/$what.err"; exit 1; }
+    read -r s k < "$dir/time.out"; echo "$s" > "$dir/$what.s"; echo "$k" > "$dir/$what.kb"
+  done
+}
 # memory at a second size (BENCH_BIG_MB, default 1000; 0 skips): peak RSS must not grow with the trace
 BIG=${BENCH_BIG_MB:-1000}
 if [ "$BIG" -gt 0 ]; then
   big=$dir/trace-$BIG.json
   [ -s "$big" ] || build/gen_trace "$BIG" > "$big"
-  cat "$big" > /dev/null # both runs read it from the page cache, as the 300 MB runs do
-  for what in tokenize_big import_big; do
-    rm -f "$dir/big.db"
-    if [ $what = tokenize_big ]; then set -- build/tokenize "$big"; else set -- build/tracedb import -q "$big" -o "$dir/big.db"; fi
-    /usr/bin/time -f "%e %M" -o "$dir/time.out" "$@" > /dev/null 2> "$dir/$what.err" || { cat "$dir/$what.err"; exit 1; }
-    read -r s k < "$dir/time.out"; echo "$s" > "$dir/$what.s"; echo "$k" > "$dir/$what.kb"
-  done
+  one_run "$big" tokenize_big import_big
   big_events=$(sqlite3 "$dir/big.db" "SELECT value FROM meta WHERE key = 'event_count'")
-  rm -f "$dir/big.db"
   bigk=$dir/trace-$BIG-kineto.json # and in PyTorch's order: every row of the CPU track waits for the sweep
   [ -s "$bigk" ] || build/gen_trace "$BIG" --kineto-order > "$bigk"
-  cat "$bigk" > /dev/null
-  for what in tokenize_bigk import_bigk; do
-    rm -f "$dir/big.db"
-    if [ $what = tokenize_bigk ]; then set -- build/tokenize "$bigk"; else set -- build/tracedb import -q "$bigk" -o "$dir/big.db"; fi
-    /usr/bin/time -f "%e %M" -o "$dir/time.out" "$@" > /dev/null 2> "$dir/$what.err" || { cat "$dir/$what.err"; exit 1; }
-    read -r s k < "$dir/time.out"; echo "$s" > "$dir/$what.s"; echo "$k" > "$dir/$what.kb"
-  done
+  one_run "$bigk" tokenize_bigk import_bigk
   rm -f "$dir/big.db"
 fi
 # #13: 8 copies of the bench trace as 8 ranks (links to one file, read from the page cache), imported
