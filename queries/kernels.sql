@@ -7,9 +7,8 @@
 -- the first rows of each step.
 WITH k AS (
   SELECT CASE WHEN :by_rank THEN {sql:rank_of_event}
-              WHEN :by_step THEN (SELECT name FROM scope_steps
-                                  WHERE coalesce((SELECT a.start_ns FROM event a WHERE a.id = e.launch_id), e.start_ns)
-                                        BETWEEN start_ns AND end_ns - 1 ORDER BY start_ns DESC LIMIT 1) END AS rank,
+              WHEN :by_step THEN (SELECT {sql:step_of} FROM (SELECT coalesce((SELECT a.start_ns FROM event a
+                                  WHERE a.id = e.launch_id), e.start_ns) AS step_t)) END AS rank,
          e.id, e.name_id, e.kind, e.dur_ns, l.event_id IS NOT NULL AS launch,
          CASE WHEN l.event_id IS NOT NULL THEN
            printf('%d %d %d %d %d %d %d %d', l.grid_x, l.grid_y, l.grid_z, l.block_x, l.block_y, l.block_z,

@@ -51,8 +51,7 @@ stacks AS (SELECT id, stack FROM py WHERE anc IS NULL),
 per_event AS (
   SELECT CASE WHEN :by_rank THEN (SELECT t.rank FROM thread th JOIN process pr ON pr.id = th.process_id
                                   JOIN trace t ON t.id = pr.trace_id WHERE th.id = c.thread_id)
-              WHEN :by_step THEN (SELECT name FROM scope_steps WHERE c.start_ns >= start_ns AND c.start_ns < end_ns
-                                  ORDER BY start_ns DESC LIMIT 1) END AS rank,
+              WHEN :by_step THEN (SELECT {sql:step_of} FROM (SELECT c.start_ns AS step_t)) END AS rank,
          c.name,
          CASE WHEN :group_by = 'shape' THEN coalesce(json_extract(c.args, '$."Input Dims"'), '') END AS input_shapes,
          CASE WHEN :group_by = 'stack' THEN st.stack END AS stack,

@@ -483,6 +483,48 @@ Test(reports, device_time_matches_hta_definitions_with_the_imports_sorts_on_disk
     device_time_matches_hta_definitions();
 }
 
+/* --by-step worked by hand where steps overlap (a second thread's step, as a second rank's would) and
+ * leave gaps: an event belongs to the latest-starting step that holds its start (GPU work: its launch's
+ * start; no launch: its own). Steps 1 [0,100), 2 [100,200), 3 [300,400) on tid 1, 9 [50,350) on tid 2. */
+static const char steps_trace[] =
+    "[{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},\n"
+    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#2\",\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":100},\n"
+    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#3\",\"pid\":1,\"tid\":1,\"ts\":300,\"dur\":100},\n"
+    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#9\",\"pid\":1,\"tid\":2,\"ts\":50,\"dur\":300},\n"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"in_1\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":5},\n"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"in_1_and_9\",\"pid\":1,\"tid\":1,\"ts\":60,\"dur\":5},\n"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"in_2_and_9\",\"pid\":1,\"tid\":1,\"ts\":150,\"dur\":5},\n"
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":160,\"dur\":5,"
+    "\"args\":{\"correlation\":7}},\n"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"in_9_only\",\"pid\":1,\"tid\":1,\"ts\":250,\"dur\":5},\n"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"in_3_and_9\",\"pid\":1,\"tid\":1,\"ts\":320,\"dur\":5},\n"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"in_none\",\"pid\":1,\"tid\":1,\"ts\":450,\"dur\":5},\n"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k_launched_in_2\",\"pid\":0,\"tid\":7,\"ts\":320,\"dur\":5,"
+    "\"args\":{\"correlation\":7,\"device\":0,\"stream\":7}},\n"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k_unlaunched_in_1_and_9\",\"pid\":0,\"tid\":7,\"ts\":60,\"dur\":5,"
+    "\"args\":{\"correlation\":8,\"device\":0,\"stream\":7}}]";
+
+Test(reports, by_step_takes_the_latest_step_holding_the_start)
+{
+    char *dir = temp_dir(), db[1100];
+    snprintf(db, sizeof db, "%s/steps.db", dir);
+    char *trace = write_trace(dir, "steps.json", steps_trace);
+    cr_assert_eq(import_to(trace, db), 0);
+    int st;
+    char *out = run_capture(&st, "'%s' ops '%s' --by-step --format csv | grep ',in_' | cut -d, -f1,2 | sort", tracedb(), db);
+    cr_assert_eq(st, 0);
+    cr_assert_str_eq(out, ",in_none\nProfilerStep#1,in_1\nProfilerStep#2,in_2_and_9\nProfilerStep#3,in_3_and_9\n"
+                          "ProfilerStep#9,in_1_and_9\nProfilerStep#9,in_9_only\n");
+    free(out);
+    out = run_capture(&st, "'%s' kernels '%s' --by-step --format csv | grep ',k_' | cut -d, -f1,10 | sort", tracedb(), db);
+    cr_assert_eq(st, 0);
+    cr_assert_str_eq(out, "ProfilerStep#2,k_launched_in_2\nProfilerStep#9,k_unlaunched_in_1_and_9\n");
+    free(out);
+    free(trace);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
 /* ops and kernels --by-step on a real trace, against Python's count per ProfilerStep#N
  * (tests/oracle/by_step_expected.py): aten::mm calls starting in each step, and kernels by the step their
  * launch starts in, with their device time. */
