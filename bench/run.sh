@@ -98,6 +98,10 @@ if [ "$HTA_MB" -gt 0 ]; then
   for r in overlap idle launches queue; do measure "${r}_2m" build/tracedb "$r" "$dir/hta.db" --drop-last-step; done
   measure kernels_by_type_2m build/tracedb kernels "$dir/hta.db" --by-type --drop-last-step
   measure critical_path_2m build/tracedb critical-path "$dir/hta.db" --drop-last-step
+  # the per-operator table from the events (a window, a step each), and kernels by step
+  measure ops_from_2m build/tracedb ops "$dir/hta.db" --from 0
+  measure ops_by_step_2m build/tracedb ops "$dir/hta.db" --by-step
+  measure kernels_by_step_2m build/tracedb kernels "$dir/hta.db" --by-step
 fi
 measure csv_tracedb build/tracedb export csv "$dir/bench.db" --table event -o "$dir/event.csv"
 measure csv_sqlite3 sh -c "sqlite3 -csv -header '$dir/bench.db' 'SELECT * FROM event' > '$dir/event-sqlite3.csv'"
@@ -147,6 +151,9 @@ if [ "$HTA_MB" -gt 0 ]; then
   for r in overlap idle launches queue; do row "  the same on $hta_events events: $r" "${r}_2m" "(target < 1 s)"; done
   row "  the same on $hta_events events: kernels --by-type" kernels_by_type_2m "(target < 1 s)"
   row "  the same on $hta_events events: critical-path" critical_path_2m "(target < 1 s)"
+  row "  on $hta_events events: ops --from 0" ops_from_2m "(7.07 s before the C pass)"
+  row "  on $hta_events events: ops --by-step" ops_by_step_2m "(130 s before the indexed steps)"
+  row "  on $hta_events events: kernels --by-step" kernels_by_step_2m "(247 s before the indexed steps)"
 fi
 row "tracedb export chrome (whole trace)" export_chrome ""
 # HTA itself beside tracedb on one real trace, where HTA's source is at hand (tests/oracle/*.py's way):

@@ -4,6 +4,8 @@
 -- formulas). Device time and memory go to the operator whose runtime call launched the work, or that
 -- holds the [memory] event (self), and to all its ancestors (total).
 -- Parameters: :sort, :limit, :by_rank, :by_step, :group_by (name | shape | stack), :stack_depth, :with_flops.
+-- `tracedb ops` runs it for stacks; the rest is the C pass's (analyzer/report/ops_sweep.c, ops_agg.sql),
+-- which gives the same tables.
 -- With :by_step the first column holds the step (temp.scope_steps) each event starts in, the
 -- percentages are of the step's total, and :limit keeps the first rows of each step.
 WITH RECURSIVE
@@ -18,20 +20,22 @@ gpu AS (
   FROM scope_event g JOIN event a ON a.id = g.launch_id
   WHERE g.kind IN ({kind:kernel}, {kind:memcpy}, {kind:memset}) AND a.parent_id IS NOT NULL
 ),
-gpu_up(anc, v) AS (
-  SELECT op_id, v FROM gpu
+gpu_up(anc, v, hops) AS ( -- hops: a parent cycle (a foreign database) ends after 65536
+  SELECT op_id, v, 0 FROM gpu
   UNION ALL
-  SELECT p.parent_id, gpu_up.v FROM gpu_up JOIN event p ON p.id = gpu_up.anc WHERE p.parent_id IS NOT NULL
+  SELECT p.parent_id, gpu_up.v, gpu_up.hops + 1 FROM gpu_up JOIN event p ON p.id = gpu_up.anc
+  WHERE p.parent_id IS NOT NULL AND gpu_up.hops < 65536
 ),
 mem AS (
   SELECT e.parent_id AS op_id, m.device_type <> 0 AS on_device, e.bytes AS v
   FROM memory_event m JOIN scope_event e ON e.id = m.event_id
   WHERE e.parent_id IS NOT NULL AND e.bytes IS NOT NULL
 ),
-mem_up(anc, on_device, v) AS (
-  SELECT op_id, on_device, v FROM mem
+mem_up(anc, on_device, v, hops) AS (
+  SELECT op_id, on_device, v, 0 FROM mem
   UNION ALL
-  SELECT p.parent_id, mem_up.on_device, mem_up.v FROM mem_up JOIN event p ON p.id = mem_up.anc WHERE p.parent_id IS NOT NULL
+  SELECT p.parent_id, mem_up.on_device, mem_up.v, mem_up.hops + 1 FROM mem_up JOIN event p ON p.id = mem_up.anc
+  WHERE p.parent_id IS NOT NULL AND mem_up.hops < 65536
 ),
 dev_self AS (SELECT op_id AS id, sum(v) AS v FROM gpu GROUP BY op_id),
 dev_total AS (SELECT anc AS id, sum(v) AS v FROM gpu_up GROUP BY anc),
@@ -39,13 +43,14 @@ mem_self AS (SELECT op_id AS id, sum(CASE WHEN on_device THEN 0 ELSE v END) AS c
                     sum(CASE WHEN on_device THEN v ELSE 0 END) AS dev FROM mem GROUP BY op_id),
 mem_total AS (SELECT anc AS id, sum(CASE WHEN on_device THEN 0 ELSE v END) AS cpu,
                      sum(CASE WHEN on_device THEN v ELSE 0 END) AS dev FROM mem_up GROUP BY anc),
-py(id, anc, n, stack) AS (
-  SELECT id, parent_id, 0, '' FROM cpu WHERE :group_by = 'stack'
+py(id, anc, n, stack, hops) AS (
+  SELECT id, parent_id, 0, '', 0 FROM cpu WHERE :group_by = 'stack'
   UNION ALL
   SELECT py.id, p.parent_id, py.n + (p.kind = {kind:python}),
          CASE WHEN p.kind = {kind:python} AND py.n < :stack_depth
-              THEN py.stack || CASE WHEN py.stack = '' THEN '' ELSE '; ' END || s.value ELSE py.stack END
+              THEN py.stack || CASE WHEN py.stack = '' THEN '' ELSE '; ' END || s.value ELSE py.stack END, py.hops + 1
   FROM py JOIN event p ON p.id = py.anc JOIN string s ON s.id = p.name_id
+  WHERE py.hops < 65536
 ),
 stacks AS (SELECT id, stack FROM py WHERE anc IS NULL),
 per_event AS (
@@ -77,30 +82,4 @@ agg AS (
   FROM per_event
   GROUP BY rank, name, input_shapes, stack
 ),
-tot AS (SELECT sum(self_cpu_ns) AS cpu, sum(self_device_ns) AS dev FROM agg),
-rows AS (
-  SELECT rank, name, calls,
-         self_cpu_ns, round(100.0 * self_cpu_ns / nullif(CASE WHEN :by_step THEN sum(self_cpu_ns) OVER w ELSE tot.cpu END, 0), 2) AS self_cpu_pct,
-         cpu_total_ns, round(100.0 * cpu_total_ns / nullif(CASE WHEN :by_step THEN sum(self_cpu_ns) OVER w ELSE tot.cpu END, 0), 2) AS cpu_total_pct,
-         CAST(round(1.0 * cpu_total_ns / calls) AS INTEGER) AS cpu_avg_ns,
-         self_device_ns, round(100.0 * self_device_ns / nullif(CASE WHEN :by_step THEN sum(self_device_ns) OVER w ELSE tot.dev END, 0), 2) AS self_device_pct,
-         device_total_ns, CAST(round(1.0 * device_total_ns / calls) AS INTEGER) AS device_avg_ns,
-         cpu_mem_bytes, self_cpu_mem_bytes, device_mem_bytes, self_device_mem_bytes,
-         flops, input_shapes, stack,
-         {sql:ops_sort_key} AS sort_key
-  FROM agg, tot
-  WINDOW w AS (PARTITION BY rank)
-),
-numbered AS (
-  SELECT *, row_number() OVER (PARTITION BY rank ORDER BY sort_key DESC, name, input_shapes, stack) AS n_in_step
-  FROM rows
-)
-SELECT rank, name, calls, self_cpu_ns, self_cpu_pct, cpu_total_ns, cpu_total_pct, cpu_avg_ns,
-       self_device_ns, self_device_pct, device_total_ns, device_avg_ns,
-       cpu_mem_bytes, self_cpu_mem_bytes, device_mem_bytes, self_device_mem_bytes,
-       flops, input_shapes, stack
-FROM numbered
-WHERE NOT :by_step OR :limit < 0 OR n_in_step <= :limit
-ORDER BY CASE WHEN :by_step THEN (SELECT min(start_ns) FROM scope_steps WHERE name = numbered.rank) END,
-         sort_key DESC, rank, name, input_shapes, stack
-LIMIT CASE WHEN :by_step THEN -1 ELSE :limit END;
+{sql:ops_tail}

@@ -2,6 +2,7 @@
  * (queries/ops.sql from the import's per-name sums; queries/ops_events.sql from the events when a
  * window, shapes, stacks or FLOPs are asked for), with PyTorch's footer totals in table form. */
 #include "cli.h"
+#include "ops_sweep.h"
 #include "kinds.h"
 #include "render.h"
 #include "report.h"
@@ -28,10 +29,12 @@ static const char *const ops_sort_keys[] = {
     NULL,
 };
 
-/* PyTorch's footer: "Self CPU time total" and "Self CUDA time total" over every row. */
-static void ops_footer(sqlite3 *db, int from_events, struct cli *cli)
+/* PyTorch's footer: "Self CPU time total" and "Self CUDA time total" over every row (swept: the C
+ * pass's own totals, analyzer/report/ops_sweep.c). */
+static void ops_footer(sqlite3 *db, int from_events, int swept, struct cli *cli)
 {
-    const char *sql = from_events
+    const char *sql = swept ? "SELECT self_cpu_ns, device_ns FROM temp.ops_totals"
+                      : from_events
                           ? "SELECT (SELECT sum(self_ns) FROM scope_event WHERE kind IN (?1, ?2, ?3, ?4)), "
                             "(SELECT sum(g.dur_ns) FROM scope_event g JOIN event a ON a.id = g.launch_id "
                             "WHERE g.kind IN (?5, ?6, ?7) AND a.parent_id IS NOT NULL)"
@@ -108,7 +111,14 @@ int cmd_ops(int argc, char **argv, struct cli *cli)
         sqlite3_finalize(q);
     }
     int from_events = sc.filtered || with_flops || sc.by_step || strcmp(group_by, "name") != 0;
-    sqlite3_stmt *st = report_prepare(db, from_events ? "ops_events" : "ops", &cli->io);
+    /* from the events: one C pass into temp.ops_agg, except stacks (ops_events.sql walks the frames) */
+    int swept = from_events && strcmp(group_by, "stack") != 0;
+    struct ops_sweep_options so = {sc.by_rank, sc.by_step, strcmp(group_by, "shape") == 0, with_flops};
+    if (swept && ops_sweep(db, &so, &cli->io) != 0) {
+        sqlite3_close(db);
+        return 1;
+    }
+    sqlite3_stmt *st = report_prepare(db, !from_events ? "ops" : swept ? "ops_agg" : "ops_events", &cli->io);
     int rc = 1;
     if (st) {
         scope_bind(st, &sc, sort);
@@ -118,7 +128,7 @@ int cmd_ops(int argc, char **argv, struct cli *cli)
         rc = scope_render(st, &sc, &cli->io) != 0;
         sqlite3_finalize(st);
         if (rc == 0 && sc.format == FMT_TABLE)
-            ops_footer(db, from_events, cli);
+            ops_footer(db, from_events, swept, cli);
     }
     sqlite3_close(db);
     return rc;

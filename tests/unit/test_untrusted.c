@@ -533,3 +533,53 @@ Test(untrusted_documents, appending_a_trace_on_another_time_base_warns)
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+static sqlite3 *db_open_rw(const char *path)
+{
+    sqlite3 *db;
+    cr_assert_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK, "open %s", path);
+    return db;
+}
+
+/* `ops` over a window walks parent_id up from every launch and [memory] event (analyzer/report/ops_sweep.c):
+ * a foreign database whose ids lie far apart (kept in hash maps, not blocks) gives the same table, and
+ * a parent cycle ends instead of hanging, in the C pass and in the SQL that stacks still take (its
+ * recursion never ended on one before). */
+Test(untrusted_sql, ops_walks_a_foreign_databases_parents_safely, .timeout = 60)
+{
+    char *dir = temp_dir(), db[1100];
+    snprintf(db, sizeof db, "%s/run.db", dir);
+    cr_assert_eq(import_to(src_path("tests/data/kineto/critical_path_alexnet_trace.json.gz"), db), 0);
+    int st;
+    char *before = run_capture(&st, "'%s' ops '%s' --from 0 --format csv", tracedb(), db);
+    cr_assert_eq(st, 0);
+    cr_assert(strstr(before, "aten::conv2d"), "%s", before);
+    sqlite3 *d = db_open_rw(db);
+    cr_assert_eq(sqlite3_exec(d, "INSERT INTO event (id, kind, name_id, thread_id, start_ns, dur_ns, self_ns) "
+                                 "SELECT 1099511627776, (SELECT id FROM kind WHERE name = 'instant'), name_id, thread_id, "
+                                 "start_ns, 0, 0 FROM event WHERE id = (SELECT min(id) FROM event)", NULL, NULL, NULL),
+                 SQLITE_OK);
+    sqlite3_close(d);
+    char *after = run_capture(&st, "'%s' ops '%s' --from 0 --format csv", tracedb(), db);
+    cr_assert_eq(st, 0);
+    cr_assert_str_eq(after, before, "an event far away changed the table");
+    free(after);
+    d = db_open_rw(db); /* a launch and the operator around it, each the other's parent */
+    cr_assert_eq(sqlite3_exec(d, "UPDATE event SET parent_id = (SELECT a.id FROM event a JOIN event k ON k.launch_id = a.id "
+                                 "WHERE a.parent_id IS NOT NULL ORDER BY a.id LIMIT 1) WHERE id = (SELECT a.parent_id "
+                                 "FROM event a JOIN event k ON k.launch_id = a.id WHERE a.parent_id IS NOT NULL "
+                                 "ORDER BY a.id LIMIT 1)", NULL, NULL, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_changes(d), 1);
+    sqlite3_close(d);
+    after = run_capture(&st, "'%s' ops '%s' --from 0 --format csv", tracedb(), db);
+    cr_assert_eq(st, 0, "%s", after);
+    cr_assert(strstr(after, "aten::conv2d"), "%s", after);
+    free(after);
+    after = run_capture(&st, "'%s' ops '%s' --group-by stack --format csv 2>&1", tracedb(), db); /* ops_events.sql */
+    cr_assert_eq(st, 0, "%s", after);
+    cr_assert(strstr(after, "aten::conv2d"), "%s", after);
+    free(after);
+    free(before);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}

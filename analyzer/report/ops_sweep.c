@@ -1,0 +1,542 @@
+/* ops_sweep.c: `tracedb ops` over a window, per shape, step or rank, or with FLOPs (see ops_sweep.h).
+ * queries/ops_events.sql did this in SQL: recursive walks up every launch's and [memory] event's
+ * operators, four joins per event and a GROUP BY over names and shapes: 7 s on a 2 M-event database.
+ * Here, with the same rules, in one pass over the events in scope (queries/ops_event_rows.sql):
+ *   - each CPU-side event goes to its group: rank (by_rank: its trace's; by_step: the latest-starting
+ *     step holding its start, as queries/parts/step_of.sql), name id and input shapes;
+ *   - each piece of GPU work then adds its duration to the group of the operator around its launch
+ *     ("self device") and to the groups of it and every event above it ("device total"), by parent_id
+ *     through any event, in scope or not; each [memory] event likewise its bytes, host or device;
+ *   - groups whose names read the same merge (every ProfilerStep#N is ProfilerStep*).
+ * Sums are int64, and an overflow is an error, as SQL's sum() makes it; FLOPs sum as integers while they
+ * fit, then as a double (where sum() would stop with an error). */
+#include "ops_sweep.h"
+#include "jsonbuf.h"
+#include "report.h"
+#include "sweep_group.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_WALK 65536        /* ancestors followed at most: a parent cycle (a foreign database) ends there */
+#define UNREAD (INT64_MIN + 1) /* a parent not read yet */
+#define NO_PARENT INT64_MIN    /* none, or no such event */
+#define BLOCK 4096
+#define READ_ALL 4096 /* parents read one by one before all are read in one scan */
+
+struct slot { /* what the pass knows of one event id */
+    int64_t parent;
+    int32_t group; /* its group, when it is a CPU-side event in scope; else -1 */
+};
+
+struct sums {
+    int64_t calls, self_cpu, cpu_total, self_dev, dev_total, cpu_mem, self_cpu_mem, dev_mem, self_dev_mem;
+    int64_t flops_i;     /* while every FLOPs value is an integer and the sum fits */
+    long double flops_d; /* every value, for when one is not */
+    int flops_seen, flops_real;
+};
+
+struct group { /* by rank, name id and shapes; then by rank, name and shapes */
+    const sqlite3_value *rank;
+    int64_t name_id;
+    char *name, *shapes; /* shapes: NULL when not grouped by them */
+    struct sums s;
+};
+
+struct launch { int64_t launch, dur; };
+struct mem { int64_t op, bytes; int on_device; };
+
+struct ops_pass {
+    sqlite3 *db;
+    struct report_io *io;
+    sqlite3_stmt *parent_of;
+    /* event ids within 2^31 of each other (every database tracedb makes): blocks of BLOCK slots from
+     * lo, made when first touched; else a hash map from id to a slot in `slots` */
+    int64_t lo, span;
+    struct slot **blocks;
+    struct strmap slot_ix;
+    struct slot *slots;
+    size_t nslots, cap_slots;
+    size_t reads;    /* parents read one by one */
+    int all_parents; /* every event's parent is known */
+    struct sweep_index groups;
+    struct launch *launches;
+    size_t nlaunches, cap_launches;
+    struct mem *mems;
+    size_t nmems, cap_mems;
+    sqlite3_value **ranks; /* by thread: scope_rank's value */
+    struct strmap rank_ix; /* thread id -> index in ranks */
+    size_t nranks;
+    struct step { int64_t start, end; sqlite3_value *name; } *steps;
+    size_t nsteps;
+    int64_t longest_step;
+    int64_t total_self_cpu, total_device; /* the footer's */
+    int overflow;
+};
+
+static void add(struct ops_pass *p, int64_t *acc, int64_t v)
+{
+    if (__builtin_add_overflow(*acc, v, acc))
+        p->overflow = 1;
+}
+
+/* Appends one element of `size` bytes to a growing array; NULL when out of memory. */
+static void *push(void **v, size_t *n, size_t *cap, size_t size)
+{
+    if (*n == *cap) {
+        size_t c = *cap ? 2 * *cap : 1024;
+        void *m = realloc(*v, c * size);
+        if (!m)
+            return NULL;
+        *v = m, *cap = c;
+    }
+    return (char *)*v + size * (*n)++;
+}
+
+/* The slot of id, made when new (parent UNREAD, no group); NULL when out of memory. Valid until the next
+ * call. */
+static struct slot *slot_of(struct ops_pass *p, int64_t id)
+{
+    if (p->blocks) {
+        if (id < p->lo || id - p->lo >= p->span) { /* no event has it: a slot of its own, never stored */
+            static struct slot none;
+            none = (struct slot){NO_PARENT, -1};
+            return &none;
+        }
+        size_t k = (size_t)(id - p->lo);
+        struct slot **b = &p->blocks[k / BLOCK];
+        if (!*b) {
+            if (!(*b = malloc(BLOCK * sizeof **b)))
+                return NULL;
+            for (size_t i = 0; i < BLOCK; i++)
+                (*b)[i] = (struct slot){UNREAD, -1};
+        }
+        return &(*b)[k % BLOCK];
+    }
+    int64_t i = strmap_get(&p->slot_ix, &id, sizeof id);
+    if (i >= 0)
+        return &p->slots[i];
+    struct slot *s = push((void **)&p->slots, &p->nslots, &p->cap_slots, sizeof *s);
+    if (!s || strmap_put(&p->slot_ix, &id, sizeof id, (int64_t)(p->nslots - 1)) != 0)
+        return NULL;
+    *s = (struct slot){UNREAD, -1};
+    return s;
+}
+
+/* Blocks when the ids lie within 2^31 of each other. */
+static int ids_range(struct ops_pass *p)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(p->db, "SELECT (SELECT min(id) FROM main.event), (SELECT max(id) FROM main.event)", -1, &st,
+                           NULL) != SQLITE_OK)
+        return -1;
+    int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : -1;
+    int none = sqlite3_column_type(st, 0) == SQLITE_NULL;
+    int64_t lo = sqlite3_column_int64(st, 0), hi = sqlite3_column_int64(st, 1), span;
+    sqlite3_finalize(st);
+    if (rc != 0 || none || __builtin_sub_overflow(hi, lo, &span) || span >= INT32_MAX)
+        return rc;
+    p->lo = lo, p->span = span + 1;
+    p->blocks = calloc((size_t)p->span / BLOCK + 1, sizeof *p->blocks);
+    return p->blocks ? 0 : -1;
+}
+
+/* Every event's parent in one scan: cheaper than reading them one by one past a few thousand. */
+static int read_all_parents(struct ops_pass *p)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(p->db, "SELECT id, parent_id FROM main.event", -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    int rc = 0, step;
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        struct slot *s = slot_of(p, sqlite3_column_int64(st, 0));
+        if (!s)
+            rc = -1;
+        else
+            s->parent = sqlite3_column_type(st, 1) == SQLITE_NULL ? NO_PARENT : sqlite3_column_int64(st, 1);
+    }
+    sqlite3_finalize(st);
+    p->all_parents = 1; /* a slot still UNREAD now is no event's */
+    return rc == 0 && step == SQLITE_DONE ? 0 : -1;
+}
+
+/* The parent of id: 1 with *parent set, 0 when it has none (or is no event), -1 on error. */
+static int parent_of(struct ops_pass *p, int64_t id, int64_t *parent)
+{
+    struct slot *s = slot_of(p, id);
+    if (!s)
+        return -1;
+    if (s->parent == UNREAD && !p->all_parents && ++p->reads > READ_ALL) {
+        if (read_all_parents(p) != 0 || !(s = slot_of(p, id)))
+            return -1;
+    }
+    if (s->parent == UNREAD && p->all_parents) {
+        s->parent = NO_PARENT;
+    } else if (s->parent == UNREAD) {
+        sqlite3_bind_int64(p->parent_of, 1, id);
+        int64_t v = NO_PARENT;
+        int rc = sqlite3_step(p->parent_of);
+        if (rc == SQLITE_ROW && sqlite3_column_type(p->parent_of, 0) != SQLITE_NULL)
+            v = sqlite3_column_int64(p->parent_of, 0);
+        sqlite3_reset(p->parent_of);
+        if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+            return -1;
+        if (!(s = slot_of(p, id)))
+            return -1;
+        s->parent = v;
+    }
+    *parent = s->parent;
+    return *parent != NO_PARENT;
+}
+
+/* The group of event id, or NULL when it is no CPU-side event in scope. */
+static struct group *group_of(struct ops_pass *p, int64_t id)
+{
+    struct slot *s = slot_of(p, id);
+    return s && s->group >= 0 ? sweep_index_at(&p->groups, (size_t)s->group) : NULL;
+}
+
+/* v to the `self` sum of op's group and the `total` sum of the groups of op and every event above it
+ * (offsets into struct sums). */
+static int attribute(struct ops_pass *p, int64_t op, int64_t v, size_t self, size_t total)
+{
+    struct group *g = group_of(p, op);
+    if (g)
+        add(p, (int64_t *)((char *)&g->s + self), v);
+    for (int n = 0; n < MAX_WALK; n++) {
+        if ((g = group_of(p, op)))
+            add(p, (int64_t *)((char *)&g->s + total), v);
+        int rc = parent_of(p, op, &op);
+        if (rc <= 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int attribute_all(struct ops_pass *p)
+{
+    for (size_t i = 0; i < p->nlaunches; i++) {
+        int64_t op;
+        int rc = parent_of(p, p->launches[i].launch, &op);
+        if (rc < 0)
+            return -1;
+        if (rc == 0) /* the launch has no operator around it (or is no event): the work counts nowhere */
+            continue;
+        add(p, &p->total_device, p->launches[i].dur);
+        if (attribute(p, op, p->launches[i].dur, offsetof(struct sums, self_dev), offsetof(struct sums, dev_total)) != 0)
+            return -1;
+    }
+    for (size_t i = 0; i < p->nmems; i++) {
+        const struct mem *m = &p->mems[i];
+        if (attribute(p, m->op, m->bytes, m->on_device ? offsetof(struct sums, self_dev_mem) : offsetof(struct sums, self_cpu_mem),
+                      m->on_device ? offsetof(struct sums, dev_mem) : offsetof(struct sums, cpu_mem)) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* scope_rank (by_rank) or scope_steps (by_step), read once. */
+static int load_keys(struct ops_pass *p, const struct ops_sweep_options *o)
+{
+    if (!o->by_rank && !o->by_step)
+        return 0;
+    sqlite3_stmt *st;
+    const char *sql = o->by_rank ? "SELECT thread_id, rank FROM temp.scope_rank"
+                                 : "SELECT start_ns, end_ns, name FROM temp.scope_steps ORDER BY start_ns, name";
+    if (sqlite3_prepare_v2(p->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    int rc = 0, step;
+    size_t cap_ranks = 0, cap_steps = 0;
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        sqlite3_value *v = sqlite3_value_dup(sqlite3_column_value(st, o->by_rank ? 1 : 2));
+        if (!v) {
+            rc = -1;
+        } else if (o->by_rank) {
+            int64_t thread = sqlite3_column_int64(st, 0);
+            sqlite3_value **r = push((void **)&p->ranks, &p->nranks, &cap_ranks, sizeof *r);
+            if (!r || strmap_put(&p->rank_ix, &thread, sizeof thread, (int64_t)p->nranks - 1) != 0)
+                rc = -1, sqlite3_value_free(r ? NULL : v);
+            if (r)
+                *r = v;
+        } else {
+            struct step *s = push((void **)&p->steps, &p->nsteps, &cap_steps, sizeof *s);
+            if (!s) {
+                sqlite3_value_free(v);
+                rc = -1;
+                break;
+            }
+            *s = (struct step){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), v};
+            if (s->end - s->start > p->longest_step)
+                p->longest_step = s->end - s->start;
+        }
+    }
+    sqlite3_finalize(st);
+    return rc == 0 && step == SQLITE_DONE ? 0 : -1;
+}
+
+/* The step holding t that starts latest (at equal starts, the first name), as step_of.sql: NULL if none. */
+static const sqlite3_value *step_at(const struct ops_pass *p, int64_t t)
+{
+    size_t lo = 0, hi = p->nsteps; /* the first step starting after t */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (p->steps[mid].start <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    const struct step *best = NULL;
+    int64_t after; /* steps starting at or before it cannot hold t */
+    if (__builtin_sub_overflow(t, p->longest_step, &after))
+        after = INT64_MIN;
+    for (size_t i = lo; i-- > 0 && p->steps[i].start > after;) {
+        if (best && p->steps[i].start < best->start)
+            break;
+        if (p->steps[i].end > t)
+            best = &p->steps[i]; /* going down: at equal starts the name sorted first wins */
+    }
+    return best ? best->name : NULL;
+}
+
+/* Appends value v to a group key as GROUP BY tells values apart (a type byte, then its bytes). */
+static int key_add(struct buf *k, const sqlite3_value *v)
+{
+    sqlite3_value *w = (sqlite3_value *)v; /* sqlite3_value_* take no const */
+    int t = v ? sqlite3_value_type(w) : SQLITE_NULL;
+    unsigned char tb = (unsigned char)t;
+    if (buf_add(k, &tb, 1) != 0)
+        return -1;
+    if (t == SQLITE_INTEGER) {
+        int64_t x = sqlite3_value_int64(w);
+        return buf_add(k, &x, sizeof x);
+    }
+    if (t == SQLITE_FLOAT) {
+        double x = sqlite3_value_double(w);
+        return buf_add(k, &x, sizeof x);
+    }
+    if (t == SQLITE_NULL)
+        return 0;
+    int n = sqlite3_value_bytes(w);
+    const void *b = sqlite3_value_blob(w);
+    return buf_add(k, &n, sizeof n) != 0 || (n && buf_add(k, b, (size_t)n) != 0) ? -1 : 0;
+}
+
+static void sums_add(struct ops_pass *p, struct sums *to, const struct sums *s)
+{
+    add(p, &to->calls, s->calls);
+    add(p, &to->self_cpu, s->self_cpu);
+    add(p, &to->cpu_total, s->cpu_total);
+    add(p, &to->self_dev, s->self_dev);
+    add(p, &to->dev_total, s->dev_total);
+    add(p, &to->cpu_mem, s->cpu_mem);
+    add(p, &to->self_cpu_mem, s->self_cpu_mem);
+    add(p, &to->dev_mem, s->dev_mem);
+    add(p, &to->self_dev_mem, s->self_dev_mem);
+    if (s->flops_seen) {
+        to->flops_d += s->flops_d;
+        if (s->flops_real || __builtin_add_overflow(to->flops_i, s->flops_i, &to->flops_i))
+            to->flops_real = 1;
+        to->flops_seen = 1;
+    }
+}
+
+/* A CPU-side event (the current row of st) into its group. */
+static int take_cpu_event(struct ops_pass *p, const struct ops_sweep_options *o, sqlite3_stmt *st, struct buf *key)
+{
+    int64_t id = sqlite3_column_int64(st, 0), thread = sqlite3_column_int64(st, 3);
+    const sqlite3_value *rank = NULL;
+    if (o->by_rank) {
+        int64_t r = strmap_get(&p->rank_ix, &thread, sizeof thread);
+        rank = r >= 0 ? p->ranks[r] : NULL;
+    } else if (o->by_step) {
+        rank = step_at(p, sqlite3_column_int64(st, 4));
+    }
+    int64_t name_id = sqlite3_column_int64(st, 5);
+    key->n = 0;
+    if (key_add(key, rank) != 0 || buf_add(key, &name_id, sizeof name_id) != 0 || key_add(key, sqlite3_column_value(st, 12)) != 0)
+        return -1;
+    int fresh;
+    struct group *g = sweep_index_get(&p->groups, key->p, key->n, &fresh);
+    if (!g)
+        return -1;
+    if (fresh) {
+        g->rank = rank, g->name_id = name_id;
+        const unsigned char *shapes = sqlite3_column_text(st, 12);
+        if (shapes && !(g->shapes = strdup((const char *)shapes)))
+            return -1;
+    }
+    struct sums s = {.calls = 1, .self_cpu = sqlite3_column_int64(st, 7), .cpu_total = sqlite3_column_int64(st, 6)};
+    int ft = sqlite3_column_type(st, 13);
+    if (ft == SQLITE_INTEGER)
+        s.flops_seen = 1, s.flops_i = sqlite3_column_int64(st, 13), s.flops_d = (long double)s.flops_i;
+    else if (ft != SQLITE_NULL)
+        s.flops_seen = 1, s.flops_real = 1, s.flops_d = sqlite3_column_double(st, 13);
+    sums_add(p, &g->s, &s);
+    add(p, &p->total_self_cpu, s.self_cpu);
+    struct slot *sl = slot_of(p, id);
+    if (!sl)
+        return -1;
+    sl->group = (int32_t)(((char *)g - p->groups.groups) / (ptrdiff_t)p->groups.size);
+    sl->parent = sqlite3_column_type(st, 9) == SQLITE_NULL ? NO_PARENT : sqlite3_column_int64(st, 9);
+    return 0;
+}
+
+/* The events in scope: CPU-side ones into groups, GPU work and [memory] records kept for attribute_all. */
+static int read_events(struct ops_pass *p, const struct ops_sweep_options *o)
+{
+    sqlite3_stmt *st = report_prepare(p->db, "ops_event_rows", p->io);
+    if (!st)
+        return -1;
+    report_bind_int(st, ":by_shape", o->by_shape);
+    report_bind_int(st, ":with_flops", o->with_flops);
+    struct buf key = {0};
+    int rc = 0, step;
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        if (sqlite3_column_int(st, 1))
+            rc = take_cpu_event(p, o, st, &key);
+        if (rc == 0 && sqlite3_column_int(st, 2) && sqlite3_column_type(st, 8) != SQLITE_NULL) {
+            struct launch *l = push((void **)&p->launches, &p->nlaunches, &p->cap_launches, sizeof *l);
+            if (!l)
+                rc = -1;
+            else
+                *l = (struct launch){sqlite3_column_int64(st, 8), sqlite3_column_int64(st, 6)};
+        }
+        if (rc == 0 && sqlite3_column_type(st, 11) != SQLITE_NULL) {
+            struct mem *m = push((void **)&p->mems, &p->nmems, &p->cap_mems, sizeof *m);
+            if (!m)
+                rc = -1;
+            else
+                *m = (struct mem){sqlite3_column_int64(st, 9), sqlite3_column_int64(st, 10), sqlite3_column_int(st, 11)};
+        }
+    }
+    buf_free(&key);
+    sqlite3_finalize(st);
+    return rc == 0 && step == SQLITE_DONE ? 0 : -1;
+}
+
+/* Groups merged by the name they read as, into temp.ops_agg; the footer's totals into temp.ops_totals. */
+static int write_groups(struct ops_pass *p)
+{
+    sqlite3_stmt *ins, *name_of;
+    if (sweep_table(p->db, "ops_agg (rank, name, input_shapes, stack, calls, self_cpu_ns, cpu_total_ns, "
+                           "self_device_ns, device_total_ns, cpu_mem_bytes, self_cpu_mem_bytes, device_mem_bytes, "
+                           "self_device_mem_bytes, flops)", 14, &ins, p->io) != 0)
+        return -1;
+    if (sqlite3_prepare_v2(p->db, "SELECT CASE WHEN value GLOB 'ProfilerStep#*' THEN 'ProfilerStep*' ELSE value END "
+                                  "FROM main.string WHERE id = ?1", -1, &name_of, NULL) != SQLITE_OK) {
+        sqlite3_finalize(ins);
+        return -1;
+    }
+    struct sweep_index merged;
+    sweep_index_init(&merged, sizeof(struct group));
+    struct buf key = {0};
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < p->groups.n; i++) {
+        struct group *g = sweep_index_at(&p->groups, i);
+        sqlite3_bind_int64(name_of, 1, g->name_id);
+        const unsigned char *name = sqlite3_step(name_of) == SQLITE_ROW ? sqlite3_column_text(name_of, 0) : NULL;
+        size_t len = name ? strlen((const char *)name) : 0;
+        unsigned char has_name = name != NULL, has_shapes = g->shapes != NULL;
+        key.n = 0;
+        int fresh = 0;
+        struct group *m = NULL;
+        if (key_add(&key, g->rank) == 0 && buf_add(&key, &has_name, 1) == 0 && buf_add(&key, &len, sizeof len) == 0 &&
+            (!len || buf_add(&key, name, len) == 0) && buf_add(&key, &has_shapes, 1) == 0 &&
+            (!has_shapes || buf_add(&key, g->shapes, strlen(g->shapes) + 1) == 0))
+            m = sweep_index_get(&merged, key.p, key.n, &fresh);
+        if (m && fresh) {
+            m->rank = g->rank;
+            m->shapes = g->shapes, g->shapes = NULL;
+            if (name && !(m->name = strdup((const char *)name)))
+                m = NULL;
+        }
+        sqlite3_reset(name_of);
+        if (!m) {
+            rc = -1;
+            break;
+        }
+        sums_add(p, &m->s, &g->s);
+    }
+    for (size_t i = 0; rc == 0 && !p->overflow && i < merged.n; i++) {
+        const struct group *m = sweep_index_at(&merged, i);
+        if (m->rank)
+            sqlite3_bind_value(ins, 1, m->rank);
+        else
+            sqlite3_bind_null(ins, 1);
+        sqlite3_bind_text(ins, 2, m->name, -1, SQLITE_STATIC);
+        sqlite3_bind_text(ins, 3, m->shapes, -1, SQLITE_STATIC);
+        sqlite3_bind_null(ins, 4);
+        const int64_t v[] = {m->s.calls, m->s.self_cpu, m->s.cpu_total, m->s.self_dev, m->s.dev_total,
+                             m->s.cpu_mem, m->s.self_cpu_mem, m->s.dev_mem, m->s.self_dev_mem};
+        for (int c = 0; c < 9; c++)
+            sqlite3_bind_int64(ins, 5 + c, v[c]);
+        if (!m->s.flops_seen)
+            sqlite3_bind_null(ins, 14);
+        else if (m->s.flops_real)
+            sqlite3_bind_double(ins, 14, (double)m->s.flops_d);
+        else
+            sqlite3_bind_int64(ins, 14, m->s.flops_i);
+        rc = sqlite3_step(ins) == SQLITE_DONE ? 0 : -1;
+        sqlite3_reset(ins);
+    }
+    for (size_t i = 0; i < merged.n; i++) {
+        struct group *m = sweep_index_at(&merged, i);
+        free(m->name);
+        free(m->shapes);
+    }
+    sweep_index_free(&merged);
+    buf_free(&key);
+    sqlite3_finalize(name_of);
+    sqlite3_finalize(ins);
+    sqlite3_stmt *tot;
+    if (rc == 0 && !p->overflow && sweep_table(p->db, "ops_totals (self_cpu_ns, device_ns)", 2, &tot, p->io) == 0) {
+        sqlite3_bind_int64(tot, 1, p->total_self_cpu);
+        sqlite3_bind_int64(tot, 2, p->total_device);
+        rc = sqlite3_step(tot) == SQLITE_DONE ? 0 : -1;
+        sqlite3_finalize(tot);
+    }
+    return rc;
+}
+
+int ops_sweep(sqlite3 *db, const struct ops_sweep_options *o, struct report_io *io)
+{
+    struct ops_pass p = {.db = db, .io = io};
+    strmap_init(&p.slot_ix);
+    strmap_init(&p.rank_ix);
+    sweep_index_init(&p.groups, sizeof(struct group));
+    int rc = sqlite3_prepare_v2(db, "SELECT parent_id FROM main.event WHERE id = ?1", -1, &p.parent_of, NULL) == SQLITE_OK
+                 ? 0 : -1;
+    if (rc == 0)
+        rc = ids_range(&p);
+    if (rc == 0)
+        rc = load_keys(&p, o);
+    if (rc == 0)
+        rc = read_events(&p, o);
+    if (rc == 0)
+        rc = attribute_all(&p);
+    if (rc == 0 && !p.overflow)
+        rc = write_groups(&p);
+    if (rc != 0)
+        fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
+    else if (p.overflow)
+        fprintf(io->err, "%s: integer overflow\n", io->prog);
+    for (size_t i = 0; i < p.groups.n; i++)
+        free(((struct group *)sweep_index_at(&p.groups, i))->shapes);
+    sweep_index_free(&p.groups);
+    for (size_t i = 0; i < p.nranks; i++)
+        sqlite3_value_free(p.ranks[i]);
+    for (size_t i = 0; i < p.nsteps; i++)
+        sqlite3_value_free(p.steps[i].name);
+    for (size_t i = 0; p.blocks && i < (size_t)p.span / BLOCK + 1; i++)
+        free(p.blocks[i]);
+    free(p.blocks);
+    free(p.slots);
+    free(p.ranks);
+    free(p.steps);
+    free(p.launches);
+    free(p.mems);
+    strmap_free(&p.slot_ix);
+    strmap_free(&p.rank_ix);
+    sqlite3_finalize(p.parent_of);
+    return rc != 0 || p.overflow ? 1 : 0;
+}

@@ -1,0 +1,18 @@
+/* ops_sweep.h: `tracedb ops`'s per-operator sums over a window (or per shape, step or rank, with FLOPs)
+ * in one pass over the events, where queries/ops_events.sql joined and sorted every event. */
+#ifndef TDB_OPS_SWEEP_H
+#define TDB_OPS_SWEEP_H
+#include "report_io.h"
+#include <sqlite3.h>
+#include <stdint.h>
+
+struct ops_sweep_options {
+    int by_rank, by_step, by_shape, with_flops;
+};
+
+/* Fills temp table ops_agg (ops_events.sql's agg: rank, name, input_shapes, stack, calls and the sums)
+ * from scope_event, scope_rank and scope_steps (scope.c), for queries/ops_agg.sql to print. Stacks are
+ * not grouped here (ops_events.sql does them). 0, or 1 on error (printed). */
+int ops_sweep(sqlite3 *db, const struct ops_sweep_options *o, struct report_io *io);
+
+#endif

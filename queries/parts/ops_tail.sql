@@ -1,0 +1,27 @@
+tot AS (SELECT sum(self_cpu_ns) AS cpu, sum(self_device_ns) AS dev FROM agg),
+rows AS (
+  SELECT rank, name, calls,
+         self_cpu_ns, round(100.0 * self_cpu_ns / nullif(CASE WHEN :by_step THEN sum(self_cpu_ns) OVER w ELSE tot.cpu END, 0), 2) AS self_cpu_pct,
+         cpu_total_ns, round(100.0 * cpu_total_ns / nullif(CASE WHEN :by_step THEN sum(self_cpu_ns) OVER w ELSE tot.cpu END, 0), 2) AS cpu_total_pct,
+         CAST(round(1.0 * cpu_total_ns / calls) AS INTEGER) AS cpu_avg_ns,
+         self_device_ns, round(100.0 * self_device_ns / nullif(CASE WHEN :by_step THEN sum(self_device_ns) OVER w ELSE tot.dev END, 0), 2) AS self_device_pct,
+         device_total_ns, CAST(round(1.0 * device_total_ns / calls) AS INTEGER) AS device_avg_ns,
+         cpu_mem_bytes, self_cpu_mem_bytes, device_mem_bytes, self_device_mem_bytes,
+         flops, input_shapes, stack,
+         {sql:ops_sort_key} AS sort_key
+  FROM agg, tot
+  WINDOW w AS (PARTITION BY rank)
+),
+numbered AS (
+  SELECT *, row_number() OVER (PARTITION BY rank ORDER BY sort_key DESC, name, input_shapes, stack) AS n_in_step
+  FROM rows
+)
+SELECT rank, name, calls, self_cpu_ns, self_cpu_pct, cpu_total_ns, cpu_total_pct, cpu_avg_ns,
+       self_device_ns, self_device_pct, device_total_ns, device_avg_ns,
+       cpu_mem_bytes, self_cpu_mem_bytes, device_mem_bytes, self_device_mem_bytes,
+       flops, input_shapes, stack
+FROM numbered
+WHERE NOT :by_step OR :limit < 0 OR n_in_step <= :limit
+ORDER BY CASE WHEN :by_step THEN (SELECT min(start_ns) FROM scope_steps WHERE name = numbered.rank) END,
+         sort_key DESC, rank, name, input_shapes, stack
+LIMIT CASE WHEN :by_step THEN -1 ELSE :limit END
