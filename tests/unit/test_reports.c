@@ -348,6 +348,9 @@ Test(reports, windows_ranges_and_ranks)
             snprintf(args, sizeof args, "ops '%s' --range 'ProfilerStep#2'", db);
             cr_assert_eq(calls_of(args, "x"), 1);
             cr_assert_eq(calls_of(args, "y"), 0);
+            snprintf(args, sizeof args, "ops '%s' --range x", db); /* two windows: y starts between them */
+            cr_assert_eq(calls_of(args, "x"), 2);
+            cr_assert_eq(calls_of(args, "y"), 0);
             snprintf(args, sizeof args, "ops '%s' --from 100us", db);
             cr_assert_eq(calls_of(args, "x"), 1);
             snprintf(args, sizeof args, "ops '%s' --to 100us", db);
