@@ -13,7 +13,7 @@
 #include <stdlib.h>
 
 struct kernel_group {
-    int rank_null;
+    int rank_null, launch;
     int64_t rank, name_id, kind, total, min, max, example;
     struct sweep_values dur; /* in table order until written */
 };
@@ -35,7 +35,7 @@ static int write_group(struct kernel_group *g, sqlite3_stmt *ins)
         sqlite3_bind_int64(ins, 1, g->rank);
     sqlite3_bind_int64(ins, 2, g->name_id);
     sqlite3_bind_int64(ins, 3, g->kind);
-    sqlite3_bind_int(ins, 4, 0); /* no launch configuration: not grouped by it */
+    sqlite3_bind_int(ins, 4, g->launch); /* whether grouped by a launch configuration */
     sqlite3_bind_int64(ins, 5, g->example);
     sqlite3_bind_int64(ins, 6, (int64_t)n);
     sqlite3_bind_int64(ins, 7, g->total);
@@ -52,7 +52,7 @@ static int write_group(struct kernel_group *g, sqlite3_stmt *ins)
     return rc;
 }
 
-int kernel_sweep(sqlite3 *db, int by_rank, const int64_t kinds[3], struct report_io *io)
+int kernel_sweep(sqlite3 *db, int by_rank, int by_launch, const int64_t kinds[3], struct report_io *io)
 {
     sqlite3_stmt *ins, *st;
     if (sweep_table(db, "kernel_stats (rank, name_id, kind, launch, example, instances, total_ns, avg_ns, med_ns, "
@@ -65,7 +65,8 @@ int kernel_sweep(sqlite3 *db, int by_rank, const int64_t kinds[3], struct report
     report_bind_int(st, ":kernel", kinds[0]);
     report_bind_int(st, ":memcpy", kinds[1]);
     report_bind_int(st, ":memset", kinds[2]);
-    struct sweep_index groups; /* (rank is NULL, rank, name id, kind) -> struct kernel_group */
+    report_bind_text(st, ":group_by", by_launch ? "launch" : "name");
+    struct sweep_index groups; /* (rank is NULL, rank, name id, kind[, launch configuration]) -> struct kernel_group */
     sweep_index_init(&groups, sizeof(struct kernel_group));
     int rc = 0, step;
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
@@ -75,8 +76,19 @@ int kernel_sweep(sqlite3 *db, int by_rank, const int64_t kinds[3], struct report
             rc = 2;
             break;
         }
-        int64_t key[4] = {tr == SQLITE_NULL, tr == SQLITE_NULL ? 0 : sqlite3_column_int64(st, 0),
-                          sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2)};
+        /* kernels.sql groups by printf('%d ...') of the eight launch values: NULL reads as 0 there */
+        int64_t key[13] = {tr == SQLITE_NULL, tr == SQLITE_NULL ? 0 : sqlite3_column_int64(st, 0),
+                           sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2), sqlite3_column_int(st, 5)};
+        for (int c = 0; c < 8 && key[4]; c++) {
+            int t = sqlite3_column_type(st, 6 + c);
+            if (t != SQLITE_NULL && t != SQLITE_INTEGER) {
+                rc = 2;
+                break;
+            }
+            key[5 + c] = sqlite3_column_int64(st, 6 + c);
+        }
+        if (rc != 0)
+            break;
         int fresh;
         struct kernel_group *x = sweep_index_get(&groups, key, sizeof key, &fresh);
         if (!x) {
@@ -84,7 +96,7 @@ int kernel_sweep(sqlite3 *db, int by_rank, const int64_t kinds[3], struct report
             break;
         }
         if (fresh)
-            *x = (struct kernel_group){(int)key[0], key[1], key[2], key[3], 0, INT64_MAX, INT64_MIN, INT64_MAX, {0}};
+            *x = (struct kernel_group){(int)key[0], (int)key[4], key[1], key[2], key[3], 0, INT64_MAX, INT64_MIN, INT64_MAX, {0}};
         int64_t dur = sqlite3_column_int64(st, 3), id = sqlite3_column_int64(st, 4);
         if (sweep_values_add(&x->dur, dur) != 0) {
             rc = -1;

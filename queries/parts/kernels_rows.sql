@@ -12,12 +12,13 @@ rows AS (
   LEFT JOIN kernel_launch l ON l.event_id = agg.example
 ),
 numbered AS (
-  SELECT *, row_number() OVER (PARTITION BY rank ORDER BY sort_key DESC, name, grid, block) AS n_in_step FROM rows
+  SELECT *, row_number() OVER (PARTITION BY rank ORDER BY sort_key DESC, name, grid, block, registers, shared_mem_bytes, kind)
+         AS n_in_step FROM rows
 )
 SELECT rank, time_pct, total_ns, instances, avg_ns, med_ns, min_ns, max_ns, stddev_ns, name, kind,
        grid, block, registers, shared_mem_bytes
 FROM numbered
 WHERE NOT :by_step OR :limit < 0 OR n_in_step <= :limit
 ORDER BY CASE WHEN :by_step THEN (SELECT min(start_ns) FROM scope_steps WHERE name = numbered.rank) END,
-         sort_key DESC, rank, name, grid, block
+         sort_key DESC, rank, name, grid, block, registers, shared_mem_bytes, kind
 LIMIT CASE WHEN :by_step THEN -1 ELSE :limit END

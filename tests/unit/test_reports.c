@@ -379,6 +379,39 @@ Test(reports, windows_ranges_and_ranks)
     free(dir);
 }
 
+/* kernels --group-by launch worked by hand: one kernel name launched with two configurations that differ
+ * in shared memory alone (twice with the first), once with none recorded; each its own row. */
+static const char launch_trace[] =
+    "[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":10,\"dur\":10,\"args\":{\"device\":0,"
+    "\"stream\":7,\"correlation\":1,\"grid\":[2,1,1],\"block\":[128,1,1],\"registers per thread\":32,\"shared memory\":0}},\n"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":30,\"dur\":20,\"args\":{\"device\":0,"
+    "\"stream\":7,\"correlation\":2,\"grid\":[2,1,1],\"block\":[128,1,1],\"registers per thread\":32,\"shared memory\":1024}},\n"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":60,\"dur\":30,\"args\":{\"device\":0,"
+    "\"stream\":7,\"correlation\":3,\"grid\":[2,1,1],\"block\":[128,1,1],\"registers per thread\":32,\"shared memory\":0}},\n"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":100,\"dur\":5,\"args\":{\"device\":0,"
+    "\"stream\":7,\"correlation\":4}}]";
+
+Test(reports, kernels_by_launch_configuration_by_hand)
+{
+    char *dir = temp_dir(), db[1100];
+    snprintf(db, sizeof db, "%s/launch.db", dir);
+    char *trace = write_trace(dir, "launch.json", launch_trace);
+    cr_assert_eq(import_to(trace, db), 0);
+    int st;
+    char *out = run_capture(&st, "'%s' kernels '%s' --group-by launch --format csv", tracedb(), db);
+    cr_assert_eq(st, 0);
+    /* 10 + 30 us at (2,1,1): sample stddev sqrt(2 x 10^2 / 1) = 14.142 us; shares of 65 us */
+    cr_assert_str_eq(out, "time_pct,total_ns,instances,avg_ns,med_ns,min_ns,max_ns,stddev_ns,name,kind,grid,block,"
+                          "registers,shared_mem_bytes\r\n"
+                          "61.54,40000,2,20000,20000,10000,30000,14142,k,kernel,\"2,1,1\",\"128,1,1\",32,0\r\n"
+                          "30.77,20000,1,20000,20000,20000,20000,,k,kernel,\"2,1,1\",\"128,1,1\",32,1024\r\n"
+                          "7.69,5000,1,5000,5000,5000,5000,,k,kernel,,,,\r\n");
+    free(out);
+    free(trace);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
 Test(reports, every_report_runs_on_every_real_trace, .timeout = 300)
 {
     static const char *const reports[] = {"summary", "ops", "ops --with-flops --group-by shape", "kernels --kinds kernel,memcpy,memset",
