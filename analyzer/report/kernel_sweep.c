@@ -1,7 +1,7 @@
-/* kernel_sweep.c: nsys-style GPU work statistics per rank, name and kind in one pass over the work as it
- * comes (queries/kernel_rows.sql, table order), grouped in a hash map, where SQL sorted every row to
- * group it (a third of `tracedb kernels` on a 2 M-event trace). Each group keeps its durations once for
- * the median and the standard deviation. The figures are the SQL aggregates' own: the average is the
+/* kernel_sweep.c: nsys-style GPU work statistics per rank, name and kind (and launch configuration) in
+ * one pass over the work as it comes (queries/kernel_rows.sql, kernel_launch_rows.sql; table order),
+ * grouped in a hash map, where SQL sorted every row to group it (a third of `tracedb kernels` on a 2
+ * M-event trace). Each group keeps its durations once for the median and the standard deviation. The figures are the SQL aggregates' own: the average is the
  * sum over the count (avg() of integers), the median interpolates as percentile() does, the standard
  * deviation is Welford's over the durations in table order, as stddev() (sqlfuncs.c) gets them. */
 #include "kernel_sweep.h"
@@ -57,7 +57,7 @@ int kernel_sweep(sqlite3 *db, int by_rank, int by_launch, const int64_t kinds[3]
     sqlite3_stmt *ins, *st;
     if (sweep_table(db, "kernel_stats (rank, name_id, kind, launch, example, instances, total_ns, avg_ns, med_ns, "
                         "min_ns, max_ns, stddev_ns)", 12, &ins, io) != 0 ||
-        !(st = report_prepare(db, "kernel_rows", io))) {
+        !(st = report_prepare(db, by_launch ? "kernel_launch_rows" : "kernel_rows", io))) {
         sqlite3_finalize(ins);
         return 1;
     }
@@ -65,7 +65,6 @@ int kernel_sweep(sqlite3 *db, int by_rank, int by_launch, const int64_t kinds[3]
     report_bind_int(st, ":kernel", kinds[0]);
     report_bind_int(st, ":memcpy", kinds[1]);
     report_bind_int(st, ":memset", kinds[2]);
-    report_bind_text(st, ":group_by", by_launch ? "launch" : "name");
     struct sweep_index groups; /* (rank is NULL, rank, name id, kind[, launch configuration]) -> struct kernel_group */
     sweep_index_init(&groups, sizeof(struct kernel_group));
     int rc = 0, step;
@@ -78,7 +77,7 @@ int kernel_sweep(sqlite3 *db, int by_rank, int by_launch, const int64_t kinds[3]
         }
         /* kernels.sql groups by printf('%d ...') of the eight launch values: NULL reads as 0 there */
         int64_t key[13] = {tr == SQLITE_NULL, tr == SQLITE_NULL ? 0 : sqlite3_column_int64(st, 0),
-                           sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2), sqlite3_column_int(st, 5)};
+                           sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2), by_launch && sqlite3_column_int(st, 5)};
         for (int c = 0; c < 8 && key[4]; c++) {
             int t = sqlite3_column_type(st, 6 + c);
             if (t != SQLITE_NULL && t != SQLITE_INTEGER) {
@@ -90,7 +89,7 @@ int kernel_sweep(sqlite3 *db, int by_rank, int by_launch, const int64_t kinds[3]
         if (rc != 0)
             break;
         int fresh;
-        struct kernel_group *x = sweep_index_get(&groups, key, sizeof key, &fresh);
+        struct kernel_group *x = sweep_index_get(&groups, key, (size_t)(by_launch ? 13 : 4) * sizeof key[0], &fresh);
         if (!x) {
             rc = -1;
             break;
