@@ -87,8 +87,8 @@ int cmd_kernels(int argc, char **argv, struct cli *cli)
     }
     const char *query = by_type ? "kernels_by_type" : "kernels";
     int rc = 0;
-    if (!by_type && !sc.by_step) { /* the sums: one C pass */
-        rc = kernel_sweep(db, sc.by_rank, strcmp(group_by, "launch") == 0, flags, &cli->io);
+    if (!by_type) { /* the sums: one C pass */
+        rc = kernel_sweep(db, sc.by_rank, strcmp(group_by, "launch") == 0, sc.by_step, flags, &cli->io);
         if (rc == 0)
             query = "kernels_summed";
         else if (rc == 2) /* keys a foreign database stores as text: SQL alone */

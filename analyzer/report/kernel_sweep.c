@@ -7,6 +7,7 @@
 #include "kernel_sweep.h"
 #include "report.h"
 #include "sqlfuncs.h"
+#include "step_index.h"
 #include "sweep_group.h"
 #include <math.h>
 #include <stdio.h>
@@ -18,7 +19,8 @@ struct kernel_group {
     struct sweep_values dur; /* in table order until written */
 };
 
-static int write_group(struct kernel_group *g, sqlite3_stmt *ins)
+/* steps: by step, where g->rank is an index into them; else NULL */
+static int write_group(struct kernel_group *g, const struct step_index *steps, sqlite3_stmt *ins)
 {
     const int64_t *v = g->dur.v;
     size_t n = g->dur.n;
@@ -31,6 +33,8 @@ static int write_group(struct kernel_group *g, sqlite3_stmt *ins)
     tdb_sort_i64(g->dur.v, n);
     if (g->rank_null)
         sqlite3_bind_null(ins, 1);
+    else if (steps)
+        sqlite3_bind_value(ins, 1, steps->v[g->rank].name);
     else
         sqlite3_bind_int64(ins, 1, g->rank);
     sqlite3_bind_int64(ins, 2, g->name_id);
@@ -52,16 +56,25 @@ static int write_group(struct kernel_group *g, sqlite3_stmt *ins)
     return rc;
 }
 
-int kernel_sweep(sqlite3 *db, int by_rank, int by_launch, const int64_t kinds[3], struct report_io *io)
+int kernel_sweep(sqlite3 *db, int by_rank, int by_launch, int by_step, const int64_t kinds[3], struct report_io *io)
 {
     sqlite3_stmt *ins, *st;
+    struct step_index steps = {0};
+    if (by_step && step_index_load(&steps, db) != 0) {
+        fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
+        step_index_free(&steps);
+        return 1;
+    }
     if (sweep_table(db, "kernel_stats (rank, name_id, kind, launch, example, instances, total_ns, avg_ns, med_ns, "
                         "min_ns, max_ns, stddev_ns)", 12, &ins, io) != 0 ||
         !(st = report_prepare(db, by_launch ? "kernel_launch_rows" : "kernel_rows", io))) {
         sqlite3_finalize(ins);
+        step_index_free(&steps);
         return 1;
     }
     report_bind_int(st, ":by_rank", by_rank);
+    report_bind_int(st, ":by_step", by_step);
+    int step_col = by_launch ? 14 : 5; /* with by_step: the instant that picks the step */
     report_bind_int(st, ":kernel", kinds[0]);
     report_bind_int(st, ":memcpy", kinds[1]);
     report_bind_int(st, ":memset", kinds[2]);
@@ -70,13 +83,18 @@ int kernel_sweep(sqlite3 *db, int by_rank, int by_launch, const int64_t kinds[3]
     int rc = 0, step;
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
         int tr = sqlite3_column_type(st, 0);
+        long in_step = by_step ? step_index_at(&steps, sqlite3_column_int64(st, step_col)) : -1;
+        if (in_step >= 0)
+            in_step = steps.v[in_step].first; /* grouped by the step's name, as kernels.sql does */
+        if (by_step) /* the rank is the step: its index here, its name written */
+            tr = in_step < 0 ? SQLITE_NULL : SQLITE_INTEGER;
         if ((tr != SQLITE_NULL && tr != SQLITE_INTEGER) || sqlite3_column_type(st, 1) != SQLITE_INTEGER ||
             sqlite3_column_type(st, 2) != SQLITE_INTEGER || sqlite3_column_type(st, 3) != SQLITE_INTEGER) {
             rc = 2;
             break;
         }
         /* kernels.sql groups by printf('%d ...') of the eight launch values: NULL reads as 0 there */
-        int64_t key[13] = {tr == SQLITE_NULL, tr == SQLITE_NULL ? 0 : sqlite3_column_int64(st, 0),
+        int64_t key[13] = {tr == SQLITE_NULL, tr == SQLITE_NULL ? 0 : by_step ? in_step : sqlite3_column_int64(st, 0),
                            sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2), by_launch && sqlite3_column_int(st, 5)};
         for (int c = 0; c < 8 && key[4]; c++) {
             int t = sqlite3_column_type(st, 6 + c);
@@ -112,13 +130,14 @@ int kernel_sweep(sqlite3 *db, int by_rank, int by_launch, const int64_t kinds[3]
     if (rc == 0 && step != SQLITE_DONE)
         rc = -1;
     for (size_t k = 0; rc == 0 && k < groups.n; k++)
-        if (write_group(sweep_index_at(&groups, k), ins) != 0)
+        if (write_group(sweep_index_at(&groups, k), by_step ? &steps : NULL, ins) != 0)
             rc = -1;
     if (rc < 0)
         fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
     for (size_t k = 0; k < groups.n; k++)
         free(((struct kernel_group *)sweep_index_at(&groups, k))->dur.v);
     sweep_index_free(&groups);
+    step_index_free(&steps);
     sqlite3_finalize(st);
     sqlite3_finalize(ins);
     return rc == 0 ? 0 : rc == 2 ? 2 : 1;

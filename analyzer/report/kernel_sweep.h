@@ -6,9 +6,9 @@
 #include <stdint.h>
 
 /* Fills temp table kernel_stats (what queries/kernels_summed.sql prints) from queries/kernel_rows.sql:
- * by_rank per rank, by_launch per launch configuration too, kinds[3] whether kernels, memcpy and memset
- * count. 0; 2 when a rank, name, kind or launch value is neither NULL nor an integer (a foreign
+ * by_rank per rank, by_step per step (temp.scope_steps: the one its launch, else itself, starts in),
+ * by_launch per launch configuration too, kinds[3] whether kernels, memcpy and memset count. 0; 2 when a rank, name, kind or launch value is neither NULL nor an integer (a foreign
  * database: queries/kernels.sql does the same in SQL); 1 on error (printed). */
-int kernel_sweep(sqlite3 *db, int by_rank, int by_launch, const int64_t kinds[3], struct report_io *io);
+int kernel_sweep(sqlite3 *db, int by_rank, int by_launch, int by_step, const int64_t kinds[3], struct report_io *io);
 
 #endif

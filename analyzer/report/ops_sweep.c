@@ -13,6 +13,7 @@
 #include "ops_sweep.h"
 #include "jsonbuf.h"
 #include "report.h"
+#include "step_index.h"
 #include "sweep_group.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,9 +68,7 @@ struct ops_pass {
     sqlite3_value **ranks; /* by thread: scope_rank's value */
     struct strmap rank_ix; /* thread id -> index in ranks */
     size_t nranks;
-    struct step { int64_t start, end; sqlite3_value *name; } *steps;
-    size_t nsteps;
-    int64_t longest_step;
+    struct step_index steps;
     int64_t total_self_cpu, total_device; /* the footer's */
     int overflow;
 };
@@ -238,64 +237,30 @@ static int attribute_all(struct ops_pass *p)
 /* scope_rank (by_rank) or scope_steps (by_step), read once. */
 static int load_keys(struct ops_pass *p, const struct ops_sweep_options *o)
 {
-    if (!o->by_rank && !o->by_step)
+    if (o->by_step)
+        return step_index_load(&p->steps, p->db);
+    if (!o->by_rank)
         return 0;
     sqlite3_stmt *st;
-    const char *sql = o->by_rank ? "SELECT thread_id, rank FROM temp.scope_rank"
-                                 : "SELECT start_ns, end_ns, name FROM temp.scope_steps ORDER BY start_ns, name";
-    if (sqlite3_prepare_v2(p->db, sql, -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(p->db, "SELECT thread_id, rank FROM temp.scope_rank", -1, &st, NULL) != SQLITE_OK)
         return -1;
     int rc = 0, step;
-    size_t cap_ranks = 0, cap_steps = 0;
+    size_t cap_ranks = 0;
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        sqlite3_value *v = sqlite3_value_dup(sqlite3_column_value(st, o->by_rank ? 1 : 2));
-        if (!v) {
+        sqlite3_value *v = sqlite3_value_dup(sqlite3_column_value(st, 1));
+        int64_t thread = sqlite3_column_int64(st, 0);
+        sqlite3_value **r = v ? push((void **)&p->ranks, &p->nranks, &cap_ranks, sizeof *r) : NULL;
+        if (!r) {
+            sqlite3_value_free(v);
             rc = -1;
-        } else if (o->by_rank) {
-            int64_t thread = sqlite3_column_int64(st, 0);
-            sqlite3_value **r = push((void **)&p->ranks, &p->nranks, &cap_ranks, sizeof *r);
-            if (!r || strmap_put(&p->rank_ix, &thread, sizeof thread, (int64_t)p->nranks - 1) != 0)
-                rc = -1, sqlite3_value_free(r ? NULL : v);
-            if (r)
-                *r = v;
-        } else {
-            struct step *s = push((void **)&p->steps, &p->nsteps, &cap_steps, sizeof *s);
-            if (!s) {
-                sqlite3_value_free(v);
-                rc = -1;
-                break;
-            }
-            *s = (struct step){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), v};
-            if (s->end - s->start > p->longest_step)
-                p->longest_step = s->end - s->start;
+            break;
         }
+        *r = v;
+        if (strmap_put(&p->rank_ix, &thread, sizeof thread, (int64_t)p->nranks - 1) != 0)
+            rc = -1;
     }
     sqlite3_finalize(st);
     return rc == 0 && step == SQLITE_DONE ? 0 : -1;
-}
-
-/* The step holding t that starts latest (at equal starts, the first name), as step_of.sql: NULL if none. */
-static const sqlite3_value *step_at(const struct ops_pass *p, int64_t t)
-{
-    size_t lo = 0, hi = p->nsteps; /* the first step starting after t */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (p->steps[mid].start <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    const struct step *best = NULL;
-    int64_t after; /* steps starting at or before it cannot hold t */
-    if (__builtin_sub_overflow(t, p->longest_step, &after))
-        after = INT64_MIN;
-    for (size_t i = lo; i-- > 0 && p->steps[i].start > after;) {
-        if (best && p->steps[i].start < best->start)
-            break;
-        if (p->steps[i].end > t)
-            best = &p->steps[i]; /* going down: at equal starts the name sorted first wins */
-    }
-    return best ? best->name : NULL;
 }
 
 /* Appends value v to a group key as GROUP BY tells values apart (a type byte, then its bytes). */
@@ -349,7 +314,8 @@ static int take_cpu_event(struct ops_pass *p, const struct ops_sweep_options *o,
         int64_t r = strmap_get(&p->rank_ix, &thread, sizeof thread);
         rank = r >= 0 ? p->ranks[r] : NULL;
     } else if (o->by_step) {
-        rank = step_at(p, sqlite3_column_int64(st, 4));
+        long k = step_index_at(&p->steps, sqlite3_column_int64(st, 4));
+        rank = k >= 0 ? p->steps.v[k].name : NULL;
     }
     int64_t name_id = sqlite3_column_int64(st, 5);
     key->n = 0;
@@ -525,14 +491,12 @@ int ops_sweep(sqlite3 *db, const struct ops_sweep_options *o, struct report_io *
     sweep_index_free(&p.groups);
     for (size_t i = 0; i < p.nranks; i++)
         sqlite3_value_free(p.ranks[i]);
-    for (size_t i = 0; i < p.nsteps; i++)
-        sqlite3_value_free(p.steps[i].name);
+    step_index_free(&p.steps);
     for (size_t i = 0; p.blocks && i < (size_t)p.span / BLOCK + 1; i++)
         free(p.blocks[i]);
     free(p.blocks);
     free(p.slots);
     free(p.ranks);
-    free(p.steps);
     free(p.launches);
     free(p.mems);
     strmap_free(&p.slot_ix);

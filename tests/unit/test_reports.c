@@ -556,6 +556,19 @@ Test(reports, by_step_takes_the_latest_step_holding_the_start)
     cr_assert_eq(st, 0);
     cr_assert_str_eq(out, "ProfilerStep#2,k_launched_in_2\nProfilerStep#9,k_unlaunched_in_1_and_9\n");
     free(out);
+    /* a second trace with a step of the same name, elsewhere in time: one row per step name, as ranks' are */
+    char *second = write_trace(dir, "second.json",
+        "[{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#2\",\"pid\":5,\"tid\":1,\"ts\":1000,\"dur\":100},\n"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":5,\"tid\":1,\"ts\":1010,\"dur\":5,"
+        "\"args\":{\"correlation\":70}},\n"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k_launched_in_2\",\"pid\":6,\"tid\":7,\"ts\":1050,\"dur\":5,"
+        "\"args\":{\"correlation\":70,\"device\":0,\"stream\":7}}]");
+    cr_assert_eq(run("'%s' import -q --append '%s' -o '%s' 2>/dev/null", tracedb(), second, db), 0);
+    out = run_capture(&st, "'%s' kernels '%s' --by-step --format csv | grep ',k_' | cut -d, -f1,4,10 | sort", tracedb(), db);
+    cr_assert_eq(st, 0);
+    cr_assert_str_eq(out, "ProfilerStep#2,2,k_launched_in_2\nProfilerStep#9,1,k_unlaunched_in_1_and_9\n");
+    free(out);
+    free(second);
     free(trace);
     run("rm -rf '%s'", dir);
     free(dir);

@@ -1,0 +1,82 @@
+/* step_index.c: the steps of --by-step in memory (see step_index.h). */
+#include "step_index.h"
+#include "strmap.h"
+#include <stdlib.h>
+
+int step_index_load(struct step_index *s, sqlite3 *db)
+{
+    *s = (struct step_index){0};
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "SELECT start_ns, end_ns, name FROM temp.scope_steps ORDER BY start_ns, name", -1, &st,
+                           NULL) != SQLITE_OK)
+        return -1;
+    int rc = 0, step;
+    size_t cap = 0;
+    struct strmap names; /* name -> its first step */
+    strmap_init(&names);
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        if (s->n == cap) {
+            cap = cap ? 2 * cap : 64;
+            struct step_window *v = realloc(s->v, cap * sizeof *v);
+            if (!v) {
+                rc = -1;
+                break;
+            }
+            s->v = v;
+        }
+        struct step_window *w = &s->v[s->n];
+        *w = (struct step_window){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+                                  sqlite3_value_dup(sqlite3_column_value(st, 2)), (long)s->n};
+        if (!w->name) {
+            rc = -1;
+            break;
+        }
+        const void *bytes = sqlite3_value_blob(w->name);
+        size_t len = (size_t)sqlite3_value_bytes(w->name);
+        int64_t first = strmap_get(&names, bytes ? bytes : "", len);
+        if (first >= 0)
+            w->first = (long)first;
+        else if (strmap_put(&names, bytes ? bytes : "", len, (int64_t)s->n) != 0)
+            rc = -1;
+        s->n++;
+        int64_t d;
+        if (__builtin_sub_overflow(w->end, w->start, &d))
+            d = INT64_MAX; /* a foreign database's absurd step: the search bound gives up */
+        if (d > s->longest)
+            s->longest = d;
+    }
+    sqlite3_finalize(st);
+    strmap_free(&names);
+    return rc == 0 && step == SQLITE_DONE ? 0 : -1;
+}
+
+long step_index_at(const struct step_index *s, int64_t t)
+{
+    size_t lo = 0, hi = s->n; /* the first step starting after t */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->v[mid].start <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    long best = -1;
+    int64_t after; /* steps starting at or before it cannot hold t */
+    if (__builtin_sub_overflow(t, s->longest, &after))
+        after = INT64_MIN;
+    for (size_t i = lo; i-- > 0 && s->v[i].start > after;) {
+        if (best >= 0 && s->v[i].start < s->v[best].start)
+            break;
+        if (s->v[i].end > t)
+            best = (long)i; /* going down: at equal starts the name sorted first wins */
+    }
+    return best;
+}
+
+void step_index_free(struct step_index *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        sqlite3_value_free(s->v[i].name);
+    free(s->v);
+    *s = (struct step_index){0};
+}

@@ -1,0 +1,26 @@
+/* step_index.h: the ProfilerStep windows of --by-step (temp.scope_steps, scope.c) in memory, and the step
+ * an instant falls in, by the rule of queries/parts/step_of.sql, for the C passes (ops_sweep.c,
+ * kernel_sweep.c). */
+#ifndef TDB_STEP_INDEX_H
+#define TDB_STEP_INDEX_H
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct step_index {
+    struct step_window {
+        int64_t start, end;
+        sqlite3_value *name;
+        long first; /* the first step of the same name (steps of one name, from several traces, group as one) */
+    } *v;           /* by start, then name */
+    size_t n;
+    int64_t longest; /* the longest step's duration */
+};
+
+/* Reads temp.scope_steps. 0, or -1 (out of memory, or an SQLite error). */
+int step_index_load(struct step_index *s, sqlite3 *db);
+/* The step holding t that starts latest (at equal starts, the first name), or -1 when none does. */
+long step_index_at(const struct step_index *s, int64_t t);
+void step_index_free(struct step_index *s);
+
+#endif
