@@ -31,7 +31,9 @@ int cmd_critical_path(int argc, char **argv, struct cli *cli)
     const char *sort = cli_report_sort(&sc, critical_path_sort_keys, cli);
     if (!sort)
         return 2;
-    struct cp_window w = {sc.range, -1, -1, sc.from != NULL, sc.to != NULL, 0, 0, sc.drop_last_step, each, round_us};
+    /* --each prints the first --limit edges in (rank, seq) order: no path needs more of its edges kept */
+    struct cp_window w = {sc.range, -1, -1, sc.from != NULL, sc.to != NULL, 0, 0, sc.drop_last_step, each, round_us,
+                          sc.limit};
     if ((sc.from && scope_parse_duration(sc.from, &w.from) != 0) || (sc.to && scope_parse_duration(sc.to, &w.to) != 0)) {
         fprintf(cli->io.err, "%s: --from and --to want a duration such as 250us or 1.5ms\n", cli->io.prog);
         return 2;

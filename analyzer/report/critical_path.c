@@ -636,7 +636,7 @@ done:
 static const char *const type_names[] = {"operator", "dependency", "launch_delay", "kernel_gap", "sync"};
 static const char *const bound_names[] = {"", "cpu", "gpu_compute", "gpu_comm", "launch", "kernel_gap"};
 
-static int write_path(sqlite3_stmt *sums, sqlite3_stmt *steps, sqlite3_value *rank, int64_t trace,
+static int write_path(sqlite3_stmt *sums, sqlite3_stmt *steps, int64_t limit, sqlite3_value *rank, int64_t trace,
                       const struct cp_row *rows, const struct cp_result *r)
 {
     sqlite3_bind_value(sums, 1, rank);
@@ -657,7 +657,7 @@ static int write_path(sqlite3_stmt *sums, sqlite3_stmt *steps, sqlite3_value *ra
     sqlite3_bind_int64(sums, 13, (int64_t)r->edges);
     int ok = sqlite3_step(sums) == SQLITE_DONE;
     sqlite3_reset(sums);
-    for (size_t i = 0; ok && steps && r->steps && i < r->nsteps; i++) {
+    for (size_t i = 0; ok && steps && r->steps && i < r->nsteps && (limit < 0 || (int64_t)i < limit); i++) {
         const struct cp_step *s = &r->steps[i];
         sqlite3_bind_value(steps, 1, rank);
         sqlite3_bind_int64(steps, 2, (int64_t)i + 1);
@@ -765,7 +765,7 @@ int critical_path(sqlite3 *db, const char *path, const struct cp_window *given, 
             cp_result_free(&res), free(rows);
             goto done;
         }
-        int wrote = res.nodes ? write_path(sums, steps, sqlite3_column_value(traces, 1), trace, rows, &res) : 0;
+        int wrote = res.nodes ? write_path(sums, steps, w->each_limit, sqlite3_column_value(traces, 1), trace, rows, &res) : 0;
         cp_result_free(&res), free(rows);
         report_phase("cp: free");
         if (wrote != 0) {

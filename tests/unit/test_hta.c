@@ -944,3 +944,42 @@ Test(hta, critical_path_reads_ids_at_the_ends_of_int64, .timeout = 120)
         "UPDATE event SET id = 9223372036854775807 WHERE id = (SELECT hi FROM m)",
         NULL);
 }
+
+/* --each -n N keeps only the first N edges of each path (the pass writes no more): the listing is the
+ * first N rows of the whole one, with two traces in one database, of one rank (their edges interleave
+ * by position) and of two (the first rank's path alone fills the first rows). */
+Test(hta, critical_path_each_limited_is_the_start_of_the_whole_listing, .timeout = 120)
+{
+    char *dir = temp_dir(), db[1100];
+    snprintf(db, sizeof db, "%s/two.db", dir);
+    cr_assert_eq(run("'%s' import -q --allow-duplicate '%s' '%s' -o '%s' 2>/dev/null", tracedb(),
+                     src_path("tests/data/kineto/critical_path_alexnet_trace.json.gz"),
+                     src_path("tests/data/kineto/critical_path_cuda_event_sync_multi_stream_event_sync_trace.json.gz"), db), 0);
+    for (int ranks = 1; ranks <= 2; ranks++) {
+        if (ranks == 2) {
+            sqlite3 *d;
+            cr_assert_eq(sqlite3_open_v2(db, &d, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+            cr_assert_eq(sqlite3_exec(d, "UPDATE trace SET rank = 1 WHERE id = (SELECT max(id) FROM trace)", NULL, NULL, NULL),
+                         SQLITE_OK);
+            sqlite3_close(d);
+        }
+        int st;
+        char *all = run_capture(&st, "'%s' critical-path '%s' --each --format csv", tracedb(), db);
+        cr_assert_eq(st, 0);
+        cr_assert_gt(strlen(all), 1000);
+        for (int n = 1; n <= 400; n = n * 3 + 1) {
+            char *some = run_capture(&st, "'%s' critical-path '%s' --each --limit %d --format csv", tracedb(), db, n);
+            cr_assert_eq(st, 0);
+            const char *end = all; /* the header and the first n rows of the whole listing */
+            for (int lines = 0; lines <= n && *end; end++)
+                if (*end == '\n')
+                    lines++;
+            cr_assert(strlen(some) == (size_t)(end - all) && strncmp(some, all, (size_t)(end - all)) == 0,
+                      "%d rank(s), --limit %d: %s", ranks, n, some);
+            free(some);
+        }
+        free(all);
+    }
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
