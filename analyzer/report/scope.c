@@ -163,8 +163,8 @@ sqlite3 *scope_open(const char *path, struct scope *s, struct report_io *io)
                                   "JOIN string n ON n.id = e.name_id WHERE e.kind = (SELECT id FROM kind WHERE name = "
                                   "'range') AND n.value GLOB 'ProfilerStep#[0-9]*' ORDER BY e.start_ns",
                                   io) != 0) ||
-        scope_exec(db, "CREATE INDEX temp.scope_steps_start ON scope_steps(start_ns); "
-                       "CREATE INDEX temp.scope_steps_name ON scope_steps(name, start_ns)", io) != 0)
+        (s->by_step && scope_exec(db, "CREATE INDEX temp.scope_steps_start ON scope_steps(start_ns); "
+                                      "CREATE INDEX temp.scope_steps_name ON scope_steps(name, start_ns)", io) != 0))
         goto fail;
     if (s->filtered) {
         sqlite3_stmt *st;
