@@ -66,6 +66,19 @@ static char *write_trace(const char *dir, const char *name, const char *json)
     return p;
 }
 
+/* Writes json as NAME.json into a fresh dir and imports it into NAME.db there; returns the db. */
+static char *imported_json(const char *name, const char *json, char **dir)
+{
+    *dir = temp_dir();
+    char file[64], *db = malloc(1024);
+    snprintf(file, sizeof file, "%s.json", name);
+    char *trace = write_trace(*dir, file, json);
+    snprintf(db, 1024, "%s/%s.db", *dir, name);
+    cr_assert_eq(import_to(trace, db), 0, "import %s", trace);
+    free(trace);
+    return db;
+}
+
 static void ops_match_the_python_tree_walk(void)
 {
     char *text = read_file(src_path("tests/data/ops_expected.json"), NULL);
@@ -393,10 +406,7 @@ static const char launch_trace[] =
 
 Test(reports, kernels_by_launch_configuration_by_hand)
 {
-    char *dir = temp_dir(), db[1100];
-    snprintf(db, sizeof db, "%s/launch.db", dir);
-    char *trace = write_trace(dir, "launch.json", launch_trace);
-    cr_assert_eq(import_to(trace, db), 0);
+    char *dir, *db = imported_json("launch", launch_trace, &dir);
     int st;
     char *out = run_capture(&st, "'%s' kernels '%s' --group-by launch --format csv", tracedb(), db);
     cr_assert_eq(st, 0);
@@ -407,9 +417,7 @@ Test(reports, kernels_by_launch_configuration_by_hand)
                           "30.77,20000,1,20000,20000,20000,20000,,k,kernel,\"2,1,1\",\"128,1,1\",32,1024\r\n"
                           "7.69,5000,1,5000,5000,5000,5000,,k,kernel,,,,\r\n");
     free(out);
-    free(trace);
-    run("rm -rf '%s'", dir);
-    free(dir);
+    cleanup(dir, db);
 }
 
 Test(reports, every_report_runs_on_every_real_trace, .timeout = 300)
@@ -542,10 +550,7 @@ static const char steps_trace[] =
 
 Test(reports, by_step_takes_the_latest_step_holding_the_start)
 {
-    char *dir = temp_dir(), db[1100];
-    snprintf(db, sizeof db, "%s/steps.db", dir);
-    char *trace = write_trace(dir, "steps.json", steps_trace);
-    cr_assert_eq(import_to(trace, db), 0);
+    char *dir, *db = imported_json("steps", steps_trace, &dir);
     int st;
     char *out = run_capture(&st, "'%s' ops '%s' --by-step --format csv | grep ',in_' | cut -d, -f1,2 | sort", tracedb(), db);
     cr_assert_eq(st, 0);
@@ -569,9 +574,7 @@ Test(reports, by_step_takes_the_latest_step_holding_the_start)
     cr_assert_str_eq(out, "ProfilerStep#2,2,k_launched_in_2\nProfilerStep#9,1,k_unlaunched_in_1_and_9\n");
     free(out);
     free(second);
-    free(trace);
-    run("rm -rf '%s'", dir);
-    free(dir);
+    cleanup(dir, db);
 }
 
 /* ops and kernels --by-step on a real trace, against Python's count per ProfilerStep#N
