@@ -76,6 +76,22 @@ int import_to(const char *trace, const char *db)
     return run("'%s' import -q '%s' -o '%s' 2>/dev/null", tracedb(), trace, db);
 }
 
+char *imported(const char *trace, char **dir)
+{
+    *dir = temp_dir();
+    char *db = malloc(1024);
+    snprintf(db, 1024, "%s/run.db", *dir);
+    cr_assert_eq(import_to(trace[0] == '/' ? trace : src_path(trace), db), 0, "import %s", trace);
+    return db;
+}
+
+void cleanup(char *dir, char *db)
+{
+    run("rm -rf '%s'", dir);
+    free(dir);
+    free(db);
+}
+
 sqlite3 *db_open(const char *path)
 {
     sqlite3 *db;

@@ -16,6 +16,10 @@ const char *src_path(const char *rel);
 char *temp_dir(void);
 /* Imports trace into dir/name.db with tracedb (quiet); returns the exit status. */
 int import_to(const char *trace, const char *db);
+/* Imports trace (relative to the source tree, or an absolute path) into run.db in a fresh dir (*dir);
+ * returns the db (malloc'd). cleanup() removes both. */
+char *imported(const char *trace, char **dir);
+void cleanup(char *dir, char *db);
 sqlite3 *db_open(const char *path);
 /* The first column of the first row of sql as an integer (INT64_MIN when NULL or no row). */
 int64_t db_int(sqlite3 *db, const char *sql);

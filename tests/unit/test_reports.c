@@ -10,22 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Imports trace (relative to the source tree, or an absolute path) into a fresh dir; returns the db. */
-static char *imported(const char *trace, char **dir)
-{
-    *dir = temp_dir();
-    char *db = malloc(1024);
-    snprintf(db, 1024, "%s/run.db", *dir);
-    cr_assert_eq(import_to(trace[0] == '/' ? trace : src_path(trace), db), 0, "import %s", trace);
-    return db;
-}
-
-static void cleanup(char *dir, char *db)
-{
-    run("rm -rf '%s'", dir);
-    free(dir);
-    free(db);
-}
 
 /* Runs `tracedb ARGS --format json` and parses its output. */
 static cJSON *report_json(const char *args)

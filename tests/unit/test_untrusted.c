@@ -547,9 +547,7 @@ static sqlite3 *db_open_rw(const char *path)
  * recursion never ended on one before). */
 Test(untrusted_sql, ops_walks_a_foreign_databases_parents_safely, .timeout = 60)
 {
-    char *dir = temp_dir(), db[1100];
-    snprintf(db, sizeof db, "%s/run.db", dir);
-    cr_assert_eq(import_to(src_path("tests/data/kineto/critical_path_alexnet_trace.json.gz"), db), 0);
+    char *dir, *db = imported("tests/data/kineto/critical_path_alexnet_trace.json.gz", &dir);
     int st;
     char *before = run_capture(&st, "'%s' ops '%s' --from 0 --format csv", tracedb(), db);
     cr_assert_eq(st, 0);
@@ -580,6 +578,5 @@ Test(untrusted_sql, ops_walks_a_foreign_databases_parents_safely, .timeout = 60)
     cr_assert(strstr(after, "aten::conv2d"), "%s", after);
     free(after);
     free(before);
-    run("rm -rf '%s'", dir);
-    free(dir);
+    cleanup(dir, db);
 }
