@@ -9,6 +9,7 @@
 #include "timeparse.h"
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -127,6 +128,63 @@ Test(jsonbuf, escapes_every_control_character)
     buf_addc(&b, 0);
     cr_assert_str_eq(b.p, "{\"k\":[1,\"x\"],\"n\":null}");
     buf_free(&b);
+}
+
+/* The escape rules of jsonbuf.h, one byte at a time: the oracle for the word-at-a-time copy. */
+static void escape_by_hand(const unsigned char *s, size_t n, char *out)
+{
+    char *o = out;
+    *o++ = '"';
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = s[i];
+        if (c == '"' || c == '\\')
+            *o++ = '\\', *o++ = (char)c;
+        else if (c == '\n')
+            *o++ = '\\', *o++ = 'n';
+        else if (c < 0x20)
+            o += sprintf(o, "\\u%04x", c);
+        else if (c == 0xC3 && i + 1 < n && s[i + 1] == 0xA9) /* the only valid sequence below: kept */
+            *o++ = (char)c, *o++ = (char)s[++i];
+        else if (c >= 0x80)
+            o += sprintf(o, "\xEF\xBF\xBD");
+        else
+            *o++ = (char)c;
+    }
+    *o++ = '"';
+    *o = 0;
+}
+
+/* Strings are checked 8 bytes at a time: each byte that needs care (control, quote, backslash, a valid
+ * and an invalid UTF-8 sequence) at every offset of a 27-byte string, and every length to 27. */
+Test(jsonbuf, escapes_at_every_offset_and_length)
+{
+    static const char *const specials[] = {"\x01", "\x1f", "\"", "\\", "\n", "\xC3\xA9", "\xFF", "\x80", " ", "\x7f"};
+    char want[256];
+    for (size_t k = 0; k < sizeof specials / sizeof specials[0]; k++)
+        for (size_t at = 0; at < 27; at++) {
+            unsigned char s[40];
+            memset(s, 'x', sizeof s);
+            size_t sn = strlen(specials[k]);
+            memcpy(s + at, specials[k], sn);
+            size_t n = at + sn + (at % 5); /* the special byte at the end, or a few bytes before it */
+            struct buf b = {0};
+            buf_add(&b, "ab", 2); /* not at the buffer's start */
+            buf_add_json_string(&b, (const char *)s, n);
+            buf_addc(&b, 0);
+            escape_by_hand(s, n, want);
+            cr_assert_str_eq(b.p + 2, want, "special %zu at %zu, length %zu", k, at, n);
+            buf_free(&b);
+        }
+    for (size_t n = 0; n <= 27; n++) {
+        char s[28], w[32] = "\"";
+        memset(s, 'q', sizeof s);
+        struct buf b = {0};
+        buf_add_json_string(&b, s, n);
+        buf_addc(&b, 0);
+        memcpy(w + 1, s, n), w[n + 1] = '"', w[n + 2] = 0;
+        cr_assert_str_eq(b.p, w, "plain, length %zu", n);
+        buf_free(&b);
+    }
 }
 
 Test(strmap, interns_many_keys)
