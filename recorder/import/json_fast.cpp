@@ -9,6 +9,7 @@
  * to yajl. simdjson's own checks (UTF-8, unclosed strings, structure) stop the walk the same way. Keys and
  * strings without a backslash (nearly all) are passed as they stand in the input, not copied. Built without exceptions: every call returns an error code. */
 #include "json_fast.h"
+#include <cstdint>
 #include <cstring>
 #include <new>
 #include <utility>
@@ -39,7 +40,8 @@ enum { MAX_DEPTH = 64 }; /* deeper values are left to yajl (which keeps no stack
 std::string_view trimmed(std::string_view s)
 {
     size_t n = s.size();
-    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n' || s[n - 1] == '\r'))
+    while (n && static_cast<unsigned char>(s[n - 1]) <= ' ' &&
+           (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n' || s[n - 1] == '\r'))
         n--;
     return s.substr(0, n);
 }
@@ -88,6 +90,27 @@ bool has_unicode_escape(std::string_view raw)
     return false;
 }
 
+/* The first '"' or '\\' from p on, read 8 bytes at a time (one of them ends the string, and the input
+ * has JSON_FAST_PADDING readable bytes past its end). The lowest flagged byte is exact: a false flag
+ * can only stand above a true one. */
+const char *quote_or_backslash(const char *p)
+{
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+    while (*p != '"' && *p != '\\')
+        p++;
+    return p;
+#endif
+    const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
+    for (;; p += 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+        uint64_t hit = (((q - ones) & ~q) | ((b - ones) & ~b)) & high;
+        if (hit)
+            return p + __builtin_ctzll(hit) / 8;
+    }
+}
+
 int walk(ondemand::value v, const json_sink *k, int depth, char closer);
 
 int walk_object(ondemand::object o, const json_sink *k, int depth)
@@ -101,9 +124,7 @@ int walk_object(ondemand::object o, const json_sink *k, int depth)
             return NOT_FAST;
         /* the key as written, up to its closing quote (stage 1 found it): no copy. A key with a backslash
          * (rare) is left to yajl. */
-        const char *key = reinterpret_cast<const char *>(f.key().raw()), *end = key;
-        while (*end != '"' && *end != '\\')
-            end++;
+        const char *key = reinterpret_cast<const char *>(f.key().raw()), *end = quote_or_backslash(key);
         if (*end == '\\')
             return NOT_FAST;
         if ((r = k->map_key(k->ctx, reinterpret_cast<const unsigned char *>(key), static_cast<size_t>(end - key))) != GO)
