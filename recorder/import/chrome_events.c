@@ -3,21 +3,34 @@
  * metadata, flows, and the anomalies real traces carry (kept and flagged, or errors with --strict). */
 #include "chrome_internal.h"
 
-#define QK(s) {"\"" s "\"", sizeof(s) + 1}
-static const struct {
-    const char *quoted; /* the key as it stands escaped in the arena, quotes included */
-    size_t n;
-} arg_slot_keys[S_COUNT] = {
-    [S_CORRELATION] = QK("correlation"), [S_EXTERNAL_ID] = QK("External id"), [S_EXTERNAL_ID_LC] = QK("external id"),
-    [S_DEVICE] = QK("device"), [S_STREAM] = QK("stream"), [S_BYTES] = QK("bytes"), [S_EV_IDX] = QK("Ev Idx"),
-    [S_GRID] = QK("grid"), [S_BLOCK] = QK("block"), [S_REGISTERS] = QK("registers per thread"),
-    [S_SHARED_MEM] = QK("shared memory"), [S_BLOCKS_PER_SM] = QK("blocks per SM"),
-    [S_WARPS_PER_SM] = QK("warps per SM"), [S_OCCUPANCY] = QK("est. achieved occupancy %"),
-    [S_MEM_BYTES] = QK("Bytes"), [S_ADDR] = QK("Addr"), [S_TOTAL_ALLOCATED] = QK("Total Allocated"),
-    [S_TOTAL_RESERVED] = QK("Total Reserved"), [S_DEVICE_TYPE] = QK("Device Type"), [S_DEVICE_ID] = QK("Device Id"),
-    [S_NAME] = QK("name"), [S_LABELS] = QK("labels"), [S_SORT_INDEX] = QK("sort_index"),
-    [S_OPERATOR_INDEX] = QK("operator_index"),
-};
+/* The args that become columns, by their raw key (no escape: a key with one never matches): its length
+ * and first byte find the one candidate, one memcmp says. -1 for the rest. */
+static int arg_slot_of(const unsigned char *k, size_t n)
+{
+#define IS(lit, slot) (n == sizeof(lit) - 1 && memcmp(k, lit, n) == 0 ? (slot) : -1)
+    if (n < 4 || n > 25)
+        return -1;
+    switch (k[0]) {
+    case 'A': return IS("Addr", S_ADDR);
+    case 'B': return IS("Bytes", S_MEM_BYTES);
+    case 'D': return n == 11 ? IS("Device Type", S_DEVICE_TYPE) : IS("Device Id", S_DEVICE_ID);
+    case 'E': return n == 11 ? IS("External id", S_EXTERNAL_ID) : IS("Ev Idx", S_EV_IDX);
+    case 'T': return n == 15 ? IS("Total Allocated", S_TOTAL_ALLOCATED) : IS("Total Reserved", S_TOTAL_RESERVED);
+    case 'b': return n == 5 ? (k[1] == 'y' ? IS("bytes", S_BYTES) : IS("block", S_BLOCK)) : IS("blocks per SM", S_BLOCKS_PER_SM);
+    case 'c': return IS("correlation", S_CORRELATION);
+    case 'd': return IS("device", S_DEVICE);
+    case 'e': return n == 11 ? IS("external id", S_EXTERNAL_ID_LC) : IS("est. achieved occupancy %", S_OCCUPANCY);
+    case 'g': return IS("grid", S_GRID);
+    case 'l': return IS("labels", S_LABELS);
+    case 'n': return IS("name", S_NAME);
+    case 'o': return IS("operator_index", S_OPERATOR_INDEX);
+    case 'r': return IS("registers per thread", S_REGISTERS);
+    case 's': return n == 6 ? IS("stream", S_STREAM) : n == 10 ? IS("sort_index", S_SORT_INDEX) : IS("shared memory", S_SHARED_MEM);
+    case 'w': return IS("warps per SM", S_WARPS_PER_SM);
+    default: return -1;
+    }
+#undef IS
+}
 
 /* ---------------------------------------------------------------- small helpers */
 
@@ -184,13 +197,9 @@ int chrome_arg_key(struct chrome *c, const unsigned char *k, size_t n)
         return 0;
     a->key_n = c->arena.n - a->key;
     a->type = V_NULL;
-    for (int i = 0; i < S_COUNT; i++) { /* on the raw key: its length and first byte rule most out */
-        if (arg_slot_keys[i].n == n + 2 && arg_slot_keys[i].quoted[1] == (char)k[0] &&
-            memcmp(arg_slot_keys[i].quoted + 1, k, n) == 0) {
-            c->slot_arg[i] = (int)c->nargs - 1;
-            break;
-        }
-    }
+    int slot = arg_slot_of(k, n);
+    if (slot >= 0)
+        c->slot_arg[slot] = (int)c->nargs - 1;
     return 1;
 }
 
@@ -230,15 +239,46 @@ static int64_t arg_int(struct chrome *c, enum arg_slot slot)
     return v;
 }
 
+/* strtod's value of a plain decimal, [-]digits[.digits] with at most 19 digits whose integer is below
+ * 2^53 and at most 22 after the point, found without strtod: that integer and the power of ten are both
+ * exact doubles, and one IEEE division rounds correctly (Clinger's fast path). 0, or -1 for any other
+ * text (strtod decides). */
+static int plain_decimal(const char *s, size_t n, double *out)
+{
+    static const double pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                   1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    size_t i = n && s[0] == '-';
+    uint64_t m = 0;
+    int digits = 0, frac = -1;
+    for (; i < n; i++) {
+        if (s[i] == '.' && frac < 0 && digits) {
+            frac = 0;
+            continue;
+        }
+        if (s[i] < '0' || s[i] > '9' || ++digits > 19)
+            return -1;
+        m = m * 10 + (uint64_t)(s[i] - '0');
+        frac += frac >= 0;
+    }
+    if (!digits || frac == 0 || m >= (uint64_t)1 << 53 || frac > 22)
+        return -1;
+    double v = (double)m / pow10[frac < 0 ? 0 : frac];
+    *out = s[0] == '-' ? -v : v;
+    return 0;
+}
+
 static double arg_real(struct chrome *c, enum arg_slot slot)
 {
     struct arg *a = arg_slot(c, slot);
     if (!a || a->type != V_NUMBER || a->val_n >= 64)
         return NAN;
+    a->promoted = 1;
+    double v;
+    if (plain_decimal(c->arena.p + a->val, a->val_n, &v) == 0)
+        return v;
     char tmp[64];
     memcpy(tmp, c->arena.p + a->val, a->val_n);
     tmp[a->val_n] = 0;
-    a->promoted = 1;
     return strtod(tmp, NULL);
 }
 
@@ -300,23 +340,26 @@ static int kind_of(struct chrome *c, char ph)
             return TDB_KIND_RANGE; /* the profiler's own step ranges, in the legacy export too */
         return TDB_KIND_OP; /* PyTorch's legacy export writes operators with no category */
     }
+#define CAT(name, kind) {name, sizeof(name) - 1, kind}
     static const struct {
         const char *cat;
+        size_t n;
         int kind;
     } cats[] = {
-        {"cpu_op", TDB_KIND_OP},           {"operator", TDB_KIND_OP},
-        {"user_annotation", TDB_KIND_RANGE}, {"gpu_user_annotation", TDB_KIND_GPU_RANGE},
-        {"python_function", TDB_KIND_PYTHON}, {"cuda_runtime", TDB_KIND_RUNTIME},
-        {"runtime", TDB_KIND_RUNTIME},     {"cuda_driver", TDB_KIND_DRIVER},
-        {"driver", TDB_KIND_DRIVER},       {"kernel", TDB_KIND_KERNEL},
-        {"gpu_memcpy", TDB_KIND_MEMCPY},   {"memcpy", TDB_KIND_MEMCPY},
-        {"gpu_memset", TDB_KIND_MEMSET},   {"memset", TDB_KIND_MEMSET},
-        {"cuda_sync", TDB_KIND_SYNC},      {"trace", TDB_KIND_TRACE},
-        {"cpu_instant_event", TDB_KIND_INSTANT},
+        CAT("cpu_op", TDB_KIND_OP),           CAT("operator", TDB_KIND_OP),
+        CAT("user_annotation", TDB_KIND_RANGE), CAT("gpu_user_annotation", TDB_KIND_GPU_RANGE),
+        CAT("python_function", TDB_KIND_PYTHON), CAT("cuda_runtime", TDB_KIND_RUNTIME),
+        CAT("runtime", TDB_KIND_RUNTIME),     CAT("cuda_driver", TDB_KIND_DRIVER),
+        CAT("driver", TDB_KIND_DRIVER),       CAT("kernel", TDB_KIND_KERNEL),
+        CAT("gpu_memcpy", TDB_KIND_MEMCPY),   CAT("memcpy", TDB_KIND_MEMCPY),
+        CAT("gpu_memset", TDB_KIND_MEMSET),   CAT("memset", TDB_KIND_MEMSET),
+        CAT("cuda_sync", TDB_KIND_SYNC),      CAT("trace", TDB_KIND_TRACE),
+        CAT("cpu_instant_event", TDB_KIND_INSTANT),
     };
+#undef CAT
     const char *cs = c->arena.p + c->cat.off;
     for (size_t i = 0; i < sizeof cats / sizeof cats[0]; i++)
-        if (ci_equal(cs, c->cat.n, cats[i].cat))
+        if (cats[i].n == c->cat.n && ci_equal(cs, c->cat.n, cats[i].cat))
             return cats[i].kind;
     if (ph == 'i' || ph == 'I')
         return TDB_KIND_INSTANT;

@@ -574,3 +574,51 @@ Test(database, grouped_rows_keep_every_column_and_their_order)
                          "AND bind_enclosing = 1"), 100);
     fx_free(&f);
 }
+
+/* A kernel's real-valued launch fields are read without strtod when the text is a plain decimal that a
+ * double division gives exactly (json: chrome_events.c's plain_decimal) and with strtod otherwise: every
+ * value must be the double the compiler makes of the same text, to the last bit, on both sides of the
+ * line (19 digits, 2^53, 22 places, exponents; not -0.0, which SQLite keeps as 0). */
+Test(database, launch_reals_are_the_nearest_doubles)
+{
+    static const struct {
+        const char *text;
+        double want;
+    } v[] = {
+        {"0.3", 0.3}, {"170.2", 170.2}, {"2", 2}, {"0.1", 0.1}, {"-0.5", -0.5}, {"0", 0}, {"1.2", 1.2},
+        {"0.0000000000000000000001", 0.0000000000000000000001}, /* 22 places: the last fast one */
+        {"0.00000000000000000000001", 0.00000000000000000000001}, /* 23: strtod */
+        {"9007199254740991", 9007199254740991.0}, /* 2^53 - 1: fast */
+        {"9007199254740993", 9007199254740993.0}, /* 2^53 + 1: strtod rounds it to even */
+        {"1234567890123456789", 1234567890123456789.0}, {"12345678901234567890", 12345678901234567890.0},
+        {"3.141592653589793238", 3.141592653589793238}, {"-12.5", -12.5}, {"1e3", 1e3}, {"2.5E-3", 2.5E-3},
+        {"123456.789012", 123456.789012}, {"0.000001", 0.000001}, {"99.99999999999999", 99.99999999999999},
+    };
+    size_t count = sizeof v / sizeof v[0];
+    char json[16384];
+    size_t n = (size_t)snprintf(json, sizeof json, "{\"traceEvents\":[\n");
+    for (size_t i = 0; i < count; i++)
+        n += (size_t)snprintf(json + n, sizeof json - n,
+                              "%s{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":%zu,\"dur\":1,"
+                              "\"args\":{\"grid\":[1,1,1],\"blocks per SM\":%s,\"warps per SM\":%s,"
+                              "\"est. achieved occupancy %%\":%s}}\n",
+                              i ? "," : "", i * 10, v[i].text, v[i].text, v[i].text);
+    snprintf(json + n, sizeof json - n, "]}");
+    struct fixture f = fx_new(json, "json");
+    cr_assert_eq(fx_import(&f, ""), 0);
+    sqlite3 *d = db_open(f.db);
+    sqlite3_stmt *st;
+    cr_assert_eq(sqlite3_prepare_v2(d, "SELECT blocks_per_sm, warps_per_sm, occupancy_pct FROM kernel_launch l "
+                                       "JOIN event e ON e.id = l.event_id ORDER BY e.start_ns", -1, &st, NULL), SQLITE_OK);
+    size_t rows = 0;
+    for (; sqlite3_step(st) == SQLITE_ROW; rows++)
+        for (int c = 0; c < 3; c++) {
+            double got = sqlite3_column_double(st, c);
+            cr_expect(memcmp(&got, &v[rows].want, sizeof got) == 0, "%s read as %.17g, not %.17g", v[rows].text, got,
+                      v[rows].want);
+        }
+    sqlite3_finalize(st);
+    sqlite3_close(d);
+    cr_assert_eq(rows, count);
+    fx_free(&f);
+}
