@@ -117,9 +117,10 @@ static int64_t ingest_stat(struct tdb_ingest *ing, const struct tdb_event *ev, i
         if (strmap_put(&ing->stat_index, key, sizeof key, i) != 0)
             return -1;
         ing->stats[i] = (struct stat_row){.kind = ev->kind, .name_id = name_id, .device = ev->device,
-                                          .min = INT64_MAX, .max = INT64_MIN};
+                                          .min = INT64_MAX, .max = INT64_MIN, .device_class = -1};
     }
     struct stat_row *r = &ing->stats[i];
+    ing->last_stat = (size_t)i;
     r->calls++;
     r->total = tdb_sat_add(r->total, ev->dur_ns);
     if (ev->dur_ns < r->min)
@@ -194,8 +195,11 @@ static int ingest_keep_gpu_time(struct tdb_ingest *ing, size_t ord, const struct
     if ((ev->kind != TDB_KIND_KERNEL && ev->kind != TDB_KIND_MEMCPY && ev->kind != TDB_KIND_MEMSET) ||
         ev->device == TDB_NULL || ev->dur_ns <= 0)
         return 0;
+    struct stat_row *r = &ing->stats[ing->last_stat]; /* this event's, just counted: the class is asked once a name */
+    if (r->device_class < 0)
+        r->device_class = (int)device_time_class(ev->kind, ev->name);
     if (device_time_add(&ing->devices, (uint32_t)ord, ev->start_ns, ev->dur_ns, ev->device,
-                        device_time_class(ev->kind, ev->name), ing->sort_budget / 4, ing->sort_dir) == 0)
+                        (enum device_class)r->device_class, ing->sort_budget / 4, ing->sort_dir) == 0)
         return 0;
     const char *why = device_time_error(&ing->devices);
     fprintf(ing->err, "tracedb: %s: %s\n", ing->path, why ? why : "out of memory");
@@ -627,9 +631,14 @@ int64_t tdb_ingest_thread(struct tdb_ingest *ing, int pid_is_text, struct tdb_st
     size_t n = ingest_track_key(ing, pid_is_text, pid, 1, tid_is_text, tid);
     if (!n)
         return -1;
+    if (n == ing->thread_last_n && memcmp(ing->key, ing->thread_last, n) == 0)
+        return ing->thread_last_id; /* most events are on the track of the one before */
     int64_t id = strmap_get(&ing->threads, ing->key, n);
-    if (id >= 0)
+    if (id >= 0) {
+        if (n <= sizeof ing->thread_last)
+            memcpy(ing->thread_last, ing->key, n), ing->thread_last_n = n, ing->thread_last_id = id;
         return id;
+    }
 
     size_t pn = ingest_track_key(ing, pid_is_text, pid, 0, 0, tid);
     int64_t proc = strmap_get(&ing->processes, ing->key, pn);

@@ -66,6 +66,7 @@ struct stat_row {
     int64_t self_device, device_total;     /* GPU work launched directly / by it or its children */
     int64_t self_cpu_mem, cpu_mem;         /* host bytes allocated (minus freed) directly / in all */
     int64_t self_device_mem, device_mem;   /* device bytes, likewise */
+    int device_class;                      /* GPU work: device_time_class() of its kind and name; -1 until asked */
 };
 
 struct nest_cursor;
@@ -109,6 +110,10 @@ struct tdb_ingest {
     struct strmap stat_index;  /* (kind, name, device) -> index in stats */
     struct stat_row *stats;
     size_t nstats, stats_cap;
+    size_t last_stat; /* the stat row of the event being kept (ingest_stat) */
+    char thread_last[48];     /* the last track key looked up (tdb_ingest_thread), and its id */
+    size_t thread_last_n;     /* 0: none */
+    int64_t thread_last_id;
     int64_t first_ns, last_ns; /* span of the current trace */
     struct device_time devices; /* GPU intervals of the current trace, for device_stats */
     struct stream_nest *stream; /* an import's rows on their way to the writer, nested as they come */
