@@ -442,8 +442,10 @@ struct tdb_ingest *tdb_ingest_open(const char *path, enum tdb_open_mode mode, FI
         close(fd);
     }
     /* A database made here (not an existing one) skips its rollback journal: defensive mode allows that
-     * only before it goes on. */
-    const char *setup = mode == TDB_OPEN_APPEND || mode == TDB_OPEN_LIVE ? NULL : "PRAGMA journal_mode=OFF";
+     * only before it goes on. Its pages are 16 KiB: the writer thread's work on the bench trace is 7-10%
+     * less than with 4 KiB (fewer pages to balance and write), reports no slower, a small trace's file
+     * 320 KB instead of 110 KB (64 KiB: 1.3 MB, for 2% more). */
+    const char *setup = mode == TDB_OPEN_APPEND || mode == TDB_OPEN_LIVE ? NULL : "PRAGMA page_size=16384; PRAGMA journal_mode=OFF";
     if (mode == TDB_OPEN_MEMORY && memory_db) {
         ing->db = memory_db, ing->borrowed = 1;
     } else if (mode == TDB_OPEN_MEMORY) {
