@@ -117,23 +117,33 @@ static void thread_seen(struct chrome *c, int64_t thread, int64_t t)
 
 int chrome_arena_text(struct chrome *c, struct text *t, const char *s, size_t n, int is_text)
 {
-    t->off = c->arena.n;
     t->n = n;
     t->set = 1;
     t->is_text = is_text;
+    if (c->in_fast) { /* the walked input stays put until the event is written: no copy */
+        t->direct = s;
+        return 0;
+    }
+    t->direct = NULL;
+    t->off = c->arena.n;
     return buf_add(&c->arena, s, n);
+}
+
+static const char *text_ptr(const struct chrome *c, const struct text *t)
+{
+    return t->direct ? t->direct : c->arena.p + t->off;
 }
 
 static struct tdb_str text_str(const struct chrome *c, const struct text *t)
 {
-    struct tdb_str s = {t->set ? c->arena.p + t->off : NULL, t->set ? t->n : 0};
+    struct tdb_str s = {t->set ? text_ptr(c, t) : NULL, t->set ? t->n : 0};
     return s;
 }
 
 static int text_is(const struct chrome *c, const struct text *t, const char *lit)
 {
     size_t n = strlen(lit);
-    return t->set && t->n == n && memcmp(c->arena.p + t->off, lit, n) == 0;
+    return t->set && t->n == n && memcmp(text_ptr(c, t), lit, n) == 0;
 }
 
 static int ci_equal(const char *a, size_t n, const char *lit)
@@ -186,16 +196,27 @@ static struct arg *arg_new(struct chrome *c)
     return a;
 }
 
-/* Starts an arg (or unknown event field) with this key. */
+static const char *arg_key(const struct chrome *c, const struct arg *a)
+{
+    return a->kp ? a->kp : c->arena.p + a->key;
+}
+
+static const char *arg_val(const struct chrome *c, const struct arg *a)
+{
+    return a->vp ? a->vp : c->arena.p + a->val;
+}
+
+/* Starts an arg (or unknown event field) with this key: where the fast lane found it, or a copy. */
 int chrome_arg_key(struct chrome *c, const unsigned char *k, size_t n)
 {
     struct arg *a = arg_new(c);
     if (!a)
         return 0;
-    a->key = c->arena.n;
-    if (buf_add_json_string(&c->arena, (const char *)k, n) != 0)
+    a->key_n = n;
+    if (c->in_fast)
+        a->kp = (const char *)k;
+    else if ((a->key = c->arena.n, buf_add(&c->arena, k, n)) != 0)
         return 0;
-    a->key_n = c->arena.n - a->key;
     a->type = V_NULL;
     int slot = arg_slot_of(k, n);
     if (slot >= 0)
@@ -203,22 +224,20 @@ int chrome_arg_key(struct chrome *c, const unsigned char *k, size_t n)
     return 1;
 }
 
-int chrome_arg_scalar(struct chrome *c, enum vtype type, const char *text, size_t n, const char *str, size_t sn)
+/* The value of the arg just started: JSON text, or a string's unescaped text (args_json escapes it). */
+int chrome_arg_scalar(struct chrome *c, enum vtype type, const char *text, size_t n)
 {
     if (!c->nargs)
         return 1;
     struct arg *a = &c->args[c->nargs - 1];
     a->type = type;
-    a->val = c->arena.n;
-    if (type == V_STRING) {
-        if (buf_add_json_string(&c->arena, str, sn) != 0)
-            return 0;
-        a->val_n = c->arena.n - a->val;
-        a->str = c->arena.n;
-        a->str_n = sn;
-        return buf_add(&c->arena, str, sn) == 0;
-    }
     a->val_n = n;
+    if (c->in_fast) {
+        a->vp = text;
+        return 1;
+    }
+    a->vp = NULL;
+    a->val = c->arena.n;
     return buf_add(&c->arena, text, n) == 0;
 }
 
@@ -233,7 +252,7 @@ static int64_t arg_int(struct chrome *c, enum arg_slot slot)
 {
     struct arg *a = arg_slot(c, slot);
     int64_t v;
-    if (!a || a->type != V_NUMBER || tdb_parse_int(c->arena.p + a->val, a->val_n, &v) != 0)
+    if (!a || a->type != V_NUMBER || tdb_parse_int(arg_val(c, a), a->val_n, &v) != 0)
         return TDB_NULL;
     a->promoted = 1;
     return v;
@@ -274,10 +293,10 @@ static double arg_real(struct chrome *c, enum arg_slot slot)
         return NAN;
     a->promoted = 1;
     double v;
-    if (plain_decimal(c->arena.p + a->val, a->val_n, &v) == 0)
+    if (plain_decimal(arg_val(c, a), a->val_n, &v) == 0)
         return v;
     char tmp[64];
-    memcpy(tmp, c->arena.p + a->val, a->val_n);
+    memcpy(tmp, arg_val(c, a), a->val_n);
     tmp[a->val_n] = 0;
     return strtod(tmp, NULL);
 }
@@ -289,7 +308,7 @@ static void arg_dim3(struct chrome *c, enum arg_slot slot, int64_t v[3])
     struct arg *a = arg_slot(c, slot);
     if (!a || a->type != V_NESTED || a->val_n < 7)
         return;
-    const char *p = c->arena.p + a->val, *end = p + a->val_n;
+    const char *p = arg_val(c, a), *end = p + a->val_n;
     if (*p++ != '[')
         return;
     int64_t out[3];
@@ -320,9 +339,12 @@ static struct tdb_str args_json(struct chrome *c)
         if (!first)
             buf_addc(&c->out_args, ',');
         first = 0;
-        buf_add(&c->out_args, c->arena.p + a->key, a->key_n);
+        buf_add_json_string(&c->out_args, arg_key(c, a), a->key_n);
         buf_addc(&c->out_args, ':');
-        buf_add(&c->out_args, c->arena.p + a->val, a->val_n);
+        if (a->type == V_STRING)
+            buf_add_json_string(&c->out_args, arg_val(c, a), a->val_n);
+        else
+            buf_add(&c->out_args, arg_val(c, a), a->val_n);
     }
     buf_addc(&c->out_args, '}');
     struct tdb_str s = {c->out_args.p, c->out_args.n};
@@ -336,7 +358,7 @@ static int kind_of(struct chrome *c, char ph)
     if (!c->cat.set || c->cat.n == 0) {
         if (ph == 'i' || ph == 'I')
             return TDB_KIND_INSTANT;
-        if (c->name.set && c->name.n > 13 && memcmp(c->arena.p + c->name.off, "ProfilerStep#", 13) == 0)
+        if (c->name.set && c->name.n > 13 && memcmp(text_ptr(c, &c->name), "ProfilerStep#", 13) == 0)
             return TDB_KIND_RANGE; /* the profiler's own step ranges, in the legacy export too */
         return TDB_KIND_OP; /* PyTorch's legacy export writes operators with no category */
     }
@@ -357,7 +379,7 @@ static int kind_of(struct chrome *c, char ph)
         CAT("cpu_instant_event", TDB_KIND_INSTANT),
     };
 #undef CAT
-    const char *cs = c->arena.p + c->cat.off;
+    const char *cs = text_ptr(c, &c->cat);
     for (size_t i = 0; i < sizeof cats / sizeof cats[0]; i++)
         if (cats[i].n == c->cat.n && ci_equal(cs, c->cat.n, cats[i].cat))
             return cats[i].kind;
@@ -387,7 +409,7 @@ static int chrome_time(struct chrome *c, const struct text *t, const char *what,
         chrome_event_bad(c, "no %s", what);
         return -1;
     }
-    int rc = tdb_us_to_ns(c->arena.p + t->off, t->n, out);
+    int rc = tdb_us_to_ns(text_ptr(c, t), t->n, out);
     if (rc == 0 && (*out > TDB_TIME_MAX || *out < -TDB_TIME_MAX))
         rc = -2; /* past 146 years either way: not a time (see TDB_TIME_MAX) */
     if (rc == -2)
@@ -405,7 +427,7 @@ static int chrome_metadata(struct chrome *c)
     char field[32];
     if (c->name.n >= sizeof field)
         return 0;
-    memcpy(field, c->arena.p + c->name.off, c->name.n);
+    memcpy(field, text_ptr(c, &c->name), c->name.n);
     field[c->name.n] = 0;
     const struct arg *a = arg_slot(c, strcmp(field, "process_labels") == 0 ? S_LABELS
                                       : strstr(field, "sort_index")        ? S_SORT_INDEX
@@ -415,9 +437,9 @@ static int chrome_metadata(struct chrome *c)
     struct tdb_str text = {NULL, 0};
     int64_t num = TDB_NULL;
     if (a->type == V_STRING)
-        text = (struct tdb_str){c->arena.p + a->str, a->str_n};
+        text = (struct tdb_str){arg_val(c, a), a->val_n};
     else if (a->type == V_NUMBER)
-        tdb_parse_int(c->arena.p + a->val, a->val_n, &num);
+        tdb_parse_int(arg_val(c, a), a->val_n, &num);
     return tdb_ingest_thread_meta(c->ing, thread, field, text, num);
 }
 
@@ -431,12 +453,15 @@ static int chrome_counter(struct chrome *c, int64_t thread, int64_t ts)
             continue;
         name.n = 0;
         /* series name: "<event name>.<key>" (key unquoted; keys with escapes keep them) */
-        buf_add(&name, c->arena.p + c->name.off, c->name.n);
+        buf_add(&name, text_ptr(c, &c->name), c->name.n);
         buf_addc(&name, '.');
-        buf_add(&name, c->arena.p + a->key + 1, a->key_n - 2);
+        size_t at = name.n; /* the key as JSON writes it, without its quotes */
+        buf_add_json_string(&name, arg_key(c, a), a->key_n);
+        memmove(name.p + at, name.p + at + 1, name.n - at - 2);
+        name.n -= 2;
         char tmp[64];
         size_t n = a->val_n < sizeof tmp - 1 ? a->val_n : sizeof tmp - 1;
-        memcpy(tmp, c->arena.p + a->val, n);
+        memcpy(tmp, arg_val(c, a), n);
         tmp[n] = 0;
         rc = tdb_ingest_counter(c->ing, thread, (struct tdb_str){name.p, name.n}, ts, strtod(tmp, NULL));
     }
@@ -492,8 +517,8 @@ static int open_push(struct chrome *c, int64_t thread, int64_t start, int kind)
     o->name.n = o->cat.n = o->args.n = 0;
     o->has_cat = c->cat.set;
     struct tdb_str a = args_json(c);
-    if (buf_add(&o->name, c->arena.p + c->name.off, c->name.n) != 0 ||
-        buf_add(&o->cat, c->arena.p + c->cat.off, c->cat.n) != 0 || buf_add(&o->args, a.p, a.n) != 0)
+    if (buf_add(&o->name, text_ptr(c, &c->name), c->name.n) != 0 ||
+        buf_add(&o->cat, text_ptr(c, &c->cat), c->cat.n) != 0 || buf_add(&o->args, a.p, a.n) != 0)
         return -1;
     return 0;
 }
@@ -573,10 +598,10 @@ static int chrome_duration(struct chrome *c, int64_t thread, int64_t ts, int64_t
 static int chrome_flow(struct chrome *c, char ph, int64_t thread, int64_t ts)
 {
     int64_t id = TDB_NULL;
-    if (c->id.set && tdb_parse_int(c->arena.p + c->id.off, c->id.n, &id) != 0) {
+    if (c->id.set && tdb_parse_int(text_ptr(c, &c->id), c->id.n, &id) != 0) {
         char tmp[32];
         size_t n = c->id.n < sizeof tmp - 1 ? c->id.n : sizeof tmp - 1;
-        memcpy(tmp, c->arena.p + c->id.off, n);
+        memcpy(tmp, text_ptr(c, &c->id), n);
         tmp[n] = 0;
         char *end;
         errno = 0;
@@ -635,7 +660,7 @@ int chrome_event_end(struct chrome *c)
         chrome_skip(c, c->event_offset, c->chrome_event_bad ? c->bad_reason : "no \"ph\" (phase)");
         return 0;
     }
-    char ph = c->arena.p[c->ph.off];
+    char ph = text_ptr(c, &c->ph)[0];
     if (ph == 'M')
         return chrome_metadata(c);
     int64_t ts = 0, dur = 0;

@@ -37,17 +37,20 @@ enum arg_slot {
 };
 
 
-/* One arg (or unknown field) of the event being read; offsets into the event arena. */
+/* One arg (or unknown field) of the event being read. Its texts are where the fast lane found them
+ * (kp, vp: the walked input, which stays put until the event is written) or, when those are NULL, at
+ * offsets into the event arena (yajl's lane, whose buffers do not stay; captured nested values). */
 struct arg {
-    size_t key, key_n;   /* the key, JSON-escaped with quotes */
-    size_t val, val_n;   /* the value as JSON text */
-    size_t str, str_n;   /* for strings: the unescaped text */
+    const char *kp, *vp;
+    size_t key, key_n;   /* the key, unescaped (args_json escapes the ones it writes) */
+    size_t val, val_n;   /* the value: JSON text; for strings, the unescaped text */
     enum vtype type;
     int promoted;        /* became a column */
 };
 
-/* A field of the event kept as text in the arena. */
+/* A field of the event: where the fast lane found it (direct), or at off in the arena. */
 struct text {
+    const char *direct;
     size_t off, n;
     int set, is_text; /* is_text: a JSON string (pid/tid/id may be numbers or strings) */
 };
@@ -158,7 +161,7 @@ struct chrome {
 extern const char *const chrome_anomaly_what[TDB_ANOMALY_COUNT];
 int chrome_arena_text(struct chrome *c, struct text *t, const char *s, size_t n, int is_text);
 int chrome_arg_key(struct chrome *c, const unsigned char *k, size_t n);
-int chrome_arg_scalar(struct chrome *c, enum vtype type, const char *text, size_t n, const char *str, size_t sn);
+int chrome_arg_scalar(struct chrome *c, enum vtype type, const char *text, size_t n);
 int chrome_anomaly(struct chrome *c, enum tdb_anomaly a, size_t offset);
 int chrome_event_end(struct chrome *c);
 size_t chrome_offset(struct chrome *c);

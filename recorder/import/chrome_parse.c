@@ -17,7 +17,7 @@ static int on_scalar(struct chrome *c, enum vtype type, const char *text, size_t
     }
     int event_depth = c->events_depth ? c->events_depth + 1 : -1;
     if (c->depth == event_depth + 1 && c->in_args)
-        return chrome_arg_scalar(c, type, text, n, text, n);
+        return chrome_arg_scalar(c, type, text, n);
     if (c->depth == event_depth) {
         struct text *t = NULL;
         int is_text = type == V_STRING;
@@ -31,7 +31,7 @@ static int on_scalar(struct chrome *c, enum vtype type, const char *text, size_t
         case F_DUR: t = &c->dur; break;
         case F_ID: t = &c->id; break;
         case F_BP: t = &c->bp; break;
-        case F_OTHER: return chrome_arg_scalar(c, type, text, n, text, n);
+        case F_OTHER: return chrome_arg_scalar(c, type, text, n);
         case F_ARGS: chrome_event_bad(c, "%s is not an object", "\"args\""); return 1;
         default: return 1;
         }
@@ -180,6 +180,7 @@ static int on_open(struct chrome *c, char bracket)
         }
         if (c->field == F_OTHER) {
             c->args[c->nargs - 1].type = V_NESTED;
+            c->args[c->nargs - 1].vp = NULL;
             c->args[c->nargs - 1].val = c->arena.n;
             return capture_start(c, &c->arena, bracket);
         }
@@ -191,6 +192,7 @@ static int on_open(struct chrome *c, char bracket)
     if (c->depth == event_depth + 2 && c->in_args && c->nargs) {
         struct arg *a = &c->args[c->nargs - 1];
         a->type = V_NESTED;
+        a->vp = NULL;
         a->val = c->arena.n;
         return capture_start(c, &c->arena, bracket);
     }

@@ -476,9 +476,12 @@ Test(badinput, cut_and_corrupted_real_trace_never_crashes, .timeout = 120)
 Test(database, counter_events_become_one_series_per_arg)
 {
     struct fixture f = fx_new("[{\"ph\":\"C\",\"name\":\"mem\",\"pid\":1,\"tid\":1,\"ts\":1,\"args\":{\"a\":1,\"b\":2.5}},"
-                              "{\"ph\":\"C\",\"name\":\"mem\",\"pid\":1,\"tid\":1,\"ts\":2,\"args\":{\"a\":3}}]", "json");
+                              "{\"ph\":\"C\",\"name\":\"mem\",\"pid\":1,\"tid\":1,\"ts\":2,\"args\":{\"a\":3}},"
+                              "{\"ph\":\"C\",\"name\":\"mem\",\"pid\":1,\"tid\":1,\"ts\":3,\"args\":{\"q\\\"t\\u0001\":7}}]", "json");
     cr_assert_eq(fx_import(&f, ""), 0);
-    cr_assert_eq(q(f.db, "SELECT count(*) FROM counter"), 3);
+    cr_assert_eq(q(f.db, "SELECT count(*) FROM counter"), 4);
+    /* a key with escapes keeps them, as JSON writes them */
+    cr_assert_eq(q(f.db, "SELECT c.value FROM counter c JOIN string n ON n.id = c.name_id WHERE n.value = 'mem.q\\\"t\\u0001'"), 7);
     cr_assert_eq(q(f.db, "SELECT sum(c.value) FROM counter c JOIN string n ON n.id = c.name_id WHERE n.value = 'mem.a'"), 4);
     cr_assert_eq(q(f.db, "SELECT c.ts_ns FROM counter c JOIN string n ON n.id = c.name_id WHERE n.value = 'mem.b'"), 1000);
     cr_assert_eq(q(f.db, "SELECT c.value * 10 FROM counter c JOIN string n ON n.id = c.name_id WHERE n.value = 'mem.b'"), 25);
