@@ -180,6 +180,9 @@ static int64_t ingest_keep_keys(struct tdb_ingest *ing, size_t ord, const struct
         ing->recent_corr[slot] = ev->correlation, ing->recent_ord[slot] = (uint32_t)ord;
     else if (gpu && !ing->reading_back && ing->recent_corr[slot] == ev->correlation)
         known = ing->recent_ord[slot];
+    if (gpu && !ing->reading_back)
+        return known; /* its record goes when its row leaves the reorder buffer (ingest_emit_row), which
+                       * may have linked it to a launch that came after it */
     struct corr_rec *c = spill_sort_push(ing->corrs);
     if (!c)
         return ingest_sort_failed(ing, ing->corrs);
@@ -743,10 +746,26 @@ int64_t tdb_ingest_reserve_id(struct tdb_ingest *ing)
     return ing->live ? ing->next_event++ : TDB_NULL;
 }
 
-/* A row leaves the reorder buffer (stream_nest.c), final: to the writer. */
+/* GPU work with a correlation: what can be linked to a launch (ingest_keep_keys). */
+static int links_to_launch(const struct tdb_event *ev)
+{
+    return ev->correlation != TDB_NULL && (ev->kind == TDB_KIND_KERNEL || ev->kind == TDB_KIND_MEMCPY ||
+                                           ev->kind == TDB_KIND_MEMSET || ev->kind == TDB_KIND_SYNC);
+}
+
+/* A row leaves the reorder buffer (stream_nest.c), final: to the writer. GPU work's correlation record
+ * goes now, with the launch its row holds: the end of the trace links only the rest. */
 static int ingest_emit_row(void *ctx, int64_t id, int64_t name_id, int64_t cat_id, const struct tdb_event *ev)
 {
     struct tdb_ingest *ing = ctx;
+    if (links_to_launch(ev)) {
+        struct corr_rec *c = spill_sort_push(ing->corrs);
+        if (!c)
+            return ingest_sort_failed(ing, ing->corrs);
+        *c = (struct corr_rec){ev->correlation, ev->dur_ns, (uint32_t)(id - ing->trace_first_event),
+                               ev->kind == TDB_KIND_SYNC ? CORR_LINK : CORR_DEVICE,
+                               ev->launch_id != TDB_NULL ? (uint32_t)(ev->launch_id - ing->trace_first_event) + 1 : 0, 0};
+    }
     return row_writer_event(ing->rows, id, name_id, cat_id, ev);
 }
 
@@ -785,8 +804,13 @@ int64_t tdb_ingest_event(struct tdb_ingest *ing, const struct tdb_event *in)
         fprintf(ing->err, "tracedb: out of memory\n");
         return -1;
     }
-    if (stream_nest_add(ing->stream, id, name, cat, &row) != 0)
+    /* GPU work whose launch has not come yet waits for it a little in the reorder buffer (CUPTI hands a
+     * kernel over a row or two before its launch); a launch links the work waiting for it */
+    int64_t wait = links_to_launch(ev) && launch < 0 ? ev->correlation : TDB_NULL;
+    if (stream_nest_add(ing->stream, id, name, cat, &row, wait) != 0)
         return -1;
+    if ((ev->kind == TDB_KIND_RUNTIME || ev->kind == TDB_KIND_DRIVER) && ev->correlation != TDB_NULL)
+        stream_nest_link(ing->stream, ev->correlation, id);
     ing->events++;
     return id;
 }

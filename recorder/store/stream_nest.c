@@ -11,7 +11,13 @@ struct held {
     struct tdb_event ev; /* args.p is set when the row leaves: its text is in the byte ring */
     uint64_t args_at, args_end; /* absolute offsets in the byte ring */
     int done;            /* its values are final (or its track is dirty) */
+    int waiting;         /* GPU work waiting for its launch (ev.correlation) to come: stream_nest_link */
 };
+
+/* GPU work waits for its launch at most this many rows behind it; a launch finds the row waiting for
+ * its correlation through a direct-mapped table (a collision only leaves a row to the end's linking). */
+#define WAIT_ROWS 64
+#define WAIT_SLOTS 256
 
 struct frame {
     uint64_t seq;        /* its row in the ring */
@@ -35,6 +41,7 @@ struct stream_nest {
     uint64_t bytes_head, bytes_tail;
     struct track *tracks;
     size_t ntracks;
+    uint64_t waiting[WAIT_SLOTS]; /* seq + 1 of a row waiting for a launch, by its correlation; 0 none */
     stream_nest_emit emit;
     void *ctx;
 };
@@ -103,6 +110,12 @@ static int release(struct stream_nest *s, int force)
 {
     while (s->head < s->tail) {
         struct held *h = &s->q[s->head % s->cap];
+        if (h->waiting) { /* its launch may still come, unless the row waited long enough or room is needed */
+            if (!force && s->head + WAIT_ROWS > s->tail)
+                return 0;
+            h->waiting = 0; /* linked at the end of the trace, as any GPU work before its launch */
+            force = 0;
+        }
         if (!h->done) {
             if (!force)
                 return 0;
@@ -123,7 +136,29 @@ static int release(struct stream_nest *s, int force)
     return 0;
 }
 
-int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t cat_id, const struct tdb_event *ev)
+static size_t wait_slot(int64_t correlation)
+{
+    uint64_t h = (uint64_t)correlation * 0x9E3779B97F4A7C15u;
+    return (size_t)(h >> 56) % WAIT_SLOTS;
+}
+
+int stream_nest_link(struct stream_nest *s, int64_t correlation, int64_t launch_id)
+{
+    size_t slot = wait_slot(correlation);
+    uint64_t seq = s->waiting[slot];
+    if (!seq || seq - 1 < s->head || seq - 1 >= s->tail)
+        return 0;
+    struct held *h = &s->q[(seq - 1) % s->cap];
+    if (!h->waiting || h->ev.correlation != correlation)
+        return 0;
+    h->ev.launch_id = launch_id;
+    h->waiting = 0;
+    s->waiting[slot] = 0;
+    return 1;
+}
+
+int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t cat_id, const struct tdb_event *ev,
+                    int64_t wait_correlation)
 {
     struct track *t = track_of(s, ev->thread_id);
     int given = ev->parent_id != TDB_NULL || ev->self_ns != TDB_NULL; /* the caller's own nesting */
@@ -138,7 +173,7 @@ int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t 
         while (s->head < s->tail)
             if (release(s, 1) != 0)
                 return -1;
-        struct tdb_event row = *ev;
+        struct tdb_event row = *ev; /* (no wait: it leaves at once) */
         return s->emit(s->ctx, id, name_id, cat_id, &row);
     }
     for (;;) {
@@ -159,7 +194,10 @@ int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t 
     if (n)
         memcpy(s->bytes + h->args_at % s->bytes_cap, ev->args.p, n);
     h->done = 1;
+    h->waiting = wait_correlation != TDB_NULL && wait_correlation == ev->correlation;
     uint64_t seq = s->tail++;
+    if (h->waiting)
+        s->waiting[wait_slot(wait_correlation)] = seq + 1;
     if (!t || t->dirty)
         return release(s, 0);
     /* the sweep's rule, as events come (nesting.c): what ended before this one starts is done, what
@@ -200,6 +238,9 @@ int stream_nest_flush(struct stream_nest *s)
     for (size_t i = 0; i < s->ntracks; i++)
         while (s->tracks[i].top > 0)
             pop(s, &s->tracks[i]);
+    for (uint64_t k = s->head; k < s->tail; k++) /* no launch comes any more */
+        s->q[k % s->cap].waiting = 0;
+    memset(s->waiting, 0, sizeof s->waiting);
     return release(s, 0);
 }
 
@@ -214,6 +255,7 @@ void stream_nest_reset(struct stream_nest *s)
         struct track *t = &s->tracks[i];
         t->top = 0, t->seen = 0, t->dirty = 0;
     }
+    memset(s->waiting, 0, sizeof s->waiting);
 }
 
 void stream_nest_free(struct stream_nest *s)

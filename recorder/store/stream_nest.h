@@ -21,8 +21,14 @@ typedef int (*stream_nest_emit)(void *ctx, int64_t id, int64_t name_id, int64_t 
 
 /* budget: bytes the reorder buffer may hold (rows and their args). NULL when out of memory. */
 struct stream_nest *stream_nest_new(size_t budget, stream_nest_emit emit, void *ctx);
-/* Row id of event ev (on track ev->thread_id) comes in. 0, or -1 (out of memory, or emit failed). */
-int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t cat_id, const struct tdb_event *ev);
+/* Row id of event ev (on track ev->thread_id) comes in. wait_correlation (ev's correlation, or
+ * TDB_NULL): GPU work whose launch has not come yet; its row waits a few rows for stream_nest_link().
+ * 0, or -1 (out of memory, or emit failed). */
+int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t cat_id, const struct tdb_event *ev,
+                    int64_t wait_correlation);
+/* A launch (row launch_id) of this correlation came: the GPU work waiting for it takes it as its
+ * launch_id. 1 when a row was linked. */
+int stream_nest_link(struct stream_nest *s, int64_t correlation, int64_t launch_id);
 /* The end of the trace: every row leaves. 0 or -1. */
 int stream_nest_flush(struct stream_nest *s);
 /* Whether the rows of track were written without the sweep's values (after flush). */

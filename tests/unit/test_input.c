@@ -143,12 +143,15 @@ Test(nesting, streamed_and_swept_rows_by_hand_with_a_small_reorder_buffer)
     check_streamed_and_swept_nesting("1");
 }
 
-/* Kernels inside GPU annotations on their stream, 40 of them; `late` of them come before their launch
- * (as CUPTI hands them over), which links them only at the end of the trace. Tid 2 goes out of order
- * (Q before P), so its rows are rewritten too. A late link changes only launch_id: worked by hand, each
- * kernel keeps its annotation as parent. `how` names the rewrite the counts call for (ingest_sweep.c:
- * by id when at most one row in 8 changes, else one pass). */
-static void check_late_links(int late, const char *how)
+/* Kernels inside GPU annotations on their stream, 40 of them; `late` of them come before their launch.
+ * Right before it (as CUPTI hands them over: at_end 0), a kernel waits in the reorder buffer for its
+ * launch and is written with it; when its launch comes after 70 more rows (at_end 1: the launches of
+ * the late kernels close the trace on a thread of their own, after a last kernel and 70 instants), it
+ * is linked only at the end of the trace. Tid 2 goes out of order (Q before P), so its two rows are
+ * rewritten too. A late link changes only launch_id: worked by hand, each kernel keeps its annotation
+ * as parent. `how` names the rewrite the counts call for (ingest_sweep.c: by id when at most one row
+ * in 8 changes, else one pass). */
+static void check_late_links(int late, int at_end, const char *how)
 {
     char json[32768];
     size_t o = (size_t)snprintf(json, sizeof json, "{\"traceEvents\":[\n"
@@ -166,9 +169,18 @@ static void check_late_links(int late, const char *how)
                               "\"ts\":%d,\"dur\":100}"
                               ",\n{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":%d,\"dur\":30,"
                               "\"args\":{\"device\":0,\"stream\":7,\"correlation\":%d}}", t + 10, t + 20, 100 + i);
-        if (i < late)
+        if (i < late && !at_end)
             o += (size_t)snprintf(json + o, sizeof json - o, "%s", launch);
     }
+    if (at_end) /* closes the last annotation: no row waits in the buffer for another reason */
+        o += (size_t)snprintf(json + o, sizeof json - o,
+                              ",\n{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"tail\",\"pid\":0,\"tid\":7,\"ts\":50000,\"dur\":1}");
+    for (int i = 0; at_end && i < 70; i++)
+        o += (size_t)snprintf(json + o, sizeof json - o, ",\n{\"ph\":\"i\",\"s\":\"t\",\"name\":\"tick\",\"pid\":1,\"tid\":3,\"ts\":%d}", i);
+    for (int i = 0; at_end && i < late; i++)
+        o += (size_t)snprintf(json + o, sizeof json - o,
+                              ",\n{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":4,"
+                              "\"ts\":%d,\"dur\":5,\"args\":{\"correlation\":%d}}", 1000 * i, 100 + i);
     snprintf(json + o, sizeof json - o, "\n]}");
     struct fixture f = fx_new(json, "json");
     setenv("TRACEDB_TIMING", "1", 1);
@@ -189,12 +201,19 @@ static void check_late_links(int late, const char *how)
 
 Test(nesting, a_kernel_linked_late_keeps_its_parent_rewritten_by_id)
 {
-    check_late_links(1, "rows to rewrite of 122: by id");
+    check_late_links(1, 1, "3 rows to rewrite of 193: by id");
 }
 
 Test(nesting, kernels_linked_late_keep_their_parents_rewritten_in_one_pass)
 {
-    check_late_links(40, "rows to rewrite of 122: one pass");
+    check_late_links(40, 1, "42 rows to rewrite of 193: one pass");
+}
+
+/* Each kernel right before its launch: all 40 are written with their launch, only tid 2's two rows are
+ * rewritten at the end. */
+Test(nesting, kernels_just_before_their_launch_are_written_linked)
+{
+    check_late_links(40, 0, "2 rows to rewrite of 122: by id");
 }
 
 /* The bench's generator writes the same events in time order and in PyTorch's order (CPU ops, then
