@@ -129,9 +129,16 @@ int chrome_arena_text(struct chrome *c, struct text *t, const char *s, size_t n,
     return buf_add(&c->arena, s, n);
 }
 
+/* Where text (or an arg's key or value) is: the walked input, or the arena (which an event of empty
+ * texts only never allocated). */
+static const char *in_arena(const struct chrome *c, size_t off)
+{
+    return c->arena.p ? c->arena.p + off : "";
+}
+
 static const char *text_ptr(const struct chrome *c, const struct text *t)
 {
-    return t->direct ? t->direct : c->arena.p + t->off;
+    return t->direct ? t->direct : in_arena(c, t->off);
 }
 
 static struct tdb_str text_str(const struct chrome *c, const struct text *t)
@@ -198,12 +205,12 @@ static struct arg *arg_new(struct chrome *c)
 
 static const char *arg_key(const struct chrome *c, const struct arg *a)
 {
-    return a->kp ? a->kp : c->arena.p + a->key;
+    return a->kp ? a->kp : in_arena(c, a->key);
 }
 
 static const char *arg_val(const struct chrome *c, const struct arg *a)
 {
-    return a->vp ? a->vp : c->arena.p + a->val;
+    return a->vp ? a->vp : in_arena(c, a->val);
 }
 
 /* Starts an arg (or unknown event field) with this key: where the fast lane found it, or a copy. */
