@@ -800,7 +800,7 @@ int64_t tdb_ingest_event(struct tdb_ingest *ing, const struct tdb_event *in)
         return -1;
     struct tdb_event row = *ev;
     row.launch_id = launch >= 0 ? ing->trace_first_event + launch : TDB_NULL;
-    if (!ing->stream && !(ing->stream = stream_nest_new(ing->sort_budget / 2, ingest_emit_row, ing))) {
+    if (!ing->stream && !(ing->stream = stream_nest_new(ing->sort_budget / 2, ingest_emit_row, ing, ing->sort_dir))) {
         fprintf(ing->err, "tracedb: out of memory\n");
         return -1;
     }

@@ -100,6 +100,7 @@ struct tdb_ingest {
     struct spill_sort *corrs;    /* correlations (struct corr_rec) */
     struct spill_sort *results;  /* rows to rewrite, values to attribute (struct result_rec) */
     int64_t rewrites;            /* of them, rows to rewrite (RES_NEST, RES_LINK) */
+    int64_t changed;             /* rows the rewrite wrote (TRACEDB_TIMING): by id, every one; in one pass, those it changed */
     size_t sort_budget;          /* bytes of memory per sort (TRACEDB_SORT_KIB) */
     char *sort_dir;              /* where sorts spill: beside the database */
     int64_t *recent_corr;        /* RECENT_LAUNCHES slots: correlation ... */

@@ -262,6 +262,7 @@ static int ingest_rewrite_scan(struct tdb_ingest *ing, const char *sql, struct n
     sqlite3_bind_int64(upd, 2, ing->trace_end_event);
     sqlite3_bind_int64(upd, 3, ing->trace_id);
     int rc = ingest_step(ing, upd);
+    ing->changed = sqlite3_changes(ing->db);
     tdb_stmt_finalize(upd);
     *slot = NULL;
     return rc;
@@ -289,6 +290,7 @@ static int ingest_rewrite_rows(struct tdb_ingest *ing, struct nest_cursor *cur)
         sqlite3_bind_int64(upd, 5, cur->self);
         tdb_bind_int_or_null(upd, 6, cur->linked ? cur->base + cur->launch : TDB_NULL);
         rc = ingest_step(ing, upd);
+        ing->changed += sqlite3_changes(ing->db);
     }
     tdb_stmt_finalize(upd);
     return rc;
@@ -358,10 +360,12 @@ int ingest_nest_and_link(struct tdb_ingest *ing)
                             "WHERE id >= ?1 AND id < ?2 AND tdb_nest(id, 4, parent_id, depth, self_ns, launch_id)";
     struct nest_cursor cur = {.ing = ing, .base = ing->trace_first_event, .next = spill_sort_next(ing->results), .at = -1};
     int by_id = !ing->read_back && ing->rewrites <= (ing->trace_end_event - ing->trace_first_event) / SCAN_SHARE;
+    ing->changed = 0;
     int rc = by_id ? ingest_rewrite_rows(ing, &cur) : ingest_rewrite_scan(ing, sql, &cur);
     if (ing->phases.on)
-        fprintf(stderr, "tracedb: %lld rows to rewrite of %lld: %s\n", (long long)ing->rewrites,
-                (long long)(ing->trace_end_event - ing->trace_first_event), by_id ? "by id" : "one pass");
+        fprintf(stderr, "tracedb: %lld rows to rewrite of %lld: %s, %lld written\n", (long long)ing->rewrites,
+                (long long)(ing->trace_end_event - ing->trace_first_event), by_id ? "by id" : "one pass",
+                (long long)ing->changed);
     cursor_seek(&cur, INT64_MAX); /* what is left: attributions to rows after the last one rewritten */
     if (rc == 0 && spill_sort_error(ing->results))
         rc = ingest_sort_failed(ing, ing->results);

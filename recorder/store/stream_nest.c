@@ -3,6 +3,7 @@
  * leaves from the head when it is final, so rows reach the writer in id order. Nothing is allocated
  * per event. */
 #include "stream_nest.h"
+#include "frame_log.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,14 +21,18 @@ struct held {
 #define WAIT_SLOTS 256
 
 struct frame {
-    uint64_t seq;        /* its row in the ring */
+    uint64_t seq;        /* its row in the ring, when ring */
     int64_t id, end, dur, child_sum;
     int depth;
+    int ring;            /* 0: a frame of the track's first run, read back from the log (its row is gone) */
 };
 
 struct track {
     int64_t prev_start, prev_dur;
     int seen, dirty;
+    int restarted;       /* its events went back in time: nested run by run, the sweep's values written over */
+    struct frame_log_reader *first_run; /* after a restart: the first run's frames, merged in as time passes */
+    const struct frame_rec *next;       /* the next of them, NULL when none is left */
     struct frame *stack;
     size_t top, cap;
 };
@@ -44,9 +49,10 @@ struct stream_nest {
     uint64_t waiting[WAIT_SLOTS]; /* seq + 1 of a row waiting for a launch, by its correlation; 0 none */
     stream_nest_emit emit;
     void *ctx;
+    struct frame_log *log; /* each track's first run, for the runs after it (NULL: none kept) */
 };
 
-struct stream_nest *stream_nest_new(size_t budget, stream_nest_emit emit, void *ctx)
+struct stream_nest *stream_nest_new(size_t budget, stream_nest_emit emit, void *ctx, const char *dir)
 {
     struct stream_nest *s = calloc(1, sizeof *s);
     if (!s)
@@ -58,6 +64,7 @@ struct stream_nest *stream_nest_new(size_t budget, stream_nest_emit emit, void *
     s->q = malloc(s->cap * sizeof *s->q);
     s->bytes = malloc(s->bytes_cap);
     s->emit = emit, s->ctx = ctx;
+    s->log = frame_log_new(dir); /* none: later runs are left to the sweep, as before */
     if (!s->q || !s->bytes) {
         stream_nest_free(s);
         return NULL;
@@ -87,7 +94,7 @@ static struct track *track_of(struct stream_nest *s, int64_t thread_id)
 static void pop(struct stream_nest *s, struct track *t)
 {
     struct frame *f = &t->stack[--t->top];
-    if (f->seq >= s->head) {
+    if (f->ring && f->seq >= s->head) {
         struct held *h = &s->q[f->seq % s->cap];
         h->ev.self_ns = f->dur - f->child_sum;
         h->done = 1;
@@ -99,10 +106,74 @@ static void make_dirty(struct stream_nest *s, struct track *t)
 {
     while (t->top > 0) {
         struct frame *f = &t->stack[--t->top];
-        if (f->seq >= s->head)
+        if (f->ring && f->seq >= s->head)
             s->q[f->seq % s->cap].done = 1;
     }
     t->dirty = 1;
+}
+
+/* An event came earlier than the one before it on t: what is open ends here, and the nesting starts
+ * again from this event, with the track's first run read back from its log and merged in as time
+ * passes (merge_first_run). PyTorch writes a thread's operators, then its [memory] instants, then its
+ * launches, each run in time order: the later runs' events find their operators as they come, and
+ * only the operators they are in change (their self time), which the sweep writes at the end (it
+ * writes its values over every row of such a track where they differ). */
+static void restart(struct stream_nest *s, struct track *t)
+{
+    while (t->top > 0)
+        pop(s, t);
+    t->restarted = 1;
+    frame_log_reader_free(t->first_run);
+    t->first_run = s->log ? frame_log_read(s->log, (uint32_t)(t - s->tracks)) : NULL;
+    t->next = t->first_run ? frame_log_next(t->first_run) : NULL;
+}
+
+static int on_gpu(int kind)
+{
+    return kind == TDB_KIND_KERNEL || kind == TDB_KIND_MEMCPY || kind == TDB_KIND_MEMSET || kind == TDB_KIND_GPU_RANGE;
+}
+
+static int push(struct track *t, struct frame f)
+{
+    if (t->top == t->cap) {
+        size_t nc = t->cap ? t->cap * 2 : 16;
+        struct frame *ns = realloc(t->stack, nc * sizeof *ns);
+        if (!ns)
+            return -1;
+        t->stack = ns, t->cap = nc;
+    }
+    t->stack[t->top++] = f;
+    return 0;
+}
+
+/* The sweep's rule for an event [start, end) on t's stack: what ended before it starts is done, what
+ * ends inside it was not its parent (an overlap). */
+static void pop_before(struct stream_nest *s, struct track *t, int64_t start, int64_t end)
+{
+    while (t->top > 0 && t->stack[t->top - 1].end <= start)
+        pop(s, t);
+    while (t->top > 0 && t->stack[t->top - 1].end < end)
+        pop(s, t);
+}
+
+/* The first run's frames that come before [start, end) in the sweep's order (start, longer first; the
+ * first run's first at a tie) go on the stack, as if they were coming in again. 0, or -1 out of memory. */
+static int merge_first_run(struct stream_nest *s, struct track *t, int64_t start, int64_t end)
+{
+    while (t->next && (t->next->start < start || (t->next->start == start && t->next->end >= end))) {
+        const struct frame_rec *r = t->next;
+        pop_before(s, t, r->start, r->end);
+        int depth = 0;
+        if (t->top > 0) {
+            struct frame *p = &t->stack[t->top - 1];
+            depth = p->depth >= UINT16_MAX ? UINT16_MAX : p->depth + 1;
+            p->child_sum = tdb_sat_add(p->child_sum, r->end - r->start);
+        }
+        if (push(t, (struct frame){0, r->id, r->end, r->end - r->start, 0, depth, 0}) != 0)
+            return -1;
+        t->next = frame_log_next(t->first_run);
+    }
+    return 0;
 }
 
 /* Rows leave from the head while final; with force, the head leaves anyway (its track turns dirty). */
@@ -162,9 +233,11 @@ int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t 
 {
     struct track *t = track_of(s, ev->thread_id);
     int given = ev->parent_id != TDB_NULL || ev->self_ns != TDB_NULL; /* the caller's own nesting */
-    if (t && !t->dirty &&
-        (given || (t->seen && (ev->start_ns < t->prev_start || (ev->start_ns == t->prev_start && ev->dur_ns > t->prev_dur)))))
+    if (t && !t->dirty && given)
         make_dirty(s, t);
+    else if (t && !t->dirty && t->seen &&
+             (ev->start_ns < t->prev_start || (ev->start_ns == t->prev_start && ev->dur_ns > t->prev_dur)))
+        restart(s, t);
     /* room: a row slot and the args' bytes, contiguous in the byte ring */
     size_t n = ev->args.p ? ev->args.n : 0;
     if (n > s->bytes_cap / 2) { /* too big to wait: everything before it leaves, then it */
@@ -204,10 +277,11 @@ int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t 
      * ends inside it was not its parent (an overlap), the top is its parent */
     int64_t start = ev->start_ns, dur = ev->dur_ns, end = start + dur;
     t->seen = 1, t->prev_start = start, t->prev_dur = dur;
-    while (t->top > 0 && t->stack[t->top - 1].end <= start)
-        pop(s, t);
-    while (t->top > 0 && t->stack[t->top - 1].end < end)
-        pop(s, t);
+    if (t->next && merge_first_run(s, t, start, end) != 0) {
+        make_dirty(s, t);
+        return release(s, 0);
+    }
+    pop_before(s, t, start, end);
     h->ev.parent_id = TDB_NULL, h->ev.depth = 0;
     if (t->top > 0) {
         struct frame *f = &t->stack[t->top - 1];
@@ -219,25 +293,25 @@ int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t 
         h->ev.self_ns = 0; /* an instant: a leaf */
         return release(s, 0);
     }
-    if (t->top == t->cap) {
-        size_t nc = t->cap ? t->cap * 2 : 16;
-        struct frame *ns = realloc(t->stack, nc * sizeof *ns);
-        if (!ns) {
-            make_dirty(s, t);
-            return release(s, 0);
-        }
-        t->stack = ns, t->cap = nc;
+    if (push(t, (struct frame){seq, id, end, dur, 0, h->ev.depth, 1}) != 0) {
+        make_dirty(s, t);
+        return release(s, 0);
     }
-    t->stack[t->top++] = (struct frame){seq, id, end, dur, 0, h->ev.depth};
+    if (!t->restarted && s->log && !on_gpu(ev->kind)) /* the first run of a CPU track: kept for the runs after
+                                                        * it (GPU streams come in order; a track not kept: no merge) */
+        frame_log_append(s->log, (uint32_t)(t - s->tracks), &(struct frame_rec){start, end, id, h->ev.depth, 0});
     h->done = 0, h->ev.self_ns = TDB_NULL; /* until it ends */
     return release(s, 0);
 }
 
 int stream_nest_flush(struct stream_nest *s)
 {
-    for (size_t i = 0; i < s->ntracks; i++)
+    for (size_t i = 0; i < s->ntracks; i++) {
         while (s->tracks[i].top > 0)
             pop(s, &s->tracks[i]);
+        frame_log_reader_free(s->tracks[i].first_run);
+        s->tracks[i].first_run = NULL, s->tracks[i].next = NULL;
+    }
     for (uint64_t k = s->head; k < s->tail; k++) /* no launch comes any more */
         s->q[k % s->cap].waiting = 0;
     memset(s->waiting, 0, sizeof s->waiting);
@@ -246,15 +320,19 @@ int stream_nest_flush(struct stream_nest *s)
 
 int stream_nest_dirty(const struct stream_nest *s, uint32_t track)
 {
-    return track >= s->ntracks || s->tracks[track].dirty;
+    return track >= s->ntracks || s->tracks[track].dirty || s->tracks[track].restarted;
 }
 
 void stream_nest_reset(struct stream_nest *s)
 {
     for (size_t i = 0; i < s->ntracks; i++) {
         struct track *t = &s->tracks[i];
-        t->top = 0, t->seen = 0, t->dirty = 0;
+        t->top = 0, t->seen = 0, t->dirty = 0, t->restarted = 0;
+        frame_log_reader_free(t->first_run);
+        t->first_run = NULL, t->next = NULL;
     }
+    if (s->log)
+        frame_log_reset(s->log);
     memset(s->waiting, 0, sizeof s->waiting);
 }
 
@@ -262,9 +340,12 @@ void stream_nest_free(struct stream_nest *s)
 {
     if (!s)
         return;
-    for (size_t i = 0; i < s->ntracks; i++)
+    for (size_t i = 0; i < s->ntracks; i++) {
         free(s->tracks[i].stack);
+        frame_log_reader_free(s->tracks[i].first_run);
+    }
     free(s->tracks);
+    frame_log_free(s->log);
     free(s->q);
     free(s->bytes);
     free(s);

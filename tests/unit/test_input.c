@@ -147,8 +147,8 @@ Test(nesting, streamed_and_swept_rows_by_hand_with_a_small_reorder_buffer)
  * Right before it (as CUPTI hands them over: at_end 0), a kernel waits in the reorder buffer for its
  * launch and is written with it; when its launch comes after 70 more rows (at_end 1: the launches of
  * the late kernels close the trace on a thread of their own, after a last kernel and 70 instants), it
- * is linked only at the end of the trace. Tid 2 goes out of order (Q before P), so its two rows are
- * rewritten too. A late link changes only launch_id: worked by hand, each kernel keeps its annotation
+ * is linked only at the end of the trace. Tid 2 goes out of order (Q before P), so its three rows are
+ * rewritten too (the instant R ends P: no row waits in the buffer behind an open P). A late link changes only launch_id: worked by hand, each kernel keeps its annotation
  * as parent. `how` names the rewrite the counts call for (ingest_sweep.c: by id when at most one row
  * in 8 changes, else one pass). */
 static void check_late_links(int late, int at_end, const char *how)
@@ -156,7 +156,8 @@ static void check_late_links(int late, int at_end, const char *how)
     char json[32768];
     size_t o = (size_t)snprintf(json, sizeof json, "{\"traceEvents\":[\n"
         "{\"ph\":\"X\",\"name\":\"Q\",\"pid\":1,\"tid\":2,\"ts\":10,\"dur\":10},\n"
-        "{\"ph\":\"X\",\"name\":\"P\",\"pid\":1,\"tid\":2,\"ts\":0,\"dur\":50}");
+        "{\"ph\":\"X\",\"name\":\"P\",\"pid\":1,\"tid\":2,\"ts\":0,\"dur\":50},\n"
+        "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"R\",\"pid\":1,\"tid\":2,\"ts\":60}");
     for (int i = 0; i < 40; i++) {
         char launch[256];
         int t = 1000 * i;
@@ -201,19 +202,19 @@ static void check_late_links(int late, int at_end, const char *how)
 
 Test(nesting, a_kernel_linked_late_keeps_its_parent_rewritten_by_id)
 {
-    check_late_links(1, 1, "3 rows to rewrite of 193: by id");
+    check_late_links(1, 1, "4 rows to rewrite of 194: by id");
 }
 
 Test(nesting, kernels_linked_late_keep_their_parents_rewritten_in_one_pass)
 {
-    check_late_links(40, 1, "42 rows to rewrite of 193: one pass");
+    check_late_links(40, 1, "43 rows to rewrite of 194: one pass");
 }
 
-/* Each kernel right before its launch: all 40 are written with their launch, only tid 2's two rows are
- * rewritten at the end. */
+/* Each kernel right before its launch: all 40 are written with their launch, only tid 2's three rows
+ * are rewritten at the end. */
 Test(nesting, kernels_just_before_their_launch_are_written_linked)
 {
-    check_late_links(40, 0, "2 rows to rewrite of 122: by id");
+    check_late_links(40, 0, "3 rows to rewrite of 123: by id");
 }
 
 /* The bench's generator writes the same events in time order and in PyTorch's order (CPU ops, then
@@ -642,5 +643,36 @@ Test(database, launch_reals_are_the_nearest_doubles)
     sqlite3_finalize(st);
     sqlite3_close(d);
     cr_assert_eq(rows, count);
+    fx_free(&f);
+}
+
+/* PyTorch's order on one thread: its operators (P holding A and B), then its [memory] instants, then its
+ * launches, each run in time order. The later runs are nested among the operators as they come (the
+ * first run read back from its log): at the end only A and B change (a launch inside each takes from
+ * its self time), 2 rows of the track's 7. Worked by hand: every parent, depth and self time. */
+Test(nesting, later_runs_of_a_thread_nest_among_its_first_as_they_come)
+{
+    struct fixture f = fx_new("{\"traceEvents\":["
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"P\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"A\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":30},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"B\",\"pid\":1,\"tid\":1,\"ts\":50,\"dur\":40},"
+        "{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"cpu_instant_event\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":30,"
+        "\"args\":{\"Bytes\":64,\"Device Type\":0}},"
+        "{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"cpu_instant_event\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":70,"
+        "\"args\":{\"Bytes\":-64,\"Device Type\":0}},"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":15,\"dur\":10,"
+        "\"args\":{\"correlation\":1}},"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":55,\"dur\":10,"
+        "\"args\":{\"correlation\":2}}]}", "json");
+    setenv("TRACEDB_TIMING", "1", 1);
+    int rc = fx_import(&f, "");
+    unsetenv("TRACEDB_TIMING");
+    cr_assert_eq(rc, 0);
+    cr_assert(err_has(&f, "7 rows to rewrite of 7: one pass, 2 written"), "the later runs were not nested as they came");
+    cr_assert_eq(q(f.db, "SELECT count(*) FROM events WHERE name = 'P' AND parent_id IS NULL AND depth = 0 AND self_ns = 30000"), 1);
+    cr_assert_eq(q(f.db, "SELECT count(*) FROM events c JOIN events p ON p.id = c.parent_id WHERE p.name = 'P' AND "
+                         "c.depth = 1 AND ((c.name = 'A' AND c.self_ns = 20000) OR (c.name = 'B' AND c.self_ns = 30000))"), 2);
+    cr_assert_eq(q(f.db, "SELECT count(*) FROM events c JOIN events p ON p.id = c.parent_id WHERE c.depth = 2 AND "
+                         "((p.name = 'A' AND c.start_ns IN (15000, 30000)) OR (p.name = 'B' AND c.start_ns IN (55000, 70000)))"), 4);
     fx_free(&f);
 }

@@ -1,6 +1,7 @@
 /* test_units.c: unit tests of the small exact pieces: time parsing, statistics, JSON/CSV writing.
  * Expected values are worked by hand (or by numpy/pandas, quoted in each case). */
 #include "helpers.h"
+#include "frame_log.h"
 #include "jsonbuf.h"
 #include "render.h"
 #include "spill_sort.h"
@@ -185,6 +186,47 @@ Test(jsonbuf, escapes_at_every_offset_and_length)
         cr_assert_str_eq(b.p, w, "plain, length %zu", n);
         buf_free(&b);
     }
+}
+
+/* The frame log gives back each track's frames in the order they went in, across blocks written to
+ * its file and the block still in memory; a track past FRAME_LOG_TRACKS is not kept; reset forgets. */
+Test(frame_log, gives_back_each_tracks_frames_in_order)
+{
+    char *dir = temp_dir();
+    struct frame_log *g = frame_log_new(dir);
+    cr_assert_not_null(g);
+    for (int i = 0; i < 1500; i++) { /* two tracks interleaved: blocks of both in one file */
+        struct frame_rec r = {i, i + 10, 1000 + i, i % 7, 0};
+        cr_assert_eq(frame_log_append(g, 3, &r), 0);
+        if (i % 500 == 0) {
+            struct frame_rec o = {-i, 5, 7, 1, 0};
+            cr_assert_eq(frame_log_append(g, 0, &o), 0);
+        }
+    }
+    cr_assert(frame_log_complete(g, 3) && frame_log_complete(g, 0) && !frame_log_complete(g, 1));
+    struct frame_rec over = {0, 1, 2, 0, 0};
+    cr_assert_eq(frame_log_append(g, FRAME_LOG_TRACKS, &over), -1);
+    cr_assert(!frame_log_complete(g, FRAME_LOG_TRACKS));
+    struct frame_log_reader *r = frame_log_read(g, 3);
+    const struct frame_rec *f;
+    int n = 0;
+    while ((f = frame_log_next(r)) != NULL) {
+        cr_assert(f->start == n && f->end == n + 10 && f->id == 1000 + n && f->depth == n % 7, "frame %d", n);
+        n++;
+    }
+    cr_assert_eq(n, 1500);
+    frame_log_reader_free(r);
+    r = frame_log_read(g, 0);
+    for (n = 0; (f = frame_log_next(r)) != NULL; n++)
+        cr_assert_eq(f->start, -500 * n);
+    cr_assert_eq(n, 3);
+    frame_log_reader_free(r);
+    frame_log_reset(g);
+    cr_assert(!frame_log_complete(g, 3));
+    cr_assert_null(frame_log_read(g, 3));
+    frame_log_free(g);
+    run("rm -rf '%s'", dir);
+    free(dir);
 }
 
 Test(strmap, interns_many_keys)
