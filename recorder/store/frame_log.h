@@ -5,8 +5,9 @@
  *
  * Each track appends to a 16 KiB block in memory; a full block goes to one temporary file shared by all
  * tracks (unlinked at once: gone when closed). A reader walks one track's blocks from the first. At most
- * FRAME_LOG_TRACKS tracks are logged (each holds a block: 4 MiB at most); others are simply not (the end of the trace
- * rewrites their rows as before). */
+ * FRAME_LOG_TRACKS tracks are logged (each holds a block: 4 MiB at most); others are simply not (the
+ * end of the trace rewrites their rows as before). stream_nest.c gives the places to tracks in the
+ * order they come, trace by trace. */
 #ifndef TDB_FRAME_LOG_H
 #define TDB_FRAME_LOG_H
 #include <stddef.h>

@@ -33,6 +33,7 @@ struct track {
     int restarted;       /* its events went back in time: nested run by run, the sweep's values written over */
     struct frame_log_reader *first_run; /* after a restart: the first run's frames, merged in as time passes */
     const struct frame_rec *next;       /* the next of them, NULL when none is left */
+    int log_slot;        /* its first run's place in the frame log, + 1; 0 until it logs a frame */
     struct frame *stack;
     size_t top, cap;
 };
@@ -50,6 +51,7 @@ struct stream_nest {
     stream_nest_emit emit;
     void *ctx;
     struct frame_log *log; /* each track's first run, for the runs after it (NULL: none kept) */
+    int log_slots;         /* places in the log given to tracks this trace, in the order they came */
 };
 
 struct stream_nest *stream_nest_new(size_t budget, stream_nest_emit emit, void *ctx, const char *dir)
@@ -124,7 +126,7 @@ static void restart(struct stream_nest *s, struct track *t)
         pop(s, t);
     t->restarted = 1;
     frame_log_reader_free(t->first_run);
-    t->first_run = s->log ? frame_log_read(s->log, (uint32_t)(t - s->tracks)) : NULL;
+    t->first_run = s->log && t->log_slot ? frame_log_read(s->log, (uint32_t)(t->log_slot - 1)) : NULL;
     t->next = t->first_run ? frame_log_next(t->first_run) : NULL;
 }
 
@@ -297,9 +299,13 @@ int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t 
         make_dirty(s, t);
         return release(s, 0);
     }
-    if (!t->restarted && s->log && !on_gpu(ev->kind)) /* the first run of a CPU track: kept for the runs after
-                                                        * it (GPU streams come in order; a track not kept: no merge) */
-        frame_log_append(s->log, (uint32_t)(t - s->tracks), &(struct frame_rec){start, end, id, h->ev.depth, 0});
+    if (!t->restarted && s->log && !on_gpu(ev->kind)) { /* the first run of a CPU track: kept for the runs
+                                                          * after it (GPU streams come in order) */
+        if (!t->log_slot && s->log_slots < FRAME_LOG_TRACKS)
+            t->log_slot = ++s->log_slots;
+        if (t->log_slot) /* (a track past the log's limit: no merge) */
+            frame_log_append(s->log, (uint32_t)(t->log_slot - 1), &(struct frame_rec){start, end, id, h->ev.depth, 0});
+    }
     h->done = 0, h->ev.self_ns = TDB_NULL; /* until it ends */
     return release(s, 0);
 }
@@ -327,12 +333,13 @@ void stream_nest_reset(struct stream_nest *s)
 {
     for (size_t i = 0; i < s->ntracks; i++) {
         struct track *t = &s->tracks[i];
-        t->top = 0, t->seen = 0, t->dirty = 0, t->restarted = 0;
+        t->top = 0, t->seen = 0, t->dirty = 0, t->restarted = 0, t->log_slot = 0;
         frame_log_reader_free(t->first_run);
         t->first_run = NULL, t->next = NULL;
     }
     if (s->log)
         frame_log_reset(s->log);
+    s->log_slots = 0;
     memset(s->waiting, 0, sizeof s->waiting);
 }
 

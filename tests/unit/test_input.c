@@ -650,9 +650,7 @@ Test(database, launch_reals_are_the_nearest_doubles)
  * launches, each run in time order. The later runs are nested among the operators as they come (the
  * first run read back from its log): at the end only A and B change (a launch inside each takes from
  * its self time), 2 rows of the track's 7. Worked by hand: every parent, depth and self time. */
-Test(nesting, later_runs_of_a_thread_nest_among_its_first_as_they_come)
-{
-    struct fixture f = fx_new("{\"traceEvents\":["
+static const char three_runs_trace[] = "{\"traceEvents\":["
         "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"P\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},"
         "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"A\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":30},"
         "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"B\",\"pid\":1,\"tid\":1,\"ts\":50,\"dur\":40},"
@@ -663,7 +661,11 @@ Test(nesting, later_runs_of_a_thread_nest_among_its_first_as_they_come)
         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":15,\"dur\":10,"
         "\"args\":{\"correlation\":1}},"
         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":55,\"dur\":10,"
-        "\"args\":{\"correlation\":2}}]}", "json");
+        "\"args\":{\"correlation\":2}}]}";
+
+Test(nesting, later_runs_of_a_thread_nest_among_its_first_as_they_come)
+{
+    struct fixture f = fx_new(three_runs_trace, "json");
     setenv("TRACEDB_TIMING", "1", 1);
     int rc = fx_import(&f, "");
     unsetenv("TRACEDB_TIMING");
@@ -672,6 +674,30 @@ Test(nesting, later_runs_of_a_thread_nest_among_its_first_as_they_come)
     cr_assert_eq(q(f.db, "SELECT count(*) FROM events WHERE name = 'P' AND parent_id IS NULL AND depth = 0 AND self_ns = 30000"), 1);
     cr_assert_eq(q(f.db, "SELECT count(*) FROM events c JOIN events p ON p.id = c.parent_id WHERE p.name = 'P' AND "
                          "c.depth = 1 AND ((c.name = 'A' AND c.self_ns = 20000) OR (c.name = 'B' AND c.self_ns = 30000))"), 2);
+    cr_assert_eq(q(f.db, "SELECT count(*) FROM events c JOIN events p ON p.id = c.parent_id WHERE c.depth = 2 AND "
+                         "((p.name = 'A' AND c.start_ns IN (15000, 30000)) OR (p.name = 'B' AND c.start_ns IN (55000, 70000)))"), 4);
+    fx_free(&f);
+}
+
+/* The same thread as the second trace of a database whose first holds 300 threads: its track id is past
+ * the frame log's 256 places, which are given to tracks in the order they come, trace by trace. */
+Test(nesting, later_runs_nest_as_they_come_after_a_trace_of_many_threads)
+{
+    char many[32768];
+    size_t n = (size_t)snprintf(many, sizeof many, "{\"traceEvents\":[");
+    for (int i = 1; i <= 300; i++)
+        n += (size_t)snprintf(many + n, sizeof many - n, "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"t\",\"pid\":1,"
+                              "\"tid\":%d,\"ts\":%d,\"dur\":1}", i > 1 ? "," : "", i, i);
+    snprintf(many + n, sizeof many - n, "]}");
+    struct fixture f = fx_new(many, "json");
+    char second[1100];
+    snprintf(second, sizeof second, "%s/three_runs.json", f.dir);
+    write_file(second, three_runs_trace, (long)strlen(three_runs_trace));
+    setenv("TRACEDB_TIMING", "1", 1);
+    int rc = run("'%s' import -q '%s' '%s' -o '%s' 2>'%s'", tracedb(), f.trace, second, f.db, f.err);
+    unsetenv("TRACEDB_TIMING");
+    cr_assert_eq(rc, 0);
+    cr_assert(err_has(&f, "7 rows to rewrite of 7: one pass, 2 written"), "the second trace's later runs were not nested");
     cr_assert_eq(q(f.db, "SELECT count(*) FROM events c JOIN events p ON p.id = c.parent_id WHERE c.depth = 2 AND "
                          "((p.name = 'A' AND c.start_ns IN (15000, 30000)) OR (p.name = 'B' AND c.start_ns IN (55000, 70000)))"), 4);
     fx_free(&f);
