@@ -49,11 +49,39 @@ static int stats_step(struct stream_stats *s, int64_t ts, int64_t d, int64_t blo
     return sweep_values_add(&s->v, s->q);
 }
 
+/* The median of the stream's samples, as percentile() computes it over them sorted: they lie between
+ * min and max, a queue's length a few hundred apart at most, so counting them gives the two middle
+ * ranks without a sort (the sort took 0.08 s of `queue` on 2 M events); a spread wider than the samples
+ * sorts them. */
+static double stats_p50(struct stream_stats *s)
+{
+    size_t n = s->v.n;
+    uint64_t span = (uint64_t)s->max - (uint64_t)s->min;
+    size_t *count = n && s->max >= s->min && span < (uint64_t)n + 65536 ? calloc((size_t)span + 1, sizeof *count) : NULL;
+    if (!count) {
+        tdb_sort_i64(s->v.v, n);
+        return tdb_percentile_i64(s->v.v, n, 50);
+    }
+    for (size_t i = 0; i < n; i++)
+        count[(uint64_t)s->v.v[i] - (uint64_t)s->min]++;
+    double pos = 0.5 * (double)(n - 1);
+    size_t lo = (size_t)pos, hi = lo + 1 < n ? lo + 1 : lo, seen = 0;
+    int64_t at_lo = s->min, at_hi = s->min;
+    for (uint64_t k = 0, found = 0; k <= span && found < 2; k++) { /* the values at ranks lo and hi */
+        seen += count[k];
+        if (!found && seen > lo)
+            at_lo = s->min + (int64_t)k, found = 1;
+        if (found == 1 && seen > hi)
+            at_hi = s->min + (int64_t)k, found = 2;
+    }
+    free(count);
+    return (double)at_lo + ((double)at_hi - (double)at_lo) * (pos - (double)lo);
+}
+
 /* Writes one stream's row. 0 or -1. */
 static int stats_write(struct stream_stats *s, sqlite3_stmt *ins)
 {
-    tdb_sort_i64(s->v.v, s->v.n);
-    double p50 = tdb_percentile_i64(s->v.v, s->v.n, 50); /* as percentile() computes it */
+    double p50 = stats_p50(s); /* as percentile() computes it */
     if (s->g.open)
         sweep_group_bind(&s->g, ins); /* else the caller bound the key */
     sqlite3_bind_int64(ins, 4, s->samples);
