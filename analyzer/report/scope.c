@@ -224,7 +224,7 @@ sqlite3 *scope_open(const char *path, struct scope *s, struct report_io *io)
         int several = sqlite3_changes(db) > 1;
         if (scope_last_step(db, s, io) != 0)
             goto fail;
-        char join[96] = "", last[512] = "";
+        char join[96] = "", last[512] = "", gpu_last[256] = "";
         if (s->drop_last_step) {
             /* every track's last step starting at one time (one trace: nearly always) is a constant
              * in the test, not a join on each of 2 M rows (0.15 s); no track with one keeps all */
@@ -246,6 +246,8 @@ sqlite3 *scope_open(const char *path, struct scope *s, struct report_io *io)
                          "(SELECT a.start_ns FROM main.event a WHERE a.id = e.launch_id) < %s "
                          "ELSE e.start_ns < %s END)",
                          how == 2 ? "l.last_start IS NULL" : "0", at, at);
+            if (how != 0) /* the same test in scope_gpu, its launch joined once */
+                snprintf(gpu_last, sizeof gpu_last, " AND (%s OR la.start_ns < %s)", how == 2 ? "l.last_start IS NULL" : "0", at);
         }
         char view[1024];
         snprintf(view, sizeof view,
@@ -258,7 +260,20 @@ sqlite3 *scope_open(const char *path, struct scope *s, struct report_io *io)
                  last);
         if (scope_exec(db, view, io) != 0)
             goto fail;
-    } else if (scope_exec(db, "CREATE TEMP VIEW scope_event AS SELECT * FROM main.event", io) != 0) {
+        snprintf(view, sizeof view,
+                 "CREATE TEMP VIEW scope_gpu AS SELECT e.*, la.start_ns AS launch_ns FROM main.event e "
+                 "LEFT JOIN main.event la ON la.id = e.launch_id%s WHERE e.kind IN " SCOPE_GPU_KINDS
+                 " AND e.start_ns >= (SELECT min(start_ns) FROM scope_window) "
+                 "AND e.start_ns < (SELECT max(end_ns) FROM scope_window)%s%s",
+                 join,
+                 several ? " AND EXISTS (SELECT 1 FROM scope_window w WHERE e.start_ns >= w.start_ns AND e.start_ns < w.end_ns)"
+                         : "",
+                 gpu_last);
+        if (scope_exec(db, view, io) != 0)
+            goto fail;
+    } else if (scope_exec(db, "CREATE TEMP VIEW scope_event AS SELECT * FROM main.event", io) != 0 ||
+               scope_exec(db, "CREATE TEMP VIEW scope_gpu AS SELECT e.*, la.start_ns AS launch_ns FROM main.event e "
+                              "LEFT JOIN main.event la ON la.id = e.launch_id WHERE e.kind IN " SCOPE_GPU_KINDS, io) != 0) {
         goto fail;
     }
     return db;

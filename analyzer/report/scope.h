@@ -29,7 +29,8 @@ struct scope {
 void scope_init(struct scope *s, const char *default_sort);
 
 /* Opens the database read-only and creates temp view scope_event (every column of event, the events
- * in the window) and temp table scope_window. NULL on error (printed). */
+ * in the window), scope_gpu (its GPU work, with launch_ns: its launch's start, looked up once) and
+ * temp table scope_window. NULL on error (printed). */
 sqlite3 *scope_open(const char *path, struct scope *s, struct report_io *io);
 
 /* Parses "250", "250ns", "1.5us", "20ms", "2s" into ns. -1 when it is not a duration. */
