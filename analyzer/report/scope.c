@@ -261,7 +261,7 @@ sqlite3 *scope_open(const char *path, struct scope *s, struct report_io *io)
         if (scope_exec(db, view, io) != 0)
             goto fail;
         snprintf(view, sizeof view,
-                 "CREATE TEMP VIEW scope_gpu AS SELECT e.*, la.start_ns AS launch_ns FROM main.event e "
+                 "CREATE TEMP VIEW scope_gpu AS SELECT e.*, la.start_ns AS launch_ns, la.dur_ns AS launch_dur_ns, la.name_id AS launch_name_id FROM main.event e "
                  "LEFT JOIN main.event la ON la.id = e.launch_id%s WHERE e.kind IN " SCOPE_GPU_KINDS
                  " AND e.start_ns >= (SELECT min(start_ns) FROM scope_window) "
                  "AND e.start_ns < (SELECT max(end_ns) FROM scope_window)%s%s",
@@ -272,7 +272,7 @@ sqlite3 *scope_open(const char *path, struct scope *s, struct report_io *io)
         if (scope_exec(db, view, io) != 0)
             goto fail;
     } else if (scope_exec(db, "CREATE TEMP VIEW scope_event AS SELECT * FROM main.event", io) != 0 ||
-               scope_exec(db, "CREATE TEMP VIEW scope_gpu AS SELECT e.*, la.start_ns AS launch_ns FROM main.event e "
+               scope_exec(db, "CREATE TEMP VIEW scope_gpu AS SELECT e.*, la.start_ns AS launch_ns, la.dur_ns AS launch_dur_ns, la.name_id AS launch_name_id FROM main.event e "
                               "LEFT JOIN main.event la ON la.id = e.launch_id WHERE e.kind IN " SCOPE_GPU_KINDS, io) != 0) {
         goto fail;
     }

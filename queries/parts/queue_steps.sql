@@ -1,6 +1,6 @@
 queue_launch AS (
-  SELECT {sql:rank_of_event} AS rank, e.device, e.stream, a.start_ns AS call_ns, e.start_ns AS work_ns, e.id
-  FROM scope_event e JOIN main.event a ON a.id = e.launch_id JOIN string an ON an.id = a.name_id
+  SELECT {sql:rank_of_event} AS rank, e.device, e.stream, e.launch_ns AS call_ns, e.start_ns AS work_ns, e.id
+  FROM scope_gpu e JOIN string an ON an.id = e.launch_name_id -- its launch joined once (scope.c)
   WHERE e.kind IN ({kind:kernel}, {kind:memcpy}, {kind:memset}) AND e.stream IS NOT NULL
     AND an.value IN ('cudaLaunchKernel', 'cudaLaunchKernelExC', 'cuLaunchKernel', 'cuLaunchKernelEx', 'cudaMemcpyAsync',
                      'cudaMemsetAsync', 'hipLaunchKernel', 'hipExtModuleLaunchKernel', 'hipMemcpyAsync', 'hipMemsetAsync',
