@@ -20,6 +20,12 @@ struct held {
 #define WAIT_ROWS 64
 #define WAIT_SLOTS 256
 
+/* A track merges its first run back in at most this many times a trace: each merge reads the first run
+ * again, so a track that went back in time at every event (hostile, or a profiler gone wrong) would read
+ * it once an event. Real traces go back 1 to 5 times a thread (hundreds in one of 17); past the limit a
+ * restart nests its run alone and the sweep writes the rest, as before the log. */
+#define MERGES_PER_TRACK 8
+
 struct frame {
     uint64_t seq;        /* its row in the ring, when ring */
     int64_t id, end, dur, child_sum;
@@ -34,6 +40,7 @@ struct track {
     struct frame_log_reader *first_run; /* after a restart: the first run's frames, merged in as time passes */
     const struct frame_rec *next;       /* the next of them, NULL when none is left */
     int log_slot;        /* its first run's place in the frame log, + 1; 0 until it logs a frame */
+    int merges;          /* restarts that read the first run back (MERGES_PER_TRACK at most) */
     struct frame *stack;
     size_t top, cap;
 };
@@ -126,7 +133,10 @@ static void restart(struct stream_nest *s, struct track *t)
         pop(s, t);
     t->restarted = 1;
     frame_log_reader_free(t->first_run);
-    t->first_run = s->log && t->log_slot ? frame_log_read(s->log, (uint32_t)(t->log_slot - 1)) : NULL;
+    t->first_run = s->log && t->log_slot && t->merges < MERGES_PER_TRACK
+                       ? frame_log_read(s->log, (uint32_t)(t->log_slot - 1))
+                       : NULL;
+    t->merges += t->first_run != NULL;
     t->next = t->first_run ? frame_log_next(t->first_run) : NULL;
 }
 
@@ -333,7 +343,7 @@ void stream_nest_reset(struct stream_nest *s)
 {
     for (size_t i = 0; i < s->ntracks; i++) {
         struct track *t = &s->tracks[i];
-        t->top = 0, t->seen = 0, t->dirty = 0, t->restarted = 0, t->log_slot = 0;
+        t->top = 0, t->seen = 0, t->dirty = 0, t->restarted = 0, t->log_slot = 0, t->merges = 0;
         frame_log_reader_free(t->first_run);
         t->first_run = NULL, t->next = NULL;
     }

@@ -702,3 +702,29 @@ Test(nesting, later_runs_nest_as_they_come_after_a_trace_of_many_threads)
                          "((p.name = 'A' AND c.start_ns IN (15000, 30000)) OR (p.name = 'B' AND c.start_ns IN (55000, 70000)))"), 4);
     fx_free(&f);
 }
+
+/* A thread that goes back in time at every event (60,000 operators, then 60,000 instants each earlier
+ * than the one before): each restart may read the first run back only a few times a track, or the import
+ * reads it once an event (quadratic: a minute here, where it takes well under a second). Worked by hand:
+ * every instant lies 2 us into its operator. */
+Test(nesting, a_thread_going_back_at_every_event_stays_linear, .timeout = 15)
+{
+    enum { N = 60000 };
+    size_t cap = (size_t)N * 200, n = 0;
+    char *json = malloc(cap);
+    cr_assert_not_null(json);
+    n += (size_t)snprintf(json + n, cap - n, "{\"traceEvents\":[");
+    for (int i = 0; i < N; i++)
+        n += (size_t)snprintf(json + n, cap - n, "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op\",\"pid\":1,\"tid\":1,"
+                              "\"ts\":%d,\"dur\":5}", i ? "," : "", i * 10);
+    for (int i = N - 1; i >= 0; i--)
+        n += (size_t)snprintf(json + n, cap - n, ",{\"ph\":\"i\",\"s\":\"t\",\"name\":\"m\",\"pid\":1,\"tid\":1,\"ts\":%d}",
+                              i * 10 + 2);
+    snprintf(json + n, cap - n, "]}");
+    struct fixture f = fx_new(json, "json");
+    free(json);
+    cr_assert_eq(fx_import(&f, ""), 0);
+    cr_assert_eq(q(f.db, "SELECT count(*) FROM events m JOIN events o ON o.id = m.parent_id WHERE m.name = 'm' AND "
+                         "o.name = 'op' AND o.start_ns = m.start_ns - 2000 AND m.depth = 1 AND o.self_ns = 5000"), N);
+    fx_free(&f);
+}
