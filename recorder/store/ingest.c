@@ -136,6 +136,27 @@ static int64_t ingest_stat(struct tdb_ingest *ing, const struct tdb_event *ev, i
     return i;
 }
 
+/* GPU work with a correlation: what can be linked to a launch. */
+static int links_to_launch(const struct tdb_event *ev)
+{
+    return ev->correlation != TDB_NULL && (ev->kind == TDB_KIND_KERNEL || ev->kind == TDB_KIND_MEMCPY ||
+                                           ev->kind == TDB_KIND_MEMSET || ev->kind == TDB_KIND_SYNC);
+}
+
+/* The correlation record of launch or GPU work ev (row ord); in_row: the ord of the launch its row holds,
+ * or < 0. 0, or -1 (printed). */
+static int keep_corr(struct tdb_ingest *ing, const struct tdb_event *ev, size_t ord, int64_t in_row)
+{
+    struct corr_rec *c = spill_sort_push(ing->corrs);
+    if (!c)
+        return ingest_sort_failed(ing, ing->corrs);
+    int launch = ev->kind == TDB_KIND_RUNTIME || ev->kind == TDB_KIND_DRIVER;
+    *c = (struct corr_rec){ev->correlation, ev->dur_ns, (uint32_t)ord,
+                           launch ? CORR_LAUNCH : ev->kind == TDB_KIND_SYNC ? CORR_LINK : CORR_DEVICE,
+                           in_row >= 0 ? (uint32_t)in_row + 1 : 0, 0};
+    return 0;
+}
+
 /* Keeps what the end of the trace needs about event ord: its sweep key, its correlation, what it
  * attributes. Returns the ord of the launch of GPU work when that launch was seen just before (the row
  * is written with it), -2 otherwise, -1 on error. */
@@ -169,9 +190,7 @@ static int64_t ingest_keep_keys(struct tdb_ingest *ing, size_t ord, const struct
     }
     if (ev->correlation == TDB_NULL)
         return -2;
-    int launch = ev->kind == TDB_KIND_RUNTIME || ev->kind == TDB_KIND_DRIVER;
-    int gpu = ev->kind == TDB_KIND_KERNEL || ev->kind == TDB_KIND_MEMCPY || ev->kind == TDB_KIND_MEMSET ||
-              ev->kind == TDB_KIND_SYNC;
+    int launch = ev->kind == TDB_KIND_RUNTIME || ev->kind == TDB_KIND_DRIVER, gpu = links_to_launch(ev);
     if (!launch && !gpu)
         return -2;
     size_t slot = recent_slot(ev->correlation);
@@ -183,13 +202,7 @@ static int64_t ingest_keep_keys(struct tdb_ingest *ing, size_t ord, const struct
     if (gpu && !ing->reading_back)
         return known; /* its record goes when its row leaves the reorder buffer (ingest_emit_row), which
                        * may have linked it to a launch that came after it */
-    struct corr_rec *c = spill_sort_push(ing->corrs);
-    if (!c)
-        return ingest_sort_failed(ing, ing->corrs);
-    *c = (struct corr_rec){ev->correlation, ev->dur_ns, (uint32_t)ord,
-                           launch ? CORR_LAUNCH : ev->kind == TDB_KIND_SYNC ? CORR_LINK : CORR_DEVICE,
-                           known >= 0 ? (uint32_t)known + 1 : 0, 0};
-    return known;
+    return keep_corr(ing, ev, ord, known) != 0 ? -1 : known;
 }
 
 /* Keeps the interval of GPU work for device_stats (device_time.c). 0, or -1 (printed). */
@@ -746,26 +759,15 @@ int64_t tdb_ingest_reserve_id(struct tdb_ingest *ing)
     return ing->live ? ing->next_event++ : TDB_NULL;
 }
 
-/* GPU work with a correlation: what can be linked to a launch (ingest_keep_keys). */
-static int links_to_launch(const struct tdb_event *ev)
-{
-    return ev->correlation != TDB_NULL && (ev->kind == TDB_KIND_KERNEL || ev->kind == TDB_KIND_MEMCPY ||
-                                           ev->kind == TDB_KIND_MEMSET || ev->kind == TDB_KIND_SYNC);
-}
-
 /* A row leaves the reorder buffer (stream_nest.c), final: to the writer. GPU work's correlation record
  * goes now, with the launch its row holds: the end of the trace links only the rest. */
 static int ingest_emit_row(void *ctx, int64_t id, int64_t name_id, int64_t cat_id, const struct tdb_event *ev)
 {
     struct tdb_ingest *ing = ctx;
-    if (links_to_launch(ev)) {
-        struct corr_rec *c = spill_sort_push(ing->corrs);
-        if (!c)
-            return ingest_sort_failed(ing, ing->corrs);
-        *c = (struct corr_rec){ev->correlation, ev->dur_ns, (uint32_t)(id - ing->trace_first_event),
-                               ev->kind == TDB_KIND_SYNC ? CORR_LINK : CORR_DEVICE,
-                               ev->launch_id != TDB_NULL ? (uint32_t)(ev->launch_id - ing->trace_first_event) + 1 : 0, 0};
-    }
+    if (links_to_launch(ev) &&
+        keep_corr(ing, ev, (size_t)(id - ing->trace_first_event),
+                  ev->launch_id != TDB_NULL ? ev->launch_id - ing->trace_first_event : -2) != 0)
+        return -1;
     return row_writer_event(ing->rows, id, name_id, cat_id, ev);
 }
 
