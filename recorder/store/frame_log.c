@@ -1,7 +1,7 @@
 /* frame_log.c: each track's first-run frames in 16 KiB blocks, full blocks in one shared temporary file
  * (see frame_log.h). Nothing is allocated per frame. */
 #include "frame_log.h"
-#include <stdio.h>
+#include "spill_sort.h"
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -46,19 +46,8 @@ struct frame_log *frame_log_new(const char *dir)
 
 static int write_block(struct frame_log *g, struct track_log *t)
 {
-    if (g->fd < 0) {
-        size_t n = strlen(g->dir) + 32;
-        char *path = malloc(n);
-        if (!path)
-            return -1;
-        snprintf(path, n, "%s/.tracedb-frames-XXXXXX", g->dir);
-        g->fd = mkstemp(path);
-        if (g->fd >= 0)
-            unlink(path); /* gone when closed, whatever happens */
-        free(path);
-        if (g->fd < 0)
-            return -1;
-    }
+    if (g->fd < 0 && (g->fd = spill_temp_file(g->dir, "frames")) < 0)
+        return -1;
     if (t->nblocks == t->cap) {
         size_t ncap = t->cap ? t->cap * 2 : 16;
         uint64_t *nb = realloc(t->blocks, ncap * sizeof *nb);

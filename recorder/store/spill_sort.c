@@ -56,6 +56,23 @@ static int fail(struct spill_sort *s, const char *what, int e)
     return -1;
 }
 
+int spill_temp_file(const char *dir, const char *what)
+{
+    size_t n = strlen(dir) + strlen(what) + 32;
+    char *path = malloc(n);
+    if (!path) {
+        errno = ENOMEM;
+        return -1;
+    }
+    snprintf(path, n, "%s/.tracedb-%s-XXXXXX", dir, what);
+    int fd = mkstemp(path), e = errno;
+    if (fd >= 0)
+        unlink(path); /* gone when closed, whatever happens */
+    free(path);
+    errno = e;
+    return fd;
+}
+
 struct spill_sort *spill_sort_new(size_t rec_size, size_t budget, int (*cmp)(const void *, const void *), const char *dir)
 {
     struct spill_sort *s = calloc(1, sizeof *s);
@@ -182,20 +199,8 @@ static int spill(struct spill_sort *s)
 {
     if (join_writer(s) != 0)
         return -1;
-    if (s->fd < 0) {
-        size_t n = strlen(s->dir) + 32;
-        char *path = malloc(n);
-        if (!path)
-            return fail(s, "cannot name", ENOMEM);
-        snprintf(path, n, "%s/.tracedb-sort-XXXXXX", s->dir);
-        s->fd = mkstemp(path);
-        int e = errno;
-        if (s->fd >= 0)
-            unlink(path); /* gone when closed, whatever happens */
-        free(path);
-        if (s->fd < 0)
-            return fail(s, "cannot create", e);
-    }
+    if (s->fd < 0 && (s->fd = spill_temp_file(s->dir, "sort")) < 0)
+        return fail(s, "cannot create", errno);
     if (s->nruns == s->runs_cap) {
         size_t ncap = s->runs_cap ? s->runs_cap * 2 : 16;
         struct run *r = realloc(s->runs, ncap * sizeof *r);

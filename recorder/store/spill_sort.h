@@ -27,5 +27,8 @@ const char *spill_sort_error(const struct spill_sort *s);
 uint64_t spill_sort_count(const struct spill_sort *s); /* records pushed */
 size_t spill_sort_runs(const struct spill_sort *s);    /* runs written to disk */
 void spill_sort_free(struct spill_sort *s);
+/* A new temporary file in dir named .tracedb-WHAT-XXXXXX, unlinked at once (gone when closed): its fd,
+ * or -1 with errno set. The sorts' runs go to one; so do other spills (frame_log.c). */
+int spill_temp_file(const char *dir, const char *what);
 
 #endif
