@@ -82,6 +82,10 @@ void scope_tables(const struct scope *s, const char *hint)
 
 /* GPU work: the kinds HTA's window keeps by their launch, not their own start. */
 #define SCOPE_GPU_KINDS "(7, 8, 9, 10, 3)" /* kernel, memcpy, memset, sync, gpu_range (util/kinds.h) */
+/* scope_gpu: GPU work with its launch's start, duration and name, joined once (up to its WHERE) */
+#define SCOPE_GPU_VIEW                                                                                        \
+    "CREATE TEMP VIEW scope_gpu AS SELECT e.*, la.start_ns AS launch_ns, la.dur_ns AS launch_dur_ns, "       \
+    "la.name_id AS launch_name_id FROM main.event e LEFT JOIN main.event la ON la.id = e.launch_id"
 _Static_assert(TDB_KIND_KERNEL == 7 && TDB_KIND_MEMCPY == 8 && TDB_KIND_MEMSET == 9 && TDB_KIND_SYNC == 10 &&
                    TDB_KIND_GPU_RANGE == 3 && TDB_KIND_RANGE == 2,
                "SCOPE_GPU_KINDS and scope_last_step name kinds by number");
@@ -249,31 +253,22 @@ sqlite3 *scope_open(const char *path, struct scope *s, struct report_io *io)
             if (how != 0) /* the same test in scope_gpu, its launch joined once */
                 snprintf(gpu_last, sizeof gpu_last, " AND (%s OR la.start_ns < %s)", how == 2 ? "l.last_start IS NULL" : "0", at);
         }
-        char view[1024];
-        snprintf(view, sizeof view,
-                 "CREATE TEMP VIEW scope_event AS SELECT e.* FROM main.event e%s "
-                 "WHERE e.start_ns >= (SELECT min(start_ns) FROM scope_window) "
-                 "AND e.start_ns < (SELECT max(end_ns) FROM scope_window)%s%s",
-                 join,
+        char window[512], view[1024]; /* the window's test, the same in both views */
+        snprintf(window, sizeof window,
+                 "e.start_ns >= (SELECT min(start_ns) FROM scope_window) "
+                 "AND e.start_ns < (SELECT max(end_ns) FROM scope_window)%s",
                  several ? " AND EXISTS (SELECT 1 FROM scope_window w WHERE e.start_ns >= w.start_ns AND e.start_ns < w.end_ns)"
-                         : "",
-                 last);
+                         : "");
+        snprintf(view, sizeof view, "CREATE TEMP VIEW scope_event AS SELECT e.* FROM main.event e%s WHERE %s%s", join,
+                 window, last);
         if (scope_exec(db, view, io) != 0)
             goto fail;
-        snprintf(view, sizeof view,
-                 "CREATE TEMP VIEW scope_gpu AS SELECT e.*, la.start_ns AS launch_ns, la.dur_ns AS launch_dur_ns, la.name_id AS launch_name_id FROM main.event e "
-                 "LEFT JOIN main.event la ON la.id = e.launch_id%s WHERE e.kind IN " SCOPE_GPU_KINDS
-                 " AND e.start_ns >= (SELECT min(start_ns) FROM scope_window) "
-                 "AND e.start_ns < (SELECT max(end_ns) FROM scope_window)%s%s",
-                 join,
-                 several ? " AND EXISTS (SELECT 1 FROM scope_window w WHERE e.start_ns >= w.start_ns AND e.start_ns < w.end_ns)"
-                         : "",
+        snprintf(view, sizeof view, SCOPE_GPU_VIEW "%s WHERE e.kind IN " SCOPE_GPU_KINDS " AND %s%s", join, window,
                  gpu_last);
         if (scope_exec(db, view, io) != 0)
             goto fail;
     } else if (scope_exec(db, "CREATE TEMP VIEW scope_event AS SELECT * FROM main.event", io) != 0 ||
-               scope_exec(db, "CREATE TEMP VIEW scope_gpu AS SELECT e.*, la.start_ns AS launch_ns, la.dur_ns AS launch_dur_ns, la.name_id AS launch_name_id FROM main.event e "
-                              "LEFT JOIN main.event la ON la.id = e.launch_id WHERE e.kind IN " SCOPE_GPU_KINDS, io) != 0) {
+               scope_exec(db, SCOPE_GPU_VIEW " WHERE e.kind IN " SCOPE_GPU_KINDS, io) != 0) {
         goto fail;
     }
     return db;
