@@ -29,6 +29,16 @@ static int fx_import(struct fixture *f, const char *extra)
     return run("'%s' import -q %s '%s' -o '%s' 2>'%s'", tracedb(), extra, f->trace, f->db, f->err);
 }
 
+/* fx_import of f's trace and the traces in `more` ("" or quoted paths) with TRACEDB_TIMING on: the
+import's phases and its rewrite counts go to f's stderr file. */
+static int fx_import_timed(struct fixture *f, const char *more)
+{
+    setenv("TRACEDB_TIMING", "1", 1);
+    int rc = run("'%s' import -q '%s' %s -o '%s' 2>'%s'", tracedb(), f->trace, more, f->db, f->err);
+    unsetenv("TRACEDB_TIMING");
+    return rc;
+}
+
 static void fx_free(struct fixture *f)
 {
     run("rm -rf '%s'", f->dir);
@@ -184,10 +194,7 @@ static void check_late_links(int late, int at_end, const char *how)
                               "\"ts\":%d,\"dur\":5,\"args\":{\"correlation\":%d}}", 1000 * i, 100 + i);
     snprintf(json + o, sizeof json - o, "\n]}");
     struct fixture f = fx_new(json, "json");
-    setenv("TRACEDB_TIMING", "1", 1);
-    int rc = fx_import(&f, "");
-    unsetenv("TRACEDB_TIMING");
-    cr_assert_eq(rc, 0);
+    cr_assert_eq(fx_import_timed(&f, ""), 0);
     cr_assert(err_has(&f, how), "the rewrite went another way than %s", how);
     cr_assert_eq(q(f.db, "SELECT count(*) FROM events k JOIN events a ON a.id = k.parent_id "
                          "JOIN events l ON l.id = k.launch_id WHERE k.name = 'k' AND a.name = 'ann' AND a.start_ns = "
@@ -663,19 +670,23 @@ static const char three_runs_trace[] = "{\"traceEvents\":["
         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":55,\"dur\":10,"
         "\"args\":{\"correlation\":2}}]}";
 
+/* three_runs_trace imported (alone or after another trace): 2 rows of its 7 written at the end, and every
+ * parent, depth and self time as worked by hand. */
+static void check_three_runs(const struct fixture *f)
+{
+    cr_assert(err_has(f, "7 rows to rewrite of 7: one pass, 2 written"), "the later runs were not nested as they came");
+    cr_assert_eq(q(f->db, "SELECT count(*) FROM events WHERE name = 'P' AND parent_id IS NULL AND depth = 0 AND self_ns = 30000"), 1);
+    cr_assert_eq(q(f->db, "SELECT count(*) FROM events c JOIN events p ON p.id = c.parent_id WHERE p.name = 'P' AND "
+                          "c.depth = 1 AND ((c.name = 'A' AND c.self_ns = 20000) OR (c.name = 'B' AND c.self_ns = 30000))"), 2);
+    cr_assert_eq(q(f->db, "SELECT count(*) FROM events c JOIN events p ON p.id = c.parent_id WHERE c.depth = 2 AND "
+                          "((p.name = 'A' AND c.start_ns IN (15000, 30000)) OR (p.name = 'B' AND c.start_ns IN (55000, 70000)))"), 4);
+}
+
 Test(nesting, later_runs_of_a_thread_nest_among_its_first_as_they_come)
 {
     struct fixture f = fx_new(three_runs_trace, "json");
-    setenv("TRACEDB_TIMING", "1", 1);
-    int rc = fx_import(&f, "");
-    unsetenv("TRACEDB_TIMING");
-    cr_assert_eq(rc, 0);
-    cr_assert(err_has(&f, "7 rows to rewrite of 7: one pass, 2 written"), "the later runs were not nested as they came");
-    cr_assert_eq(q(f.db, "SELECT count(*) FROM events WHERE name = 'P' AND parent_id IS NULL AND depth = 0 AND self_ns = 30000"), 1);
-    cr_assert_eq(q(f.db, "SELECT count(*) FROM events c JOIN events p ON p.id = c.parent_id WHERE p.name = 'P' AND "
-                         "c.depth = 1 AND ((c.name = 'A' AND c.self_ns = 20000) OR (c.name = 'B' AND c.self_ns = 30000))"), 2);
-    cr_assert_eq(q(f.db, "SELECT count(*) FROM events c JOIN events p ON p.id = c.parent_id WHERE c.depth = 2 AND "
-                         "((p.name = 'A' AND c.start_ns IN (15000, 30000)) OR (p.name = 'B' AND c.start_ns IN (55000, 70000)))"), 4);
+    cr_assert_eq(fx_import_timed(&f, ""), 0);
+    check_three_runs(&f);
     fx_free(&f);
 }
 
@@ -690,16 +701,12 @@ Test(nesting, later_runs_nest_as_they_come_after_a_trace_of_many_threads)
                               "\"tid\":%d,\"ts\":%d,\"dur\":1}", i > 1 ? "," : "", i, i);
     snprintf(many + n, sizeof many - n, "]}");
     struct fixture f = fx_new(many, "json");
-    char second[1100];
+    char second[1100], quoted[1104];
     snprintf(second, sizeof second, "%s/three_runs.json", f.dir);
     write_file(second, three_runs_trace, (long)strlen(three_runs_trace));
-    setenv("TRACEDB_TIMING", "1", 1);
-    int rc = run("'%s' import -q '%s' '%s' -o '%s' 2>'%s'", tracedb(), f.trace, second, f.db, f.err);
-    unsetenv("TRACEDB_TIMING");
-    cr_assert_eq(rc, 0);
-    cr_assert(err_has(&f, "7 rows to rewrite of 7: one pass, 2 written"), "the second trace's later runs were not nested");
-    cr_assert_eq(q(f.db, "SELECT count(*) FROM events c JOIN events p ON p.id = c.parent_id WHERE c.depth = 2 AND "
-                         "((p.name = 'A' AND c.start_ns IN (15000, 30000)) OR (p.name = 'B' AND c.start_ns IN (55000, 70000)))"), 4);
+    snprintf(quoted, sizeof quoted, "'%s'", second);
+    cr_assert_eq(fx_import_timed(&f, quoted), 0);
+    check_three_runs(&f);
     fx_free(&f);
 }
 
