@@ -1,18 +1,20 @@
-/* frame_log.c: each track's first-run frames in 16 KiB blocks, full blocks in one shared temporary file
- * (see frame_log.h). Nothing is allocated per frame. */
+/* frame_log.c: each track's frames, run by run, in 16 KiB blocks, full blocks in one shared temporary
+ * file; readers merge a track's runs (see frame_log.h). Nothing is allocated per frame. */
 #include "frame_log.h"
 #include "spill_sort.h"
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#define PER_BLOCK (16384 / sizeof(struct frame_rec)) /* 512 frames a write */
+#define PER_BLOCK (16384 / sizeof(struct frame_rec)) /* 409 frames a write */
 
 struct track_log {
     struct frame_rec *buf; /* the block being filled: n frames */
     size_t n;
     uint64_t *blocks;      /* file offsets of the full blocks, in order */
     size_t nblocks, cap;
+    uint64_t run_end[FRAME_LOG_RUNS]; /* where each ended run ends (frames before it) */
+    int runs;              /* runs ended */
     int broken;            /* a frame could not be kept: the log is incomplete */
 };
 
@@ -21,16 +23,29 @@ struct frame_log {
     int fd;                /* -1 until the first full block */
     uint64_t file_end;
     struct track_log *tracks; /* FRAME_LOG_TRACKS, made when first needed */
+    size_t reader_bytes;   /* what the open readers hold: READER_BYTES at most */
+};
+
+/* The open readers' memory, all tracks together (a reader holds a block a run and the tail). */
+#define READER_BYTES ((size_t)8 << 20)
+
+/* One run's place in a reader: its next frame and the block that holds it. */
+struct run_cursor {
+    uint64_t at, end;      /* frame numbers in the track's log */
+    size_t block;          /* the block in buf; SIZE_MAX none */
+    struct frame_rec buf[PER_BLOCK];
 };
 
 struct frame_log_reader {
     struct frame_log *g;
     const struct track_log *t;
-    size_t block;          /* the next block to read; t->nblocks: then the tail */
-    struct frame_rec buf[PER_BLOCK];
-    size_t n, at;          /* frames in buf, the next one */
+    size_t nblocks;        /* full blocks when the reader opened: later frames are in tail */
     struct frame_rec tail[PER_BLOCK]; /* the partial block as it was when the reader opened */
-    size_t tail_n;
+    struct frame_rec out;  /* the frame frame_log_next gave */
+    int failed;
+    int nruns;
+    size_t bytes;
+    struct run_cursor runs[];
 };
 
 struct frame_log *frame_log_new(const char *dir)
@@ -93,41 +108,77 @@ struct frame_log_reader *frame_log_read(struct frame_log *g, uint32_t track)
 {
     if (!frame_log_complete(g, track))
         return NULL;
-    struct frame_log_reader *r = malloc(sizeof *r);
+    struct track_log *t = &g->tracks[track];
+    size_t bytes = sizeof(struct frame_log_reader) + (size_t)(t->runs + 1) * sizeof(struct run_cursor);
+    if (t->runs == FRAME_LOG_RUNS || g->reader_bytes + bytes > READER_BYTES)
+        return NULL;
+    struct frame_log_reader *r = malloc(bytes);
     if (!r)
         return NULL;
-    const struct track_log *t = &g->tracks[track];
-    r->g = g, r->t = t, r->block = 0, r->n = r->at = 0;
-    r->tail_n = t->n;
+    t->run_end[t->runs++] = t->nblocks * PER_BLOCK + t->n;
+    g->reader_bytes += bytes;
+    r->g = g, r->t = t, r->nblocks = t->nblocks, r->failed = 0, r->nruns = t->runs, r->bytes = bytes;
     memcpy(r->tail, t->buf, t->n * sizeof *t->buf);
-    r->block = 0;
-    r->n = 0;
+    for (int i = 0; i < t->runs; i++)
+        r->runs[i] = (struct run_cursor){i ? t->run_end[i - 1] : 0, t->run_end[i], SIZE_MAX, {{0}}};
     return r;
+}
+
+/* Frame number i of the log, through c's block; NULL on a read error. */
+static const struct frame_rec *frame_at(struct frame_log_reader *r, struct run_cursor *c, uint64_t i)
+{
+    size_t block = (size_t)(i / PER_BLOCK);
+    if (block >= r->nblocks)
+        return &r->tail[i % PER_BLOCK];
+    if (c->block != block) {
+        size_t bytes = PER_BLOCK * sizeof *c->buf;
+        if (pread(r->g->fd, c->buf, bytes, (off_t)r->t->blocks[block]) != (ssize_t)bytes) {
+            r->failed = 1;
+            return NULL;
+        }
+        c->block = block;
+    }
+    return &c->buf[i % PER_BLOCK];
+}
+
+/* Whether a comes before b in the sweep's order (runs are appended in order: the earlier at a tie). */
+static int before(const struct frame_rec *a, const struct frame_rec *b)
+{
+    if (a->start != b->start)
+        return a->start < b->start;
+    if (a->end != b->end)
+        return a->end > b->end;
+    return a->id < b->id;
 }
 
 const struct frame_rec *frame_log_next(struct frame_log_reader *r)
 {
-    if (r->at < r->n)
-        return &r->buf[r->at++];
-    const struct track_log *t = r->t;
-    if (r->block < t->nblocks) {
-        size_t bytes = PER_BLOCK * sizeof *r->buf;
-        if (pread(r->g->fd, r->buf, bytes, (off_t)t->blocks[r->block]) != (ssize_t)bytes)
-            return NULL;
-        r->block++;
-        r->n = PER_BLOCK, r->at = 0;
-    } else if (r->block == t->nblocks && r->tail_n) {
-        memcpy(r->buf, r->tail, r->tail_n * sizeof *r->buf);
-        r->block++;
-        r->n = r->tail_n, r->at = 0;
-    } else {
-        return NULL;
+    const struct frame_rec *best = NULL;
+    struct run_cursor *from = NULL;
+    for (int i = 0; i < r->nruns && !r->failed; i++) {
+        struct run_cursor *c = &r->runs[i];
+        if (c->at == c->end)
+            continue;
+        const struct frame_rec *f = frame_at(r, c, c->at);
+        if (f && (!best || before(f, best)))
+            best = f, from = c;
     }
-    return &r->buf[r->at++];
+    if (r->failed || !best)
+        return NULL;
+    r->out = *best;
+    from->at++;
+    return &r->out;
+}
+
+int frame_log_failed(const struct frame_log_reader *r)
+{
+    return r->failed;
 }
 
 void frame_log_reader_free(struct frame_log_reader *r)
 {
+    if (r)
+        r->g->reader_bytes -= r->bytes;
     free(r);
 }
 
@@ -136,7 +187,7 @@ void frame_log_reset(struct frame_log *g)
     for (size_t i = 0; g->tracks && i < FRAME_LOG_TRACKS; i++) {
         struct track_log *t = &g->tracks[i];
         t->n = t->nblocks = 0;
-        t->broken = 0;
+        t->runs = t->broken = 0;
     }
     g->file_end = 0;
 }

@@ -771,6 +771,14 @@ static int ingest_emit_row(void *ctx, int64_t id, int64_t name_id, int64_t cat_i
     return row_writer_event(ing->rows, id, name_id, cat_id, ev);
 }
 
+/* A row gone to the writer had children in a later run of its track (stream_nest.c): its self time
+ * is less by their time. */
+static int ingest_fix_self(void *ctx, int64_t id, int64_t less)
+{
+    struct tdb_ingest *ing = ctx;
+    return row_writer_self_fix(ing->rows, id, less);
+}
+
 int64_t tdb_ingest_event(struct tdb_ingest *ing, const struct tdb_event *in)
 {
     struct tdb_event clamped;
@@ -802,7 +810,7 @@ int64_t tdb_ingest_event(struct tdb_ingest *ing, const struct tdb_event *in)
         return -1;
     struct tdb_event row = *ev;
     row.launch_id = launch >= 0 ? ing->trace_first_event + launch : TDB_NULL;
-    if (!ing->stream && !(ing->stream = stream_nest_new(ing->sort_budget / 2, ingest_emit_row, ing, ing->sort_dir))) {
+    if (!ing->stream && !(ing->stream = stream_nest_new(ing->sort_budget / 2, ingest_emit_row, ingest_fix_self, ing, ing->sort_dir))) {
         fprintf(ing->err, "tracedb: out of memory\n");
         return -1;
     }

@@ -26,7 +26,7 @@
 #define BATCH_BYTES (4u << 20)
 #define SMALL_BATCH_BYTES (64u << 10) /* in-memory databases (fuzzing): thousands of runs a second */
 
-enum row_type { ROW_EVENT = 1, ROW_STRING, ROW_PROCESS, ROW_THREAD, ROW_COUNTER, ROW_FLOW, ROW_META };
+enum row_type { ROW_EVENT = 1, ROW_STRING, ROW_PROCESS, ROW_THREAD, ROW_COUNTER, ROW_FLOW, ROW_META, ROW_SELF_FIX };
 
 struct row_head {
     uint32_t type;  /* enum row_type */
@@ -60,6 +60,11 @@ struct row_meta { /* a process's or thread's name, labels or sort index (M event
     uint32_t len;  /* text follows */
 };
 
+struct row_self_fix { /* an event's self time, less */
+    struct row_head h;
+    int64_t id, less;
+};
+
 struct row_flow {
     struct row_head h;
     int64_t flow_id, cat_id, thread_id, ts_ns;
@@ -73,7 +78,8 @@ struct row_flow {
 #define EVENT_PARAMS 17
 #define HOST_PARAMS 11 /* a host event's row: the columns a recorded range or mark has; NULL for the rest */
 
-enum { ST_EVENT, ST_EVENTS, ST_HOSTS, ST_LAUNCH, ST_MEMORY, ST_STRING, ST_PROCESS, ST_THREAD, ST_COUNTER, ST_FLOW, ST_META, /* + field */
+enum { ST_EVENT, ST_EVENTS, ST_HOSTS, ST_LAUNCH, ST_MEMORY, ST_STRING, ST_PROCESS, ST_THREAD, ST_COUNTER, ST_FLOW, ST_SELF_FIX,
+       ST_META, /* + field */
        ST_COUNT = ST_META + META_FIELDS };
 
 #define EVENT_INSERT                                                                                          \
@@ -91,6 +97,7 @@ static const char *const row_sql[ST_COUNT] = {
     [ST_COUNTER] = "INSERT INTO counter (thread_id, name_id, ts_ns, value) VALUES (?1, ?2, ?3, ?4)",
     [ST_FLOW] = ("INSERT INTO flow (flow_id, cat_id, phase, thread_id, ts_ns, bind_enclosing) "
                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
+    [ST_SELF_FIX] = "UPDATE event SET self_ns = self_ns - ?2 WHERE id = ?1",
     [ST_META + META_PROCESS_NAME] = "UPDATE process SET name = ?1 WHERE id = (SELECT process_id FROM thread WHERE id = ?2)",
     [ST_META + META_PROCESS_LABELS] = "UPDATE process SET labels = ?1 WHERE id = (SELECT process_id FROM thread WHERE id = ?2)",
     [ST_META + META_PROCESS_SORT] = "UPDATE process SET sort_index = ?1 WHERE id = (SELECT process_id FROM thread WHERE id = ?2)",
@@ -116,7 +123,7 @@ static const struct {
 
 /* The rows waiting in one batch. */
 struct pending {
-    const struct row_event *events[EVENT_ROWS];
+    struct row_event *events[EVENT_ROWS];
     int nevents;
     const void *rows[G_COUNT][GROUP_ROWS]; /* row_event for launch and memory rows, row_flow for flows */
     int n[G_COUNT];
@@ -384,7 +391,7 @@ static char *events_sql(int hosts)
 /* Writes n (1 or EVENT_ROWS) event records: one statement for all of them (the host statement when
  * every one is a host row: fewer values to bind and copy); their launch and memory rows join their
  * groups. */
-static int write_events(struct row_writer *w, struct pending *p, const struct row_event *const *r, int n)
+static int write_events(struct row_writer *w, struct pending *p, struct row_event *const *r, int n)
 {
     int hosts = n > 1;
     for (int i = 0; i < n && hosts; i++)
@@ -427,7 +434,21 @@ static int write_text_row(struct row_writer *w, int stmt, const struct row_text 
     return row_step(w, st);
 }
 
-static int write_batch(struct row_writer *w, const struct batch *b)
+/* A self time made less: on the row itself while it waits for its statement, else in the table. */
+static int write_self_fix(struct row_writer *w, struct pending *p, const struct row_self_fix *r)
+{
+    for (int i = p->nevents; i-- > 0 && p->events[i]->id >= r->id;)
+        if (p->events[i]->id == r->id) {
+            p->events[i]->ev.self_ns -= r->less;
+            return 0;
+        }
+    sqlite3_stmt *st = w->st[ST_SELF_FIX];
+    sqlite3_bind_int64(st, 1, r->id);
+    sqlite3_bind_int64(st, 2, r->less);
+    return row_step(w, st);
+}
+
+static int write_batch(struct row_writer *w, struct batch *b)
 {
     if (!w->max_id_st && prepare_built(w, strdup("SELECT max(id) FROM event"), &w->max_id_st) != 0)
         return -1;
@@ -438,13 +459,13 @@ static int write_batch(struct row_writer *w, const struct batch *b)
     p.nevents = 0;
     memset(p.n, 0, sizeof p.n);
     while (off < b->n) {
-        const struct row_head *h = (const struct row_head *)(b->data + off);
+        struct row_head *h = (struct row_head *)(b->data + off);
         int rc = 0;
         /* Events wait for a full statement while other rows pass them: a string, process or thread row
          * is its own table's, and nothing here refers to an event row. */
         switch (h->type) {
         case ROW_EVENT:
-            p.events[p.nevents++] = (const struct row_event *)h;
+            p.events[p.nevents++] = (struct row_event *)h;
             if (p.nevents == EVENT_ROWS) {
                 rc = write_events(w, &p, p.events, EVENT_ROWS);
                 p.nevents = 0;
@@ -482,6 +503,9 @@ static int write_batch(struct row_writer *w, const struct batch *b)
         }
         case ROW_FLOW:
             rc = group_add(w, &p, G_FLOW, h);
+            break;
+        case ROW_SELF_FIX:
+            rc = write_self_fix(w, &p, (const struct row_self_fix *)h);
             break;
         }
         if (rc != 0)
@@ -666,6 +690,15 @@ int row_writer_event(struct row_writer *w, int64_t id, int64_t name_id, int64_t 
     r->args_len = (uint32_t)alen;
     if (alen)
         memcpy(r + 1, ev->args.p, alen);
+    return 0;
+}
+
+int row_writer_self_fix(struct row_writer *w, int64_t id, int64_t less)
+{
+    struct row_self_fix *r = row_reserve(w, ROW_SELF_FIX, sizeof *r);
+    if (!r)
+        return -1;
+    r->id = id, r->less = less;
     return 0;
 }
 

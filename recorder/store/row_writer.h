@@ -22,6 +22,8 @@ int row_writer_stop(struct row_writer *w);
 
 /* Queue rows; each copies what it needs. -1 when a write already failed or memory ran out. */
 int row_writer_event(struct row_writer *w, int64_t id, int64_t name_id, int64_t cat_id, const struct tdb_event *ev);
+/* Event id's self time, written already or waiting, is less by less. */
+int row_writer_self_fix(struct row_writer *w, int64_t id, int64_t less);
 int row_writer_string(struct row_writer *w, int64_t id, struct tdb_str s);
 int row_writer_process(struct row_writer *w, int64_t id, int64_t trace_id, int pid_is_text, struct tdb_str pid);
 int row_writer_thread(struct row_writer *w, int64_t id, int64_t process_id, int tid_is_text, struct tdb_str tid);

@@ -20,29 +20,31 @@ struct held {
 #define WAIT_ROWS 64
 #define WAIT_SLOTS 256
 
-/* A track merges its first run back in at most this many times a trace: each merge reads the first run
+/* A track reads its earlier runs back at most this many times a trace: each restart reads them all
  * again, so a track that went back in time at every event (hostile, or a profiler gone wrong) would read
- * it once an event. Real traces go back 1 to 5 times a thread (hundreds in one of 17); past the limit a
- * restart nests its run alone and the sweep writes the rest, as before the log. */
-#define MERGES_PER_TRACK 8
+ * its log once an event. Real traces go back 1 to 5 times a thread (hundreds in one of 17); past the
+ * limit the track turns dirty and the sweep writes its rows, as before the log. */
+#define MERGES_PER_TRACK (FRAME_LOG_RUNS - 1)
 
 struct frame {
     uint64_t seq;        /* its row in the ring, when ring */
     int64_t id, end, dur, child_sum;
+    int64_t later;       /* an earlier run's frame: its children of this run, its row's self time less */
     int depth;
-    int ring;            /* 0: a frame of the track's first run, read back from the log (its row is gone) */
+    int ring;            /* 1: this run's, its row in the ring; 0: an earlier run's, read back from the log */
 };
 
 struct track {
     int64_t prev_start, prev_dur;
     int seen, dirty;
-    int restarted;       /* its events went back in time: nested run by run, the sweep's values written over */
-    struct frame_log_reader *first_run; /* after a restart: the first run's frames, merged in as time passes */
-    const struct frame_rec *next;       /* the next of them, NULL when none is left */
-    int log_slot;        /* its first run's place in the frame log, + 1; 0 until it logs a frame */
-    int merges;          /* restarts that read the first run back (MERGES_PER_TRACK at most) */
+    int unlogged;        /* an event of it is not in the log: a restart turns it dirty */
+    struct frame_log_reader *earlier; /* after a restart: the earlier runs' events, merged in as time passes */
+    const struct frame_rec *next;     /* the next of them, NULL when none is left */
+    int log_slot;        /* its place in the frame log, + 1; 0 until it logs an event */
+    int merges;          /* restarts that read the earlier runs back (MERGES_PER_TRACK at most) */
     struct frame *stack;
     size_t top, cap;
+    size_t open;         /* frames of this run on the stack (ring) */
 };
 
 struct stream_nest {
@@ -56,12 +58,13 @@ struct stream_nest {
     size_t ntracks;
     uint64_t waiting[WAIT_SLOTS]; /* seq + 1 of a row waiting for a launch, by its correlation; 0 none */
     stream_nest_emit emit;
+    stream_nest_fix fix;
     void *ctx;
     struct frame_log *log; /* each track's first run, for the runs after it (NULL: none kept) */
     int log_slots;         /* places in the log given to tracks this trace, in the order they came */
 };
 
-struct stream_nest *stream_nest_new(size_t budget, stream_nest_emit emit, void *ctx, const char *dir)
+struct stream_nest *stream_nest_new(size_t budget, stream_nest_emit emit, stream_nest_fix fix, void *ctx, const char *dir)
 {
     struct stream_nest *s = calloc(1, sizeof *s);
     if (!s)
@@ -72,7 +75,7 @@ struct stream_nest *stream_nest_new(size_t budget, stream_nest_emit emit, void *
     s->bytes_cap = budget / 2 < 4096 ? 4096 : budget / 2;
     s->q = malloc(s->cap * sizeof *s->q);
     s->bytes = malloc(s->bytes_cap);
-    s->emit = emit, s->ctx = ctx;
+    s->emit = emit, s->fix = fix, s->ctx = ctx;
     s->log = frame_log_new(dir); /* none: later runs are left to the sweep, as before */
     if (!s->q || !s->bytes) {
         stream_nest_free(s);
@@ -99,17 +102,6 @@ static struct track *track_of(struct stream_nest *s, int64_t thread_id)
     return &s->tracks[t];
 }
 
-/* The frame on top of t ends: its row's self time is now known. */
-static void pop(struct stream_nest *s, struct track *t)
-{
-    struct frame *f = &t->stack[--t->top];
-    if (f->ring && f->seq >= s->head) {
-        struct held *h = &s->q[f->seq % s->cap];
-        h->ev.self_ns = f->dur - f->child_sum;
-        h->done = 1;
-    }
-}
-
 /* From now on the sweep's values are written over the track's rows: its waiting rows may leave. */
 static void make_dirty(struct stream_nest *s, struct track *t)
 {
@@ -118,26 +110,50 @@ static void make_dirty(struct stream_nest *s, struct track *t)
         if (f->ring && f->seq >= s->head)
             s->q[f->seq % s->cap].done = 1;
     }
+    t->open = 0;
     t->dirty = 1;
+    frame_log_reader_free(t->earlier);
+    t->earlier = NULL, t->next = NULL;
 }
 
-/* An event came earlier than the one before it on t: what is open ends here, and the nesting starts
- * again from this event, with the track's first run read back from its log and merged in as time
- * passes (merge_first_run). PyTorch writes a thread's operators, then its [memory] instants, then its
- * launches, each run in time order: the later runs' events find their operators as they come, and
- * only the operators they are in change (their self time), which the sweep writes at the end (it
- * writes its values over every row of such a track where they differ). */
-static void restart(struct stream_nest *s, struct track *t)
+/* A row's self time is less by less: in the reorder buffer while the row still waits there (its
+ * id's place, as ids come one more each), else in the database through the fix callback. */
+static int fix_self(struct stream_nest *s, int64_t id, int64_t less)
 {
-    while (t->top > 0)
-        pop(s, t);
-    t->restarted = 1;
-    frame_log_reader_free(t->first_run);
-    t->first_run = s->log && t->log_slot && t->merges < MERGES_PER_TRACK
-                       ? frame_log_read(s->log, (uint32_t)(t->log_slot - 1))
-                       : NULL;
-    t->merges += t->first_run != NULL;
-    t->next = t->first_run ? frame_log_next(t->first_run) : NULL;
+    if (s->head < s->tail) {
+        const struct held *first = &s->q[s->head % s->cap];
+        if (id >= first->id && (uint64_t)(id - first->id) < s->tail - s->head) {
+            struct held *h = &s->q[(s->head + (uint64_t)(id - first->id)) % s->cap];
+            if (h->id == id) {
+                h->ev.self_ns -= less;
+                return 0;
+            }
+        }
+    }
+    return s->fix(s->ctx, id, less);
+}
+
+/* The frame on top of t ends: its row's self time is now known. A row still waiting takes it; a row
+ * gone (it had to leave the full buffer, with its whole time as self time) is less by its children's
+ * time; an earlier run's row is less by its children of this run, unless its children's sum goes past
+ * what 64 bits hold (then the sweep's saturated sum decides: the track turns dirty). 0, or -1 when the
+ * fix could not be queued. */
+static int pop(struct stream_nest *s, struct track *t)
+{
+    struct frame *f = &t->stack[--t->top];
+    t->open -= f->ring != 0;
+    if (f->ring && f->seq >= s->head) {
+        struct held *h = &s->q[f->seq % s->cap];
+        h->ev.self_ns = f->dur - f->child_sum;
+        h->done = 1;
+        return 0;
+    }
+    if (!f->ring && (f->child_sum == INT64_MAX || tdb_sat_add(f->child_sum, f->later) == INT64_MAX)) {
+        make_dirty(s, t);
+        return 0;
+    }
+    int64_t less = f->ring ? f->child_sum : f->later;
+    return less ? fix_self(s, f->id, less) : 0;
 }
 
 static int on_gpu(int kind)
@@ -155,40 +171,109 @@ static int push(struct track *t, struct frame f)
         t->stack = ns, t->cap = nc;
     }
     t->stack[t->top++] = f;
+    t->open += f.ring != 0;
     return 0;
 }
 
 /* The sweep's rule for an event [start, end) on t's stack: what ended before it starts is done, what
  * ends inside it was not its parent (an overlap). */
-static void pop_before(struct stream_nest *s, struct track *t, int64_t start, int64_t end)
+static int pop_before(struct stream_nest *s, struct track *t, int64_t start, int64_t end)
 {
     while (t->top > 0 && t->stack[t->top - 1].end <= start)
-        pop(s, t);
-    while (t->top > 0 && t->stack[t->top - 1].end < end)
-        pop(s, t);
-}
-
-/* The first run's frames that come before [start, end) in the sweep's order (start, longer first; the
- * first run's first at a tie) go on the stack, as if they were coming in again. 0, or -1 out of memory. */
-static int merge_first_run(struct stream_nest *s, struct track *t, int64_t start, int64_t end)
-{
-    while (t->next && (t->next->start < start || (t->next->start == start && t->next->end >= end))) {
-        const struct frame_rec *r = t->next;
-        pop_before(s, t, r->start, r->end);
-        int depth = 0;
-        if (t->top > 0) {
-            struct frame *p = &t->stack[t->top - 1];
-            depth = p->depth >= UINT16_MAX ? UINT16_MAX : p->depth + 1;
-            p->child_sum = tdb_sat_add(p->child_sum, r->end - r->start);
-        }
-        if (push(t, (struct frame){0, r->id, r->end, r->end - r->start, 0, depth, 0}) != 0)
+        if (pop(s, t) != 0)
             return -1;
-        t->next = frame_log_next(t->first_run);
-    }
+    while (t->top > 0 && t->stack[t->top - 1].end < end)
+        if (pop(s, t) != 0)
+            return -1;
     return 0;
 }
 
-/* Rows leave from the head while final; with force, the head leaves anyway (its track turns dirty). */
+/* The next of the earlier runs' events, or none (on a read error the track turns dirty: what was not
+ * seen could have changed). */
+static void next_earlier(struct track *t, struct stream_nest *s)
+{
+    t->next = frame_log_next(t->earlier);
+    if (!t->next) {
+        int failed = frame_log_failed(t->earlier);
+        frame_log_reader_free(t->earlier);
+        t->earlier = NULL;
+        if (failed)
+            make_dirty(s, t);
+    }
+}
+
+/* An earlier run's event r comes again, in the sweep's order among this run's: its frame goes on the
+ * stack (this run's events inside it make its row's self time less). Its row was written with a
+ * parent and depth; where the stack now says otherwise (it is inside one of this run's events), the
+ * sweep writes the track. 0, or -1 when a fix could not be queued. */
+static int merge_one(struct stream_nest *s, struct track *t, const struct frame_rec *r)
+{
+    if (pop_before(s, t, r->start, r->end) != 0)
+        return -1;
+    const struct frame *p = t->top ? &t->stack[t->top - 1] : NULL;
+    int depth = p ? (p->depth >= UINT16_MAX ? UINT16_MAX : p->depth + 1) : 0;
+    if ((p ? p->id : TDB_NULL) != r->parent || depth != r->depth) {
+        make_dirty(s, t);
+        return 0;
+    }
+    if (p)
+        t->stack[t->top - 1].child_sum = tdb_sat_add(p->child_sum, r->end - r->start);
+    if (r->end > r->start &&
+        push(t, (struct frame){.id = r->id, .end = r->end, .dur = r->end - r->start, .depth = depth}) != 0)
+        make_dirty(s, t);
+    else
+        next_earlier(t, s);
+    return 0;
+}
+
+/* The earlier runs' events that come before [start, end) in the sweep's order (start, longer first;
+ * the earlier at a tie) are merged in. 0, or -1 when a fix could not be queued. */
+static int merge_earlier(struct stream_nest *s, struct track *t, int64_t start, int64_t end)
+{
+    while (t->next && (t->next->start < start || (t->next->start == start && t->next->end >= end)))
+        if (merge_one(s, t, t->next) != 0)
+            return -1;
+    return 0;
+}
+
+/* This run ends (the track went back in time, or the trace ended): the earlier runs' events are merged
+ * in while one of this run's events is open (they could be inside it), then the stack ends. */
+static int end_run(struct stream_nest *s, struct track *t)
+{
+    while (t->next && t->open > 0)
+        if (merge_one(s, t, t->next) != 0)
+            return -1;
+    while (t->top > 0)
+        if (pop(s, t) != 0)
+            return -1;
+    frame_log_reader_free(t->earlier);
+    t->earlier = NULL, t->next = NULL;
+    return 0;
+}
+
+/* An event came earlier than the one before it on t: the nesting starts again from this event, with
+ * the track's earlier runs read back from its log and merged in as time passes. PyTorch writes a
+ * thread's operators, then its [memory] instants, then its launches, each run in time order: the later
+ * runs' events find their operators as they come, and only the operators they are in change (their
+ * self time, fixed in the database). Without a complete log (a GPU stream, too many tracks or
+ * restarts, no memory) the track turns dirty. */
+static int restart(struct stream_nest *s, struct track *t)
+{
+    if (end_run(s, t) != 0)
+        return -1;
+    if (t->dirty)
+        return 0;
+    if (t->unlogged || !t->log_slot || t->merges == MERGES_PER_TRACK ||
+        !(t->earlier = frame_log_read(s->log, (uint32_t)(t->log_slot - 1)))) {
+        make_dirty(s, t);
+        return 0;
+    }
+    t->merges++;
+    next_earlier(t, s);
+    return 0;
+}
+
+/* Rows leave from the head while final; with force, the head leaves anyway. */
 static int release(struct stream_nest *s, int force)
 {
     while (s->head < s->tail) {
@@ -199,12 +284,10 @@ static int release(struct stream_nest *s, int force)
             h->waiting = 0; /* linked at the end of the trace, as any GPU work before its launch */
             force = 0;
         }
-        if (!h->done) {
+        if (!h->done) { /* its frame is open: it leaves with its whole time as self time, made less when
+                          * the frame ends (pop) */
             if (!force)
                 return 0;
-            struct track *t = track_of(s, h->ev.thread_id);
-            if (t)
-                make_dirty(s, t);
             h->done = 1;
             force = 0; /* one row: the caller asks again if it needs more room */
         }
@@ -249,7 +332,8 @@ int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t 
         make_dirty(s, t);
     else if (t && !t->dirty && t->seen &&
              (ev->start_ns < t->prev_start || (ev->start_ns == t->prev_start && ev->dur_ns > t->prev_dur)))
-        restart(s, t);
+        if (restart(s, t) != 0)
+            return -1;
     /* room: a row slot and the args' bytes, contiguous in the byte ring */
     size_t n = ev->args.p ? ev->args.n : 0;
     if (n > s->bytes_cap / 2) { /* too big to wait: everything before it leaves, then it */
@@ -289,32 +373,34 @@ int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t 
      * ends inside it was not its parent (an overlap), the top is its parent */
     int64_t start = ev->start_ns, dur = ev->dur_ns, end = start + dur;
     t->seen = 1, t->prev_start = start, t->prev_dur = dur;
-    if (t->next && merge_first_run(s, t, start, end) != 0) {
-        make_dirty(s, t);
+    if ((t->next && merge_earlier(s, t, start, end) != 0) || pop_before(s, t, start, end) != 0)
+        return -1;
+    if (t->dirty)
         return release(s, 0);
-    }
-    pop_before(s, t, start, end);
     h->ev.parent_id = TDB_NULL, h->ev.depth = 0;
     if (t->top > 0) {
         struct frame *f = &t->stack[t->top - 1];
         h->ev.parent_id = f->id;
         h->ev.depth = f->depth >= UINT16_MAX ? UINT16_MAX : f->depth + 1;
         f->child_sum = tdb_sat_add(f->child_sum, dur);
+        if (!f->ring)
+            f->later = tdb_sat_add(f->later, dur);
     }
+    /* every event of a CPU track goes to the log, for the runs after this one (GPU streams come in
+     * order: a stream that does not turns dirty) */
+    if (!t->log_slot && s->log && s->log_slots < FRAME_LOG_TRACKS && !on_gpu(ev->kind))
+        t->log_slot = ++s->log_slots;
+    if (!t->unlogged && (!t->log_slot || on_gpu(ev->kind) ||
+                         frame_log_append(s->log, (uint32_t)(t->log_slot - 1),
+                                          &(struct frame_rec){start, end, id, h->ev.parent_id, h->ev.depth, 0}) != 0))
+        t->unlogged = 1;
     if (dur == 0) {
         h->ev.self_ns = 0; /* an instant: a leaf */
         return release(s, 0);
     }
-    if (push(t, (struct frame){seq, id, end, dur, 0, h->ev.depth, 1}) != 0) {
+    if (push(t, (struct frame){.seq = seq, .id = id, .end = end, .dur = dur, .depth = h->ev.depth, .ring = 1}) != 0) {
         make_dirty(s, t);
         return release(s, 0);
-    }
-    if (!t->restarted && s->log && !on_gpu(ev->kind)) { /* the first run of a CPU track: kept for the runs
-                                                          * after it (GPU streams come in order) */
-        if (!t->log_slot && s->log_slots < FRAME_LOG_TRACKS)
-            t->log_slot = ++s->log_slots;
-        if (t->log_slot) /* (a track past the log's limit: no merge) */
-            frame_log_append(s->log, (uint32_t)(t->log_slot - 1), &(struct frame_rec){start, end, id, h->ev.depth, 0});
     }
     h->done = 0, h->ev.self_ns = TDB_NULL; /* until it ends */
     return release(s, 0);
@@ -322,12 +408,9 @@ int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t 
 
 int stream_nest_flush(struct stream_nest *s)
 {
-    for (size_t i = 0; i < s->ntracks; i++) {
-        while (s->tracks[i].top > 0)
-            pop(s, &s->tracks[i]);
-        frame_log_reader_free(s->tracks[i].first_run);
-        s->tracks[i].first_run = NULL, s->tracks[i].next = NULL;
-    }
+    for (size_t i = 0; i < s->ntracks; i++)
+        if (end_run(s, &s->tracks[i]) != 0)
+            return -1;
     for (uint64_t k = s->head; k < s->tail; k++) /* no launch comes any more */
         s->q[k % s->cap].waiting = 0;
     memset(s->waiting, 0, sizeof s->waiting);
@@ -336,16 +419,16 @@ int stream_nest_flush(struct stream_nest *s)
 
 int stream_nest_dirty(const struct stream_nest *s, uint32_t track)
 {
-    return track >= s->ntracks || s->tracks[track].dirty || s->tracks[track].restarted;
+    return track >= s->ntracks || s->tracks[track].dirty;
 }
 
 void stream_nest_reset(struct stream_nest *s)
 {
     for (size_t i = 0; i < s->ntracks; i++) {
         struct track *t = &s->tracks[i];
-        t->top = 0, t->seen = 0, t->dirty = 0, t->restarted = 0, t->log_slot = 0, t->merges = 0;
-        frame_log_reader_free(t->first_run);
-        t->first_run = NULL, t->next = NULL;
+        t->top = t->open = 0, t->seen = t->dirty = t->unlogged = 0, t->log_slot = 0, t->merges = 0;
+        frame_log_reader_free(t->earlier);
+        t->earlier = NULL, t->next = NULL;
     }
     if (s->log)
         frame_log_reset(s->log);
@@ -359,7 +442,7 @@ void stream_nest_free(struct stream_nest *s)
         return;
     for (size_t i = 0; i < s->ntracks; i++) {
         free(s->tracks[i].stack);
-        frame_log_reader_free(s->tracks[i].first_run);
+        frame_log_reader_free(s->tracks[i].earlier);
     }
     free(s->tracks);
     frame_log_free(s->log);

@@ -19,9 +19,14 @@ struct stream_nest;
 /* Where a row goes once final (the row writer): 0, or -1 to stop. */
 typedef int (*stream_nest_emit)(void *ctx, int64_t id, int64_t name_id, int64_t cat_id, const struct tdb_event *ev);
 
+/* A row already gone to the writer holds a self time too large by less (a first run's operator, whose
+ * children came in a later run): 0, or -1 to stop. */
+typedef int (*stream_nest_fix)(void *ctx, int64_t id, int64_t less);
+
 /* budget: bytes the reorder buffer may hold (rows and their args); dir: where the first runs' frames
  * go on disk (frame_log.h). NULL when out of memory. */
-struct stream_nest *stream_nest_new(size_t budget, stream_nest_emit emit, void *ctx, const char *dir);
+struct stream_nest *stream_nest_new(size_t budget, stream_nest_emit emit, stream_nest_fix fix, void *ctx,
+                                    const char *dir);
 /* Row id of event ev (on track ev->thread_id) comes in. wait_correlation (ev's correlation, or
  * TDB_NULL): GPU work whose launch has not come yet; its row waits a few rows for stream_nest_link().
  * 0, or -1 (out of memory, or emit failed). */

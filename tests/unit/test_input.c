@@ -90,6 +90,27 @@ Test(nesting, parents_depth_and_self_time_by_hand)
     fx_free(&f);
 }
 
+/* An event (named once in its trace) worked by hand: its parent's name, its depth, its self time. */
+struct nested {
+    const char *name, *parent;
+    int depth;
+    int64_t self_us;
+};
+
+static void assert_nested(const char *db, const struct nested *want, size_t n, const char *how)
+{
+    for (size_t i = 0; i < n; i++) {
+        char sql[512];
+        snprintf(sql, sizeof sql,
+                 "SELECT e.depth * 1000000000 + e.self_ns + (coalesce(p.name, '') = '%s') * 100000000 "
+                 "FROM events e LEFT JOIN events p ON p.id = e.parent_id WHERE e.name = '%s'",
+                 want[i].parent ? want[i].parent : "", want[i].name);
+        cr_assert_eq(q(db, sql), want[i].depth * 1000000000LL + want[i].self_us * 1000 + 100000000,
+                     "%s: parent %s, depth %d, self %lld us (%s)", want[i].name, want[i].parent ? want[i].parent : "none",
+                     want[i].depth, (long long)want[i].self_us, how);
+    }
+}
+
 /* Rows are nested as they stream in while their track is in order (stream_nest.c) and by the sweep
  * once a track goes out of order; with TRACEDB_SORT_KIB=1 the reorder buffer holds 64 rows and a long
  * range makes rows leave early. Worked by hand: the same values every way. */
@@ -122,21 +143,12 @@ static void check_streamed_and_swept_nesting(const char *kib)
     struct fixture f = fx_new(json, "json");
     setenv("TRACEDB_SORT_KIB", kib, 1);
     cr_assert_eq(fx_import(&f, ""), 0);
-    struct { const char *name, *parent; int depth; int64_t self_us; } want[] = {
+    const struct nested want[] = {
         {"A", NULL, 0, 30}, {"B", "A", 1, 25}, {"C", "B", 2, 5}, {"D", "A", 1, 0}, {"E", "A", 1, 40},
         {"F", NULL, 0, 10}, {"G", NULL, 0, 20}, {"G2", NULL, 0, 20}, {"I", "G2", 1, 20}, {"H", "I", 2, 10},
         {"K", NULL, 0, 10}, {"J", "K", 1, 10}, {"L", NULL, 0, 700},
     };
-    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-        char sql[512];
-        snprintf(sql, sizeof sql,
-                 "SELECT e.depth * 1000000000 + e.self_ns + (coalesce(p.name, '') = '%s') * 100000000 "
-                 "FROM events e LEFT JOIN events p ON p.id = e.parent_id WHERE e.name = '%s'",
-                 want[i].parent ? want[i].parent : "", want[i].name);
-        cr_assert_eq(q(f.db, sql), want[i].depth * 1000000000LL + want[i].self_us * 1000 + 100000000,
-                     "%s: parent %s, depth %d, self %lld us (TRACEDB_SORT_KIB=%s)", want[i].name,
-                     want[i].parent ? want[i].parent : "none", want[i].depth, (long long)want[i].self_us, kib);
-    }
+    assert_nested(f.db, want, sizeof want / sizeof want[0], kib);
     cr_assert_eq(q(f.db, "SELECT count(*) FROM events e JOIN events p ON p.id = e.parent_id "
                          "WHERE e.name = 'leaf' AND p.name = 'L' AND e.depth = 1 AND e.self_ns = 2000"), 150);
     cr_assert_eq(q(f.db, "SELECT overlaps FROM trace"), 1);
@@ -225,8 +237,9 @@ Test(nesting, kernels_just_before_their_launch_are_written_linked)
 }
 
 /* The bench's generator writes the same events in time order and in PyTorch's order (CPU ops, then
- * [memory] instants, then kernels each before its launch): the first is nested as it streams in, the
- * second by the end-of-trace sweep, rewritten in one pass with every kernel linked late. Every event's
+ * [memory] instants, then kernels each before its launch): both are nested as they stream in (in
+ * PyTorch's order each later run among the earlier runs read back from the frame log, the operators'
+ * self times fixed as their launches come), nothing left to the end-of-trace rewrite. Every event's
  * parent, depth, self time and launch, and every per-name sum, must come out the same. */
 Test(nesting, pytorch_order_and_time_order_give_the_same_tables, .timeout = 120)
 {
@@ -241,7 +254,7 @@ Test(nesting, pytorch_order_and_time_order_give_the_same_tables, .timeout = 120)
     cr_assert(err_has(&f, "tracedb: 0 rows to rewrite of"), "the time-ordered trace is nested as it streams in");
     cr_assert_eq(run("'%s' import -q '%s' -o '%s' 2>'%s'", tracedb(), kineto, db2, f.err), 0);
     unsetenv("TRACEDB_TIMING");
-    cr_assert(err_has(&f, ": one pass"), "PyTorch's order is rewritten in one pass");
+    cr_assert(err_has(&f, "tracedb: 0 rows to rewrite of"), "PyTorch's order is nested as it streams in");
     sqlite3 *d = db_open(f.db);
     char sql[4608];
     snprintf(sql, sizeof sql, "ATTACH '%s' AS k", db2);
@@ -654,9 +667,10 @@ Test(database, launch_reals_are_the_nearest_doubles)
 }
 
 /* PyTorch's order on one thread: its operators (P holding A and B), then its [memory] instants, then its
- * launches, each run in time order. The later runs are nested among the operators as they come (the
- * first run read back from its log): at the end only A and B change (a launch inside each takes from
- * its self time), 2 rows of the track's 7. Worked by hand: every parent, depth and self time. */
+ * launches, each run in time order. The later runs are nested among the earlier ones as they come (read
+ * back from the frame log): only A and B change (a launch inside each takes from its self time), fixed
+ * as the launches come; nothing is left to the end's rewrite. Worked by hand: every parent, depth and
+ * self time. */
 static const char three_runs_trace[] = "{\"traceEvents\":["
         "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"P\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},"
         "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"A\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":30},"
@@ -670,11 +684,11 @@ static const char three_runs_trace[] = "{\"traceEvents\":["
         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":55,\"dur\":10,"
         "\"args\":{\"correlation\":2}}]}";
 
-/* three_runs_trace imported (alone or after another trace): 2 rows of its 7 written at the end, and every
- * parent, depth and self time as worked by hand. */
+/* three_runs_trace imported (alone or after another trace): none of its 7 rows rewritten at the end, and
+ * every parent, depth and self time as worked by hand. */
 static void check_three_runs(const struct fixture *f)
 {
-    cr_assert(err_has(f, "7 rows to rewrite of 7: one pass, 2 written"), "the later runs were not nested as they came");
+    cr_assert(err_has(f, "0 rows to rewrite of 7"), "the later runs were not nested as they came");
     cr_assert_eq(q(f->db, "SELECT count(*) FROM events WHERE name = 'P' AND parent_id IS NULL AND depth = 0 AND self_ns = 30000"), 1);
     cr_assert_eq(q(f->db, "SELECT count(*) FROM events c JOIN events p ON p.id = c.parent_id WHERE p.name = 'P' AND "
                           "c.depth = 1 AND ((c.name = 'A' AND c.self_ns = 20000) OR (c.name = 'B' AND c.self_ns = 30000))"), 2);
@@ -707,6 +721,59 @@ Test(nesting, later_runs_nest_as_they_come_after_a_trace_of_many_threads)
     snprintf(quoted, sizeof quoted, "'%s'", second);
     cr_assert_eq(fx_import_timed(&f, quoted), 0);
     check_three_runs(&f);
+    fx_free(&f);
+}
+
+/* A thread in three runs: its operators P > Q, then its launches L1 and L2, then its instants m1 (inside
+ * L1, a frame of the second run, read back from the log with the first's) and m2. Everything nests as
+ * it comes, P's self time fixed as the launches come: nothing is left to the end's rewrite. With
+ * `hold`, a range on another thread, open until the end, keeps every row in the reorder buffer: P's
+ * row is fixed there, before it is written. Worked by hand (the sweep: P > L1 > m1, P > m2, P > L2,
+ * P > Q; P's self time 100 - 20 - 10 - 10 us). */
+static void check_third_run_among_the_second(int hold)
+{
+    char json[2048];
+    snprintf(json, sizeof json, "{\"traceEvents\":[%s"
+        "{\"ph\":\"X\",\"name\":\"P\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},"
+        "{\"ph\":\"X\",\"name\":\"Q\",\"pid\":1,\"tid\":1,\"ts\":80,\"dur\":10},"
+        "{\"ph\":\"X\",\"name\":\"L1\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":20},"
+        "{\"ph\":\"X\",\"name\":\"L2\",\"pid\":1,\"tid\":1,\"ts\":60,\"dur\":10},"
+        "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"m1\",\"pid\":1,\"tid\":1,\"ts\":20},"
+        "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"m2\",\"pid\":1,\"tid\":1,\"ts\":50}]}",
+        hold ? "{\"ph\":\"X\",\"name\":\"hold\",\"pid\":1,\"tid\":9,\"ts\":0,\"dur\":1000}," : "");
+    struct fixture f = fx_new(json, "json");
+    cr_assert_eq(fx_import_timed(&f, ""), 0);
+    cr_assert(err_has(&f, hold ? "0 rows to rewrite of 7" : "0 rows to rewrite of 6"), "a row was left to the rewrite");
+    const struct nested want[] = {
+        {"P", NULL, 0, 60}, {"Q", "P", 1, 10}, {"L1", "P", 1, 20}, {"L2", "P", 1, 10}, {"m1", "L1", 2, 0}, {"m2", "P", 1, 0},
+    };
+    assert_nested(f.db, want, sizeof want / sizeof want[0], hold ? "rows held" : "rows written");
+    fx_free(&f);
+}
+
+Test(nesting, a_third_run_nests_among_the_second_runs_frames)
+{
+    check_third_run_among_the_second(0);
+}
+
+Test(nesting, a_third_run_nests_among_the_second_runs_frames_while_rows_wait)
+{
+    check_third_run_among_the_second(1);
+}
+
+/* An earlier run's row inside a later run's event: the instant m (first run, in P) lies inside the
+ * launch L (second run), so the sweep makes L its parent. The row of m was written with P: the track
+ * turns dirty and the end's rewrite writes the sweep's values over its rows. Worked by hand. */
+Test(nesting, an_earlier_row_inside_a_later_event_leaves_its_track_to_the_rewrite)
+{
+    struct fixture f = fx_new("{\"traceEvents\":["
+        "{\"ph\":\"X\",\"name\":\"P\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},"
+        "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"m\",\"pid\":1,\"tid\":1,\"ts\":20},"
+        "{\"ph\":\"X\",\"name\":\"L\",\"pid\":1,\"tid\":1,\"ts\":15,\"dur\":10}]}", "json");
+    cr_assert_eq(fx_import_timed(&f, ""), 0);
+    cr_assert(err_has(&f, "3 rows to rewrite of 3"), "the track was not left to the rewrite");
+    const struct nested want[] = {{"P", NULL, 0, 90}, {"L", "P", 1, 10}, {"m", "L", 2, 0}};
+    assert_nested(f.db, want, sizeof want / sizeof want[0], "rewritten");
     fx_free(&f);
 }
 

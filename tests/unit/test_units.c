@@ -2,6 +2,7 @@
  * Expected values are worked by hand (or by numpy/pandas, quoted in each case). */
 #include "helpers.h"
 #include "frame_log.h"
+#include "ingest.h" /* TDB_NULL */
 #include "jsonbuf.h"
 #include "render.h"
 #include "spill_sort.h"
@@ -188,39 +189,93 @@ Test(jsonbuf, escapes_at_every_offset_and_length)
     }
 }
 
-/* The frame log gives back each track's frames in the order they went in, across blocks written to
- * its file and the block still in memory; a track past FRAME_LOG_TRACKS is not kept; reset forgets. */
-Test(frame_log, gives_back_each_tracks_frames_in_order)
+/* Whether a comes before b in the nesting sweep's order: start, the longer first, the earlier row. */
+static int sweep_before(const struct frame_rec *a, const struct frame_rec *b)
+{
+    if (a->start != b->start)
+        return a->start < b->start;
+    if (a->end != b->end)
+        return a->end > b->end;
+    return a->id < b->id;
+}
+
+/* The frame log gives back each track's events across blocks written to its file and the block still
+ * in memory: one run in the order it went in; several runs merged in the sweep's order (ties across
+ * runs included), each record once, with its parent and depth; at most FRAME_LOG_RUNS runs; a track
+ * past FRAME_LOG_TRACKS is not kept; reset forgets. */
+Test(frame_log, merges_each_tracks_runs_in_the_sweeps_order)
 {
     char *dir = temp_dir();
     struct frame_log *g = frame_log_new(dir);
     cr_assert_not_null(g);
     for (int i = 0; i < 1500; i++) { /* two tracks interleaved: blocks of both in one file */
-        struct frame_rec r = {i, i + 10, 1000 + i, i % 7, 0};
+        struct frame_rec r = {2 * i, 2 * i + 10, 1000 + i, 999 + i, i % 7, 0};
         cr_assert_eq(frame_log_append(g, 3, &r), 0);
         if (i % 500 == 0) {
-            struct frame_rec o = {-i, 5, 7, 1, 0};
+            struct frame_rec o = {-i, 5, 7, TDB_NULL, 1, 0};
             cr_assert_eq(frame_log_append(g, 0, &o), 0);
         }
     }
     cr_assert(frame_log_complete(g, 3) && frame_log_complete(g, 0) && !frame_log_complete(g, 1));
-    struct frame_rec over = {0, 1, 2, 0, 0};
+    struct frame_rec over = {0, 1, 2, 0, 0, 0};
     cr_assert_eq(frame_log_append(g, FRAME_LOG_TRACKS, &over), -1);
     cr_assert(!frame_log_complete(g, FRAME_LOG_TRACKS));
-    struct frame_log_reader *r = frame_log_read(g, 3);
+    struct frame_log_reader *r = frame_log_read(g, 3); /* one run: as it went in */
     const struct frame_rec *f;
     int n = 0;
     while ((f = frame_log_next(r)) != NULL) {
-        cr_assert(f->start == n && f->end == n + 10 && f->id == 1000 + n && f->depth == n % 7, "frame %d", n);
+        cr_assert(f->start == 2 * n && f->end == 2 * n + 10 && f->id == 1000 + n && f->parent == 999 + n &&
+                      f->depth == n % 7, "frame %d", n);
         n++;
     }
     cr_assert_eq(n, 1500);
+    cr_assert(!frame_log_failed(r));
+    frame_log_reader_free(r);
+    /* a second run: instants between the first run's starts; a third: an instant on a start (after
+     * the first run's there: shorter), a frame longer than the first run's at its start (before it),
+     * one equal (after it) */
+    for (int i = 0; i < 700; i++) {
+        struct frame_rec in = {2 * i + 1, 2 * i + 1, 5000 + i, TDB_NULL, 0, 0};
+        cr_assert_eq(frame_log_append(g, 3, &in), 0);
+    }
+    frame_log_reader_free(frame_log_read(g, 3));
+    struct frame_rec on = {200, 200, 6000, TDB_NULL, 0, 0}, longer = {202, 300, 6001, TDB_NULL, 0, 0},
+                     equal = {204, 214, 6002, TDB_NULL, 0, 0};
+    cr_assert(frame_log_append(g, 3, &on) == 0 && frame_log_append(g, 3, &longer) == 0 &&
+              frame_log_append(g, 3, &equal) == 0);
+    r = frame_log_read(g, 3);
+    struct frame_rec prev = {0};
+    long long idsum = 0, want = 0;
+    for (int i = 0; i < 1500; i++)
+        want += 1000 + i;
+    for (int i = 0; i < 700; i++)
+        want += 5000 + i;
+    want += 6000 + 6001 + 6002;
+    int pos[7000];
+    for (n = 0; (f = frame_log_next(r)) != NULL; n++) {
+        cr_assert(n == 0 || sweep_before(&prev, f), "record %d (id %lld) out of the sweep's order", n, (long long)f->id);
+        cr_assert(f->id >= 1000 && f->id < 7000);
+        pos[f->id] = n;
+        idsum += f->id;
+        prev = *f;
+    }
+    cr_assert_eq(pos[6000], pos[1100] + 1, "the shorter after the longer at a tie");
+    cr_assert_eq(pos[1101], pos[6001] + 1, "the longer first at a tie");
+    cr_assert_eq(pos[6002], pos[1102] + 1, "the earlier row first at a full tie");
+    cr_assert_eq(n, 1500 + 703);
+    cr_assert_eq(idsum, want);
     frame_log_reader_free(r);
     r = frame_log_read(g, 0);
     for (n = 0; (f = frame_log_next(r)) != NULL; n++)
-        cr_assert_eq(f->start, -500 * n);
+        cr_assert(f->start == -500 * n && f->parent == TDB_NULL);
     cr_assert_eq(n, 3);
     frame_log_reader_free(r);
+    for (n = 3; n < FRAME_LOG_RUNS; n++) { /* track 3 has three runs ended: the rest up to the limit */
+        r = frame_log_read(g, 3);
+        cr_assert_not_null(r, "run %d", n + 1);
+        frame_log_reader_free(r);
+    }
+    cr_assert_null(frame_log_read(g, 3), "past FRAME_LOG_RUNS runs");
     frame_log_reset(g);
     cr_assert(!frame_log_complete(g, 3));
     cr_assert_null(frame_log_read(g, 3));
