@@ -4,10 +4,14 @@
  * Each track keeps a stack, as the end-of-trace sweep (nesting.c) does. While a track's events come
  * in the sweep's order (start ascending, longer first at equal starts) the stack gives exactly the
  * sweep's values; rows wait in a bounded reorder buffer until their self time is known (when they
- * end) and leave it in id order. A track whose events come out of order, whose rows carry nesting of
- * their own, or whose row had to leave the full buffer early is marked dirty: the sweep's values are
- * written over all its rows at the end, as before. PyTorch's traces often are out of order on CPU
- * threads; recordings and generated traces are in order. */
+ * end) and leave it in id order (a row the full buffer must let go leaves with its whole time as self
+ * time, fixed when it ends). When a track goes back in time (PyTorch writes a CPU thread's operators,
+ * then its [memory] instants, then its launches, each run in order), its earlier runs are read back
+ * from the frame log (frame_log.h) and merged with the new run's events as they come: the new events
+ * find their parents among the old, and an old row whose operator gains children is fixed (its self
+ * time less). A track whose old rows the merge would nest otherwise than they were written, whose
+ * rows carry nesting of their own, or whose log is incomplete (GPU streams are not logged; too many
+ * tracks or restarts) is marked dirty: the sweep's values are written over all its rows at the end. */
 #ifndef TDB_STREAM_NEST_H
 #define TDB_STREAM_NEST_H
 #include "ingest.h"
