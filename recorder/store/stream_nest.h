@@ -10,8 +10,8 @@
  * from the frame log (frame_log.h) and merged with the new run's events as they come: the new events
  * find their parents among the old, and an old row whose operator gains children is fixed (its self
  * time less). A track whose old rows the merge would nest otherwise than they were written, whose
- * rows carry nesting of their own, or whose log is incomplete (GPU streams are not logged; too many
- * tracks or restarts) is marked dirty: the sweep's values are written over all its rows at the end. */
+ * rows carry nesting of their own, or whose log is incomplete (too many tracks or restarts, no
+ * memory) is marked dirty: the sweep's values are written over all its rows at the end. */
 #ifndef TDB_STREAM_NEST_H
 #define TDB_STREAM_NEST_H
 #include "ingest.h"

@@ -761,6 +761,24 @@ Test(nesting, a_third_run_nests_among_the_second_runs_frames_while_rows_wait)
     check_third_run_among_the_second(1);
 }
 
+/* A GPU stream that goes back in time (as in 4 of the 17 real traces): an annotation [0,100) holding
+ * k1 [50,60), then k0 [10,20) before it. The stream's first run is logged like a thread's: k0 finds its
+ * annotation as it comes, whose self time is fixed; nothing is left to the rewrite. Worked by hand. */
+Test(nesting, a_gpu_stream_going_back_nests_as_it_comes)
+{
+    struct fixture f = fx_new("{\"traceEvents\":["
+        "{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"ann\",\"pid\":0,\"tid\":7,\"ts\":0,\"dur\":100},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k1\",\"pid\":0,\"tid\":7,\"ts\":50,\"dur\":10,"
+        "\"args\":{\"device\":0,\"stream\":7}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k0\",\"pid\":0,\"tid\":7,\"ts\":10,\"dur\":10,"
+        "\"args\":{\"device\":0,\"stream\":7}}]}", "json");
+    cr_assert_eq(fx_import_timed(&f, ""), 0);
+    cr_assert(err_has(&f, "0 rows to rewrite of 3"), "the stream was left to the rewrite");
+    const struct nested want[] = {{"ann", NULL, 0, 80}, {"k1", "ann", 1, 10}, {"k0", "ann", 1, 10}};
+    assert_nested(f.db, want, sizeof want / sizeof want[0], "a GPU stream");
+    fx_free(&f);
+}
+
 /* An earlier run's row inside a later run's event: the instant m (first run, in P) lies inside the
  * launch L (second run), so the sweep makes L its parent. The row of m was written with P: the track
  * turns dirty and the end's rewrite writes the sweep's values over its rows. Worked by hand. */
