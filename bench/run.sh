@@ -59,7 +59,7 @@ if [ "$BIG" -gt 0 ]; then
   [ -s "$big" ] || build/gen_trace "$BIG" > "$big"
   one_run "$big" tokenize_big import_big
   big_events=$(sqlite3 "$dir/big.db" "SELECT value FROM meta WHERE key = 'event_count'")
-  bigk=$dir/trace-$BIG-kineto.json # and in PyTorch's order: every row of the CPU track waits for the sweep
+  bigk=$dir/trace-$BIG-kineto.json # and in PyTorch's order: later runs merged with the earlier, operators fixed
   [ -s "$bigk" ] || build/gen_trace "$BIG" --kineto-order > "$bigk"
   one_run "$bigk" tokenize_bigk import_bigk
   rm -f "$dir/big.db"
@@ -132,7 +132,7 @@ row() { printf '%-34s %10s %9s MB %s\n' "$1" "$(cat $dir/$2.s)" "$(($(cat $dir/$
 row "tokenizer pass (yajl, baseline)" tokenize "1.00x"
 row "tracedb import" import "$(echo "scale=2; $imp / $tok" | bc)x"
 row "tokenizer pass, PyTorch's order" tokenize_kineto "1.00x"
-row "tracedb import, PyTorch's order" import_kineto "$(echo "scale=2; $(cat $dir/import_kineto.s) / $(cat $dir/tokenize_kineto.s)" | bc)x (rows of out-of-order tracks rewritten at the end)"
+row "tracedb import, PyTorch's order" import_kineto "$(echo "scale=2; $(cat $dir/import_kineto.s) / $(cat $dir/tokenize_kineto.s)" | bc)x (later runs merged with the earlier as they come)"
 if [ "$BIG" -gt 0 ]; then
   row "tokenizer pass, $BIG MB (one run)" tokenize_big "1.00x"
   row "tracedb import, $BIG MB (one run)" import_big "$(echo "scale=2; $(cat $dir/import_big.s) / $(cat $dir/tokenize_big.s)" | bc)x ($big_events events; RSS target < 64 MB at any size)"
