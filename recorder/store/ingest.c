@@ -649,12 +649,18 @@ int64_t tdb_ingest_thread(struct tdb_ingest *ing, int pid_is_text, struct tdb_st
     size_t n = ingest_track_key(ing, pid_is_text, pid, 1, tid_is_text, tid);
     if (!n)
         return -1;
-    if (n == ing->thread_last_n && memcmp(ing->key, ing->thread_last, n) == 0)
-        return ing->thread_last_id; /* most events are on the track of the one before */
+    /* most events are on the track of the one before, or (PyTorch's GPU section: a kernel, then its
+     * launch) of the one before that */
+    for (int i = 0; i < 2; i++)
+        if (n == ing->thread_last_n[i] && memcmp(ing->key, ing->thread_last[i], n) == 0)
+            return ing->thread_last_id[i];
     int64_t id = strmap_get(&ing->threads, ing->key, n);
     if (id >= 0) {
-        if (n <= sizeof ing->thread_last)
-            memcpy(ing->thread_last, ing->key, n), ing->thread_last_n = n, ing->thread_last_id = id;
+        int i = ing->thread_last_next;
+        if (n <= sizeof ing->thread_last[i]) {
+            memcpy(ing->thread_last[i], ing->key, n), ing->thread_last_n[i] = n, ing->thread_last_id[i] = id;
+            ing->thread_last_next = !i;
+        }
         return id;
     }
 

@@ -112,9 +112,10 @@ struct tdb_ingest {
     struct stat_row *stats;
     size_t nstats, stats_cap;
     size_t last_stat; /* the stat row of the event being kept (ingest_stat) */
-    char thread_last[48];     /* the last track key looked up (tdb_ingest_thread), and its id */
-    size_t thread_last_n;     /* 0: none */
-    int64_t thread_last_id;
+    char thread_last[2][48];  /* the last two track keys looked up (tdb_ingest_thread), and their ids */
+    size_t thread_last_n[2];  /* 0: none */
+    int64_t thread_last_id[2];
+    int thread_last_next;     /* the slot the next key found goes to */
     int64_t first_ns, last_ns; /* span of the current trace */
     struct device_time devices; /* GPU intervals of the current trace, for device_stats */
     struct stream_nest *stream; /* an import's rows on their way to the writer, nested as they come */
