@@ -4,6 +4,6 @@ gpu_name_type AS MATERIALIZED ( -- kernel_type() once per name, not per event
 ),
 g AS (
   SELECT {sql:rank_of_event} AS rank, e.device, t.type, e.start_ns AS s, e.start_ns + e.dur_ns AS e
-  FROM scope_event e CROSS JOIN gpu_name_type t ON t.id = e.name_id -- events outside: one pass over them
+  FROM scope_gpu e CROSS JOIN gpu_name_type t ON t.id = e.name_id -- events outside: one pass over them
   WHERE e.kind IN ({kind:kernel}, {kind:memcpy}, {kind:memset}, {kind:sync})
 )
