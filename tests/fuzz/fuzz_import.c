@@ -4,10 +4,13 @@
  * (-DFUZZ_GZIP) compresses an input that is not gzip already, so the gzip reader sees both real
  * compressed JSON and damaged streams (its corpus holds real .json.gz traces). fuzz_json imports each
  * input twice, through the fast lane and through yajl alone (TRACEDB_JSON=yajl), and aborts when the two
- * disagree on the outcome: status, counts, the first error and its offset, the anomalies. */
+ * disagree on the outcome: status, counts, the first error and its offset, the anomalies; and a third
+ * time with every track left to the end-of-trace sweep (TRACEDB_NEST=sweep), aborting when the nesting
+ * computed as events stream in (reorder buffer, frame log merges, fixes) differs from the sweep's. */
 #define _GNU_SOURCE
 #include "chrome_import.h"
 #include "ingest.h"
+#include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,8 +49,26 @@ static int memory_file(const uint8_t *data, size_t size)
     return fd;
 }
 
-/* One import of the input; *res gets its outcome. The status, or -2 when no database could be opened. */
-static int import_once(const uint8_t *data, size_t size, struct tdb_import_result *res)
+/* A digest of every event's nesting (id, parent, depth, self time, launch) in the import's database. */
+static uint64_t nesting_digest(struct tdb_ingest *ing)
+{
+    uint64_t h = 1469598103934665603u;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(tdb_ingest_sqlite(ing), "SELECT id, parent_id, depth, self_ns, launch_id FROM event ORDER BY id",
+                           -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    while (sqlite3_step(st) == SQLITE_ROW)
+        for (int c = 0; c < 5; c++) {
+            int64_t v = sqlite3_column_type(st, c) == SQLITE_NULL ? INT64_MIN : sqlite3_column_int64(st, c);
+            h = (h ^ (uint64_t)v) * 1099511628211u;
+        }
+    sqlite3_finalize(st);
+    return h;
+}
+
+/* One import of the input; *res gets its outcome, *nesting (when not NULL) its nesting_digest. The status,
+ * or -2 when no database could be opened. */
+static int import_once(const uint8_t *data, size_t size, struct tdb_import_result *res, uint64_t *nesting)
 {
     memset(res, 0, sizeof *res);
     int fd = memory_file(data, size);
@@ -66,8 +87,11 @@ static int import_once(const uint8_t *data, size_t size, struct tdb_import_resul
             tdb_ingest_abort(ing);
         else if (tdb_ingest_check_trace(ing, 0, path) != 0)
             tdb_ingest_abort(ing);
-        else
+        else {
+            if (nesting)
+                *nesting = nesting_digest(ing);
             tdb_ingest_finish(ing, rc == 0);
+        }
     }
     close(fd);
     return rc;
@@ -78,12 +102,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!devnull)
         devnull = fopen("/dev/null", "w");
     struct tdb_import_result fast;
-    int rc = import_once(data, size, &fast);
+    uint64_t streamed = 0;
+    int rc = import_once(data, size, &fast, &streamed);
 #ifndef FUZZ_GZIP
-    struct tdb_import_result slow;
+    struct tdb_import_result slow, sweep;
+    uint64_t swept = 0;
     setenv("TRACEDB_JSON", "yajl", 1);
-    int slow_rc = import_once(data, size, &slow);
+    int slow_rc = import_once(data, size, &slow, NULL);
     unsetenv("TRACEDB_JSON");
+    setenv("TRACEDB_NEST", "sweep", 1);
+    int sweep_rc = import_once(data, size, &sweep, &swept);
+    unsetenv("TRACEDB_NEST");
+    if (rc >= 0 && sweep_rc == rc && streamed != swept) {
+        fprintf(stderr, "streaming and the sweep alone nest the events differently\n");
+        abort();
+    }
     if (rc != -2 && slow_rc != -2 &&
         (rc != slow_rc || fast.events != slow.events || fast.flows != slow.flows || fast.skipped != slow.skipped ||
          fast.no_trace != slow.no_trace || strcmp(fast.first_error, slow.first_error) != 0 ||

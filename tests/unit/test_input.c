@@ -2,6 +2,7 @@
  * (truncated, invalid, wrong types, absurd values, empty), and never clobbering a database. */
 #include "helpers.h"
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -793,6 +794,60 @@ Test(nesting, an_earlier_row_inside_a_later_event_leaves_its_track_to_the_rewrit
     const struct nested want[] = {{"P", NULL, 0, 90}, {"L", "P", 1, 10}, {"m", "L", 2, 0}};
     assert_nested(f.db, want, sizeof want / sizeof want[0], "rewritten");
     fx_free(&f);
+}
+
+/* Imports trace into a.db as it streams in and into b.db with TRACEDB_NEST=sweep (every track left to
+ * the end-of-trace sweep, nesting.c: the one rule, with no reorder buffer, frame log or fixes); every
+ * event's parent, depth, self time and launch and every per-name sum must come out the same. */
+static void check_stream_equals_sweep(const char *trace, const char *dir)
+{
+    char a[1024], b[1024], sql[4096];
+    snprintf(a, sizeof a, "%s/a.db", dir);
+    snprintf(b, sizeof b, "%s/b.db", dir);
+    cr_assert_eq(run("rm -f '%s' '%s' && '%s' import -q '%s' -o '%s' && TRACEDB_NEST=sweep '%s' import -q '%s' -o '%s'",
+                     a, b, tracedb(), trace, a, tracedb(), trace, b), 0, "%s", trace);
+    sqlite3 *d = db_open(a);
+    snprintf(sql, sizeof sql, "ATTACH '%s' AS s", b);
+    cr_assert_eq(sqlite3_exec(d, sql, NULL, NULL, NULL), SQLITE_OK);
+    const char *rows = "SELECT id, parent_id, depth, self_ns, launch_id FROM %s.event";
+    const char *stats = "SELECT kind, name_id, device, calls, total_ns, self_ns, min_ns, max_ns, self_device_ns, "
+                        "device_total_ns, self_cpu_mem, cpu_mem, self_device_mem, device_mem FROM %s.event_stats";
+    for (int k = 0; k < 2; k++) {
+        char x[512], y[512];
+        snprintf(x, sizeof x, k ? stats : rows, "main");
+        snprintf(y, sizeof y, k ? stats : rows, "s");
+        snprintf(sql, sizeof sql, "SELECT (SELECT count(*) FROM (%s EXCEPT %s)) + (SELECT count(*) FROM (%s EXCEPT %s))", x,
+                 y, y, x);
+        cr_assert_eq(db_int(d, sql), 0, "%s: %s differ between streaming and the sweep alone", trace, k ? "sums" : "rows");
+    }
+    cr_assert_gt(db_int(d, "SELECT count(*) FROM s.event"), 0);
+    sqlite3_close(d);
+}
+
+/* Nesting as events stream in (stream_nest.c: the reorder buffer, each thread's runs merged back from
+ * the frame log, operators fixed as later children come, tracks turned dirty) against the sweep alone,
+ * on the 17 real traces (each goes back in time its own way) and the generator's PyTorch order. */
+Test(nesting, streaming_gives_the_sweeps_values_on_real_traces, .timeout = 300)
+{
+    char *dir = temp_dir(), trace[1024];
+    DIR *d = opendir(src_path("tests/data/kineto"));
+    cr_assert(d);
+    int traces = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (!strstr(e->d_name, ".json"))
+            continue;
+        char rel[512];
+        snprintf(rel, sizeof rel, "tests/data/kineto/%s", e->d_name);
+        check_stream_equals_sweep(src_path(rel), dir);
+        traces++;
+    }
+    closedir(d);
+    cr_assert_geq(traces, 17, "%d real traces", traces);
+    snprintf(trace, sizeof trace, "%s/kineto.json", dir);
+    cr_assert_eq(run("'%s' 3 --kineto-order > '%s'", src_path("build/gen_trace"), trace), 0);
+    check_stream_equals_sweep(trace, dir);
+    run("rm -rf '%s'", dir);
+    free(dir);
 }
 
 /* A thread that goes back in time at every event (60,000 operators, then 60,000 instants each earlier
