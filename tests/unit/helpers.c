@@ -1,6 +1,7 @@
 /* helpers.c: test support (see helpers.h). */
 #include "helpers.h"
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +63,23 @@ const char *src_path(const char *rel)
     const char *root = getenv("TRACEDB_ROOT");
     snprintf(b, sizeof bufs[0], "%s/%s", root ? root : ".", rel);
     return b;
+}
+
+int each_real_trace(void (*each)(const char *path, void *ctx), void *ctx)
+{
+    DIR *d = opendir(src_path("tests/data/kineto"));
+    cr_assert(d, "no tests/data/kineto");
+    int traces = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (!strstr(e->d_name, ".json"))
+            continue;
+        char rel[512];
+        snprintf(rel, sizeof rel, "tests/data/kineto/%s", e->d_name);
+        each(src_path(rel), ctx);
+        traces++;
+    }
+    closedir(d);
+    return traces;
 }
 
 char *temp_dir(void)

@@ -12,6 +12,9 @@ char *run_capture(int *status, const char *fmt, ...) __attribute__((format(print
 const char *tracedb(void);
 /* A path in the source tree ($TRACEDB_ROOT/rel), in a static buffer rotated 8 ways. */
 const char *src_path(const char *rel);
+/* Calls each(path, ctx) for every real trace in tests/data/kineto (its path in the source tree);
+ * returns how many there were. */
+int each_real_trace(void (*each)(const char *path, void *ctx), void *ctx);
 /* A new empty directory under /tmp (malloc'd). */
 char *temp_dir(void);
 /* Imports trace into dir/name.db with tracedb (quiet); returns the exit status. */

@@ -2,7 +2,6 @@
  * (truncated, invalid, wrong types, absurd values, empty), and never clobbering a database. */
 #include "helpers.h"
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -827,21 +826,15 @@ static void check_stream_equals_sweep(const char *trace, const char *dir)
 /* Nesting as events stream in (stream_nest.c: the reorder buffer, each thread's runs merged back from
  * the frame log, operators fixed as later children come, tracks turned dirty) against the sweep alone,
  * on the 17 real traces (each goes back in time its own way) and the generator's PyTorch order. */
+static void stream_equals_sweep_on(const char *trace, void *dir)
+{
+    check_stream_equals_sweep(trace, dir);
+}
+
 Test(nesting, streaming_gives_the_sweeps_values_on_real_traces, .timeout = 300)
 {
     char *dir = temp_dir(), trace[1024];
-    DIR *d = opendir(src_path("tests/data/kineto"));
-    cr_assert(d);
-    int traces = 0;
-    for (struct dirent *e; (e = readdir(d));) {
-        if (!strstr(e->d_name, ".json"))
-            continue;
-        char rel[512];
-        snprintf(rel, sizeof rel, "tests/data/kineto/%s", e->d_name);
-        check_stream_equals_sweep(src_path(rel), dir);
-        traces++;
-    }
-    closedir(d);
+    int traces = each_real_trace(stream_equals_sweep_on, dir);
     cr_assert_geq(traces, 17, "%d real traces", traces);
     snprintf(trace, sizeof trace, "%s/kineto.json", dir);
     cr_assert_eq(run("'%s' 3 --kineto-order > '%s'", src_path("build/gen_trace"), trace), 0);

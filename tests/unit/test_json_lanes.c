@@ -6,7 +6,6 @@
  * lane must also really read the events of a well-formed trace (TRACEDB_TIMING counts them). */
 #include "helpers.h"
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,24 +136,19 @@ static struct lane_run built_agree(int n, const char *special, int every, int ba
     return f;
 }
 
+static void real_trace_lanes_agree(const char *trace, void *ctx)
+{
+    (void)ctx;
+    struct lane_run f = lanes_agree(trace, "");
+    cr_assert(f.fast_events + f.yajl_events < 100 || f.fast_events > 9 * f.yajl_events,
+              "%s: the fast lane read %ld events, yajl %ld", trace, f.fast_events, f.yajl_events);
+}
+
 Test(lanes, real_traces_agree_and_the_fast_lane_reads_them, .timeout = 300)
 {
     struct lane_run f = lanes_agree(src_path("samples/resnet18_inference.json.gz"), "");
     cr_assert_gt(f.fast_events, 9 * f.yajl_events);
-    DIR *d = opendir(src_path("tests/data/kineto"));
-    cr_assert(d);
-    int traces = 0;
-    for (struct dirent *e; (e = readdir(d));) {
-        if (!strstr(e->d_name, ".json"))
-            continue;
-        char rel[512];
-        snprintf(rel, sizeof rel, "tests/data/kineto/%s", e->d_name);
-        f = lanes_agree(src_path(rel), "");
-        cr_assert(f.fast_events + f.yajl_events < 100 || f.fast_events > 9 * f.yajl_events,
-                  "%s: the fast lane read %ld events, yajl %ld", rel, f.fast_events, f.yajl_events);
-        traces++;
-    }
-    closedir(d);
+    int traces = each_real_trace(real_trace_lanes_agree, NULL);
     cr_assert_geq(traces, 17, "%d real traces", traces);
 }
 
