@@ -19,7 +19,8 @@
 
 struct frame_rec {
     int64_t start, end, id, parent; /* parent: TDB_NULL for none; an instant ends where it starts */
-    int32_t depth, pad;
+    int32_t depth;
+    uint32_t stat;                  /* the owner's aggregate (stream_nest.c: for sums and call paths) */
 };
 
 struct frame_log;

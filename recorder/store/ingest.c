@@ -79,7 +79,7 @@ static int ingest_sorts_new(struct tdb_ingest *ing)
     ing->keys = spill_sort_new(sizeof(struct nesting_key), ing->sort_budget, nesting_key_cmp, ing->sort_dir);
     ing->corrs = spill_sort_new(sizeof(struct corr_rec), ing->sort_budget / 2, corr_rec_cmp, ing->sort_dir);
     ing->results = spill_sort_new(sizeof(struct result_rec), ing->sort_budget, result_rec_cmp, ing->sort_dir);
-    ing->rewrites = 0;
+    ing->rewrites = 0, ing->stream_abs = 0;
     ing->recent_corr = malloc(RECENT_LAUNCHES * sizeof *ing->recent_corr);
     ing->recent_ord = malloc(RECENT_LAUNCHES * sizeof *ing->recent_ord);
     ing->paths = malloc(256 * sizeof *ing->paths);
@@ -136,6 +136,13 @@ static int64_t ingest_stat(struct tdb_ingest *ing, const struct tdb_event *ev, i
     return i;
 }
 
+/* A launch or [memory] event: its values go to the operators around it. */
+static int attributes_of(const struct tdb_event *ev)
+{
+    return (ev->kind == TDB_KIND_MEMORY && ev->bytes != TDB_NULL) ||
+           ((ev->kind == TDB_KIND_RUNTIME || ev->kind == TDB_KIND_DRIVER) && ev->correlation != TDB_NULL);
+}
+
 /* GPU work with a correlation: what can be linked to a launch. */
 static int links_to_launch(const struct tdb_event *ev)
 {
@@ -176,9 +183,7 @@ static int64_t ingest_keep_keys(struct tdb_ingest *ing, size_t ord, const struct
     struct nesting_key *k = spill_sort_push(ing->keys);
     if (!k)
         return ingest_sort_failed(ing, ing->keys);
-    /* flagged: launches and [memory] events, whose values go to the operators around them */
-    int attributes = (ev->kind == TDB_KIND_MEMORY && ev->bytes != TDB_NULL) ||
-                     ((ev->kind == TDB_KIND_RUNTIME || ev->kind == TDB_KIND_DRIVER) && ev->correlation != TDB_NULL);
+    int attributes = attributes_of(ev); /* launches and [memory] events: their values go to the operators around them */
     *k = (struct nesting_key){ev->start_ns, ev->dur_ns, (uint32_t)ev->thread_id, (uint32_t)ord, (uint32_t)stat,
                               (uint32_t)attributes};
     if (ev->kind == TDB_KIND_MEMORY && ev->bytes != TDB_NULL) {
@@ -785,6 +790,28 @@ static int ingest_fix_self(void *ctx, int64_t id, int64_t less)
     return row_writer_self_fix(ing->rows, id, less);
 }
 
+/* A row's self time as it streamed in, for its aggregate's sum (used where the sweep does not run):
+ * exact while the sizes of all terms sum within 64 bits (then no order of adding them saturates). */
+static void ingest_self_sum(void *ctx, uint32_t stat, int64_t delta)
+{
+    struct tdb_ingest *ing = ctx;
+    uint64_t size = delta < 0 ? (uint64_t)0 - (uint64_t)delta : (uint64_t)delta;
+    ing->stream_abs = ing->stream_abs + size < ing->stream_abs ? UINT64_MAX : ing->stream_abs + size;
+    if (ing->stream_abs <= INT64_MAX)
+        ing->stats[stat].stream_self += delta;
+}
+
+/* A launch or [memory] event streamed in inside call path context: what it attributes goes there. */
+static int ingest_stream_path(void *ctx, int64_t id, uint32_t context)
+{
+    struct tdb_ingest *ing = ctx;
+    struct result_rec *o = spill_sort_push(ing->results);
+    if (!o)
+        return ingest_sort_failed(ing, ing->results);
+    *o = (struct result_rec){(uint32_t)(id - ing->trace_first_event), RES_STREAM_PATH, 0, 0, context, 0};
+    return 0;
+}
+
 int64_t tdb_ingest_event(struct tdb_ingest *ing, const struct tdb_event *in)
 {
     struct tdb_event clamped;
@@ -816,14 +843,16 @@ int64_t tdb_ingest_event(struct tdb_ingest *ing, const struct tdb_event *in)
         return -1;
     struct tdb_event row = *ev;
     row.launch_id = launch >= 0 ? ing->trace_first_event + launch : TDB_NULL;
-    if (!ing->stream && !(ing->stream = stream_nest_new(ing->sort_budget / 2, ingest_emit_row, ingest_fix_self, ing, ing->sort_dir))) {
+    const struct stream_nest_calls calls = {ingest_emit_row, ingest_fix_self, ingest_self_sum, ingest_path,
+                                            ingest_stream_path, ing};
+    if (!ing->stream && !(ing->stream = stream_nest_new(ing->sort_budget / 2, &calls, ing->sort_dir))) {
         fprintf(ing->err, "tracedb: out of memory\n");
         return -1;
     }
     /* GPU work whose launch has not come yet waits for it a little in the reorder buffer (CUPTI hands a
      * kernel over a row or two before its launch); a launch links the work waiting for it */
     int64_t wait = links_to_launch(ev) && launch < 0 ? ev->correlation : TDB_NULL;
-    if (stream_nest_add(ing->stream, id, name, cat, &row, wait) != 0)
+    if (stream_nest_add(ing->stream, id, name, cat, &row, (uint32_t)ing->last_stat, attributes_of(ev), wait) != 0)
         return -1;
     if ((ev->kind == TDB_KIND_RUNTIME || ev->kind == TDB_KIND_DRIVER) && ev->correlation != TDB_NULL)
         stream_nest_link(ing->stream, ev->correlation, id);

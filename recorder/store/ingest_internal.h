@@ -18,6 +18,7 @@
 enum result_what {
     RES_NEST,      /* the sweep's parent (ord + 1), depth, context path and self time (val) */
     RES_PATH,      /* only the context path: the row holds its values, what it attributes needs the path */
+    RES_STREAM_PATH, /* the same, found as the rows streamed in: taken when the sweep did not run */
     RES_LINK,      /* GPU work: val = the ord of its launch (the row holds none, or another) */
     RES_DEVICE,    /* the launch at ord launched GPU work of val ns: device time for its operators */
     RES_MEM_CPU,   /* the [memory] event at ord: val host bytes for the operator around it */
@@ -50,6 +51,8 @@ struct corr_rec {
 #define SORT_BUDGET (8u << 20)
 
 int corr_rec_cmp(const void *a, const void *b);   /* correlation, what, ord */
+/* The call path of an operator (stat) inside the path `enclosing`: interned, 0 when out of memory. */
+uint32_t ingest_path(void *ctx, uint32_t enclosing, uint32_t stat);
 int result_rec_cmp(const void *a, const void *b); /* ord, what */
 
 /* A call path: the aggregate (name) of an operator and the path around it; device time and memory
@@ -67,6 +70,7 @@ struct stat_row {
     int64_t self_cpu_mem, cpu_mem;         /* host bytes allocated (minus freed) directly / in all */
     int64_t self_device_mem, device_mem;   /* device bytes, likewise */
     int device_class;                      /* GPU work: device_time_class() of its kind and name; -1 until asked */
+    int64_t stream_self;                   /* self time as the rows streamed in (stream_nest.c) */
 };
 
 struct nest_cursor;
@@ -95,6 +99,7 @@ struct tdb_ingest {
     int64_t first_event;       /* first event id of this load */
     int64_t events;            /* events added by this load */
     int64_t overlaps;          /* overlaps found by the sweep of the current trace */
+    uint64_t stream_abs;       /* the sum of every stream_self term's size: past INT64_MAX, the sweep sums */
     /* per event of the current trace, in bounded memory (external sorts, spill_sort.h) */
     struct spill_sort *keys;     /* the sweep's keys (struct nesting_key) */
     struct spill_sort *corrs;    /* correlations (struct corr_rec) */

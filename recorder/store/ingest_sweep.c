@@ -2,7 +2,8 @@
  * results (parent, depth, self time) and the launch links, merged in id order by an external sort
  * (spill_sort.c), written back in id order (one pass over the rows, or by id when few change); device
  * time and memory attributed to the operators around them through their call paths; then the
- * per-name sums (event_stats). */
+ * per-name sums (event_stats). Where every row was nested as it streamed in (stream_nest_exact), the
+ * stream found the self-time sums, the call paths and the overlaps the sweep would: it does not run. */
 #include "ingest_internal.h"
 #include "nesting.h"
 #include "stmt_cache.h"
@@ -29,8 +30,7 @@ int result_rec_cmp(const void *a, const void *b)
 
 /* ---------------------------------------------------------------- the sweep */
 
-/* The call path of an operator (stat) inside the path `enclosing`: interned, 0 when out of memory. */
-static uint32_t ingest_path(void *ctx, uint32_t enclosing, uint32_t stat)
+uint32_t ingest_path(void *ctx, uint32_t enclosing, uint32_t stat)
 {
     struct tdb_ingest *ing = ctx;
     uint32_t key[2] = {enclosing, stat};
@@ -126,11 +126,12 @@ struct nest_cursor {
     int64_t self, launch;
     uint32_t last_ord, last_context; /* the latest RES_NEST seen, for the attributions after it */
     int backwards;                /* asked for an ord behind the cursor: the update did not go in id order */
+    int streamed;                 /* the sweep did not run: RES_STREAM_PATH stands for RES_PATH */
 };
 
 static void cursor_take(struct nest_cursor *c, const struct result_rec *r, int64_t ord)
 {
-    if (r->what == RES_NEST || r->what == RES_PATH) {
+    if (r->what == RES_NEST || r->what == RES_PATH || (r->what == RES_STREAM_PATH && c->streamed)) {
         c->last_ord = r->ord, c->last_context = r->context;
     } else if (r->what >= RES_DEVICE && c->last_ord == r->ord && c->last_context) {
         struct call_path *p = &c->ing->paths[c->last_context];
@@ -329,12 +330,22 @@ int ingest_nest_and_link(struct tdb_ingest *ing)
 {
     if (!ing->keys)
         return 0; /* no events */
-    if (spill_sort_done(ing->keys) != 0)
-        return ingest_sort_failed(ing, ing->keys);
-    int64_t overlaps = nesting_sweep(ing->keys, ingest_path, ingest_swept, ing);
-    if (overlaps < 0)
-        return ingest_sort_failed(ing, spill_sort_error(ing->keys) ? ing->keys : ing->results);
-    ing->overlaps = overlaps;
+    /* every row nested as it streamed in (stream_nest.c), with its self time summed and its call path
+     * found: the sweep would find the same, and need not run; else it runs over every key */
+    int streamed = ing->stream && !ing->read_back && stream_nest_exact(ing->stream) && ing->stream_abs <= INT64_MAX;
+    if (streamed) {
+        for (size_t i = 0; i < ing->nstats; i++)
+            ing->stats[i].self = ing->stats[i].stream_self;
+        ing->overlaps = stream_nest_overlaps(ing->stream);
+    } else {
+        if (spill_sort_done(ing->keys) != 0)
+            return ingest_sort_failed(ing, ing->keys);
+        int64_t overlaps = nesting_sweep(ing->keys, ingest_path, ingest_swept, ing);
+        if (overlaps < 0)
+            return ingest_sort_failed(ing, spill_sort_error(ing->keys) ? ing->keys : ing->results);
+        ing->overlaps = overlaps;
+    }
+    ing->stream_abs = 0;
     spill_sort_free(ing->keys); /* each sort's memory goes back before the next one's */
     ing->keys = NULL;
     if (ingest_pair_launches(ing) != 0)
@@ -358,7 +369,8 @@ int ingest_nest_and_link(struct tdb_ingest *ing)
                           : "UPDATE event SET parent_id = tdb_nest(id, 0, parent_id), depth = tdb_nest(id, 1, depth), "
                             "self_ns = tdb_nest(id, 2, self_ns), launch_id = coalesce(tdb_nest(id, 3), launch_id) "
                             "WHERE id >= ?1 AND id < ?2 AND tdb_nest(id, 4, parent_id, depth, self_ns, launch_id)";
-    struct nest_cursor cur = {.ing = ing, .base = ing->trace_first_event, .next = spill_sort_next(ing->results), .at = -1};
+    struct nest_cursor cur = {.ing = ing, .base = ing->trace_first_event, .next = spill_sort_next(ing->results), .at = -1,
+                              .streamed = streamed};
     int by_id = !ing->read_back && ing->rewrites <= (ing->trace_end_event - ing->trace_first_event) / SCAN_SHARE;
     ing->changed = 0;
     int rc = by_id ? ingest_rewrite_rows(ing, &cur) : ingest_rewrite_scan(ing, sql, &cur);

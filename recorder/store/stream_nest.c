@@ -9,6 +9,7 @@
 
 struct held {
     int64_t id, name_id, cat_id;
+    uint32_t stat;       /* its aggregate */
     struct tdb_event ev; /* args.p is set when the row leaves: its text is in the byte ring */
     uint64_t args_at, args_end; /* absolute offsets in the byte ring */
     int done;            /* its values are final (or its track is dirty) */
@@ -30,6 +31,7 @@ struct frame {
     uint64_t seq;        /* its row in the ring, when ring */
     int64_t id, end, dur, child_sum;
     int64_t later;       /* an earlier run's frame: its children of this run, its row's self time less */
+    uint32_t stat, path; /* its aggregate; its call path (0 until a child needs it) */
     int depth;
     int ring;            /* 1: this run's, its row in the ring; 0: an earlier run's, read back from the log */
 };
@@ -57,15 +59,15 @@ struct stream_nest {
     struct track *tracks;
     size_t ntracks;
     uint64_t waiting[WAIT_SLOTS]; /* seq + 1 of a row waiting for a launch, by its correlation; 0 none */
-    stream_nest_emit emit;
-    stream_nest_fix fix;
-    void *ctx;
+    struct stream_nest_calls c;
+    int inexact;           /* a row not nested here (a dirty track, an event without one): the sweep's turn */
+    int64_t overlaps;
     struct frame_log *log; /* each track's runs, for the runs after them (NULL: none kept) */
     int sweep_only;        /* TRACEDB_NEST=sweep (tests): every track dirty, the sweep nests all */
     int log_slots;         /* places in the log given to tracks this trace, in the order they came */
 };
 
-struct stream_nest *stream_nest_new(size_t budget, stream_nest_emit emit, stream_nest_fix fix, void *ctx, const char *dir)
+struct stream_nest *stream_nest_new(size_t budget, const struct stream_nest_calls *calls, const char *dir)
 {
     struct stream_nest *s = calloc(1, sizeof *s);
     if (!s)
@@ -76,7 +78,7 @@ struct stream_nest *stream_nest_new(size_t budget, stream_nest_emit emit, stream
     s->bytes_cap = budget / 2 < 4096 ? 4096 : budget / 2;
     s->q = malloc(s->cap * sizeof *s->q);
     s->bytes = malloc(s->bytes_cap);
-    s->emit = emit, s->fix = fix, s->ctx = ctx;
+    s->c = *calls;
     s->log = frame_log_new(dir); /* none: later runs are left to the sweep, as before */
     const char *nest = getenv("TRACEDB_NEST");
     s->sweep_only = nest && strcmp(nest, "sweep") == 0;
@@ -115,13 +117,14 @@ static void make_dirty(struct stream_nest *s, struct track *t)
     }
     t->open = 0;
     t->dirty = 1;
+    s->inexact = 1;
     frame_log_reader_free(t->earlier);
     t->earlier = NULL, t->next = NULL;
 }
 
 /* A row's self time is less by less: in the reorder buffer while the row still waits there (its
  * id's place, as ids come one more each), else in the database through the fix callback. */
-static int fix_self(struct stream_nest *s, int64_t id, int64_t less)
+static int fix_self(struct stream_nest *s, int64_t id, uint32_t stat, int64_t less)
 {
     if (s->head < s->tail) {
         const struct held *first = &s->q[s->head % s->cap];
@@ -133,7 +136,8 @@ static int fix_self(struct stream_nest *s, int64_t id, int64_t less)
             }
         }
     }
-    return s->fix(s->ctx, id, less);
+    s->c.self_sum(s->c.ctx, stat, -less);
+    return s->c.fix(s->c.ctx, id, less);
 }
 
 /* The frame on top of t ends: its row's self time is now known. A row still waiting takes it; a row
@@ -156,7 +160,7 @@ static int pop(struct stream_nest *s, struct track *t)
         return 0;
     }
     int64_t less = f->ring ? f->child_sum : f->later;
-    return less ? fix_self(s, f->id, less) : 0;
+    return less ? fix_self(s, f->id, f->stat, less) : 0;
 }
 
 static int push(struct track *t, struct frame f)
@@ -174,16 +178,33 @@ static int push(struct track *t, struct frame f)
 }
 
 /* The sweep's rule for an event [start, end) on t's stack: what ended before it starts is done, what
- * ends inside it was not its parent (an overlap). */
-static int pop_before(struct stream_nest *s, struct track *t, int64_t start, int64_t end)
+ * ends inside it was not its parent (an overlap, counted as the sweep counts it: once, when the later
+ * of the two comes; earlier, merged is an earlier run's event, which only meets this run's frames for
+ * the first time). */
+static int pop_before(struct stream_nest *s, struct track *t, int64_t start, int64_t end, int earlier)
 {
     while (t->top > 0 && t->stack[t->top - 1].end <= start)
         if (pop(s, t) != 0)
             return -1;
-    while (t->top > 0 && t->stack[t->top - 1].end < end)
+    while (t->top > 0 && t->stack[t->top - 1].end < end) {
+        s->overlaps += !earlier || t->stack[t->top - 1].ring;
         if (pop(s, t) != 0)
             return -1;
+    }
     return 0;
+}
+
+/* The call path of frame i of t's stack (each frame's parent is the one below it), made for it and the
+ * frames below it that have none yet. 0 on failure. */
+static uint32_t path_of(struct stream_nest *s, struct track *t, size_t i)
+{
+    size_t j = i + 1;
+    while (j > 0 && !t->stack[j - 1].path)
+        j--;
+    for (; j <= i; j++)
+        if (!(t->stack[j].path = s->c.path(s->c.ctx, j ? t->stack[j - 1].path : 0, t->stack[j].stat)))
+            return 0;
+    return t->stack[i].path;
 }
 
 /* The next of the earlier runs' events, or none (on a read error the track turns dirty: what was not
@@ -206,7 +227,7 @@ static void next_earlier(struct track *t, struct stream_nest *s)
  * sweep writes the track. 0, or -1 when a fix could not be queued. */
 static int merge_one(struct stream_nest *s, struct track *t, const struct frame_rec *r)
 {
-    if (pop_before(s, t, r->start, r->end) != 0)
+    if (pop_before(s, t, r->start, r->end, 1) != 0)
         return -1;
     const struct frame *p = t->top ? &t->stack[t->top - 1] : NULL;
     int depth = p ? (p->depth >= UINT16_MAX ? UINT16_MAX : p->depth + 1) : 0;
@@ -217,7 +238,7 @@ static int merge_one(struct stream_nest *s, struct track *t, const struct frame_
     if (p)
         t->stack[t->top - 1].child_sum = tdb_sat_add(p->child_sum, r->end - r->start);
     if (r->end > r->start &&
-        push(t, (struct frame){.id = r->id, .end = r->end, .dur = r->end - r->start, .depth = depth}) != 0)
+        push(t, (struct frame){.id = r->id, .end = r->end, .dur = r->end - r->start, .stat = r->stat, .depth = depth}) != 0)
         make_dirty(s, t);
     else
         next_earlier(t, s);
@@ -291,7 +312,8 @@ static int release(struct stream_nest *s, int force)
         }
         if (h->ev.args.p)
             h->ev.args.p = s->bytes + h->args_at % s->bytes_cap;
-        int rc = s->emit(s->ctx, h->id, h->name_id, h->cat_id, &h->ev);
+        s->c.self_sum(s->c.ctx, h->stat, h->ev.self_ns != TDB_NULL ? h->ev.self_ns : h->ev.dur_ns);
+        int rc = s->c.emit(s->c.ctx, h->id, h->name_id, h->cat_id, &h->ev);
         s->head++;
         s->bytes_head = h->args_end;
         if (rc != 0)
@@ -322,9 +344,11 @@ int stream_nest_link(struct stream_nest *s, int64_t correlation, int64_t launch_
 }
 
 int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t cat_id, const struct tdb_event *ev,
-                    int64_t wait_correlation)
+                    uint32_t stat, int attributes, int64_t wait_correlation)
 {
     struct track *t = track_of(s, ev->thread_id);
+    if (!t || s->sweep_only)
+        s->inexact = 1;
     if (t && s->sweep_only)
         t->dirty = 1;
     int given = ev->parent_id != TDB_NULL || ev->self_ns != TDB_NULL; /* the caller's own nesting */
@@ -343,7 +367,8 @@ int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t 
             if (release(s, 1) != 0)
                 return -1;
         struct tdb_event row = *ev; /* (no wait: it leaves at once) */
-        return s->emit(s->ctx, id, name_id, cat_id, &row);
+        s->inexact = 1;
+        return s->c.emit(s->c.ctx, id, name_id, cat_id, &row);
     }
     for (;;) {
         uint64_t at = s->bytes_tail, off = at % s->bytes_cap;
@@ -357,7 +382,7 @@ int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t 
             return -1;
     }
     struct held *h = &s->q[s->tail % s->cap];
-    h->id = id, h->name_id = name_id, h->cat_id = cat_id;
+    h->id = id, h->name_id = name_id, h->cat_id = cat_id, h->stat = stat;
     h->ev = *ev;
     h->args_end = s->bytes_tail, h->args_at = s->bytes_tail - n;
     if (n)
@@ -373,7 +398,7 @@ int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t 
      * ends inside it was not its parent (an overlap), the top is its parent */
     int64_t start = ev->start_ns, dur = ev->dur_ns, end = start + dur;
     t->seen = 1, t->prev_start = start, t->prev_dur = dur;
-    if ((t->next && merge_earlier(s, t, start, end) != 0) || pop_before(s, t, start, end) != 0)
+    if ((t->next && merge_earlier(s, t, start, end) != 0) || pop_before(s, t, start, end, 0) != 0)
         return -1;
     if (t->dirty)
         return release(s, 0);
@@ -385,6 +410,9 @@ int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t 
         f->child_sum = tdb_sat_add(f->child_sum, dur);
         if (!f->ring)
             f->later = tdb_sat_add(f->later, dur);
+        uint32_t context; /* what it attributes goes to the operators around it, by their call path */
+        if (attributes && (!(context = path_of(s, t, t->top - 1)) || s->c.attributes(s->c.ctx, id, context) != 0))
+            return -1;
     }
     /* every event goes to its track's log, for the runs after this one (GPU streams too: in 4 of 17
      * real traces some go back in time; the log costs the parser thread 0.04% on a GPU-heavy trace) */
@@ -392,13 +420,13 @@ int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t 
         t->log_slot = ++s->log_slots;
     if (!t->unlogged && (!t->log_slot ||
                          frame_log_append(s->log, (uint32_t)(t->log_slot - 1),
-                                          &(struct frame_rec){start, end, id, h->ev.parent_id, h->ev.depth, 0}) != 0))
+                                          &(struct frame_rec){start, end, id, h->ev.parent_id, h->ev.depth, stat}) != 0))
         t->unlogged = 1;
     if (dur == 0) {
         h->ev.self_ns = 0; /* an instant: a leaf */
         return release(s, 0);
     }
-    if (push(t, (struct frame){.seq = seq, .id = id, .end = end, .dur = dur, .depth = h->ev.depth, .ring = 1}) != 0) {
+    if (push(t, (struct frame){.seq = seq, .id = id, .end = end, .dur = dur, .stat = stat, .depth = h->ev.depth, .ring = 1}) != 0) {
         make_dirty(s, t);
         return release(s, 0);
     }
@@ -422,6 +450,16 @@ int stream_nest_dirty(const struct stream_nest *s, uint32_t track)
     return track >= s->ntracks || s->tracks[track].dirty;
 }
 
+int stream_nest_exact(const struct stream_nest *s)
+{
+    return !s->inexact;
+}
+
+int64_t stream_nest_overlaps(const struct stream_nest *s)
+{
+    return s->overlaps;
+}
+
 void stream_nest_reset(struct stream_nest *s)
 {
     for (size_t i = 0; i < s->ntracks; i++) {
@@ -433,6 +471,7 @@ void stream_nest_reset(struct stream_nest *s)
     if (s->log)
         frame_log_reset(s->log);
     s->log_slots = 0;
+    s->inexact = 0, s->overlaps = 0;
     memset(s->waiting, 0, sizeof s->waiting);
 }
 

@@ -20,22 +20,31 @@
 
 struct stream_nest;
 
-/* Where a row goes once final (the row writer): 0, or -1 to stop. */
-typedef int (*stream_nest_emit)(void *ctx, int64_t id, int64_t name_id, int64_t cat_id, const struct tdb_event *ev);
+/* What the stream tells its owner (the ingest), through ctx. */
+struct stream_nest_calls {
+    /* a row leaves, final (to the row writer): 0, or -1 to stop */
+    int (*emit)(void *ctx, int64_t id, int64_t name_id, int64_t cat_id, const struct tdb_event *ev);
+    /* a row already gone to the writer holds a self time too large by less (an earlier run's operator
+     * whose children came in a later run, or a row that left the full buffer while open): 0, or -1 */
+    int (*fix)(void *ctx, int64_t id, int64_t less);
+    /* self time for aggregate stat: a row's when it leaves (+), a fix's (-) */
+    void (*self_sum)(void *ctx, uint32_t stat, int64_t delta);
+    /* the call path of an operator (aggregate stat) inside the path enclosing (0: none): 0 on failure */
+    uint32_t (*path)(void *ctx, uint32_t enclosing, uint32_t stat);
+    /* row id, a launch or [memory] event, lies inside call path context: 0, or -1 */
+    int (*attributes)(void *ctx, int64_t id, uint32_t context);
+    void *ctx;
+};
 
-/* A row already gone to the writer holds a self time too large by less (a first run's operator, whose
- * children came in a later run): 0, or -1 to stop. */
-typedef int (*stream_nest_fix)(void *ctx, int64_t id, int64_t less);
-
-/* budget: bytes the reorder buffer may hold (rows and their args); dir: where the first runs' frames
- * go on disk (frame_log.h). NULL when out of memory. */
-struct stream_nest *stream_nest_new(size_t budget, stream_nest_emit emit, stream_nest_fix fix, void *ctx,
-                                    const char *dir);
-/* Row id of event ev (on track ev->thread_id) comes in. wait_correlation (ev's correlation, or
- * TDB_NULL): GPU work whose launch has not come yet; its row waits a few rows for stream_nest_link().
- * 0, or -1 (out of memory, or emit failed). */
+/* budget: bytes the reorder buffer may hold (rows and their args); dir: where the tracks' runs go on
+ * disk (frame_log.h). NULL when out of memory. */
+struct stream_nest *stream_nest_new(size_t budget, const struct stream_nest_calls *calls, const char *dir);
+/* Row id of event ev (on track ev->thread_id, counted in aggregate stat; attributes: a launch or a
+ * [memory] event, whose values go to the operators around it) comes in. wait_correlation (ev's
+ * correlation, or TDB_NULL): GPU work whose launch has not come yet; its row waits a few rows for
+ * stream_nest_link(). 0, or -1 (out of memory, or a call failed). */
 int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t cat_id, const struct tdb_event *ev,
-                    int64_t wait_correlation);
+                    uint32_t stat, int attributes, int64_t wait_correlation);
 /* A launch (row launch_id) of this correlation came: the GPU work waiting for it takes it as its
  * launch_id. 1 when a row was linked. */
 int stream_nest_link(struct stream_nest *s, int64_t correlation, int64_t launch_id);
@@ -43,6 +52,11 @@ int stream_nest_link(struct stream_nest *s, int64_t correlation, int64_t launch_
 int stream_nest_flush(struct stream_nest *s);
 /* Whether the rows of track were written without the sweep's values (after flush). */
 int stream_nest_dirty(const struct stream_nest *s, uint32_t track);
+/* Whether every row of the trace was nested here (no track dirty, none without a track): then the
+ * self_sum, path and attributes calls and stream_nest_overlaps() stand for the sweep's (after flush). */
+int stream_nest_exact(const struct stream_nest *s);
+/* Events that started inside an open one and outlived it (nesting.c's overlaps), this trace. */
+int64_t stream_nest_overlaps(const struct stream_nest *s);
 /* Forgets the tracks (a new trace). */
 void stream_nest_reset(struct stream_nest *s);
 void stream_nest_free(struct stream_nest *s);

@@ -49,7 +49,8 @@ static int memory_file(const uint8_t *data, size_t size)
     return fd;
 }
 
-/* A digest of every event's nesting (id, parent, depth, self time, launch) in the import's database. */
+/* A digest of every event's nesting (id, parent, depth, self time, launch), the per-name sums and the
+ * overlaps in the import's database. */
 static uint64_t nesting_digest(struct tdb_ingest *ing)
 {
     uint64_t h = 1469598103934665603u;
@@ -62,6 +63,16 @@ static uint64_t nesting_digest(struct tdb_ingest *ing)
             int64_t v = sqlite3_column_type(st, c) == SQLITE_NULL ? INT64_MIN : sqlite3_column_int64(st, c);
             h = (h ^ (uint64_t)v) * 1099511628211u;
         }
+    sqlite3_finalize(st);
+    /* and what the stream finds where the sweep need not run: the per-name sums, the overlaps */
+    if (sqlite3_prepare_v2(tdb_ingest_sqlite(ing),
+                           "SELECT self_ns, self_device_ns, device_total_ns, self_cpu_mem, cpu_mem, self_device_mem, "
+                           "device_mem FROM event_stats UNION ALL SELECT overlaps, 0, 0, 0, 0, 0, 0 FROM trace",
+                           -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    while (sqlite3_step(st) == SQLITE_ROW)
+        for (int c = 0; c < 7; c++)
+            h = (h ^ (uint64_t)sqlite3_column_int64(st, c)) * 1099511628211u;
     sqlite3_finalize(st);
     return h;
 }
