@@ -70,15 +70,16 @@ int ingest_sort_failed(struct tdb_ingest *ing, struct spill_sort *s)
     return -1;
 }
 
-/* The per-trace sorts, made at the trace's first event. Each holds up to sort_budget bytes in memory;
- * the results' and the keys' are the big ones (32 and 24 bytes an event), the others hold GPU work. */
+/* The per-trace sorts, made at the trace's first event: the keys (32 bytes an event) hold up to
+ * sort_budget bytes in memory, the results (24 bytes a record) and the correlations half that each
+ * (the results fill while the keys do: the call paths of launches and [memory] events streaming in). */
 static int ingest_sorts_new(struct tdb_ingest *ing)
 {
     strmap_init(&ing->stat_index);
     strmap_init(&ing->path_index);
     ing->keys = spill_sort_new(sizeof(struct nesting_key), ing->sort_budget, nesting_key_cmp, ing->sort_dir);
     ing->corrs = spill_sort_new(sizeof(struct corr_rec), ing->sort_budget / 2, corr_rec_cmp, ing->sort_dir);
-    ing->results = spill_sort_new(sizeof(struct result_rec), ing->sort_budget, result_rec_cmp, ing->sort_dir);
+    ing->results = spill_sort_new(sizeof(struct result_rec), ing->sort_budget / 2, result_rec_cmp, ing->sort_dir);
     ing->rewrites = 0, ing->stream_abs = 0;
     ing->recent_corr = malloc(RECENT_LAUNCHES * sizeof *ing->recent_corr);
     ing->recent_ord = malloc(RECENT_LAUNCHES * sizeof *ing->recent_ord);
