@@ -96,6 +96,19 @@ int frame_log_append(struct frame_log *g, uint32_t track, const struct frame_rec
     return 0;
 }
 
+int frame_log_take_back(struct frame_log *g, uint32_t track, size_t n, struct frame_rec *out)
+{
+    if (track >= FRAME_LOG_TRACKS || !g->tracks)
+        return -1;
+    struct track_log *t = &g->tracks[track];
+    uint64_t run_start = t->runs ? t->run_end[t->runs - 1] : 0;
+    if (t->broken || n > t->n || t->nblocks * PER_BLOCK + t->n - n < run_start)
+        return -1;
+    t->n -= n;
+    memcpy(out, t->buf + t->n, n * sizeof *out);
+    return 0;
+}
+
 int frame_log_complete(const struct frame_log *g, uint32_t track)
 {
     if (track >= FRAME_LOG_TRACKS || !g->tracks)

@@ -32,6 +32,9 @@ struct frame_log *frame_log_new(const char *dir);
  * longer first). 0, or -1 when the track cannot be logged (too many tracks, out of memory, the file
  * could not be written): its log is then incomplete for good (frame_log_complete says so). */
 int frame_log_append(struct frame_log *g, uint32_t track, const struct frame_rec *r);
+/* Takes the last n records appended to track's log back (into out, in the order they went in), when
+ * they are all still in memory in its current run. 0, or -1 (nothing taken). */
+int frame_log_take_back(struct frame_log *g, uint32_t track, size_t n, struct frame_rec *out);
 /* Whether track's log holds every frame appended to it (and at least one). */
 int frame_log_complete(const struct frame_log *g, uint32_t track);
 /* Ends the track's current run (what is appended next starts another) and opens a reader on all its

@@ -10,6 +10,8 @@
 struct held {
     int64_t id, name_id, cat_id;
     uint32_t stat;       /* its aggregate */
+    uint32_t context;    /* a launch's or [memory] event's call path (what it attributes goes there); 0 */
+    int attributes;      /* it is such an event */
     struct tdb_event ev; /* args.p is set when the row leaves: its text is in the byte ring */
     uint64_t args_at, args_end; /* absolute offsets in the byte ring */
     int done;            /* its values are final (or its track is dirty) */
@@ -20,6 +22,9 @@ struct held {
  * its correlation through a direct-mapped table (a collision only leaves a row to the end's linking). */
 #define WAIT_ROWS 64
 #define WAIT_SLOTS 256
+
+/* Instants at one start that a longer event at that start may still come ahead of (AHEAD_MAX at most). */
+#define AHEAD_MAX 8
 
 /* A track reads its earlier runs back at most this many times a trace: each restart reads them all
  * again, so a track that went back in time at every event (hostile, or a profiler gone wrong) would read
@@ -47,6 +52,15 @@ struct track {
     struct frame *stack;
     size_t top, cap;
     size_t open;         /* frames of this run on the stack (ring) */
+    int64_t last_merged; /* the start of the earlier runs' event merged last, this run */
+    /* the instants just come at one start, after events that started before it: an event at that start
+     * that outlasts them comes ahead of them in the sweep's order (their parent), not as a restart; so
+     * their rows wait (not done) until the track's next event that is not one more of them */
+    int64_t ahead_start;
+    int64_t ahead_cap;   /* the duration of the last event that came ahead of them (the next may not
+                          * be longer: the sweep puts the longer first) */
+    uint64_t ahead_seq[AHEAD_MAX];
+    int ahead_n;         /* AHEAD_MAX + 1: too many, or not after earlier starts (none of them waits) */
 };
 
 struct stream_nest {
@@ -107,9 +121,19 @@ static struct track *track_of(struct stream_nest *s, int64_t thread_id)
     return &s->tracks[t];
 }
 
+/* The instants waiting on t for an event to come ahead of them are final: their rows may leave. */
+static void instants_final(struct stream_nest *s, struct track *t)
+{
+    for (int i = 0; i < t->ahead_n && i < AHEAD_MAX; i++)
+        if (t->ahead_seq[i] >= s->head)
+            s->q[t->ahead_seq[i] % s->cap].done = 1;
+    t->ahead_n = 0;
+}
+
 /* From now on the sweep's values are written over the track's rows: its waiting rows may leave. */
 static void make_dirty(struct stream_nest *s, struct track *t)
 {
+    instants_final(s, t);
     while (t->top > 0) {
         struct frame *f = &t->stack[--t->top];
         if (f->ring && f->seq >= s->head)
@@ -227,6 +251,7 @@ static void next_earlier(struct track *t, struct stream_nest *s)
  * sweep writes the track. 0, or -1 when a fix could not be queued. */
 static int merge_one(struct stream_nest *s, struct track *t, const struct frame_rec *r)
 {
+    t->last_merged = r->start;
     if (pop_before(s, t, r->start, r->end, 1) != 0)
         return -1;
     const struct frame *p = t->top ? &t->stack[t->top - 1] : NULL;
@@ -259,6 +284,7 @@ static int merge_earlier(struct stream_nest *s, struct track *t, int64_t start, 
  * in while one of this run's events is open (they could be inside it), then the stack ends. */
 static int end_run(struct stream_nest *s, struct track *t)
 {
+    instants_final(s, t);
     while (t->next && t->open > 0)
         if (merge_one(s, t, t->next) != 0)
             return -1;
@@ -288,6 +314,7 @@ static int restart(struct stream_nest *s, struct track *t)
         return 0;
     }
     t->merges++;
+    t->last_merged = INT64_MIN;
     next_earlier(t, s);
     return 0;
 }
@@ -313,6 +340,8 @@ static int release(struct stream_nest *s, int force)
         if (h->ev.args.p)
             h->ev.args.p = s->bytes + h->args_at % s->bytes_cap;
         s->c.self_sum(s->c.ctx, h->stat, h->ev.self_ns != TDB_NULL ? h->ev.self_ns : h->ev.dur_ns);
+        if (h->context && s->c.attributes(s->c.ctx, h->id, h->context) != 0)
+            return -1;
         int rc = s->c.emit(s->c.ctx, h->id, h->name_id, h->cat_id, &h->ev);
         s->head++;
         s->bytes_head = h->args_end;
@@ -343,9 +372,33 @@ int stream_nest_link(struct stream_nest *s, int64_t correlation, int64_t launch_
     return 1;
 }
 
+/* Whether instants wait on t for an event to come ahead of them (at their start, every event since). */
+static int instants_wait(const struct track *t)
+{
+    return t->ahead_n >= 1 && t->ahead_n <= AHEAD_MAX;
+}
+
+/* An event of some duration at the start of the instants waiting on t (so the sweep puts it ahead of
+ * them: it is around them; and after any event that came ahead of them before, as no longer): their log
+ * records are taken back (into taken, to go after its own) and their rows still wait in the buffer, so
+ * it nests as it comes, their parent. How many instants, or 0 when it cannot (then it is a restart:
+ * the end's checks find what changed). */
+static int comes_ahead(struct stream_nest *s, struct track *t, const struct tdb_event *ev, struct frame_rec *taken)
+{
+    if (!instants_wait(t) || ev->start_ns != t->ahead_start || ev->dur_ns <= 0 || ev->dur_ns > t->ahead_cap ||
+        (t->earlier && t->last_merged >= ev->start_ns) || t->unlogged || !t->log_slot)
+        return 0;
+    for (int i = 0; i < t->ahead_n; i++)
+        if (t->ahead_seq[i] < s->head)
+            return 0;
+    return frame_log_take_back(s->log, (uint32_t)(t->log_slot - 1), (size_t)t->ahead_n, taken) == 0 ? t->ahead_n : 0;
+}
+
 int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t cat_id, const struct tdb_event *ev,
                     uint32_t stat, int attributes, int64_t wait_correlation)
 {
+    struct frame_rec taken[AHEAD_MAX];
+    int ahead = 0; /* instants it comes ahead of */
     struct track *t = track_of(s, ev->thread_id);
     if (!t || s->sweep_only)
         s->inexact = 1;
@@ -354,10 +407,13 @@ int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t 
     int given = ev->parent_id != TDB_NULL || ev->self_ns != TDB_NULL; /* the caller's own nesting */
     if (t && !t->dirty && given)
         make_dirty(s, t);
-    else if (t && !t->dirty && t->seen &&
-             (ev->start_ns < t->prev_start || (ev->start_ns == t->prev_start && ev->dur_ns > t->prev_dur)))
-        if (restart(s, t) != 0)
+    else if (t && !t->dirty && t->seen && instants_wait(t) && ev->start_ns == t->ahead_start && ev->dur_ns > 0) {
+        if (!(ahead = comes_ahead(s, t, ev, taken)) && restart(s, t) != 0) /* it must come ahead of them */
             return -1;
+    } else if (t && !t->dirty && t->seen &&
+               (ev->start_ns < t->prev_start || (ev->start_ns == t->prev_start && ev->dur_ns > t->prev_dur)) &&
+               restart(s, t) != 0)
+        return -1;
     /* room: a row slot and the args' bytes, contiguous in the byte ring */
     size_t n = ev->args.p ? ev->args.n : 0;
     if (n > s->bytes_cap / 2) { /* too big to wait: everything before it leaves, then it */
@@ -382,7 +438,7 @@ int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t 
             return -1;
     }
     struct held *h = &s->q[s->tail % s->cap];
-    h->id = id, h->name_id = name_id, h->cat_id = cat_id, h->stat = stat;
+    h->id = id, h->name_id = name_id, h->cat_id = cat_id, h->stat = stat, h->context = 0, h->attributes = attributes;
     h->ev = *ev;
     h->args_end = s->bytes_tail, h->args_at = s->bytes_tail - n;
     if (n)
@@ -397,6 +453,20 @@ int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t 
     /* the sweep's rule, as events come (nesting.c): what ended before this one starts is done, what
      * ends inside it was not its parent (an overlap), the top is its parent */
     int64_t start = ev->start_ns, dur = ev->dur_ns, end = start + dur;
+    int waits = 0; /* an instant that waits for an event to come ahead of it */
+    if (dur == 0 && instants_wait(t) && t->ahead_start == start) { /* one more at this start */
+        if ((waits = t->ahead_n < AHEAD_MAX))
+            t->ahead_seq[t->ahead_n] = seq;
+        t->ahead_n++;
+    } else {
+        if (!ahead)
+            instants_final(s, t);
+        if (dur == 0) { /* the first at this start: it waits when the track's events so far started before */
+            t->ahead_start = start;
+            t->ahead_n = (waits = !t->seen || t->prev_start < start) ? 1 : AHEAD_MAX + 1;
+            t->ahead_seq[0] = seq, t->ahead_cap = INT64_MAX;
+        }
+    }
     t->seen = 1, t->prev_start = start, t->prev_dur = dur;
     if ((t->next && merge_earlier(s, t, start, end) != 0) || pop_before(s, t, start, end, 0) != 0)
         return -1;
@@ -410,8 +480,8 @@ int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t 
         f->child_sum = tdb_sat_add(f->child_sum, dur);
         if (!f->ring)
             f->later = tdb_sat_add(f->later, dur);
-        uint32_t context; /* what it attributes goes to the operators around it, by their call path */
-        if (attributes && (!(context = path_of(s, t, t->top - 1)) || s->c.attributes(s->c.ctx, id, context) != 0))
+        if (attributes && !(h->context = path_of(s, t, t->top - 1))) /* what it attributes goes to the
+                                                                         * operators around it */
             return -1;
     }
     /* every event goes to its track's log, for the runs after this one (GPU streams too: in 4 of 17
@@ -424,6 +494,7 @@ int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t 
         t->unlogged = 1;
     if (dur == 0) {
         h->ev.self_ns = 0; /* an instant: a leaf */
+        h->done = !waits;
         return release(s, 0);
     }
     if (push(t, (struct frame){.seq = seq, .id = id, .end = end, .dur = dur, .stat = stat, .depth = h->ev.depth, .ring = 1}) != 0) {
@@ -431,6 +502,19 @@ int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t 
         return release(s, 0);
     }
     h->done = 0, h->ev.self_ns = TDB_NULL; /* until it ends */
+    if (ahead) { /* the instants it came ahead of are inside it: their rows and records say so */
+        int depth = h->ev.depth >= UINT16_MAX ? UINT16_MAX : h->ev.depth + 1;
+        for (int i = 0; i < ahead; i++) {
+            struct held *in = &s->q[t->ahead_seq[i] % s->cap];
+            in->ev.parent_id = id, in->ev.depth = depth;
+            if (in->attributes && !(in->context = path_of(s, t, t->top - 1)))
+                return -1;
+            taken[i].parent = id, taken[i].depth = depth; /* (they go on waiting: another may come ahead) */
+            if (!t->unlogged && frame_log_append(s->log, (uint32_t)(t->log_slot - 1), &taken[i]) != 0)
+                t->unlogged = 1;
+        }
+        t->ahead_cap = dur;
+    }
     return release(s, 0);
 }
 

@@ -864,6 +864,73 @@ Test(nesting, streaming_gives_the_sweeps_values_on_real_traces, .timeout = 300)
     free(dir);
 }
 
+/* Events of no duration at one start, then a longer event at that start (PyTorch writes a [memory]
+ * instant or an empty operator before the launch it is in): the sweep puts the longer one first, their
+ * parent. It comes ahead of them as it streams in (their rows waited for it), not as a restart: nothing
+ * is left to the rewrite, in a roomy reorder buffer or a tiny one (TRACEDB_SORT_KIB=1: rows leave
+ * early and it restarts instead). Worked by hand: P > L > m, z; P's self time 100 - 10 us; and every
+ * value as the sweep alone gives it, device time and memory through the call paths included. */
+static void check_comes_ahead(const char *kib)
+{
+    const char *json = "{\"traceEvents\":["
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"P\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},"
+        "{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"cpu_instant_event\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,"
+        "\"ts\":10,\"args\":{\"Bytes\":512,\"Device Type\":1}},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"z\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":0},"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"L\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":10,"
+        "\"args\":{\"correlation\":7}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":30,\"dur\":5,"
+        "\"args\":{\"device\":0,\"stream\":7,\"correlation\":7}}]}";
+    struct fixture f = fx_new(json, "json");
+    setenv("TRACEDB_SORT_KIB", kib, 1);
+    cr_assert_eq(fx_import_timed(&f, ""), 0);
+    if (strcmp(kib, "1") != 0)
+        cr_assert(err_has(&f, "0 rows to rewrite of 5"), "the launch did not come ahead of the instants");
+    const struct nested want[] = {{"P", NULL, 0, 90}, {"L", "P", 1, 10}, {"[memory]", "L", 2, 0}, {"z", "L", 2, 0}};
+    assert_nested(f.db, want, sizeof want / sizeof want[0], kib);
+    check_stream_equals_sweep(f.trace, f.dir);
+    unsetenv("TRACEDB_SORT_KIB");
+    fx_free(&f);
+}
+
+Test(nesting, a_longer_event_comes_ahead_of_the_instants_at_its_start)
+{
+    check_comes_ahead("8192");
+}
+
+Test(nesting, a_longer_event_comes_ahead_of_the_instants_at_its_start_in_a_tiny_buffer)
+{
+    check_comes_ahead("1");
+}
+
+/* Several events at the instants' start come ahead of them in turn, each no longer than the one before
+ * (the sweep's order: E 10, E2 5, E3 3 us, then the instants m and m2): the instants end up in E3, the
+ * last; an event longer than the one before (F, 20 us, after E3) cannot come ahead and restarts the
+ * track, whose rows the end's sweep writes. Worked by hand. */
+Test(nesting, events_at_one_start_come_ahead_of_its_instants_in_turn)
+{
+    const char *ahead = "{\"traceEvents\":["
+        "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"m\",\"pid\":1,\"tid\":1,\"ts\":10},"
+        "{\"ph\":\"X\",\"name\":\"E\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":10},"
+        "{\"ph\":\"X\",\"name\":\"E2\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":5},"
+        "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"m2\",\"pid\":1,\"tid\":1,\"ts\":10},"
+        "{\"ph\":\"X\",\"name\":\"E3\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":3}%s]}";
+    char json[2048];
+    for (int longer = 0; longer < 2; longer++) {
+        snprintf(json, sizeof json, ahead, longer ? ",{\"ph\":\"X\",\"name\":\"F\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":20}" : "");
+        struct fixture f = fx_new(json, "json");
+        cr_assert_eq(fx_import_timed(&f, ""), 0);
+        cr_assert(longer ? err_has(&f, "6 rows to rewrite of 6") : err_has(&f, "0 rows to rewrite of 5"),
+                  "longer %d: the rewrite went otherwise", longer);
+        const struct nested want[] = {{"E", longer ? "F" : NULL, longer, 5}, {"E2", "E", 1 + longer, 2},
+                                      {"E3", "E2", 2 + longer, 3}, {"m", "E3", 3 + longer, 0},
+                                      {"m2", "E3", 3 + longer, 0}, {"F", NULL, 0, 10}};
+        assert_nested(f.db, want, 5 + (size_t)longer, longer ? "F restarts" : "in turn");
+        check_stream_equals_sweep(f.trace, f.dir);
+        fx_free(&f);
+    }
+}
+
 /* A thread that goes back in time at every event (60,000 operators, then 60,000 instants each earlier
  * than the one before): each restart may read the first run back only a few times a track, or the import
  * reads it once an event (quadratic: a minute here, where it takes well under a second). Worked by hand:
