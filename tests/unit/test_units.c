@@ -201,8 +201,8 @@ static int sweep_before(const struct frame_rec *a, const struct frame_rec *b)
 
 /* The frame log gives back each track's events across blocks written to its file and the block still
  * in memory: one run in the order it went in; several runs merged in the sweep's order (ties across
- * runs included), each record once, with its parent and depth; at most FRAME_LOG_RUNS runs; a track
- * past FRAME_LOG_TRACKS is not kept; reset forgets. */
+ * runs included), each record once, with its parent and depth (a record taken back is not given);
+ * at most FRAME_LOG_RUNS runs; a track past FRAME_LOG_TRACKS is not kept; reset forgets. */
 Test(frame_log, merges_each_tracks_runs_in_the_sweeps_order)
 {
     char *dir = temp_dir();
@@ -239,6 +239,11 @@ Test(frame_log, merges_each_tracks_runs_in_the_sweeps_order)
         cr_assert_eq(frame_log_append(g, 3, &in), 0);
     }
     frame_log_reader_free(frame_log_read(g, 3));
+    struct frame_rec back[3], one = {9000, 9000, 7000, TDB_NULL, 0, 0};
+    cr_assert_eq(frame_log_take_back(g, 3, 1, back), -1, "the run just ended holds nothing to take back");
+    cr_assert_eq(frame_log_append(g, 3, &one), 0);
+    cr_assert_eq(frame_log_take_back(g, 3, 2, back), -1, "past the run's start");
+    cr_assert(frame_log_take_back(g, 3, 1, back) == 0 && back[0].id == 7000, "the last record, taken back");
     struct frame_rec on = {200, 200, 6000, TDB_NULL, 0, 0}, longer = {202, 300, 6001, TDB_NULL, 0, 0},
                      equal = {204, 214, 6002, TDB_NULL, 0, 0};
     cr_assert(frame_log_append(g, 3, &on) == 0 && frame_log_append(g, 3, &longer) == 0 &&
