@@ -438,8 +438,9 @@ static int write_text_row(struct row_writer *w, int stmt, const struct row_text 
 static int write_self_fix(struct row_writer *w, struct pending *p, const struct row_self_fix *r)
 {
     for (int i = p->nevents; i-- > 0 && p->events[i]->id >= r->id;)
-        if (p->events[i]->id == r->id) {
-            p->events[i]->ev.self_ns -= r->less;
+        if (p->events[i]->id == r->id) { /* (a row that left the buffer open holds none: its whole time) */
+            struct tdb_event *ev = &p->events[i]->ev;
+            ev->self_ns = (ev->self_ns == TDB_NULL ? ev->dur_ns : ev->self_ns) - r->less;
             return 0;
         }
     sqlite3_stmt *st = w->st[ST_SELF_FIX];

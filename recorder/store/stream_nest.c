@@ -59,8 +59,9 @@ struct track {
     int64_t ahead_start;
     int64_t ahead_cap;   /* the duration of the last event that came ahead of them (the next may not
                           * be longer: the sweep puts the longer first) */
-    uint64_t ahead_seq[AHEAD_MAX];
-    int ahead_n;         /* AHEAD_MAX + 1: too many, or not after earlier starts (none of them waits) */
+    uint64_t ahead_seq[AHEAD_MAX]; /* the rows of the first `waiting` of them */
+    int ahead_n;         /* AHEAD_MAX + 1: too many, or not after earlier starts */
+    int waiting;         /* of them, rows that wait (not done) */
 };
 
 struct stream_nest {
@@ -124,10 +125,10 @@ static struct track *track_of(struct stream_nest *s, int64_t thread_id)
 /* The instants waiting on t for an event to come ahead of them are final: their rows may leave. */
 static void instants_final(struct stream_nest *s, struct track *t)
 {
-    for (int i = 0; i < t->ahead_n && i < AHEAD_MAX; i++)
+    for (int i = 0; i < t->waiting; i++)
         if (t->ahead_seq[i] >= s->head)
             s->q[t->ahead_seq[i] % s->cap].done = 1;
-    t->ahead_n = 0;
+    t->ahead_n = t->waiting = 0;
 }
 
 /* From now on the sweep's values are written over the track's rows: its waiting rows may leave. */
@@ -155,7 +156,7 @@ static int fix_self(struct stream_nest *s, int64_t id, uint32_t stat, int64_t le
         if (id >= first->id && (uint64_t)(id - first->id) < s->tail - s->head) {
             struct held *h = &s->q[(s->head + (uint64_t)(id - first->id)) % s->cap];
             if (h->id == id) {
-                h->ev.self_ns -= less;
+                h->ev.self_ns = (h->ev.self_ns == TDB_NULL ? h->ev.dur_ns : h->ev.self_ns) - less;
                 return 0;
             }
         }
@@ -456,7 +457,7 @@ int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t 
     int waits = 0; /* an instant that waits for an event to come ahead of it */
     if (dur == 0 && instants_wait(t) && t->ahead_start == start) { /* one more at this start */
         if ((waits = t->ahead_n < AHEAD_MAX))
-            t->ahead_seq[t->ahead_n] = seq;
+            t->ahead_seq[t->waiting++] = seq;
         t->ahead_n++;
     } else {
         if (!ahead)
@@ -464,7 +465,7 @@ int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t 
         if (dur == 0) { /* the first at this start: it waits when the track's events so far started before */
             t->ahead_start = start;
             t->ahead_n = (waits = !t->seen || t->prev_start < start) ? 1 : AHEAD_MAX + 1;
-            t->ahead_seq[0] = seq, t->ahead_cap = INT64_MAX;
+            t->waiting = waits, t->ahead_seq[0] = seq, t->ahead_cap = INT64_MAX;
         }
     }
     t->seen = 1, t->prev_start = start, t->prev_dur = dur;
@@ -549,6 +550,7 @@ void stream_nest_reset(struct stream_nest *s)
     for (size_t i = 0; i < s->ntracks; i++) {
         struct track *t = &s->tracks[i];
         t->top = t->open = 0, t->seen = t->dirty = t->unlogged = 0, t->log_slot = 0, t->merges = 0;
+        t->ahead_n = t->waiting = 0;
         frame_log_reader_free(t->earlier);
         t->earlier = NULL, t->next = NULL;
     }
