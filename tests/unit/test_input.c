@@ -111,6 +111,18 @@ static void assert_nested(const char *db, const struct nested *want, size_t n, c
     }
 }
 
+/* Imports json with TRACEDB_TIMING on: the end's rewrite count must read `rewrites` ("N rows to rewrite
+ * of M") and each event's nesting what was worked by hand. The fixture, for more checks (fx_free it). */
+static struct fixture nested_by_hand(const char *json, const char *rewrites, const struct nested *want, size_t n,
+                                     const char *how)
+{
+    struct fixture f = fx_new(json, "json");
+    cr_assert_eq(fx_import_timed(&f, ""), 0);
+    cr_assert(err_has(&f, rewrites), "%s: the end did not report \"%s\"", how, rewrites);
+    assert_nested(f.db, want, n, how);
+    return f;
+}
+
 /* Rows are nested as they stream in while their track is in order (stream_nest.c) and by the sweep
  * once a track goes out of order; with TRACEDB_SORT_KIB=1 the reorder buffer holds 64 rows and a long
  * range makes rows leave early. Worked by hand: the same values every way. */
@@ -766,16 +778,14 @@ Test(nesting, a_third_run_nests_among_the_second_runs_frames_while_rows_wait)
  * annotation as it comes, whose self time is fixed; nothing is left to the rewrite. Worked by hand. */
 Test(nesting, a_gpu_stream_going_back_nests_as_it_comes)
 {
-    struct fixture f = fx_new("{\"traceEvents\":["
+    const struct nested want[] = {{"ann", NULL, 0, 80}, {"k1", "ann", 1, 10}, {"k0", "ann", 1, 10}};
+    struct fixture f = nested_by_hand("{\"traceEvents\":["
         "{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"ann\",\"pid\":0,\"tid\":7,\"ts\":0,\"dur\":100},"
         "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k1\",\"pid\":0,\"tid\":7,\"ts\":50,\"dur\":10,"
         "\"args\":{\"device\":0,\"stream\":7}},"
         "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k0\",\"pid\":0,\"tid\":7,\"ts\":10,\"dur\":10,"
-        "\"args\":{\"device\":0,\"stream\":7}}]}", "json");
-    cr_assert_eq(fx_import_timed(&f, ""), 0);
-    cr_assert(err_has(&f, "0 rows to rewrite of 3"), "the stream was left to the rewrite");
-    const struct nested want[] = {{"ann", NULL, 0, 80}, {"k1", "ann", 1, 10}, {"k0", "ann", 1, 10}};
-    assert_nested(f.db, want, sizeof want / sizeof want[0], "a GPU stream");
+        "\"args\":{\"device\":0,\"stream\":7}}]}", "0 rows to rewrite of 3", want, sizeof want / sizeof want[0],
+        "a GPU stream");
     fx_free(&f);
 }
 
@@ -784,14 +794,12 @@ Test(nesting, a_gpu_stream_going_back_nests_as_it_comes)
  * must not count twice. Worked by hand: A's self time 10 - 1 us, nothing left to the rewrite. */
 Test(nesting, an_overlap_met_again_in_a_later_run_counts_once)
 {
-    struct fixture f = fx_new("{\"traceEvents\":["
+    const struct nested want[] = {{"A", NULL, 0, 9}, {"B", NULL, 0, 15}, {"C", "A", 1, 1}};
+    struct fixture f = nested_by_hand("{\"traceEvents\":["
         "{\"ph\":\"X\",\"name\":\"A\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":10},"
         "{\"ph\":\"X\",\"name\":\"B\",\"pid\":1,\"tid\":1,\"ts\":5,\"dur\":15},"
-        "{\"ph\":\"X\",\"name\":\"C\",\"pid\":1,\"tid\":1,\"ts\":2,\"dur\":1}]}", "json");
-    cr_assert_eq(fx_import_timed(&f, ""), 0);
-    cr_assert(err_has(&f, "0 rows to rewrite of 3"), "the track was left to the rewrite");
-    const struct nested want[] = {{"A", NULL, 0, 9}, {"B", NULL, 0, 15}, {"C", "A", 1, 1}};
-    assert_nested(f.db, want, sizeof want / sizeof want[0], "an overlap across runs");
+        "{\"ph\":\"X\",\"name\":\"C\",\"pid\":1,\"tid\":1,\"ts\":2,\"dur\":1}]}", "0 rows to rewrite of 3", want,
+        sizeof want / sizeof want[0], "an overlap across runs");
     cr_assert_eq(q(f.db, "SELECT overlaps FROM trace"), 1);
     fx_free(&f);
 }
@@ -801,14 +809,12 @@ Test(nesting, an_overlap_met_again_in_a_later_run_counts_once)
  * turns dirty and the end's rewrite writes the sweep's values over its rows. Worked by hand. */
 Test(nesting, an_earlier_row_inside_a_later_event_leaves_its_track_to_the_rewrite)
 {
-    struct fixture f = fx_new("{\"traceEvents\":["
+    const struct nested want[] = {{"P", NULL, 0, 90}, {"L", "P", 1, 10}, {"m", "L", 2, 0}};
+    struct fixture f = nested_by_hand("{\"traceEvents\":["
         "{\"ph\":\"X\",\"name\":\"P\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},"
         "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"m\",\"pid\":1,\"tid\":1,\"ts\":20},"
-        "{\"ph\":\"X\",\"name\":\"L\",\"pid\":1,\"tid\":1,\"ts\":15,\"dur\":10}]}", "json");
-    cr_assert_eq(fx_import_timed(&f, ""), 0);
-    cr_assert(err_has(&f, "3 rows to rewrite of 3"), "the track was not left to the rewrite");
-    const struct nested want[] = {{"P", NULL, 0, 90}, {"L", "P", 1, 10}, {"m", "L", 2, 0}};
-    assert_nested(f.db, want, sizeof want / sizeof want[0], "rewritten");
+        "{\"ph\":\"X\",\"name\":\"L\",\"pid\":1,\"tid\":1,\"ts\":15,\"dur\":10}]}", "3 rows to rewrite of 3", want,
+        sizeof want / sizeof want[0], "rewritten");
     fx_free(&f);
 }
 
