@@ -104,6 +104,12 @@ struct stream_nest *stream_nest_new(size_t budget, const struct stream_nest_call
     return s;
 }
 
+/* The depth of a child of an event at depth d (saturating, as the sweep's). */
+static int deeper(int d)
+{
+    return d >= UINT16_MAX ? UINT16_MAX : d + 1;
+}
+
 static struct track *track_of(struct stream_nest *s, int64_t thread_id)
 {
     if (thread_id < 0 || thread_id > (1 << 24))
@@ -256,7 +262,7 @@ static int merge_one(struct stream_nest *s, struct track *t, const struct frame_
     if (pop_before(s, t, r->start, r->end, 1) != 0)
         return -1;
     const struct frame *p = t->top ? &t->stack[t->top - 1] : NULL;
-    int depth = p ? (p->depth >= UINT16_MAX ? UINT16_MAX : p->depth + 1) : 0;
+    int depth = p ? deeper(p->depth) : 0;
     if ((p ? p->id : TDB_NULL) != r->parent || depth != r->depth) {
         make_dirty(s, t);
         return 0;
@@ -477,7 +483,7 @@ int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t 
     if (t->top > 0) {
         struct frame *f = &t->stack[t->top - 1];
         h->ev.parent_id = f->id;
-        h->ev.depth = f->depth >= UINT16_MAX ? UINT16_MAX : f->depth + 1;
+        h->ev.depth = deeper(f->depth);
         f->child_sum = tdb_sat_add(f->child_sum, dur);
         if (!f->ring)
             f->later = tdb_sat_add(f->later, dur);
@@ -504,7 +510,7 @@ int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t 
     }
     h->done = 0, h->ev.self_ns = TDB_NULL; /* until it ends */
     if (ahead) { /* the instants it came ahead of are inside it: their rows and records say so */
-        int depth = h->ev.depth >= UINT16_MAX ? UINT16_MAX : h->ev.depth + 1;
+        int depth = deeper((int)h->ev.depth);
         for (int i = 0; i < ahead; i++) {
             struct held *in = &s->q[t->ahead_seq[i] % s->cap];
             in->ev.parent_id = id, in->ev.depth = depth;
