@@ -10,11 +10,12 @@
  *      tracks (pid, tid) likewise. Rows are nested as they come while their track is in order, and
  *      wait in a bounded reorder buffer until final (stream_nest.c); then they go to the row writer
  *      thread (row_writer.c) in batches, written once. For
- *      each event its sweep key (32 bytes), its per-name sums, its correlation (GPU work and launches)
- *      and what it attributes (memory bytes) are kept in external sorts (spill_sort.c): 8 MiB of
- *      memory each, sorted runs beside the database beyond that, so memory stays flat whatever the
- *      trace's size. (A live recording keeps none of this: its rows are read back at the end.)
- *   3. end of trace (ingest_sweep.c): the keys come out sorted and are swept (nesting.c: parent,
+ *      each event its per-name sums, its correlation (GPU work and launches) and what it attributes
+ *      (memory bytes) are kept in external sorts (spill_sort.c): 8 MiB of memory each, sorted runs
+ *      beside the database beyond that, so memory stays flat whatever the trace's size. (A live
+ *      recording keeps none of this: its rows are read back at the end.)
+ *   3. end of trace (ingest_sweep.c): where a track could not be nested as it streamed in, every
+ *      event's sweep key (32 bytes) is read from its row, sorted and swept (nesting.c: parent,
  *      depth, self time, PyTorch's rule); correlations pair GPU work with its launch; what rows do not
  *      hold yet (rows of tracks that came out of order, links to launches that came after their
  *      work) is written back in one sequential UPDATE, which also sums device time and memory per call path
@@ -80,7 +81,7 @@ static int ingest_sorts_new(struct tdb_ingest *ing)
     ing->keys = spill_sort_new(sizeof(struct nesting_key), ing->sort_budget, nesting_key_cmp, ing->sort_dir);
     ing->corrs = spill_sort_new(sizeof(struct corr_rec), ing->sort_budget / 2, corr_rec_cmp, ing->sort_dir);
     ing->results = spill_sort_new(sizeof(struct result_rec), ing->sort_budget / 2, result_rec_cmp, ing->sort_dir);
-    ing->rewrites = 0, ing->stream_abs = 0;
+    ing->rewrites = 0, ing->stream_abs = 0, ing->keys_in_rows = 0;
     ing->recent_corr = malloc(RECENT_LAUNCHES * sizeof *ing->recent_corr);
     ing->recent_ord = malloc(RECENT_LAUNCHES * sizeof *ing->recent_ord);
     ing->paths = malloc(256 * sizeof *ing->paths);
@@ -165,9 +166,10 @@ static int keep_corr(struct tdb_ingest *ing, const struct tdb_event *ev, size_t 
     return 0;
 }
 
-/* Keeps what the end of the trace needs about event ord: its sweep key, its correlation, what it
- * attributes. Returns the ord of the launch of GPU work when that launch was seen just before (the row
- * is written with it), -2 otherwise, -1 on error. */
+/* Keeps what the end of the trace needs about event ord: its correlation, what it attributes, and,
+ * for rows read back, its sweep key (an import's are read from its rows when the sweep must run).
+ * Returns the ord of the launch of GPU work when that launch was seen just before (the row is written
+ * with it), -2 otherwise, -1 on error. */
 static int64_t ingest_keep_keys(struct tdb_ingest *ing, size_t ord, const struct tdb_event *ev, int64_t name_id)
 {
     if (ord >= 0xfffffffe) { /* ords + 1 fit in 32 bits */
@@ -181,12 +183,15 @@ static int64_t ingest_keep_keys(struct tdb_ingest *ing, size_t ord, const struct
         fprintf(ing->err, "tracedb: out of memory\n");
         return -1;
     }
-    struct nesting_key *k = spill_sort_push(ing->keys);
-    if (!k)
-        return ingest_sort_failed(ing, ing->keys);
-    int attributes = attributes_of(ev); /* launches and [memory] events: their values go to the operators around them */
-    *k = (struct nesting_key){ev->start_ns, ev->dur_ns, (uint32_t)ev->thread_id, (uint32_t)ord, (uint32_t)stat,
-                              (uint32_t)attributes};
+    if (ing->reading_back) { /* rows read back: their keys now; an import's wait in its rows (keys_in_rows) */
+        struct nesting_key *k = spill_sort_push(ing->keys);
+        if (!k)
+            return ingest_sort_failed(ing, ing->keys);
+        *k = (struct nesting_key){ev->start_ns, ev->dur_ns, (uint32_t)ev->thread_id, (uint32_t)ord, (uint32_t)stat,
+                                  (uint32_t)attributes_of(ev)};
+    } else {
+        ing->keys_in_rows = 1;
+    }
     if (ev->kind == TDB_KIND_MEMORY && ev->bytes != TDB_NULL) {
         struct result_rec *r = spill_sort_push(ing->results);
         if (!r)
@@ -209,6 +214,55 @@ static int64_t ingest_keep_keys(struct tdb_ingest *ing, size_t ord, const struct
         return known; /* its record goes when its row leaves the reorder buffer (ingest_emit_row), which
                        * may have linked it to a launch that came after it */
     return keep_corr(ing, ev, ord, known) != 0 ? -1 : known;
+}
+
+/* The sweep's keys of the current trace's events, read from their rows, as ingest_keep_keys would have
+ * kept them as they came (the row holds what the key is made of: the times, the track, the aggregate's
+ * kind, name and device, what it attributes). Imports keep none as events come: nearly every trace
+ * nests as it streams in (stream_nest.c), and pushing and spilling a key an event cost its parser 3.5%;
+ * a trace with a track the stream could not nest pays this one scan instead. 0, or -1 (printed). */
+int ingest_keys_from_rows(struct tdb_ingest *ing)
+{
+    sqlite3_stmt *st;
+    if (tdb_stmt_prepare(ing->db, "SELECT id, kind, name_id, thread_id, start_ns, dur_ns, device, bytes, correlation "
+                                  "FROM event WHERE id >= ?1 AND id < ?2", -1, 0, &st, NULL) != SQLITE_OK)
+        return ingest_fail(ing, "cannot prepare");
+    sqlite3_bind_int64(st, 1, ing->trace_first_event);
+    sqlite3_bind_int64(st, 2, ing->trace_end_event);
+    int rc = 0, step;
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        struct tdb_event ev;
+        tdb_event_init(&ev);
+        int64_t id = sqlite3_column_int64(st, 0);
+        ev.kind = sqlite3_column_int(st, 1);
+        ev.thread_id = sqlite3_column_int64(st, 3);
+        ev.start_ns = sqlite3_column_int64(st, 4);
+        ev.dur_ns = sqlite3_column_int64(st, 5);
+        if (sqlite3_column_type(st, 6) != SQLITE_NULL)
+            ev.device = sqlite3_column_int64(st, 6);
+        if (sqlite3_column_type(st, 7) != SQLITE_NULL)
+            ev.bytes = sqlite3_column_int64(st, 7);
+        if (sqlite3_column_type(st, 8) != SQLITE_NULL)
+            ev.correlation = sqlite3_column_int64(st, 8);
+        int64_t key[3] = {ev.kind, sqlite3_column_int64(st, 2), ev.device};
+        int64_t stat = strmap_get(&ing->stat_index, key, sizeof key);
+        if (stat < 0) { /* cannot be: every row was counted as its event came */
+            fprintf(ing->err, "tracedb: %s: internal error: event %lld has no aggregate\n", ing->path, (long long)id);
+            rc = -1;
+            break;
+        }
+        struct nesting_key *k = spill_sort_push(ing->keys);
+        if (!k) {
+            rc = ingest_sort_failed(ing, ing->keys);
+            break;
+        }
+        *k = (struct nesting_key){ev.start_ns, ev.dur_ns, (uint32_t)ev.thread_id, (uint32_t)(id - ing->trace_first_event),
+                                  (uint32_t)stat, (uint32_t)attributes_of(&ev)};
+    }
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = ingest_fail(ing, "cannot read the rows back");
+    tdb_stmt_finalize(st);
+    return rc;
 }
 
 /* Keeps the interval of GPU work for device_stats (device_time.c). 0, or -1 (printed). */

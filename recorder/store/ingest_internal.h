@@ -102,6 +102,8 @@ struct tdb_ingest {
     uint64_t stream_abs;       /* the sum of every stream_self term's size: past INT64_MAX, the sweep sums */
     /* per event of the current trace, in bounded memory (external sorts, spill_sort.h) */
     struct spill_sort *keys;     /* the sweep's keys (struct nesting_key) */
+    int keys_in_rows;            /* the trace's keys were not kept as its events came (nested as they streamed
+                                  * in, the sweep seldom runs): when it must, ingest_keys_from_rows reads them */
     struct spill_sort *corrs;    /* correlations (struct corr_rec) */
     struct spill_sort *results;  /* rows to rewrite, values to attribute (struct result_rec) */
     int64_t rewrites;            /* of them, rows to rewrite (RES_NEST, RES_LINK) */
@@ -137,6 +139,7 @@ struct tdb_ingest {
 
 /* ingest.c's helpers for its parts */
 void ingest_phase(struct tdb_ingest *ing, const char *done); /* with TRACEDB_TIMING: how long it took */
+int ingest_keys_from_rows(struct tdb_ingest *ing); /* the current trace's sweep keys, from its rows: 0 or -1 (printed) */
 int ingest_fail(struct tdb_ingest *ing, const char *what);   /* prints the database's error; -1 */
 int ingest_step(struct tdb_ingest *ing, sqlite3_stmt *st);   /* steps to the end; 0 or -1 (printed) */
 int ingest_run(struct tdb_ingest *ing, const char *sql);     /* one statement (through the cache) */

@@ -338,6 +338,8 @@ int ingest_nest_and_link(struct tdb_ingest *ing)
             ing->stats[i].self = ing->stats[i].stream_self;
         ing->overlaps = stream_nest_overlaps(ing->stream);
     } else {
+        if (ing->keys_in_rows && ingest_keys_from_rows(ing) != 0)
+            return -1;
         if (spill_sort_done(ing->keys) != 0)
             return ingest_sort_failed(ing, ing->keys);
         int64_t overlaps = nesting_sweep(ing->keys, ingest_path, ingest_swept, ing);
