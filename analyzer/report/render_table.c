@@ -257,13 +257,15 @@ static size_t params_start(const char *s)
 
 /* s as it shows in w characters, NUL-terminated in b (emptied first). A longer value is cut: a C++
  * signature keeps its name and template arguments and gives up its parameter list first
- * ("void f<float, 5ul>(at::Ten...int)"), anything else is cut in the middle. */
-static void cut_cell(const char *s, size_t w, struct buf *b)
+ * ("void f<float, 5ul>(at::Ten...int)"), anything else is cut in the middle. 1 when cut, else 0. */
+static int cut_cell(const char *s, size_t w, struct buf *b)
 {
     size_t sw = text_width(s), p = params_start(s);
     b->n = 0;
     if (sw <= w) {
         buf_add(b, s, strlen(s));
+        buf_addc(b, 0);
+        return 0;
     } else if (p && p + 5 <= w) { /* the whole name, and the parameters cut in the middle */
         add_chars(b, s, p);
         add_middle_cut(b, s + char_offset(s, p), sw - p, w - p);
@@ -277,6 +279,7 @@ static void cut_cell(const char *s, size_t w, struct buf *b)
         add_middle_cut(b, s, sw, w);
     }
     buf_addc(b, 0);
+    return 1;
 }
 
 /* s cut to w characters so that character d shows, where it first differs from the names nearest it:
@@ -356,10 +359,16 @@ static int column_cuts(const char *cells, const size_t *offs, int64_t rows, int 
     struct shown_cell *v = malloc((size_t)rows * sizeof *v + 1);
     if (!v)
         return -1;
+    int cut = 0;
     for (int64_t r = 0; r < rows; r++) {
-        cut_cell(cells + offs[r * ncol + c], w, &b);
+        cut |= cut_cell(cells + offs[r * ncol + c], w, &b);
         disp[r] = strdup(b.p ? b.p : "");
         v[r] = (struct shown_cell){cells + offs[r * ncol + c], disp[r], r, 0};
+    }
+    if (!cut) { /* every cell shown whole: none reads as another (the sorts below would find nothing) */
+        free(v);
+        buf_free(&b);
+        return 0;
     }
     qsort(v, (size_t)rows, sizeof *v, cmp_full);
     for (int64_t r = 0; r < rows; r++) {
