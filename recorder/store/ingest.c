@@ -216,6 +216,26 @@ static int64_t ingest_keep_keys(struct tdb_ingest *ing, size_t ord, const struct
     return keep_corr(ing, ev, ord, known) != 0 ? -1 : known;
 }
 
+/* The event of the current row of st, a scan of event rows whose columns are: id, kind, name_id, name
+ * (or NULL), thread_id, start_ns, dur_ns, correlation, device, bytes[, a memory event's device_type]. */
+static void event_of_row(sqlite3_stmt *st, struct tdb_event *ev)
+{
+    tdb_event_init(ev);
+    ev->kind = sqlite3_column_int(st, 1);
+    ev->name = (struct tdb_str){(const char *)sqlite3_column_text(st, 3), (size_t)sqlite3_column_bytes(st, 3)};
+    ev->thread_id = sqlite3_column_int64(st, 4);
+    ev->start_ns = sqlite3_column_int64(st, 5);
+    ev->dur_ns = sqlite3_column_int64(st, 6);
+    if (sqlite3_column_type(st, 7) != SQLITE_NULL)
+        ev->correlation = sqlite3_column_int64(st, 7);
+    if (sqlite3_column_type(st, 8) != SQLITE_NULL)
+        ev->device = sqlite3_column_int64(st, 8);
+    if (sqlite3_column_type(st, 9) != SQLITE_NULL)
+        ev->bytes = sqlite3_column_int64(st, 9);
+    if (sqlite3_column_count(st) > 10 && sqlite3_column_type(st, 10) != SQLITE_NULL)
+        ev->device_type = sqlite3_column_int64(st, 10);
+}
+
 /* The sweep's keys of the current trace's events, read from their rows, as ingest_keep_keys would have
  * kept them as they came (the row holds what the key is made of: the times, the track, the aggregate's
  * kind, name and device, what it attributes). Imports keep none as events come: nearly every trace
@@ -224,7 +244,7 @@ static int64_t ingest_keep_keys(struct tdb_ingest *ing, size_t ord, const struct
 int ingest_keys_from_rows(struct tdb_ingest *ing)
 {
     sqlite3_stmt *st;
-    if (tdb_stmt_prepare(ing->db, "SELECT id, kind, name_id, thread_id, start_ns, dur_ns, device, bytes, correlation "
+    if (tdb_stmt_prepare(ing->db, "SELECT id, kind, name_id, NULL, thread_id, start_ns, dur_ns, correlation, device, bytes "
                                   "FROM event WHERE id >= ?1 AND id < ?2", -1, 0, &st, NULL) != SQLITE_OK)
         return ingest_fail(ing, "cannot prepare");
     sqlite3_bind_int64(st, 1, ing->trace_first_event);
@@ -232,18 +252,8 @@ int ingest_keys_from_rows(struct tdb_ingest *ing)
     int rc = 0, step;
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
         struct tdb_event ev;
-        tdb_event_init(&ev);
+        event_of_row(st, &ev);
         int64_t id = sqlite3_column_int64(st, 0);
-        ev.kind = sqlite3_column_int(st, 1);
-        ev.thread_id = sqlite3_column_int64(st, 3);
-        ev.start_ns = sqlite3_column_int64(st, 4);
-        ev.dur_ns = sqlite3_column_int64(st, 5);
-        if (sqlite3_column_type(st, 6) != SQLITE_NULL)
-            ev.device = sqlite3_column_int64(st, 6);
-        if (sqlite3_column_type(st, 7) != SQLITE_NULL)
-            ev.bytes = sqlite3_column_int64(st, 7);
-        if (sqlite3_column_type(st, 8) != SQLITE_NULL)
-            ev.correlation = sqlite3_column_int64(st, 8);
         int64_t key[3] = {ev.kind, sqlite3_column_int64(st, 2), ev.device};
         int64_t stat = strmap_get(&ing->stat_index, key, sizeof key);
         if (stat < 0) { /* cannot be: every row was counted as its event came */
@@ -648,20 +658,7 @@ int tdb_ingest_resume_trace(struct tdb_ingest *ing, int64_t trace_id, const stru
             ing->trace_first_event = id;
         last_id = id;
         struct tdb_event ev;
-        tdb_event_init(&ev);
-        ev.kind = sqlite3_column_int(st, 1);
-        ev.name = (struct tdb_str){(const char *)sqlite3_column_text(st, 3), (size_t)sqlite3_column_bytes(st, 3)};
-        ev.thread_id = sqlite3_column_int64(st, 4);
-        ev.start_ns = sqlite3_column_int64(st, 5);
-        ev.dur_ns = sqlite3_column_int64(st, 6);
-        if (sqlite3_column_type(st, 7) != SQLITE_NULL)
-            ev.correlation = sqlite3_column_int64(st, 7);
-        if (sqlite3_column_type(st, 8) != SQLITE_NULL)
-            ev.device = sqlite3_column_int64(st, 8);
-        if (sqlite3_column_type(st, 9) != SQLITE_NULL)
-            ev.bytes = sqlite3_column_int64(st, 9);
-        if (sqlite3_column_type(st, 10) != SQLITE_NULL)
-            ev.device_type = sqlite3_column_int64(st, 10);
+        event_of_row(st, &ev);
         size_t ord = (size_t)(id - ing->trace_first_event); /* ids ascend; gaps are kept as they are */
         if (ingest_keep_keys(ing, ord, &ev, sqlite3_column_int64(st, 2)) == -1 || ingest_keep_gpu_time(ing, ord, &ev) != 0)
             rc = -1;
