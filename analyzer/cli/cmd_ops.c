@@ -88,9 +88,11 @@ int cmd_ops(int argc, char **argv, struct cli *cli)
         return 2;
     /* from the per-name sums (ops.sql) a shard directory serves too */
     sc.shards_ok = !(with_flops || sc.by_step || strcmp(group_by, "name") != 0); /* windows: scope_open refuses */
+    report_phase("ops: start");
     sqlite3 *db = scope_open(argv[0], &sc, &cli->io);
     if (!db)
         return 1;
+    report_phase("ops: scope");
     scope_hide_absent(db, &sc);
     scope_tables(&sc, "no operators in this window");
     /* what would produce the data asked for, when the trace has none of it */
@@ -127,6 +129,7 @@ int cmd_ops(int argc, char **argv, struct cli *cli)
         report_bind_int(st, ":with_flops", with_flops);
         rc = scope_render(st, &sc, &cli->io) != 0;
         sqlite3_finalize(st);
+        report_phase("ops: render");
         if (rc == 0 && sc.format == FMT_TABLE)
             ops_footer(db, from_events, swept, cli);
     }

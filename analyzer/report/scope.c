@@ -6,6 +6,8 @@
 #include "render.h"
 #include "report.h"
 #include "shards.h"
+#include "db_guard.h"
+#include "sqlfuncs.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -275,6 +277,71 @@ sqlite3 *scope_open(const char *path, struct scope *s, struct report_io *io)
 fail:
     sqlite3_close(db);
     return NULL;
+}
+
+/* Copies the rows of temp table `name` from db to db2. 0, or -1. */
+static int scope_copy_rows(sqlite3 *db, sqlite3 *db2, const char *name)
+{
+    char *from = sqlite3_mprintf("SELECT * FROM temp.\"%w\"", name);
+    sqlite3_stmt *get = NULL, *put = NULL;
+    int rc = from && sqlite3_prepare_v2(db, from, -1, &get, NULL) == SQLITE_OK ? 0 : -1;
+    sqlite3_free(from);
+    int n = rc == 0 ? sqlite3_column_count(get) : 0;
+    char *into = rc == 0 ? sqlite3_mprintf("INSERT INTO temp.\"%w\" VALUES (?", name) : NULL;
+    for (int c = 1; into && c <= n; c++) /* a parameter a column, then the parenthesis */
+        into = sqlite3_mprintf(c < n ? "%z, ?" : "%z)", into);
+    if (rc == 0 && (!into || sqlite3_prepare_v2(db2, into, -1, &put, NULL) != SQLITE_OK))
+        rc = -1;
+    sqlite3_free(into);
+    while (rc == 0 && sqlite3_step(get) == SQLITE_ROW) {
+        for (int c = 0; c < n; c++)
+            sqlite3_bind_value(put, c + 1, sqlite3_column_value(get, c));
+        rc = sqlite3_step(put) == SQLITE_DONE ? 0 : -1;
+        sqlite3_reset(put);
+    }
+    sqlite3_finalize(put);
+    if (sqlite3_finalize(get) != SQLITE_OK)
+        rc = -1;
+    return rc;
+}
+
+sqlite3 *scope_reopen(sqlite3 *db)
+{
+    const char *file = sqlite3_db_filename(db, "main");
+    sqlite3 *db2 = NULL;
+    if (!file || !*file || tdb_db_open(file, SQLITE_OPEN_READONLY, &db2) != SQLITE_OK || tdb_register_functions(db2) != 0) {
+        sqlite3_close(db2);
+        return NULL;
+    }
+    sqlite3_busy_timeout(db2, 5000);
+    /* temp.sqlite_master keeps each object's CREATE without its TEMP: put it back (an index goes where
+     * its table is); tables first, in the order they were made, so that views and indexes find them */
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db, "SELECT type, name, sql FROM temp.sqlite_master WHERE sql IS NOT NULL "
+                                    "ORDER BY type <> 'table', rowid", -1, &st, NULL) == SQLITE_OK ? 0 : -1;
+    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+        const char *type = (const char *)sqlite3_column_text(st, 0), *name = (const char *)sqlite3_column_text(st, 1);
+        const char *sql = (const char *)sqlite3_column_text(st, 2);
+        if (!type || !name || !sql)
+            continue;
+        int table = strcmp(type, "table") == 0, view = strcmp(type, "view") == 0;
+        const char *head = table ? "CREATE TABLE " : view ? "CREATE VIEW " : NULL;
+        char *create = NULL;
+        if (head && strncmp(sql, head, strlen(head)) == 0)
+            create = sqlite3_mprintf("CREATE TEMP %s %s", table ? "TABLE" : "VIEW", sql + strlen(head));
+        else if (!head)
+            create = sqlite3_mprintf("%s", sql);
+        rc = create && sqlite3_exec(db2, create, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+        sqlite3_free(create);
+        if (rc == 0 && table)
+            rc = scope_copy_rows(db, db2, name);
+    }
+    sqlite3_finalize(st);
+    if (rc != 0) {
+        sqlite3_close(db2);
+        return NULL;
+    }
+    return db2;
 }
 
 const char *scope_sort_column(const struct scope *s, const char *const *keys, struct report_io *io)

@@ -34,6 +34,12 @@ void scope_init(struct scope *s, const char *default_sort);
  * temp table scope_window. NULL on error (printed). */
 sqlite3 *scope_open(const char *path, struct scope *s, struct report_io *io);
 
+/* A second connection to db's file, read-only, with db's temp tables (their rows copied), indexes and
+ * views (scope_event, scope_gpu, ...) and the SQL functions, for a pass that reads the events in two
+ * halves at once. NULL when db has no file (a shard directory's reduce) or the copy fails: the pass
+ * then reads in one. */
+sqlite3 *scope_reopen(sqlite3 *db);
+
 /* Parses "250", "250ns", "1.5us", "20ms", "2s" into ns. -1 when it is not a duration. */
 int scope_parse_duration(const char *text, int64_t *ns);
 
