@@ -1,16 +1,18 @@
+-- ops_tail: the percentages, order and limits ops_agg.sql and ops_events.sql share. A step's totals (the
+-- percentages' base with :by_step) come from one GROUP BY, not a window sum on every row.
 tot AS (SELECT sum(self_cpu_ns) AS cpu, sum(self_device_ns) AS dev FROM agg),
+step_tot AS (SELECT rank AS step, sum(self_cpu_ns) AS cpu, sum(self_device_ns) AS dev FROM agg WHERE :by_step GROUP BY rank),
 rows AS (
   SELECT rank, name, calls,
-         self_cpu_ns, round(100.0 * self_cpu_ns / nullif(CASE WHEN :by_step THEN sum(self_cpu_ns) OVER w ELSE tot.cpu END, 0), 2) AS self_cpu_pct,
-         cpu_total_ns, round(100.0 * cpu_total_ns / nullif(CASE WHEN :by_step THEN sum(self_cpu_ns) OVER w ELSE tot.cpu END, 0), 2) AS cpu_total_pct,
+         self_cpu_ns, round(100.0 * self_cpu_ns / nullif(CASE WHEN :by_step THEN st.cpu ELSE tot.cpu END, 0), 2) AS self_cpu_pct,
+         cpu_total_ns, round(100.0 * cpu_total_ns / nullif(CASE WHEN :by_step THEN st.cpu ELSE tot.cpu END, 0), 2) AS cpu_total_pct,
          CAST(round(1.0 * cpu_total_ns / calls) AS INTEGER) AS cpu_avg_ns,
-         self_device_ns, round(100.0 * self_device_ns / nullif(CASE WHEN :by_step THEN sum(self_device_ns) OVER w ELSE tot.dev END, 0), 2) AS self_device_pct,
+         self_device_ns, round(100.0 * self_device_ns / nullif(CASE WHEN :by_step THEN st.dev ELSE tot.dev END, 0), 2) AS self_device_pct,
          device_total_ns, CAST(round(1.0 * device_total_ns / calls) AS INTEGER) AS device_avg_ns,
          cpu_mem_bytes, self_cpu_mem_bytes, device_mem_bytes, self_device_mem_bytes,
          flops, input_shapes, stack,
          {sql:ops_sort_key} AS sort_key
-  FROM agg, tot
-  WINDOW w AS (PARTITION BY rank)
+  FROM agg CROSS JOIN tot LEFT JOIN step_tot st ON st.step IS agg.rank
 ),
 numbered AS (
   SELECT *, row_number() OVER (PARTITION BY rank ORDER BY sort_key DESC, name, input_shapes, stack) AS n_in_step
