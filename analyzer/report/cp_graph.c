@@ -14,6 +14,7 @@
  * in, so that among equally long paths the same one is found. Nothing here allocates per event beyond
  * the arrays sized once from the rows. */
 #include "cp_graph.h"
+#include "bigmem.h"
 #include "report.h"
 #include "sqlfuncs.h"
 #include <limits.h>
@@ -139,7 +140,7 @@ static int32_t add_edge(struct graph *g, int32_t u, int32_t v, enum cp_edge_type
         }
     if (g->ne == g->ecap) {
         size_t cap = g->ecap ? g->ecap * 2 : 4096;
-        struct edge *ne = realloc(g->e, cap * sizeof *ne);
+        struct edge *ne = tdb_big_realloc(g->e, cap * sizeof *ne);
         if (!ne)
             return g->oom = 1, -1;
         g->e = ne, g->ecap = cap;
@@ -214,7 +215,7 @@ static int order_by_time(const int64_t *t, size_t n, uint32_t *order)
     while (shift < 63 && span >> shift >= buckets)
         shift++;
     buckets = (size_t)(span >> shift) + 1;
-    size_t *start = calloc(buckets + 1, sizeof *start);
+    size_t *start = tdb_big_calloc(buckets + 1, sizeof *start);
     if (!start)
         return -1;
     for (size_t i = 0; i < n; i++)
@@ -267,7 +268,7 @@ static int sort_grouped(void *items, size_t n, size_t size, const size_t *grp, i
     int ntuples = 0, last = 0, rank[MAX_GROUPS];
     if (n <= 1)
         return 1;
-    uint8_t *which = malloc(n);
+    uint8_t *which = tdb_big_malloc(n);
     if (!which)
         return -1;
     for (size_t i = 0; i < n; i++) {
@@ -299,9 +300,9 @@ static int sort_grouped(void *items, size_t n, size_t size, const size_t *grp, i
         for (int m = 0; m < ntuples; m++)
             rank[k] += tuple_order(tuples[m], tuples[k]) < 0;
     }
-    int64_t *key = calloc(n, sizeof *key); /* (calloc: gcc cannot tell the loop below fills it) */
-    uint32_t *order = malloc(n * sizeof *order);
-    unsigned char *copy = malloc(n * size);
+    int64_t *key = tdb_big_calloc(n, sizeof *key); /* (calloc: gcc cannot tell the loop below fills it) */
+    uint32_t *order = tdb_big_malloc(n * sizeof *order);
+    unsigned char *copy = tdb_big_malloc(n * size);
     int rc = -1;
     if (!key || !order || !copy)
         goto done;
@@ -339,10 +340,10 @@ static int is_node(const struct cp_row *r)
 static int make_nodes(struct graph *g)
 {
     const struct cp_row *rows = g->rows;
-    int32_t *want = malloc((g->n + 1) * sizeof *want); /* 2 row, plus one for a node's row */
-    int64_t *t = malloc((2 * g->n + 1) * sizeof *t);
-    uint32_t *order = malloc((2 * g->n + 1) * sizeof *order);
-    g->nodes = malloc((2 * g->n + 1) * sizeof *g->nodes);
+    int32_t *want = tdb_big_malloc((g->n + 1) * sizeof *want); /* 2 row, plus one for a node's row */
+    int64_t *t = tdb_big_malloc((2 * g->n + 1) * sizeof *t);
+    uint32_t *order = tdb_big_malloc((2 * g->n + 1) * sizeof *order);
+    g->nodes = tdb_big_malloc((2 * g->n + 1) * sizeof *g->nodes);
     size_t nw = 0;
     int rc = -1;
     if (!want || !t || !order || !g->nodes)
@@ -372,7 +373,7 @@ done:
         return -1;
     for (size_t i = 0; i < g->nn; i++)
         (g->nodes[i].is_start ? g->start : g->end)[g->nodes[i].row] = (int32_t)i;
-    g->head = malloc((g->nn + 1) * sizeof *g->head), g->tail = malloc((g->nn + 1) * sizeof *g->tail);
+    g->head = tdb_big_malloc((g->nn + 1) * sizeof *g->head), g->tail = tdb_big_malloc((g->nn + 1) * sizeof *g->tail);
     if (!g->head || !g->tail)
         return -1;
     memset(g->head, 0xff, (g->nn + 1) * sizeof *g->head), memset(g->tail, 0xff, (g->nn + 1) * sizeof *g->tail);
@@ -389,7 +390,7 @@ static int shares_lock(const struct graph *g, int32_t a, int32_t b)
 /* HTA's _construct_graph_from_cuda_runtime_events: lock chains in node order. */
 static int runtime_lock_edges(struct graph *g)
 {
-    int32_t *stack = malloc((g->nn + 1) * sizeof *stack), sp = 0, last = -1;
+    int32_t *stack = tdb_big_malloc((g->nn + 1) * sizeof *stack), sp = 0, last = -1;
     if (!stack)
         return -1;
     for (size_t i = 0; i < g->nn; i++) {
@@ -491,7 +492,7 @@ static int nested(const uint32_t *order, size_t ne, int32_t *stack)
 static int walk_tree(struct graph *g, const uint32_t *order, size_t ne)
 {
     size_t count = ne / 2;
-    int32_t *tree = malloc((6 * count + 6) * sizeof *tree);
+    int32_t *tree = tdb_big_malloc((6 * count + 6) * sizeof *tree);
     if (!tree)
         return -1;
     /* by position in start order: parent, first child, next sibling, last child, its row (count = root) */
@@ -595,7 +596,7 @@ static int all_call_stacks(struct graph *g)
             groups = g->rows[i].thread + 1;
     /* each thread's clipped host rows (the backward thread's with the forward's): their items, in the
      * order make_nodes found */
-    size_t *count = calloc((size_t)groups + 1, sizeof *count), *fill = malloc(((size_t)groups + 1) * sizeof *fill);
+    size_t *count = tdb_big_calloc((size_t)groups + 1, sizeof *count), *fill = tdb_big_malloc(((size_t)groups + 1) * sizeof *fill);
     uint32_t *order = NULL;
     int32_t *stack = NULL;
     size_t most = 0, total = 0;
@@ -613,7 +614,7 @@ static int all_call_stacks(struct graph *g)
             most = c;
     }
     count[groups] = total;
-    if (!(order = malloc((total + 1) * sizeof *order)) || !(stack = malloc((most / 2 + 1) * sizeof *stack)))
+    if (!(order = tdb_big_malloc((total + 1) * sizeof *order)) || !(stack = tdb_big_malloc((most / 2 + 1) * sizeof *stack)))
         goto done;
     memcpy(fill, count, ((size_t)groups + 1) * sizeof *fill);
     for (size_t k = 0; k < g->nitems; k++) {
@@ -663,7 +664,7 @@ static int queue_lengths(const struct cp_row *rows, size_t n, int32_t *q)
     size_t ns = 0;
     for (size_t i = 0; i < n; i++)
         q[i] = NO_QUEUE, ns += is_launch(rows, i) ? 2 : 0;
-    struct queue_step *s = malloc((ns + 1) * sizeof *s);
+    struct queue_step *s = tdb_big_malloc((ns + 1) * sizeof *s);
     if (!s)
         return -1;
     /* the launches in row order, then the starts in row order: steps equal by queue_order stay in row order */
@@ -767,10 +768,10 @@ static int event_links(const struct cp_row *rows, size_t n, const struct cp_wait
         nw += wait_stream(wt, &rows[i]) > -1;
         nr += (rows[i].flags & CP_EVENT_RECORD) != 0;
     }
-    struct launch *l = malloc((nl + 1) * sizeof *l);
-    struct keyed *waits = malloc((nw + 1) * sizeof *waits);
-    el->rec = malloc((nr + 1) * sizeof *el->rec);
-    el->next_launch = malloc((n + 1) * sizeof *el->next_launch);
+    struct launch *l = tdb_big_malloc((nl + 1) * sizeof *l);
+    struct keyed *waits = tdb_big_malloc((nw + 1) * sizeof *waits);
+    el->rec = tdb_big_malloc((nr + 1) * sizeof *el->rec);
+    el->next_launch = tdb_big_malloc((n + 1) * sizeof *el->next_launch);
     el->nrec = 0;
     if (!l || !waits || !el->rec || !el->next_launch) {
         free(l), free(waits);
@@ -860,8 +861,8 @@ static void kernel_prep_free(struct kernel_prep *kp)
 static int kernel_prepare(const struct cp_row *rows, size_t n, const struct cp_wait *waits, struct kernel_prep *kp)
 {
     memset(kp, 0, sizeof *kp);
-    kp->q = malloc((n + 1) * sizeof *kp->q), kp->sync_src = malloc((n + 1) * sizeof *kp->sync_src);
-    kp->items = malloc((n + 1) * sizeof *kp->items);
+    kp->q = tdb_big_malloc((n + 1) * sizeof *kp->q), kp->sync_src = tdb_big_malloc((n + 1) * sizeof *kp->sync_src);
+    kp->items = tdb_big_malloc((n + 1) * sizeof *kp->items);
     if (!kp->q || !kp->sync_src || !kp->items || queue_lengths(rows, n, kp->q) != 0 ||
         event_links(rows, n, waits, &kp->el) != 0)
         return -1;
@@ -941,7 +942,7 @@ static int kernel_edges(struct graph *g, struct kernel_prep *kp)
         if (s == nlast) {
             if (nlast == caplast) {
                 caplast = caplast ? caplast * 2 : 16;
-                struct stream_last *nl = realloc(last, caplast * sizeof *nl);
+                struct stream_last *nl = tdb_big_realloc(last, caplast * sizeof *nl);
                 if (!nl)
                     goto done;
                 last = nl;
@@ -987,7 +988,7 @@ static void *kernel_job_run(void *arg)
     if (prepared == 0 && ready > 0) {
         struct graph *g = &j->g;
         g->nodes = j->nodes_of->nodes, g->nn = j->nodes_of->nn;
-        g->head = malloc((g->nn + 1) * sizeof *g->head), g->tail = malloc((g->nn + 1) * sizeof *g->tail);
+        g->head = tdb_big_malloc((g->nn + 1) * sizeof *g->head), g->tail = tdb_big_malloc((g->nn + 1) * sizeof *g->tail);
         if (g->head && g->tail) {
             memset(g->head, 0xff, (g->nn + 1) * sizeof *g->head), memset(g->tail, 0xff, (g->nn + 1) * sizeof *g->tail);
             j->rc = kernel_edges(g, &kp);
@@ -1009,7 +1010,7 @@ static void kernel_job_ready(struct kernel_job *j, int ready)
 static int append_edges(struct graph *g, const struct graph *b)
 {
     if (g->ne + b->ne > g->ecap) {
-        struct edge *e = realloc(g->e, (g->ne + b->ne + 1) * sizeof *e);
+        struct edge *e = tdb_big_realloc(g->e, (g->ne + b->ne + 1) * sizeof *e);
         if (!e)
             return -1;
         g->e = e, g->ecap = g->ne + b->ne + 1;
@@ -1041,11 +1042,11 @@ static int append_edges(struct graph *g, const struct graph *b)
 static int longest_path(struct graph *g, int want_steps, int32_t *const spare[3], struct cp_result *r)
 {
     size_t nn = g->nn, ne = g->ne;
-    int32_t *indeg = spare[0] ? spare[0] : malloc((nn + 1) * sizeof *indeg);
-    int32_t *topo = spare[1] ? spare[1] : malloc((nn + 1) * sizeof *topo);
-    int32_t *best = spare[2] ? spare[2] : malloc((nn + 1) * sizeof *best);
-    int64_t *dist = calloc(nn + 1, sizeof *dist);
-    uint8_t *seen = calloc(nn + 1, 1);
+    int32_t *indeg = spare[0] ? spare[0] : tdb_big_malloc((nn + 1) * sizeof *indeg);
+    int32_t *topo = spare[1] ? spare[1] : tdb_big_malloc((nn + 1) * sizeof *topo);
+    int32_t *best = spare[2] ? spare[2] : tdb_big_malloc((nn + 1) * sizeof *best);
+    int64_t *dist = tdb_big_calloc(nn + 1, sizeof *dist);
+    uint8_t *seen = tdb_big_calloc(nn + 1, 1);
     int rc = -1;
     if (!indeg || !topo || !best || !dist || !seen) {
         snprintf(r->error, sizeof r->error, "out of memory");
@@ -1090,13 +1091,13 @@ static int longest_path(struct graph *g, int want_steps, int32_t *const spare[3]
     size_t len = 0;
     for (int32_t v = end; want_steps && v >= 0 && best[v] >= 0; v = g->e[best[v]].u)
         len++;
-    if (want_steps && !(r->steps = malloc((len + 1) * sizeof *r->steps))) {
+    if (want_steps && !(r->steps = tdb_big_malloc((len + 1) * sizeof *r->steps))) {
         snprintf(r->error, sizeof r->error, "out of memory");
         goto done;
     }
     r->length = far > 0 ? far : 0, r->nodes = gn, r->edges = ne;
     free(seen); /* now by row: the events on the path */
-    if (!(seen = calloc(g->n + 1, 1))) {
+    if (!(seen = tdb_big_calloc(g->n + 1, 1))) {
         snprintf(r->error, sizeof r->error, "out of memory");
         goto done;
     }
@@ -1165,7 +1166,7 @@ int cp_build(const struct cp_row *rows, size_t n, const struct cp_wait *waits, i
         snprintf(r->error, sizeof r->error, "too many events (%zu) for one graph", n);
         return -1;
     }
-    g.start = malloc((n + 1) * sizeof *g.start), g.end = malloc((n + 1) * sizeof *g.end);
+    g.start = tdb_big_malloc((n + 1) * sizeof *g.start), g.end = tdb_big_malloc((n + 1) * sizeof *g.end);
     if (!g.start || !g.end)
         goto oom;
     for (size_t i = 0; i < n; i++)

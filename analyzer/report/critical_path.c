@@ -4,6 +4,7 @@
  * graph and its longest path (cp_graph.c), and the rows the report prints. */
 #include "critical_path.h"
 #include "cp_graph.h"
+#include "bigmem.h"
 #include "db_guard.h"
 #include "kinds.h"
 #include "report.h"
@@ -59,7 +60,7 @@ static void id_map_init(struct id_map *m, const struct id_value *pairs, size_t n
     if (n == 0)
         return;
     uint64_t span = direct_span(pairs[0].id, pairs[n - 1].id, n);
-    if (!span || !(m->direct = calloc((size_t)span, sizeof *m->direct)))
+    if (!span || !(m->direct = tdb_big_calloc((size_t)span, sizeof *m->direct)))
         return;
     m->base = pairs[0].id, m->span = (size_t)span;
     for (size_t i = 0; i < n; i++)
@@ -104,7 +105,7 @@ static int collect(sqlite3 *db, const char *sql, int64_t trace, int sort, struct
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (*n == cap) {
             cap = cap ? cap * 2 : 256;
-            struct id_value *a = realloc(*out, cap * sizeof *a);
+            struct id_value *a = tdb_big_realloc(*out, cap * sizeof *a);
             if (!a) {
                 sqlite3_finalize(st);
                 fprintf(io->err, "%s: out of memory\n", io->prog);
@@ -208,7 +209,7 @@ static int load_flags(sqlite3 *db, struct id_value **flags, size_t *n, struct re
             continue;
         if (*n == cap) {
             cap = cap ? cap * 2 : 256;
-            struct id_value *a = realloc(*flags, cap * sizeof *a);
+            struct id_value *a = tdb_big_realloc(*flags, cap * sizeof *a);
             if (!a) {
                 rc = SQLITE_NOMEM;
                 break;
@@ -238,7 +239,7 @@ static void row_index_init(struct row_index *x, const struct cp_row *rows, size_
     if (n == 0 || n >= INT32_MAX)
         return;
     uint64_t span = direct_span(rows[0].id, rows[n - 1].id, n);
-    if (!span || !(x->direct = calloc((size_t)span, sizeof *x->direct)))
+    if (!span || !(x->direct = tdb_big_calloc((size_t)span, sizeof *x->direct)))
         return;
     x->base = rows[0].id, x->span = (size_t)span;
     for (size_t i = 0; i < n; i++)
@@ -341,7 +342,7 @@ static void *scan_part_run(void *arg)
             struct cp_row *a;
             struct id_value *b;
             if (p->shared) { /* more rows than ids (a view): a buffer of its own from here */
-                a = malloc(cap * sizeof *a), b = malloc(cap * sizeof *b);
+                a = tdb_big_malloc(cap * sizeof *a), b = tdb_big_malloc(cap * sizeof *b);
                 if (a && b)
                     memcpy(a, p->rows, p->n * sizeof *a), memcpy(b, p->launch, p->n * sizeof *b), p->shared = 0;
                 if (!a || !b) {
@@ -351,7 +352,7 @@ static void *scan_part_run(void *arg)
                 }
                 p->rows = a, p->launch = b;
             } else {
-                a = realloc(p->rows, cap * sizeof *a), b = realloc(p->launch, cap * sizeof *b);
+                a = tdb_big_realloc(p->rows, cap * sizeof *a), b = tdb_big_realloc(p->launch, cap * sizeof *b);
                 if (a)
                     p->rows = a;
                 if (b)
@@ -384,7 +385,7 @@ static void *scan_part_run(void *arg)
             if (w.stream != -1 || w.corr != -1) {
                 if (p->nwaits == p->capwaits) {
                     size_t cap = p->capwaits ? 2 * p->capwaits : 256;
-                    struct cp_wait *nw = realloc(p->waits, cap * sizeof *nw);
+                    struct cp_wait *nw = tdb_big_realloc(p->waits, cap * sizeof *nw);
                     if (!nw) {
                         p->rc = SQLITE_NOMEM;
                         return NULL;
@@ -465,7 +466,7 @@ static int scan_rows(sqlite3 *db, int64_t trace, const struct id_map *flags,
     }
     if (db2 && span < SHARED_SCAN_IDS) {
         size_t ids = (size_t)span + 1;
-        all_rows = malloc(ids * sizeof *all_rows), all_launch = malloc(ids * sizeof *all_launch);
+        all_rows = tdb_big_malloc(ids * sizeof *all_rows), all_launch = tdb_big_malloc(ids * sizeof *all_launch);
         if (!all_rows || !all_launch) /* then each half in its own */
             free(all_rows), free(all_launch), all_rows = NULL, all_launch = NULL;
         else {
@@ -496,8 +497,8 @@ static int scan_rows(sqlite3 *db, int64_t trace, const struct id_map *flags,
         if (part[0].shared) /* the lower half starts all_rows: it takes the buffers over */
             all_rows = NULL, all_launch = NULL, part[0].shared = 0, part[0].cap = 0;
         int fits = n <= part[0].cap;
-        struct cp_row *a = fits ? part[0].rows : realloc(part[0].rows, (n + 1) * sizeof *a);
-        struct id_value *b = fits ? part[0].launch : a ? realloc(part[0].launch, (n + 1) * sizeof *b) : NULL;
+        struct cp_row *a = fits ? part[0].rows : tdb_big_realloc(part[0].rows, (n + 1) * sizeof *a);
+        struct id_value *b = fits ? part[0].launch : a ? tdb_big_realloc(part[0].launch, (n + 1) * sizeof *b) : NULL;
         if (a)
             part[0].rows = a;
         if (b)
@@ -510,7 +511,7 @@ static int scan_rows(sqlite3 *db, int64_t trace, const struct id_map *flags,
         memcpy(part[0].launch + part[0].n, part[1].launch, part[1].n * sizeof *b);
     }
     if (part[1].nwaits) { /* the upper half's waits after the lower's */
-        struct cp_wait *w = realloc(part[0].waits, (part[0].nwaits + part[1].nwaits) * sizeof *w);
+        struct cp_wait *w = tdb_big_realloc(part[0].waits, (part[0].nwaits + part[1].nwaits) * sizeof *w);
         if (!w) {
             fprintf(io->err, "%s: out of memory\n", io->prog);
             goto done;
@@ -567,8 +568,8 @@ static int load_rows(sqlite3 *db, int64_t trace, const struct id_map *flags, int
     if (!sorted) { /* the scan was not in id order: sort the rows and their launch ids together */
         for (size_t i = 0; i < n; i++)
             launch[i].v = (int64_t)i;
-        struct cp_row *copy = malloc((n + 1) * sizeof *copy);
-        struct id_value *order = malloc((n + 1) * sizeof *order);
+        struct cp_row *copy = tdb_big_malloc((n + 1) * sizeof *copy);
+        struct id_value *order = tdb_big_malloc((n + 1) * sizeof *order);
         if (!copy || !order) {
             free(copy), free(order);
             fprintf(io->err, "%s: out of memory\n", io->prog);
@@ -707,7 +708,7 @@ static void resolve_range(sqlite3 *db, struct cp_window *w, char **buf)
         if (end == s || b < a)
             return;
     }
-    if (*end || !(*buf = malloc((size_t)(hash - w->range) + 1)))
+    if (*end || !(*buf = tdb_big_malloc((size_t)(hash - w->range) + 1)))
         return;
     memcpy(*buf, w->range, (size_t)(hash - w->range));
     (*buf)[hash - w->range] = 0;

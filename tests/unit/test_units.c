@@ -1,6 +1,7 @@
 /* test_units.c: unit tests of the small exact pieces: time parsing, statistics, JSON/CSV writing.
  * Expected values are worked by hand (or by numpy/pandas, quoted in each case). */
 #include "helpers.h"
+#include "bigmem.h"
 #include "frame_log.h"
 #include "ingest.h" /* TDB_NULL */
 #include "jsonbuf.h"
@@ -524,4 +525,48 @@ Test(library, layers_include_only_layers_below)
     }
     cr_assert_gt(files, 50, "the sources were found (%d files)", files);
     cr_assert_gt(includes, 20, "includes across layers were seen (%d)", includes);
+}
+
+/* Whether the mapping holding address a has VM_HUGEPAGE ("hg" in /proc/self/smaps' VmFlags). */
+static int advised_huge(const void *a)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    cr_assert(f);
+    char line[512];
+    int in = 0, hg = 0;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2) /* a mapping begins */
+            in = (uintptr_t)a >= lo && (uintptr_t)a < hi;
+        else if (in && strncmp(line, "VmFlags:", 8) == 0)
+            hg = strstr(line, " hg") != NULL;
+    }
+    fclose(f);
+    return hg;
+}
+
+Test(bigmem, big_arrays_ask_for_huge_pages_and_keep_their_values)
+{
+    struct stat sb;
+    int thp = stat("/sys/kernel/mm/transparent_hugepage/enabled", &sb) == 0; /* else madvise says no */
+    size_t n = (size_t)16 << 20;
+    unsigned char *p = tdb_big_calloc(n, 1);
+    cr_assert(p);
+    cr_assert(p[0] == 0 && p[n / 2] == 0 && p[n - 1] == 0);
+    uintptr_t inside = ((uintptr_t)p + ((uintptr_t)4 << 20)) & ~(((uintptr_t)2 << 20) - 1);
+    if (thp)
+        cr_assert(advised_huge((void *)inside), "a 16 MB array's 2 MB pages are asked for");
+    p[0] = 7, p[n - 1] = 9;
+    unsigned char *q = tdb_big_realloc(p, 2 * n);
+    cr_assert(q);
+    cr_assert(q[0] == 7 && q[n - 1] == 9, "realloc keeps the values");
+    inside = ((uintptr_t)q + n + ((uintptr_t)4 << 20)) & ~(((uintptr_t)2 << 20) - 1);
+    if (thp)
+        cr_assert(advised_huge((void *)inside), "and the grown part asks too");
+    free(q);
+    cr_assert_null(tdb_big_calloc(SIZE_MAX / 2, 4), "a size that overflows is refused");
+    int *small = tdb_big_malloc(64 * sizeof *small);
+    cr_assert(small);
+    small[63] = 1;
+    free(small);
 }
