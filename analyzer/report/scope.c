@@ -57,17 +57,23 @@ static int scope_exec(sqlite3 *db, const char *sql, struct report_io *io)
     return 0;
 }
 
+/* The sums (event_stats) hold a row for every kind the events have, so they alone tell; the events are
+ * searched only in a recording not closed, which has no sums yet (on a trace with no memory events that
+ * search read all of them: 0.2-0.38 s for every report on 2 M events; CASE stops at the first answer,
+ * where OR evaluated both sides). */
 void scope_hide_absent(sqlite3 *db, struct scope *s)
 {
     static char hide[32];
     sqlite3_stmt *facts;
     hide[0] = 0;
     if (sqlite3_prepare_v2(db,
-                           "SELECT EXISTS (SELECT 1 FROM event WHERE kind IN "
-                           "(SELECT id FROM kind WHERE name IN ('kernel', 'memcpy', 'memset'))) OR EXISTS (SELECT 1 FROM "
-                           "event_stats WHERE kind IN (SELECT id FROM kind WHERE name IN ('kernel', 'memcpy', 'memset'))), "
-                           "EXISTS (SELECT 1 FROM event WHERE kind = (SELECT id FROM kind WHERE name = 'memory')) OR "
-                           "EXISTS (SELECT 1 FROM event_stats WHERE kind = (SELECT id FROM kind WHERE name = 'memory'))",
+                           "WITH rec(yes) AS (SELECT EXISTS (SELECT 1 FROM meta WHERE key = 'import_status' AND value = 'recording')) "
+                           "SELECT CASE WHEN EXISTS (SELECT 1 FROM event_stats WHERE kind IN (SELECT id FROM kind WHERE name IN "
+                           "('kernel', 'memcpy', 'memset'))) THEN 1 WHEN (SELECT yes FROM rec) THEN EXISTS (SELECT 1 FROM event "
+                           "WHERE kind IN (SELECT id FROM kind WHERE name IN ('kernel', 'memcpy', 'memset'))) ELSE 0 END, "
+                           "CASE WHEN EXISTS (SELECT 1 FROM event_stats WHERE kind = (SELECT id FROM kind WHERE name = 'memory')) "
+                           "THEN 1 WHEN (SELECT yes FROM rec) THEN EXISTS (SELECT 1 FROM event WHERE kind = (SELECT id FROM kind "
+                           "WHERE name = 'memory')) ELSE 0 END",
                            -1, &facts, NULL) == SQLITE_OK &&
         sqlite3_step(facts) == SQLITE_ROW)
         snprintf(hide, sizeof hide, "%s%s", sqlite3_column_int(facts, 0) ? "" : "device,",

@@ -81,6 +81,37 @@ Test(tables, long_kernel_names_are_cut_in_the_middle_and_stay_apart)
     free(db), free(dir);
 }
 
+/* Which columns a table leaves out comes from the sums (event_stats); a recording not closed has none
+ * yet, and its events tell instead. */
+Test(tables, device_and_memory_columns_from_the_sums_or_a_recordings_events)
+{
+    char *dir = temp_dir(), *db = db_of(dir, "tests/data/kineto/df_index_resolver_df_index_resolver.json.gz");
+    int st;
+    char *out = run_capture(&st, "'%s' ops '%s' --limit 3", tracedb(), db);
+    cr_assert_eq(st, 0);
+    cr_assert(strstr(out, "Self device") && strstr(out, "Device mem"), "GPU work and [memory] events: %s", out);
+    free(out);
+    sqlite3 *h;
+    cr_assert_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(h, "DELETE FROM event_stats; UPDATE meta SET value = 'recording' WHERE key = 'import_status'",
+                              NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(h);
+    out = run_capture(&st, "'%s' ops '%s' --limit 3 2>&1", tracedb(), db);
+    cr_assert_eq(st, 0);
+    cr_assert(strstr(out, "Self device") && strstr(out, "Device mem"), "a recording's events show them too: %s", out);
+    free(out);
+    /* a closed database whose sums have neither: both left out */
+    cr_assert_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(h, "UPDATE meta SET value = 'complete' WHERE key = 'import_status'", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(h);
+    out = run_capture(&st, "'%s' ops '%s' --limit 3 2>&1", tracedb(), db);
+    cr_assert_eq(st, 0);
+    cr_assert(strstr(out, "Self CPU") && !strstr(out, "Self device") && !strstr(out, "Device mem"), "%s", out);
+    free(out);
+    run("rm -rf '%s'", dir);
+    free(db), free(dir);
+}
+
 Test(tables, headers_in_words_and_empty_columns_left_out)
 {
     char *dir = temp_dir(), *db = db_of(dir, "samples/resnet18_inference.json.gz");
