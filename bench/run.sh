@@ -1,7 +1,8 @@
 #!/bin/sh
 # bench/run.sh: `make bench`. Measures tracedb against baselines side by side, in the same run, on a
 # generated Kineto-shaped trace (bench/gen_trace.c; BENCH_MB sets its size, default 300):
-#   - a streaming tokenizer pass over the same file (yajl, values discarded): the floor for any parser;
+#   - a streaming tokenizer pass over the same file (yajl, values discarded): the floor for any parser,
+#     run in turn with the import, 3 rounds, the ratio each round's (the median printed);
 #   - Python json.load + pandas groupby, what users write today (when python3-pandas is installed);
 #   - tracedb import: wall time, peak RSS, events/s; database size against the JSON;
 #   - the same trace in the order PyTorch's profiler writes it (gen_trace --kineto-order: CPU tracks as
@@ -34,12 +35,35 @@ measure() {
   echo "$best" > "$dir/$name.s"; echo "$kb" > "$dir/$name.kb"
 }
 
-measure tokenize build/tokenize "$trace"
-measure import build/tracedb import -q "$trace" -o "$dir/bench.db"
+# paired TOK IMP FILE DB: 3 rounds of a tokenizer pass then an import of FILE into DB, each round's ratio
+# taken within the same seconds (these machines change speed from one minute to the next: best times
+# taken a minute apart once read 1.96x where the rounds read 1.45-1.56x); the best wall times and peak
+# RSS into $dir/TOK.*, $dir/IMP.*, the median of the rounds' ratios into $dir/IMP.ratio
+paired() {
+  p_tok=$1; p_imp=$2; p_file=$3; p_db=$4
+  tbest=""; ibest=""; tkb=0; ikb=0; ratios=""
+  for i in 1 2 3; do
+    /usr/bin/time -f "%e %M" -o "$dir/time.out" build/tokenize "$p_file" > /dev/null 2> "$dir/$p_tok.err" ||
+      { cat "$dir/$p_tok.err"; exit 1; }
+    read -r ts tk < "$dir/time.out"
+    rm -f "$p_db"
+    /usr/bin/time -f "%e %M" -o "$dir/time.out" build/tracedb import -q "$p_file" -o "$p_db" > /dev/null 2> "$dir/$p_imp.err" ||
+      { cat "$dir/$p_imp.err"; exit 1; }
+    read -r is ik < "$dir/time.out"
+    if [ -z "$tbest" ] || [ "$(echo "$ts < $tbest" | bc)" = 1 ]; then tbest=$ts; fi
+    if [ -z "$ibest" ] || [ "$(echo "$is < $ibest" | bc)" = 1 ]; then ibest=$is; fi
+    [ "$tk" -gt "$tkb" ] && tkb=$tk
+    [ "$ik" -gt "$ikb" ] && ikb=$ik
+    ratios="$ratios $(echo "scale=4; $is / $ts" | bc)"
+  done
+  echo "$tbest" > "$dir/$p_tok.s"; echo "$tkb" > "$dir/$p_tok.kb"
+  echo "$ibest" > "$dir/$p_imp.s"; echo "$ikb" > "$dir/$p_imp.kb"
+  echo $ratios | tr ' ' '\n' | sort -n | sed -n 2p > "$dir/$p_imp.ratio"
+}
+paired tokenize import "$trace" "$dir/bench.db"
 kineto=$dir/trace-$MB-kineto.json
 [ -s "$kineto" ] || build/gen_trace "$MB" --kineto-order > "$kineto"
-measure tokenize_kineto build/tokenize "$kineto"
-measure import_kineto sh -c "rm -f '$dir/kineto.db' && build/tracedb import -q '$kineto' -o '$dir/kineto.db'"
+paired tokenize_kineto import_kineto "$kineto" "$dir/kineto.db"
 rm -f "$dir/kineto.db"
 # one_run FILE TOK IMP: a tokenizer pass and an import of FILE, one run each (a big file), into $dir/TOK.*, IMP.*
 one_run() {
@@ -130,9 +154,11 @@ echo "tracedb bench on $trace: $((bytes / 1000000)) MB, $events events + $flows 
 printf '%-34s %10s %12s %s\n' "what" "wall (s)" "peak RSS" "vs tokenizer"
 row() { printf '%-34s %10s %9s MB %s\n' "$1" "$(cat $dir/$2.s)" "$(($(cat $dir/$2.kb) / 1024))" "$3"; }
 row "tokenizer pass (yajl, baseline)" tokenize "1.00x"
-row "tracedb import" import "$(echo "scale=2; $imp / $tok" | bc)x"
+# ratio NAME TOK: the median of the paired rounds' ratios, and the ratio of the best times
+ratio() { echo "$(printf '%.2f' "$(cat $dir/$1.ratio)")x (median of 3 rounds, each beside its own tokenizer pass; best times $(echo "scale=2; $(cat $dir/$1.s) / $(cat $dir/$2.s)" | bc)x)"; }
+row "tracedb import" import "$(ratio import tokenize)"
 row "tokenizer pass, PyTorch's order" tokenize_kineto "1.00x"
-row "tracedb import, PyTorch's order" import_kineto "$(echo "scale=2; $(cat $dir/import_kineto.s) / $(cat $dir/tokenize_kineto.s)" | bc)x (later runs merged with the earlier as they come)"
+row "tracedb import, PyTorch's order" import_kineto "$(ratio import_kineto tokenize_kineto); later runs merged with the earlier as they come"
 if [ "$BIG" -gt 0 ]; then
   row "tokenizer pass, $BIG MB (one run)" tokenize_big "1.00x"
   row "tracedb import, $BIG MB (one run)" import_big "$(echo "scale=2; $(cat $dir/import_big.s) / $(cat $dir/tokenize_big.s)" | bc)x ($big_events events; RSS target < 64 MB at any size)"
