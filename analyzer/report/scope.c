@@ -1,6 +1,7 @@
 /* scope.c: shared report options and the event window (see scope.h). A window is a set of
  * [start, end) intervals in temp table scope_window; the temp view scope_event keeps the events
- * that start inside one of them. Without a window, scope_event is every event. */
+ * that start inside one of them. Without a window, scope_event is every event. scope_reopen gives a C
+ * pass a second connection with the same temp objects, to read half the events on another thread. */
 #include "scope.h"
 #include "kinds.h"
 #include "render.h"
