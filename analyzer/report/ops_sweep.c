@@ -31,7 +31,7 @@
 #define NO_PARENT INT64_MIN    /* none, or no such event */
 #define BLOCK 4096
 #define READ_ALL 4096 /* parents read one by one before all are read in one scan */
-#define SPLIT_IDS 64   /* events of at least this many ids are read in two halves at once */
+#define SPLIT_IDS (2 * BLOCK) /* events of at least this many ids are read in two halves at once */
 
 struct slot { /* what the pass knows of one event id */
     int64_t parent;
@@ -395,7 +395,7 @@ static int take_cpu_event(struct ops_part *part, sqlite3_stmt *st, struct buf *k
         s.flops_seen = 1, s.flops_real = 1, s.flops_d = sqlite3_column_double(st, C_FLOPS);
     sums_add(&part->overflow, &g->s, &s);
     add(&part->overflow, &part->total_self_cpu, s.self_cpu);
-    struct slot *sl = slot_of(p, id); /* in a half: its block was made before the readers began */
+    struct slot *sl = slot_of(p, id); /* in a half: a block only its thread makes (the halves part at a block's edge) */
     if (!sl)
         return -2;
     sl->group = (int32_t)(((char *)g - part->groups.groups) / (ptrdiff_t)part->groups.size);
@@ -500,10 +500,11 @@ static int join_parts(struct ops_pass *p)
         to[i] = (int32_t)(((char *)m - a->groups.groups) / (ptrdiff_t)a->groups.size);
     }
     buf_free(&key);
-    for (int64_t id = b->lo; rc == 0 && id <= b->hi; id++) { /* the upper half's ids: blocks made for them */
-        struct slot *s = slot_of(p, id);
-        if (s->group >= 0)
-            s->group = to[s->group];
+    for (size_t k = (size_t)(b->lo - p->lo) / BLOCK; rc == 0 && k <= (size_t)(b->hi - p->lo) / BLOCK; k++) {
+        struct slot *blk = p->blocks[k]; /* the upper half's blocks: those its events made */
+        for (size_t i = 0; blk && i < BLOCK; i++)
+            if (blk[i].group >= 0)
+                blk[i].group = to[blk[i].group];
     }
     free(to);
     if (rc == 0 && (push_all((void **)&a->launches, &a->nlaunches, &a->cap_launches, b->launches, b->nlaunches, sizeof *b->launches) != 0 ||
@@ -523,17 +524,12 @@ static int read_events(struct ops_pass *p)
     a->p = b->p = p, a->db = p->db;
     a->lo = p->blocks ? p->lo : INT64_MIN, a->hi = p->blocks ? p->lo + p->span - 1 : INT64_MAX;
     sqlite3 *db2 = p->blocks && p->span >= SPLIT_IDS ? scope_reopen(p->db) : NULL;
-    for (size_t k = 0; db2 && k < (size_t)p->span / BLOCK + 1; k++) /* the halves then never make one */
-        if (!slot_of(p, p->lo + (int64_t)k * BLOCK)) {
-            sqlite3_close(db2);
-            fprintf(p->io->err, "%s: out of memory\n", p->io->prog);
-            return -1;
-        }
     pthread_t thread;
     int threaded = 0;
-    if (db2) {
+    if (db2) { /* halves parting at a block's edge: each thread makes the blocks of its own ids only (made
+                * as ids come, so that sparse ids cost no memory for the gaps) */
         b->db = db2, b->hi = a->hi;
-        a->hi = p->lo + (p->span - 1) / 2, b->lo = a->hi + 1;
+        a->hi = p->lo + (int64_t)((size_t)p->span / BLOCK / 2 * BLOCK) - 1, b->lo = a->hi + 1;
         threaded = pthread_create(&thread, NULL, read_part_run, b) == 0;
     }
     read_part(a);
