@@ -942,7 +942,7 @@ static int kernel_edges(struct graph *g, struct kernel_prep *kp)
         if (s == nlast) {
             if (nlast == caplast) {
                 caplast = caplast ? caplast * 2 : 16;
-                struct stream_last *nl = tdb_big_realloc(last, caplast * sizeof *nl);
+                struct stream_last *nl = realloc(last, caplast * sizeof *nl);
                 if (!nl)
                     goto done;
                 last = nl;

@@ -708,7 +708,7 @@ static void resolve_range(sqlite3 *db, struct cp_window *w, char **buf)
         if (end == s || b < a)
             return;
     }
-    if (*end || !(*buf = tdb_big_malloc((size_t)(hash - w->range) + 1)))
+    if (*end || !(*buf = malloc((size_t)(hash - w->range) + 1)))
         return;
     memcpy(*buf, w->range, (size_t)(hash - w->range));
     (*buf)[hash - w->range] = 0;
