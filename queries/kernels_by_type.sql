@@ -4,13 +4,9 @@
 -- their sum (summed over ranks unless --by-rank, as HTA sums them). Other GPU work (syncs, waits),
 -- which HTA leaves out, comes last with no share. Kinds by kernel_type(). The exclusive times come from
 -- unions of the kinds' intervals by inclusion-exclusion (A: computation, B: communication, C: memory), all
--- eight from one sort of the intervals' ends (type_unions, analyzer/report/sqlfuncs.c).
-WITH {sql:gpu_typed},
-x AS (SELECT rank, type_unions(type, s, e) AS j FROM g GROUP BY rank),
-u AS (
-  SELECT rank, j ->> 0 AS a, j ->> 1 AS b, j ->> 2 AS c, j ->> 3 AS ab, j ->> 4 AS ac, j ->> 5 AS bc, j ->> 6 AS abc,
-         j ->> 7 AS oth, j ->> 8 AS na, j ->> 9 AS nb, j ->> 10 AS nc, j ->> 11 AS no
-  FROM x
+-- eight from one sort of each rank's intervals' ends (analyzer/report/type_sweep.c, temp table type_stats).
+WITH u AS (
+  SELECT rank, a, b, c, ab, ac, bc, abc, other AS oth, n_a AS na, n_b AS nb, n_c AS nc, n_other AS no FROM temp.type_stats
 ),
 r AS (
   SELECT rank, 1 AS hta, 'computation' AS kernel_type, abc - bc AS time_ns, na AS kernels FROM u

@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "kernel_sweep.h"
 #include "report_options.h"
+#include "type_sweep.h"
 #include <string.h>
 
 static const char kernels_usage[] =
@@ -86,7 +87,7 @@ int cmd_kernels(int argc, char **argv, struct cli *cli)
         return 2;
     }
     const char *query = by_type ? "kernels_by_type" : "kernels";
-    int rc = 0;
+    int rc = by_type ? type_sweep(db, 0, &cli->io) : 0; /* each rank's unions: one C pass */
     if (!by_type) { /* the sums: one C pass */
         rc = kernel_sweep(db, sc.by_rank, strcmp(group_by, "launch") == 0, sc.by_step, flags, &cli->io);
         if (rc == 0)

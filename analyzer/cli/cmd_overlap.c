@@ -1,7 +1,8 @@
 /* cmd_overlap.c: `tracedb overlap run.db`: per rank and device, communication, computation and the time
- * they overlap (HTA's get_comm_comp_overlap; queries/overlap.sql). */
+ * they overlap (HTA's get_comm_comp_overlap; analyzer/report/type_sweep.c, queries/overlap.sql). */
 #include "cli.h"
 #include "report_options.h"
+#include "type_sweep.h"
 
 static const char overlap_usage[] = "tracedb overlap run.db [--drop-last-step] [--from T] [--to T] [--range NAME]\n"
                                     "                       [--format table|csv|json]";
@@ -25,5 +26,14 @@ int cmd_overlap(int argc, char **argv, struct cli *cli)
     sc.by_rank = 1; /* per rank, always */
     sc.shards_ok = 3; /* GPU rows and their launch calls: a shard directory holds them (no window) */
     sc.shards_last_step = 1;
-    return cli_run_report(argv[0], &sc, sort, "overlap", NULL, "no GPU work in this trace (a CPU-only trace has none)", cli);
+    sqlite3 *db = scope_open(argv[0], &sc, &cli->io); /* the unions: one C pass, then overlap.sql prints them */
+    if (!db)
+        return 1;
+    scope_tables(&sc, sc.filtered && !sc.drop_last_step ? "nothing in this window"
+                                                        : "no GPU work in this trace (a CPU-only trace has none)");
+    int rc = type_sweep(db, 1, &cli->io);
+    if (rc == 0)
+        rc = scope_run(db, "overlap", &sc, sort, NULL, &cli->io);
+    sqlite3_close(db);
+    return rc;
 }

@@ -10,6 +10,7 @@
 #include "device_sweep.h"
 #include "memory_sweep.h"
 #include "idle_sweep.h"
+#include "type_sweep.h"
 #include "launch_sweep.h"
 #include "diff_gate.h"
 #include "embedded.h"
@@ -433,7 +434,7 @@ static int part_overlap(struct part_ctx *c, struct buf *b)
 {
     c->sc->limit = -1;
     c->sc->by_rank = 1; /* these reports are per rank */
-    int rc = capture(c->db, "overlap", c->sc, "rank", NULL, b, c->io);
+    int rc = type_sweep(c->db, 1, c->io) != 0 ? 1 : capture(c->db, "overlap", c->sc, "rank", NULL, b, c->io);
     c->sc->by_rank = 0;
     return rc;
 }

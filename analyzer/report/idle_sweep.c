@@ -1,26 +1,31 @@
 /* idle_sweep.c: HTA's GPU idle time breakdown per rank, device and stream in one pass over the GPU work
- * sorted by stream and start (queries/idle_sorted.sql). Each gap runs from the previous piece of work's
+ * in start order (then id). Each gap runs from the previous piece of work's
  * end to the next one's start: host wait when the next one's launch call started after that end (the
  * host had not enqueued it yet), else kernel wait when the gap is shorter than the cutoff, else other.
  * A negative gap (work overlapping on a stream) is no idle time unless negative_gaps (HTA sums it).
  * A SQL window function (lag over every piece of GPU work) did this in idle_gaps.sql, which the summary
- * line still uses; this pass gives the same sums. queries/idle.sql prints them. */
+ * line still uses; this pass gives the same sums. The work comes once each, unsorted (queries/idle_work.sql),
+ * and each stream's is sorted here (SQL's sort of every row by stream and start was a third of `idle` on
+ * 2 M events); a key that is neither NULL nor an integer (a foreign database) takes SQL's order instead
+ * (queries/idle_sorted.sql). queries/idle.sql prints the sums. */
 #include "idle_sweep.h"
 #include "report.h"
 #include "sweep_group.h"
 #include <stdio.h>
+#include <stdlib.h>
 
 struct idle_sums {
-    struct sweep_group g; /* rank, device, stream */
+    struct sweep_group g; /* rank, device, stream: SQL's order */
     int64_t gaps, idle, host, kernel, other, prev_end;
+    int64_t kernel_wait_ns;
+    int negative_gaps;
 };
 
-/* Writes one stream's row when it had a gap (two pieces of work or more). 0 or -1. */
+/* Writes one stream's row when it had a gap (two pieces of work or more); the key is bound. 0 or -1. */
 static int sums_write(const struct idle_sums *s, sqlite3_stmt *ins)
 {
-    if (!s->g.open || s->gaps == 0)
+    if (s->gaps == 0)
         return 0;
-    sweep_group_bind(&s->g, ins);
     sqlite3_bind_int64(ins, 4, s->idle);
     sqlite3_bind_int64(ins, 5, s->host);
     sqlite3_bind_int64(ins, 6, s->kernel);
@@ -30,45 +35,125 @@ static int sums_write(const struct idle_sums *s, sqlite3_stmt *ins)
     return rc;
 }
 
-int idle_sweep(sqlite3 *db, int64_t kernel_wait_ns, int negative_gaps, struct report_io *io)
+/* The next piece of work of the stream: its gap from the previous one's end, by HTA's rule. */
+static void sums_next(struct idle_sums *s, int first, int64_t start, int64_t end, int has_launch, int64_t launch)
 {
-    sqlite3_stmt *ins, *st;
-    if (sweep_table(db, "idle_stats (rank, device, stream, idle_ns, host_wait_ns, kernel_wait_ns, other_ns)", 7, &ins,
-                    io) != 0 ||
-        !(st = report_prepare(db, "idle_sorted", io))) {
-        sqlite3_finalize(ins);
-        return 1;
+    if (first)
+        s->gaps = s->idle = s->host = s->kernel = s->other = 0;
+    else {
+        int64_t raw = start - s->prev_end, gap = s->negative_gaps || raw > 0 ? raw : 0;
+        s->gaps++;
+        s->idle += gap;
+        if (has_launch && launch > s->prev_end)
+            s->host += gap;
+        else if (raw < s->kernel_wait_ns)
+            s->kernel += gap;
+        else
+            s->other += gap;
     }
-    struct idle_sums s = {.g.n = 3};
+    s->prev_end = end;
+}
+
+/* SQL's order: every stream's work sorted by SQL (queries/idle_sorted.sql). 0 or -1. */
+static int sweep_sorted(sqlite3 *db, struct idle_sums *s, sqlite3_stmt *ins, struct report_io *io)
+{
+    sqlite3_stmt *st = report_prepare(db, "idle_sorted", io);
+    if (!st)
+        return -1;
     int rc = 0, step;
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t start = sqlite3_column_int64(st, 3), end = sqlite3_column_int64(st, 4);
-        if (!sweep_group_same(&s.g, st)) {
-            if (sums_write(&s, ins) != 0 || sweep_group_take(&s.g, st) != 0)
+        int first = !sweep_group_same(&s->g, st);
+        if (first) {
+            if (s->g.open)
+                sweep_group_bind(&s->g, ins);
+            if ((s->g.open && sums_write(s, ins) != 0) || sweep_group_take(&s->g, st) != 0)
                 rc = -1;
-            s.gaps = s.idle = s.host = s.kernel = s.other = 0;
-        } else {
-            int64_t raw = start - s.prev_end, gap = negative_gaps || raw > 0 ? raw : 0;
-            int host = sqlite3_column_type(st, 5) != SQLITE_NULL && sqlite3_column_int64(st, 5) > s.prev_end;
-            s.gaps++;
-            s.idle += gap;
-            if (host)
-                s.host += gap;
-            else if (raw < kernel_wait_ns)
-                s.kernel += gap;
-            else
-                s.other += gap;
         }
-        s.prev_end = end;
+        sums_next(s, first, sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 4),
+                  sqlite3_column_type(st, 5) != SQLITE_NULL, sqlite3_column_int64(st, 5));
     }
     if (rc == 0 && step != SQLITE_DONE)
         rc = -1;
-    if (rc == 0 && sums_write(&s, ins) != 0)
+    if (rc == 0 && s->g.open) {
+        sweep_group_bind(&s->g, ins);
+        rc = sums_write(s, ins);
+    }
+    sweep_group_free(&s->g);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* A piece of work, sorted here by start, then id. */
+struct idle_work {
+    int64_t s, id, en, launch;
+    int64_t has_launch;
+};
+
+static int cmp_work(const void *a, const void *b)
+{
+    const struct idle_work *x = a, *y = b;
+    if (x->s != y->s)
+        return x->s < y->s ? -1 : 1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+/* Each stream's work, unsorted. 0; 1 when a key is neither NULL nor an integer; -1 on error. */
+static int read_streams(sqlite3 *db, struct sweep_streams *streams, struct report_io *io)
+{
+    sqlite3_stmt *st = report_prepare(db, "idle_work", io);
+    if (!st)
+        return -1;
+    int rc = 0, step;
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        struct idle_work *w = sweep_streams_add(streams, st, 1, &rc);
+        if (!w)
+            break;
+        *w = (struct idle_work){sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 6), sqlite3_column_int64(st, 4),
+                                sqlite3_column_int64(st, 5), sqlite3_column_type(st, 5) != SQLITE_NULL};
+    }
+    if (rc == 0 && step != SQLITE_DONE)
         rc = -1;
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* Whether the work is in order already (a trace's GPU work nearly always is, per stream). */
+static int work_sorted(const struct idle_work *v, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (cmp_work(&v[i - 1], &v[i]) > 0)
+            return 0;
+    return 1;
+}
+
+int idle_sweep(sqlite3 *db, int64_t kernel_wait_ns, int negative_gaps, struct report_io *io)
+{
+    sqlite3_stmt *ins;
+    if (sweep_table(db, "idle_stats (rank, device, stream, idle_ns, host_wait_ns, kernel_wait_ns, other_ns)", 7, &ins,
+                    io) != 0) {
+        sqlite3_finalize(ins);
+        return 1;
+    }
+    struct idle_sums s = {.g.n = 3, .kernel_wait_ns = kernel_wait_ns, .negative_gaps = negative_gaps};
+    struct sweep_streams streams;
+    sweep_streams_init(&streams, 3, sizeof(struct idle_work));
+    int rc = read_streams(db, &streams, io);
+    for (size_t k = 0; rc == 0 && k < streams.n; k++) {
+        struct sweep_stream *g = &streams.g[k];
+        struct idle_work *v = (struct idle_work *)g->rows;
+        if (!work_sorted(v, g->n))
+            qsort(v, g->n, sizeof *v, cmp_work);
+        for (size_t i = 0; i < g->n; i++)
+            sums_next(&s, i == 0, v[i].s, v[i].en, (int)v[i].has_launch, v[i].launch);
+        sweep_streams_bind(&streams, g, ins);
+        rc = sums_write(&s, ins);
+    }
+    sweep_streams_free(&streams);
+    if (rc == 1) /* a key SQL compares its own way: its sort, then the same pass */
+        rc = sqlite3_exec(db, "DELETE FROM temp.idle_stats", NULL, NULL, NULL) == SQLITE_OK ? sweep_sorted(db, &s, ins, io)
+                                                                                           : -1;
     if (rc != 0)
         fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
-    sweep_group_free(&s.g);
-    sqlite3_finalize(st);
     sqlite3_finalize(ins);
     return rc == 0 ? 0 : 1;
 }

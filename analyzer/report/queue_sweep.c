@@ -131,13 +131,6 @@ struct queue_step {
     int64_t d;
 };
 
-struct stream_steps {
-    int64_t key[3];  /* rank, device, stream */
-    int null[3];     /* which of them are NULL */
-    struct queue_step *v;
-    size_t n, cap;
-};
-
 static int cmp_step(const void *a, const void *b)
 {
     const struct queue_step *x = a, *y = b;
@@ -150,64 +143,23 @@ static int cmp_step(const void *a, const void *b)
 
 /* The streams' steps from the launches, unsorted. 0; 1 when a key is neither NULL nor an integer
  * (the caller takes SQL's order); -1 on error. */
-static int read_streams(sqlite3 *db, struct stream_steps **out, size_t *nout, struct report_io *io)
+static int read_streams(sqlite3 *db, struct sweep_streams *streams, struct report_io *io)
 {
     sqlite3_stmt *st = report_prepare(db, "queue_launches", io);
     if (!st)
         return -1;
-    struct stream_steps *g = NULL;
-    size_t n = 0, cap = 0, last = 0;
     int rc = 0, step;
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t key[3];
-        int null[3];
-        for (int i = 0; i < 3; i++) {
-            int t = sqlite3_column_type(st, i);
-            if (t != SQLITE_NULL && t != SQLITE_INTEGER)
-                rc = 1;
-            null[i] = t == SQLITE_NULL;
-            key[i] = null[i] ? 0 : sqlite3_column_int64(st, i);
-        }
-        if (rc)
+        struct queue_step *v = sweep_streams_add(streams, st, 2, &rc);
+        if (!v)
             break;
-        /* the same stream as the last row, usually; else a scan of the few streams */
-        size_t k = last;
-        if (!(k < n && memcmp(g[k].key, key, sizeof key) == 0 && memcmp(g[k].null, null, sizeof null) == 0))
-            for (k = 0; k < n; k++)
-                if (memcmp(g[k].key, key, sizeof key) == 0 && memcmp(g[k].null, null, sizeof null) == 0)
-                    break;
-        if (k == n) {
-            if (n == cap) {
-                size_t nc = cap ? cap * 2 : 16;
-                struct stream_steps *ng = realloc(g, nc * sizeof *ng);
-                if (!ng) {
-                    rc = -1;
-                    break;
-                }
-                g = ng, cap = nc;
-            }
-            g[n] = (struct stream_steps){{key[0], key[1], key[2]}, {null[0], null[1], null[2]}, NULL, 0, 0};
-            n++;
-        }
-        last = k;
-        struct stream_steps *s = &g[k];
-        if (s->n + 2 > s->cap) {
-            size_t nc = s->cap ? s->cap * 2 : 1024;
-            struct queue_step *nv = realloc(s->v, nc * sizeof *nv);
-            if (!nv) {
-                rc = -1;
-                break;
-            }
-            s->v = nv, s->cap = nc;
-        }
         int64_t id = sqlite3_column_int64(st, 5);
-        s->v[s->n++] = (struct queue_step){sqlite3_column_int64(st, 3), id, 1};
-        s->v[s->n++] = (struct queue_step){sqlite3_column_int64(st, 4), id, -1};
+        v[0] = (struct queue_step){sqlite3_column_int64(st, 3), id, 1};
+        v[1] = (struct queue_step){sqlite3_column_int64(st, 4), id, -1};
     }
     if (rc == 0 && step != SQLITE_DONE)
         rc = -1;
     sqlite3_finalize(st);
-    *out = g, *nout = n;
     return rc;
 }
 
@@ -220,26 +172,21 @@ int queue_sweep(sqlite3 *db, int64_t blocked_at, struct report_io *io)
         return 1;
     }
     struct stream_stats s = {.g.n = 3};
-    struct stream_steps *g = NULL;
-    size_t n = 0;
-    int rc = read_streams(db, &g, &n, io);
-    for (size_t k = 0; rc == 0 && k < n; k++) {
-        qsort(g[k].v, g[k].n, sizeof *g[k].v, cmp_step);
-        stats_begin(&s, g[k].v[0].ts);
-        for (size_t i = 0; rc == 0 && i < g[k].n; i++)
-            rc = stats_step(&s, g[k].v[i].ts, g[k].v[i].d, blocked_at);
-        for (int i = 0; i < 3; i++) {
-            if (g[k].null[i])
-                sqlite3_bind_null(ins, i + 1);
-            else
-                sqlite3_bind_int64(ins, i + 1, g[k].key[i]);
-        }
+    struct sweep_streams streams;
+    sweep_streams_init(&streams, 3, sizeof(struct queue_step));
+    int rc = read_streams(db, &streams, io);
+    for (size_t k = 0; rc == 0 && k < streams.n; k++) {
+        struct sweep_stream *g = &streams.g[k];
+        struct queue_step *v = (struct queue_step *)g->rows;
+        qsort(v, g->n, sizeof *v, cmp_step);
+        stats_begin(&s, v[0].ts);
+        for (size_t i = 0; rc == 0 && i < g->n; i++)
+            rc = stats_step(&s, v[i].ts, v[i].d, blocked_at);
+        sweep_streams_bind(&streams, g, ins);
         if (rc == 0 && stats_write(&s, ins) != 0)
             rc = -1;
     }
-    for (size_t k = 0; k < n; k++)
-        free(g[k].v);
-    free(g);
+    sweep_streams_free(&streams);
     if (rc == 1) /* a key SQL compares its own way: its sort, then the same pass */
         rc = sqlite3_exec(db, "DELETE FROM temp.queue_stats", NULL, NULL, NULL) == SQLITE_OK
                  ? sweep_sorted(db, blocked_at, ins, &s, io)

@@ -13,6 +13,7 @@
 #include "sqlfuncs.h"
 #include "device_time.h"
 #include "mann_whitney.h"
+#include "type_union.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,22 +189,7 @@ static void union_final(sqlite3_context *ctx)
     sqlite3_result_int64(ctx, total);
 }
 
-/* type_unions: every interval's two ends, swept in time order with a count of the intervals of each
- * type running; each stretch of time adds to every set of types one of whose counts is nonzero. */
-struct type_ends {
-    struct type_end {
-        int64_t t;
-        int32_t type, delta;
-    } *v;
-    size_t n, cap;
-    int64_t rows[4]; /* rows of each type, empty intervals included */
-};
-
-enum { TU_COMPUTATION, TU_COMMUNICATION, TU_MEMORY, TU_OTHER, TU_SETS = 8 };
-
-/* The sets reported, as masks of types: a, b, c, ab, ac, bc, abc, other. */
-static const unsigned type_sets[TU_SETS] = {1, 2, 4, 3, 5, 6, 7, 8};
-
+/* type_unions: every interval's two ends, swept in time order (type_union.c). */
 static void type_unions_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
     (void)argc;
@@ -211,58 +197,25 @@ static void type_unions_step(sqlite3_context *ctx, int argc, sqlite3_value **arg
     const char *t = (const char *)sqlite3_value_text(argv[0]);
     if (!te || !t)
         return; /* a NULL type is counted nowhere, as sum(type = ...) does */
-    int type = strcmp(t, "computation") == 0 ? TU_COMPUTATION : strcmp(t, "communication") == 0 ? TU_COMMUNICATION
-               : strcmp(t, "memory") == 0 ? TU_MEMORY : TU_OTHER;
-    te->rows[type]++;
-    if (sqlite3_value_type(argv[1]) == SQLITE_NULL || sqlite3_value_type(argv[2]) == SQLITE_NULL)
+    int type = type_union_of(t);
+    if (sqlite3_value_type(argv[1]) == SQLITE_NULL || sqlite3_value_type(argv[2]) == SQLITE_NULL) {
+        te->rows[type]++;
         return;
-    int64_t s = sqlite3_value_int64(argv[1]), e = sqlite3_value_int64(argv[2]);
-    if (e <= s)
-        return; /* as interval_union: empty intervals cover nothing */
-    if (te->n + 2 > te->cap) {
-        size_t ncap = te->cap ? te->cap * 2 : 128;
-        struct type_end *nv = realloc(te->v, ncap * sizeof *nv);
-        if (!nv) {
-            sqlite3_result_error_nomem(ctx);
-            return;
-        }
-        te->v = nv, te->cap = ncap;
     }
-    te->v[te->n++] = (struct type_end){s, type, 1};
-    te->v[te->n++] = (struct type_end){e, type, -1};
-}
-
-static int cmp_type_end(const void *a, const void *b)
-{
-    const struct type_end *x = a, *y = b;
-    return (x->t > y->t) - (x->t < y->t);
+    if (type_ends_add(te, type, sqlite3_value_int64(argv[1]), sqlite3_value_int64(argv[2])) != 0)
+        sqlite3_result_error_nomem(ctx);
 }
 
 static void type_unions_final(sqlite3_context *ctx)
 {
     struct type_ends *te = sqlite3_aggregate_context(ctx, 0);
-    int64_t len[TU_SETS] = {0};
-    if (te && te->n) {
-        qsort(te->v, te->n, sizeof *te->v, cmp_type_end);
-        int64_t count[4] = {0}, prev = te->v[0].t;
-        for (size_t i = 0; i < te->n; i++) {
-            int64_t dt = te->v[i].t - prev;
-            if (dt > 0) {
-                unsigned running = (count[0] > 0) | (count[1] > 0) << 1 | (count[2] > 0) << 2 | (count[3] > 0) << 3;
-                for (int k = 0; k < TU_SETS; k++)
-                    if (running & type_sets[k])
-                        len[k] += dt;
-            }
-            count[te->v[i].type] += te->v[i].delta;
-            prev = te->v[i].t;
-        }
-    }
-    int64_t rows[4] = {0};
+    int64_t len[TU_SETS] = {0}, rows[TU_TYPES] = {0};
     if (te) {
+        type_ends_lengths(te, len);
         memcpy(rows, te->rows, sizeof rows);
-        free(te->v);
+        type_ends_free(te);
     }
-    char out[(TU_SETS + 4) * 24 + 4];
+    char out[(TU_SETS + TU_TYPES) * 24 + 4];
     int n = snprintf(out, sizeof out, "[%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld]", (long long)len[0],
                      (long long)len[1], (long long)len[2], (long long)len[3], (long long)len[4], (long long)len[5],
                      (long long)len[6], (long long)len[7], (long long)rows[0], (long long)rows[1], (long long)rows[2],

@@ -115,6 +115,83 @@ void sweep_index_free(struct sweep_index *ix)
     ix->groups = NULL, ix->n = ix->cap = 0;
 }
 
+int sweep_int_key(sqlite3_stmt *st, int n, int64_t *key, int *null)
+{
+    for (int i = 0; i < n; i++) {
+        int t = sqlite3_column_type(st, i);
+        if (t != SQLITE_NULL && t != SQLITE_INTEGER)
+            return 1;
+        null[i] = t == SQLITE_NULL;
+        key[i] = null[i] ? 0 : sqlite3_column_int64(st, i);
+    }
+    return 0;
+}
+
+void sweep_streams_init(struct sweep_streams *s, int keys, size_t size)
+{
+    memset(s, 0, sizeof *s);
+    s->keys = keys, s->size = size;
+}
+
+void *sweep_streams_add(struct sweep_streams *s, sqlite3_stmt *st, size_t count, int *rc)
+{
+    int64_t key[SWEEP_KEYS] = {0};
+    int null[SWEEP_KEYS] = {0};
+    if ((*rc = sweep_int_key(st, s->keys, key, null)) != 0)
+        return NULL;
+    *rc = -1;
+    /* the same stream as the last row, usually; else a scan of the few streams */
+    size_t k = s->last;
+    if (!(k < s->n && memcmp(s->g[k].key, key, sizeof key) == 0 && memcmp(s->g[k].null, null, sizeof null) == 0))
+        for (k = 0; k < s->n; k++)
+            if (memcmp(s->g[k].key, key, sizeof key) == 0 && memcmp(s->g[k].null, null, sizeof null) == 0)
+                break;
+    if (k == s->n) {
+        if (s->n == s->cap) {
+            size_t nc = s->cap ? s->cap * 2 : 16;
+            struct sweep_stream *ng = realloc(s->g, nc * sizeof *ng);
+            if (!ng)
+                return NULL;
+            s->g = ng, s->cap = nc;
+        }
+        s->g[s->n] = (struct sweep_stream){.rows = NULL};
+        memcpy(s->g[s->n].key, key, sizeof key), memcpy(s->g[s->n].null, null, sizeof null);
+        s->n++;
+    }
+    s->last = k;
+    struct sweep_stream *g = &s->g[k];
+    if (g->n + count > g->cap) {
+        size_t nc = g->cap ? g->cap * 2 : 1024;
+        while (nc < g->n + count)
+            nc *= 2;
+        char *nr = realloc(g->rows, nc * s->size);
+        if (!nr)
+            return NULL;
+        g->rows = nr, g->cap = nc;
+    }
+    *rc = 0;
+    g->n += count;
+    return g->rows + (g->n - count) * s->size;
+}
+
+void sweep_streams_bind(const struct sweep_streams *s, const struct sweep_stream *g, sqlite3_stmt *ins)
+{
+    for (int i = 0; i < s->keys; i++) {
+        if (g->null[i])
+            sqlite3_bind_null(ins, i + 1);
+        else
+            sqlite3_bind_int64(ins, i + 1, g->key[i]);
+    }
+}
+
+void sweep_streams_free(struct sweep_streams *s)
+{
+    for (size_t k = 0; k < s->n; k++)
+        free(s->g[k].rows);
+    free(s->g);
+    s->g = NULL, s->n = s->cap = 0;
+}
+
 int sweep_values_add(struct sweep_values *a, int64_t x)
 {
     if (a->n == a->cap) {

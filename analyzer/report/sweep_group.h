@@ -49,6 +49,34 @@ void sweep_index_free(struct sweep_index *ix);
  * key's new length (cap bytes at key). */
 size_t sweep_key_add(unsigned char *key, size_t len, size_t cap, sqlite3_stmt *st, int c);
 
+/* Reads columns 0..n-1 of st's row as an integer key: key[i] (0 when NULL), null[i] whether it is NULL.
+ * 0; 1 when a column is neither NULL nor an integer (a foreign database's text or real: SQL's GROUP BY
+ * and ORDER BY compare those their own way). */
+int sweep_int_key(sqlite3_stmt *st, int n, int64_t *key, int *null);
+
+/* Rows of `size` bytes grouped as they come (unsorted) by an integer key of `keys` columns: the
+ * passes that sort each stream's rows themselves (queue_sweep.c, idle_sweep.c). */
+struct sweep_stream {
+    int64_t key[SWEEP_KEYS];
+    int null[SWEEP_KEYS]; /* which of them are NULL */
+    char *rows;
+    size_t n, cap;
+};
+
+struct sweep_streams {
+    struct sweep_stream *g;
+    size_t n, cap, last, size;
+    int keys;
+};
+
+void sweep_streams_init(struct sweep_streams *s, int keys, size_t size);
+/* Room for `count` more rows in the stream of st's key (its first `keys` columns), counted in its n.
+ * NULL with *rc 1 when the key is neither NULL nor integers (sweep_int_key), -1 when out of memory. */
+void *sweep_streams_add(struct sweep_streams *s, sqlite3_stmt *st, size_t count, int *rc);
+/* Binds stream g's key to parameters 1..keys of ins. */
+void sweep_streams_bind(const struct sweep_streams *s, const struct sweep_stream *g, sqlite3_stmt *ins);
+void sweep_streams_free(struct sweep_streams *s);
+
 /* A growing array of integers. */
 struct sweep_values {
     int64_t *v;

@@ -1,0 +1,128 @@
+/* type_sweep.c: HTA's kernel type unions per rank (and device) in one pass over the GPU rows in any
+ * order (queries/gpu_typed_rows.sql): each group's intervals' ends are kept and swept by type_union.c.
+ * SQL's GROUP BY over the type_unions() aggregate sorted every row by its key first (a third of
+ * `overlap` on 2 M events); here the groups are found by key as the rows come. A key that is neither
+ * NULL nor an integer (a foreign database), which SQL groups its own way (1 with 1.0), takes SQL's
+ * GROUP BY instead (queries/type_stats_sql.sql). */
+#include "type_sweep.h"
+#include "report.h"
+#include "sweep_group.h"
+#include "type_union.h"
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#define TYPE_KEYS 2 /* rank, device */
+
+struct type_group {
+    int64_t key[TYPE_KEYS];
+    int null[TYPE_KEYS];
+    struct type_ends te;
+};
+
+/* Reads the rows into groups. 0; 1 when a key is neither NULL nor an integer; -1 on error. */
+static int read_groups(sqlite3 *db, int by_device, struct sweep_index *ix, struct report_io *io)
+{
+    sqlite3_stmt *st = report_prepare(db, "gpu_typed_rows", io);
+    if (!st)
+        return -1;
+    int rc = 0, step, keys = by_device ? 2 : 1;
+    struct type_group *g = NULL, k = {{0}, {0}, {0}};
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t key[TYPE_KEYS] = {0};
+        int null[TYPE_KEYS] = {1, 1}; /* no device key: NULL */
+        if ((rc = sweep_int_key(st, keys, key, null)) != 0)
+            break;
+        /* the same group as the last row, usually; else found by key */
+        if (!g || memcmp(g->key, key, sizeof key) != 0 || memcmp(g->null, null, sizeof null) != 0) {
+            memcpy(k.key, key, sizeof key), memcpy(k.null, null, sizeof null);
+            int fresh;
+            if (!(g = sweep_index_get(ix, &k, offsetof(struct type_group, te), &fresh))) {
+                rc = -1;
+                break;
+            }
+            if (fresh)
+                memcpy(g, &k, offsetof(struct type_group, te));
+        }
+        const char *t = (const char *)sqlite3_column_text(st, 2);
+        if (!t)
+            continue; /* a NULL type is counted nowhere, as type_unions() does */
+        int type = type_union_of(t);
+        if (sqlite3_column_type(st, 3) == SQLITE_NULL || sqlite3_column_type(st, 4) == SQLITE_NULL)
+            g->te.rows[type]++;
+        else if (type_ends_add(&g->te, type, sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 4)) != 0)
+            rc = -1;
+    }
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = -1;
+    if (rc < 0)
+        fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* Writes each group's row. 0 or -1. */
+static int write_groups(struct sweep_index *ix, sqlite3_stmt *ins)
+{
+    for (size_t i = 0; i < ix->n; i++) {
+        struct type_group *g = sweep_index_at(ix, i);
+        int64_t len[TU_SETS];
+        type_ends_lengths(&g->te, len);
+        for (int k = 0; k < TYPE_KEYS; k++) {
+            if (g->null[k])
+                sqlite3_bind_null(ins, k + 1);
+            else
+                sqlite3_bind_int64(ins, k + 1, g->key[k]);
+        }
+        for (int k = 0; k < TU_SETS; k++)
+            sqlite3_bind_int64(ins, TYPE_KEYS + 1 + k, len[k]);
+        for (int k = 0; k < TU_TYPES; k++)
+            sqlite3_bind_int64(ins, TYPE_KEYS + TU_SETS + 1 + k, g->te.rows[k]);
+        int rc = sqlite3_step(ins) == SQLITE_DONE ? 0 : -1;
+        sqlite3_reset(ins);
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* SQL's GROUP BY fills the table. 0 or -1. */
+static int sweep_sql(sqlite3 *db, int by_device, struct report_io *io)
+{
+    sqlite3_stmt *st = report_prepare(db, "type_stats_sql", io);
+    if (!st)
+        return -1;
+    report_bind_int(st, ":by_device", by_device);
+    int rc = sqlite3_exec(db, "DELETE FROM temp.type_stats", NULL, NULL, NULL) == SQLITE_OK &&
+                     sqlite3_step(st) == SQLITE_DONE
+                 ? 0
+                 : -1;
+    if (rc != 0)
+        fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int type_sweep(sqlite3 *db, int by_device, struct report_io *io)
+{
+    sqlite3_stmt *ins;
+    if (sweep_table(db, "type_stats (rank, device, a, b, c, ab, ac, bc, abc, other, n_a, n_b, n_c, n_other)", 14, &ins,
+                    io) != 0) {
+        sqlite3_finalize(ins);
+        return 1;
+    }
+    struct sweep_index ix;
+    sweep_index_init(&ix, sizeof(struct type_group));
+    int rc = read_groups(db, by_device, &ix, io);
+    if (rc == 0 && write_groups(&ix, ins) != 0) {
+        fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
+        rc = -1;
+    }
+    for (size_t i = 0; i < ix.n; i++)
+        type_ends_free(&((struct type_group *)sweep_index_at(&ix, i))->te);
+    sweep_index_free(&ix);
+    sqlite3_finalize(ins);
+    if (rc == 1) /* a key SQL compares its own way */
+        rc = sweep_sql(db, by_device, io);
+    return rc == 0 ? 0 : 1;
+}
