@@ -2,8 +2,9 @@
  * stream's steps in time order (+1 at each launch call, -1 at the start of the work it launched; at
  * equal times a launch first, then by event id). Two SQL window functions over every step (a running
  * sum and the next step's time) took 3.4 s on a 2 M-event trace. The launches come once each, unsorted
- * (queries/queue_launches.sql); each stream's steps are made and sorted here, in memory (24 bytes a
- * step), as SQL's sort of every step cost a third of the rest. A key that is neither NULL nor an
+ * (queries/queue_launches.sql); each stream's steps are made here, in memory (16 bytes a step), its
+ * calls and its work sorted apart and merged (stream_steps), as SQL's sort of every step cost a third
+ * of the rest and one qsort of them all a tenth. A key that is neither NULL nor an
  * integer (a foreign database) takes SQL's sort instead (queries/queue_sorted.sql). The pass keeps per
  * stream the sample count, min, max, sum, the time-weighted sum, the time at or above the blocking
  * depth and the samples for the median. queries/queue.sql prints the rows; --timeline lists the
@@ -125,10 +126,15 @@ static int sweep_sorted(sqlite3 *db, int64_t blocked_at, sqlite3_stmt *ins, stru
     return rc;
 }
 
-/* A stream's steps, made from its launches, sorted here. */
+/* A stream's steps, made from its launches: the calls (+1) and the starts of the work (-1), each kind
+ * sorted by time then id (each nearly always in order already), then merged: at equal times a launch
+ * before a start. The order of one sort of every step by (time, +1 first, id), without its cost. */
+struct queue_launch {
+    int64_t call, work, id;
+};
+
 struct queue_step {
     int64_t ts, id;
-    int64_t d;
 };
 
 static int cmp_step(const void *a, const void *b)
@@ -136,13 +142,41 @@ static int cmp_step(const void *a, const void *b)
     const struct queue_step *x = a, *y = b;
     if (x->ts != y->ts)
         return x->ts < y->ts ? -1 : 1;
-    if (x->d != y->d)
-        return x->d > y->d ? -1 : 1; /* a launch before a start */
     return (x->id > y->id) - (x->id < y->id);
 }
 
-/* The streams' steps from the launches, unsorted. 0; 1 when a key is neither NULL nor an integer
- * (the caller takes SQL's order); -1 on error. */
+static void sort_steps(struct queue_step *v, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (cmp_step(&v[i - 1], &v[i]) > 0) {
+            qsort(v, n, sizeof *v, cmp_step);
+            return;
+        }
+}
+
+/* One stream's sums from its launches. 0, or -1 when out of memory. */
+static int stream_steps(struct stream_stats *s, const struct queue_launch *l, size_t n, int64_t blocked_at)
+{
+    struct queue_step *calls = malloc(2 * n * sizeof *calls), *works = calls + n;
+    if (!calls)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        calls[i] = (struct queue_step){l[i].call, l[i].id}, works[i] = (struct queue_step){l[i].work, l[i].id};
+    sort_steps(calls, n), sort_steps(works, n);
+    int rc = 0;
+    stats_begin(s, calls[0].ts < works[0].ts ? calls[0].ts : works[0].ts);
+    for (size_t a = 0, b = 0; rc == 0 && (a < n || b < n);) {
+        if (b == n || (a < n && calls[a].ts <= works[b].ts))
+            rc = stats_step(s, calls[a++].ts, 1, blocked_at);
+        else
+            rc = stats_step(s, works[b++].ts, -1, blocked_at);
+    }
+    free(calls);
+    return rc;
+}
+
+/* The streams' launches, unsorted. 0; 1 when a key is neither NULL nor an integer (the caller takes
+ * SQL's order); -1 on error. */
 static int read_streams(sqlite3 *db, struct sweep_streams *streams, struct report_io *io)
 {
     sqlite3_stmt *st = report_prepare(db, "queue_launches", io);
@@ -150,12 +184,10 @@ static int read_streams(sqlite3 *db, struct sweep_streams *streams, struct repor
         return -1;
     int rc = 0, step;
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        struct queue_step *v = sweep_streams_add(streams, st, 2, &rc);
+        struct queue_launch *v = sweep_streams_add(streams, st, 1, &rc);
         if (!v)
             break;
-        int64_t id = sqlite3_column_int64(st, 5);
-        v[0] = (struct queue_step){sqlite3_column_int64(st, 3), id, 1};
-        v[1] = (struct queue_step){sqlite3_column_int64(st, 4), id, -1};
+        *v = (struct queue_launch){sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 4), sqlite3_column_int64(st, 5)};
     }
     if (rc == 0 && step != SQLITE_DONE)
         rc = -1;
@@ -173,15 +205,11 @@ int queue_sweep(sqlite3 *db, int64_t blocked_at, struct report_io *io)
     }
     struct stream_stats s = {.g.n = 3};
     struct sweep_streams streams;
-    sweep_streams_init(&streams, 3, sizeof(struct queue_step));
+    sweep_streams_init(&streams, 3, sizeof(struct queue_launch));
     int rc = read_streams(db, &streams, io);
     for (size_t k = 0; rc == 0 && k < streams.n; k++) {
         struct sweep_stream *g = &streams.g[k];
-        struct queue_step *v = (struct queue_step *)g->rows;
-        qsort(v, g->n, sizeof *v, cmp_step);
-        stats_begin(&s, v[0].ts);
-        for (size_t i = 0; rc == 0 && i < g->n; i++)
-            rc = stats_step(&s, v[i].ts, v[i].d, blocked_at);
+        rc = stream_steps(&s, (const struct queue_launch *)g->rows, g->n, blocked_at);
         sweep_streams_bind(&streams, g, ins);
         if (rc == 0 && stats_write(&s, ins) != 0)
             rc = -1;
