@@ -75,9 +75,48 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* A radix sort, least significant byte first, skipping the bytes every value shares (durations and
+ * delays fit in a few of the eight): qsort's call per comparison was a tenth of `tracedb launches`.
+ * Short arrays, or no memory for the second buffer: qsort. */
 void tdb_sort_i64(int64_t *v, size_t n)
 {
-    qsort(v, n, sizeof *v, cmp_i64);
+    uint64_t *tmp = n >= 512 ? malloc(n * sizeof *tmp) : NULL;
+    if (!tmp) {
+        qsort(v, n, sizeof *v, cmp_i64);
+        return;
+    }
+    static const uint64_t flip = (uint64_t)1 << 63; /* the sign bit flipped: unsigned order is signed order */
+    size_t (*count)[256] = calloc(8, sizeof *count);
+    if (!count) {
+        free(tmp);
+        qsort(v, n, sizeof *v, cmp_i64);
+        return;
+    }
+    uint64_t *a = (uint64_t *)v, *b = tmp;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t x = a[i] ^ flip;
+        for (int d = 0; d < 8; d++)
+            count[d][(x >> (8 * d)) & 0xff]++;
+    }
+    for (int d = 0; d < 8; d++) {
+        size_t pos = 0, one = 0;
+        for (int k = 0; k < 256; k++)
+            one |= count[d][k] == n;
+        if (one)
+            continue; /* every value has the same byte here */
+        for (int k = 0; k < 256; k++) {
+            size_t c = count[d][k];
+            count[d][k] = pos, pos += c;
+        }
+        for (size_t i = 0; i < n; i++)
+            b[count[d][((a[i] ^ flip) >> (8 * d)) & 0xff]++] = a[i];
+        uint64_t *t = a;
+        a = b, b = t;
+    }
+    if (a != (uint64_t *)v)
+        memcpy(v, a, n * sizeof *v);
+    free(count);
+    free(tmp);
 }
 
 double tdb_percentile_i64(const int64_t *v, size_t n, double p)

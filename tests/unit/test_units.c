@@ -84,6 +84,41 @@ Test(sqlfuncs, percentiles_match_numpy_linear)
 /* type_unions by hand: computation [0,10), communication [5,15), memory [12,20), other [30,40); an empty
  * and a NULL interval cover nothing. Lengths: a 10, b 10, c 8, a|b [0,15) 15, a|c [0,10)+[12,20) 18,
  * b|c [5,20) 15, a|b|c [0,20) 20, other and sync [30,45) 15; each equal to interval_union of the rows. */
+static int cmp_int64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* tdb_sort_i64 (a radix sort from 512 values) orders as qsort does: negatives, extremes, repeats, values
+ * sharing their upper bytes (the passes it skips), short and long arrays. */
+Test(sqlfuncs, sort_i64_orders_as_qsort)
+{
+    static const size_t sizes[] = {0, 1, 2, 511, 512, 513, 4096, 100000};
+    uint64_t seed = 88172645463325252ull;
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+        for (int shape = 0; shape < 4; shape++) {
+            size_t n = sizes[si];
+            int64_t *v = malloc((n + 1) * sizeof *v), *w = malloc((n + 1) * sizeof *w);
+            cr_assert(v && w);
+            for (size_t i = 0; i < n; i++) {
+                seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17; /* xorshift64 */
+                int64_t x = (int64_t)seed;
+                v[i] = shape == 0 ? x                                  /* anything, negatives too */
+                       : shape == 1 ? (int64_t)(seed % 100000)         /* durations: the upper bytes shared */
+                       : shape == 2 ? (int64_t)(seed % 7) - 3          /* repeats around zero */
+                                    : (i % 3 == 0 ? INT64_MIN : i % 3 == 1 ? INT64_MAX : x); /* extremes */
+                w[i] = v[i];
+            }
+            tdb_sort_i64(v, n);
+            qsort(w, n, sizeof *w, cmp_int64);
+            for (size_t i = 0; i < n; i++)
+                cr_assert_eq(v[i], w[i], "n %zu shape %d at %zu: %lld, qsort %lld", n, shape, i, (long long)v[i],
+                             (long long)w[i]);
+            free(v), free(w);
+        }
+}
+
 Test(sqlfuncs, type_unions_by_hand_and_as_interval_union)
 {
     const char *rows = "WITH v(t, s, e) AS (VALUES ('computation', 0, 10), ('communication', 5, 15), ('memory', 12, 20), "
