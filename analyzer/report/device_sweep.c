@@ -111,9 +111,8 @@ static int64_t cover_within(const struct cover *c, int64_t ws, int64_t we)
 
 /* Each track's trace and each GPU name's class, looked up once. */
 struct row_facts {
-    struct strmap tracks; /* track id -> index in trace */
-    int64_t *trace;
-    size_t n, cap;
+    struct strmap tracks;      /* track id -> index in trace */
+    struct sweep_values trace;
     struct strmap classes; /* (kind, name id) -> 1 computation, 0 not, 2 no such name */
     sqlite3_stmt *cls;
 };
@@ -130,17 +129,9 @@ static int facts_load(struct row_facts *f, sqlite3 *db, struct report_io *io)
     int rc = 0, step;
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(st, 0);
-        if (f->n == f->cap) {
-            size_t nc = f->cap ? f->cap * 2 : 64;
-            int64_t *nt = realloc(f->trace, nc * sizeof *nt);
-            if (!nt) {
-                rc = -1;
-                break;
-            }
-            f->trace = nt, f->cap = nc;
-        }
-        f->trace[f->n] = sqlite3_column_int64(st, 1);
-        if (strmap_get(&f->tracks, &id, sizeof id) < 0 && strmap_put(&f->tracks, &id, sizeof id, (int64_t)f->n++) != 0)
+        if (strmap_get(&f->tracks, &id, sizeof id) < 0 &&
+            (sweep_values_add(&f->trace, sqlite3_column_int64(st, 1)) != 0 ||
+             strmap_put(&f->tracks, &id, sizeof id, (int64_t)f->trace.n - 1) != 0))
             rc = -1;
     }
     if (rc == 0 && step != SQLITE_DONE)
@@ -169,7 +160,7 @@ static int facts_class(struct row_facts *f, int64_t kind, int64_t name_id)
 static void facts_free(struct row_facts *f)
 {
     strmap_free(&f->tracks), strmap_free(&f->classes);
-    free(f->trace);
+    free(f->trace.v);
     sqlite3_finalize(f->cls);
 }
 
@@ -220,7 +211,7 @@ int device_sweep(sqlite3 *db, const char *steps, int filtered, struct report_io 
         if (compute == 2)
             continue;
         /* the key: the trace, then the device as SQL typed it; the same as the last row's, mostly */
-        int64_t trace = facts.trace[at];
+        int64_t trace = facts.trace.v[at];
         memcpy(key, &trace, sizeof trace);
         size_t len = sweep_key_add(key, sizeof trace, sizeof key, rows, 1);
         int64_t s = sqlite3_column_int64(rows, 2), e = sqlite3_column_int64(rows, 3);

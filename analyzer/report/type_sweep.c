@@ -1,15 +1,18 @@
 /* type_sweep.c: HTA's kernel type unions per rank (and device) in one pass over the GPU rows in any
- * order (queries/gpu_typed_rows.sql): each group's intervals' ends are kept and swept by type_union.c.
+ * order (queries/gpu_typed_rows.sql; each track's rank and each name's type looked up here, once each):
+ * each group's intervals' ends are kept and swept by type_union.c.
  * SQL's GROUP BY over the type_unions() aggregate sorted every row by its key first (a third of
  * `overlap` on 2 M events); here the groups are found by key as the rows come. A key that is neither
  * NULL nor an integer (a foreign database), which SQL groups its own way (1 with 1.0), takes SQL's
  * GROUP BY instead (queries/type_stats_sql.sql). */
 #include "type_sweep.h"
 #include "report.h"
+#include "strmap.h"
 #include "sweep_group.h"
 #include "type_union.h"
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define TYPE_KEYS 2 /* rank, device */
@@ -20,19 +23,89 @@ struct type_group {
     struct type_ends te;
 };
 
+/* Each track's rank (temp.scope_rank) and each GPU name's type (gpu_name_types.sql), read once: SQL
+ * looked the rank up and joined the type on every GPU row (a fifth of the pass). */
+struct row_keys {
+    struct strmap ranks;      /* track id -> index in rank */
+    struct sweep_values rank; /* RANK_NULL stands for NULL */
+    struct strmap types; /* name id -> TU_* type */
+};
+
+#define RANK_NULL (INT64_MIN + 1)
+
+/* 0; 1 when a rank is neither NULL nor an integer; -1 on error. */
+static int keys_load(struct row_keys *k, sqlite3 *db, struct report_io *io)
+{
+    strmap_init(&k->ranks), strmap_init(&k->types);
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db, "SELECT thread_id, rank FROM temp.scope_rank", -1, &st, NULL) == SQLITE_OK ? 0 : -1, step;
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        int t = sqlite3_column_type(st, 1);
+        int64_t id = sqlite3_column_int64(st, 0), r = sqlite3_column_int64(st, 1);
+        if ((t != SQLITE_NULL && t != SQLITE_INTEGER) || r == RANK_NULL) {
+            rc = 1; /* SQL's GROUP BY compares those its own way */
+            break;
+        }
+        if (sweep_values_add(&k->rank, t == SQLITE_NULL ? RANK_NULL : r) != 0 ||
+            strmap_put(&k->ranks, &id, sizeof id, (int64_t)k->rank.n - 1) != 0)
+            rc = -1;
+    }
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = -1;
+    sqlite3_finalize(st);
+    st = NULL;
+    if (rc != 0 || !(st = report_prepare(db, "gpu_name_types", io)))
+        return rc ? rc : -1;
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(st, 0);
+        const char *t = (const char *)sqlite3_column_text(st, 1);
+        if (sqlite3_column_type(st, 0) == SQLITE_INTEGER && t && strmap_get(&k->types, &id, sizeof id) < 0 &&
+            strmap_put(&k->types, &id, sizeof id, type_union_of(t)) != 0)
+            rc = -1;
+    }
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = -1;
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static void keys_free(struct row_keys *k)
+{
+    strmap_free(&k->ranks), strmap_free(&k->types);
+    free(k->rank.v);
+}
+
 /* Reads the rows into groups. 0; 1 when a key is neither NULL nor an integer; -1 on error. */
 static int read_groups(sqlite3 *db, int by_device, struct sweep_index *ix, struct report_io *io)
 {
-    sqlite3_stmt *st = report_prepare(db, "gpu_typed_rows", io);
-    if (!st)
-        return -1;
-    int rc = 0, step, keys = by_device ? 2 : 1;
+    struct row_keys keys = {0};
+    int rc = keys_load(&keys, db, io);
+    sqlite3_stmt *st = rc == 0 ? report_prepare(db, "gpu_typed_rows", io) : NULL;
+    if (!st) {
+        keys_free(&keys);
+        return rc ? rc : -1;
+    }
+    int step;
     struct type_group *g = NULL, k = {{0}, {0}, {0}};
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t key[TYPE_KEYS] = {0};
-        int null[TYPE_KEYS] = {1, 1}; /* no device key: NULL */
-        if ((rc = sweep_int_key(st, keys, key, null)) != 0)
-            break;
+        int64_t name = sqlite3_column_int64(st, 2), type = -1, track = sqlite3_column_int64(st, 0);
+        if (sqlite3_column_type(st, 2) == SQLITE_INTEGER)
+            type = strmap_get(&keys.types, &name, sizeof name);
+        if (type < 0)
+            continue; /* a name with no type: the join kept no row */
+        int64_t at = sqlite3_column_type(st, 0) == SQLITE_INTEGER ? strmap_get(&keys.ranks, &track, sizeof track) : -1;
+        int64_t rank = at < 0 ? RANK_NULL : keys.rank.v[at];
+        int64_t key[TYPE_KEYS] = {rank == RANK_NULL ? 0 : rank, 0};
+        int null[TYPE_KEYS] = {rank == RANK_NULL, 1}; /* no device key: NULL */
+        if (by_device) {
+            int t = sqlite3_column_type(st, 1);
+            if (t != SQLITE_NULL && t != SQLITE_INTEGER) {
+                rc = 1;
+                break;
+            }
+            null[1] = t == SQLITE_NULL;
+            key[1] = null[1] ? 0 : sqlite3_column_int64(st, 1);
+        }
         /* the same group as the last row, usually; else found by key */
         if (!g || memcmp(g->key, key, sizeof key) != 0 || memcmp(g->null, null, sizeof null) != 0) {
             memcpy(k.key, key, sizeof key), memcpy(k.null, null, sizeof null);
@@ -44,13 +117,9 @@ static int read_groups(sqlite3 *db, int by_device, struct sweep_index *ix, struc
             if (fresh)
                 memcpy(g, &k, offsetof(struct type_group, te));
         }
-        const char *t = (const char *)sqlite3_column_text(st, 2);
-        if (!t)
-            continue; /* a NULL type is counted nowhere, as type_unions() does */
-        int type = type_union_of(t);
         if (sqlite3_column_type(st, 3) == SQLITE_NULL || sqlite3_column_type(st, 4) == SQLITE_NULL)
             g->te.rows[type]++;
-        else if (type_ends_add(&g->te, type, sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 4)) != 0)
+        else if (type_ends_add(&g->te, (int)type, sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 4)) != 0)
             rc = -1;
     }
     if (rc == 0 && step != SQLITE_DONE)
@@ -58,6 +127,7 @@ static int read_groups(sqlite3 *db, int by_device, struct sweep_index *ix, struc
     if (rc < 0)
         fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
     sqlite3_finalize(st);
+    keys_free(&keys);
     return rc;
 }
 
