@@ -1,10 +1,10 @@
 queue_launch AS (
   SELECT {sql:rank_of_event} AS rank, e.device, e.stream, e.launch_ns AS call_ns, e.start_ns AS work_ns, e.id
-  FROM scope_gpu e JOIN string an ON an.id = e.launch_name_id -- its launch joined once (scope.c)
+  FROM scope_gpu e -- its launch joined once (scope.c)
   WHERE e.kind IN ({kind:kernel}, {kind:memcpy}, {kind:memset}) AND e.stream IS NOT NULL
-    AND an.value IN ('cudaLaunchKernel', 'cudaLaunchKernelExC', 'cuLaunchKernel', 'cuLaunchKernelEx', 'cudaMemcpyAsync',
+    AND e.launch_name_id IN (SELECT id FROM string WHERE value IN ('cudaLaunchKernel', 'cudaLaunchKernelExC', 'cuLaunchKernel', 'cuLaunchKernelEx', 'cudaMemcpyAsync',
                      'cudaMemsetAsync', 'hipLaunchKernel', 'hipExtModuleLaunchKernel', 'hipMemcpyAsync', 'hipMemsetAsync',
-                     'hipMemcpyWithStream', 'runFunction - job_prep_and_submit_for_execution')
+                     'hipMemcpyWithStream', 'runFunction - job_prep_and_submit_for_execution'))
 ),
 queue_step AS (
   SELECT rank, device, stream, call_ns AS ts, 1 AS d, id FROM queue_launch
