@@ -97,24 +97,12 @@ static int cmp_work(const void *a, const void *b)
     return (x->id > y->id) - (x->id < y->id);
 }
 
-/* Each stream's work, unsorted. 0; 1 when a key is neither NULL nor an integer; -1 on error. */
-static int read_streams(sqlite3 *db, struct sweep_streams *streams, struct report_io *io)
+/* A row of queries/idle_work.sql: rank, device, stream, s, en, launch_ns, id. */
+static void fill_work(void *row, sqlite3_stmt *st)
 {
-    sqlite3_stmt *st = report_prepare(db, "idle_work", io);
-    if (!st)
-        return -1;
-    int rc = 0, step;
-    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        struct idle_work *w = sweep_streams_add(streams, st, 1, &rc);
-        if (!w)
-            break;
-        *w = (struct idle_work){sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 6), sqlite3_column_int64(st, 4),
-                                sqlite3_column_int64(st, 5), sqlite3_column_type(st, 5) != SQLITE_NULL};
-    }
-    if (rc == 0 && step != SQLITE_DONE)
-        rc = -1;
-    sqlite3_finalize(st);
-    return rc;
+    *(struct idle_work *)row =
+        (struct idle_work){sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 6), sqlite3_column_int64(st, 4),
+                           sqlite3_column_int64(st, 5), sqlite3_column_type(st, 5) != SQLITE_NULL};
 }
 
 /* Whether the work is in order already (a trace's GPU work nearly always is, per stream). */
@@ -137,7 +125,7 @@ int idle_sweep(sqlite3 *db, int64_t kernel_wait_ns, int negative_gaps, struct re
     struct idle_sums s = {.g.n = 3, .kernel_wait_ns = kernel_wait_ns, .negative_gaps = negative_gaps};
     struct sweep_streams streams;
     sweep_streams_init(&streams, 3, sizeof(struct idle_work));
-    int rc = read_streams(db, &streams, io);
+    int rc = sweep_streams_read(db, "idle_work", &streams, fill_work, io);
     for (size_t k = 0; rc == 0 && k < streams.n; k++) {
         struct sweep_stream *g = &streams.g[k];
         struct idle_work *v = (struct idle_work *)g->rows;

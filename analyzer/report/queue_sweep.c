@@ -175,24 +175,11 @@ static int stream_steps(struct stream_stats *s, const struct queue_launch *l, si
     return rc;
 }
 
-/* The streams' launches, unsorted. 0; 1 when a key is neither NULL nor an integer (the caller takes
- * SQL's order); -1 on error. */
-static int read_streams(sqlite3 *db, struct sweep_streams *streams, struct report_io *io)
+/* A row of queries/queue_launches.sql: rank, device, stream, call_ns, work_ns, id. */
+static void fill_launch(void *row, sqlite3_stmt *st)
 {
-    sqlite3_stmt *st = report_prepare(db, "queue_launches", io);
-    if (!st)
-        return -1;
-    int rc = 0, step;
-    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        struct queue_launch *v = sweep_streams_add(streams, st, 1, &rc);
-        if (!v)
-            break;
-        *v = (struct queue_launch){sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 4), sqlite3_column_int64(st, 5)};
-    }
-    if (rc == 0 && step != SQLITE_DONE)
-        rc = -1;
-    sqlite3_finalize(st);
-    return rc;
+    *(struct queue_launch *)row =
+        (struct queue_launch){sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 4), sqlite3_column_int64(st, 5)};
 }
 
 int queue_sweep(sqlite3 *db, int64_t blocked_at, struct report_io *io)
@@ -206,7 +193,7 @@ int queue_sweep(sqlite3 *db, int64_t blocked_at, struct report_io *io)
     struct stream_stats s = {.g.n = 3};
     struct sweep_streams streams;
     sweep_streams_init(&streams, 3, sizeof(struct queue_launch));
-    int rc = read_streams(db, &streams, io);
+    int rc = sweep_streams_read(db, "queue_launches", &streams, fill_launch, io);
     for (size_t k = 0; rc == 0 && k < streams.n; k++) {
         struct sweep_stream *g = &streams.g[k];
         rc = stream_steps(&s, (const struct queue_launch *)g->rows, g->n, blocked_at);

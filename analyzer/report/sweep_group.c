@@ -1,5 +1,6 @@
 /* sweep_group.c: what the report passes share (see sweep_group.h). */
 #include "sweep_group.h"
+#include "report.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,7 +134,9 @@ void sweep_streams_init(struct sweep_streams *s, int keys, size_t size)
     s->keys = keys, s->size = size;
 }
 
-void *sweep_streams_add(struct sweep_streams *s, sqlite3_stmt *st, size_t count, int *rc)
+/* Room for one more row in the stream of st's key. NULL with *rc 1 when the key is neither NULL nor
+ * integers, -1 when out of memory. */
+static void *sweep_streams_add(struct sweep_streams *s, sqlite3_stmt *st, int *rc)
 {
     int64_t key[SWEEP_KEYS] = {0};
     int null[SWEEP_KEYS] = {0};
@@ -160,18 +163,34 @@ void *sweep_streams_add(struct sweep_streams *s, sqlite3_stmt *st, size_t count,
     }
     s->last = k;
     struct sweep_stream *g = &s->g[k];
-    if (g->n + count > g->cap) {
+    if (g->n == g->cap) {
         size_t nc = g->cap ? g->cap * 2 : 1024;
-        while (nc < g->n + count)
-            nc *= 2;
         char *nr = realloc(g->rows, nc * s->size);
         if (!nr)
             return NULL;
         g->rows = nr, g->cap = nc;
     }
     *rc = 0;
-    g->n += count;
-    return g->rows + (g->n - count) * s->size;
+    return g->rows + g->n++ * s->size;
+}
+
+int sweep_streams_read(sqlite3 *db, const char *query, struct sweep_streams *s, void (*fill)(void *row, sqlite3_stmt *st),
+                       struct report_io *io)
+{
+    sqlite3_stmt *st = report_prepare(db, query, io);
+    if (!st)
+        return -1;
+    int rc = 0, step;
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        void *row = sweep_streams_add(s, st, &rc);
+        if (!row)
+            break;
+        fill(row, st);
+    }
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = -1;
+    sqlite3_finalize(st);
+    return rc;
 }
 
 void sweep_streams_bind(const struct sweep_streams *s, const struct sweep_stream *g, sqlite3_stmt *ins)

@@ -70,9 +70,11 @@ struct sweep_streams {
 };
 
 void sweep_streams_init(struct sweep_streams *s, int keys, size_t size);
-/* Room for `count` more rows in the stream of st's key (its first `keys` columns), counted in its n.
- * NULL with *rc 1 when the key is neither NULL nor integers (sweep_int_key), -1 when out of memory. */
-void *sweep_streams_add(struct sweep_streams *s, sqlite3_stmt *st, size_t count, int *rc);
+/* Reads every row of queries/<query>.sql into the stream of its key (its first `keys` columns), each
+ * filled by fill(row, st). 0; 1 when a key is neither NULL nor integers (sweep_int_key: the caller takes
+ * SQL's order); -1 on error. */
+int sweep_streams_read(sqlite3 *db, const char *query, struct sweep_streams *s, void (*fill)(void *row, sqlite3_stmt *st),
+                       struct report_io *io);
 /* Binds stream g's key to parameters 1..keys of ins. */
 void sweep_streams_bind(const struct sweep_streams *s, const struct sweep_stream *g, sqlite3_stmt *ins);
 void sweep_streams_free(struct sweep_streams *s);
