@@ -86,12 +86,7 @@ void tdb_sort_i64(int64_t *v, size_t n)
         return;
     }
     static const uint64_t flip = (uint64_t)1 << 63; /* the sign bit flipped: unsigned order is signed order */
-    size_t (*count)[256] = calloc(8, sizeof *count);
-    if (!count) {
-        free(tmp);
-        qsort(v, n, sizeof *v, cmp_i64);
-        return;
-    }
+    size_t count[8][256] = {{0}};
     uint64_t *a = (uint64_t *)v, *b = tmp;
     for (size_t i = 0; i < n; i++) {
         uint64_t x = a[i] ^ flip;
@@ -115,7 +110,6 @@ void tdb_sort_i64(int64_t *v, size_t n)
     }
     if (a != (uint64_t *)v)
         memcpy(v, a, n * sizeof *v);
-    free(count);
     free(tmp);
 }
 

@@ -88,24 +88,17 @@ static int read_groups(sqlite3 *db, int by_device, struct sweep_index *ix, struc
     int step;
     struct type_group *g = NULL, k = {{0}, {0}, {0}};
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t name = sqlite3_column_int64(st, 2), type = -1, track = sqlite3_column_int64(st, 0);
+        int64_t name = sqlite3_column_int64(st, 2), type = -1, track = sqlite3_column_int64(st, 1);
         if (sqlite3_column_type(st, 2) == SQLITE_INTEGER)
             type = strmap_get(&keys.types, &name, sizeof name);
         if (type < 0)
             continue; /* a name with no type: the join kept no row */
-        int64_t at = sqlite3_column_type(st, 0) == SQLITE_INTEGER ? strmap_get(&keys.ranks, &track, sizeof track) : -1;
+        int64_t at = sqlite3_column_type(st, 1) == SQLITE_INTEGER ? strmap_get(&keys.ranks, &track, sizeof track) : -1;
         int64_t rank = at < 0 ? RANK_NULL : keys.rank.v[at];
         int64_t key[TYPE_KEYS] = {rank == RANK_NULL ? 0 : rank, 0};
         int null[TYPE_KEYS] = {rank == RANK_NULL, 1}; /* no device key: NULL */
-        if (by_device) {
-            int t = sqlite3_column_type(st, 1);
-            if (t != SQLITE_NULL && t != SQLITE_INTEGER) {
-                rc = 1;
-                break;
-            }
-            null[1] = t == SQLITE_NULL;
-            key[1] = null[1] ? 0 : sqlite3_column_int64(st, 1);
-        }
+        if (by_device && (rc = sweep_int_key(st, 1, &key[1], &null[1])) != 0)
+            break;
         /* the same group as the last row, usually; else found by key */
         if (!g || memcmp(g->key, key, sizeof key) != 0 || memcmp(g->null, null, sizeof null) != 0) {
             memcpy(k.key, key, sizeof key), memcpy(k.null, null, sizeof null);
