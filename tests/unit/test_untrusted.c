@@ -546,6 +546,20 @@ static sqlite3 *db_open_rw(const char *path)
  * a foreign database whose ids lie far apart (kept in hash maps, not blocks) gives the same table, and
  * a parent cycle ends instead of hanging, in the C pass and in the SQL that stacks still take (its
  * recursion never ended on one before). */
+/* Adds an instant event with id `id_sql` (SQL over the first event's row), a copy of the first event. */
+static void add_instant_at(const char *db, const char *id_sql)
+{
+    sqlite3 *d = db_open_rw(db);
+    char sql[512];
+    snprintf(sql, sizeof sql,
+             "INSERT INTO event (id, kind, name_id, thread_id, start_ns, dur_ns, self_ns) "
+             "SELECT %s, (SELECT id FROM kind WHERE name = 'instant'), name_id, thread_id, start_ns, 0, 0 "
+             "FROM event WHERE id = (SELECT min(id) FROM event)",
+             id_sql);
+    cr_assert_eq(sqlite3_exec(d, sql, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(d);
+}
+
 /* Ids within 2^31 of each other are kept in blocks made as ids come, and ops reads them in two halves at
  * once: a gap of 2^27 ids must cost neither memory nor time for the ids it skips (making every block
  * of the span up front took 4 GB and 20 s for a gap of 2^28). */
@@ -555,12 +569,7 @@ Test(untrusted_sql, ops_over_sparse_ids_costs_nothing_for_the_gap, .timeout = 12
     int st;
     char *before = run_capture(&st, "'%s' ops '%s' --from 0 --format csv", tracedb(), db);
     cr_assert_eq(st, 0);
-    sqlite3 *d = db_open_rw(db);
-    cr_assert_eq(sqlite3_exec(d, "INSERT INTO event (id, kind, name_id, thread_id, start_ns, dur_ns, self_ns) "
-                                 "SELECT id + 134217728, (SELECT id FROM kind WHERE name = 'instant'), name_id, thread_id, "
-                                 "start_ns, 0, 0 FROM event WHERE id = (SELECT min(id) FROM event)", NULL, NULL, NULL),
-                 SQLITE_OK);
-    sqlite3_close(d);
+    add_instant_at(db, "id + 134217728");
     struct rusage ru;
     char *after = run_capture(&st, "'%s' ops '%s' --from 0 --format csv", tracedb(), db);
     cr_assert_eq(st, 0);
@@ -578,12 +587,8 @@ Test(untrusted_sql, ops_walks_a_foreign_databases_parents_safely, .timeout = 60)
     char *before = run_capture(&st, "'%s' ops '%s' --from 0 --format csv", tracedb(), db);
     cr_assert_eq(st, 0);
     cr_assert(strstr(before, "aten::conv2d"), "%s", before);
-    sqlite3 *d = db_open_rw(db);
-    cr_assert_eq(sqlite3_exec(d, "INSERT INTO event (id, kind, name_id, thread_id, start_ns, dur_ns, self_ns) "
-                                 "SELECT 1099511627776, (SELECT id FROM kind WHERE name = 'instant'), name_id, thread_id, "
-                                 "start_ns, 0, 0 FROM event WHERE id = (SELECT min(id) FROM event)", NULL, NULL, NULL),
-                 SQLITE_OK);
-    sqlite3_close(d);
+    add_instant_at(db, "1099511627776");
+    sqlite3 *d;
     char *after = run_capture(&st, "'%s' ops '%s' --from 0 --format csv", tracedb(), db);
     cr_assert_eq(st, 0);
     cr_assert_str_eq(after, before, "an event far away changed the table");
