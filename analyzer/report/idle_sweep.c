@@ -97,7 +97,7 @@ static int cmp_work(const void *a, const void *b)
     return (x->id > y->id) - (x->id < y->id);
 }
 
-/* A row of queries/idle_work.sql: rank, device, stream, s, en, launch_ns, id. */
+/* A row of queries/idle_work.sql: track, device, stream, s, en, launch_ns, id. */
 static void fill_work(void *row, sqlite3_stmt *st)
 {
     *(struct idle_work *)row =
@@ -124,7 +124,7 @@ int idle_sweep(sqlite3 *db, int64_t kernel_wait_ns, int negative_gaps, struct re
     }
     struct idle_sums s = {.g.n = 3, .kernel_wait_ns = kernel_wait_ns, .negative_gaps = negative_gaps};
     struct sweep_streams streams;
-    sweep_streams_init(&streams, 3, sizeof(struct idle_work));
+    sweep_streams_init(&streams, 3, sizeof(struct idle_work), 1);
     int rc = sweep_streams_read(db, "idle_work", &streams, fill_work, io);
     for (size_t k = 0; rc == 0 && k < streams.n; k++) {
         struct sweep_stream *g = &streams.g[k];

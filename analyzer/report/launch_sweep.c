@@ -3,7 +3,8 @@
  * and each name's launch delays for the median and the 99th percentile. SQL grouped them by sorting
  * every launch and collected the delays twice (median, percentile): a third of the report's time on a
  * 2 M-event trace. The averages are the sums over the counts, as SQL's avg() of integers gives them;
- * the percentiles interpolate as sqlfuncs.c's percentile() does. queries/launches.sql prints the rows. */
+ * the percentiles interpolate as sqlfuncs.c's percentile() does. Each row's rank is its track's, looked up
+ * here (sweep_ranks). queries/launches.sql prints the rows. */
 #include "launch_sweep.h"
 #include "report.h"
 #include "sqlfuncs.h"
@@ -53,14 +54,17 @@ int launch_sweep(sqlite3 *db, int64_t short_below_ns, int64_t delay_above_ns, st
     }
     struct sweep_index groups; /* (rank is NULL, rank, name id) -> struct launch_group */
     sweep_index_init(&groups, sizeof(struct launch_group));
-    int rc = 0, step;
+    struct sweep_ranks ranks; /* each row's track's rank */
+    int rc = sweep_ranks_load(&ranks, db) == 0 ? 0 : 2, step;
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        int tr = sqlite3_column_type(st, 0), tn = sqlite3_column_type(st, 1);
-        if ((tr != SQLITE_NULL && tr != SQLITE_INTEGER) || tn != SQLITE_INTEGER) {
+        if (sqlite3_column_type(st, 1) != SQLITE_INTEGER) {
             rc = 2;
             break;
         }
-        int64_t key[3] = {tr == SQLITE_NULL, tr == SQLITE_NULL ? 0 : sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)};
+        int64_t rank;
+        int null;
+        sweep_rank_of(&ranks, st, 0, &rank, &null);
+        int64_t key[3] = {null, rank, sqlite3_column_int64(st, 1)};
         int fresh;
         struct launch_group *x = sweep_index_get(&groups, key, sizeof key, &fresh);
         if (!x) {
@@ -91,6 +95,7 @@ int launch_sweep(sqlite3 *db, int64_t short_below_ns, int64_t delay_above_ns, st
     for (size_t k = 0; k < groups.n; k++)
         free(((struct launch_group *)sweep_index_at(&groups, k))->delays.v);
     sweep_index_free(&groups);
+    sweep_ranks_free(&ranks);
     sqlite3_finalize(st);
     sqlite3_finalize(ins);
     return rc == 0 ? 0 : rc == 2 ? 2 : 1;

@@ -175,7 +175,7 @@ static int stream_steps(struct stream_stats *s, const struct queue_launch *l, si
     return rc;
 }
 
-/* A row of queries/queue_launches.sql: rank, device, stream, call_ns, work_ns, id. */
+/* A row of queries/queue_launches.sql: track, device, stream, call_ns, work_ns, id. */
 static void fill_launch(void *row, sqlite3_stmt *st)
 {
     *(struct queue_launch *)row =
@@ -192,7 +192,7 @@ int queue_sweep(sqlite3 *db, int64_t blocked_at, struct report_io *io)
     }
     struct stream_stats s = {.g.n = 3};
     struct sweep_streams streams;
-    sweep_streams_init(&streams, 3, sizeof(struct queue_launch));
+    sweep_streams_init(&streams, 3, sizeof(struct queue_launch), 1);
     int rc = sweep_streams_read(db, "queue_launches", &streams, fill_launch, io);
     for (size_t k = 0; rc == 0 && k < streams.n; k++) {
         struct sweep_stream *g = &streams.g[k];

@@ -116,22 +116,79 @@ void sweep_index_free(struct sweep_index *ix)
     ix->groups = NULL, ix->n = ix->cap = 0;
 }
 
-int sweep_int_key(sqlite3_stmt *st, int n, int64_t *key, int *null)
+int sweep_int_key(sqlite3_stmt *st, int first, int n, int64_t *key, int *null)
 {
     for (int i = 0; i < n; i++) {
-        int t = sqlite3_column_type(st, i);
+        int t = sqlite3_column_type(st, first + i);
         if (t != SQLITE_NULL && t != SQLITE_INTEGER)
             return 1;
         null[i] = t == SQLITE_NULL;
-        key[i] = null[i] ? 0 : sqlite3_column_int64(st, i);
+        key[i] = null[i] ? 0 : sqlite3_column_int64(st, first + i);
     }
     return 0;
 }
 
-void sweep_streams_init(struct sweep_streams *s, int keys, size_t size)
+int sweep_ranks_load(struct sweep_ranks *r, sqlite3 *db)
+{
+    memset(r, 0, sizeof *r);
+    strmap_init(&r->map);
+    r->last_track = -1;
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db, "SELECT thread_id, rank FROM temp.scope_rank", -1, &st, NULL) == SQLITE_OK ? 0 : -1, step;
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        int t = sqlite3_column_type(st, 1);
+        int64_t id = sqlite3_column_int64(st, 0), x = sqlite3_column_int64(st, 1);
+        if ((t != SQLITE_NULL && t != SQLITE_INTEGER) || x == SWEEP_RANK_NULL) {
+            rc = 1;
+            break;
+        }
+        if (r->n == r->cap) {
+            size_t nc = r->cap ? r->cap * 2 : 64;
+            int64_t *nv = realloc(r->rank, nc * sizeof *nv);
+            if (!nv) {
+                rc = -1;
+                break;
+            }
+            r->rank = nv, r->cap = nc;
+        }
+        r->rank[r->n++] = t == SQLITE_NULL ? SWEEP_RANK_NULL : x;
+        if (strmap_put(&r->map, &id, sizeof id, (int64_t)r->n - 1) != 0)
+            rc = -1;
+    }
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = -1;
+    sqlite3_finalize(st);
+    return rc;
+}
+
+void sweep_rank_of(struct sweep_ranks *r, sqlite3_stmt *st, int c, int64_t *rank, int *null)
+{
+    int64_t track = sqlite3_column_int64(st, c), x = SWEEP_RANK_NULL;
+    if (sqlite3_column_type(st, c) != SQLITE_INTEGER) {
+        x = SWEEP_RANK_NULL; /* (no track id of scope_rank equals it) */
+    } else if (track == r->last_track && r->last_track >= 0) {
+        x = r->last;
+    } else {
+        int64_t at = strmap_get(&r->map, &track, sizeof track);
+        x = at < 0 ? SWEEP_RANK_NULL : r->rank[at];
+        r->last_track = track, r->last = x;
+    }
+    *null = x == SWEEP_RANK_NULL;
+    *rank = *null ? 0 : x;
+}
+
+void sweep_ranks_free(struct sweep_ranks *r)
+{
+    strmap_free(&r->map);
+    free(r->rank);
+    r->rank = NULL, r->n = r->cap = 0;
+}
+
+void sweep_streams_init(struct sweep_streams *s, int keys, size_t size, int by_track)
 {
     memset(s, 0, sizeof *s);
-    s->keys = keys, s->size = size;
+    s->keys = keys, s->size = size, s->by_track = by_track;
+    strmap_init(&s->ranks.map);
 }
 
 /* Room for one more row in the stream of st's key. NULL with *rc 1 when the key is neither NULL nor
@@ -140,8 +197,13 @@ static void *sweep_streams_add(struct sweep_streams *s, sqlite3_stmt *st, int *r
 {
     int64_t key[SWEEP_KEYS] = {0};
     int null[SWEEP_KEYS] = {0};
-    if ((*rc = sweep_int_key(st, s->keys, key, null)) != 0)
+    if (s->by_track) { /* column 0: the track, whose rank is the key */
+        sweep_rank_of(&s->ranks, st, 0, &key[0], &null[0]);
+        if ((*rc = sweep_int_key(st, 1, s->keys - 1, key + 1, null + 1)) != 0)
+            return NULL;
+    } else if ((*rc = sweep_int_key(st, 0, s->keys, key, null)) != 0) {
         return NULL;
+    }
     *rc = -1;
     /* the same stream as the last row, usually; else a scan of the few streams */
     size_t k = s->last;
@@ -177,10 +239,10 @@ static void *sweep_streams_add(struct sweep_streams *s, sqlite3_stmt *st, int *r
 int sweep_streams_read(sqlite3 *db, const char *query, struct sweep_streams *s, void (*fill)(void *row, sqlite3_stmt *st),
                        struct report_io *io)
 {
-    sqlite3_stmt *st = report_prepare(db, query, io);
+    int rc = s->by_track ? sweep_ranks_load(&s->ranks, db) : 0, step;
+    sqlite3_stmt *st = rc == 0 ? report_prepare(db, query, io) : NULL;
     if (!st)
-        return -1;
-    int rc = 0, step;
+        return rc ? rc : -1;
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
         void *row = sweep_streams_add(s, st, &rc);
         if (!row)
@@ -209,6 +271,7 @@ void sweep_streams_free(struct sweep_streams *s)
         free(s->g[k].rows);
     free(s->g);
     s->g = NULL, s->n = s->cap = 0;
+    sweep_ranks_free(&s->ranks);
 }
 
 int sweep_values_add(struct sweep_values *a, int64_t x)

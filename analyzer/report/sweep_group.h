@@ -49,10 +49,28 @@ void sweep_index_free(struct sweep_index *ix);
  * key's new length (cap bytes at key). */
 size_t sweep_key_add(unsigned char *key, size_t len, size_t cap, sqlite3_stmt *st, int c);
 
-/* Reads columns 0..n-1 of st's row as an integer key: key[i] (0 when NULL), null[i] whether it is NULL.
+/* Reads columns first..first+n-1 of st's row as an integer key: key[i] (0 when NULL), null[i] whether it is NULL.
  * 0; 1 when a column is neither NULL nor an integer (a foreign database's text or real: SQL's GROUP BY
  * and ORDER BY compare those their own way). */
-int sweep_int_key(sqlite3_stmt *st, int n, int64_t *key, int *null);
+int sweep_int_key(sqlite3_stmt *st, int first, int n, int64_t *key, int *null);
+
+/* Each track's rank (temp.scope_rank, scope.c), read once: the passes look a row's rank up by its track
+ * here instead of SQL's subquery on every row (queries/parts/rank_of_event.sql: a tenth of a pass). */
+struct sweep_ranks {
+    struct strmap map;       /* track id -> index in rank */
+    int64_t *rank;           /* SWEEP_RANK_NULL: NULL */
+    size_t n, cap;
+    int64_t last_track, last; /* the last lookup (-1: none) */
+};
+#define SWEEP_RANK_NULL (INT64_MIN + 1)
+
+/* Reads temp.scope_rank. 0; 1 when a rank is neither NULL nor an integer (or is SWEEP_RANK_NULL): SQL
+ * compares those its own way; -1 on error. */
+int sweep_ranks_load(struct sweep_ranks *r, sqlite3 *db);
+/* The rank of the track in column c of st's row, as the subquery gives it: NULL (*null) for a track
+ * with none or a track id that is not an integer. */
+void sweep_rank_of(struct sweep_ranks *r, sqlite3_stmt *st, int c, int64_t *rank, int *null);
+void sweep_ranks_free(struct sweep_ranks *r);
 
 /* Rows of `size` bytes grouped as they come (unsorted) by an integer key of `keys` columns: the
  * passes that sort each stream's rows themselves (queue_sweep.c, idle_sweep.c). */
@@ -67,12 +85,14 @@ struct sweep_streams {
     struct sweep_stream *g;
     size_t n, cap, last, size;
     int keys;
+    int by_track;             /* column 0 is a track, the key its rank (else column 0 is the key) */
+    struct sweep_ranks ranks; /* then: read by sweep_streams_read */
 };
 
-void sweep_streams_init(struct sweep_streams *s, int keys, size_t size);
-/* Reads every row of queries/<query>.sql into the stream of its key (its first `keys` columns), each
- * filled by fill(row, st). 0; 1 when a key is neither NULL nor integers (sweep_int_key: the caller takes
- * SQL's order); -1 on error. */
+void sweep_streams_init(struct sweep_streams *s, int keys, size_t size, int by_track);
+/* Reads every row of queries/<query>.sql into the stream of its key (its first `keys` columns; with
+ * by_track the first is a track, the key its rank), each filled by fill(row, st). 0; 1 when a key or a
+ * rank is neither NULL nor integers (sweep_int_key: the caller takes SQL's order); -1 on error. */
 int sweep_streams_read(sqlite3 *db, const char *query, struct sweep_streams *s, void (*fill)(void *row, sqlite3_stmt *st),
                        struct report_io *io);
 /* Binds stream g's key to parameters 1..keys of ins. */

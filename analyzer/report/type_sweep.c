@@ -26,34 +26,16 @@ struct type_group {
 /* Each track's rank (temp.scope_rank) and each GPU name's type (gpu_name_types.sql), read once: SQL
  * looked the rank up and joined the type on every GPU row (a fifth of the pass). */
 struct row_keys {
-    struct strmap ranks;      /* track id -> index in rank */
-    struct sweep_values rank; /* RANK_NULL stands for NULL */
+    struct sweep_ranks ranks;
     struct strmap types; /* name id -> TU_* type */
 };
-
-#define RANK_NULL (INT64_MIN + 1)
 
 /* 0; 1 when a rank is neither NULL nor an integer; -1 on error. */
 static int keys_load(struct row_keys *k, sqlite3 *db, struct report_io *io)
 {
-    strmap_init(&k->ranks), strmap_init(&k->types);
+    strmap_init(&k->types);
+    int rc = sweep_ranks_load(&k->ranks, db), step;
     sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(db, "SELECT thread_id, rank FROM temp.scope_rank", -1, &st, NULL) == SQLITE_OK ? 0 : -1, step;
-    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        int t = sqlite3_column_type(st, 1);
-        int64_t id = sqlite3_column_int64(st, 0), r = sqlite3_column_int64(st, 1);
-        if ((t != SQLITE_NULL && t != SQLITE_INTEGER) || r == RANK_NULL) {
-            rc = 1; /* SQL's GROUP BY compares those its own way */
-            break;
-        }
-        if (sweep_values_add(&k->rank, t == SQLITE_NULL ? RANK_NULL : r) != 0 ||
-            strmap_put(&k->ranks, &id, sizeof id, (int64_t)k->rank.n - 1) != 0)
-            rc = -1;
-    }
-    if (rc == 0 && step != SQLITE_DONE)
-        rc = -1;
-    sqlite3_finalize(st);
-    st = NULL;
     if (rc != 0 || !(st = report_prepare(db, "gpu_name_types", io)))
         return rc ? rc : -1;
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
@@ -71,8 +53,7 @@ static int keys_load(struct row_keys *k, sqlite3 *db, struct report_io *io)
 
 static void keys_free(struct row_keys *k)
 {
-    strmap_free(&k->ranks), strmap_free(&k->types);
-    free(k->rank.v);
+    sweep_ranks_free(&k->ranks), strmap_free(&k->types);
 }
 
 /* Reads the rows into groups. 0; 1 when a key is neither NULL nor an integer; -1 on error. */
@@ -88,16 +69,15 @@ static int read_groups(sqlite3 *db, int by_device, struct sweep_index *ix, struc
     int step;
     struct type_group *g = NULL, k = {{0}, {0}, {0}};
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t name = sqlite3_column_int64(st, 2), type = -1, track = sqlite3_column_int64(st, 1);
+        int64_t name = sqlite3_column_int64(st, 2), type = -1;
         if (sqlite3_column_type(st, 2) == SQLITE_INTEGER)
             type = strmap_get(&keys.types, &name, sizeof name);
         if (type < 0)
             continue; /* a name with no type: the join kept no row */
-        int64_t at = sqlite3_column_type(st, 1) == SQLITE_INTEGER ? strmap_get(&keys.ranks, &track, sizeof track) : -1;
-        int64_t rank = at < 0 ? RANK_NULL : keys.rank.v[at];
-        int64_t key[TYPE_KEYS] = {rank == RANK_NULL ? 0 : rank, 0};
-        int null[TYPE_KEYS] = {rank == RANK_NULL, 1}; /* no device key: NULL */
-        if (by_device && (rc = sweep_int_key(st, 1, &key[1], &null[1])) != 0)
+        int64_t key[TYPE_KEYS] = {0, 0};
+        int null[TYPE_KEYS] = {0, 1}; /* no device key: NULL */
+        sweep_rank_of(&keys.ranks, st, 1, &key[0], &null[0]);
+        if (by_device && (rc = sweep_int_key(st, 0, 1, &key[1], &null[1])) != 0)
             break;
         /* the same group as the last row, usually; else found by key */
         if (!g || memcmp(g->key, key, sizeof key) != 0 || memcmp(g->null, null, sizeof null) != 0) {

@@ -1,5 +1,5 @@
 queue_launch AS (
-  SELECT {sql:rank_of_event} AS rank, e.device, e.stream, e.launch_ns AS call_ns, e.start_ns AS work_ns, e.id
+  SELECT {sql:rank_of_event} AS rank, e.thread_id, e.device, e.stream, e.launch_ns AS call_ns, e.start_ns AS work_ns, e.id
   FROM scope_gpu e -- its launch joined once (scope.c)
   WHERE e.kind IN ({kind:kernel}, {kind:memcpy}, {kind:memset}) AND e.stream IS NOT NULL
     AND e.launch_name_id IN (SELECT id FROM string WHERE value IN ('cudaLaunchKernel', 'cudaLaunchKernelExC', 'cuLaunchKernel', 'cuLaunchKernelEx', 'cudaMemcpyAsync',

@@ -249,6 +249,8 @@ static void check_idle_against_hta(int text_devices)
                 cJSON_ArrayForEach(r, hta_rows) if ((long)field(r, "stream") == atol(stream->string)) row = r;
                 cJSON_ArrayForEach(r, clipped) if ((long)field(r, "stream") == atol(stream->string)) plain = r;
                 cr_assert(row && plain, "%s: stream %s", trace->string, stream->string);
+                cr_expect_eq(field(row, "rank"), atof(rank->string), "%s stream %s: rank %g, HTA's %s", trace->string,
+                             stream->string, field(row, "rank"), rank->string);
                 static const char *const cats[][2] = {{"host_wait", "host_wait_ns"}, {"kernel_wait", "kernel_wait_ns"},
                                                       {"other", "other_ns"}};
                 double ours = 0, hta = 0;
@@ -318,7 +320,7 @@ static void check_launches_against_hta(int text_ranks)
             sqlite3_close(d);
         }
         int ns = ns_resolution(db);
-        cJSON *each = command_json("launches --each", db), *summary = command_json("launches", db), *rank;
+        cJSON *each = command_json("launches --each", db), *summary = command_json("launches --by-rank", db), *rank;
         cJSON_ArrayForEach(rank, trace)
         {
             cJSON *k;
@@ -347,6 +349,15 @@ static void check_launches_against_hta(int text_ranks)
                 const cJSON *s = NULL;
                 cJSON_ArrayForEach(r, summary) if (strcmp(cJSON_GetObjectItem(r, "name")->valuestring, k->string) == 0) s = r;
                 cr_assert(s, "%s in the summary", k->string);
+                char want_rank[32]; /* HTA's rank, as the text the database was given */
+                snprintf(want_rank, sizeof want_rank, "r%s", rank->string);
+                const cJSON *got_rank = cJSON_GetObjectItem(s, "rank");
+                if (text_ranks)
+                    cr_expect(cJSON_IsString(got_rank) && strcmp(got_rank->valuestring, want_rank) == 0, "%s: %s rank",
+                              trace->string, k->string);
+                else
+                    cr_expect_eq(field(s, "rank"), atof(rank->string), "%s: %s rank %g, HTA's %s", trace->string,
+                                 k->string, field(s, "rank"), rank->string);
                 cr_expect(field(s, "launches") == n && field(s, "delay_max_ns") == mx && field(s, "short_kernels") == shorts &&
                               field(s, "runtime_outliers") == rt && field(s, "delay_outliers") == dl &&
                               fabs(field(s, "delay_avg_ns") - delay / n) <= 0.5,
@@ -505,6 +516,8 @@ static void check_queue_against_hta(int text_devices)
                 const cJSON *row = NULL, *r;
                 cJSON_ArrayForEach(r, rows) if ((long)field(r, "stream") == atol(h->string)) row = r;
                 cr_assert(row, "%s: stream %s", trace->string, h->string);
+                cr_expect_eq(field(row, "rank"), atof(rank->string), "%s stream %s: rank %g, HTA's %s", trace->string,
+                             h->string, field(row, "rank"), rank->string);
                 cr_expect(field(row, "samples") == field(h, "count") && field(row, "max_queue") == field(h, "max") &&
                               field(row, "min_queue") == field(h, "min") && field(row, "p50_queue") == field(h, "50%"),
                           "%s stream %s: %g samples, max %g, min %g, p50 %g; HTA %g, %g, %g, %g", trace->string, h->string,
