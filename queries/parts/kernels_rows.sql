@@ -1,4 +1,4 @@
-rows AS (
+rows AS NOT MATERIALIZED ( -- (one arm of numbered reads it: not copied first)
   SELECT rank, round(100.0 * total_ns / sum(total_ns) OVER (PARTITION BY rank), 2) AS time_pct,
          total_ns, instances, CAST(round(avg_ns) AS INTEGER) AS avg_ns, CAST(round(med_ns) AS INTEGER) AS med_ns,
          min_ns, max_ns, CAST(round(stddev_ns) AS INTEGER) AS stddev_ns, s.value AS name, kd.name AS kind,
@@ -11,9 +11,11 @@ rows AS (
   FROM agg JOIN string s ON s.id = agg.name_id JOIN kind kd ON kd.id = agg.kind
   LEFT JOIN kernel_launch l ON l.event_id = agg.example
 ),
-numbered AS (
+numbered AS ( -- a row's place in its step, for a limit in each step: a window, so only then
   SELECT *, row_number() OVER (PARTITION BY rank ORDER BY sort_key DESC, name, grid, block, registers, shared_mem_bytes, kind)
-         AS n_in_step FROM rows
+         AS n_in_step FROM rows WHERE :by_step AND :limit >= 0
+  UNION ALL
+  SELECT *, NULL FROM rows WHERE NOT (:by_step AND :limit >= 0)
 )
 SELECT rank, time_pct, total_ns, instances, avg_ns, med_ns, min_ns, max_ns, stddev_ns, name, kind,
        grid, block, registers, shared_mem_bytes

@@ -1,8 +1,9 @@
 -- ops_tail: the percentages, order and limits ops_agg.sql and ops_events.sql share. A step's totals (the
--- percentages' base with :by_step) come from one GROUP BY, not a window sum on every row.
+-- percentages' base with :by_step) come from one GROUP BY, not a window sum on every row; the rows are
+-- numbered in their step (a window: a sort of every row) only for a limit in each step.
 tot AS (SELECT sum(self_cpu_ns) AS cpu, sum(self_device_ns) AS dev FROM agg),
 step_tot AS (SELECT rank AS step, sum(self_cpu_ns) AS cpu, sum(self_device_ns) AS dev FROM agg WHERE :by_step GROUP BY rank),
-rows AS (
+rows AS NOT MATERIALIZED ( -- (one arm of numbered reads it: not copied first)
   SELECT rank, name, calls,
          self_cpu_ns, round(100.0 * self_cpu_ns / nullif(CASE WHEN :by_step THEN st.cpu ELSE tot.cpu END, 0), 2) AS self_cpu_pct,
          cpu_total_ns, round(100.0 * cpu_total_ns / nullif(CASE WHEN :by_step THEN st.cpu ELSE tot.cpu END, 0), 2) AS cpu_total_pct,
@@ -14,9 +15,11 @@ rows AS (
          {sql:ops_sort_key} AS sort_key
   FROM agg CROSS JOIN tot LEFT JOIN step_tot st ON st.step IS agg.rank
 ),
-numbered AS (
+numbered AS ( -- a row's place in its step, for a limit in each step: a window, so only then
   SELECT *, row_number() OVER (PARTITION BY rank ORDER BY sort_key DESC, name, input_shapes, stack) AS n_in_step
-  FROM rows
+  FROM rows WHERE :by_step AND :limit >= 0
+  UNION ALL
+  SELECT *, NULL FROM rows WHERE NOT (:by_step AND :limit >= 0)
 )
 SELECT rank, name, calls, self_cpu_ns, self_cpu_pct, cpu_total_ns, cpu_total_pct, cpu_avg_ns,
        self_device_ns, self_device_pct, device_total_ns, device_avg_ns,

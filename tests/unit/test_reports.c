@@ -601,6 +601,25 @@ Test(reports, ops_and_kernels_by_step_match_python)
     out = run_capture(&st, "COLUMNS=200 '%s' ops '%s' --by-step --limit 1 --columns step,name,calls", tracedb(), db);
     cr_assert(strstr(out, "Step") && strstr(out, "ProfilerStep#6  ProfilerStep*"), "%s", out);
     free(out);
+    /* --limit 2 with --by-step: each step's first two rows of the whole listing, nothing else */
+    char *all = run_capture(&st, "'%s' ops '%s' --by-step --format csv | awk -F, 'NR == 1 || ++n[$1] <= 2'", tracedb(), db);
+    out = run_capture(&st, "'%s' ops '%s' --by-step --limit 2 --format csv", tracedb(), db);
+    cr_assert_eq(st, 0);
+    cr_assert_str_eq(out, all);
+    int lines = 0;
+    for (const char *c = out; *c; c++)
+        lines += *c == '\n';
+    cr_assert_eq(lines, 1 + 1 + 2 * 5, "a header, the one call outside every step, two rows for each of 5 steps: %s", out);
+    free(out), free(all);
+    all = run_capture(&st, "'%s' kernels '%s' --by-step --format csv | awk -F, 'NR == 1 || ++n[$1] <= 2'", tracedb(), db);
+    out = run_capture(&st, "'%s' kernels '%s' --by-step --limit 2 --format csv", tracedb(), db);
+    cr_assert_eq(st, 0);
+    cr_assert_str_eq(out, all);
+    lines = 0;
+    for (const char *c = out; *c; c++)
+        lines += *c == '\n';
+    cr_assert_eq(lines, 1 + 2 * 5, "a header, two kernels for each of 5 steps: %s", out);
+    free(out), free(all);
     cJSON_Delete(want);
     run("rm -rf '%s'", dir);
     free(dir);
