@@ -1,6 +1,7 @@
 /* cmd_api.c: `tracedb api run.db`: runtime and driver API calls per name, nsys cuda_api_sum style
- * (queries/api.sql). */
+ * (a C pass, kernel_sweep.c's, then queries/api_summed.sql; queries/api.sql when keys are not integers). */
 #include "cli.h"
+#include "kernel_sweep.h"
 #include "report_options.h"
 
 static const char api_usage[] = "tracedb api run.db [--sort total_ns|calls|avg_ns|max_ns|name] [--limit N]\n"
@@ -12,6 +13,6 @@ static const char *const api_sort_keys[] = {
 
 int cmd_api(int argc, char **argv, struct cli *cli)
 {
-    return cli_simple_report(argc, argv, cli, api_usage, "total_ns", api_sort_keys, "api",
-                               "no CUDA runtime or driver calls in this trace (a CPU-only trace has none)", 3);
+    return cli_swept_report(argc, argv, cli, api_usage, "total_ns", api_sort_keys, "api", "api_summed", api_sweep,
+                            "no CUDA runtime or driver calls in this trace (a CPU-only trace has none)", 3);
 }

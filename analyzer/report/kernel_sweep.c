@@ -1,11 +1,13 @@
 /* kernel_sweep.c: nsys-style GPU work statistics per rank, name and kind (and launch configuration) in
- * one pass over the work as it comes (queries/kernel_rows.sql, kernel_launch_rows.sql; table order),
+ * one pass over the work as it comes (queries/kernel_rows.sql, kernel_launch_rows.sql; table order), and
+ * the same statistics of the runtime and driver calls for `tracedb api` (queries/api_rows.sql),
  * grouped in a hash map, where SQL sorted every row to group it (a third of `tracedb kernels` on a 2
  * M-event trace). Each group keeps its durations once for the median and the standard deviation. The figures are the SQL aggregates' own: the average is the
  * sum over the count (avg() of integers), the median interpolates as percentile() does, the standard
  * deviation is Welford's over the durations in table order, as stddev() (sqlfuncs.c) gets them. */
 #include "kernel_sweep.h"
 #include "report.h"
+#include "scope.h"
 #include "sqlfuncs.h"
 #include "step_index.h"
 #include "sweep_group.h"
@@ -56,7 +58,10 @@ static int write_group(struct kernel_group *g, const struct step_index *steps, s
     return rc;
 }
 
-int kernel_sweep(sqlite3 *db, int by_rank, int by_launch, int by_step, const int64_t kinds[3], struct report_io *io)
+/* The pass over queries/<query>.sql's rows (rank, name id, kind, duration, id[, by_step's instant or
+ * by_launch's columns]); kinds (NULL: none) bind :kernel, :memcpy, :memset. As kernel_sweep returns. */
+static int sweep_rows(sqlite3 *db, const char *query, int by_rank, int by_launch, int by_step, const int64_t *kinds,
+                      struct report_io *io)
 {
     sqlite3_stmt *ins, *st;
     struct step_index steps = {0};
@@ -67,7 +72,7 @@ int kernel_sweep(sqlite3 *db, int by_rank, int by_launch, int by_step, const int
     }
     if (sweep_table(db, "kernel_stats (rank, name_id, kind, launch, example, instances, total_ns, avg_ns, med_ns, "
                         "min_ns, max_ns, stddev_ns)", 12, &ins, io) != 0 ||
-        !(st = report_prepare(db, by_launch ? "kernel_launch_rows" : "kernel_rows", io))) {
+        !(st = report_prepare(db, query, io))) {
         sqlite3_finalize(ins);
         step_index_free(&steps);
         return 1;
@@ -75,9 +80,11 @@ int kernel_sweep(sqlite3 *db, int by_rank, int by_launch, int by_step, const int
     report_bind_int(st, ":by_rank", by_rank);
     report_bind_int(st, ":by_step", by_step);
     int step_col = by_launch ? 14 : 5; /* with by_step: the instant that picks the step */
-    report_bind_int(st, ":kernel", kinds[0]);
-    report_bind_int(st, ":memcpy", kinds[1]);
-    report_bind_int(st, ":memset", kinds[2]);
+    if (kinds) {
+        report_bind_int(st, ":kernel", kinds[0]);
+        report_bind_int(st, ":memcpy", kinds[1]);
+        report_bind_int(st, ":memset", kinds[2]);
+    }
     struct sweep_index groups; /* (rank is NULL, rank, name id, kind[, launch configuration]) -> struct kernel_group */
     sweep_index_init(&groups, sizeof(struct kernel_group));
     int rc = 0, step;
@@ -141,4 +148,14 @@ int kernel_sweep(sqlite3 *db, int by_rank, int by_launch, int by_step, const int
     sqlite3_finalize(st);
     sqlite3_finalize(ins);
     return rc == 0 ? 0 : rc == 2 ? 2 : 1;
+}
+
+int kernel_sweep(sqlite3 *db, int by_rank, int by_launch, int by_step, const int64_t kinds[3], struct report_io *io)
+{
+    return sweep_rows(db, by_launch ? "kernel_launch_rows" : "kernel_rows", by_rank, by_launch, by_step, kinds, io);
+}
+
+int api_sweep(sqlite3 *db, const struct scope *sc, struct report_io *io)
+{
+    return sweep_rows(db, "api_rows", sc->by_rank, 0, 0, NULL, io);
 }

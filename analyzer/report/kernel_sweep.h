@@ -1,4 +1,5 @@
-/* kernel_sweep.h: `tracedb kernels`'s per-name sums in one pass over the GPU work, unsorted. */
+/* kernel_sweep.h: `tracedb kernels`'s per-name sums in one pass over the GPU work, unsorted; `tracedb
+ * api`'s over the runtime and driver calls. */
 #ifndef TDB_KERNEL_SWEEP_H
 #define TDB_KERNEL_SWEEP_H
 #include "report_io.h"
@@ -10,5 +11,10 @@
  * by_launch per launch configuration too, kinds[3] whether kernels, memcpy and memset count. 0; 2 when a rank, name, kind or launch value is neither NULL nor an integer (a foreign
  * database: queries/kernels.sql does the same in SQL); 1 on error (printed). */
 int kernel_sweep(sqlite3 *db, int by_rank, int by_launch, int by_step, const int64_t kinds[3], struct report_io *io);
+
+struct scope;
+/* The same table, kernel_stats, from queries/api_rows.sql: the runtime and driver calls per rank (with
+ * --by-rank), name and kind, for queries/api_summed.sql. As kernel_sweep returns (2: queries/api.sql). */
+int api_sweep(sqlite3 *db, const struct scope *sc, struct report_io *io);
 
 #endif

@@ -404,6 +404,48 @@ Test(reports, kernels_by_launch_configuration_by_hand)
     cleanup(dir, db);
 }
 
+/* api worked by hand: three cudaLaunchKernel calls of 10, 20 and 60 us, a cudaMemcpyAsync of 10 us and a
+ * driver call of 5 us, 105 us in all. cudaLaunchKernel: 90/105 = 85.71%, mean 30 us, median 20 us, sample
+ * stddev sqrt((20^2 + 10^2 + 30^2) / 2) = 26.458 us. The C pass gives it (integer ranks), and SQL alone
+ * (api.sql) when the rank is text: the same figures both ways. */
+static const char api_trace[] =
+    "[{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":10},\n"
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":20},\n"
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":50,\"dur\":60},\n"
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpyAsync\",\"pid\":1,\"tid\":1,\"ts\":120,\"dur\":10},\n"
+    "{\"ph\":\"X\",\"cat\":\"cuda_driver\",\"name\":\"cuLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":140,\"dur\":5}]";
+
+Test(reports, api_by_hand)
+{
+    char *dir, *db = imported_json("api", api_trace, &dir);
+    static const char rows[] = "85.71,90000,3,30000,20000,10000,60000,26458,cudaLaunchKernel,runtime\r\n"
+                               "9.52,10000,1,10000,10000,10000,10000,,cudaMemcpyAsync,runtime\r\n"
+                               "4.76,5000,1,5000,5000,5000,5000,,cuLaunchKernel,driver\r\n";
+    static const char head[] = "time_pct,total_ns,calls,avg_ns,med_ns,min_ns,max_ns,stddev_ns,name,api\r\n";
+    char want[1024];
+    int st;
+    char *out = run_capture(&st, "'%s' api '%s' --format csv", tracedb(), db);
+    cr_assert_eq(st, 0);
+    snprintf(want, sizeof want, "%s%s", head, rows);
+    cr_assert_str_eq(out, want);
+    free(out);
+    for (int text = 0; text < 2; text++) { /* rank 3: the C pass; rank 'r3': SQL alone */
+        sqlite3 *d;
+        cr_assert_eq(sqlite3_open(db, &d), SQLITE_OK);
+        cr_assert_eq(sqlite3_exec(d, text ? "UPDATE trace SET rank = 'r3'" : "UPDATE trace SET rank = 3", NULL, NULL, NULL), SQLITE_OK);
+        sqlite3_close(d);
+        out = run_capture(&st, "'%s' api '%s' --by-rank --format csv", tracedb(), db);
+        cr_assert_eq(st, 0);
+        const char *rank = text ? "r3" : "3";
+        int n = snprintf(want, sizeof want, "rank,%s", head);
+        for (const char *line = rows; *line; line = strchr(line, '\n') + 1)
+            n += snprintf(want + n, sizeof want - (size_t)n, "%s,%.*s", rank, (int)(strchr(line, '\n') + 1 - line), line);
+        cr_assert_str_eq(out, want);
+        free(out);
+    }
+    cleanup(dir, db);
+}
+
 Test(reports, every_report_runs_on_every_real_trace, .timeout = 300)
 {
     static const char *const reports[] = {"summary", "ops", "ops --with-flops --group-by shape", "kernels --kinds kernel,memcpy,memset",
