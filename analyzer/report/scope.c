@@ -13,7 +13,9 @@
 #include <string.h>
 
 /* Where the trace starts: the import's first_ns, or for a recording not closed, its first event. */
-#define TRACE_START "coalesce((SELECT min(first_ns) FROM trace), (SELECT min(start_ns) FROM event))"
+/* the trace's start: its first timestamp, else its first event's; 0 when it has none (a recording killed
+ * before its first commit, an empty trace: the window then holds nothing, not a NULL bound) */
+#define TRACE_START "coalesce((SELECT min(first_ns) FROM trace), (SELECT min(start_ns) FROM event), 0)"
 
 void scope_init(struct scope *s, const char *default_sort)
 {
