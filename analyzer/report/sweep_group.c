@@ -142,17 +142,8 @@ int sweep_ranks_load(struct sweep_ranks *r, sqlite3 *db)
             rc = 1;
             break;
         }
-        if (r->n == r->cap) {
-            size_t nc = r->cap ? r->cap * 2 : 64;
-            int64_t *nv = realloc(r->rank, nc * sizeof *nv);
-            if (!nv) {
-                rc = -1;
-                break;
-            }
-            r->rank = nv, r->cap = nc;
-        }
-        r->rank[r->n++] = t == SQLITE_NULL ? SWEEP_RANK_NULL : x;
-        if (strmap_put(&r->map, &id, sizeof id, (int64_t)r->n - 1) != 0)
+        if (sweep_values_add(&r->rank, t == SQLITE_NULL ? SWEEP_RANK_NULL : x) != 0 ||
+            strmap_put(&r->map, &id, sizeof id, (int64_t)r->rank.n - 1) != 0)
             rc = -1;
     }
     if (rc == 0 && step != SQLITE_DONE)
@@ -163,14 +154,14 @@ int sweep_ranks_load(struct sweep_ranks *r, sqlite3 *db)
 
 void sweep_rank_of(struct sweep_ranks *r, sqlite3_stmt *st, int c, int64_t *rank, int *null)
 {
-    int64_t track = sqlite3_column_int64(st, c), x = SWEEP_RANK_NULL;
+    int64_t track = sqlite3_column_int64(st, c), x;
     if (sqlite3_column_type(st, c) != SQLITE_INTEGER) {
         x = SWEEP_RANK_NULL; /* (no track id of scope_rank equals it) */
     } else if (track == r->last_track && r->last_track >= 0) {
         x = r->last;
     } else {
         int64_t at = strmap_get(&r->map, &track, sizeof track);
-        x = at < 0 ? SWEEP_RANK_NULL : r->rank[at];
+        x = at < 0 ? SWEEP_RANK_NULL : r->rank.v[at];
         r->last_track = track, r->last = x;
     }
     *null = x == SWEEP_RANK_NULL;
@@ -180,15 +171,14 @@ void sweep_rank_of(struct sweep_ranks *r, sqlite3_stmt *st, int c, int64_t *rank
 void sweep_ranks_free(struct sweep_ranks *r)
 {
     strmap_free(&r->map);
-    free(r->rank);
-    r->rank = NULL, r->n = r->cap = 0;
+    free(r->rank.v);
+    r->rank = (struct sweep_values){0};
 }
 
 void sweep_streams_init(struct sweep_streams *s, int keys, size_t size, int by_track)
 {
     memset(s, 0, sizeof *s);
     s->keys = keys, s->size = size, s->by_track = by_track;
-    strmap_init(&s->ranks.map);
 }
 
 /* Room for one more row in the stream of st's key. NULL with *rc 1 when the key is neither NULL nor

@@ -54,13 +54,21 @@ size_t sweep_key_add(unsigned char *key, size_t len, size_t cap, sqlite3_stmt *s
  * and ORDER BY compare those their own way). */
 int sweep_int_key(sqlite3_stmt *st, int first, int n, int64_t *key, int *null);
 
+/* A growing array of integers. */
+struct sweep_values {
+    int64_t *v;
+    size_t n, cap;
+};
+
+/* Appends x. 0, or -1 when out of memory. */
+int sweep_values_add(struct sweep_values *a, int64_t x);
+
 /* Each track's rank (temp.scope_rank, scope.c), read once: the passes look a row's rank up by its track
  * here instead of SQL's subquery on every row (queries/parts/rank_of_event.sql: a tenth of a pass). */
 struct sweep_ranks {
-    struct strmap map;       /* track id -> index in rank */
-    int64_t *rank;           /* SWEEP_RANK_NULL: NULL */
-    size_t n, cap;
-    int64_t last_track, last; /* the last lookup (-1: none) */
+    struct strmap map;         /* track id -> index in rank */
+    struct sweep_values rank;  /* SWEEP_RANK_NULL: NULL */
+    int64_t last_track, last;  /* the last lookup (-1: none) */
 };
 #define SWEEP_RANK_NULL (INT64_MIN + 1)
 
@@ -98,14 +106,5 @@ int sweep_streams_read(sqlite3 *db, const char *query, struct sweep_streams *s, 
 /* Binds stream g's key to parameters 1..keys of ins. */
 void sweep_streams_bind(const struct sweep_streams *s, const struct sweep_stream *g, sqlite3_stmt *ins);
 void sweep_streams_free(struct sweep_streams *s);
-
-/* A growing array of integers. */
-struct sweep_values {
-    int64_t *v;
-    size_t n, cap;
-};
-
-/* Appends x. 0, or -1 when out of memory. */
-int sweep_values_add(struct sweep_values *a, int64_t x);
 
 #endif
