@@ -4,6 +4,6 @@
 SELECT CASE WHEN :by_rank THEN {sql:rank_of_event} END AS rank, e.name_id, e.kind, e.dur_ns, e.id,
        l.event_id IS NOT NULL AS launch, l.grid_x, l.grid_y, l.grid_z, l.block_x, l.block_y, l.block_z,
        l.registers, l.shared_mem,
-       CASE WHEN :by_step THEN coalesce((SELECT a.start_ns FROM main.event a WHERE a.id = e.launch_id), e.start_ns) END AS step_t
+       CASE WHEN :by_step THEN coalesce(e.launch_ns, e.start_ns) END AS step_t
 FROM scope_event e LEFT JOIN kernel_launch l ON l.event_id = e.id
 WHERE (e.kind = {kind:kernel} AND :kernel) OR (e.kind = {kind:memcpy} AND :memcpy) OR (e.kind = {kind:memset} AND :memset);

@@ -2,6 +2,6 @@
 -- order, for the C pass that sums it without sorting it (analyzer/report/kernel_sweep.c); with :by_step,
 -- the instant that picks its step (its launch's start, else its own: kernels.sql's rule).
 SELECT CASE WHEN :by_rank THEN {sql:rank_of_event} END AS rank, e.name_id, e.kind, e.dur_ns, e.id,
-       CASE WHEN :by_step THEN coalesce((SELECT a.start_ns FROM main.event a WHERE a.id = e.launch_id), e.start_ns) END AS step_t
+       CASE WHEN :by_step THEN coalesce(e.launch_ns, e.start_ns) END AS step_t
 FROM scope_event e
 WHERE (e.kind = {kind:kernel} AND :kernel) OR (e.kind = {kind:memcpy} AND :memcpy) OR (e.kind = {kind:memset} AND :memset);

@@ -7,8 +7,7 @@
 -- the first rows of each step.
 WITH k AS (
   SELECT CASE WHEN :by_rank THEN {sql:rank_of_event}
-              WHEN :by_step THEN (SELECT {sql:step_of} FROM (SELECT coalesce((SELECT a.start_ns FROM event a
-                                  WHERE a.id = e.launch_id), e.start_ns) AS step_t)) END AS rank,
+              WHEN :by_step THEN (SELECT {sql:step_of} FROM (SELECT coalesce(e.launch_ns, e.start_ns) AS step_t)) END AS rank,
          e.id, e.name_id, e.kind, e.dur_ns, l.event_id IS NOT NULL AS launch,
          CASE WHEN l.event_id IS NOT NULL THEN
            printf('%d %d %d %d %d %d %d %d', l.grid_x, l.grid_y, l.grid_z, l.block_x, l.block_y, l.block_z,

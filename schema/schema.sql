@@ -93,7 +93,10 @@ CREATE TABLE event (
   stream      INTEGER,
   bytes       INTEGER,           -- memcpy/memset bytes; memory event bytes (negative = free)
   launch_id   INTEGER,           -- GPU work: the runtime/driver call with the same correlation
-  args        TEXT               -- remaining args, JSON object
+  args        TEXT,              -- remaining args: a JSON object (no comma in this comment: DROP COLUMN
+                                 -- of the last column cuts back to the comma before it even in a comment)
+  launch_ns   INTEGER            -- GPU work: the start_ns of its launch (launch_id), kept at import so
+                                 -- that reports read it without a lookup; databases made before it lack it
 );
 
 CREATE TABLE kernel_launch (

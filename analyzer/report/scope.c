@@ -93,10 +93,27 @@ void scope_tables(const struct scope *s, const char *hint)
 
 /* GPU work: the kinds HTA's window keeps by their launch, not their own start. */
 #define SCOPE_GPU_KINDS "(7, 8, 9, 10, 3)" /* kernel, memcpy, memset, sync, gpu_range (util/kinds.h) */
-/* scope_gpu: GPU work with its launch's start, duration and name, joined once (up to its WHERE) */
+/* scope_gpu: GPU work with its launch's start (the row's launch_ns), duration and name, joined once (up
+ * to its WHERE); a query that reads only the start does not join (SQLite leaves an unused LEFT JOIN on a
+ * key out). A database made before event.launch_ns gets the start from the join, as a column of that
+ * name; scope_event from a lookup. */
 #define SCOPE_GPU_VIEW                                                                                        \
+    "CREATE TEMP VIEW scope_gpu AS SELECT e.*, la.dur_ns AS launch_dur_ns, "                                 \
+    "la.name_id AS launch_name_id FROM main.event e LEFT JOIN main.event la ON la.id = e.launch_id"
+#define SCOPE_GPU_VIEW_OLD                                                                                    \
     "CREATE TEMP VIEW scope_gpu AS SELECT e.*, la.start_ns AS launch_ns, la.dur_ns AS launch_dur_ns, "       \
     "la.name_id AS launch_name_id FROM main.event e LEFT JOIN main.event la ON la.id = e.launch_id"
+#define SCOPE_LAUNCH_LOOKUP "(SELECT a.start_ns FROM main.event a WHERE a.id = e.launch_id)"
+
+/* Whether the database's events hold launch_ns (every database tracedb writes now; see schema.sql). */
+static int scope_has_launch_ns(sqlite3 *db)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "SELECT launch_ns FROM main.event LIMIT 0", -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_finalize(st);
+    return 1;
+}
 _Static_assert(TDB_KIND_KERNEL == 7 && TDB_KIND_MEMCPY == 8 && TDB_KIND_MEMSET == 9 && TDB_KIND_SYNC == 10 &&
                    TDB_KIND_GPU_RANGE == 3 && TDB_KIND_RANGE == 2,
                "SCOPE_GPU_KINDS and scope_last_step name kinds by number");
@@ -244,6 +261,7 @@ sqlite3 *scope_open(const char *path, struct scope *s, struct report_io *io)
         if (scope_last_step(db, s, io) != 0)
             goto fail;
         char join[96] = "", last[512] = "", gpu_last[256] = "";
+        int has = scope_has_launch_ns(db);
         if (s->drop_last_step) {
             /* every track's last step starting at one time (one trace: nearly always) is a constant
              * in the test, not a join on each of 2 M rows (0.15 s); no track with one keeps all */
@@ -261,12 +279,11 @@ sqlite3 *scope_open(const char *path, struct scope *s, struct report_io *io)
                 snprintf(join, sizeof join, " LEFT JOIN scope_last l ON l.thread_id = e.thread_id");
             if (how != 0)
                 snprintf(last, sizeof last,
-                         " AND (%s OR CASE WHEN e.kind IN " SCOPE_GPU_KINDS " THEN "
-                         "(SELECT a.start_ns FROM main.event a WHERE a.id = e.launch_id) < %s "
-                         "ELSE e.start_ns < %s END)",
-                         how == 2 ? "l.last_start IS NULL" : "0", at, at);
+                         " AND (%s OR CASE WHEN e.kind IN " SCOPE_GPU_KINDS " THEN %s < %s ELSE e.start_ns < %s END)",
+                         how == 2 ? "l.last_start IS NULL" : "0", has ? "e.launch_ns" : SCOPE_LAUNCH_LOOKUP, at, at);
             if (how != 0) /* the same test in scope_gpu, its launch joined once */
-                snprintf(gpu_last, sizeof gpu_last, " AND (%s OR la.start_ns < %s)", how == 2 ? "l.last_start IS NULL" : "0", at);
+                snprintf(gpu_last, sizeof gpu_last, " AND (%s OR %s < %s)", how == 2 ? "l.last_start IS NULL" : "0",
+                         has ? "e.launch_ns" : "la.start_ns", at);
         }
         char window[512], view[1024]; /* the window's test, the same in both views */
         snprintf(window, sizeof window,
@@ -274,16 +291,20 @@ sqlite3 *scope_open(const char *path, struct scope *s, struct report_io *io)
                  "AND e.start_ns < (SELECT max(end_ns) FROM scope_window)%s",
                  several ? " AND EXISTS (SELECT 1 FROM scope_window w WHERE e.start_ns >= w.start_ns AND e.start_ns < w.end_ns)"
                          : "");
-        snprintf(view, sizeof view, "CREATE TEMP VIEW scope_event AS SELECT e.* FROM main.event e%s WHERE %s%s", join,
-                 window, last);
+        snprintf(view, sizeof view, "CREATE TEMP VIEW scope_event AS SELECT e.*%s FROM main.event e%s WHERE %s%s",
+                 has ? "" : ", " SCOPE_LAUNCH_LOOKUP " AS launch_ns", join, window, last);
         if (scope_exec(db, view, io) != 0)
             goto fail;
-        snprintf(view, sizeof view, SCOPE_GPU_VIEW "%s WHERE e.kind IN " SCOPE_GPU_KINDS " AND %s%s", join, window,
-                 gpu_last);
+        snprintf(view, sizeof view, "%s%s WHERE e.kind IN " SCOPE_GPU_KINDS " AND %s%s",
+                 has ? SCOPE_GPU_VIEW : SCOPE_GPU_VIEW_OLD, join, window, gpu_last);
         if (scope_exec(db, view, io) != 0)
             goto fail;
-    } else if (scope_exec(db, "CREATE TEMP VIEW scope_event AS SELECT * FROM main.event", io) != 0 ||
-               scope_exec(db, SCOPE_GPU_VIEW " WHERE e.kind IN " SCOPE_GPU_KINDS, io) != 0) {
+    } else if (scope_has_launch_ns(db)
+                   ? scope_exec(db, "CREATE TEMP VIEW scope_event AS SELECT * FROM main.event", io) != 0 ||
+                         scope_exec(db, SCOPE_GPU_VIEW " WHERE e.kind IN " SCOPE_GPU_KINDS, io) != 0
+                   : scope_exec(db, "CREATE TEMP VIEW scope_event AS SELECT e.*, " SCOPE_LAUNCH_LOOKUP " AS launch_ns "
+                                    "FROM main.event e", io) != 0 ||
+                         scope_exec(db, SCOPE_GPU_VIEW_OLD " WHERE e.kind IN " SCOPE_GPU_KINDS, io) != 0) {
         goto fail;
     }
     return db;

@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Each runs with ?1 = the rank a trace naming none gets (NULL: none); {E} is the events' condition. */
+/* Each runs with ?1 = the rank a trace naming none gets (NULL: none); {E} is the events' condition, {L}
+ * a GPU row's launch start (src's own column, or its launch's start where src was made before it). */
 static const char *const copy_sql[] = {
     "DROP TABLE IF EXISTS temp.smap",
     "DROP TABLE IF EXISTS temp.kmap",
@@ -26,7 +27,7 @@ static const char *const copy_sql[] = {
     "INSERT INTO main.thread SELECT t.id + o.th, t.process_id + o.pr, tid, name, sort_index FROM src.thread t, temp.off o",
     "INSERT INTO main.device SELECT d.id, d.trace_id + o.tr, name, properties FROM src.device d, temp.off o",
     "INSERT INTO main.event SELECT e.id + o.ev, k.new, sn.new, sc.new, e.thread_id + o.th, e.start_ns, e.dur_ns, e.self_ns, "
-    "e.parent_id + o.ev, e.depth, e.correlation, e.external_id, e.device, e.stream, e.bytes, e.launch_id + o.ev, e.args "
+    "e.parent_id + o.ev, e.depth, e.correlation, e.external_id, e.device, e.stream, e.bytes, e.launch_id + o.ev, e.args, {L} "
     "FROM src.event e JOIN temp.kmap k ON k.old = e.kind JOIN temp.smap sn ON sn.old = e.name_id "
     "LEFT JOIN temp.smap sc ON sc.old = e.cat_id, temp.off o WHERE {E} ORDER BY e.id",
     "INSERT INTO main.event_stats SELECT s.trace_id + o.tr, k.new, sn.new, device, calls, total_ns, self_ns, min_ns, "
@@ -90,16 +91,29 @@ static int oom(const char *prog, const char *what, FILE *err)
     return -1;
 }
 
+/* Whether src's events hold launch_ns (databases made before it do not). */
+static int src_has_launch_ns(sqlite3 *db)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "SELECT launch_ns FROM src.event LIMIT 0", -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_finalize(st);
+    return 1;
+}
+
 int tdb_copy_attached(sqlite3 *db, const struct tdb_copy *c, const char *prog, const char *what, FILE *err)
 {
     int all = strcmp(c->events, "1") == 0, rc = 0;
+    const char *launch_ns = src_has_launch_ns(db) ? "e.launch_ns" : "(SELECT a.start_ns FROM src.event a WHERE a.id = e.launch_id)";
     char *only = NULL; /* a side table's rows of the copied events */
     size_t n = strlen(c->events) + 96;
     if (!all && (only = malloc(n)))
         snprintf(only, n, "WHERE event_id IN (SELECT e.id FROM src.event e WHERE %s)", c->events);
     for (size_t i = 0; rc == 0 && i < sizeof copy_sql / sizeof copy_sql[0]; i++) {
-        char *sql = fill(copy_sql[i], "{E}", c->events);
+        char *with_events = fill(copy_sql[i], "{E}", c->events);
+        char *sql = with_events ? fill(with_events, "{L}", launch_ns) : NULL;
         rc = sql ? run(db, sql, c->position, prog, what, err) : oom(prog, what, err);
+        free(with_events);
         free(sql);
     }
     for (size_t i = 0; rc == 0 && (c->tables & TDB_COPY_EVENT_TABLES) && i < 2; i++) {

@@ -60,8 +60,8 @@ static void ingest_free_keys(struct tdb_ingest *ing)
     strmap_free(&ing->path_index);
     free(ing->paths);
     ing->paths = NULL, ing->npaths = ing->paths_cap = 0;
-    free(ing->recent_corr), free(ing->recent_ord);
-    ing->recent_corr = NULL, ing->recent_ord = NULL;
+    free(ing->recent_corr), free(ing->recent_ord), free(ing->recent_start);
+    ing->recent_corr = NULL, ing->recent_ord = NULL, ing->recent_start = NULL;
 }
 
 int ingest_sort_failed(struct tdb_ingest *ing, struct spill_sort *s)
@@ -84,8 +84,10 @@ static int ingest_sorts_new(struct tdb_ingest *ing)
     ing->rewrites = 0, ing->stream_abs = 0, ing->keys_in_rows = 0;
     ing->recent_corr = malloc(RECENT_LAUNCHES * sizeof *ing->recent_corr);
     ing->recent_ord = malloc(RECENT_LAUNCHES * sizeof *ing->recent_ord);
+    ing->recent_start = malloc(RECENT_LAUNCHES * sizeof *ing->recent_start);
     ing->paths = malloc(256 * sizeof *ing->paths);
-    if (!ing->keys || !ing->corrs || !ing->results || !ing->recent_corr || !ing->recent_ord || !ing->paths) {
+    if (!ing->keys || !ing->corrs || !ing->results || !ing->recent_corr || !ing->recent_ord || !ing->recent_start ||
+        !ing->paths) {
         fprintf(ing->err, "tracedb: out of memory\n");
         return -1;
     }
@@ -160,7 +162,7 @@ static int keep_corr(struct tdb_ingest *ing, const struct tdb_event *ev, size_t 
     if (!c)
         return ingest_sort_failed(ing, ing->corrs);
     int launch = ev->kind == TDB_KIND_RUNTIME || ev->kind == TDB_KIND_DRIVER;
-    *c = (struct corr_rec){ev->correlation, ev->dur_ns, (uint32_t)ord,
+    *c = (struct corr_rec){ev->correlation, launch ? ev->start_ns : ev->dur_ns, (uint32_t)ord,
                            launch ? CORR_LAUNCH : ev->kind == TDB_KIND_SYNC ? CORR_LINK : CORR_DEVICE,
                            in_row >= 0 ? (uint32_t)in_row + 1 : 0, 0};
     return 0;
@@ -169,8 +171,9 @@ static int keep_corr(struct tdb_ingest *ing, const struct tdb_event *ev, size_t 
 /* Keeps what the end of the trace needs about event ord: its correlation, what it attributes, and,
  * for rows read back, its sweep key (an import's are read from its rows when the sweep must run).
  * Returns the ord of the launch of GPU work when that launch was seen just before (the row is written
- * with it), -2 otherwise, -1 on error. */
-static int64_t ingest_keep_keys(struct tdb_ingest *ing, size_t ord, const struct tdb_event *ev, int64_t name_id)
+ * with it, and with its start, *launch_ns), -2 otherwise, -1 on error. */
+static int64_t ingest_keep_keys(struct tdb_ingest *ing, size_t ord, const struct tdb_event *ev, int64_t name_id,
+                                int64_t *launch_ns)
 {
     if (ord >= 0xfffffffe) { /* ords + 1 fit in 32 bits */
         fprintf(ing->err, "tracedb: more than 4 billion events in one trace\n");
@@ -207,9 +210,10 @@ static int64_t ingest_keep_keys(struct tdb_ingest *ing, size_t ord, const struct
     size_t slot = recent_slot(ev->correlation);
     int64_t known = -2;
     if (launch && ing->recent_corr[slot] != ev->correlation) /* the first launch seen stays */
-        ing->recent_corr[slot] = ev->correlation, ing->recent_ord[slot] = (uint32_t)ord;
+        ing->recent_corr[slot] = ev->correlation, ing->recent_ord[slot] = (uint32_t)ord,
+        ing->recent_start[slot] = ev->start_ns;
     else if (gpu && !ing->reading_back && ing->recent_corr[slot] == ev->correlation)
-        known = ing->recent_ord[slot];
+        known = ing->recent_ord[slot], *launch_ns = ing->recent_start[slot];
     if (gpu && !ing->reading_back)
         return known; /* its record goes when its row leaves the reorder buffer (ingest_emit_row), which
                        * may have linked it to a launch that came after it */
@@ -398,10 +402,26 @@ static int64_t ingest_max_id(struct tdb_ingest *ing, const char *sql)
     return v;
 }
 
+/* A database made before event.launch_ns gets it, filled from its rows' launches, in the append's
+ * transaction: every row of a database that has the column holds it, as reports read it. */
+static int ingest_add_launch_ns(struct tdb_ingest *ing)
+{
+    sqlite3_stmt *st;
+    if (tdb_stmt_prepare(ing->db, "SELECT launch_ns FROM event LIMIT 0", -1, 0, &st, NULL) == SQLITE_OK) {
+        tdb_stmt_finalize(st);
+        return 0;
+    }
+    return ingest_exec(ing, "ALTER TABLE event ADD COLUMN launch_ns INTEGER; "
+                            "UPDATE event SET launch_ns = (SELECT a.start_ns FROM event a WHERE a.id = event.launch_id) "
+                            "WHERE launch_id IS NOT NULL");
+}
+
 /* For an append: load what the database already holds so ids continue and names stay interned. */
 static int ingest_load_existing(struct tdb_ingest *ing)
 {
     sqlite3_stmt *st;
+    if (ingest_add_launch_ns(ing) != 0)
+        return -1;
     if (tdb_stmt_prepare(ing->db, "SELECT id, value FROM string", -1, 0, &st, NULL) != SQLITE_OK)
         return ingest_fail(ing, "not a tracedb database");
     while (sqlite3_step(st) == SQLITE_ROW) {
@@ -660,7 +680,9 @@ int tdb_ingest_resume_trace(struct tdb_ingest *ing, int64_t trace_id, const stru
         struct tdb_event ev;
         event_of_row(st, &ev);
         size_t ord = (size_t)(id - ing->trace_first_event); /* ids ascend; gaps are kept as they are */
-        if (ingest_keep_keys(ing, ord, &ev, sqlite3_column_int64(st, 2)) == -1 || ingest_keep_gpu_time(ing, ord, &ev) != 0)
+        int64_t launch_ns; /* rows read back are linked by the end of the trace, never as they come */
+        if (ingest_keep_keys(ing, ord, &ev, sqlite3_column_int64(st, 2), &launch_ns) == -1 ||
+            ingest_keep_gpu_time(ing, ord, &ev) != 0)
             rc = -1;
     }
     tdb_stmt_finalize(st);
@@ -812,7 +834,7 @@ void tdb_event_init(struct tdb_event *ev)
     for (int i = 0; i < 3; i++)
         ev->grid[i] = ev->block[i] = TDB_NULL;
     ev->blocks_per_sm = ev->warps_per_sm = ev->occupancy_pct = NAN;
-    ev->launch_id = ev->parent_id = ev->self_ns = ev->id = TDB_NULL;
+    ev->launch_id = ev->launch_ns = ev->parent_id = ev->self_ns = ev->id = TDB_NULL;
 }
 
 int64_t tdb_ingest_reserve_id(struct tdb_ingest *ing)
@@ -888,13 +910,15 @@ int64_t tdb_ingest_event(struct tdb_ingest *ing, const struct tdb_event *in)
         return id;
     }
     int64_t id = ing->next_event++;
-    int64_t launch = ingest_keep_keys(ing, (size_t)(id - ing->trace_first_event), ev, name);
+    int64_t launch_ns = TDB_NULL;
+    int64_t launch = ingest_keep_keys(ing, (size_t)(id - ing->trace_first_event), ev, name, &launch_ns);
     if (launch == -1)
         return -1;
     if (ingest_keep_gpu_time(ing, (size_t)(id - ing->trace_first_event), ev) != 0)
         return -1;
     struct tdb_event row = *ev;
     row.launch_id = launch >= 0 ? ing->trace_first_event + launch : TDB_NULL;
+    row.launch_ns = launch >= 0 ? launch_ns : TDB_NULL;
     const struct stream_nest_calls calls = {ingest_emit_row, ingest_fix_self, ingest_self_sum, ingest_path,
                                             ingest_stream_path, ing};
     if (!ing->stream && !(ing->stream = stream_nest_new(ing->sort_budget / 2, &calls, ing->sort_dir))) {
@@ -907,7 +931,7 @@ int64_t tdb_ingest_event(struct tdb_ingest *ing, const struct tdb_event *in)
     if (stream_nest_add(ing->stream, id, name, cat, &row, (uint32_t)ing->last_stat, attributes_of(ev), wait) != 0)
         return -1;
     if ((ev->kind == TDB_KIND_RUNTIME || ev->kind == TDB_KIND_DRIVER) && ev->correlation != TDB_NULL)
-        stream_nest_link(ing->stream, ev->correlation, id);
+        stream_nest_link(ing->stream, ev->correlation, id, ev->start_ns);
     ing->events++;
     return id;
 }

@@ -56,6 +56,7 @@ struct tdb_event {
     int64_t start_ns, dur_ns; /* dur_ns >= 0 */
     int64_t correlation, external_id, device, stream, bytes;
     int64_t launch_id; /* set by the ingest writer: the launching runtime/driver call, when known */
+    int64_t launch_ns; /* ... and its start_ns, with it */
     /* nesting known before the end-of-trace sweep (TDB_NULL: none yet; the sweep sets it) */
     int64_t parent_id, self_ns;
     int depth;

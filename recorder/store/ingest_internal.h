@@ -19,7 +19,7 @@ enum result_what {
     RES_NEST,      /* the sweep's parent (ord + 1), depth, context path and self time (val) */
     RES_PATH,      /* only the context path: the row holds its values, what it attributes needs the path */
     RES_STREAM_PATH, /* the same, found as the rows streamed in: taken when the sweep did not run */
-    RES_LINK,      /* GPU work: val = the ord of its launch (the row holds none, or another) */
+    RES_LINK,      /* GPU work: parent = the ord of its launch (the row holds none, or another), val = its start */
     RES_DEVICE,    /* the launch at ord launched GPU work of val ns: device time for its operators */
     RES_MEM_CPU,   /* the [memory] event at ord: val host bytes for the operator around it */
     RES_MEM_DEVICE /* likewise, device bytes */
@@ -37,7 +37,7 @@ struct result_rec {
 enum corr_what { CORR_LAUNCH, CORR_DEVICE /* device time */, CORR_LINK /* a sync: linked only */ };
 
 struct corr_rec {
-    int64_t corr, dur;
+    int64_t corr, dur; /* dur: GPU work's duration; a launch's start (its row's launch_ns) */
     uint32_t ord, what;
     uint32_t in_row; /* GPU work: the ord + 1 of the launch its row was written with, 0 = none */
     uint32_t pad;
@@ -111,7 +111,8 @@ struct tdb_ingest {
     size_t sort_budget;          /* bytes of memory per sort (TRACEDB_SORT_KIB) */
     char *sort_dir;              /* where sorts spill: beside the database */
     int64_t *recent_corr;        /* RECENT_LAUNCHES slots: correlation ... */
-    uint32_t *recent_ord;        /* ... and the ord of its first launch seen */
+    uint32_t *recent_ord;        /* ... and the ord of its first launch seen ... */
+    int64_t *recent_start;       /* ... and that launch's start */
     struct strmap path_index;    /* (enclosing, stat) -> index in paths */
     struct call_path *paths;     /* [0]: none */
     size_t npaths, paths_cap;

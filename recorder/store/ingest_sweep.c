@@ -82,13 +82,14 @@ static int ingest_pair_launches(struct tdb_ingest *ing)
     const struct corr_rec *c;
     int64_t corr = TDB_NULL;
     uint32_t launch = 0; /* ord + 1 of the current correlation's first launch, 0 = none */
+    int64_t launch_ns = 0; /* its start */
     while ((c = spill_sort_next(ing->corrs)) != NULL) {
         if (c->corr != corr || launch == 0) {
             if (c->corr != corr)
                 launch = 0;
             corr = c->corr;
             if (c->what == CORR_LAUNCH && launch == 0) {
-                launch = c->ord + 1;
+                launch = c->ord + 1, launch_ns = c->dur;
                 continue;
             }
         }
@@ -98,7 +99,7 @@ static int ingest_pair_launches(struct tdb_ingest *ing)
             struct result_rec *o = spill_sort_push(ing->results);
             if (!o)
                 return -1;
-            *o = (struct result_rec){c->ord, RES_LINK, 0, 0, 0, launch - 1};
+            *o = (struct result_rec){c->ord, RES_LINK, 0, launch - 1, 0, launch_ns};
             ing->rewrites++;
         }
         if (c->what == CORR_DEVICE) {
@@ -123,7 +124,7 @@ struct nest_cursor {
     int nested, linked;
     uint32_t parent, context;
     uint16_t depth;
-    int64_t self, launch;
+    int64_t self, launch, launch_ns;
     uint32_t last_ord, last_context; /* the latest RES_NEST seen, for the attributions after it */
     int backwards;                /* asked for an ord behind the cursor: the update did not go in id order */
     int streamed;                 /* the sweep did not run: RES_STREAM_PATH stands for RES_PATH */
@@ -147,7 +148,7 @@ static void cursor_take(struct nest_cursor *c, const struct result_rec *r, int64
     if (r->what == RES_NEST)
         c->nested = 1, c->parent = r->parent, c->context = r->context, c->depth = r->depth, c->self = r->val;
     else if (r->what == RES_LINK)
-        c->linked = 1, c->launch = r->val;
+        c->linked = 1, c->launch = r->parent, c->launch_ns = r->val;
 }
 
 /* Moves the cursor to ord (forward only), taking every record before it and at it. */
@@ -182,7 +183,7 @@ static int row_launch_holds(sqlite3_value *v, int64_t launch)
 }
 
 /* tdb_nest(id, column[, row's value]): 0 parent_id, 1 depth, 2 self_ns (the row's value where the sweep
- * gives none), 3 launch_id (NULL when none); tdb_nest(id, 4, parent_id, depth, self_ns, launch_id):
+ * gives none), 3 launch_id (NULL when none), 6 launch_ns (its start; NULL when none); tdb_nest(id, 4, parent_id, depth, self_ns, launch_id):
  * whether an imported row holding these changes (a row the sweep does not nest keeps its nesting);
  * tdb_nest(id, 5, parent_id, depth, self_ns, launch_id, dur_ns): whether a row read back changes (a
  * row the sweep does not nest has none: parent NULL, depth 0, self = dur). */
@@ -223,15 +224,24 @@ static void nest_value(sqlite3_context *ctx, int argc, sqlite3_value **argv)
         else
             sqlite3_result_null(ctx);
         break;
+    case 6:
+        if (launch != TDB_NULL)
+            sqlite3_result_int64(ctx, c->launch_ns);
+        else
+            sqlite3_result_null(ctx);
+        break;
     case 4:
         sqlite3_result_int(ctx, argc < 6 ? c->nested || c->linked
                                          : (c->nested && !row_holds(argv + 2, parent, c->depth, c->self)) ||
                                                !row_launch_holds(argv[5], launch));
         break;
-    default: /* 5 */
+    case 5:
         sqlite3_result_int(ctx, argc < 7 || !row_holds(argv + 2, parent, c->nested ? c->depth : 0,
                                                        c->nested ? c->self : sqlite3_value_int64(argv[6])) ||
                                     !row_launch_holds(argv[5], launch));
+        break;
+    default:
+        sqlite3_result_null(ctx);
     }
 }
 
@@ -276,7 +286,8 @@ static int ingest_rewrite_rows(struct tdb_ingest *ing, struct nest_cursor *cur)
     sqlite3_stmt *upd;
     if (tdb_stmt_prepare(ing->db,
                          "UPDATE event SET parent_id = iif(?2, ?3, parent_id), depth = iif(?2, ?4, depth), "
-                         "self_ns = iif(?2, ?5, self_ns), launch_id = coalesce(?6, launch_id) WHERE id = ?1",
+                         "self_ns = iif(?2, ?5, self_ns), launch_id = coalesce(?6, launch_id), "
+                         "launch_ns = iif(?6 IS NULL, launch_ns, ?7) WHERE id = ?1",
                          -1, 0, &upd, NULL) != SQLITE_OK)
         return ingest_fail(ing, "cannot prepare the nesting update");
     int rc = 0;
@@ -290,6 +301,7 @@ static int ingest_rewrite_rows(struct tdb_ingest *ing, struct nest_cursor *cur)
         sqlite3_bind_int(upd, 4, cur->depth);
         sqlite3_bind_int64(upd, 5, cur->self);
         tdb_bind_int_or_null(upd, 6, cur->linked ? cur->base + cur->launch : TDB_NULL);
+        sqlite3_bind_int64(upd, 7, cur->launch_ns);
         rc = ingest_step(ing, upd);
         ing->changed += sqlite3_changes(ing->db);
     }
@@ -364,12 +376,14 @@ int ingest_nest_and_link(struct tdb_ingest *ing)
      * where the sweep, the one rule, says otherwise. */
     const char *sql = ing->read_back
                           ? "UPDATE event SET parent_id = tdb_nest(id, 0, NULL), depth = tdb_nest(id, 1, 0), "
-                            "self_ns = tdb_nest(id, 2, dur_ns), launch_id = coalesce(tdb_nest(id, 3), launch_id) "
+                            "self_ns = tdb_nest(id, 2, dur_ns), launch_id = coalesce(tdb_nest(id, 3), launch_id), "
+                            "launch_ns = coalesce(tdb_nest(id, 6), launch_ns) "
                             "WHERE id >= ?1 AND id < ?2 AND tdb_nest(id, 5, parent_id, depth, self_ns, launch_id, dur_ns) "
                             "AND ((SELECT count(*) FROM trace) = 1 OR thread_id IN (SELECT t.id FROM thread t "
                             "JOIN process p ON p.id = t.process_id WHERE p.trace_id = ?3))"
                           : "UPDATE event SET parent_id = tdb_nest(id, 0, parent_id), depth = tdb_nest(id, 1, depth), "
-                            "self_ns = tdb_nest(id, 2, self_ns), launch_id = coalesce(tdb_nest(id, 3), launch_id) "
+                            "self_ns = tdb_nest(id, 2, self_ns), launch_id = coalesce(tdb_nest(id, 3), launch_id), "
+                            "launch_ns = coalesce(tdb_nest(id, 6), launch_ns) "
                             "WHERE id >= ?1 AND id < ?2 AND tdb_nest(id, 4, parent_id, depth, self_ns, launch_id)";
     struct nest_cursor cur = {.ing = ing, .base = ing->trace_first_event, .next = spill_sort_next(ing->results), .at = -1,
                               .streamed = streamed};

@@ -364,7 +364,7 @@ static size_t wait_slot(int64_t correlation)
     return (size_t)(h >> 56) % WAIT_SLOTS;
 }
 
-int stream_nest_link(struct stream_nest *s, int64_t correlation, int64_t launch_id)
+int stream_nest_link(struct stream_nest *s, int64_t correlation, int64_t launch_id, int64_t launch_ns)
 {
     size_t slot = wait_slot(correlation);
     uint64_t seq = s->waiting[slot];
@@ -374,6 +374,7 @@ int stream_nest_link(struct stream_nest *s, int64_t correlation, int64_t launch_
     if (!h->waiting || h->ev.correlation != correlation)
         return 0;
     h->ev.launch_id = launch_id;
+    h->ev.launch_ns = launch_ns;
     h->waiting = 0;
     s->waiting[slot] = 0;
     return 1;

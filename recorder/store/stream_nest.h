@@ -45,9 +45,9 @@ struct stream_nest *stream_nest_new(size_t budget, const struct stream_nest_call
  * stream_nest_link(). 0, or -1 (out of memory, or a call failed). */
 int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t cat_id, const struct tdb_event *ev,
                     uint32_t stat, int attributes, int64_t wait_correlation);
-/* A launch (row launch_id) of this correlation came: the GPU work waiting for it takes it as its
- * launch_id. 1 when a row was linked. */
-int stream_nest_link(struct stream_nest *s, int64_t correlation, int64_t launch_id);
+/* A launch (row launch_id, starting at launch_ns) of this correlation came: the GPU work waiting for it
+ * takes them as its launch_id and launch_ns. 1 when a row was linked. */
+int stream_nest_link(struct stream_nest *s, int64_t correlation, int64_t launch_id, int64_t launch_ns);
 /* The end of the trace: every row leaves. 0 or -1. */
 int stream_nest_flush(struct stream_nest *s);
 /* Whether the rows of track were written without the sweep's values (after flush). */

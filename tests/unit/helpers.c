@@ -134,6 +134,14 @@ int64_t db_int(sqlite3 *db, const char *sql)
     return v;
 }
 
+int64_t launch_ns_wrong(sqlite3 *db, const char *schema)
+{
+    char sql[512];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM \"%s\".event e LEFT JOIN \"%s\".event a ON a.id = e.launch_id "
+                              "WHERE e.launch_ns IS NOT a.start_ns", schema, schema);
+    return db_int(db, sql);
+}
+
 double db_double(sqlite3 *db, const char *sql)
 {
     sqlite3_stmt *st = db_row(db, sql);

@@ -29,6 +29,9 @@ int64_t db_int(sqlite3 *db, const char *sql);
 double db_double(sqlite3 *db, const char *sql);
 /* ... as text (malloc'd, NULL when NULL). */
 char *db_text(sqlite3 *db, const char *sql);
+/* Rows of schema (main, or an attached name) whose launch_ns is not the start of their launch_id's
+ * event (NULL when there is none): 0 when every GPU row holds its launch's start, as schema.sql says. */
+int64_t launch_ns_wrong(sqlite3 *db, const char *schema);
 /* Reads a whole file (malloc'd, NUL-terminated). */
 char *read_file(const char *path, long *len);
 void write_file(const char *path, const char *data, long len);

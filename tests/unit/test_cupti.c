@@ -149,6 +149,8 @@ static void translate_and_report(enum tdb_open_mode mode, int staged)
     cr_assert_eq(db_int(d, "SELECT count(*) FROM kernels k JOIN api_calls a ON a.id = k.launch_id JOIN ranges r ON r.id = k.op_id "
                            "WHERE a.name = 'cudaLaunchKernel' AND r.name = 'aten::mm'"), 1);
     cr_assert_eq(db_int(d, "SELECT launch_id IS NULL FROM memset"), 1, "a launch we never saw");
+    cr_assert_eq(launch_ns_wrong(d, "main"), 0, "the linked rows hold their launch's start");
+    cr_assert_gt(db_int(d, "SELECT count(*) FROM event WHERE launch_ns IS NOT NULL"), 0);
     sqlite3_close(d);
 
     char args[1200];

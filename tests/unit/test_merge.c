@@ -1,5 +1,6 @@
 /* test_merge.c: `tracedb merge`: two ranks imported apart and merged keep every rank's rows, kernels,
- * parents within their rank and launch links, and `tracedb ranks` reads the job. */
+ * parents within their rank and launch links, and `tracedb ranks` reads the job; databases made before
+ * event.launch_ns are read, merged from and appended to. */
 #include "helpers.h"
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
@@ -35,6 +36,67 @@ Test(merge, two_ranks_in_one_database)
     cr_assert(rows && cJSON_GetArraySize(rows) > 0, "%s", out);
     cJSON_Delete(rows);
     free(out);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* A database made before event.launch_ns (here: the column dropped from a new one) is read the old
+ * way: every report that uses a launch's start prints what it prints on the database that has the
+ * column. Merged from, it gives the merged rows their launches' starts; appended to, it gets the
+ * column, filled for its old rows too. */
+Test(merge, databases_made_before_launch_ns, .timeout = 120)
+{
+    char *dir = temp_dir(), now[1100], old[1100], job[1100], other[1100];
+    snprintf(now, sizeof now, "%s/now.db", dir);
+    snprintf(old, sizeof old, "%s/old.db", dir);
+    snprintf(job, sizeof job, "%s/job.db", dir);
+    snprintf(other, sizeof other, "%s/other.db", dir);
+    const char *trace = src_path("tests/data/kineto/timeline_analysis_sampled_rank-0.json.gz");
+    cr_assert_eq(run("'%s' import -q '%s' -o '%s' --rank 0", tracedb(), trace, now), 0);
+    cr_assert_eq(run("cp '%s' '%s'", now, old), 0);
+    sqlite3 *d;
+    cr_assert_eq(sqlite3_open_v2(old, &d, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(d, "ALTER TABLE event DROP COLUMN launch_ns", NULL, NULL, NULL), SQLITE_OK, "%s",
+                 sqlite3_errmsg(d));
+    sqlite3_close(d);
+    d = db_open(now);
+    cr_assert_eq(launch_ns_wrong(d, "main"), 0);
+    cr_assert_gt(db_int(d, "SELECT count(*) FROM event WHERE launch_ns IS NOT NULL"), 1000);
+    sqlite3_close(d);
+    const char *reports[] = {"kernels --by-step", "kernels --by-step --group-by launch --limit 3", "kernels --by-step --from 1ms",
+                             "kernels --by-type --drop-last-step", "overlap --drop-last-step", "idle --drop-last-step",
+                             "queue --drop-last-step", "launches --drop-last-step", "idle", "queue",
+                             "critical-path --drop-last-step", "memops --drop-last-step"};
+    for (size_t i = 0; i < sizeof reports / sizeof reports[0]; i++) {
+        int s1, s2;
+        char *a = run_capture(&s1, "'%s' %s '%s' --format csv", tracedb(), reports[i], now);
+        char *b = run_capture(&s2, "'%s' %s '%s' --format csv", tracedb(), reports[i], old);
+        cr_assert_eq(s1, 0, "%s", reports[i]);
+        cr_assert_eq(s2, 0, "%s on the old database", reports[i]);
+        cr_assert(strchr(a, '\n') && strchr(strchr(a, '\n') + 1, '\n'), "%s has rows: %s", reports[i], a);
+        cr_assert_str_eq(a, b, "%s reads the same from a database without launch_ns", reports[i]);
+        free(a), free(b);
+    }
+    /* merged from the old database and a new one */
+    cr_assert_eq(run("'%s' import -q '%s' -o '%s'", tracedb(), src_path("tests/data/kineto/trace_filter_sampled_rank-1.json.gz"),
+                     other), 0);
+    cr_assert_eq(run("'%s' merge '%s' '%s' -o '%s'", tracedb(), old, other, job), 0);
+    d = db_open(job);
+    cr_assert_eq(launch_ns_wrong(d, "main"), 0);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM event WHERE launch_ns IS NOT NULL"),
+                 db_int(d, "SELECT count(*) FROM event WHERE launch_id IS NOT NULL"));
+    sqlite3_close(d);
+    /* appended to */
+    cr_assert_eq(run("'%s' import -q --append '%s' -o '%s' --rank 1", tracedb(),
+                     src_path("tests/data/kineto/trace_filter_sampled_rank-1.json.gz"), old), 0);
+    d = db_open(old);
+    cr_assert_eq(launch_ns_wrong(d, "main"), 0);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM event WHERE launch_ns IS NOT NULL"),
+                 db_int(d, "SELECT count(*) FROM event WHERE launch_id IS NOT NULL"));
+    cr_assert_gt(db_int(d, "SELECT count(*) FROM event e JOIN trace t ON t.rank = 0 JOIN process p ON p.trace_id = t.id "
+                           "JOIN thread th ON th.process_id = p.id AND th.id = e.thread_id WHERE e.launch_ns IS NOT NULL"), 1000,
+                 "the old rows got their launches' starts");
+    sqlite3_close(d);
     run("rm -rf '%s'", dir);
     free(dir);
 }

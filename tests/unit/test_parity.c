@@ -98,6 +98,7 @@ Test(parity, every_real_kineto_trace_imports_with_the_expected_counts, .timeout 
         cr_assert_eq(db_int(d, "SELECT count(*) FROM event WHERE launch_id IS NOT NULL"),
                      (int64_t)cJSON_GetObjectItem(trace, "gpu_linked")->valuedouble, "%s: linked GPU work",
                      trace->string);
+        cr_assert_eq(launch_ns_wrong(d, "main"), 0, "%s: every GPU row holds its launch's start", trace->string);
         cr_assert_eq(db_int(d, "SELECT value = 'complete' FROM meta WHERE key = 'import_status'"), 1);
         cr_assert_eq(db_int(d, "PRAGMA user_version"), 1);
         sqlite3_close(d);
