@@ -29,8 +29,9 @@ struct scope {
 void scope_init(struct scope *s, const char *default_sort);
 
 /* Opens the database read-only and creates temp view scope_event (every column of event, the events
- * in the window), scope_gpu (its GPU work, with its launch's start, duration and name: launch_ns,
- * launch_dur_ns, launch_name_id, looked up once) and
+ * in the window, with launch_ns also where the database was made before that column), scope_gpu (its
+ * GPU work, with its launch's start, duration and name: launch_ns, launch_dur_ns, launch_name_id; the
+ * launch joined once, and only when its duration or name is read) and
  * temp table scope_window. NULL on error (printed). */
 sqlite3 *scope_open(const char *path, struct scope *s, struct report_io *io);
 
