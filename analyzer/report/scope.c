@@ -108,11 +108,7 @@ void scope_tables(const struct scope *s, const char *hint)
 /* Whether the database's events hold launch_ns (every database tracedb writes now; see schema.sql). */
 static int scope_has_launch_ns(sqlite3 *db)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "SELECT launch_ns FROM main.event LIMIT 0", -1, &st, NULL) != SQLITE_OK)
-        return 0;
-    sqlite3_finalize(st);
-    return 1;
+    return tdb_db_compiles(db, "SELECT launch_ns FROM main.event LIMIT 0");
 }
 _Static_assert(TDB_KIND_KERNEL == 7 && TDB_KIND_MEMCPY == 8 && TDB_KIND_MEMSET == 9 && TDB_KIND_SYNC == 10 &&
                    TDB_KIND_GPU_RANGE == 3 && TDB_KIND_RANGE == 2,

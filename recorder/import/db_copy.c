@@ -2,6 +2,7 @@
  * (names), kmap (kinds) and off (each table's largest id in main) carry the remapping from one to the
  * next. A side table's row comes only with its event. */
 #include "db_copy.h"
+#include "db_guard.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,20 +92,12 @@ static int oom(const char *prog, const char *what, FILE *err)
     return -1;
 }
 
-/* Whether src's events hold launch_ns (databases made before it do not). */
-static int src_has_launch_ns(sqlite3 *db)
-{
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "SELECT launch_ns FROM src.event LIMIT 0", -1, &st, NULL) != SQLITE_OK)
-        return 0;
-    sqlite3_finalize(st);
-    return 1;
-}
-
 int tdb_copy_attached(sqlite3 *db, const struct tdb_copy *c, const char *prog, const char *what, FILE *err)
 {
     int all = strcmp(c->events, "1") == 0, rc = 0;
-    const char *launch_ns = src_has_launch_ns(db) ? "e.launch_ns" : "(SELECT a.start_ns FROM src.event a WHERE a.id = e.launch_id)";
+    /* src's events hold launch_ns, or were made before it */
+    const char *launch_ns = tdb_db_compiles(db, "SELECT launch_ns FROM src.event LIMIT 0")
+                                ? "e.launch_ns" : "(SELECT a.start_ns FROM src.event a WHERE a.id = e.launch_id)";
     char *only = NULL; /* a side table's rows of the copied events */
     size_t n = strlen(c->events) + 96;
     if (!all && (only = malloc(n)))

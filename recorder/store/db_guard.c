@@ -125,3 +125,12 @@ const char *tdb_db_errmsg(sqlite3 *db, char *buf, size_t n)
         snprintf(buf, n, "%s", sqlite3_errmsg(db));
     return buf;
 }
+
+int tdb_db_compiles(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_finalize(st);
+    return 1;
+}

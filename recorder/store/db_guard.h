@@ -27,6 +27,10 @@ void tdb_db_guard_readonly(sqlite3 *db);
 /* 0 when st changes nothing (no file anywhere); else -1 with the reason in why. */
 int tdb_db_check_readonly(sqlite3_stmt *st, char *why, size_t n);
 
+/* Whether sql compiles on db (the tables and columns it names exist): how a reader tells a database
+ * made before a column from one that has it. */
+int tdb_db_compiles(sqlite3 *db, const char *sql);
+
 /* sqlite3_errmsg, with the system's reason for a failed write in words ("disk full", "file too
  * large (...ulimit -f)") when there is one; in buf (size n). */
 const char *tdb_db_errmsg(sqlite3 *db, char *buf, size_t n);

@@ -406,11 +406,8 @@ static int64_t ingest_max_id(struct tdb_ingest *ing, const char *sql)
  * transaction: every row of a database that has the column holds it, as reports read it. */
 static int ingest_add_launch_ns(struct tdb_ingest *ing)
 {
-    sqlite3_stmt *st;
-    if (tdb_stmt_prepare(ing->db, "SELECT launch_ns FROM event LIMIT 0", -1, 0, &st, NULL) == SQLITE_OK) {
-        tdb_stmt_finalize(st);
+    if (tdb_db_compiles(ing->db, "SELECT launch_ns FROM event LIMIT 0"))
         return 0;
-    }
     return ingest_exec(ing, "ALTER TABLE event ADD COLUMN launch_ns INTEGER; "
                             "UPDATE event SET launch_ns = (SELECT a.start_ns FROM event a WHERE a.id = event.launch_id) "
                             "WHERE launch_id IS NOT NULL");
