@@ -193,6 +193,8 @@ sqlite3 *scope_open(const char *path, struct scope *s, struct report_io *io)
     /* a recording not closed has no sums yet: every report reads its events, through the window */
     int recording = report_is_recording(db, path, s->quiet ? NULL : io);
     s->filtered = s->from || s->to || s->range || recording || s->drop_last_step;
+    int has = scope_has_launch_ns(db); /* else scope_event looks the start up, scope_gpu joins it */
+    const char *event_cols = has ? "" : ", " SCOPE_LAUNCH_LOOKUP " AS launch_ns", *gpu_view = has ? SCOPE_GPU_VIEW : SCOPE_GPU_VIEW_OLD;
     if (scope_exec(db, "CREATE TEMP TABLE scope_window (start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL)", io) != 0)
         goto fail;
     /* each track's rank, looked up by queries/parts/rank_of_event.sql (one key lookup a row, not three joins) */
@@ -257,7 +259,6 @@ sqlite3 *scope_open(const char *path, struct scope *s, struct report_io *io)
         if (scope_last_step(db, s, io) != 0)
             goto fail;
         char join[96] = "", last[512] = "", gpu_last[256] = "";
-        int has = scope_has_launch_ns(db);
         if (s->drop_last_step) {
             /* every track's last step starting at one time (one trace: nearly always) is a constant
              * in the test, not a join on each of 2 M rows (0.15 s); no track with one keeps all */
@@ -288,20 +289,20 @@ sqlite3 *scope_open(const char *path, struct scope *s, struct report_io *io)
                  several ? " AND EXISTS (SELECT 1 FROM scope_window w WHERE e.start_ns >= w.start_ns AND e.start_ns < w.end_ns)"
                          : "");
         snprintf(view, sizeof view, "CREATE TEMP VIEW scope_event AS SELECT e.*%s FROM main.event e%s WHERE %s%s",
-                 has ? "" : ", " SCOPE_LAUNCH_LOOKUP " AS launch_ns", join, window, last);
+                 event_cols, join, window, last);
         if (scope_exec(db, view, io) != 0)
             goto fail;
-        snprintf(view, sizeof view, "%s%s WHERE e.kind IN " SCOPE_GPU_KINDS " AND %s%s",
-                 has ? SCOPE_GPU_VIEW : SCOPE_GPU_VIEW_OLD, join, window, gpu_last);
+        snprintf(view, sizeof view, "%s%s WHERE e.kind IN " SCOPE_GPU_KINDS " AND %s%s", gpu_view, join, window, gpu_last);
         if (scope_exec(db, view, io) != 0)
             goto fail;
-    } else if (scope_has_launch_ns(db)
-                   ? scope_exec(db, "CREATE TEMP VIEW scope_event AS SELECT * FROM main.event", io) != 0 ||
-                         scope_exec(db, SCOPE_GPU_VIEW " WHERE e.kind IN " SCOPE_GPU_KINDS, io) != 0
-                   : scope_exec(db, "CREATE TEMP VIEW scope_event AS SELECT e.*, " SCOPE_LAUNCH_LOOKUP " AS launch_ns "
-                                    "FROM main.event e", io) != 0 ||
-                         scope_exec(db, SCOPE_GPU_VIEW_OLD " WHERE e.kind IN " SCOPE_GPU_KINDS, io) != 0) {
-        goto fail;
+    } else {
+        char view[512];
+        snprintf(view, sizeof view, "CREATE TEMP VIEW scope_event AS SELECT e.*%s FROM main.event e", event_cols);
+        if (scope_exec(db, view, io) != 0)
+            goto fail;
+        snprintf(view, sizeof view, "%s WHERE e.kind IN " SCOPE_GPU_KINDS, gpu_view);
+        if (scope_exec(db, view, io) != 0)
+            goto fail;
     }
     return db;
 fail:

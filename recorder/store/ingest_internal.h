@@ -37,7 +37,7 @@ struct result_rec {
 enum corr_what { CORR_LAUNCH, CORR_DEVICE /* device time */, CORR_LINK /* a sync: linked only */ };
 
 struct corr_rec {
-    int64_t corr, dur; /* dur: GPU work's duration; a launch's start (its row's launch_ns) */
+    int64_t corr, t; /* GPU work: its duration; a launch: its start (its work's launch_ns) */
     uint32_t ord, what;
     uint32_t in_row; /* GPU work: the ord + 1 of the launch its row was written with, 0 = none */
     uint32_t pad;

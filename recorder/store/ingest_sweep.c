@@ -89,7 +89,7 @@ static int ingest_pair_launches(struct tdb_ingest *ing)
                 launch = 0;
             corr = c->corr;
             if (c->what == CORR_LAUNCH && launch == 0) {
-                launch = c->ord + 1, launch_ns = c->dur;
+                launch = c->ord + 1, launch_ns = c->t;
                 continue;
             }
         }
@@ -106,7 +106,7 @@ static int ingest_pair_launches(struct tdb_ingest *ing)
             struct result_rec *o = spill_sort_push(ing->results);
             if (!o)
                 return -1;
-            *o = (struct result_rec){launch - 1, RES_DEVICE, 0, 0, 0, c->dur};
+            *o = (struct result_rec){launch - 1, RES_DEVICE, 0, 0, 0, c->t};
         }
     }
     return spill_sort_error(ing->corrs) ? -1 : 0;
