@@ -1,0 +1,159 @@
+"""check.py: compares a `tracedb record` database made on a real GPU with what is known independently:
+the program's own count of what it launched (tests/gpu/cuda_counts.cu prints it), CUPTI's own count of
+its activity records (tests/gpu/cupti_count.c), and PyTorch's profiler (Kineto) on the same work.
+Prints one PASS/FAIL line per check and exits 1 when any fails.
+
+  check.py counts   DB "APP LINE" CUPTI_COUNTS     the mixed program (cuda_counts)
+  check.py burst    DB "APP LINE" CUPTI_COUNTS     cuda_counts --burst N
+  check.py kineto   RECORDED_DB KINETO_DB          torch_app.py recorded vs its Kineto trace imported
+  check.py nvtx_ops NVTX_DB KINETO_DB              torch_app.py --nvtx (emit_nvtx) ops vs Kineto's"""
+import collections
+import re
+import sqlite3
+import sys
+
+failed = 0
+
+
+def check(ok, what, detail=""):
+    global failed
+    print(("PASS " if ok else "FAIL ") + what + (": " + str(detail) if detail != "" else ""))
+    if not ok:
+        failed += 1
+
+
+def db(path):
+    c = sqlite3.connect("file:" + path + "?mode=ro", uri=True)
+    return c
+
+
+def one(c, sql, *args):
+    return c.execute(sql, args).fetchone()[0]
+
+
+def app_counts(line):
+    return {k: int(v) for k, v in (p.split("=") for p in line.split())}
+
+
+def cupti_counts(path):
+    kinds, names = {}, collections.Counter()
+    for line in open(path):
+        parts = line.rstrip("\n").split(" ", 2)
+        if parts[0] == "name":
+            names[parts[2]] += int(parts[1])
+        else:
+            kinds[parts[0]] = int(parts[1])
+    return kinds, names
+
+
+def kind_count(c, kind):
+    return one(c, "SELECT count(*) FROM event e JOIN kind k ON k.id = e.kind WHERE k.name = ?", kind)
+
+
+def common(c, cupti):
+    """What every recording must hold: CUPTI's records, each GPU row linked to its launch, sane times."""
+    kinds, names = cupti
+    for kind in ("kernel", "memcpy", "memset", "runtime", "driver"):
+        if kind in kinds:
+            check(kind_count(c, kind) == kinds[kind], f"{kind} rows = CUPTI's {kind} records",
+                  f"{kind_count(c, kind)} vs {kinds[kind]}")
+    check(kinds.get("dropped", 0) == 0, "CUPTI dropped nothing in its own run", kinds.get("dropped"))
+    skipped = one(c, "SELECT coalesce(sum(skipped_events), 0) FROM trace")
+    check(skipped == 0, "the recording dropped nothing (trace.skipped_events)", skipped)
+    status = one(c, "SELECT value FROM meta WHERE key = 'import_status'")
+    check(status == "complete", "the recording was closed (meta import_status)", status)
+    unlinked = c.execute("SELECT k.name, count(*) FROM event e JOIN kind k ON k.id = e.kind "
+                         "WHERE k.name IN ('kernel', 'memcpy', 'memset') AND e.launch_id IS NULL GROUP BY 1").fetchall()
+    check(not unlinked, "every kernel, memcpy and memset is linked to its launch call", unlinked)
+    before = one(c, "SELECT count(*) FROM event e JOIN event l ON l.id = e.launch_id WHERE e.start_ns < l.start_ns")
+    check(before == 0, "no GPU work starts before its launch call (one clock for CPU and GPU)", before)
+    bad_ns = one(c, "SELECT count(*) FROM event e LEFT JOIN event l ON l.id = e.launch_id "
+                    "WHERE e.launch_id IS NOT NULL AND e.launch_ns IS NOT l.start_ns")
+    check(bad_ns == 0, "launch_ns is the launch call's start on every GPU row", bad_ns)
+    nonpos = one(c, "SELECT count(*) FROM event e JOIN kind k ON k.id = e.kind "
+                    "WHERE k.name IN ('kernel', 'memcpy', 'memset') AND e.dur_ns <= 0")
+    check(nonpos == 0, "every GPU row has a positive duration", nonpos)
+    # each kernel name as CUPTI gave it (mangled) must appear as many times, demangled, in the database
+    rows = collections.Counter(dict(c.execute("SELECT name, count(*) FROM kernels GROUP BY name").fetchall()))
+    check(sum(rows.values()) == sum(names.values()), "kernels by name: the same total as CUPTI's",
+          f"{sum(rows.values())} vs {sum(names.values())}")
+    return rows
+
+
+def by_base(rows, base):
+    """Kernels whose demangled name is BASE(...) or void BASE<...>(...)."""
+    pat = re.compile(r"^(void )?" + re.escape(base) + r"[<(]")
+    return sum(n for name, n in rows.items() if pat.match(name))
+
+
+def cmd_counts(path, line, cupti_path):
+    c, want = db(path), app_counts(line)
+    rows = common(c, cupti_counts(cupti_path))
+    for base in ("fill", "axpy", "scale", "tmpl_kernel", "graph_step"):
+        check(by_base(rows, base) == want[base], f"{base} kernels = launched", f"{by_base(rows, base)} vs {want[base]}")
+    copies = dict(c.execute("SELECT CASE WHEN name LIKE 'Memcpy HtoD%' THEN 'htod' WHEN name LIKE 'Memcpy DtoH%' "
+                            "THEN 'dtoh' WHEN name LIKE 'Memcpy DtoD%' THEN 'dtod' ELSE name END, count(*) "
+                            "FROM events WHERE kind = 'memcpy' GROUP BY 1").fetchall())
+    for k in ("htod", "dtoh", "dtod"):
+        check(copies.get(k, 0) == want[k], f"memcpy {k} = issued", f"{copies.get(k, 0)} vs {want[k]}")
+    check(kind_count(c, "memset") == want["memset"], "memsets = issued", kind_count(c, "memset"))
+    api = dict(c.execute("SELECT name, count(*) FROM api_calls GROUP BY name").fetchall())
+    for name in ("cudaLaunchKernel", "cudaGraphLaunch"):
+        n = sum(v for k, v in api.items() if k.startswith(name + "_v") or k == name)
+        check(n == want[name], f"{name} calls = made", f"{n} vs {want[name]} ({sorted(k for k in api if k.startswith(name))})")
+    ranges = dict(c.execute("SELECT name, count(*) FROM ranges GROUP BY name").fetchall())
+    check(sum(ranges.values()) == want["nvtx"] and all(ranges.get(r) == 1 for r in
+          ("setup", "copy_in", "compute", "graph", "copy_out")), "NVTX ranges", ranges)
+    # each fill kernel's launch lies inside the compute range, each graph kernel's inside the graph range
+    for base, rng in (("fill", "compute"), ("graph_step", "graph")):
+        n = one(c, "SELECT count(*) FROM kernels k JOIN event l ON l.id = k.launch_id, ranges r "
+                   "WHERE r.name = ? AND l.start_ns >= r.start_ns AND l.start_ns < r.end_ns AND k.name LIKE ?",
+                rng, "%" + base + "%")
+        check(n == want[base], f"{base} launches inside the {rng} range", f"{n} vs {want[base]}")
+    graph_launches = one(c, "SELECT count(DISTINCT launch_id) FROM kernels WHERE name LIKE '%graph_step%'")
+    check(graph_launches == want["cudaGraphLaunch"], "graph kernels: 5 per cudaGraphLaunch", graph_launches)
+    geo = c.execute("SELECT DISTINCT grid_x, grid_y, grid_z, block_x, block_y, block_z FROM kernels "
+                    "WHERE name LIKE 'fill%'").fetchall()
+    check(geo == [(4096, 1, 1, 256, 1, 1)], "fill's launch geometry (4096 blocks of 256)", geo)
+    streams = one(c, "SELECT count(DISTINCT stream) FROM kernels WHERE name NOT LIKE '%graph_step%'")
+    check(streams == 3, "kernels on three streams (s1, s2, default)", streams)
+
+
+def cmd_burst(path, line, cupti_path):
+    c, want = db(path), app_counts(line)
+    rows = common(c, cupti_counts(cupti_path))
+    check(by_base(rows, "empty_kernel") == want["empty_kernel"], "every empty kernel recorded",
+          f"{by_base(rows, 'empty_kernel')} vs {want['empty_kernel']}")
+
+
+def kernel_counts(c, window):
+    """Kernel counts by name; in a tracedb recording only those launched inside the NVTX range 'measured'."""
+    sql = "SELECT k.name, count(*) FROM kernels k"
+    if window:
+        sql += (" JOIN event l ON l.id = k.launch_id, ranges r WHERE r.name = 'measured' "
+                "AND l.start_ns >= r.start_ns AND l.start_ns < r.end_ns")
+    return collections.Counter(dict(c.execute(sql + " GROUP BY k.name").fetchall()))
+
+
+def cmd_kineto(recorded, kineto):
+    r, k = kernel_counts(db(recorded), True), kernel_counts(db(kineto), False)
+    check(sum(r.values()) > 0 and sum(r.values()) == sum(k.values()), "kernels in the measured window = Kineto's",
+          f"{sum(r.values())} vs {sum(k.values())}")
+    diff = {n: (r[n], k[n]) for n in set(r) | set(k) if r[n] != k[n]}
+    check(not diff, "kernel names and counts = Kineto's", dict(list(diff.items())[:8]))
+    common(db(recorded), ({}, collections.Counter(dict(db(recorded).execute(
+        "SELECT name, count(*) FROM kernels GROUP BY name").fetchall()))))
+
+
+def cmd_nvtx_ops(nvtx, kineto):
+    ops = lambda c: collections.Counter(dict(c.execute(
+        "SELECT name, count(*) FROM ops WHERE name LIKE 'aten::%' GROUP BY name").fetchall()))
+    a, b = ops(db(nvtx)), ops(db(kineto))
+    check(sum(a.values()) > 0, "emit_nvtx ranges became aten operators", sum(a.values()))
+    diff = {n: (a[n], b[n]) for n in set(a) | set(b) if a[n] != b[n]}
+    check(not diff, "aten operator counts = Kineto's", dict(list(diff.items())[:8]))
+
+
+if __name__ == "__main__":
+    {"counts": cmd_counts, "burst": cmd_burst, "kineto": cmd_kineto, "nvtx_ops": cmd_nvtx_ops}[sys.argv[1]](*sys.argv[2:])
+    sys.exit(1 if failed else 0)

@@ -1,0 +1,78 @@
+#!/bin/bash
+# check.sh: `tracedb record` on a real GPU, checked against what is known independently (check.py).
+# Runs on a machine with an NVIDIA GPU and its driver, from the bundle `make gpu-bundle` builds
+# (tracedb, its injection library, tests/gpu's programs, and the shared libraries they need):
+#   bash tests/gpu/check.sh BUNDLE OUTDIR
+# Prints PASS/FAIL lines and the timings; leaves the small databases and the log in OUTDIR.
+set -u
+B=$(cd "${1:-.gpu}" && pwd)
+O=${2:-/tmp/gpu_out}
+mkdir -p "$O"
+W=$(mktemp -d)
+export LD_LIBRARY_PATH="$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# CUPTI: the system's when the injection library finds one, else the bundle's own copy
+if ldd "$B/bin/libtracedb_inject.so" | grep -q "libcupti.*not found"; then
+    export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$B/cupti"
+fi
+T="$B/bin/tracedb"
+PY="env -u LD_LIBRARY_PATH python3"   # Python and torch with their own libraries; tracedb with the bundle's
+HERE=$(cd "$(dirname "$0")" && pwd)
+TIMEFORMAT='%R s wall, %U s user, %S s sys'
+fails=0
+step() { echo; echo "== $*"; }
+run() { # run CMD..., its output kept; a failure counted
+    timeout "${STEP_SECONDS:-90}" "$@"
+    local rc=$?
+    if [ $rc -ne 0 ]; then echo "FAIL (exit $rc): $*"; fails=$((fails + 1)); fi
+}
+
+step "machine"
+nvidia-smi -L; uname -r; ldd --version | head -1
+ldd "$B/bin/libtracedb_inject.so" | grep -E "cupti|sqlite|not found"
+cd "$W"
+
+step "mixed program: plain, under CUPTI's own count, recorded"
+time run "$B/bin/cuda_counts" > app.txt; cat app.txt
+time CUPTI_COUNT_OUT=$W/cupti.txt CUDA_INJECTION64_PATH=$B/bin/libcupti_count.so run "$B/bin/cuda_counts" > /dev/null
+cat cupti.txt
+time run "$T" record -o mixed.db -- "$B/bin/cuda_counts" > /dev/null
+run $PY "$HERE/check.py" counts mixed.db "$(cat app.txt)" cupti.txt
+for r in summary kernels api launches queue overlap idle device memops; do
+    echo "-- tracedb $r"; run "$T" $r mixed.db
+done
+run "$T" export chrome mixed.db -o mixed.json
+run "$T" import mixed.json -o mixed_rt.db
+run "$T" sql mixed_rt.db "SELECT kind, count(*) FROM events GROUP BY kind"
+gzip -c mixed.db > "$O/mixed.db.gz"
+
+for lv in 2 1; do
+    N=1000000
+    step "burst of $N empty kernels, level $lv: plain, CUPTI's count, recorded"
+    time run "$B/bin/cuda_counts" --burst $N > burst.txt
+    time CUPTI_COUNT_LEVEL=$lv CUPTI_COUNT_OUT=$W/cupti_burst.txt CUDA_INJECTION64_PATH=$B/bin/libcupti_count.so \
+        run "$B/bin/cuda_counts" --burst $N > /dev/null
+    cat cupti_burst.txt
+    time run "$T" record --level $lv -o burst$lv.db -- "$B/bin/cuda_counts" --burst $N > /dev/null
+    ls -la burst$lv.db
+    run "$T" sql burst$lv.db "SELECT kind, count(*), min(dur_ns), max(dur_ns), count(launch_id) FROM events GROUP BY kind"
+    run $PY "$HERE/check.py" burst burst$lv.db "$(cat burst.txt)" cupti_burst.txt
+    time run "$T" kernels burst$lv.db
+    cp cupti_burst.txt "cupti_burst$lv.txt"
+done
+
+step "PyTorch: plain, recorded, under its profiler, recorded under emit_nvtx"
+time run $PY "$HERE/torch_app.py"
+time run "$T" record -o torch.db -- python3 "$HERE/torch_app.py"
+time run $PY "$HERE/torch_app.py" --profile kineto.json
+run "$T" import kineto.json -o kineto.db
+time run "$T" record -o torch_nvtx.db -- python3 "$HERE/torch_app.py" --nvtx
+run $PY "$HERE/check.py" kineto torch.db kineto.db
+run $PY "$HERE/check.py" nvtx_ops torch_nvtx.db kineto.db
+for r in summary kernels launches; do echo "-- tracedb $r torch.db"; run "$T" $r torch.db --limit 15; done
+echo "-- tracedb ops torch_nvtx.db"; run "$T" ops torch_nvtx.db --limit 15
+gzip -c kineto.json > "$O/kineto.json.gz"
+for f in torch.db torch_nvtx.db; do gzip -c $f > "$O/$f.gz"; done
+tar czf "$O/counts.tgz" app.txt cupti.txt cupti_burst*.txt burst.txt
+
+step "done: $fails failed steps"
+ls -la "$O"

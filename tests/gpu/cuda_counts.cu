@@ -1,0 +1,157 @@
+// cuda_counts.cu: a CUDA program whose GPU work is known in advance, for checking `tracedb record`
+// on a real GPU (tests/gpu/check.sh). It prints what it launched as one line of "name=count" pairs;
+// the check compares the recording with that line and with CUPTI's own count (tests/gpu/cupti_count.c).
+//   cuda_counts            the mixed workload: kernels on three streams, a templated kernel, a CUDA
+//                          graph replayed, copies of every direction, memsets, NVTX ranges
+//   cuda_counts --burst N  N empty kernels launched back to back (the recorder's rate, with no drop)
+#include <cuda_runtime.h>
+#include <nvtx3/nvToolsExt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHECK(x)                                                                                   \
+    do {                                                                                           \
+        cudaError_t err_ = (x);                                                                    \
+        if (err_ != cudaSuccess) {                                                                 \
+            fprintf(stderr, "cuda_counts: %s: %s\n", #x, cudaGetErrorString(err_));                \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+__global__ void fill(float *a, float v, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        a[i] = v;
+}
+
+__global__ void axpy(float *y, const float *x, float alpha, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        y[i] += alpha * x[i];
+}
+
+__global__ void scale(float *a, float s, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        a[i] *= s;
+}
+
+template <int K> __global__ void tmpl_kernel(float *a, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        a[i] += K;
+}
+
+__global__ void graph_step(float *a, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        a[i] = a[i] * 0.5f + 1.0f;
+}
+
+__global__ void empty_kernel(void) {}
+
+static int burst(long n)
+{
+    cudaStream_t s;
+    CHECK(cudaStreamCreate(&s));
+    CHECK(cudaFree(0));
+    nvtxRangePushA("burst");
+    for (long i = 0; i < n; i++)
+        empty_kernel<<<1, 1, 0, s>>>();
+    CHECK(cudaGetLastError());
+    CHECK(cudaStreamSynchronize(s));
+    nvtxRangePop();
+    CHECK(cudaStreamDestroy(s));
+    printf("empty_kernel=%ld nvtx=1\n", n);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "--burst") == 0)
+        return burst(atol(argv[2]));
+    const int n = 1 << 20, threads = 256, blocks = (n + threads - 1) / threads;
+    const size_t bytes = (size_t)n * sizeof(float);
+    float *a, *b, *c, *host, *pinned;
+    cudaStream_t s1, s2;
+
+    nvtxRangePushA("setup");
+    CHECK(cudaMalloc(&a, bytes));
+    CHECK(cudaMalloc(&b, bytes));
+    CHECK(cudaMalloc(&c, bytes));
+    CHECK(cudaMallocHost(&pinned, bytes));
+    host = (float *)malloc(bytes);
+    for (int i = 0; i < n; i++)
+        host[i] = pinned[i] = (float)i;
+    CHECK(cudaStreamCreate(&s1));
+    CHECK(cudaStreamCreate(&s2));
+    nvtxRangePop();
+
+    nvtxRangePushA("copy_in");
+    for (int i = 0; i < 4; i++) /* pageable, synchronous */
+        CHECK(cudaMemcpy(i % 2 ? a : b, host, bytes, cudaMemcpyHostToDevice));
+    for (int i = 0; i < 2; i++) /* pinned, asynchronous */
+        CHECK(cudaMemcpyAsync(c, pinned, bytes, cudaMemcpyHostToDevice, s1));
+    CHECK(cudaMemset(a, 0, bytes));
+    CHECK(cudaMemset(b, 0, bytes));
+    CHECK(cudaMemset(c, 0, bytes));
+    CHECK(cudaMemsetAsync(a, 0, bytes, s2));
+    CHECK(cudaMemsetAsync(b, 0, bytes, s2));
+    CHECK(cudaDeviceSynchronize());
+    nvtxRangePop();
+
+    nvtxRangePushA("compute");
+    for (int i = 0; i < 100; i++)
+        fill<<<blocks, threads, 0, s1>>>(a, 1.0f, n);
+    for (int i = 0; i < 50; i++)
+        axpy<<<blocks, threads, 0, s2>>>(b, c, 2.0f, n);
+    for (int i = 0; i < 25; i++)
+        scale<<<blocks, threads>>>(c, 0.5f, n);
+    for (int i = 0; i < 10; i++)
+        tmpl_kernel<3><<<blocks, threads, 0, s1>>>(a, n);
+    CHECK(cudaGetLastError());
+    CHECK(cudaDeviceSynchronize());
+    nvtxRangePop();
+
+    nvtxRangePushA("graph");
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    CHECK(cudaStreamBeginCapture(s1, cudaStreamCaptureModeGlobal));
+    for (int i = 0; i < 5; i++)
+        graph_step<<<blocks, threads, 0, s1>>>(a, n);
+    CHECK(cudaStreamEndCapture(s1, &graph));
+    CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    for (int i = 0; i < 4; i++)
+        CHECK(cudaGraphLaunch(exec, s1));
+    CHECK(cudaStreamSynchronize(s1));
+    nvtxRangePop();
+
+    nvtxRangePushA("copy_out");
+    for (int i = 0; i < 3; i++)
+        CHECK(cudaMemcpy(host, a, bytes, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < 2; i++)
+        CHECK(cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice));
+    CHECK(cudaDeviceSynchronize());
+    nvtxRangePop();
+
+    CHECK(cudaGraphExecDestroy(exec));
+    CHECK(cudaGraphDestroy(graph));
+    CHECK(cudaStreamDestroy(s1));
+    CHECK(cudaStreamDestroy(s2));
+    CHECK(cudaFree(a));
+    CHECK(cudaFree(b));
+    CHECK(cudaFree(c));
+    CHECK(cudaFreeHost(pinned));
+    free(host);
+    /* what the recording must hold: kernels by name, copies by direction, memsets, NVTX ranges,
+     * device allocations (3 cudaMalloc + 1 pinned host allocation are MEMORY2 records) */
+    printf("fill=100 axpy=50 scale=25 tmpl_kernel=10 graph_step=20 kernels=205 htod=6 dtoh=3 dtod=2 memset=5 "
+           "nvtx=5 cudaLaunchKernel=185 cudaGraphLaunch=4\n");
+    return 0;
+}
