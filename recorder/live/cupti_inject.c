@@ -4,7 +4,7 @@
  * and staged as one chunk of the recording's staging file, to become rows with the rest; enable CONCURRENT_KERNEL (never KERNEL, which serializes
  * kernels), MEMCPY, MEMSET, MEMORY2, and at level 2 RUNTIME and DRIVER, flush every 100 ms and once
  * forced at exit (never in a forked child: it hangs), and count records CUPTI dropped.
- * No timestamp callback is registered (on CUDA 13.0 it can zero kernel timestamps).
+ * Calls are recorded on their thread's system id, like NVTX ranges. No timestamp callback is registered (on CUDA 13.0 it can zero kernel timestamps).
  * Without a usable GPU, cuptiActivityEnable fails: we say so once and the program runs on. */
 #define _GNU_SOURCE
 #include "cupti_translate.h"
@@ -91,7 +91,11 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
                                   CUPTI_ACTIVITY_KIND_MEMSET,            CUPTI_ACTIVITY_KIND_MEMORY2,
                                   CUPTI_ACTIVITY_KIND_RUNTIME,           CUPTI_ACTIVITY_KIND_DRIVER};
     size_t nkinds = level && atoi(level) == 1 ? 4 : 6;
-    CUptiResult rc = cuptiActivityRegisterCallbacks(cupti_buffer_requested, cupti_buffer_completed);
+    /* calls on the thread's system id (gettid), as NVTX ranges and the C API record theirs, so a call
+     * nests under the operator or range that made it; CUPTI's default is pthread_self() */
+    CUptiResult rc = cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+    if (rc == CUPTI_SUCCESS)
+        rc = cuptiActivityRegisterCallbacks(cupti_buffer_requested, cupti_buffer_completed);
     for (size_t i = 0; rc == CUPTI_SUCCESS && i < nkinds; i++)
         rc = cuptiActivityEnable(kinds[i]);
     if (rc != CUPTI_SUCCESS) {

@@ -152,6 +152,20 @@ static int memory(struct cupti_translate *t, const CUpti_ActivityMemory4 *m)
     return put(t, m->processId ? m->processId : t->pid, 0, &ev);
 }
 
+/* A runtime call's name as Kineto and nsys give it: CUPTI's runtime names carry the version of the
+ * call's ABI (cudaLaunchKernel_v7000, cudaMemcpyAsync_v3020), which the function's name (and the
+ * reports' launch and sync names) lack. A driver call's _v2 is its symbol's name (cuMemAlloc_v2): kept. */
+static struct tdb_str api_base_name(const char *name)
+{
+    struct tdb_str r = cstr(name);
+    size_t i = r.n;
+    while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9')
+        i--;
+    if (i < r.n && i > 2 && name[i - 1] == 'v' && name[i - 2] == '_')
+        r.n = i - 2;
+    return r;
+}
+
 static int api(struct cupti_translate *t, const CUpti_ActivityAPI *a, int driver)
 {
     const char *name = t->api_name ? t->api_name(t->api_ctx, driver, a->cbid) : NULL;
@@ -163,7 +177,7 @@ static int api(struct cupti_translate *t, const CUpti_ActivityAPI *a, int driver
     struct tdb_event ev;
     tdb_event_init(&ev);
     ev.kind = driver ? TDB_KIND_DRIVER : TDB_KIND_RUNTIME;
-    ev.name = cstr(name);
+    ev.name = driver ? cstr(name) : api_base_name(name);
     ev.cat = cstr(driver ? "cuda_driver" : "cuda_runtime");
     if (span(t, &ev, a->start, a->end))
         return 0;

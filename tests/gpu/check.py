@@ -6,10 +6,15 @@ Prints one PASS/FAIL line per check and exits 1 when any fails.
   check.py counts   DB "APP LINE" CUPTI_COUNTS     the mixed program (cuda_counts)
   check.py burst    DB "APP LINE" CUPTI_COUNTS     cuda_counts --burst N
   check.py kineto   RECORDED_DB KINETO_DB          torch_app.py recorded vs its Kineto trace imported
-  check.py nvtx_ops NVTX_DB KINETO_DB              torch_app.py --nvtx (emit_nvtx) ops vs Kineto's"""
+  check.py nvtx_ops NVTX_DB KINETO_DB              torch_app.py --nvtx (emit_nvtx) ops vs Kineto's
+  check.py launches RECORDED_DB                    tracedb launches ($TRACEDB) on a recording"""
 import collections
+import csv
+import io
+import os
 import re
 import sqlite3
+import subprocess
 import sys
 
 failed = 0
@@ -62,9 +67,22 @@ def common(c, cupti):
     check(skipped == 0, "the recording dropped nothing (trace.skipped_events)", skipped)
     status = one(c, "SELECT value FROM meta WHERE key = 'import_status'")
     check(status == "complete", "the recording was closed (meta import_status)", status)
-    unlinked = c.execute("SELECT k.name, count(*) FROM event e JOIN kind k ON k.id = e.kind "
+    calls = kind_count(c, "runtime") + kind_count(c, "driver")
+    unlinked = [] if calls == 0 else c.execute("SELECT k.name, count(*) FROM event e JOIN kind k ON k.id = e.kind "
                          "WHERE k.name IN ('kernel', 'memcpy', 'memset') AND e.launch_id IS NULL GROUP BY 1").fetchall()
-    check(not unlinked, "every kernel, memcpy and memset is linked to its launch call", unlinked)
+    check(not unlinked, "every kernel, memcpy and memset is linked to its launch call" +
+          ("" if calls else " (no calls recorded: not checked)"), unlinked)
+    versioned = [r[0] for r in c.execute("SELECT DISTINCT name FROM api_calls WHERE api = 'runtime' "
+                                         "AND name GLOB '*_v[0-9]*'").fetchall()]
+    check(not versioned, "runtime calls named as Kineto and nsys name them (no CUPTI _vNNNN)", versioned[:5])
+    # a call is on its thread's own track (the system thread id, as NVTX ranges): none of the
+    # process's calls sits on a track with no NVTX range or operator when the process has some
+    lonely = one(c, "SELECT count(*) FROM event e WHERE e.kind IN (SELECT id FROM kind WHERE name IN ('runtime', 'driver')) "
+                    "AND e.thread_id NOT IN (SELECT thread_id FROM event WHERE kind IN "
+                    "(SELECT id FROM kind WHERE name IN ('range', 'op')))")
+    ranged = one(c, "SELECT count(*) FROM event WHERE kind IN (SELECT id FROM kind WHERE name IN ('range', 'op'))")
+    if ranged:
+        check(lonely == 0, "calls share the track of their thread's NVTX ranges (system thread ids)", lonely)
     before = one(c, "SELECT count(*) FROM event e JOIN event l ON l.id = e.launch_id WHERE e.start_ns < l.start_ns")
     check(before == 0, "no GPU work starts before its launch call (one clock for CPU and GPU)", before)
     bad_ns = one(c, "SELECT count(*) FROM event e LEFT JOIN event l ON l.id = e.launch_id "
@@ -99,8 +117,12 @@ def cmd_counts(path, line, cupti_path):
     check(kind_count(c, "memset") == want["memset"], "memsets = issued", kind_count(c, "memset"))
     api = dict(c.execute("SELECT name, count(*) FROM api_calls GROUP BY name").fetchall())
     for name in ("cudaLaunchKernel", "cudaGraphLaunch"):
-        n = sum(v for k, v in api.items() if k.startswith(name + "_v") or k == name)
-        check(n == want[name], f"{name} calls = made", f"{n} vs {want[name]} ({sorted(k for k in api if k.startswith(name))})")
+        check(api.get(name, 0) == want[name], f"{name} calls = made", f"{api.get(name, 0)} vs {want[name]} "
+              f"({sorted(k for k in api if k.startswith(name))})")
+    # each fill kernel's launch call nests in the compute range (the same thread's track)
+    n = one(c, "SELECT count(*) FROM kernels k JOIN event l ON l.id = k.launch_id JOIN ranges r ON r.id = l.parent_id "
+               "WHERE r.name = 'compute' AND k.name LIKE 'fill%'")
+    check(n == want["fill"], "fill's launch calls nest in the compute range", f"{n} vs {want['fill']}")
     ranges = dict(c.execute("SELECT name, count(*) FROM ranges GROUP BY name").fetchall())
     check(sum(ranges.values()) == want["nvtx"] and all(ranges.get(r) == 1 for r in
           ("setup", "copy_in", "compute", "graph", "copy_out")), "NVTX ranges", ranges)
@@ -145,6 +167,28 @@ def cmd_kineto(recorded, kineto):
         "SELECT name, count(*) FROM kernels GROUP BY name").fetchall()))))
 
 
+def report_rows(path, *args):
+    out = subprocess.run([os.environ.get("TRACEDB", "tracedb")] + list(args) + [path, "--format", "csv"],
+                         capture_output=True, text=True, check=True).stdout
+    return list(csv.DictReader(io.StringIO(out)))
+
+
+def cmd_launches(recorded):
+    """tracedb launches --each on a recording: one row per GPU row launched by a launch call."""
+    c = db(recorded)
+    want = one(c, "SELECT count(*) FROM event e JOIN api_calls a ON a.id = e.launch_id WHERE a.name IN "
+                  "('cudaLaunchKernel', 'cudaLaunchKernelExC', 'cudaMemcpyAsync', 'cudaMemsetAsync')")
+    rows = report_rows(recorded, "launches", "--each")
+    check(want > 0 and len(rows) == want, "launches --each: a row per GPU row its launch call made",
+          f"{len(rows)} vs {want}")
+
+
+def op_device(c):
+    return {r[0] for r in c.execute("SELECT s.value FROM event_stats es JOIN string s ON s.id = es.name_id "
+                                    "JOIN kind k ON k.id = es.kind WHERE k.name = 'op' AND s.value LIKE 'aten::%' "
+                                    "GROUP BY 1 HAVING sum(es.self_device_ns) > 0").fetchall()}
+
+
 def cmd_nvtx_ops(nvtx, kineto):
     ops = lambda c: collections.Counter(dict(c.execute(
         "SELECT name, count(*) FROM ops WHERE name LIKE 'aten::%' GROUP BY name").fetchall()))
@@ -152,8 +196,11 @@ def cmd_nvtx_ops(nvtx, kineto):
     check(sum(a.values()) > 0, "emit_nvtx ranges became aten operators", sum(a.values()))
     diff = {n: (a[n], b[n]) for n in set(a) | set(b) if a[n] != b[n]}
     check(not diff, "aten operator counts = Kineto's", dict(list(diff.items())[:8]))
+    a, b = op_device(db(nvtx)), op_device(db(kineto))
+    check(a and a == b, "the aten operators with GPU time of their own = Kineto's", sorted(a ^ b)[:8])
 
 
 if __name__ == "__main__":
-    {"counts": cmd_counts, "burst": cmd_burst, "kineto": cmd_kineto, "nvtx_ops": cmd_nvtx_ops}[sys.argv[1]](*sys.argv[2:])
+    {"counts": cmd_counts, "burst": cmd_burst, "kineto": cmd_kineto, "nvtx_ops": cmd_nvtx_ops,
+     "launches": cmd_launches}[sys.argv[1]](*sys.argv[2:])
     sys.exit(1 if failed else 0)

@@ -15,6 +15,7 @@ if ldd "$B/bin/libtracedb_inject.so" | grep -q "libcupti.*not found"; then
     export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$B/cupti"
 fi
 T="$B/bin/tracedb"
+export TRACEDB="$T"   # check.py runs reports with it
 PY="env -u LD_LIBRARY_PATH python3"   # Python and torch with their own libraries; tracedb with the bundle's
 HERE=$(cd "$(dirname "$0")" && pwd)
 TIMEFORMAT='%R s wall, %U s user, %S s sys'
@@ -37,6 +38,7 @@ time CUPTI_COUNT_OUT=$W/cupti.txt CUDA_INJECTION64_PATH=$B/bin/libcupti_count.so
 cat cupti.txt
 time run "$T" record -o mixed.db -- "$B/bin/cuda_counts" > /dev/null
 run $PY "$HERE/check.py" counts mixed.db "$(cat app.txt)" cupti.txt
+run $PY "$HERE/check.py" launches mixed.db
 for r in summary kernels api launches queue overlap idle device memops; do
     echo "-- tracedb $r"; run "$T" $r mixed.db
 done
@@ -52,7 +54,7 @@ for lv in 2 1; do
     time CUPTI_COUNT_LEVEL=$lv CUPTI_COUNT_OUT=$W/cupti_burst.txt CUDA_INJECTION64_PATH=$B/bin/libcupti_count.so \
         run "$B/bin/cuda_counts" --burst $N > /dev/null
     cat cupti_burst.txt
-    time run "$T" record --level $lv -o burst$lv.db -- "$B/bin/cuda_counts" --burst $N > /dev/null
+    time TRACEDB_TIMING=1 run "$T" record --level $lv -o burst$lv.db -- "$B/bin/cuda_counts" --burst $N > /dev/null
     ls -la burst$lv.db
     run "$T" sql burst$lv.db "SELECT kind, count(*), min(dur_ns), max(dur_ns), count(launch_id) FROM events GROUP BY kind"
     run $PY "$HERE/check.py" burst burst$lv.db "$(cat burst.txt)" cupti_burst.txt
@@ -68,7 +70,9 @@ run "$T" import kineto.json -o kineto.db
 time run "$T" record -o torch_nvtx.db -- python3 "$HERE/torch_app.py" --nvtx
 run $PY "$HERE/check.py" kineto torch.db kineto.db
 run $PY "$HERE/check.py" nvtx_ops torch_nvtx.db kineto.db
+run $PY "$HERE/check.py" launches torch.db
 for r in summary kernels launches; do echo "-- tracedb $r torch.db"; run "$T" $r torch.db --limit 15; done
+for r in queue critical-path api; do echo "-- tracedb $r torch.db"; run "$T" $r torch.db; done
 echo "-- tracedb ops torch_nvtx.db"; run "$T" ops torch_nvtx.db --limit 15
 gzip -c kineto.json > "$O/kineto.json.gz"
 for f in torch.db torch_nvtx.db; do gzip -c $f > "$O/$f.gz"; done

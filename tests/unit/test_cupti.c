@@ -16,9 +16,11 @@ static const char *api_names(void *ctx, int driver, uint32_t cbid)
 {
     (void)ctx;
     if (!driver && cbid == 211)
-        return "cudaLaunchKernel";
+        return "cudaLaunchKernel_v7000"; /* as CUPTI names them: the reports read them without the version */
     if (!driver && cbid == 41)
-        return "cudaMemcpyAsync";
+        return "cudaMemcpyAsync_v3020";
+    if (driver && cbid == 1)
+        return "cuMemAlloc_v2"; /* a driver symbol's own name: kept whole */
     return NULL;
 }
 
@@ -86,6 +88,9 @@ static void translate_and_report(enum tdb_open_mode mode, int staged)
     cr_assert_eq(cupti_translate_record(t, &a), 0);
     a.cbid = 41, a.start = US(30), a.end = US(40), a.correlationId = 2;
     cr_assert_eq(cupti_translate_record(t, &a), 0);
+    a.kind = CUPTI_ACTIVITY_KIND_DRIVER;
+    a.cbid = 1, a.start = US(110), a.end = US(111), a.correlationId = 4; /* after aten::mm */
+    cr_assert_eq(cupti_translate_record(t, &a), 0);
 
     CUpti_ActivityKernel10 k = {0};
     k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
@@ -149,6 +154,9 @@ static void translate_and_report(enum tdb_open_mode mode, int staged)
     cr_assert_eq(db_int(d, "SELECT count(*) FROM kernels k JOIN api_calls a ON a.id = k.launch_id JOIN ranges r ON r.id = k.op_id "
                            "WHERE a.name = 'cudaLaunchKernel' AND r.name = 'aten::mm'"), 1);
     cr_assert_eq(db_int(d, "SELECT launch_id IS NULL FROM memset"), 1, "a launch we never saw");
+    name = db_text(d, "SELECT group_concat(name, ' ') FROM (SELECT name FROM api_calls ORDER BY start_ns)");
+    cr_assert_str_eq(name, "cudaLaunchKernel cudaMemcpyAsync cuMemAlloc_v2", "runtime names without CUPTI's ABI version");
+    free(name);
     cr_assert_eq(launch_ns_wrong(d, "main"), 0, "the linked rows hold their launch's start");
     cr_assert_gt(db_int(d, "SELECT count(*) FROM event WHERE launch_ns IS NOT NULL"), 0);
     sqlite3_close(d);
@@ -174,6 +182,10 @@ static void translate_and_report(enum tdb_open_mode mode, int staged)
     /* memory: peak 5120 bytes at 6 us, 1024 leaked */
     out = run_capture(&st, "'%s' memory '%s' --format json", tracedb(), db);
     cr_assert(strstr(out, "\"peak_allocated_bytes\":5120") && strstr(out, "\"leaked_bytes\":1024"), "%s", out);
+    free(out);
+    /* launches: the kernel and its launch call, read by the call's name */
+    out = run_capture(&st, "'%s' launches '%s' --format csv", tracedb(), db);
+    cr_assert(st == 0 && strstr(out, "matmul(float*, float*, float*, int)"), "%s", out);
     free(out);
     out = run_capture(&st, "'%s' kernels '%s' --format json", tracedb(), db);
     cr_assert(strstr(out, "\"instances\":1") && strstr(out, "\"total_ns\":50000"), "%s", out);
