@@ -15,7 +15,7 @@ if ldd "$B/bin/libtracedb_inject.so" | grep -q "libcupti.*not found"; then
     export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$B/cupti"
 fi
 T="$B/bin/tracedb"
-export TRACEDB="$T"   # check.py runs reports with it
+export TRACEDB="$T" TRACEDB_LIBS="$LD_LIBRARY_PATH"   # check.py runs reports with them
 PY="env -u LD_LIBRARY_PATH python3"   # Python and torch with their own libraries; tracedb with the bundle's
 HERE=$(cd "$(dirname "$0")" && pwd)
 TIMEFORMAT='%R s wall, %U s user, %S s sys'
