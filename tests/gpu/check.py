@@ -7,7 +7,9 @@ Prints one PASS/FAIL line per check and exits 1 when any fails.
   check.py burst    DB "APP LINE" CUPTI_COUNTS     cuda_counts --burst N
   check.py kineto   RECORDED_DB KINETO_DB          torch_app.py recorded vs its Kineto trace imported
   check.py nvtx_ops NVTX_DB KINETO_DB              torch_app.py --nvtx (emit_nvtx) ops vs Kineto's
-  check.py launches RECORDED_DB                    tracedb launches ($TRACEDB) on a recording"""
+  check.py launches RECORDED_DB                    tracedb launches ($TRACEDB) on a recording
+  check.py threads  DB "APP LINE" CUPTI_COUNTS     cuda_counts --threads T
+  check.py killed   DB LAUNCHES                     a burst killed mid-run, then tracedb finish"""
 import collections
 import csv
 import io
@@ -82,10 +84,9 @@ def common(c, cupti):
                  "WHERE e.kind IN (SELECT id FROM kind WHERE name IN ('runtime', 'driver')) AND t.tid > 4194304")
     check(odd == 0, "calls on system thread ids (<= pid_max), not pthread_self()", odd)
     if one(c, "SELECT count(*) FROM ranges") and calls:
-        shared = one(c, "SELECT count(*) FROM thread t JOIN process p ON p.id = t.process_id WHERE t.tid = p.pid "
-                        "AND EXISTS (SELECT 1 FROM ranges r WHERE r.thread_id = t.id) "
-                        "AND EXISTS (SELECT 1 FROM api_calls a WHERE a.thread_id = t.id)")
-        check(shared == 1, "the main thread's NVTX ranges and calls share its track", shared)
+        apart = one(c, "SELECT count(DISTINCT r.thread_id) FROM ranges r "
+                       "WHERE NOT EXISTS (SELECT 1 FROM api_calls a WHERE a.thread_id = r.thread_id)")
+        check(apart == 0, "each thread's NVTX ranges and calls share its track", f"{apart} tracks of ranges alone")
     # each kernel name as CUPTI gave it (mangled) must appear as many times, demangled, in the database
     rows = collections.Counter(dict(c.execute("SELECT name, count(*) FROM kernels GROUP BY name").fetchall()))
     check(sum(rows.values()) == sum(names.values()), "kernels by name: the same total as CUPTI's",
@@ -141,6 +142,32 @@ def cmd_burst(path, line, cupti_path):
     rows = common(c, cupti_counts(cupti_path))
     check(by_base(rows, "empty_kernel") == want["empty_kernel"], "every empty kernel recorded",
           f"{by_base(rows, 'empty_kernel')} vs {want['empty_kernel']}")
+
+
+def cmd_threads(path, line, cupti_path):
+    """cuda_counts --threads T: each thread's range holds its 1000 launches, on its own track."""
+    c, want = db(path), app_counts(line)
+    rows = common(c, cupti_counts(cupti_path))
+    check(by_base(rows, "fill") == want["fill"], "fill kernels = launched", f"{by_base(rows, 'fill')} vs {want['fill']}")
+    per = c.execute("SELECT r.name, count(*) FROM kernels k JOIN event l ON l.id = k.launch_id "
+                    "JOIN ranges r ON r.id = l.parent_id WHERE k.name LIKE 'fill%' GROUP BY r.name").fetchall()
+    check(len(per) == want["threads"] and all(n == 1000 for _, n in per),
+          "each thread's 1000 launch calls nest in its own range", per)
+    tracks = one(c, "SELECT count(DISTINCT r.thread_id) FROM ranges r WHERE r.name LIKE 'thread %'")
+    check(tracks == want["threads"], "a track per thread", tracks)
+
+
+def cmd_killed(path, launched):
+    """A recording whose program was killed, built by tracedb finish: what was staged, whole."""
+    c = db(path)
+    status = one(c, "SELECT value FROM meta WHERE key = 'import_status'")
+    check(status in ("complete", "partial"), "tracedb finish built the database", status)
+    k = kind_count(c, "kernel")
+    check(0 < k < int(launched), "some kernels kept, fewer than the program would have launched", k)
+    nonpos = one(c, "SELECT count(*) FROM kernels WHERE dur_ns <= 0")
+    check(nonpos == 0, "every kept kernel is whole (a positive duration)", nonpos)
+    linked = one(c, "SELECT count(*) FROM kernels WHERE launch_id IS NOT NULL")
+    check(linked > 0, "kept kernels linked to their launch calls", f"{linked} of {k}")
 
 
 def kernel_counts(c, window):
@@ -200,5 +227,5 @@ def cmd_nvtx_ops(nvtx, kineto):
 
 if __name__ == "__main__":
     {"counts": cmd_counts, "burst": cmd_burst, "kineto": cmd_kineto, "nvtx_ops": cmd_nvtx_ops,
-     "launches": cmd_launches}[sys.argv[1]](*sys.argv[2:])
+     "launches": cmd_launches, "threads": cmd_threads, "killed": cmd_killed}[sys.argv[1]](*sys.argv[2:])
     sys.exit(1 if failed else 0)

@@ -21,6 +21,13 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 TIMEFORMAT='%R s wall, %U s user, %S s sys'
 fails=0
 step() { echo; echo "== $*"; }
+maxrss() { # CMD...: runs it, then says the peak resident memory of its largest process
+    env -u LD_LIBRARY_PATH python3 -c 'import resource, subprocess, sys, os
+os.environ["LD_LIBRARY_PATH"] = sys.argv[1]
+rc = subprocess.run(sys.argv[2:]).returncode
+print("peak RSS of the largest process: %.0f MiB" % (resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024))
+sys.exit(rc)' "$LD_LIBRARY_PATH" "$@"
+}
 run() { # run CMD..., its output kept; a failure counted
     timeout "${STEP_SECONDS:-90}" "$@"
     local rc=$?
@@ -47,6 +54,19 @@ run "$T" import mixed.json -o mixed_rt.db
 run "$T" sql mixed_rt.db "SELECT kind, count(*) FROM events GROUP BY kind"
 gzip -c mixed.db > "$O/mixed.db.gz"
 
+step "four host threads, each launching on its own stream"
+run "$B/bin/cuda_counts" --threads 4 > threads.txt; cat threads.txt
+CUPTI_COUNT_OUT=$W/cupti_threads.txt CUDA_INJECTION64_PATH=$B/bin/libcupti_count.so run "$B/bin/cuda_counts" --threads 4 > /dev/null
+run "$T" record -o threads.db -- "$B/bin/cuda_counts" --threads 4 > /dev/null
+run $PY "$HERE/check.py" threads threads.db "$(cat threads.txt)" cupti_threads.txt
+
+step "a recording whose program is killed mid-run (SIGKILL after 3 s), then tracedb finish"
+run "$T" record -o killed.db -- sh -c '"$0" --burst 5000000 & p=$!; sleep 3; kill -9 $p; wait $p; exit 0' "$B/bin/cuda_counts"
+ls -la killed.db* 2>&1
+time run "$T" finish killed.db
+run $PY "$HERE/check.py" killed killed.db 5000000
+run "$T" summary killed.db --limit 5
+
 for lv in 2 1; do
     N=1000000
     step "burst of $N empty kernels, level $lv: plain, CUPTI's count, recorded"
@@ -54,7 +74,8 @@ for lv in 2 1; do
     time CUPTI_COUNT_LEVEL=$lv CUPTI_COUNT_OUT=$W/cupti_burst.txt CUDA_INJECTION64_PATH=$B/bin/libcupti_count.so \
         run "$B/bin/cuda_counts" --burst $N > /dev/null
     cat cupti_burst.txt
-    time TRACEDB_TIMING=1 run "$T" record --level $lv -o burst$lv.db -- "$B/bin/cuda_counts" --burst $N > /dev/null
+    time TRACEDB_TIMING=1 run maxrss "$T" record --level $lv -o burst$lv.db -- "$B/bin/cuda_counts" --burst $N > /dev/null
+    run maxrss "$B/bin/cuda_counts" --burst $N > /dev/null
     ls -la burst$lv.db
     run "$T" sql burst$lv.db "SELECT kind, count(*), min(dur_ns), max(dur_ns), count(launch_id) FROM events GROUP BY kind"
     run $PY "$HERE/check.py" burst burst$lv.db "$(cat burst.txt)" cupti_burst.txt
@@ -76,7 +97,7 @@ for r in queue critical-path api; do echo "-- tracedb $r torch.db"; run "$T" $r 
 echo "-- tracedb ops torch_nvtx.db"; run "$T" ops torch_nvtx.db --limit 15
 gzip -c kineto.json > "$O/kineto.json.gz"
 for f in torch.db torch_nvtx.db; do gzip -c $f > "$O/$f.gz"; done
-tar czf "$O/counts.tgz" app.txt cupti.txt cupti_burst*.txt burst.txt
+tar czf "$O/counts.tgz" app.txt cupti.txt cupti_burst*.txt burst.txt threads.txt cupti_threads.txt
 
 step "done: $fails failed steps"
 ls -la "$O"

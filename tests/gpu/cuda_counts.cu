@@ -4,12 +4,16 @@
 //   cuda_counts            the mixed workload: kernels on three streams, a templated kernel, a CUDA
 //                          graph replayed, copies of every direction, memsets, NVTX ranges
 //   cuda_counts --burst N  N empty kernels launched back to back (the recorder's rate, with no drop)
+//   cuda_counts --threads T  T host threads, each in its own NVTX range launching 1000 fill kernels
+//                          on its own stream
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <thread>
 #include <time.h>
+#include <vector>
 
 static double now(void)
 {
@@ -82,10 +86,41 @@ static int burst(long n)
     return 0;
 }
 
+static void thread_work(int t, float *a, int n)
+{
+    char name[32];
+    snprintf(name, sizeof name, "thread %d", t);
+    cudaStream_t s;
+    CHECK(cudaStreamCreate(&s));
+    nvtxRangePushA(name);
+    for (int i = 0; i < 1000; i++)
+        fill<<<(n + 255) / 256, 256, 0, s>>>(a, (float)t, n);
+    CHECK(cudaStreamSynchronize(s));
+    nvtxRangePop();
+    CHECK(cudaStreamDestroy(s));
+}
+
+static int threads(int t)
+{
+    const int n = 1 << 16;
+    float *a;
+    CHECK(cudaMalloc(&a, (size_t)n * t * sizeof(float)));
+    std::vector<std::thread> pool;
+    for (int i = 0; i < t; i++)
+        pool.emplace_back(thread_work, i, a + (size_t)n * i, n);
+    for (auto &th : pool)
+        th.join();
+    CHECK(cudaFree(a));
+    printf("fill=%d threads=%d\n", 1000 * t, t);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--burst") == 0)
         return burst(atol(argv[2]));
+    if (argc == 3 && strcmp(argv[1], "--threads") == 0)
+        return threads(atoi(argv[2]));
     const int n = 1 << 20, threads = 256, blocks = (n + threads - 1) / threads;
     const size_t bytes = (size_t)n * sizeof(float);
     float *a, *b, *c, *host, *pinned;
