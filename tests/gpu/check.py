@@ -170,6 +170,15 @@ def cmd_killed(path, launched):
     check(linked > 0, "kept kernels linked to their launch calls", f"{linked} of {k}")
 
 
+def cmd_maxrss(libs, *cmd):
+    """Runs CMD (with LD_LIBRARY_PATH=libs), then prints the peak RSS of its largest process."""
+    import resource
+    rc = subprocess.run(list(cmd), env=dict(os.environ, LD_LIBRARY_PATH=libs)).returncode
+    print("peak RSS of the largest process: %.0f MiB" % (resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024),
+          file=sys.stderr)
+    sys.exit(rc)
+
+
 def kernel_counts(c, window):
     """Kernel counts by name; in a tracedb recording only those launched inside the NVTX range 'measured'."""
     sql = "SELECT k.name, count(*) FROM kernels k"
@@ -227,5 +236,6 @@ def cmd_nvtx_ops(nvtx, kineto):
 
 if __name__ == "__main__":
     {"counts": cmd_counts, "burst": cmd_burst, "kineto": cmd_kineto, "nvtx_ops": cmd_nvtx_ops,
-     "launches": cmd_launches, "threads": cmd_threads, "killed": cmd_killed}[sys.argv[1]](*sys.argv[2:])
+     "launches": cmd_launches, "threads": cmd_threads, "killed": cmd_killed,
+     "maxrss": cmd_maxrss}[sys.argv[1]](*sys.argv[2:])
     sys.exit(1 if failed else 0)

@@ -21,13 +21,6 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 TIMEFORMAT='%R s wall, %U s user, %S s sys'
 fails=0
 step() { echo; echo "== $*"; }
-maxrss() { # CMD...: runs it, then says the peak resident memory of its largest process
-    env -u LD_LIBRARY_PATH python3 -c 'import resource, subprocess, sys, os
-os.environ["LD_LIBRARY_PATH"] = sys.argv[1]
-rc = subprocess.run(sys.argv[2:]).returncode
-print("peak RSS of the largest process: %.0f MiB" % (resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024))
-sys.exit(rc)' "$LD_LIBRARY_PATH" "$@"
-}
 run() { # run CMD..., its output kept; a failure counted
     timeout "${STEP_SECONDS:-90}" "$@"
     local rc=$?
@@ -74,8 +67,8 @@ for lv in 2 1; do
     time CUPTI_COUNT_LEVEL=$lv CUPTI_COUNT_OUT=$W/cupti_burst.txt CUDA_INJECTION64_PATH=$B/bin/libcupti_count.so \
         run "$B/bin/cuda_counts" --burst $N > /dev/null
     cat cupti_burst.txt
-    time TRACEDB_TIMING=1 run maxrss "$T" record --level $lv -o burst$lv.db -- "$B/bin/cuda_counts" --burst $N > /dev/null
-    run maxrss "$B/bin/cuda_counts" --burst $N > /dev/null
+    time TRACEDB_TIMING=1 run $PY "$HERE/check.py" maxrss "$LD_LIBRARY_PATH" "$T" record --level $lv -o burst$lv.db -- "$B/bin/cuda_counts" --burst $N > /dev/null
+    run $PY "$HERE/check.py" maxrss "$LD_LIBRARY_PATH" "$B/bin/cuda_counts" --burst $N > /dev/null
     ls -la burst$lv.db
     run "$T" sql burst$lv.db "SELECT kind, count(*), min(dur_ns), max(dur_ns), count(launch_id) FROM events GROUP BY kind"
     run $PY "$HERE/check.py" burst burst$lv.db "$(cat burst.txt)" cupti_burst.txt
