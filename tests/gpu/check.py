@@ -9,7 +9,8 @@ Prints one PASS/FAIL line per check and exits 1 when any fails.
   check.py nvtx_ops NVTX_DB KINETO_DB              torch_app.py --nvtx (emit_nvtx) ops vs Kineto's
   check.py launches RECORDED_DB                    tracedb launches ($TRACEDB) on a recording
   check.py threads  DB "APP LINE" CUPTI_COUNTS     cuda_counts --threads T
-  check.py killed   DB LAUNCHES                     a burst killed mid-run, then tracedb finish"""
+  check.py killed   DB LAUNCHES                     a burst killed mid-run, then tracedb finish
+  check.py nosync   DB "APP LINE"                   cuda_counts --nosync: kernels running at exit"""
 import collections
 import csv
 import io
@@ -157,6 +158,17 @@ def cmd_threads(path, line, cupti_path):
     check(tracks == want["threads"], "a track per thread", tracks)
 
 
+def cmd_nosync(path, line):
+    """cuda_counts --nosync: the kernels still running when main returned are recorded, whole."""
+    c, want = db(path), app_counts(line)
+    rows = collections.Counter(dict(c.execute("SELECT name, count(*) FROM kernels GROUP BY name").fetchall()))
+    check(by_base(rows, "spin") == want["spin"], "kernels still running at exit recorded", f"{by_base(rows, 'spin')} vs {want['spin']}")
+    check(one(c, "SELECT count(*) FROM kernels WHERE dur_ns <= 0 OR launch_id IS NULL") == 0,
+          "each whole and linked to its launch", "")
+    ours = one(c, "SELECT count(*) FROM api_calls WHERE name IN ('cuCtxSynchronize', 'cuDevicePrimaryCtxRetain')")
+    check(ours == 0, "the recorder's own driver calls at exit are not in the recording", ours)
+
+
 def cmd_killed(path, launched):
     """A recording whose program was killed, built by tracedb finish: what was staged, whole."""
     c = db(path)
@@ -236,6 +248,6 @@ def cmd_nvtx_ops(nvtx, kineto):
 
 if __name__ == "__main__":
     {"counts": cmd_counts, "burst": cmd_burst, "kineto": cmd_kineto, "nvtx_ops": cmd_nvtx_ops,
-     "launches": cmd_launches, "threads": cmd_threads, "killed": cmd_killed,
+     "launches": cmd_launches, "threads": cmd_threads, "killed": cmd_killed, "nosync": cmd_nosync,
      "maxrss": cmd_maxrss}[sys.argv[1]](*sys.argv[2:])
     sys.exit(1 if failed else 0)

@@ -36,7 +36,7 @@ step "mixed program: plain, under CUPTI's own count, recorded"
 time run "$B/bin/cuda_counts" > app.txt; cat app.txt
 time CUPTI_COUNT_OUT=$W/cupti.txt CUDA_INJECTION64_PATH=$B/bin/libcupti_count.so run "$B/bin/cuda_counts" > /dev/null
 cat cupti.txt
-time run "$T" record -o mixed.db -- "$B/bin/cuda_counts" > /dev/null
+time run "$T" record -o mixed.db -- "$B/bin/cuda_counts" > /dev/null 2> rec_mixed.err; cat rec_mixed.err
 run $PY "$HERE/check.py" counts mixed.db "$(cat app.txt)" cupti.txt
 run $PY "$HERE/check.py" launches mixed.db
 for r in summary kernels api launches queue overlap idle device memops; do
@@ -50,7 +50,7 @@ gzip -c mixed.db > "$O/mixed.db.gz"
 step "four host threads, each launching on its own stream"
 run "$B/bin/cuda_counts" --threads 4 > threads.txt; cat threads.txt
 CUPTI_COUNT_OUT=$W/cupti_threads.txt CUDA_INJECTION64_PATH=$B/bin/libcupti_count.so run "$B/bin/cuda_counts" --threads 4 > /dev/null
-run "$T" record -o threads.db -- "$B/bin/cuda_counts" --threads 4 > /dev/null
+run "$T" record -o threads.db -- "$B/bin/cuda_counts" --threads 4 > /dev/null 2> rec_threads.err; cat rec_threads.err
 run $PY "$HERE/check.py" threads threads.db "$(cat threads.txt)" cupti_threads.txt
 
 step "a recording whose program is killed mid-run (SIGKILL after 3 s), then tracedb finish"
@@ -67,7 +67,8 @@ for lv in 2 1; do
     time CUPTI_COUNT_LEVEL=$lv CUPTI_COUNT_OUT=$W/cupti_burst.txt CUDA_INJECTION64_PATH=$B/bin/libcupti_count.so \
         run "$B/bin/cuda_counts" --burst $N > /dev/null
     cat cupti_burst.txt
-    time TRACEDB_TIMING=1 run $PY "$HERE/check.py" maxrss "$LD_LIBRARY_PATH" "$T" record --level $lv -o burst$lv.db -- "$B/bin/cuda_counts" --burst $N > /dev/null
+    time TRACEDB_TIMING=1 run $PY "$HERE/check.py" maxrss "$LD_LIBRARY_PATH" "$T" record --level $lv -o burst$lv.db -- "$B/bin/cuda_counts" --burst $N > /dev/null 2> rec_burst$lv.err
+    cat rec_burst$lv.err
     run $PY "$HERE/check.py" maxrss "$LD_LIBRARY_PATH" "$B/bin/cuda_counts" --burst $N > /dev/null
     ls -la burst$lv.db
     run "$T" sql burst$lv.db "SELECT kind, count(*), min(dur_ns), max(dur_ns), count(launch_id) FROM events GROUP BY kind"
@@ -78,10 +79,10 @@ done
 
 step "PyTorch: plain, recorded, under its profiler, recorded under emit_nvtx"
 time run $PY "$HERE/torch_app.py"
-time run "$T" record -o torch.db -- python3 "$HERE/torch_app.py"
+time run "$T" record -o torch.db -- python3 "$HERE/torch_app.py" 2> rec_torch.err; cat rec_torch.err
 time run $PY "$HERE/torch_app.py" --profile kineto.json
 run "$T" import kineto.json -o kineto.db
-time run "$T" record -o torch_nvtx.db -- python3 "$HERE/torch_app.py" --nvtx
+time run "$T" record -o torch_nvtx.db -- python3 "$HERE/torch_app.py" --nvtx 2> rec_torch_nvtx.err; cat rec_torch_nvtx.err
 run $PY "$HERE/check.py" kineto torch.db kineto.db
 run $PY "$HERE/check.py" nvtx_ops torch_nvtx.db kineto.db
 run $PY "$HERE/check.py" launches torch.db
@@ -89,6 +90,19 @@ for r in summary kernels launches; do echo "-- tracedb $r torch.db"; run "$T" $r
 for r in queue critical-path api; do echo "-- tracedb $r torch.db"; run "$T" $r torch.db; done
 echo "-- tracedb ops torch_nvtx.db"; run "$T" ops torch_nvtx.db --limit 15
 gzip -c kineto.json > "$O/kineto.json.gz"
+step "a program that exits with its kernels still running (no synchronize)"
+run "$B/bin/cuda_counts" --nosync > nosync.txt; cat nosync.txt
+time run "$T" record -o nosync.db -- "$B/bin/cuda_counts" --nosync > /dev/null 2> rec_nosync.err; cat rec_nosync.err
+run $PY "$HERE/check.py" nosync nosync.db "$(cat nosync.txt)"
+
+step "a program that runs torch.profiler itself under tracedb record: one of them must say it lost"
+run "$T" record -o both.db -- python3 "$HERE/torch_app.py" --profile both.json 2> rec_both.err; cat rec_both.err
+if grep -q "took over CUDA activity" rec_both.err; then echo "PASS the recording says another CUPTI client took over"
+else echo "FAIL the recording does not say another CUPTI client took over"; fails=$((fails + 1)); fi
+if grep -l "took over\|still running" rec_mixed.err rec_threads.err rec_burst*.err rec_torch.err rec_torch_nvtx.err rec_nosync.err; then
+    echo "FAIL a recording with no other profiler warned of one (files above)"; fails=$((fails + 1))
+else echo "PASS no warning of another profiler or of running GPU work where there was none"; fi
+
 for f in torch.db torch_nvtx.db; do gzip -c $f > "$O/$f.gz"; done
 tar czf "$O/counts.tgz" app.txt cupti.txt cupti_burst*.txt burst.txt threads.txt cupti_threads.txt
 

@@ -4,6 +4,7 @@
 //   cuda_counts            the mixed workload: kernels on three streams, a templated kernel, a CUDA
 //                          graph replayed, copies of every direction, memsets, NVTX ranges
 //   cuda_counts --burst N  N empty kernels launched back to back (the recorder's rate, with no drop)
+//   cuda_counts --nosync   20 kernels of ~10 ms each, and exit without waiting for them
 //   cuda_counts --threads T  T host threads, each in its own NVTX range launching 1000 fill kernels
 //                          on its own stream
 #include <cuda_runtime.h>
@@ -68,6 +69,13 @@ __global__ void graph_step(float *a, int n)
 
 __global__ void empty_kernel(void) {}
 
+__global__ void spin(long long cycles)
+{
+    long long t = clock64();
+    while (clock64() - t < cycles) {
+    }
+}
+
 static int burst(long n)
 {
     cudaStream_t s;
@@ -119,6 +127,13 @@ int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--burst") == 0)
         return burst(atol(argv[2]));
+    if (argc == 2 && strcmp(argv[1], "--nosync") == 0) { /* main returns with the GPU still busy */
+        for (int i = 0; i < 20; i++)
+            spin<<<1, 1>>>(20000000);
+        CHECK(cudaGetLastError());
+        printf("spin=20\n");
+        return 0;
+    }
     if (argc == 3 && strcmp(argv[1], "--threads") == 0)
         return threads(atoi(argv[2]));
     const int n = 1 << 20, threads = 256, blocks = (n + threads - 1) / threads;
