@@ -13,7 +13,8 @@
  *      each event its per-name sums, its correlation (GPU work and launches) and what it attributes
  *      (memory bytes) are kept in external sorts (spill_sort.c): 8 MiB of memory each, sorted runs
  *      beside the database beyond that, so memory stays flat whatever the trace's size. (A live
- *      recording keeps none of this: its rows are read back at the end.)
+ *      recording keeps the same as its rows are written, and nests them all at the end: its rows
+ *      may carry nesting of their own; a recording resumed by `tracedb finish` reads its rows back.)
  *   3. end of trace (ingest_sweep.c): where a track could not be nested as it streamed in, every
  *      event's sweep key (32 bytes) is read from its row, sorted and swept (nesting.c: parent,
  *      depth, self time, PyTorch's rule); correlations pair GPU work with its launch; what rows do not
@@ -900,8 +901,18 @@ int64_t tdb_ingest_event(struct tdb_ingest *ing, const struct tdb_event *in)
     if (name < 0 || cat == -1)
         return -1;
     if (ing->live) {
-        int64_t id = ev->id != TDB_NULL ? ev->id : ing->next_event++; /* a recording keeps nothing per event in memory: the end of the trace reads rows back */
+        /* a recording writes each row as it comes and keeps what the end of the trace needs (its key,
+         * correlation, sums: external sorts, so memory stays flat) as a row read back would give it;
+         * the end nests and links them all, so closing reads no row back */
+        int64_t id = ev->id != TDB_NULL ? ev->id : ing->next_event++;
         if (row_writer_event(ing->rows, id, name, cat, ev) != 0)
+            return -1;
+        int64_t launch_ns;
+        ing->reading_back = 1;
+        int rc = ingest_keep_keys(ing, (size_t)(id - ing->trace_first_event), ev, name, &launch_ns) == -1 ||
+                 ingest_keep_gpu_time(ing, (size_t)(id - ing->trace_first_event), ev) != 0;
+        ing->reading_back = 0;
+        if (rc)
             return -1;
         ing->events++;
         return id;
@@ -995,14 +1006,18 @@ static int ingest_index_join(struct tdb_ingest *ing)
 
 int tdb_ingest_end_trace(struct tdb_ingest *ing, const struct tdb_trace_info *info)
 {
-    if (ing->live && !ing->resuming) { /* the rows are the keys: read them back, then end as an import */
+    if (ing->live && !ing->resuming) { /* keys kept as rows came: end as rows read back would */
         ing->resuming = 1;
         if (ingest_sync(ing) == 0 && ingest_exec(ing, "COMMIT") == 0) {
             ing->indexing = pthread_create(&ing->indexer, NULL, ingest_index_main, ing) == 0;
             if (!ing->indexing && ingest_exec(ing, "BEGIN") != 0)
                 return -1;
         }
-        int rc = tdb_ingest_resume_trace(ing, ing->trace_id, info);
+        ingest_phase(ing, "insert");
+        ing->read_back = 1; /* rows may hold nesting already (the recorder's own stacks) */
+        ing->trace_end_event = ing->next_event;
+        int rc = tdb_ingest_end_trace(ing, info);
+        ing->read_back = 0;
         ing->resuming = 0;
         return ingest_index_join(ing) == 0 ? rc : -1;
     }

@@ -127,13 +127,14 @@ struct tdb_ingest {
     int64_t first_ns, last_ns; /* span of the current trace */
     struct device_time devices; /* GPU intervals of the current trace, for device_stats */
     struct stream_nest *stream; /* an import's rows on their way to the writer, nested as they come */
-    int live;                  /* TDB_OPEN_LIVE: written in place; nothing per event kept in memory */
-    int resuming;              /* inside tdb_ingest_resume_trace */
+    int live;                  /* TDB_OPEN_LIVE: written in place; keys kept in the external sorts */
+    int resuming;              /* ending a recording's trace (tdb_ingest_resume_trace, or a live end) */
     pthread_t indexer;         /* a live recording's end: builds the indexes on a second connection ... */
-    int indexing, index_rc;    /* ... while this one reads the rows back (ingest.c) */
-    int reading_back;          /* keys come from rows written before (no launch_id in them) */
-    int read_back;             /* the current trace's rows were read back (they may hold nesting already;
-                                * their ids may have gaps: ranges a killed recording never ended) */
+    int indexing, index_rc;    /* ... while this one nests the rows (ingest.c) */
+    int reading_back;          /* keys come from rows written already (no launch_id in them) */
+    int read_back;             /* the current trace's rows were read back, or are a recording's (they may
+                                * hold nesting already; their ids may have gaps: ranges a killed
+                                * recording never ended) */
     int64_t trace_end_event;   /* one past the last id of the current trace */
     struct tdb_phase_clock phases; /* TRACEDB_TIMING: how long each phase took */
 };
