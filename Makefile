@@ -232,9 +232,14 @@ build/recorder_bench: bench/recorder_bench.c build/libtracedb.a
 build/recorder_bench_shared: bench/recorder_bench.c build/libtracedb.so
 	$(CC) $(CSTD) $(WARN) -O2 -Iinclude -o $@ $< -Lbuild -ltracedb -Wl,-rpath,$(CURDIR)/build $(LIBS)
 
+# a CUDA recording's staging file (bench/cupti_stage.c): how long closing 3 M events takes
+build/cupti_stage: bench/cupti_stage.c build/libtracedb.a
+	$(CC) $(CSTD) $(WARN) -O2 $(INCS) $(CUPTI_INC) -o $@ $< build/libtracedb.a $(LIBS)
+
 bench:
 	@sh tools/deps.sh bench
 	@$(MAKE) --no-print-directory build/tracedb build/gen_trace build/tokenize build/recorder_bench build/recorder_bench_shared \
+	  $(if $(HAVE_CUPTI),build/cupti_stage) \
 	  $(if $(HAVE_MPI),build/tracedb-mpi)
 	sh bench/run.sh
 

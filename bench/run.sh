@@ -218,3 +218,17 @@ echo "         database <= 0.5 of the JSON"
 echo
 build/recorder_bench_shared "$dir" hot libtracedb.so
 build/recorder_bench "$dir"
+
+# closing a CUDA recording (bench/cupti_stage.c: 1 M launches as CUPTI hands them over, 3 M events):
+# `tracedb finish` of its staging file converts it (a live recording does that while the program runs)
+# and then closes it: nesting, launch links, sums, indexes, what a program's exit waits for
+if [ -x build/cupti_stage ]; then
+  rm -f "$dir/cuda.db" "$dir/cuda.db-stage"
+  build/cupti_stage "$dir/cuda.db-stage" 1000000
+  TRACEDB_TIMING=1 build/tracedb finish "$dir/cuda.db" 2> "$dir/cuda_close.txt" || cat "$dir/cuda_close.txt"
+  awk '/^tracedb: [a-z +]+ +[0-9.]+ s$/ { t = $(NF - 1); sub(/^tracedb: /, ""); sub(/ +[0-9.]+ s$/, "");
+         if ($0 == "insert") conv += t; else if ($0 != "open") { after += t; parts = parts sprintf(" %s %.2f", $0, t) } }
+       END { printf "CUDA recording, 1 M launches (3 M events): converting %.2f s; closing after that %.2f s (%s )\n", conv, after, parts }' \
+      "$dir/cuda_close.txt"
+  rm -f "$dir/cuda.db" "$dir/cuda.db-stage"
+fi
