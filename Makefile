@@ -47,7 +47,7 @@ CLI_SRC  = analyzer/cli/main.c analyzer/cli/commands.c analyzer/cli/cmd_api.c an
 UNIT_SRC = $(filter-out $(if $(HAVE_CUPTI),,tests/unit/test_cupti.c tests/unit/test_record.c),$(wildcard tests/unit/*.c))
 HDRS     = $(wildcard include/*.h $(addsuffix /*.h,$(SRC_DIRS)))
 
-.PHONY: all build demo test check test-run clang-check bench fuzz fuzzers install deps clean gpu-bundle
+.PHONY: all build demo test check test-run clang-check bench fuzz fuzzers install deps clean gpu-bundle gpu-check
 all:
 	@sh tools/deps.sh build
 	@$(MAKE) --no-print-directory build
@@ -291,7 +291,8 @@ fuzz:
 	sh tests/fuzz/run.sh $${FUZZ_SECONDS:-300} $(FUZZ_TARGETS)
 
 # --- a real GPU (tests/gpu/check.sh): the programs and libraries the check runs, in .gpu/ (not tracked),
-#   to be run where a GPU is: `bash tests/gpu/check.sh .gpu OUTDIR` (needs the CUDA toolkit here)
+#   to be run where a GPU is: `bash tests/gpu/check.sh .gpu OUTDIR` (needs the CUDA toolkit here);
+#   make gpu-check: both, on a machine with the toolkit and a GPU (results in build/gpu-check)
 GPU_LIBS = sqlite3 yajl simdjson cjson csv
 gpu-bundle: build/tracedb build/libtracedb_inject.so tests/gpu/cuda_counts.cu tests/gpu/cupti_count.c
 	@test -n "$(HAVE_CUPTI)" || { echo "gpu-bundle: needs the CUDA toolkit (CUDA_HOME)"; exit 1; }
@@ -303,6 +304,9 @@ gpu-bundle: build/tracedb build/libtracedb_inject.so tests/gpu/cuda_counts.cu te
 	  -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcupti
 	for l in $(GPU_LIBS); do cp -L $$(ldd build/tracedb build/libtracedb_inject.so | awk '$$1 ~ /^lib'$$l'\.so/ {print $$3; exit}') .gpu/lib/; done
 	cp -L $(CUDA_HOME)/lib64/libcupti.so.* .gpu/cupti/ 2>/dev/null || cp -L $$(ldd build/libtracedb_inject.so | awk '/libcupti/ {print $$3}') .gpu/cupti/
+
+gpu-check: gpu-bundle
+	bash tests/gpu/check.sh .gpu build/gpu-check
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/tracedb \
