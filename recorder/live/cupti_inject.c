@@ -10,7 +10,8 @@
  * gave back went to another client: a profiler inside the program (torch.profiler, Kineto)
  * registering its own callbacks takes over CUPTI's buffers; we say so rather than print a quiet
  * recording with its GPU work missing.
- * Calls are recorded on their thread's system id, like NVTX ranges. No timestamp callback is registered (on CUDA 13.0 it can zero kernel timestamps).
+ * Calls are recorded on their thread's system id, like NVTX ranges. No timestamp callback is
+ * registered (on CUDA 13.0 it can zero kernel timestamps).
  * Without a usable GPU, cuptiActivityEnable fails: we say so once and the program runs on. */
 #define _GNU_SOURCE
 #include "cupti_translate.h"
