@@ -187,7 +187,8 @@ static int64_t ingest_keep_keys(struct tdb_ingest *ing, size_t ord, const struct
         fprintf(ing->err, "tracedb: out of memory\n");
         return -1;
     }
-    if (ing->reading_back) { /* rows read back: their keys now; an import's wait in its rows (keys_in_rows) */
+    int written = ing->reading_back || ing->live; /* rows written already: linked by the end, never as they come */
+    if (written) { /* rows read back or recorded: their keys now; an import's wait in its rows (keys_in_rows) */
         struct nesting_key *k = spill_sort_push(ing->keys);
         if (!k)
             return ingest_sort_failed(ing, ing->keys);
@@ -213,9 +214,9 @@ static int64_t ingest_keep_keys(struct tdb_ingest *ing, size_t ord, const struct
     if (launch && ing->recent_corr[slot] != ev->correlation) /* the first launch seen stays */
         ing->recent_corr[slot] = ev->correlation, ing->recent_ord[slot] = (uint32_t)ord,
         ing->recent_start[slot] = ev->start_ns;
-    else if (gpu && !ing->reading_back && ing->recent_corr[slot] == ev->correlation)
+    else if (gpu && !written && ing->recent_corr[slot] == ev->correlation)
         known = ing->recent_ord[slot], *launch_ns = ing->recent_start[slot];
-    if (gpu && !ing->reading_back)
+    if (gpu && !written)
         return known; /* its record goes when its row leaves the reorder buffer (ingest_emit_row), which
                        * may have linked it to a launch that came after it */
     return keep_corr(ing, ev, ord, known) != 0 ? -1 : known;
@@ -641,6 +642,17 @@ int64_t tdb_ingest_begin_trace(struct tdb_ingest *ing, const char *source_file, 
     return ing->trace_id;
 }
 
+/* Ends the current trace, whose rows [trace_first_event, end) are written already (read back, or a
+ * recording's): they may hold nesting of their own, and every one is nested and linked at the end. */
+static int ingest_end_written(struct tdb_ingest *ing, int64_t end, const struct tdb_trace_info *info)
+{
+    ing->read_back = 1;
+    ing->trace_end_event = end;
+    int rc = tdb_ingest_end_trace(ing, info);
+    ing->read_back = 0;
+    return rc;
+}
+
 int tdb_ingest_resume_trace(struct tdb_ingest *ing, int64_t trace_id, const struct tdb_trace_info *info)
 {
     sqlite3_stmt *st;
@@ -693,11 +705,7 @@ int tdb_ingest_resume_trace(struct tdb_ingest *ing, int64_t trace_id, const stru
     if (rows == 0)
         ing->trace_first_event = last_id = ing->next_event - 1;
     /* the end of the trace covers [trace_first_event, last id]: for a resumed trace, exactly its rows */
-    ing->read_back = 1;
-    ing->trace_end_event = rows ? last_id + 1 : ing->trace_first_event;
-    rc = tdb_ingest_end_trace(ing, info);
-    ing->read_back = 0;
-    return rc;
+    return ingest_end_written(ing, rows ? last_id + 1 : ing->trace_first_event, info);
 }
 
 /* Builds the key "<trace><is_text><pid>\0<is_text><tid>" in the scratch buffer. */
@@ -908,11 +916,8 @@ int64_t tdb_ingest_event(struct tdb_ingest *ing, const struct tdb_event *in)
         if (row_writer_event(ing->rows, id, name, cat, ev) != 0)
             return -1;
         int64_t launch_ns;
-        ing->reading_back = 1;
-        int rc = ingest_keep_keys(ing, (size_t)(id - ing->trace_first_event), ev, name, &launch_ns) == -1 ||
-                 ingest_keep_gpu_time(ing, (size_t)(id - ing->trace_first_event), ev) != 0;
-        ing->reading_back = 0;
-        if (rc)
+        if (ingest_keep_keys(ing, (size_t)(id - ing->trace_first_event), ev, name, &launch_ns) == -1 ||
+            ingest_keep_gpu_time(ing, (size_t)(id - ing->trace_first_event), ev) != 0)
             return -1;
         ing->events++;
         return id;
@@ -1014,10 +1019,7 @@ int tdb_ingest_end_trace(struct tdb_ingest *ing, const struct tdb_trace_info *in
                 return -1;
         }
         ingest_phase(ing, "insert");
-        ing->read_back = 1; /* rows may hold nesting already (the recorder's own stacks) */
-        ing->trace_end_event = ing->next_event;
-        int rc = tdb_ingest_end_trace(ing, info);
-        ing->read_back = 0;
+        int rc = ingest_end_written(ing, ing->next_event, info);
         ing->resuming = 0;
         return ingest_index_join(ing) == 0 ? rc : -1;
     }

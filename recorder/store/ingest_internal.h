@@ -131,7 +131,7 @@ struct tdb_ingest {
     int resuming;              /* ending a recording's trace (tdb_ingest_resume_trace, or a live end) */
     pthread_t indexer;         /* a live recording's end: builds the indexes on a second connection ... */
     int indexing, index_rc;    /* ... while this one nests the rows (ingest.c) */
-    int reading_back;          /* keys come from rows written already (no launch_id in them) */
+    int reading_back;          /* keys come from rows read back (no launch_id in them) */
     int read_back;             /* the current trace's rows were read back, or are a recording's (they may
                                 * hold nesting already; their ids may have gaps: ranges a killed
                                 * recording never ended) */
