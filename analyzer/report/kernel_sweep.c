@@ -2,24 +2,43 @@
  * one pass over the work as it comes (queries/kernel_rows.sql, kernel_launch_rows.sql; table order), and
  * the same statistics of the runtime and driver calls for `tracedb api` (queries/api_rows.sql),
  * grouped in a hash map, where SQL sorted every row to group it (a third of `tracedb kernels` on a 2
- * M-event trace). Each group keeps its durations once for the median and the standard deviation. The figures are the SQL aggregates' own: the average is the
- * sum over the count (avg() of integers), the median interpolates as percentile() does, the standard
- * deviation is Welford's over the durations in table order, as stddev() (sqlfuncs.c) gets them. */
+ * M-event trace). The rows are read in two halves of their ids at once, the upper on a second
+ * connection and thread, each into groups of its own that then join in table order. Each group keeps
+ * its durations once for the median and the standard deviation. The figures are the SQL aggregates'
+ * own: the average is the sum over the count (avg() of integers), the median interpolates as
+ * percentile() does, the standard deviation is Welford's over the durations in table order, as
+ * stddev() (sqlfuncs.c) gets them. */
 #include "kernel_sweep.h"
+#include "kinds.h"
 #include "report.h"
 #include "scope.h"
 #include "sqlfuncs.h"
 #include "step_index.h"
 #include "sweep_group.h"
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#define KEY_MAX 13 /* (rank is NULL, rank, name id, kind, launch?, 8 launch values) */
+/* A table of at least this many ids is read in two halves at once. The second connection and finding
+ * where to part cost ~7 ms: a loss at 151 k events (+7 ms of 51), a gain from ~300 k (2 M: 0.57 -> 0.37
+ * s); the 151 k-event trace that tests the join (tests/unit/test_reports.c) is read in halves. */
+#define SPLIT_IDS 131072
+#define SAMPLES 64 /* ids looked at to find where to part it (a page read each) */
 
 struct kernel_group {
     int rank_null, launch;
     int64_t rank, name_id, kind, total, min, max, example;
     struct sweep_values dur; /* in table order until written */
+    int64_t key[KEY_MAX];    /* its key in the pass's groups */
 };
+
+static size_t key_len(int by_launch)
+{
+    return (size_t)(by_launch ? KEY_MAX : 4) * sizeof(int64_t);
+}
 
 /* steps: by step, where g->rank is an index into them; else NULL */
 static int write_group(struct kernel_group *g, const struct step_index *steps, sqlite3_stmt *ins)
@@ -58,42 +77,32 @@ static int write_group(struct kernel_group *g, const struct step_index *steps, s
     return rc;
 }
 
-/* The pass over queries/<query>.sql's rows (rank, name id, kind, duration, id[, by_step's instant or
- * by_launch's columns]); kinds (NULL: none) bind :kernel, :memcpy, :memset. As kernel_sweep returns. */
-static int sweep_rows(sqlite3 *db, const char *query, int by_rank, int by_launch, int by_step, const int64_t *kinds,
-                      struct report_io *io)
-{
-    sqlite3_stmt *ins, *st;
-    struct step_index steps = {0};
-    if (by_step && step_index_load(&steps, db) != 0) {
-        fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
-        step_index_free(&steps);
-        return 1;
-    }
-    if (sweep_table(db, "kernel_stats (rank, name_id, kind, launch, example, instances, total_ns, avg_ns, med_ns, "
-                        "min_ns, max_ns, stddev_ns)", 12, &ins, io) != 0 ||
-        !(st = report_prepare(db, query, io))) {
-        sqlite3_finalize(ins);
-        step_index_free(&steps);
-        return 1;
-    }
-    report_bind_int(st, ":by_rank", by_rank);
-    report_bind_int(st, ":by_step", by_step);
-    int step_col = by_launch ? 14 : 5; /* with by_step: the instant that picks the step */
-    if (kinds) {
-        report_bind_int(st, ":kernel", kinds[0]);
-        report_bind_int(st, ":memcpy", kinds[1]);
-        report_bind_int(st, ":memset", kinds[2]);
-    }
+/* One part of the pass: the rows of ids lo..hi on one connection, into groups of its own. */
+struct kernel_part {
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    const struct step_index *steps; /* by step; else NULL */
+    int by_launch;
     struct sweep_index groups; /* (rank is NULL, rank, name id, kind[, launch configuration]) -> struct kernel_group */
-    sweep_index_init(&groups, sizeof(struct kernel_group));
+    int rc;                    /* 0; -1 an error (SQLite's, or out of memory: oom); 2 a key not an integer */
+    int oom;
+};
+
+/* Reads part p's rows (rank, name id, kind, duration, id[, by_step's instant or by_launch's columns])
+ * into its groups. */
+static void *part_run(void *arg)
+{
+    struct kernel_part *p = arg;
+    sqlite3_stmt *st = p->st;
+    const struct step_index *steps = p->steps;
+    int by_launch = p->by_launch, step_col = by_launch ? 14 : 5; /* with by_step: the instant that picks the step */
     int rc = 0, step;
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
         int tr = sqlite3_column_type(st, 0);
-        long in_step = by_step ? step_index_at(&steps, sqlite3_column_int64(st, step_col)) : -1;
+        long in_step = steps ? step_index_at(steps, sqlite3_column_int64(st, step_col)) : -1;
         if (in_step >= 0)
-            in_step = steps.v[in_step].first; /* grouped by the step's name, as kernels.sql does */
-        if (by_step) /* the rank is the step: its index here, its name written */
+            in_step = steps->v[in_step].first; /* grouped by the step's name, as kernels.sql does */
+        if (steps) /* the rank is the step: its index here, its name written */
             tr = in_step < 0 ? SQLITE_NULL : SQLITE_INTEGER;
         if ((tr != SQLITE_NULL && tr != SQLITE_INTEGER) || sqlite3_column_type(st, 1) != SQLITE_INTEGER ||
             sqlite3_column_type(st, 2) != SQLITE_INTEGER || sqlite3_column_type(st, 3) != SQLITE_INTEGER) {
@@ -101,8 +110,8 @@ static int sweep_rows(sqlite3 *db, const char *query, int by_rank, int by_launch
             break;
         }
         /* kernels.sql groups by printf('%d ...') of the eight launch values: NULL reads as 0 there */
-        int64_t key[13] = {tr == SQLITE_NULL, tr == SQLITE_NULL ? 0 : by_step ? in_step : sqlite3_column_int64(st, 0),
-                           sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2), by_launch && sqlite3_column_int(st, 5)};
+        int64_t key[KEY_MAX] = {tr == SQLITE_NULL, tr == SQLITE_NULL ? 0 : steps ? in_step : sqlite3_column_int64(st, 0),
+                                sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2), by_launch && sqlite3_column_int(st, 5)};
         for (int c = 0; c < 8 && key[4]; c++) {
             int t = sqlite3_column_type(st, 6 + c);
             if (t != SQLITE_NULL && t != SQLITE_INTEGER) {
@@ -114,16 +123,18 @@ static int sweep_rows(sqlite3 *db, const char *query, int by_rank, int by_launch
         if (rc != 0)
             break;
         int fresh;
-        struct kernel_group *x = sweep_index_get(&groups, key, (size_t)(by_launch ? 13 : 4) * sizeof key[0], &fresh);
+        struct kernel_group *x = sweep_index_get(&p->groups, key, key_len(by_launch), &fresh);
         if (!x) {
-            rc = -1;
+            rc = -1, p->oom = 1;
             break;
         }
-        if (fresh)
-            *x = (struct kernel_group){(int)key[0], (int)key[4], key[1], key[2], key[3], 0, INT64_MAX, INT64_MIN, INT64_MAX, {0}};
+        if (fresh) {
+            *x = (struct kernel_group){(int)key[0], (int)key[4], key[1], key[2], key[3], 0, INT64_MAX, INT64_MIN, INT64_MAX, {0}, {0}};
+            memcpy(x->key, key, sizeof key);
+        }
         int64_t dur = sqlite3_column_int64(st, 3), id = sqlite3_column_int64(st, 4);
         if (sweep_values_add(&x->dur, dur) != 0) {
-            rc = -1;
+            rc = -1, p->oom = 1;
             break;
         }
         x->total += dur;
@@ -136,26 +147,167 @@ static int sweep_rows(sqlite3 *db, const char *query, int by_rank, int by_launch
     }
     if (rc == 0 && step != SQLITE_DONE)
         rc = -1;
-    for (size_t k = 0; rc == 0 && k < groups.n; k++)
-        if (write_group(sweep_index_at(&groups, k), by_step ? &steps : NULL, ins) != 0)
-            rc = -1;
-    if (rc < 0)
-        fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
-    for (size_t k = 0; k < groups.n; k++)
-        free(((struct kernel_group *)sweep_index_at(&groups, k))->dur.v);
-    sweep_index_free(&groups);
-    step_index_free(&steps);
+    p->rc = rc;
+    return NULL;
+}
+
+/* Adds the upper part's groups to the lower's (whose rows all come first in table order: the durations
+ * follow them, and a group first met in b comes after every group of a, as one pass would have made
+ * them). 0, or -1 when out of memory. */
+static int join_parts(struct kernel_part *a, struct kernel_part *b)
+{
+    for (size_t k = 0; k < b->groups.n; k++) {
+        struct kernel_group *y = sweep_index_at(&b->groups, k);
+        int fresh;
+        struct kernel_group *x = sweep_index_get(&a->groups, y->key, key_len(a->by_launch), &fresh);
+        if (!x)
+            return -1;
+        if (fresh) {
+            *x = *y, y->dur = (struct sweep_values){0};
+            continue;
+        }
+        for (size_t i = 0; i < y->dur.n; i++)
+            if (sweep_values_add(&x->dur, y->dur.v[i]) != 0)
+                return -1;
+        x->total += y->total;
+        x->min = y->min < x->min ? y->min : x->min;
+        x->max = y->max > x->max ? y->max : x->max;
+        x->example = y->example < x->example ? y->example : x->example;
+    }
+    return 0;
+}
+
+static void part_free(struct kernel_part *p)
+{
+    for (size_t k = 0; k < p->groups.n; k++)
+        free(((struct kernel_group *)sweep_index_at(&p->groups, k))->dur.v);
+    sweep_index_free(&p->groups);
+    sqlite3_finalize(p->st);
+}
+
+/* Where to part the rows of kinds first..last: 1 when the table's ids span SPLIT_IDS or more and some of
+ * SAMPLES ids spread evenly over them are of those kinds (*mid: the middle one of those, the lower
+ * half's last id), so that each half holds about as many of the rows read: a Kineto trace holds its
+ * CPU events first, its GPU work and runtime calls after them. */
+static int split_ids(sqlite3 *db, int first, int last, int64_t *mid)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "SELECT (SELECT min(id) FROM main.event), (SELECT max(id) FROM main.event)", -1, &st,
+                           NULL) != SQLITE_OK)
+        return 0;
+    int some = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER &&
+               sqlite3_column_type(st, 1) == SQLITE_INTEGER;
+    int64_t lo = sqlite3_column_int64(st, 0), hi = sqlite3_column_int64(st, 1), span;
     sqlite3_finalize(st);
+    /* one statement, not a lookup each: each statement's read transaction takes and drops the file's lock */
+    if (!some || __builtin_sub_overflow(hi, lo, &span) || span < SPLIT_IDS ||
+        sqlite3_prepare_v2(db, "WITH RECURSIVE i(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM i WHERE k + 1 < ?4) "
+                               "SELECT p FROM (SELECT ?1 + CAST(?2 * (2 * k + 1) / (2.0 * ?4) AS INTEGER) AS p FROM i) "
+                               "WHERE (SELECT kind FROM main.event WHERE id >= p ORDER BY id LIMIT 1) BETWEEN ?3 AND ?5 "
+                               "ORDER BY p",
+                           -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_int64(st, 1, lo), sqlite3_bind_int64(st, 2, span), sqlite3_bind_int(st, 3, first);
+    sqlite3_bind_int(st, 4, SAMPLES), sqlite3_bind_int(st, 5, last);
+    int64_t at[SAMPLES];
+    int n = 0;
+    while (n < SAMPLES && sqlite3_step(st) == SQLITE_ROW)
+        at[n++] = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    if (n == 0) /* few such rows, if any: one pass */
+        return 0;
+    *mid = at[n / 2] - 1;
+    return 1;
+}
+
+/* Prepares queries/<query>.sql on p->db for ids lo..hi; kinds (NULL: none) bind :kernel, :memcpy,
+ * :memset. 0, or -1 (printed). */
+static int part_prepare(struct kernel_part *p, const char *query, int by_rank, int by_step, const int64_t *kinds,
+                        int64_t lo, int64_t hi, struct report_io *io)
+{
+    if (!(p->st = report_prepare(p->db, query, io)))
+        return -1;
+    report_bind_int(p->st, ":by_rank", by_rank);
+    report_bind_int(p->st, ":by_step", by_step);
+    report_bind_int(p->st, ":lo", lo);
+    report_bind_int(p->st, ":hi", hi);
+    if (kinds) {
+        report_bind_int(p->st, ":kernel", kinds[0]);
+        report_bind_int(p->st, ":memcpy", kinds[1]);
+        report_bind_int(p->st, ":memset", kinds[2]);
+    }
+    return 0;
+}
+
+/* The pass over queries/<query>.sql's rows (of kinds read_kinds[0]..[1]): in two halves of their ids at
+ * once when they span SPLIT_IDS or more, the upper on a second connection (scope_reopen) and thread (reading rows is SQLite's work
+ * and most of the pass); else in one. As kernel_sweep returns. */
+static int sweep_rows(sqlite3 *db, const char *query, int by_rank, int by_launch, int by_step, const int64_t *kinds,
+                      const int read_kinds[2], struct report_io *io)
+{
+    sqlite3_stmt *ins;
+    struct step_index steps = {0};
+    if (by_step && step_index_load(&steps, db) != 0) {
+        fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
+        step_index_free(&steps);
+        return 1;
+    }
+    if (sweep_table(db, "kernel_stats (rank, name_id, kind, launch, example, instances, total_ns, avg_ns, med_ns, "
+                        "min_ns, max_ns, stddev_ns)", 12, &ins, io) != 0) {
+        step_index_free(&steps);
+        return 1;
+    }
+    struct kernel_part part[2];
+    for (int k = 0; k < 2; k++) {
+        part[k] = (struct kernel_part){.db = db, .steps = by_step ? &steps : NULL, .by_launch = by_launch};
+        sweep_index_init(&part[k].groups, sizeof(struct kernel_group));
+    }
+    int64_t mid = 0;
+    sqlite3 *db2 = split_ids(db, read_kinds[0], read_kinds[1], &mid) ? scope_reopen(db) : NULL;
+    int nparts = db2 ? 2 : 1, rc = 0;
+    if (db2)
+        part[1].db = db2;
+    if (part_prepare(&part[0], query, by_rank, by_step, kinds, INT64_MIN, db2 ? mid : INT64_MAX, io) != 0 ||
+        (db2 && part_prepare(&part[1], query, by_rank, by_step, kinds, mid + 1, INT64_MAX, io) != 0))
+        rc = -1, nparts = 0;
+    pthread_t thread;
+    int threaded = nparts == 2 && pthread_create(&thread, NULL, part_run, &part[1]) == 0;
+    if (nparts)
+        part_run(&part[0]);
+    if (threaded)
+        pthread_join(thread, NULL);
+    else if (nparts == 2)
+        part_run(&part[1]);
+    for (int k = 0; k < nparts; k++) {
+        if (part[k].rc == -1 && rc != 2)
+            fprintf(io->err, "%s: %s\n", io->prog, part[k].oom ? "out of memory" : sqlite3_errmsg(part[k].db));
+        if (part[k].rc != 0 && rc != 2)
+            rc = part[k].rc;
+    }
+    if (rc == 0 && nparts == 2 && join_parts(&part[0], &part[1]) != 0) {
+        fprintf(io->err, "%s: out of memory\n", io->prog);
+        rc = -1;
+    }
+    for (size_t k = 0; rc == 0 && k < part[0].groups.n; k++)
+        if (write_group(sweep_index_at(&part[0].groups, k), by_step ? &steps : NULL, ins) != 0) {
+            fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
+            rc = -1;
+        }
+    part_free(&part[0]), part_free(&part[1]);
+    sqlite3_close(db2);
+    step_index_free(&steps);
     sqlite3_finalize(ins);
     return rc == 0 ? 0 : rc == 2 ? 2 : 1;
 }
 
 int kernel_sweep(sqlite3 *db, int by_rank, int by_launch, int by_step, const int64_t kinds[3], struct report_io *io)
 {
-    return sweep_rows(db, by_launch ? "kernel_launch_rows" : "kernel_rows", by_rank, by_launch, by_step, kinds, io);
+    static const int gpu[2] = {TDB_KIND_KERNEL, TDB_KIND_MEMSET};
+    return sweep_rows(db, by_launch ? "kernel_launch_rows" : "kernel_rows", by_rank, by_launch, by_step, kinds, gpu, io);
 }
 
 int api_sweep(sqlite3 *db, const struct scope *sc, struct report_io *io)
 {
-    return sweep_rows(db, "api_rows", sc->by_rank, 0, 0, NULL, io);
+    static const int calls[2] = {TDB_KIND_RUNTIME, TDB_KIND_DRIVER};
+    return sweep_rows(db, "api_rows", sc->by_rank, 0, 0, NULL, calls, io);
 }
