@@ -126,6 +126,7 @@ if [ "$HTA_MB" -gt 0 ]; then
   measure ops_from_2m build/tracedb ops "$dir/hta.db" --from 0
   measure ops_by_step_2m build/tracedb ops "$dir/hta.db" --by-step
   measure kernels_by_step_2m build/tracedb kernels "$dir/hta.db" --by-step
+  measure kernels_launch_2m build/tracedb kernels "$dir/hta.db" --group-by launch
 fi
 measure csv_tracedb build/tracedb export csv "$dir/bench.db" --table event -o "$dir/event.csv"
 measure csv_sqlite3 sh -c "sqlite3 -csv -header '$dir/bench.db' 'SELECT * FROM event' > '$dir/event-sqlite3.csv'"
@@ -180,6 +181,7 @@ if [ "$HTA_MB" -gt 0 ]; then
   row "  on $hta_events events: ops --from 0" ops_from_2m "(7.07 s before the C pass)"
   row "  on $hta_events events: ops --by-step" ops_by_step_2m "(130 s before the indexed steps)"
   row "  on $hta_events events: kernels --by-step" kernels_by_step_2m "(247 s before the indexed steps)"
+  row "  on $hta_events events: kernels --group-by launch" kernels_launch_2m "(target <= 0.5 s)"
 fi
 row "tracedb export chrome (whole trace)" export_chrome ""
 # HTA itself beside tracedb on one real trace, where HTA's source is at hand (tests/oracle/*.py's way):
