@@ -182,6 +182,30 @@ def cmd_killed(path, launched):
     check(linked > 0, "kept kernels linked to their launch calls", f"{linked} of {k}")
 
 
+def peak_rss(err_path):
+    """The peak RSS cmd_maxrss wrote into a recording's stderr (MiB)."""
+    m = re.findall(r"peak RSS of the largest process: (\d+) MiB", open(err_path).read())
+    return int(m[-1]) if m else None
+
+
+def cmd_scale(path, line, small_err, big_err):
+    """cuda_counts --burst N at a larger N: every kernel kept, nothing dropped, closed, linked; and the
+    recorded program's peak RSS within 1.25x of the 1 M-launch recording's (the recorder's memory does
+    not grow with the trace: its sorts spill, its maps drop matched entries)."""
+    c, want = db(path), app_counts(line)
+    k = one(c, "SELECT count(*) FROM kernels WHERE name LIKE '%empty_kernel%'")
+    check(k == want["empty_kernel"], "every empty kernel recorded", f"{k} vs {want['empty_kernel']}")
+    skipped = one(c, "SELECT coalesce(sum(skipped_events), 0) FROM trace")
+    check(skipped == 0, "the recording dropped nothing (trace.skipped_events)", skipped)
+    status = one(c, "SELECT value FROM meta WHERE key = 'import_status'")
+    check(status == "complete", "the recording was closed (meta import_status)", status)
+    unlinked = one(c, "SELECT count(*) FROM kernels WHERE launch_id IS NULL")
+    check(unlinked == 0, "every kernel linked to its launch call", unlinked)
+    small, big = peak_rss(small_err), peak_rss(big_err)
+    check(small is not None and big is not None and big <= 1.25 * small,
+          "peak RSS of the recorded program flat in the trace's size", f"{big} MiB vs {small} MiB at 1 M launches")
+
+
 def cmd_maxrss(libs, *cmd):
     """Runs CMD (with LD_LIBRARY_PATH=libs), then prints the peak RSS of its largest process."""
     import resource
@@ -249,5 +273,5 @@ def cmd_nvtx_ops(nvtx, kineto):
 if __name__ == "__main__":
     {"counts": cmd_counts, "burst": cmd_burst, "kineto": cmd_kineto, "nvtx_ops": cmd_nvtx_ops,
      "launches": cmd_launches, "threads": cmd_threads, "killed": cmd_killed, "nosync": cmd_nosync,
-     "maxrss": cmd_maxrss}[sys.argv[1]](*sys.argv[2:])
+     "maxrss": cmd_maxrss, "scale": cmd_scale}[sys.argv[1]](*sys.argv[2:])
     sys.exit(1 if failed else 0)

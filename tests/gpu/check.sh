@@ -3,6 +3,7 @@
 # Runs on a machine with an NVIDIA GPU and its driver, from the bundle `make gpu-bundle` builds
 # (tracedb, its injection library, tests/gpu's programs, and the shared libraries they need):
 #   bash tests/gpu/check.sh BUNDLE OUTDIR   (or make gpu-check); exits 1 when a check fails
+# SCALE_N=10000000 adds a recording of that many launches (minutes), its memory against 1 M launches.
 # Prints PASS/FAIL lines and the timings; leaves the small databases and the log in OUTDIR.
 set -u
 B=$(cd "${1:-.gpu}" && pwd)
@@ -77,6 +78,17 @@ for lv in 2 1; do
     cp cupti_burst.txt "cupti_burst$lv.txt"
 done
 
+if [ -n "${SCALE_N:-}" ]; then # optional (minutes): SCALE_N launches at level 2, memory against the 1 M recording's
+    step "scale: burst of $SCALE_N empty kernels, level 2, recorded; peak RSS against 1 M launches"
+    time run "$B/bin/cuda_counts" --burst "$SCALE_N" > scale.txt; cat scale.txt
+    time TRACEDB_TIMING=1 run $PY "$HERE/check.py" maxrss "$LD_LIBRARY_PATH" "$T" record -o scale.db -- "$B/bin/cuda_counts" --burst "$SCALE_N" > /dev/null 2> rec_scale.err
+    cat rec_scale.err
+    ls -la scale.db
+    run $PY "$HERE/check.py" scale scale.db "$(cat scale.txt)" rec_burst2.err rec_scale.err
+    time run "$T" kernels scale.db
+    rm -f scale.db
+fi
+
 if ! env -u LD_LIBRARY_PATH python3 -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)" 2>/dev/null; then
     echo; echo "== PyTorch with CUDA not found: its checks are skipped"; SKIP_TORCH=1
 fi
@@ -107,7 +119,7 @@ run "$T" record -o both.db -- python3 "$HERE/torch_app.py" --profile both.json 2
 if grep -q "took over CUDA activity" rec_both.err; then echo "PASS the recording says another CUPTI client took over"
 else echo "FAIL the recording does not say another CUPTI client took over"; fails=$((fails + 1)); fi
 fi
-if grep -l "took over\|still running" rec_mixed.err rec_threads.err rec_burst*.err rec_nosync.err $(ls rec_torch*.err 2>/dev/null); then
+if grep -l "took over\|still running" rec_mixed.err rec_threads.err rec_burst*.err rec_nosync.err $(ls rec_torch*.err rec_scale.err 2>/dev/null); then
     echo "FAIL a recording with no other profiler warned of one (files above)"; fails=$((fails + 1))
 else echo "PASS no warning of another profiler or of running GPU work where there was none"; fi
 
