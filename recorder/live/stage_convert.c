@@ -9,6 +9,7 @@
  * step (ingest.c) then links GPU work to launches and writes the sums, as for every source. */
 #define _GNU_SOURCE
 #include "stage_convert.h"
+#include "call_nest.h"
 #include "jsonbuf.h"
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -26,12 +27,23 @@ struct conv_frame {
     int64_t domain;   /* NVTX domain handle (0: the default domain): a pop ends its own domain's range */
 };
 
+/* A range ended on its thread's own stack, kept for CUPTI's calls inside it, which come later. */
+struct conv_closed {
+    int64_t start, end, id;
+    int depth;
+};
+
+#define CLOSED_KEEP 1024 /* ranges kept a thread (the latest), in the order they ended: by end */
+#define CLOSED_LOOK 32   /* looked at a call at most, from the first that ends at or after it */
+
 struct conv_thread {
     int64_t os_tid, track; /* track: -1 until it is made */
     int64_t last_ts;       /* its latest timestamp: where its open ranges end after a crash */
     struct buf name;
     struct conv_frame *stack;
     size_t depth, cap;
+    struct conv_closed *closed; /* a ring of CLOSED_KEEP, made with the first; NULL before */
+    uint64_t nclosed;           /* ranges ended so far */
 };
 
 /* A range started on one thread and ended anywhere (nvtxRangeStart/End). */
@@ -52,6 +64,10 @@ struct stage_conv {
     struct conv_stop { int64_t id, ts; } *stops; /* ends seen before their start (another thread's chunk) */
     size_t nstops, stops_cap;
     struct buf scratch, chunk;
+    struct call_nest *nest;       /* CUPTI's chunks nested as they come (NULL until the first) */
+    struct call_row *calls;       /* a chunk's events */
+    size_t calls_cap;
+    size_t last_thread;           /* the thread conv_enclosing found last, + 1 */
     int64_t events, never_ended, dropped;
     int closed;
     int clocks;                     /* STAGE_CLOCK pairs met: records are counter ticks */
@@ -81,9 +97,12 @@ void stage_conv_free(struct stage_conv *c)
         for (size_t k = 0; k < t->cap; k++)
             buf_free(&t->stack[k].name), buf_free(&t->stack[k].cat), buf_free(&t->stack[k].args);
         free(t->stack);
+        free(t->closed);
         buf_free(&t->name);
     }
     free(c->threads);
+    call_nest_free(c->nest);
+    free(c->calls);
     for (size_t i = 0; i < c->open_cap; i++)
         buf_free(&c->open[i].name), buf_free(&c->open[i].cat);
     free(c->open);
@@ -190,6 +209,10 @@ static int conv_emit_range(struct stage_conv *c, int64_t track, struct conv_fram
             parent->child_ns += dur;
         }
         ev.self_ns = dur > f->child_ns ? dur - f->child_ns : 0;
+        if (!t->closed)
+            t->closed = malloc(CLOSED_KEEP * sizeof *t->closed); /* none kept when out of memory: the end nests */
+        if (t->closed)
+            t->closed[t->nclosed++ % CLOSED_KEEP] = (struct conv_closed){f->start, f->start + dur, f->id, (int)below};
     }
     c->scratch.n = 0;
     size_t n = conv_op_name(f->name.p, f->name.n, &c->scratch);
@@ -409,25 +432,106 @@ static int conv_records(struct stage_conv *c, int64_t number, unsigned char *p, 
     return 0;
 }
 
-/* STAGE_EVENTS: CUPTI's complete events. */
+/* The stage_event at off of a chunk's payload: its strings and its size, padded; 0 at the end, -1 when
+ * the payload is damaged. */
+static int conv_event_at(const unsigned char *p, uint32_t bytes, uint32_t off, struct stage_event *se,
+                         struct tdb_str strs[3], uint32_t *size)
+{
+    if (off >= bytes)
+        return 0;
+    if (bytes - off < sizeof *se)
+        return -1;
+    memcpy(se, p + off, sizeof *se);
+    uint64_t len = sizeof *se;
+    const char *s = (const char *)p + off + sizeof *se;
+    uint32_t lens[3] = {se->name_len, se->cat_len, se->args_len};
+    for (int i = 0; i < 3; i++) {
+        uint64_t n = lens[i] == UINT32_MAX ? 0 : lens[i];
+        if (len + n > bytes - off)
+            return -1;
+        strs[i] = lens[i] == UINT32_MAX ? (struct tdb_str){NULL, 0} : (struct tdb_str){s, n};
+        s += n, len += n;
+    }
+    len = (len + 7) & ~(uint64_t)7;
+    *size = len > bytes - off ? bytes - off : (uint32_t)len;
+    return 1;
+}
+
+/* call_nest's enclosing: the innermost NVTX range of track's thread around [start, start + dur] (the
+ * sweep's rule: it starts no later, ends no earlier, and after the start), among the latest ranges that
+ * ended (the first of them ending at or after it that starts no later is the innermost) and, failing
+ * those, the ranges still open. */
+static int conv_enclosing(void *ctx, int64_t track, int64_t start, int64_t dur, int64_t *id, int *depth)
+{
+    struct stage_conv *c = ctx;
+    struct conv_thread *t = c->last_thread ? &c->threads[c->last_thread - 1] : NULL;
+    if (!t || t->track != track) {
+        t = NULL;
+        for (size_t i = 0; i < c->nthreads && !t; i++)
+            if (c->threads[i].track == track)
+                t = &c->threads[i], c->last_thread = i + 1;
+    }
+    if (!t)
+        return 0;
+    int64_t end = start + dur;
+    if (t->closed && t->nclosed) {
+        uint64_t first = t->nclosed > CLOSED_KEEP ? t->nclosed - CLOSED_KEEP : 0, lo = first, hi = t->nclosed;
+        while (lo < hi) { /* the first kept range that ends at or after the call */
+            uint64_t mid = lo + (hi - lo) / 2;
+            if (t->closed[mid % CLOSED_KEEP].end < end)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (uint64_t k = lo; k < t->nclosed && k < lo + CLOSED_LOOK; k++) {
+            const struct conv_closed *r = &t->closed[k % CLOSED_KEEP];
+            if (r->start <= start && r->end > start) {
+                *id = r->id, *depth = r->depth;
+                return 1;
+            }
+        }
+    }
+    for (size_t k = t->depth; k-- > 0;)
+        if (t->stack[k].start <= start && t->stack[k].id != TDB_NULL) {
+            *id = t->stack[k].id, *depth = (int)k;
+            return 1;
+        }
+    return 0;
+}
+
+/* STAGE_EVENTS: CUPTI's complete events, one buffer's. In a recording, each gets its row id first, then
+ * the chunk is nested and linked (call_nest.c), then written. */
 static int conv_events(struct stage_conv *c, const unsigned char *p, uint32_t bytes)
 {
-    for (uint32_t off = 0; off < bytes;) {
-        struct stage_event se;
-        if (bytes - off < sizeof se)
+    struct stage_event se;
+    struct tdb_str strs[3];
+    uint32_t size;
+    size_t count = 0;
+    int rc, nest = tdb_ingest_reserves_ids(c->ing); /* a recording, whose rows get their ids first */
+    if (nest && !c->nest && !(c->nest = call_nest_new()))
+        nest = 0;
+    for (uint32_t off = 0; nest && (rc = conv_event_at(p, bytes, off, &se, strs, &size)) != 0; off += size) {
+        if (rc < 0)
             return -1;
-        memcpy(&se, p + off, sizeof se);
-        uint64_t len = sizeof se;
-        const char *s = (const char *)p + off + sizeof se;
-        uint32_t lens[3] = {se.name_len, se.cat_len, se.args_len};
-        struct tdb_str strs[3];
-        for (int i = 0; i < 3; i++) {
-            uint64_t n = lens[i] == UINT32_MAX ? 0 : lens[i];
-            if (len + n > bytes - off)
+        if (count == c->calls_cap) {
+            size_t cap = c->calls_cap ? 2 * c->calls_cap : 1024;
+            struct call_row *r = realloc(c->calls, cap * sizeof *r);
+            if (!r)
                 return -1;
-            strs[i] = lens[i] == UINT32_MAX ? (struct tdb_str){NULL, 0} : (struct tdb_str){s, n};
-            s += n, len += n;
+            c->calls = r, c->calls_cap = cap;
         }
+        int64_t track = tdb_ingest_thread_ids(c->ing, se.pid, se.tid);
+        if (track < 0)
+            return -1;
+        c->calls[count++] = (struct call_row){.id = tdb_ingest_reserve_id(c->ing), .track = track, .start = se.start_ns,
+                                              .dur = se.dur_ns, .corr = se.correlation, .kind = se.kind};
+    }
+    if (nest && call_nest_chunk(c->nest, c->calls, count, conv_enclosing, c) != 0)
+        return -1;
+    size_t i = 0;
+    for (uint32_t off = 0; (rc = conv_event_at(p, bytes, off, &se, strs, &size)) != 0; off += size, i++) {
+        if (rc < 0)
+            return -1;
         struct tdb_event ev;
         tdb_event_init(&ev);
         ev.kind = se.kind;
@@ -444,10 +548,14 @@ static int conv_events(struct stage_conv *c, const unsigned char *p, uint32_t by
         ev.addr = se.addr, ev.total_allocated = se.total_allocated, ev.total_reserved = se.total_reserved;
         ev.device_type = se.device_type;
         ev.thread_id = tdb_ingest_thread_ids(c->ing, se.pid, se.tid);
+        if (nest) { /* what the end of the trace will most likely find: rows it finds so are not rewritten */
+            const struct call_row *r = &c->calls[i];
+            ev.id = r->id, ev.parent_id = r->parent, ev.depth = r->depth, ev.self_ns = r->self;
+            ev.launch_id = r->launch, ev.launch_ns = r->launch_ns;
+        }
         if (ev.thread_id < 0 || tdb_ingest_event(c->ing, &ev) < 0)
             return -1;
         c->events++;
-        off += (uint32_t)((len + 7) & ~(uint64_t)7);
     }
     return 0;
 }

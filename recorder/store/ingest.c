@@ -850,6 +850,11 @@ int64_t tdb_ingest_reserve_id(struct tdb_ingest *ing)
     return ing->live ? ing->next_event++ : TDB_NULL;
 }
 
+int tdb_ingest_reserves_ids(const struct tdb_ingest *ing)
+{
+    return ing->live;
+}
+
 /* A row leaves the reorder buffer (stream_nest.c), final: to the writer. GPU work's correlation record
  * goes now, with the launch its row holds: the end of the trace links only the rest. */
 static int ingest_emit_row(void *ctx, int64_t id, int64_t name_id, int64_t cat_id, const struct tdb_event *ev)

@@ -130,6 +130,8 @@ int tdb_ingest_custom_kind(struct tdb_ingest *ing, struct tdb_str cat);
  * begins, so that what happens inside it can name it as parent before it ends). Any other ingest
  * hands out none (TDB_NULL): its rows are numbered as they come, and the sweep nests them. */
 int64_t tdb_ingest_reserve_id(struct tdb_ingest *ing);
+/* Whether tdb_ingest_reserve_id gives ids (a live recording). */
+int tdb_ingest_reserves_ids(const struct tdb_ingest *ing);
 
 /* Adds one event; returns its id, or -1 on a database error. */
 int64_t tdb_ingest_event(struct tdb_ingest *ing, const struct tdb_event *ev);

@@ -212,3 +212,113 @@ Test(cupti, staged_events_build_the_same_database)
 {
     translate_and_report(TDB_OPEN_LIVE, 1);
 }
+
+/* One thread's ring records as a STAGE_RECORDS chunk: a range begun or ended (R_BEGIN, R_END) at ts. */
+static void stage_range_record(FILE *f, int type, const char *name, int64_t ts)
+{
+    unsigned char rec[64] = {0};
+    struct rec x = {(uint8_t)type, TDB_KIND_RANGE, 0, 0, (uint16_t)(type == R_BEGIN ? strlen(name) : 0), 0, ts};
+    memcpy(rec, &x, sizeof x);
+    if (type == R_BEGIN)
+        memcpy(rec + sizeof x, name, strlen(name));
+    uint32_t size = rec_size(&x);
+    struct stage_chunk h = {STAGE_RECORDS, size, 1};
+    fwrite(&h, sizeof h, 1, f);
+    fwrite(rec, 1, size, f);
+}
+
+static void stage_events_chunk(FILE *f, struct buf *b)
+{
+    struct stage_chunk h = {STAGE_EVENTS, (uint32_t)b->n, 0};
+    fwrite(&h, sizeof h, 1, f);
+    fwrite(b->p, 1, b->n, f);
+    b->n = 0;
+}
+
+/* A recording's rows are written with the nesting and launch links the end of the trace finds, so that
+ * closing rewrites only the rows that cannot know them yet. Worked by hand: thread 7 holds the NVTX
+ * range "train" [0, 5 ms), open until the end, and "step" j [j ms + 100 us, + 800 us) for j = 0..3, each
+ * ended (staged) before CUPTI's buffer of the calls inside it comes. In each step 50 cudaLaunchKernel
+ * [s, s + 4 us), each holding a cuKernelGetName [s + 1 us, + 100 ns) (CUPTI's record of the inner call
+ * first), and their kernels [s + 20 us, + 500 ns) in a buffer after the calls'; after each step, 5 more
+ * launches inside "train" only. The end finds every call's parent, depth and self time, and every
+ * kernel's launch, as the rows were written: only the five ranges change (their self time less the
+ * calls inside them, which came after they were written). */
+Test(cupti, converted_rows_need_no_rewrite_but_the_ranges)
+{
+    char *dir = temp_dir(), db[1100], path[1200];
+    snprintf(db, sizeof db, "%s/nest.db", dir);
+    snprintf(path, sizeof path, "%s%s", db, STAGE_SUFFIX);
+    FILE *f = fopen(path, "wb");
+    cr_assert(f);
+    int64_t pid = 100;
+    fwrite(STAGE_MAGIC, 1, 8, f);
+    fwrite(&pid, 8, 1, f);
+    struct {
+        struct stage_thread t;
+        char name[8];
+    } th = {{7, 4, 0}, "main"};
+    struct stage_chunk h = {STAGE_THREAD, sizeof th, 1};
+    fwrite(&h, sizeof h, 1, f);
+    fwrite(&th, sizeof th, 1, f);
+    const int64_t T0 = 1000000000000LL, US = 1000;
+    stage_range_record(f, R_BEGIN, "train", T0);
+    struct cupti_translate *t = calloc(1, sizeof *t);
+    struct buf api = {0}, kernels = {0};
+    t->pid = 100, t->api_name = api_names, t->emit = stage_one;
+    uint32_t corr = 1;
+    for (int j = 0; j < 4; j++) {
+        int64_t step = T0 + j * 1000 * US + 100 * US;
+        stage_range_record(f, R_BEGIN, "step", step);
+        stage_range_record(f, R_END, "", step + 800 * US);
+        for (int i = 0; i < 55; i++, corr++) {
+            int64_t s = i < 50 ? step + 10 * US + i * 10 * US : step + 850 * US + (i - 50) * 10 * US;
+            CUpti_ActivityAPI d = {0}, a = {0};
+            d.kind = CUPTI_ACTIVITY_KIND_DRIVER, d.cbid = 1, d.start = (uint64_t)(s + US), d.end = (uint64_t)(s + US + 100);
+            d.processId = 100, d.threadId = 7, d.correlationId = 100000 + corr;
+            a.kind = CUPTI_ACTIVITY_KIND_RUNTIME, a.cbid = 211, a.start = (uint64_t)s, a.end = (uint64_t)(s + 4 * US);
+            a.processId = 100, a.threadId = 7, a.correlationId = corr;
+            t->emit_arg = &api;
+            cr_assert_eq(cupti_translate_record(t, &d), 0);
+            cr_assert_eq(cupti_translate_record(t, &a), 0);
+            CUpti_ActivityKernel10 k = {0};
+            k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, k.start = (uint64_t)(s + 20 * US), k.end = (uint64_t)(s + 20 * US + 500);
+            k.deviceId = 0, k.streamId = 13, k.correlationId = corr, k.name = "_Z12empty_kernelv";
+            t->emit_arg = &kernels;
+            cr_assert_eq(cupti_translate_record(t, &k), 0);
+        }
+        stage_events_chunk(f, &api);
+        stage_events_chunk(f, &kernels);
+    }
+    stage_range_record(f, R_END, "", T0 + 5000 * US);
+    struct stage_close c = {T0 + 6000 * US, 0};
+    h = (struct stage_chunk){STAGE_CLOSE, sizeof c, 0};
+    fwrite(&h, sizeof h, 1, f);
+    fwrite(&c, sizeof c, 1, f);
+    fclose(f);
+    buf_free(&api), buf_free(&kernels), free(t);
+
+    int st;
+    char *out = run_capture(&st, "TRACEDB_TIMING=1 '%s' finish '%s' 2>&1", tracedb(), db);
+    cr_assert_eq(st, 0, "%s", out);
+    long long rows = -1, written = -1;
+    const char *line = strstr(out, "rows to rewrite of ");
+    cr_assert(line && sscanf(line, "rows to rewrite of %lld: one pass, %lld written", &rows, &written) == 2, "%s", out);
+    cr_assert_eq(rows, 5 + 4 * 55 * 3, "%s", out);
+    cr_assert_eq(written, 5, "only the ranges' self time changes at the end: %s", out);
+    free(out);
+    /* what the database holds (the end's values, as before) */
+    sqlite3 *d = db_open(db);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM api_calls a JOIN ranges r ON r.id = a.parent_id WHERE r.name = 'step' "
+                           "AND a.name = 'cudaLaunchKernel' AND a.depth = 2"), 200);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM api_calls a JOIN ranges r ON r.id = a.parent_id WHERE r.name = 'train' "
+                           "AND a.name = 'cudaLaunchKernel' AND a.depth = 1"), 20);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM api_calls a JOIN api_calls p ON p.id = a.parent_id "
+                           "WHERE a.name = 'cuMemAlloc_v2' AND p.name = 'cudaLaunchKernel' AND p.self_ns = 3900"), 220);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM event k JOIN api_calls a ON a.id = k.launch_id WHERE k.kind = "
+                           "(SELECT id FROM kind WHERE name = 'kernel') AND a.correlation = k.correlation AND k.launch_ns = a.start_ns"), 220);
+    cr_assert_eq(db_int(d, "SELECT self_ns FROM ranges WHERE name = 'step' LIMIT 1"), (800 - 50 * 4) * US);
+    sqlite3_close(d);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
