@@ -10,6 +10,7 @@
 #include "call_nest.h"
 #include "ingest.h"
 #include "kinds.h"
+#include "nesting.h"
 #include <stdlib.h>
 
 #define LAUNCH_SLOTS ((size_t)1 << 17) /* recent launch calls, by correlation (CUPTI numbers them in turn) */
@@ -18,14 +19,9 @@ struct launch_slot {
     int64_t corr, id, start;
 };
 
-struct sort_item {
-    int64_t track, start, dur;
-    size_t row;
-};
-
 struct call_nest {
     struct launch_slot *launches;
-    struct sort_item *items;
+    struct nesting_key *items; /* the chunk's events in the sweep's order (ord: the row) */
     size_t *stack;
     size_t cap;
 };
@@ -55,19 +51,6 @@ static struct launch_slot *slot_of(struct call_nest *n, int64_t corr)
     return &n->launches[(uint64_t)corr & (LAUNCH_SLOTS - 1)];
 }
 
-/* nesting.c's order: by track, start, longer first, then the order they came in */
-static int item_order(const void *a, const void *b)
-{
-    const struct sort_item *x = a, *y = b;
-    if (x->track != y->track)
-        return x->track < y->track ? -1 : 1;
-    if (x->start != y->start)
-        return x->start < y->start ? -1 : 1;
-    if (x->dur != y->dur)
-        return x->dur > y->dur ? -1 : 1;
-    return (x->row > y->row) - (x->row < y->row);
-}
-
 static int64_t end_of(const struct call_row *r)
 {
     return r->start + r->dur;
@@ -76,7 +59,7 @@ static int64_t end_of(const struct call_row *r)
 int call_nest_chunk(struct call_nest *n, struct call_row *rows, size_t count, call_enclosing_fn enclosing, void *ctx)
 {
     if (count > n->cap) {
-        struct sort_item *items = realloc(n->items, count * sizeof *items);
+        struct nesting_key *items = count <= UINT32_MAX ? realloc(n->items, count * sizeof *items) : NULL;
         if (items)
             n->items = items;
         size_t *stack = realloc(n->stack, count * sizeof *stack);
@@ -104,17 +87,17 @@ int call_nest_chunk(struct call_nest *n, struct call_row *rows, size_t count, ca
         struct launch_slot *s = gpu && r->corr != TDB_NULL ? slot_of(n, r->corr) : NULL;
         if (s && s->corr == r->corr)
             r->launch = s->id, r->launch_ns = s->start;
-        n->items[i] = (struct sort_item){r->track, r->start, r->dur, i};
+        n->items[i] = (struct nesting_key){r->start, r->dur, (uint32_t)r->track, (uint32_t)i, 0, 0};
     }
-    qsort(n->items, count, sizeof *n->items, item_order);
+    qsort(n->items, count, sizeof *n->items, nesting_key_cmp); /* the sweep's own order */
     /* the sweep (nesting.c): a frame ends where the next one starts at or after its end, or outlasts it */
     size_t top = 0;
-    int64_t track = 0;
+    uint32_t track = 0; /* as the sweep's keys hold tracks */
     for (size_t k = 0; k < count; k++) {
-        struct call_row *r = &rows[n->items[k].row];
+        struct call_row *r = &rows[n->items[k].ord];
         int64_t s = r->start, e = end_of(r);
-        if (k == 0 || r->track != track)
-            top = 0, track = r->track;
+        if (k == 0 || (uint32_t)r->track != track)
+            top = 0, track = (uint32_t)r->track;
         while (top > 0 && end_of(&rows[n->stack[top - 1]]) <= s)
             top--;
         while (top > 0 && end_of(&rows[n->stack[top - 1]]) < e)
@@ -130,7 +113,7 @@ int call_nest_chunk(struct call_nest *n, struct call_row *rows, size_t count, ca
                 r->parent = id, r->depth = depth + 1;
         }
         if (r->dur > 0) /* an instant is a leaf */
-            n->stack[top++] = n->items[k].row;
+            n->stack[top++] = n->items[k].ord;
     }
     return 0;
 }

@@ -33,8 +33,8 @@ static int stage_one(void *arg, int64_t pid, int64_t tid, const struct tdb_event
     return stage_event_encode(arg, pid, tid, ev);
 }
 
-/* A staging file as a recording leaves it: the header, one chunk of CUPTI's events, the close. */
-static void write_stage_file(const char *db, const struct buf *events)
+/* A staging file for db, its header written (pid 100). */
+static FILE *stage_file_open(const char *db)
 {
     char path[1200];
     snprintf(path, sizeof path, "%s%s", db, STAGE_SUFFIX);
@@ -43,14 +43,34 @@ static void write_stage_file(const char *db, const struct buf *events)
     int64_t pid = 100;
     fwrite(STAGE_MAGIC, 1, 8, f);
     fwrite(&pid, 8, 1, f);
-    struct stage_chunk h = {STAGE_EVENTS, (uint32_t)events->n, 0};
+    return f;
+}
+
+/* b's staged events as one STAGE_EVENTS chunk (b emptied). */
+static void stage_events_chunk(FILE *f, struct buf *b)
+{
+    struct stage_chunk h = {STAGE_EVENTS, (uint32_t)b->n, 0};
     fwrite(&h, sizeof h, 1, f);
-    fwrite(events->p, 1, events->n, f);
-    struct stage_close c = {1000000000000LL + 200000, 0};
-    h = (struct stage_chunk){STAGE_CLOSE, sizeof c, 0};
+    fwrite(b->p, 1, b->n, f);
+    b->n = 0;
+}
+
+/* The close chunk, and the file closed. */
+static void stage_file_close(FILE *f, int64_t end_ns)
+{
+    struct stage_close c = {end_ns, 0};
+    struct stage_chunk h = {STAGE_CLOSE, sizeof c, 0};
     fwrite(&h, sizeof h, 1, f);
     fwrite(&c, sizeof c, 1, f);
     fclose(f);
+}
+
+/* A staging file as a recording leaves it: the header, one chunk of CUPTI's events, the close. */
+static void write_stage_file(const char *db, struct buf *events)
+{
+    FILE *f = stage_file_open(db);
+    stage_events_chunk(f, events);
+    stage_file_close(f, 1000000000000LL + 200000);
 }
 
 /* staged: the records are translated as the injection library does it (into staged events, through
@@ -227,14 +247,6 @@ static void stage_range_record(FILE *f, int type, const char *name, int64_t ts)
     fwrite(rec, 1, size, f);
 }
 
-static void stage_events_chunk(FILE *f, struct buf *b)
-{
-    struct stage_chunk h = {STAGE_EVENTS, (uint32_t)b->n, 0};
-    fwrite(&h, sizeof h, 1, f);
-    fwrite(b->p, 1, b->n, f);
-    b->n = 0;
-}
-
 /* A recording's rows are written with the nesting and launch links the end of the trace finds, so that
  * closing rewrites only the rows that cannot know them yet. Worked by hand: thread 7 holds the NVTX
  * range "train" [0, 5 ms), open until the end, and "step" j [j ms + 100 us, + 800 us) for j = 0..3, each
@@ -246,14 +258,9 @@ static void stage_events_chunk(FILE *f, struct buf *b)
  * calls inside them, which came after they were written). */
 Test(cupti, converted_rows_need_no_rewrite_but_the_ranges)
 {
-    char *dir = temp_dir(), db[1100], path[1200];
+    char *dir = temp_dir(), db[1100];
     snprintf(db, sizeof db, "%s/nest.db", dir);
-    snprintf(path, sizeof path, "%s%s", db, STAGE_SUFFIX);
-    FILE *f = fopen(path, "wb");
-    cr_assert(f);
-    int64_t pid = 100;
-    fwrite(STAGE_MAGIC, 1, 8, f);
-    fwrite(&pid, 8, 1, f);
+    FILE *f = stage_file_open(db);
     struct {
         struct stage_thread t;
         char name[8];
@@ -291,11 +298,7 @@ Test(cupti, converted_rows_need_no_rewrite_but_the_ranges)
         stage_events_chunk(f, &kernels);
     }
     stage_range_record(f, R_END, "", T0 + 5000 * US);
-    struct stage_close c = {T0 + 6000 * US, 0};
-    h = (struct stage_chunk){STAGE_CLOSE, sizeof c, 0};
-    fwrite(&h, sizeof h, 1, f);
-    fwrite(&c, sizeof c, 1, f);
-    fclose(f);
+    stage_file_close(f, T0 + 6000 * US);
     buf_free(&api), buf_free(&kernels), free(t);
 
     int st;
