@@ -73,7 +73,7 @@ int call_nest_chunk(struct call_nest *n, struct call_row *rows, size_t count, ca
      * stays, as the end pairs work with its correlation's first launch */
     for (size_t i = 0; i < count; i++) {
         struct call_row *r = &rows[i];
-        r->parent = r->launch = r->launch_ns = TDB_NULL, r->self = r->dur, r->depth = 0;
+        r->parent = r->launch = r->launch_ns = TDB_NULL, r->self = r->dur, r->depth = 0, r->child_sum = 0;
         if ((r->kind == TDB_KIND_RUNTIME || r->kind == TDB_KIND_DRIVER) && r->corr != TDB_NULL) {
             struct launch_slot *s = slot_of(n, r->corr);
             if (s->corr != r->corr)
@@ -105,7 +105,8 @@ int call_nest_chunk(struct call_nest *n, struct call_row *rows, size_t count, ca
         if (top > 0) {
             struct call_row *p = &rows[n->stack[top - 1]];
             r->parent = p->id, r->depth = p->depth + 1;
-            p->self -= r->dur;
+            p->child_sum = tdb_sat_add(p->child_sum, r->dur);
+            p->self = p->dur - p->child_sum; /* as nesting.c finds it (a child_sum saturates) */
         } else {
             int64_t id;
             int depth;

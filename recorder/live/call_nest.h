@@ -6,13 +6,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* One event of a chunk: what the caller fills (id: its reserved row id; corr: TDB_NULL for none), then
- * what call_nest_chunk finds (TDB_NULL: none). */
+/* One event of a chunk: what the caller fills (id: its reserved row id; start and dur within
+ * TDB_TIME_MAX, as tdb_ingest_event holds them; corr: TDB_NULL for none), then what call_nest_chunk
+ * finds (TDB_NULL: none). */
 struct call_row {
     int64_t id, track, start, dur, corr;
     int kind;
     int64_t parent, self, launch, launch_ns;
     int depth;
+    int64_t child_sum; /* (its direct children's durations, saturating) */
 };
 
 /* The range on `track` around [start, start + dur] that was there before the chunk (a recorder's NVTX

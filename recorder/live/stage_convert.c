@@ -499,8 +499,20 @@ static int conv_enclosing(void *ctx, int64_t track, int64_t start, int64_t dur, 
     return 0;
 }
 
+/* A CUPTI event's start and duration as tdb_ingest_event holds them (its rule: within TDB_TIME_MAX, and
+ * so is the end). */
+static void conv_clamp(int64_t *start, int64_t *dur)
+{
+    if (*start <= TDB_TIME_MAX && *start >= -TDB_TIME_MAX && *dur >= 0 && *dur <= TDB_TIME_MAX - (*start > 0 ? *start : 0))
+        return;
+    *start = *start > TDB_TIME_MAX ? TDB_TIME_MAX : *start < -TDB_TIME_MAX ? -TDB_TIME_MAX : *start;
+    int64_t room = TDB_TIME_MAX - *start;
+    *dur = *dur < 0 ? 0 : *dur > room ? room : *dur;
+}
+
 /* STAGE_EVENTS: CUPTI's complete events, one buffer's. In a recording, each gets its row id first, then
- * the chunk is nested and linked (call_nest.c), then written. */
+ * the chunk is nested and linked (call_nest.c), then written; where memory for that runs out, the rows
+ * are written as they come and the end of the trace nests them. */
 static int conv_events(struct stage_conv *c, const unsigned char *p, uint32_t bytes)
 {
     struct stage_event se;
@@ -508,27 +520,26 @@ static int conv_events(struct stage_conv *c, const unsigned char *p, uint32_t by
     uint32_t size;
     size_t count = 0;
     int rc, nest = tdb_ingest_reserves_ids(c->ing); /* a recording, whose rows get their ids first */
-    if (nest && !c->nest && !(c->nest = call_nest_new()))
+    for (uint32_t off = 0; nest && conv_event_at(p, bytes, off, &se, strs, &size) > 0; off += size)
+        count++; /* up to damage, if any: the events before it are written below, as they would be without */
+    if (nest && count > c->calls_cap) {
+        struct call_row *r = realloc(c->calls, count * sizeof *r);
+        if (r)
+            c->calls = r, c->calls_cap = count;
+    }
+    if (nest && (count > c->calls_cap || (!c->nest && !(c->nest = call_nest_new()))))
         nest = 0;
-    for (uint32_t off = 0; nest && (rc = conv_event_at(p, bytes, off, &se, strs, &size)) != 0; off += size) {
-        if (rc < 0)
-            return -1;
-        if (count == c->calls_cap) {
-            size_t cap = c->calls_cap ? 2 * c->calls_cap : 1024;
-            struct call_row *r = realloc(c->calls, cap * sizeof *r);
-            if (!r)
-                return -1;
-            c->calls = r, c->calls_cap = cap;
-        }
+    size_t i = 0;
+    for (uint32_t off = 0; nest && conv_event_at(p, bytes, off, &se, strs, &size) > 0; off += size, i++) {
         int64_t track = tdb_ingest_thread_ids(c->ing, se.pid, se.tid);
         if (track < 0)
             return -1;
-        c->calls[count++] = (struct call_row){.id = tdb_ingest_reserve_id(c->ing), .track = track, .start = se.start_ns,
-                                              .dur = se.dur_ns, .corr = se.correlation, .kind = se.kind};
+        conv_clamp(&se.start_ns, &se.dur_ns);
+        c->calls[i] = (struct call_row){.id = tdb_ingest_reserve_id(c->ing), .track = track, .start = se.start_ns,
+                                        .dur = se.dur_ns, .corr = se.correlation, .kind = se.kind};
     }
-    if (nest && call_nest_chunk(c->nest, c->calls, count, conv_enclosing, c) != 0)
-        return -1;
-    size_t i = 0;
+    int guessed = nest && call_nest_chunk(c->nest, c->calls, count, conv_enclosing, c) == 0;
+    i = 0;
     for (uint32_t off = 0; (rc = conv_event_at(p, bytes, off, &se, strs, &size)) != 0; off += size, i++) {
         if (rc < 0)
             return -1;
@@ -548,9 +559,11 @@ static int conv_events(struct stage_conv *c, const unsigned char *p, uint32_t by
         ev.addr = se.addr, ev.total_allocated = se.total_allocated, ev.total_reserved = se.total_reserved;
         ev.device_type = se.device_type;
         ev.thread_id = tdb_ingest_thread_ids(c->ing, se.pid, se.tid);
-        if (nest) { /* what the end of the trace will most likely find: rows it finds so are not rewritten */
+        if (nest) /* its reserved id */
+            ev.id = c->calls[i].id;
+        if (guessed) { /* what the end of the trace will most likely find: rows it finds so are not rewritten */
             const struct call_row *r = &c->calls[i];
-            ev.id = r->id, ev.parent_id = r->parent, ev.depth = r->depth, ev.self_ns = r->self;
+            ev.parent_id = r->parent, ev.depth = r->depth, ev.self_ns = r->self;
             ev.launch_id = r->launch, ev.launch_ns = r->launch_ns;
         }
         if (ev.thread_id < 0 || tdb_ingest_event(c->ing, &ev) < 0)

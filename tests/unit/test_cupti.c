@@ -325,3 +325,41 @@ Test(cupti, converted_rows_need_no_rewrite_but_the_ranges)
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+/* CUPTI's times are what the driver wrote: a damaged or hostile staging file may hold any int64. A
+ * recording converts them as tdb_ingest_event holds them (start, duration and end within 2^62 ns), and
+ * nesting them as they come must not overflow on the way (the sanitizers stop at any overflow). */
+Test(cupti, converted_rows_with_times_out_of_range)
+{
+    char *dir = temp_dir(), db[1100];
+    snprintf(db, sizeof db, "%s/far.db", dir);
+    FILE *f = stage_file_open(db);
+    struct buf events = {0};
+    const int64_t big = INT64_MAX, times[][2] = {{big - 10, big}, {big - 20, big}, {-big, big}, {-big + 5, big / 2},
+                                                  {0, -5}, {(int64_t)1 << 62, (int64_t)1 << 62}, {-big, big}};
+    for (size_t i = 0; i < sizeof times / sizeof times[0]; i++) {
+        struct tdb_event ev;
+        tdb_event_init(&ev);
+        ev.kind = i % 2 ? TDB_KIND_RUNTIME : TDB_KIND_DRIVER;
+        ev.name = (struct tdb_str){"cudaLaunchKernel", 16};
+        ev.start_ns = times[i][0], ev.dur_ns = times[i][1], ev.correlation = (int64_t)i + 1;
+        cr_assert_eq(stage_event_encode(&events, 100, 7, &ev), 0);
+        ev.kind = TDB_KIND_KERNEL, ev.name = (struct tdb_str){"k", 1}; /* its kernel, as long */
+        cr_assert_eq(stage_event_encode(&events, 0, 13, &ev), 0);
+    }
+    stage_events_chunk(f, &events);
+    stage_file_close(f, 1000000000000LL);
+    buf_free(&events);
+    int st;
+    char *out = run_capture(&st, "'%s' finish '%s' 2>&1", tracedb(), db);
+    cr_assert_eq(st, 0, "%s", out);
+    free(out);
+    sqlite3 *d = db_open(db);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM event"), 14);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM event WHERE start_ns + dur_ns > 4611686018427387903 OR dur_ns < 0 "
+                           "OR start_ns < -4611686018427387903"), 0, "every time within 2^62 ns");
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM kernels WHERE launch_id IS NOT NULL"), 7, "each linked to its call");
+    sqlite3_close(d);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
