@@ -58,6 +58,8 @@ static int64_t end_of(const struct call_row *r)
 
 int call_nest_chunk(struct call_nest *n, struct call_row *rows, size_t count, call_enclosing_fn enclosing, void *ctx)
 {
+    if (count == 0)
+        return 0;
     if (count > n->cap) {
         struct nesting_key *items = count <= UINT32_MAX ? realloc(n->items, count * sizeof *items) : NULL;
         if (items)

@@ -3,22 +3,33 @@
  * 16-byte header: chunks (struct stage_chunk, then the payload) of thread names, ring records, clock
  * pairs, CUPTI's events and the close, as the recorder writes them, or anything else. Chunks are taken
  * as stage_conv_file takes them (a head whose type or size is wrong ends the file); each is converted
- * into an in-memory database, which is then finished (nesting, links, sums). Seeds: recordings made by
- * the C API (both clock modes) and a chunk of CUPTI events. */
+ * into an in-memory database, which is then finished (nesting, links, sums); or, for inputs whose size
+ * has bit 3 set, into a recording's database (a file, written as it comes, CUPTI's chunks nested as
+ * they are converted: call_nest.c), as `tracedb finish` does. Seeds: recordings made by the C API (both
+ * clock modes) and a chunk of CUPTI events. */
 #include "stage_convert.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static FILE *devnull;
-    if (!devnull)
+    static char path[512], side[600];
+    if (!devnull) {
         devnull = fopen("/dev/null", "w");
-    struct tdb_ingest *ing = tdb_ingest_open(NULL, TDB_OPEN_MEMORY, devnull);
+        const char *tmp = getenv("TMPDIR");
+        snprintf(path, sizeof path, "%s/fuzz_stage_%ld.db", tmp && *tmp ? tmp : "/tmp", (long)getpid());
+    }
+    int live = (size >> 3) & 1;
+    static const char *const suffix[] = {"", "-wal", "-shm", "-journal"};
+    for (int i = 0; live && i < 4; i++) /* each input into a new recording */
+        snprintf(side, sizeof side, "%s%s", path, suffix[i]), unlink(side);
+    struct tdb_ingest *ing = tdb_ingest_open(live ? path : NULL, live ? TDB_OPEN_LIVE : TDB_OPEN_MEMORY, devnull);
     if (!ing)
         return 0;
     tdb_ingest_begin_trace(ing, "fuzz", "recorder");
