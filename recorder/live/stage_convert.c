@@ -499,17 +499,6 @@ static int conv_enclosing(void *ctx, int64_t track, int64_t start, int64_t dur, 
     return 0;
 }
 
-/* A CUPTI event's start and duration as tdb_ingest_event holds them (its rule: within TDB_TIME_MAX, and
- * so is the end). */
-static void conv_clamp(int64_t *start, int64_t *dur)
-{
-    if (*start <= TDB_TIME_MAX && *start >= -TDB_TIME_MAX && *dur >= 0 && *dur <= TDB_TIME_MAX - (*start > 0 ? *start : 0))
-        return;
-    *start = *start > TDB_TIME_MAX ? TDB_TIME_MAX : *start < -TDB_TIME_MAX ? -TDB_TIME_MAX : *start;
-    int64_t room = TDB_TIME_MAX - *start;
-    *dur = *dur < 0 ? 0 : *dur > room ? room : *dur;
-}
-
 /* STAGE_EVENTS: CUPTI's complete events, one buffer's. In a recording, each gets its row id first, then
  * the chunk is nested and linked (call_nest.c), then written; where memory for that runs out, the rows
  * are written as they come and the end of the trace nests them. */
@@ -534,7 +523,7 @@ static int conv_events(struct stage_conv *c, const unsigned char *p, uint32_t by
         int64_t track = tdb_ingest_thread_ids(c->ing, se.pid, se.tid);
         if (track < 0)
             return -1;
-        conv_clamp(&se.start_ns, &se.dur_ns);
+        tdb_time_clamp(&se.start_ns, &se.dur_ns); /* as tdb_ingest_event will hold them */
         c->calls[i] = (struct call_row){.id = tdb_ingest_reserve_id(c->ing), .track = track, .start = se.start_ns,
                                         .dur = se.dur_ns, .corr = se.correlation, .kind = se.kind};
     }

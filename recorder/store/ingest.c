@@ -901,12 +901,10 @@ int64_t tdb_ingest_event(struct tdb_ingest *ing, const struct tdb_event *in)
 {
     struct tdb_event clamped;
     const struct tdb_event *ev = in;
-    if (in->start_ns > TDB_TIME_MAX || in->start_ns < -TDB_TIME_MAX || in->dur_ns < 0 ||
-        in->dur_ns > TDB_TIME_MAX - (in->start_ns > 0 ? in->start_ns : 0)) {
-        clamped = *in; /* importers refuse such times; a caller that does not is held to the range here */
-        clamped.start_ns = in->start_ns > TDB_TIME_MAX ? TDB_TIME_MAX : in->start_ns < -TDB_TIME_MAX ? -TDB_TIME_MAX : in->start_ns;
-        int64_t room = TDB_TIME_MAX - clamped.start_ns; /* the end stays within the range too */
-        clamped.dur_ns = in->dur_ns < 0 ? 0 : in->dur_ns > room ? room : in->dur_ns;
+    int64_t start = in->start_ns, dur = in->dur_ns;
+    if (tdb_time_clamp(&start, &dur)) {
+        clamped = *in;
+        clamped.start_ns = start, clamped.dur_ns = dur;
         ev = &clamped;
     }
     int64_t name = ingest_string(ing, ev->name);

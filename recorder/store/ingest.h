@@ -23,6 +23,19 @@ static inline void tdb_bind_int_or_null(sqlite3_stmt *st, int i, int64_t v)
         sqlite3_bind_int64(st, i, v);
 }
 
+/* Holds an event's start and duration within TDB_TIME_MAX, and so its end, as tdb_ingest_event holds
+ * what a caller gives it (importers refuse such times; a caller that does not is held to the range):
+ * 1 when it changed them. */
+static inline int tdb_time_clamp(int64_t *start, int64_t *dur)
+{
+    if (*start <= TDB_TIME_MAX && *start >= -TDB_TIME_MAX && *dur >= 0 && *dur <= TDB_TIME_MAX - (*start > 0 ? *start : 0))
+        return 0;
+    *start = *start > TDB_TIME_MAX ? TDB_TIME_MAX : *start < -TDB_TIME_MAX ? -TDB_TIME_MAX : *start;
+    int64_t room = TDB_TIME_MAX - *start; /* the end stays within the range too */
+    *dur = *dur < 0 ? 0 : *dur > room ? room : *dur;
+    return 1;
+}
+
 static inline int64_t tdb_sat_add(int64_t a, int64_t b)
 {
     int64_t r;
