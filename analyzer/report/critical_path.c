@@ -313,7 +313,7 @@ static void hta_round(int64_t ts, int64_t dur, int64_t *start, int64_t *end)
 
 /* One part of the scan (ids lo..hi) on one connection: what it read, or why it stopped. */
 struct scan_part {
-    sqlite3 *db;
+    _Alignas(128) sqlite3 *db; /* on lines of its own: the parts' threads write theirs at once */
     sqlite3_stmt *st;
     const struct id_map *flags, *thread_of;
     int round_us;

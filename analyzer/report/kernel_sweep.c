@@ -79,7 +79,7 @@ static int write_group(struct kernel_group *g, const struct step_index *steps, s
 
 /* One part of the pass: the rows of ids lo..hi on one connection, into groups of its own. */
 struct kernel_part {
-    sqlite3 *db;
+    _Alignas(128) sqlite3 *db; /* on lines of its own: the parts' threads write theirs at once */
     sqlite3_stmt *st;
     const struct step_index *steps; /* by step; else NULL */
     int by_launch;

@@ -61,7 +61,7 @@ struct ops_pass;
 /* What one reader of the events makes: of the whole scan, or of one half of it (ids lo..hi) on its own
  * connection and thread, whose groups then join the other's. */
 struct ops_part {
-    struct ops_pass *p;
+    _Alignas(128) struct ops_pass *p; /* on lines of its own: the halves' threads write theirs at once */
     sqlite3 *db;
     int64_t lo, hi;
     struct sweep_index groups;
