@@ -46,15 +46,45 @@ static int ends_with(const char *s, const char *suffix)
     return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
+/* v / 10^k rounded to 3 decimals, as "%.3f" prints it, with the unit; 0 when printf must decide (an exact
+ * tie, which "%.3f" settles on the double's binary value, or |v| at or past 10^14, where the double's own
+ * error could reach the rounding). Away from both, the double is so close to v / 10^k that printf's
+ * rounding equals the exact decimal's: a third of each row's cells are times. */
+static int time_digits(char *dst, size_t n, int64_t v, int64_t k_pow, const char *unit)
+{
+    uint64_t a = v < 0 ? -(uint64_t)v : (uint64_t)v, step = (uint64_t)k_pow / 1000; /* one printed 0.001 */
+    if (a >= 100000000000000u || (step > 1 && a % step * 2 == step))
+        return 0;
+    uint64_t r = step > 1 ? (a + step / 2) / step : a; /* in thousandths of the unit */
+    char t[40], *p = t + sizeof t;
+    for (int d = 0; d < 3; d++, r /= 10)
+        *--p = (char)('0' + r % 10);
+    *--p = '.';
+    do
+        *--p = (char)('0' + r % 10);
+    while (r /= 10);
+    if (v < 0)
+        *--p = '-';
+    size_t len = (size_t)(t + sizeof t - p), ulen = strlen(unit);
+    if (len + ulen + 1 > n)
+        return 0;
+    memcpy(dst, p, len);
+    memcpy(dst + len, unit, ulen + 1);
+    return 1;
+}
+
 void render_time(char *dst, size_t n, int64_t ns)
 {
     double us = (double)ns / 1000.0;
-    if (fabs(us) >= 1e6)
-        snprintf(dst, n, "%.3fs", us / 1e6);
-    else if (fabs(us) >= 1e3)
-        snprintf(dst, n, "%.3fms", us / 1e3);
-    else
+    if (fabs(us) >= 1e6) {
+        if (!time_digits(dst, n, ns, 1000000000, "s"))
+            snprintf(dst, n, "%.3fs", us / 1e6);
+    } else if (fabs(us) >= 1e3) {
+        if (!time_digits(dst, n, ns, 1000000, "ms"))
+            snprintf(dst, n, "%.3fms", us / 1e3);
+    } else if (!time_digits(dst, n, ns, 1000, "us")) {
         snprintf(dst, n, "%.3fus", us);
+    }
 }
 
 static void render_memory(char *dst, size_t n, int64_t b)
@@ -137,24 +167,39 @@ static size_t char_offset(const char *s, size_t k)
     return i;
 }
 
-/* The table text of one value, appended NUL-terminated to b. */
-static void table_cell(sqlite3_stmt *st, int i, const char *col, struct buf *b)
+/* How a column's numbers print, from its name: times, bytes, percentages, FLOPs or as they are. */
+enum cell_class { CELL_PLAIN, CELL_TIME, CELL_BYTES, CELL_PCT, CELL_FLOPS };
+
+static enum cell_class cell_class_of(const char *col)
+{
+    if (ends_with(col, "_ns"))
+        return CELL_TIME;
+    if (ends_with(col, "_bytes"))
+        return CELL_BYTES;
+    if (ends_with(col, "_pct"))
+        return CELL_PCT;
+    if (opts.report && (strcmp(col, "flops") == 0 || ends_with(col, "_flops")))
+        return CELL_FLOPS;
+    return CELL_PLAIN;
+}
+
+/* The table text of one value (of type `type`, in a column of class c), appended NUL-terminated to b. */
+static void table_cell(sqlite3_stmt *st, int i, int type, enum cell_class c, struct buf *b)
 {
     char num[64];
-    int type = sqlite3_column_type(st, i);
     if (type == SQLITE_NULL) {
         buf_add(b, "-", 2);
         return;
     }
     if (type == SQLITE_INTEGER || type == SQLITE_FLOAT) {
         num[0] = 0;
-        if (ends_with(col, "_ns"))
+        if (c == CELL_TIME)
             render_time(num, sizeof num, (int64_t)llround(sqlite3_column_double(st, i)));
-        else if (ends_with(col, "_bytes"))
+        else if (c == CELL_BYTES)
             render_memory(num, sizeof num, sqlite3_column_int64(st, i));
-        else if (ends_with(col, "_pct"))
+        else if (c == CELL_PCT)
             snprintf(num, sizeof num, "%.2f%%", sqlite3_column_double(st, i));
-        else if (opts.report && (strcmp(col, "flops") == 0 || ends_with(col, "_flops")))
+        else if (c == CELL_FLOPS)
             render_flops(num, sizeof num, sqlite3_column_double(st, i));
         else if (type == SQLITE_FLOAT)
             snprintf(num, sizeof num, "%.3f", sqlite3_column_double(st, i));
@@ -456,23 +501,31 @@ struct table {
 static int table_collect(struct table *t, FILE *err)
 {
     int rc;
+    enum cell_class *cls = malloc(((size_t)t->ncol + 1) * sizeof *cls);
+    if (!cls)
+        return -1;
+    for (int i = 0; i < t->ncol; i++)
+        cls[i] = cell_class_of(sqlite3_column_name(t->st, t->first + i));
     while ((rc = sqlite3_step(t->st)) == SQLITE_ROW) {
         for (int i = 0; i < t->ncol; i++) {
             if (t->noffs == t->capoffs) {
                 t->capoffs = t->capoffs ? t->capoffs * 2 : 256;
                 size_t *n = realloc(t->offs, t->capoffs * sizeof *n);
-                if (!n)
+                if (!n) {
+                    free(cls);
                     return -1;
+                }
                 t->offs = n;
             }
             t->offs[t->noffs++] = t->cells.n;
             int type = sqlite3_column_type(t->st, t->first + i);
-            table_cell(t->st, t->first + i, sqlite3_column_name(t->st, t->first + i), &t->cells);
+            table_cell(t->st, t->first + i, type, cls[i], &t->cells);
             t->numeric[i] |= type == SQLITE_INTEGER || type == SQLITE_FLOAT;
             t->shown[i] |= type != SQLITE_NULL;
         }
         t->rows++;
     }
+    free(cls);
     if (rc != SQLITE_DONE) {
         fprintf(err, "tracedb: %s\n", sqlite3_errmsg(sqlite3_db_handle(t->st)));
         return -1;

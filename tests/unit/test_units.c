@@ -12,6 +12,7 @@
 #include "timeparse.h"
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -468,6 +469,49 @@ Test(render, table_uses_pytorch_units)
     cr_assert(strstr(t, "2.000s"), "%s", t);
     cr_assert(strstr(t, "1.50 Kb"), "%s", t);
     free(t);
+}
+
+/* render_time prints a time as printf's "%.3f" of the double (PyTorch's tables do the same) on the
+ * microseconds, milliseconds or seconds: it reads the digits off the integer, except on an exact tie
+ * and near 10^14 ns, where printf decides. The oracle is printf itself, on random times of every range,
+ * on every kind of tie (half a unit of the last digit) and on the edges. */
+static void printf_time(char *dst, size_t n, int64_t ns)
+{
+    double us = (double)ns / 1000.0;
+    if (fabs(us) >= 1e6)
+        snprintf(dst, n, "%.3fs", us / 1e6);
+    else if (fabs(us) >= 1e3)
+        snprintf(dst, n, "%.3fms", us / 1e3);
+    else
+        snprintf(dst, n, "%.3fus", us);
+}
+
+Test(render, times_print_as_printf_prints_them)
+{
+    static const int64_t edge[] = {0, 1, -1, 999, 1000, 999999, 1000000, -1000000, 1234500, 1235500, -1234500,
+                                   999999499, 999999500, 999999999, 1000000000, 2500000000, 1000500000,
+                                   99999999999999, 100000000000000, -99999999999999, INT64_MAX, INT64_MIN};
+    char got[64], want[64];
+    for (size_t i = 0; i < sizeof edge / sizeof *edge; i++) {
+        render_time(got, sizeof got, edge[i]);
+        printf_time(want, sizeof want, edge[i]);
+        cr_assert_str_eq(got, want, "%lld ns", (long long)edge[i]);
+    }
+    uint64_t x = 88172645463325252u;
+    for (int i = 0; i < 600000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        int64_t sign = (x >> 62) & 1 ? -1 : 1, v;
+        switch (i % 5) {
+        case 0: v = sign * (int64_t)(x % 2000000000u); break;                /* us, ms, s */
+        case 1: v = sign * (int64_t)(x % 100000000000000u); break;           /* up to 10^14 */
+        case 2: v = sign * (int64_t)((x % 2000000u) * 1000 + 500); break;    /* ms ties */
+        case 3: v = sign * (int64_t)((x % 2000000u) * 1000000 + 500000); break; /* s ties */
+        default: v = (int64_t)x; break;                                      /* anything */
+        }
+        render_time(got, sizeof got, v);
+        printf_time(want, sizeof want, v);
+        cr_assert_str_eq(got, want, "%lld ns", (long long)v);
+    }
 }
 
 /* libtracedb.so exports the public API of include/tracedb.h and nothing else (no buf_add, no
