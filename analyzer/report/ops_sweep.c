@@ -33,10 +33,12 @@
 #define READ_ALL 4096 /* parents read one by one before all are read in one scan */
 #define SPLIT_IDS (2 * BLOCK) /* events of at least this many ids are read in two halves at once */
 
-struct slot { /* what the pass knows of one event id */
-    int64_t parent;
-    int32_t group; /* its group, when it is a CPU-side event in scope; else -1 */
+struct slot { /* what the pass knows of one event id, in 8 bytes (2 M events: 16 MB the pass zeroes, not 32) */
+    int32_t parent; /* P_UNREAD, P_NONE, P_OUTSIDE; else its parent's id less lo (blocks) or its index in
+                     * parents (the hash map's slots) */
+    int32_t group;  /* its group, when it is a CPU-side event in scope; else -1 */
 };
+enum { P_UNREAD = INT32_MIN, P_NONE, P_OUTSIDE /* an id no event has (outside the ids' range) */ };
 
 struct sums {
     int64_t calls, self_cpu, cpu_total, self_dev, dev_total, cpu_mem, self_cpu_mem, dev_mem, self_dev_mem;
@@ -86,6 +88,8 @@ struct ops_pass {
     struct strmap slot_ix;
     struct slot *slots;
     size_t nslots, cap_slots;
+    int64_t *parents; /* with the hash map: the parents its slots name */
+    size_t nparents, cap_parents;
     size_t reads;    /* parents read one by one */
     int all_parents; /* every event's parent is known */
     struct ops_part part[2]; /* the lower half's (or the whole scan's) holds both once joined */
@@ -124,7 +128,7 @@ static struct slot *slot_of(struct ops_pass *p, int64_t id)
     if (p->blocks) {
         if (id < p->lo || id - p->lo >= p->span) { /* no event has it: a slot of its own, never stored */
             static struct slot none;
-            none = (struct slot){NO_PARENT, -1};
+            none = (struct slot){P_NONE, -1};
             return &none;
         }
         size_t k = (size_t)(id - p->lo);
@@ -133,7 +137,7 @@ static struct slot *slot_of(struct ops_pass *p, int64_t id)
             if (!(*b = malloc(BLOCK * sizeof **b)))
                 return NULL;
             for (size_t i = 0; i < BLOCK; i++)
-                (*b)[i] = (struct slot){UNREAD, -1};
+                (*b)[i] = (struct slot){P_UNREAD, -1};
         }
         return &(*b)[k % BLOCK];
     }
@@ -143,8 +147,38 @@ static struct slot *slot_of(struct ops_pass *p, int64_t id)
     struct slot *s = push((void **)&p->slots, &p->nslots, &p->cap_slots, sizeof *s);
     if (!s || strmap_put(&p->slot_ix, &id, sizeof id, (int64_t)(p->nslots - 1)) != 0)
         return NULL;
-    *s = (struct slot){UNREAD, -1};
+    *s = (struct slot){P_UNREAD, -1};
     return s;
+}
+
+/* The parent a slot holds: an id, UNREAD or NO_PARENT (an id outside the ids' range as one outside it). */
+static int64_t slot_parent(const struct ops_pass *p, const struct slot *s)
+{
+    if (s->parent == P_UNREAD)
+        return UNREAD;
+    if (s->parent == P_NONE)
+        return NO_PARENT;
+    if (s->parent == P_OUTSIDE)
+        return p->lo > INT64_MIN ? p->lo - 1 : p->lo + p->span;
+    return p->blocks ? p->lo + s->parent : p->parents[s->parent];
+}
+
+/* Sets a slot's parent (an id, or NO_PARENT). 0, or -1 when out of memory. */
+static int slot_set_parent(struct ops_pass *p, struct slot *s, int64_t parent)
+{
+    if (parent == NO_PARENT)
+        s->parent = P_NONE;
+    else if (p->blocks)
+        s->parent = parent >= p->lo && parent - p->lo < p->span ? (int32_t)(parent - p->lo) : P_OUTSIDE;
+    else if (p->nparents >= INT32_MAX)
+        return -1;
+    else {
+        int64_t *v = push((void **)&p->parents, &p->nparents, &p->cap_parents, sizeof *v);
+        if (!v)
+            return -1;
+        *v = parent, s->parent = (int32_t)(p->nparents - 1);
+    }
+    return 0;
 }
 
 /* Blocks when the ids lie within 2^31 of each other. */
@@ -174,10 +208,8 @@ static int read_all_parents(struct ops_pass *p)
     int rc = 0, step;
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
         struct slot *s = slot_of(p, sqlite3_column_int64(st, 0));
-        if (!s)
+        if (!s || slot_set_parent(p, s, sqlite3_column_type(st, 1) == SQLITE_NULL ? NO_PARENT : sqlite3_column_int64(st, 1)) != 0)
             rc = -1;
-        else
-            s->parent = sqlite3_column_type(st, 1) == SQLITE_NULL ? NO_PARENT : sqlite3_column_int64(st, 1);
     }
     sqlite3_finalize(st);
     p->all_parents = 1; /* a slot still UNREAD now is no event's */
@@ -190,13 +222,13 @@ static int parent_of(struct ops_pass *p, int64_t id, int64_t *parent)
     struct slot *s = slot_of(p, id);
     if (!s)
         return -1;
-    if (s->parent == UNREAD && !p->all_parents && ++p->reads > READ_ALL) {
+    if (s->parent == P_UNREAD && !p->all_parents && ++p->reads > READ_ALL) {
         if (read_all_parents(p) != 0 || !(s = slot_of(p, id)))
             return -1;
     }
-    if (s->parent == UNREAD && p->all_parents) {
-        s->parent = NO_PARENT;
-    } else if (s->parent == UNREAD) {
+    if (s->parent == P_UNREAD && p->all_parents) {
+        s->parent = P_NONE;
+    } else if (s->parent == P_UNREAD) {
         sqlite3_bind_int64(p->parent_of, 1, id);
         int64_t v = NO_PARENT;
         int rc = sqlite3_step(p->parent_of);
@@ -205,11 +237,10 @@ static int parent_of(struct ops_pass *p, int64_t id, int64_t *parent)
         sqlite3_reset(p->parent_of);
         if (rc != SQLITE_ROW && rc != SQLITE_DONE)
             return -1;
-        if (!(s = slot_of(p, id)))
+        if (!(s = slot_of(p, id)) || slot_set_parent(p, s, v) != 0)
             return -1;
-        s->parent = v;
     }
-    *parent = s->parent;
+    *parent = slot_parent(p, s);
     return *parent != NO_PARENT;
 }
 
@@ -399,8 +430,8 @@ static int take_cpu_event(struct ops_part *part, sqlite3_stmt *st, struct buf *k
     if (!sl)
         return -2;
     sl->group = (int32_t)(((char *)g - part->groups.groups) / (ptrdiff_t)part->groups.size);
-    sl->parent = sqlite3_column_type(st, C_PARENT) == SQLITE_NULL ? NO_PARENT : sqlite3_column_int64(st, C_PARENT);
-    return 0;
+    return slot_set_parent(p, sl, sqlite3_column_type(st, C_PARENT) == SQLITE_NULL ? NO_PARENT : sqlite3_column_int64(st, C_PARENT))
+               ? -2 : 0;
 }
 
 _Static_assert(TDB_KIND_OP == 1 && TDB_KIND_RANGE == 2 && TDB_KIND_RUNTIME == 5 && TDB_KIND_DRIVER == 6 &&
@@ -682,6 +713,7 @@ int ops_sweep(sqlite3 *db, const struct ops_sweep_options *o, struct report_io *
         free(p.blocks[i]);
     free(p.blocks);
     free(p.slots);
+    free(p.parents);
     free(p.ranks);
     free(p.rank_key);
     strmap_free(&p.slot_ix);
