@@ -10,6 +10,7 @@
  * (queries/idle_sorted.sql). queries/idle.sql prints the sums. */
 #include "idle_sweep.h"
 #include "report.h"
+#include "kinds.h"
 #include "sweep_group.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,7 +126,7 @@ int idle_sweep(sqlite3 *db, int64_t kernel_wait_ns, int negative_gaps, struct re
     struct idle_sums s = {.g.n = 3, .kernel_wait_ns = kernel_wait_ns, .negative_gaps = negative_gaps};
     struct sweep_streams streams;
     sweep_streams_init(&streams, 3, sizeof(struct idle_work), 1);
-    int rc = sweep_streams_read(db, "idle_work", &streams, fill_work, io);
+    int rc = sweep_streams_read(db, "idle_work", TDB_KIND_KERNEL, TDB_KIND_MEMSET, &streams, fill_work, io);
     for (size_t k = 0; rc == 0 && k < streams.n; k++) {
         struct sweep_stream *g = &streams.g[k];
         struct idle_work *v = (struct idle_work *)g->rows;

@@ -22,11 +22,6 @@
 #include <string.h>
 
 #define KEY_MAX 13 /* (rank is NULL, rank, name id, kind, launch?, 8 launch values) */
-/* A table of at least this many ids is read in two halves at once. The second connection and finding
- * where to part cost ~7 ms: a loss at 151 k events (+7 ms of 51), a gain from ~300 k (2 M: 0.57 -> 0.37
- * s); the 151 k-event trace that tests the join (tests/unit/test_reports.c) is read in halves. */
-#define SPLIT_IDS 131072
-#define SAMPLES 64 /* ids looked at to find where to part it (a page read each) */
 
 struct kernel_group {
     int rank_null, launch;
@@ -185,41 +180,6 @@ static void part_free(struct kernel_part *p)
     sqlite3_finalize(p->st);
 }
 
-/* Where to part the rows of kinds first..last: 1 when the table's ids span SPLIT_IDS or more and some of
- * SAMPLES ids spread evenly over them are of those kinds (*mid: the middle one of those, the lower
- * half's last id), so that each half holds about as many of the rows read: a Kineto trace holds its
- * CPU events first, its GPU work and runtime calls after them. */
-static int split_ids(sqlite3 *db, int first, int last, int64_t *mid)
-{
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "SELECT (SELECT min(id) FROM main.event), (SELECT max(id) FROM main.event)", -1, &st,
-                           NULL) != SQLITE_OK)
-        return 0;
-    int some = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER &&
-               sqlite3_column_type(st, 1) == SQLITE_INTEGER;
-    int64_t lo = sqlite3_column_int64(st, 0), hi = sqlite3_column_int64(st, 1), span;
-    sqlite3_finalize(st);
-    /* one statement, not a lookup each: each statement's read transaction takes and drops the file's lock */
-    if (!some || __builtin_sub_overflow(hi, lo, &span) || span < SPLIT_IDS ||
-        sqlite3_prepare_v2(db, "WITH RECURSIVE i(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM i WHERE k + 1 < ?4) "
-                               "SELECT p FROM (SELECT ?1 + CAST(?2 * (2 * k + 1) / (2.0 * ?4) AS INTEGER) AS p FROM i) "
-                               "WHERE (SELECT kind FROM main.event WHERE id >= p ORDER BY id LIMIT 1) BETWEEN ?3 AND ?5 "
-                               "ORDER BY p",
-                           -1, &st, NULL) != SQLITE_OK)
-        return 0;
-    sqlite3_bind_int64(st, 1, lo), sqlite3_bind_int64(st, 2, span), sqlite3_bind_int(st, 3, first);
-    sqlite3_bind_int(st, 4, SAMPLES), sqlite3_bind_int(st, 5, last);
-    int64_t at[SAMPLES];
-    int n = 0;
-    while (n < SAMPLES && sqlite3_step(st) == SQLITE_ROW)
-        at[n++] = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    if (n == 0) /* few such rows, if any: one pass */
-        return 0;
-    *mid = at[n / 2] - 1;
-    return 1;
-}
-
 /* Prepares queries/<query>.sql on p->db for ids lo..hi; kinds (NULL: none) bind :kernel, :memcpy,
  * :memset. 0, or -1 (printed). */
 static int part_prepare(struct kernel_part *p, const char *query, int by_rank, int by_step, const int64_t *kinds,
@@ -240,7 +200,7 @@ static int part_prepare(struct kernel_part *p, const char *query, int by_rank, i
 }
 
 /* The pass over queries/<query>.sql's rows (of kinds read_kinds[0]..[1]): in two halves of their ids at
- * once when they span SPLIT_IDS or more, the upper on a second connection (scope_reopen) and thread (reading rows is SQLite's work
+ * once when they span enough of them (sweep_split_ids), the upper on a second connection (scope_reopen) and thread (reading rows is SQLite's work
  * and most of the pass); else in one. As kernel_sweep returns. */
 static int sweep_rows(sqlite3 *db, const char *query, int by_rank, int by_launch, int by_step, const int64_t *kinds,
                       const int read_kinds[2], struct report_io *io)
@@ -263,7 +223,7 @@ static int sweep_rows(sqlite3 *db, const char *query, int by_rank, int by_launch
         sweep_index_init(&part[k].groups, sizeof(struct kernel_group));
     }
     int64_t mid = 0;
-    sqlite3 *db2 = split_ids(db, read_kinds[0], read_kinds[1], &mid) ? scope_reopen(db) : NULL;
+    sqlite3 *db2 = sweep_split_ids(db, read_kinds[0], read_kinds[1], &mid) ? scope_reopen(db) : NULL;
     int nparts = db2 ? 2 : 1, rc = 0;
     if (db2)
         part[1].db = db2;

@@ -12,6 +12,7 @@
 #include "queue_sweep.h"
 #include "report.h"
 #include "sqlfuncs.h"
+#include "kinds.h"
 #include "sweep_group.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -193,7 +194,7 @@ int queue_sweep(sqlite3 *db, int64_t blocked_at, struct report_io *io)
     struct stream_stats s = {.g.n = 3};
     struct sweep_streams streams;
     sweep_streams_init(&streams, 3, sizeof(struct queue_launch), 1);
-    int rc = sweep_streams_read(db, "queue_launches", &streams, fill_launch, io);
+    int rc = sweep_streams_read(db, "queue_launches", TDB_KIND_KERNEL, TDB_KIND_MEMSET, &streams, fill_launch, io);
     for (size_t k = 0; rc == 0 && k < streams.n; k++) {
         struct sweep_stream *g = &streams.g[k];
         rc = stream_steps(&s, (const struct queue_launch *)g->rows, g->n, blocked_at);

@@ -1,7 +1,7 @@
 /* sweep_group.h: what the C passes over report rows share (kernel_sweep.c, launch_sweep.c,
  * queue_sweep.c, idle_sweep.c): the temp table they fill, the group a pass over sorted rows is in
- * (compared as SQL's GROUP BY compares), groups found by key in a hash map for unsorted rows, and
- * growing arrays of values. */
+ * (compared as SQL's GROUP BY compares), groups found by key in a hash map for unsorted rows, growing
+ * arrays of values, and where to part a pass in two halves read at once. */
 #ifndef TDB_SWEEP_GROUP_H
 #define TDB_SWEEP_GROUP_H
 #include "report_io.h"
@@ -11,6 +11,12 @@
 #include <stdint.h>
 
 #define SWEEP_KEYS 4
+
+/* Where to part a pass over the rows of kinds first..last in two halves of their ids: 1 when the table's
+ * ids span enough of them and some of the ids sampled evenly over them are of those kinds (*mid: the
+ * middle one of those, the lower half's last id), so that each half holds about as many of the rows
+ * read (a Kineto trace holds its CPU events first, its GPU work and runtime calls after them); else 0. */
+int sweep_split_ids(sqlite3 *db, int first, int last, int64_t *mid);
 
 /* Creates temp table `columns` names ("name (a, b, ...)") if missing, empties it, and prepares ins,
  * an INSERT of `n` values into it. 0, or 1 (the error printed). */
@@ -98,11 +104,14 @@ struct sweep_streams {
 };
 
 void sweep_streams_init(struct sweep_streams *s, int keys, size_t size, int by_track);
-/* Reads every row of queries/<query>.sql into the stream of its key (its first `keys` columns; with
- * by_track the first is a track, the key its rank), each filled by fill(row, st). 0; 1 when a key or a
- * rank is neither NULL nor integers (sweep_int_key: the caller takes SQL's order); -1 on error. */
-int sweep_streams_read(sqlite3 *db, const char *query, struct sweep_streams *s, void (*fill)(void *row, sqlite3_stmt *st),
-                       struct report_io *io);
+/* Reads every row of queries/<query>.sql (rows of kinds first_kind..last_kind, ids :lo to :hi) into the
+ * stream of its key (its first `keys` columns; with by_track the first is a track, the key its rank),
+ * each filled by fill(row, st): in two halves of the ids at once where sweep_split_ids parts them, the
+ * upper on a second connection (scope_reopen) and thread, the streams then joined as one pass would
+ * have made them. 0; 1 when a key or a rank is neither NULL nor integers (sweep_int_key: the caller
+ * takes SQL's order); -1 on error (db's printed by the caller). */
+int sweep_streams_read(sqlite3 *db, const char *query, int first_kind, int last_kind, struct sweep_streams *s,
+                       void (*fill)(void *row, sqlite3_stmt *st), struct report_io *io);
 /* Binds stream g's key to parameters 1..keys of ins. */
 void sweep_streams_bind(const struct sweep_streams *s, const struct sweep_stream *g, sqlite3_stmt *ins);
 void sweep_streams_free(struct sweep_streams *s);
