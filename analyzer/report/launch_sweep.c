@@ -4,11 +4,16 @@
  * every launch and collected the delays twice (median, percentile): a third of the report's time on a
  * 2 M-event trace. The averages are the sums over the counts, as SQL's avg() of integers gives them;
  * the percentiles interpolate as sqlfuncs.c's percentile() does. Each row's rank is its track's, looked up
- * here (sweep_ranks). queries/launches.sql prints the rows. */
+ * here (sweep_ranks). The launches are read in two halves of the GPU work's ids at once, the upper on a
+ * second connection and thread, each into groups of its own that then join in table order.
+ * queries/launches.sql prints the rows. */
 #include "launch_sweep.h"
+#include "kinds.h"
 #include "report.h"
+#include "scope.h"
 #include "sqlfuncs.h"
 #include "sweep_group.h"
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -43,19 +48,21 @@ static int write_group(struct launch_group *g, sqlite3_stmt *ins)
     return rc;
 }
 
-int launch_sweep(sqlite3 *db, int64_t short_below_ns, int64_t delay_above_ns, struct report_io *io)
-{
-    sqlite3_stmt *ins, *st;
-    if (sweep_table(db, "launch_stats (rank, name_id, launches, cpu_avg, gpu_avg, delay_avg, delay_p50, delay_p99, "
-                        "delay_max_ns, short_kernels, runtime_outliers, delay_outliers)", 12, &ins, io) != 0 ||
-        !(st = report_prepare(db, "launch_rows", io))) {
-        sqlite3_finalize(ins);
-        return 1;
-    }
+/* One reader of the launches: those of GPU work with ids lo..hi on its connection, into its groups. */
+struct launch_part {
+    _Alignas(128) sqlite3 *db; /* on lines of its own: the parts' threads write theirs at once */
+    sqlite3_stmt *st;
     struct sweep_index groups; /* (rank is NULL, rank, name id) -> struct launch_group */
-    sweep_index_init(&groups, sizeof(struct launch_group));
-    struct sweep_ranks ranks; /* each row's track's rank */
-    int rc = sweep_ranks_load(&ranks, db) == 0 ? 0 : 2, step;
+    struct sweep_ranks ranks;  /* each row's track's rank */
+    int64_t short_below_ns, delay_above_ns;
+    int rc; /* 0; -1 an error (SQLite's, or out of memory); 2 a key not an integer (SQL's pass then) */
+};
+
+static void *launch_part_run(void *arg)
+{
+    struct launch_part *p = arg;
+    sqlite3_stmt *st = p->st;
+    int rc = sweep_ranks_load(&p->ranks, p->db) == 0 ? 0 : 2, step = SQLITE_DONE;
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
         if (sqlite3_column_type(st, 1) != SQLITE_INTEGER) {
             rc = 2;
@@ -63,10 +70,10 @@ int launch_sweep(sqlite3 *db, int64_t short_below_ns, int64_t delay_above_ns, st
         }
         int64_t rank;
         int null;
-        sweep_rank_of(&ranks, st, 0, &rank, &null);
+        sweep_rank_of(&p->ranks, st, 0, &rank, &null);
         int64_t key[3] = {null, rank, sqlite3_column_int64(st, 1)};
         int fresh;
-        struct launch_group *x = sweep_index_get(&groups, key, sizeof key, &fresh);
+        struct launch_group *x = sweep_index_get(&p->groups, key, sizeof key, &fresh);
         if (!x) {
             rc = -1;
             break;
@@ -81,22 +88,97 @@ int launch_sweep(sqlite3 *db, int64_t short_below_ns, int64_t delay_above_ns, st
         x->cpu += cpu, x->gpu += gpu, x->delay += delay;
         if (delay > x->delay_max)
             x->delay_max = delay;
-        x->shorts += cpu <= short_below_ns && gpu < cpu;
-        x->runtime_out += cpu > short_below_ns;
-        x->delay_out += delay > delay_above_ns;
+        x->shorts += cpu <= p->short_below_ns && gpu < cpu;
+        x->runtime_out += cpu > p->short_below_ns;
+        x->delay_out += delay > p->delay_above_ns;
     }
     if (rc == 0 && step != SQLITE_DONE)
         rc = -1;
-    for (size_t k = 0; rc == 0 && k < groups.n; k++)
-        if (write_group(sweep_index_at(&groups, k), ins) != 0)
+    p->rc = rc;
+    return NULL;
+}
+
+/* The upper part's groups into the lower's: a group first met in the upper part comes after every group
+ * of the lower, as one pass would have made them. 0, or -1 when out of memory. */
+static int launch_join(struct launch_part *a, struct launch_part *b)
+{
+    for (size_t k = 0; k < b->groups.n; k++) {
+        struct launch_group *y = sweep_index_at(&b->groups, k);
+        int64_t key[3] = {y->rank_null, y->rank, y->name_id};
+        int fresh;
+        struct launch_group *x = sweep_index_get(&a->groups, key, sizeof key, &fresh);
+        if (!x)
+            return -1;
+        if (fresh) {
+            *x = *y, y->delays = (struct sweep_values){0};
+            continue;
+        }
+        for (size_t i = 0; i < y->delays.n; i++)
+            if (sweep_values_add(&x->delays, y->delays.v[i]) != 0)
+                return -1;
+        x->cpu += y->cpu, x->gpu += y->gpu, x->delay += y->delay;
+        x->delay_max = y->delay_max > x->delay_max ? y->delay_max : x->delay_max;
+        x->shorts += y->shorts, x->runtime_out += y->runtime_out, x->delay_out += y->delay_out;
+    }
+    return 0;
+}
+
+int launch_sweep(sqlite3 *db, int64_t short_below_ns, int64_t delay_above_ns, struct report_io *io)
+{
+    sqlite3_stmt *ins;
+    if (sweep_table(db, "launch_stats (rank, name_id, launches, cpu_avg, gpu_avg, delay_avg, delay_p50, delay_p99, "
+                        "delay_max_ns, short_kernels, runtime_outliers, delay_outliers)", 12, &ins, io) != 0)
+        return 1;
+    struct launch_part part[2];
+    for (int k = 0; k < 2; k++) {
+        part[k] = (struct launch_part){.db = db, .short_below_ns = short_below_ns, .delay_above_ns = delay_above_ns};
+        sweep_index_init(&part[k].groups, sizeof(struct launch_group));
+    }
+    /* in two halves of the GPU work's ids at once where they part (the upper on a second connection and
+     * thread): reading the launches is SQLite's work and most of the pass */
+    int64_t mid = 0;
+    sqlite3 *db2 = sweep_split_ids(db, TDB_KIND_KERNEL, TDB_KIND_MEMSET, &mid) ? scope_reopen(db) : NULL;
+    int nparts = db2 ? 2 : 1, rc = 0;
+    part[1].db = db2;
+    for (int k = 0; k < nparts && rc == 0; k++) {
+        if (!(part[k].st = report_prepare(part[k].db, "launch_rows", io))) {
+            rc = 1;
+            break;
+        }
+        report_bind_int(part[k].st, ":lo", k == 0 ? INT64_MIN : mid + 1);
+        report_bind_int(part[k].st, ":hi", k == 0 && db2 ? mid : INT64_MAX);
+    }
+    pthread_t thread;
+    int threaded = rc == 0 && nparts == 2 && pthread_create(&thread, NULL, launch_part_run, &part[1]) == 0;
+    if (rc == 0)
+        launch_part_run(&part[0]);
+    if (threaded)
+        pthread_join(thread, NULL);
+    else if (rc == 0 && nparts == 2)
+        launch_part_run(&part[1]);
+    for (int k = 0; rc == 0 && k < nparts; k++) {
+        if (part[k].rc == -1)
+            fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(part[k].db));
+        if (part[k].rc != 0 && rc != 2)
+            rc = part[k].rc;
+    }
+    if (rc == 0 && nparts == 2 && launch_join(&part[0], &part[1]) != 0) {
+        fprintf(io->err, "%s: out of memory\n", io->prog);
+        rc = -1;
+    }
+    for (size_t k = 0; rc == 0 && k < part[0].groups.n; k++)
+        if (write_group(sweep_index_at(&part[0].groups, k), ins) != 0) {
+            fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
             rc = -1;
-    if (rc < 0)
-        fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
-    for (size_t k = 0; k < groups.n; k++)
-        free(((struct launch_group *)sweep_index_at(&groups, k))->delays.v);
-    sweep_index_free(&groups);
-    sweep_ranks_free(&ranks);
-    sqlite3_finalize(st);
+        }
+    for (int p = 0; p < 2; p++) {
+        for (size_t k = 0; k < part[p].groups.n; k++)
+            free(((struct launch_group *)sweep_index_at(&part[p].groups, k))->delays.v);
+        sweep_index_free(&part[p].groups);
+        sweep_ranks_free(&part[p].ranks);
+        sqlite3_finalize(part[p].st);
+    }
+    sqlite3_close(db2);
     sqlite3_finalize(ins);
     return rc == 0 ? 0 : rc == 2 ? 2 : 1;
 }
