@@ -3,16 +3,24 @@
  * place, about a microsecond each: every CUDA call and kernel of a recording was, 32 s of closing one of
  * 30 M events. CUPTI hands its records over in buffers, a call's after the calls inside it (it returns
  * last), kernels in buffers of their own: so each chunk's events are sorted by track and time and swept
- * here with the end's own rule, roots inside the NVTX range the converter knows around them (GPU work
- * finds its launch as every source's does: ingest.c's table of recent launches). What a chunk cannot
- * tell (a call whose inner call came in the chunk before) the end still finds and writes: these values
- * only spare the rows they get right. Memory: the chunk's rows. */
+ * here with the end's own rule, roots inside the NVTX range the converter knows around them, and GPU
+ * work looks its launch up among the launch calls of recent chunks. What a chunk cannot tell (a call
+ * whose inner call came in the chunk before, a launch too far back) the end still finds and writes:
+ * these values only spare the rows they get right. Memory: the chunk's rows, and the recent launches. */
 #include "call_nest.h"
 #include "ingest.h"
+#include "kinds.h"
 #include "nesting.h"
 #include <stdlib.h>
 
+#define LAUNCH_SLOTS ((size_t)1 << 17) /* recent launch calls, by correlation (CUPTI numbers them in turn) */
+
+struct launch_slot {
+    int64_t corr, id, start;
+};
+
 struct call_nest {
+    struct launch_slot *launches;
     struct nesting_key *items; /* the chunk's events in the sweep's order (ord: the row) */
     size_t *stack;
     size_t cap;
@@ -20,15 +28,27 @@ struct call_nest {
 
 struct call_nest *call_nest_new(void)
 {
-    return calloc(1, sizeof(struct call_nest));
+    struct call_nest *n = calloc(1, sizeof *n);
+    if (n && !(n->launches = malloc(LAUNCH_SLOTS * sizeof *n->launches))) {
+        free(n);
+        return NULL;
+    }
+    for (size_t i = 0; n && i < LAUNCH_SLOTS; i++)
+        n->launches[i].corr = TDB_NULL;
+    return n;
 }
 
 void call_nest_free(struct call_nest *n)
 {
     if (!n)
         return;
-    free(n->items), free(n->stack);
+    free(n->launches), free(n->items), free(n->stack);
     free(n);
+}
+
+static struct launch_slot *slot_of(struct call_nest *n, int64_t corr)
+{
+    return &n->launches[(uint64_t)corr & (LAUNCH_SLOTS - 1)];
 }
 
 static int64_t end_of(const struct call_row *r)
@@ -51,9 +71,24 @@ int call_nest_chunk(struct call_nest *n, struct call_row *rows, size_t count, ca
             return -1;
         n->cap = count;
     }
+    /* launches first: GPU work may come a row or two ahead of its launch; the first of a correlation
+     * stays, as the end pairs work with its correlation's first launch */
     for (size_t i = 0; i < count; i++) {
         struct call_row *r = &rows[i];
-        r->parent = TDB_NULL, r->self = r->dur, r->depth = 0, r->child_sum = 0;
+        r->parent = r->launch = r->launch_ns = TDB_NULL, r->self = r->dur, r->depth = 0, r->child_sum = 0;
+        if ((r->kind == TDB_KIND_RUNTIME || r->kind == TDB_KIND_DRIVER) && r->corr != TDB_NULL) {
+            struct launch_slot *s = slot_of(n, r->corr);
+            if (s->corr != r->corr)
+                *s = (struct launch_slot){r->corr, r->id, r->start};
+        }
+    }
+    for (size_t i = 0; i < count; i++) {
+        struct call_row *r = &rows[i];
+        int gpu = r->kind == TDB_KIND_KERNEL || r->kind == TDB_KIND_MEMCPY || r->kind == TDB_KIND_MEMSET ||
+                  r->kind == TDB_KIND_SYNC;
+        struct launch_slot *s = gpu && r->corr != TDB_NULL ? slot_of(n, r->corr) : NULL;
+        if (s && s->corr == r->corr)
+            r->launch = s->id, r->launch_ns = s->start;
         n->items[i] = (struct nesting_key){r->start, r->dur, (uint32_t)r->track, (uint32_t)i, 0, 0};
     }
     qsort(n->items, count, sizeof *n->items, nesting_key_cmp); /* the sweep's own order */

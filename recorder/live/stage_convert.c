@@ -500,9 +500,8 @@ static int conv_enclosing(void *ctx, int64_t track, int64_t start, int64_t dur, 
 }
 
 /* STAGE_EVENTS: CUPTI's complete events, one buffer's. In a recording, each gets its row id first, then
- * the chunk is nested (call_nest.c), then written (GPU work linked to its launch as it is, ingest.c);
- * where memory for that runs out, the rows are written as they come and the end of the trace nests
- * them. */
+ * the chunk is nested and linked (call_nest.c), then written; where memory for that runs out, the rows
+ * are written as they come and the end of the trace nests them. */
 static int conv_events(struct stage_conv *c, const unsigned char *p, uint32_t bytes)
 {
     struct stage_event se;
@@ -526,7 +525,7 @@ static int conv_events(struct stage_conv *c, const unsigned char *p, uint32_t by
             return -1;
         tdb_time_clamp(&se.start_ns, &se.dur_ns); /* as tdb_ingest_event will hold them */
         c->calls[i] = (struct call_row){.id = tdb_ingest_reserve_id(c->ing), .track = track, .start = se.start_ns,
-                                        .dur = se.dur_ns};
+                                        .dur = se.dur_ns, .corr = se.correlation, .kind = se.kind};
     }
     int guessed = nest && call_nest_chunk(c->nest, c->calls, count, conv_enclosing, c) == 0;
     i = 0;
@@ -554,6 +553,7 @@ static int conv_events(struct stage_conv *c, const unsigned char *p, uint32_t by
         if (guessed) { /* what the end of the trace will most likely find: rows it finds so are not rewritten */
             const struct call_row *r = &c->calls[i];
             ev.parent_id = r->parent, ev.depth = r->depth, ev.self_ns = r->self;
+            ev.launch_id = r->launch, ev.launch_ns = r->launch_ns;
         }
         if (ev.thread_id < 0 || tdb_ingest_event(c->ing, &ev) < 0)
             return -1;

@@ -187,7 +187,7 @@ static int64_t ingest_keep_keys(struct tdb_ingest *ing, size_t ord, const struct
         fprintf(ing->err, "tracedb: out of memory\n");
         return -1;
     }
-    int written = ing->reading_back || ing->live; /* rows read back, or a recording's: written as they come */
+    int written = ing->reading_back || ing->live; /* rows written already: linked by the end, never as they come */
     if (written) { /* rows read back or recorded: their keys now; an import's wait in its rows (keys_in_rows) */
         struct nesting_key *k = spill_sort_push(ing->keys);
         if (!k)
@@ -214,7 +214,7 @@ static int64_t ingest_keep_keys(struct tdb_ingest *ing, size_t ord, const struct
     if (launch && ing->recent_corr[slot] != ev->correlation) /* the first launch seen stays */
         ing->recent_corr[slot] = ev->correlation, ing->recent_ord[slot] = (uint32_t)ord,
         ing->recent_start[slot] = ev->start_ns;
-    else if (gpu && !ing->reading_back && ing->recent_corr[slot] == ev->correlation) /* (a row read back holds its own) */
+    else if (gpu && !written && ing->recent_corr[slot] == ev->correlation)
         known = ing->recent_ord[slot], *launch_ns = ing->recent_start[slot];
     if (gpu && !written)
         return known; /* its record goes when its row leaves the reorder buffer (ingest_emit_row), which
@@ -916,15 +916,11 @@ int64_t tdb_ingest_event(struct tdb_ingest *ing, const struct tdb_event *in)
          * correlation, sums: external sorts, so memory stays flat) as a row read back would give it;
          * the end nests and links them all, so closing reads no row back */
         int64_t id = ev->id != TDB_NULL ? ev->id : ing->next_event++;
-        int64_t launch_ns = TDB_NULL;
-        int64_t launch = ingest_keep_keys(ing, (size_t)(id - ing->trace_first_event), ev, name, &launch_ns);
-        if (launch == -1 || ingest_keep_gpu_time(ing, (size_t)(id - ing->trace_first_event), ev) != 0)
+        if (row_writer_event(ing->rows, id, name, cat, ev) != 0)
             return -1;
-        struct tdb_event row = *ev; /* GPU work whose launch came before it: written linked (the end then
-                                     * rewrites only what it links otherwise) */
-        if (launch >= 0)
-            row.launch_id = ing->trace_first_event + launch, row.launch_ns = launch_ns;
-        if (row_writer_event(ing->rows, id, name, cat, &row) != 0)
+        int64_t launch_ns;
+        if (ingest_keep_keys(ing, (size_t)(id - ing->trace_first_event), ev, name, &launch_ns) == -1 ||
+            ingest_keep_gpu_time(ing, (size_t)(id - ing->trace_first_event), ev) != 0)
             return -1;
         ing->events++;
         return id;

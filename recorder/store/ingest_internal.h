@@ -44,9 +44,8 @@ struct corr_rec {
 };
 
 /* The most recent launches by correlation (direct-mapped): GPU work that follows its launch closely,
- * as a recording's does, is written with its launch_id and needs no update. A recording's kernels come
- * in CUPTI buffers of their own, up to a buffer's worth of launches behind: 2^17 (3 MB). */
-#define RECENT_LAUNCHES 131072
+ * as a recording's does, is written with its launch_id and needs no update. */
+#define RECENT_LAUNCHES 65536
 
 /* Bytes of memory each of the end of trace's sorts may hold (then they spill to disk). */
 #define SORT_BUDGET (8u << 20)

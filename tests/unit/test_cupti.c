@@ -253,7 +253,9 @@ static void stage_range_record(FILE *f, int type, const char *name, int64_t ts)
  * ended (staged) before CUPTI's buffer of the calls inside it comes. In each step 50 cudaLaunchKernel
  * [s, s + 4 us), each holding a cuKernelGetName [s + 1 us, + 100 ns) (CUPTI's record of the inner call
  * first), and their kernels [s + 20 us, + 500 ns) in a buffer after the calls'; after each step, 5 more
- * launches inside "train" only. The end finds every call's parent, depth and self time, and every
+ * launches inside "train" only, their kernels in the calls' buffer ahead of them (CUPTI's buffers hold a
+ * kernel's record ahead of its launch's: on an H200, all 1 M of a burst's, which a recording linking
+ * work only to launches already met left every kernel to rewrite). The end finds every call's parent, depth and self time, and every
  * kernel's launch, as the rows were written: only the five ranges change (their self time less the
  * calls inside them, which came after they were written). */
 Test(cupti, converted_rows_need_no_rewrite_but_the_ranges)
@@ -280,6 +282,11 @@ Test(cupti, converted_rows_need_no_rewrite_but_the_ranges)
         stage_range_record(f, R_END, "", step + 800 * US);
         for (int i = 0; i < 55; i++, corr++) {
             int64_t s = i < 50 ? step + 10 * US + i * 10 * US : step + 850 * US + (i - 50) * 10 * US;
+            CUpti_ActivityKernel10 k = {0};
+            k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, k.start = (uint64_t)(s + 20 * US), k.end = (uint64_t)(s + 20 * US + 500);
+            k.deviceId = 0, k.streamId = 13, k.correlationId = corr, k.name = "_Z12empty_kernelv";
+            t->emit_arg = i < 50 ? &kernels : &api; /* the last five: in the calls' buffer, ahead of their launch */
+            cr_assert_eq(cupti_translate_record(t, &k), 0);
             CUpti_ActivityAPI d = {0}, a = {0};
             d.kind = CUPTI_ACTIVITY_KIND_DRIVER, d.cbid = 1, d.start = (uint64_t)(s + US), d.end = (uint64_t)(s + US + 100);
             d.processId = 100, d.threadId = 7, d.correlationId = 100000 + corr;
@@ -288,11 +295,6 @@ Test(cupti, converted_rows_need_no_rewrite_but_the_ranges)
             t->emit_arg = &api;
             cr_assert_eq(cupti_translate_record(t, &d), 0);
             cr_assert_eq(cupti_translate_record(t, &a), 0);
-            CUpti_ActivityKernel10 k = {0};
-            k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, k.start = (uint64_t)(s + 20 * US), k.end = (uint64_t)(s + 20 * US + 500);
-            k.deviceId = 0, k.streamId = 13, k.correlationId = corr, k.name = "_Z12empty_kernelv";
-            t->emit_arg = &kernels;
-            cr_assert_eq(cupti_translate_record(t, &k), 0);
         }
         stage_events_chunk(f, &api);
         stage_events_chunk(f, &kernels);
