@@ -2,14 +2,18 @@
  * order (queries/gpu_typed_rows.sql; each track's rank and each name's type looked up here, once each):
  * each group's intervals' ends are kept and swept by type_union.c.
  * SQL's GROUP BY over the type_unions() aggregate sorted every row by its key first (a third of
- * `overlap` on 2 M events); here the groups are found by key as the rows come. A key that is neither
+ * `overlap` on 2 M events); here the groups are found by key as the rows come, in two halves of the
+ * rows' ids at once (the upper on a second connection and thread), joined. A key that is neither
  * NULL nor an integer (a foreign database), which SQL groups its own way (1 with 1.0), takes SQL's
  * GROUP BY instead (queries/type_stats_sql.sql). */
 #include "type_sweep.h"
+#include "kinds.h"
 #include "report.h"
+#include "scope.h"
 #include "strmap.h"
 #include "sweep_group.h"
 #include "type_union.h"
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,16 +60,30 @@ static void keys_free(struct row_keys *k)
     sweep_ranks_free(&k->ranks), strmap_free(&k->types);
 }
 
-/* Reads the rows into groups. 0; 1 when a key is neither NULL nor an integer; -1 on error. */
-static int read_groups(sqlite3 *db, int by_device, struct sweep_index *ix, struct report_io *io)
+/* One reader of the rows: those of ids lo..hi on its connection, into its groups. */
+struct type_part {
+    _Alignas(128) sqlite3 *db; /* on lines of its own: the parts' threads write theirs at once */
+    int by_device;
+    int64_t lo, hi;
+    struct sweep_index ix; /* struct type_group by key */
+    struct report_io *io;
+    int rc; /* 0; 1 when a key is neither NULL nor an integer; -1 on error (printed) */
+};
+
+/* Reads the part's rows into its groups. */
+static void *read_groups(void *arg)
 {
+    struct type_part *p = arg;
     struct row_keys keys = {0};
-    int rc = keys_load(&keys, db, io);
-    sqlite3_stmt *st = rc == 0 ? report_prepare(db, "gpu_typed_rows", io) : NULL;
+    int rc = keys_load(&keys, p->db, p->io);
+    sqlite3_stmt *st = rc == 0 ? report_prepare(p->db, "gpu_typed_rows", p->io) : NULL;
     if (!st) {
         keys_free(&keys);
-        return rc ? rc : -1;
+        p->rc = rc ? rc : -1;
+        return NULL;
     }
+    report_bind_int(st, ":lo", p->lo);
+    report_bind_int(st, ":hi", p->hi);
     int step;
     struct type_group *g = NULL, k = {{0}, {0}, {0}};
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
@@ -77,13 +95,13 @@ static int read_groups(sqlite3 *db, int by_device, struct sweep_index *ix, struc
         int64_t key[TYPE_KEYS] = {0, 0};
         int null[TYPE_KEYS] = {0, 1}; /* no device key: NULL */
         sweep_rank_of(&keys.ranks, st, 1, &key[0], &null[0]);
-        if (by_device && (rc = sweep_int_key(st, 0, 1, &key[1], &null[1])) != 0)
+        if (p->by_device && (rc = sweep_int_key(st, 0, 1, &key[1], &null[1])) != 0)
             break;
         /* the same group as the last row, usually; else found by key */
         if (!g || memcmp(g->key, key, sizeof key) != 0 || memcmp(g->null, null, sizeof null) != 0) {
             memcpy(k.key, key, sizeof key), memcpy(k.null, null, sizeof null);
             int fresh;
-            if (!(g = sweep_index_get(ix, &k, offsetof(struct type_group, te), &fresh))) {
+            if (!(g = sweep_index_get(&p->ix, &k, offsetof(struct type_group, te), &fresh))) {
                 rc = -1;
                 break;
             }
@@ -98,10 +116,40 @@ static int read_groups(sqlite3 *db, int by_device, struct sweep_index *ix, struc
     if (rc == 0 && step != SQLITE_DONE)
         rc = -1;
     if (rc < 0)
-        fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
+        fprintf(p->io->err, "%s: %s\n", p->io->prog, sqlite3_errmsg(p->db));
     sqlite3_finalize(st);
     keys_free(&keys);
-    return rc;
+    p->rc = rc;
+    return NULL;
+}
+
+/* The upper part's groups into the lower's (a group first met in the upper after every group of the
+ * lower, as one pass makes them; the ends in any order: they are sorted). 0, or -1 when out of memory. */
+static int join_groups(struct sweep_index *a, struct sweep_index *b)
+{
+    for (size_t i = 0; i < b->n; i++) {
+        struct type_group *y = sweep_index_at(b, i);
+        int fresh;
+        struct type_group *x = sweep_index_get(a, y, offsetof(struct type_group, te), &fresh);
+        if (!x)
+            return -1;
+        if (fresh) {
+            *x = *y, y->te = (struct type_ends){0};
+            continue;
+        }
+        if (x->te.n + y->te.n > x->te.cap) {
+            struct type_end *v = realloc(x->te.v, (x->te.n + y->te.n) * sizeof *v);
+            if (!v)
+                return -1;
+            x->te.v = v, x->te.cap = x->te.n + y->te.n;
+        }
+        if (y->te.n)
+            memcpy(x->te.v + x->te.n, y->te.v, y->te.n * sizeof *y->te.v);
+        x->te.n += y->te.n;
+        for (int k = 0; k < TU_TYPES; k++)
+            x->te.rows[k] += y->te.rows[k];
+    }
+    return 0;
 }
 
 /* Writes each group's row. 0 or -1. */
@@ -154,16 +202,41 @@ int type_sweep(sqlite3 *db, int by_device, struct report_io *io)
         sqlite3_finalize(ins);
         return 1;
     }
-    struct sweep_index ix;
-    sweep_index_init(&ix, sizeof(struct type_group));
-    int rc = read_groups(db, by_device, &ix, io);
-    if (rc == 0 && write_groups(&ix, ins) != 0) {
+    struct type_part part[2];
+    for (int k = 0; k < 2; k++) {
+        part[k] = (struct type_part){.db = db, .by_device = by_device, .lo = INT64_MIN, .hi = INT64_MAX, .io = io};
+        sweep_index_init(&part[k].ix, sizeof(struct type_group));
+    }
+    /* in two halves of the ids at once where they part (the upper on a second connection and thread):
+     * reading the rows is SQLite's work and most of the pass */
+    int64_t mid = 0;
+    sqlite3 *db2 = sweep_split_ids(db, TDB_KIND_KERNEL, TDB_KIND_SYNC, &mid) ? scope_reopen(db) : NULL;
+    if (db2)
+        part[0].hi = mid, part[1].db = db2, part[1].lo = mid + 1;
+    pthread_t thread;
+    int threaded = db2 && pthread_create(&thread, NULL, read_groups, &part[1]) == 0;
+    read_groups(&part[0]);
+    if (threaded)
+        pthread_join(thread, NULL);
+    else if (db2)
+        read_groups(&part[1]);
+    int rc = part[0].rc;
+    if (db2 && (rc == 0 || (rc == 1 && part[1].rc < 0)))
+        rc = part[1].rc;
+    if (rc == 0 && db2 && join_groups(&part[0].ix, &part[1].ix) != 0) {
+        fprintf(io->err, "%s: out of memory\n", io->prog);
+        rc = -1;
+    }
+    if (rc == 0 && write_groups(&part[0].ix, ins) != 0) {
         fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
         rc = -1;
     }
-    for (size_t i = 0; i < ix.n; i++)
-        type_ends_free(&((struct type_group *)sweep_index_at(&ix, i))->te);
-    sweep_index_free(&ix);
+    for (int k = 0; k < 2; k++) {
+        for (size_t i = 0; i < part[k].ix.n; i++)
+            type_ends_free(&((struct type_group *)sweep_index_at(&part[k].ix, i))->te);
+        sweep_index_free(&part[k].ix);
+    }
+    sqlite3_close(db2);
     sqlite3_finalize(ins);
     if (rc == 1) /* a key SQL compares its own way */
         rc = sweep_sql(db, by_device, io);
