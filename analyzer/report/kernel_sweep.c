@@ -16,7 +16,6 @@
 #include "step_index.h"
 #include "sweep_group.h"
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,22 +221,15 @@ static int sweep_rows(sqlite3 *db, const char *query, int by_rank, int by_launch
         part[k] = (struct kernel_part){.db = db, .steps = by_step ? &steps : NULL, .by_launch = by_launch};
         sweep_index_init(&part[k].groups, sizeof(struct kernel_group));
     }
-    int64_t mid = 0;
-    sqlite3 *db2 = sweep_split_ids(db, read_kinds[0], read_kinds[1], &mid) ? scope_reopen(db) : NULL;
-    int nparts = db2 ? 2 : 1, rc = 0;
-    if (db2)
-        part[1].db = db2;
-    if (part_prepare(&part[0], query, by_rank, by_step, kinds, INT64_MIN, db2 ? mid : INT64_MAX, io) != 0 ||
-        (db2 && part_prepare(&part[1], query, by_rank, by_step, kinds, mid + 1, INT64_MAX, io) != 0))
-        rc = -1, nparts = 0;
-    pthread_t thread;
-    int threaded = nparts == 2 && pthread_create(&thread, NULL, part_run, &part[1]) == 0;
+    struct sweep_halves h;
+    sweep_halves_open(&h, db, read_kinds[0], read_kinds[1]);
+    part[1].db = h.db[1];
+    int nparts = h.n, rc = 0;
+    for (int k = 0; k < h.n; k++)
+        if (part_prepare(&part[k], query, by_rank, by_step, kinds, h.lo[k], h.hi[k], io) != 0)
+            rc = -1, nparts = 0;
     if (nparts)
-        part_run(&part[0]);
-    if (threaded)
-        pthread_join(thread, NULL);
-    else if (nparts == 2)
-        part_run(&part[1]);
+        sweep_halves_run(&h, part_run, &part[0], &part[1]);
     for (int k = 0; k < nparts; k++) {
         if (part[k].rc == -1 && rc != 2)
             fprintf(io->err, "%s: %s\n", io->prog, part[k].oom ? "out of memory" : sqlite3_errmsg(part[k].db));
@@ -254,7 +246,7 @@ static int sweep_rows(sqlite3 *db, const char *query, int by_rank, int by_launch
             rc = -1;
         }
     part_free(&part[0]), part_free(&part[1]);
-    sqlite3_close(db2);
+    sweep_halves_close(&h);
     step_index_free(&steps);
     sqlite3_finalize(ins);
     return rc == 0 ? 0 : rc == 2 ? 2 : 1;

@@ -10,10 +10,8 @@
 #include "launch_sweep.h"
 #include "kinds.h"
 #include "report.h"
-#include "scope.h"
 #include "sqlfuncs.h"
 #include "sweep_group.h"
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -136,33 +134,27 @@ int launch_sweep(sqlite3 *db, int64_t short_below_ns, int64_t delay_above_ns, st
     }
     /* in two halves of the GPU work's ids at once where they part (the upper on a second connection and
      * thread): reading the launches is SQLite's work and most of the pass */
-    int64_t mid = 0;
-    sqlite3 *db2 = sweep_split_ids(db, TDB_KIND_KERNEL, TDB_KIND_MEMSET, &mid) ? scope_reopen(db) : NULL;
-    int nparts = db2 ? 2 : 1, rc = 0;
-    part[1].db = db2;
-    for (int k = 0; k < nparts && rc == 0; k++) {
+    struct sweep_halves h;
+    sweep_halves_open(&h, db, TDB_KIND_KERNEL, TDB_KIND_MEMSET);
+    part[1].db = h.db[1];
+    int rc = 0;
+    for (int k = 0; k < h.n; k++) {
         if (!(part[k].st = report_prepare(part[k].db, "launch_rows", io))) {
             rc = 1;
             break;
         }
-        report_bind_int(part[k].st, ":lo", k == 0 ? INT64_MIN : mid + 1);
-        report_bind_int(part[k].st, ":hi", k == 0 && db2 ? mid : INT64_MAX);
+        report_bind_int(part[k].st, ":lo", h.lo[k]);
+        report_bind_int(part[k].st, ":hi", h.hi[k]);
     }
-    pthread_t thread;
-    int threaded = rc == 0 && nparts == 2 && pthread_create(&thread, NULL, launch_part_run, &part[1]) == 0;
     if (rc == 0)
-        launch_part_run(&part[0]);
-    if (threaded)
-        pthread_join(thread, NULL);
-    else if (rc == 0 && nparts == 2)
-        launch_part_run(&part[1]);
-    for (int k = 0; rc == 0 && k < nparts; k++) {
+        sweep_halves_run(&h, launch_part_run, &part[0], &part[1]);
+    for (int k = 0; rc == 0 && k < h.n; k++) {
         if (part[k].rc == -1)
             fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(part[k].db));
         if (part[k].rc != 0 && rc != 2)
             rc = part[k].rc;
     }
-    if (rc == 0 && nparts == 2 && launch_join(&part[0], &part[1]) != 0) {
+    if (rc == 0 && h.n == 2 && launch_join(&part[0], &part[1]) != 0) {
         fprintf(io->err, "%s: out of memory\n", io->prog);
         rc = -1;
     }
@@ -178,7 +170,7 @@ int launch_sweep(sqlite3 *db, int64_t short_below_ns, int64_t delay_above_ns, st
         sweep_ranks_free(&part[p].ranks);
         sqlite3_finalize(part[p].st);
     }
-    sqlite3_close(db2);
+    sweep_halves_close(&h);
     sqlite3_finalize(ins);
     return rc == 0 ? 0 : rc == 2 ? 2 : 1;
 }

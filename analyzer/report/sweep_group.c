@@ -45,6 +45,31 @@ int sweep_split_ids(sqlite3 *db, int first, int last, int64_t *mid)
     return 1;
 }
 
+void sweep_halves_open(struct sweep_halves *h, sqlite3 *db, int first, int last)
+{
+    int64_t mid = 0;
+    *h = (struct sweep_halves){{db, NULL}, {INT64_MIN, INT64_MIN}, {INT64_MAX, INT64_MAX}, 1};
+    if (sweep_split_ids(db, first, last, &mid) && (h->db[1] = scope_reopen(db)))
+        h->hi[0] = mid, h->lo[1] = mid + 1, h->n = 2;
+}
+
+void sweep_halves_run(const struct sweep_halves *h, void *(*run)(void *), void *part0, void *part1)
+{
+    pthread_t thread;
+    int threaded = h->n == 2 && pthread_create(&thread, NULL, run, part1) == 0;
+    run(part0);
+    if (threaded)
+        pthread_join(thread, NULL);
+    else if (h->n == 2)
+        run(part1);
+}
+
+void sweep_halves_close(struct sweep_halves *h)
+{
+    sqlite3_close(h->db[1]);
+    h->db[1] = NULL;
+}
+
 int sweep_table(sqlite3 *db, const char *columns, int n, sqlite3_stmt **ins, struct report_io *io)
 {
     char sql[512], name[64];
@@ -329,38 +354,31 @@ int sweep_streams_read(sqlite3 *db, const char *query, int first_kind, int last_
 {
     struct sweep_streams upper;
     sweep_streams_init(&upper, s->keys, s->size, s->by_track);
-    struct streams_part part[2] = {{.db = db, .s = s, .fill = fill}, {.s = &upper, .fill = fill}};
-    int64_t mid = 0;
-    sqlite3 *db2 = sweep_split_ids(db, first_kind, last_kind, &mid) ? scope_reopen(db) : NULL;
-    int nparts = db2 ? 2 : 1, rc = 0;
-    part[1].db = db2;
-    for (int k = 0; k < nparts; k++) {
+    struct sweep_halves h;
+    sweep_halves_open(&h, db, first_kind, last_kind);
+    struct streams_part part[2] = {{.db = db, .s = s, .fill = fill}, {.db = h.db[1], .s = &upper, .fill = fill}};
+    int rc = 0;
+    for (int k = 0; k < h.n; k++) {
         if (!(part[k].st = report_prepare(part[k].db, query, io))) {
             rc = -1;
             break;
         }
-        report_bind_int(part[k].st, ":lo", k == 0 ? INT64_MIN : mid + 1);
-        report_bind_int(part[k].st, ":hi", k == 0 && db2 ? mid : INT64_MAX);
+        report_bind_int(part[k].st, ":lo", h.lo[k]);
+        report_bind_int(part[k].st, ":hi", h.hi[k]);
     }
-    pthread_t thread;
-    int threaded = rc == 0 && nparts == 2 && pthread_create(&thread, NULL, streams_part_run, &part[1]) == 0;
     if (rc == 0)
-        streams_part_run(&part[0]);
-    if (threaded)
-        pthread_join(thread, NULL);
-    else if (rc == 0 && nparts == 2)
-        streams_part_run(&part[1]);
-    for (int k = 0; rc == 0 && k < nparts; k++)
+        sweep_halves_run(&h, streams_part_run, &part[0], &part[1]);
+    for (int k = 0; rc == 0 && k < h.n; k++)
         if (part[k].rc != 0)
             rc = part[k].rc; /* 1 (a key SQL compares its own way) or -1 */
-    if (rc == -1 && db2 && part[1].rc == -1 && part[0].rc == 0) /* the caller prints db's error: say db2's */
-        fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db2));
-    if (rc == 0 && nparts == 2 && streams_join(s, &upper) != 0)
+    if (rc == -1 && h.n == 2 && part[1].rc == -1 && part[0].rc == 0) /* the caller prints db's error: say db2's */
+        fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(h.db[1]));
+    if (rc == 0 && h.n == 2 && streams_join(s, &upper) != 0)
         rc = -1;
     sqlite3_finalize(part[0].st);
     sqlite3_finalize(part[1].st);
     sweep_streams_free(&upper);
-    sqlite3_close(db2);
+    sweep_halves_close(&h);
     return rc;
 }
 

@@ -18,6 +18,20 @@
  * read (a Kineto trace holds its CPU events first, its GPU work and runtime calls after them); else 0. */
 int sweep_split_ids(sqlite3 *db, int first, int last, int64_t *mid);
 
+/* A pass over the rows of kinds first..last in two halves of their ids at once where sweep_split_ids
+ * parts them, the upper on a second connection (scope_reopen); else in one. Part k reads ids lo[k] to
+ * hi[k] on db[k]. */
+struct sweep_halves {
+    sqlite3 *db[2];
+    int64_t lo[2], hi[2];
+    int n; /* parts: 1 or 2 */
+};
+void sweep_halves_open(struct sweep_halves *h, sqlite3 *db, int first, int last);
+/* run(part0) here, and with two parts run(part1) on a thread at once (in turn when none can start). */
+void sweep_halves_run(const struct sweep_halves *h, void *(*run)(void *), void *part0, void *part1);
+/* Closes the second connection. */
+void sweep_halves_close(struct sweep_halves *h);
+
 /* Creates temp table `columns` names ("name (a, b, ...)") if missing, empties it, and prepares ins,
  * an INSERT of `n` values into it. 0, or 1 (the error printed). */
 int sweep_table(sqlite3 *db, const char *columns, int n, sqlite3_stmt **ins, struct report_io *io);

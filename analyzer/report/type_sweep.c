@@ -9,11 +9,9 @@
 #include "type_sweep.h"
 #include "kinds.h"
 #include "report.h"
-#include "scope.h"
 #include "strmap.h"
 #include "sweep_group.h"
 #include "type_union.h"
-#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -204,26 +202,20 @@ int type_sweep(sqlite3 *db, int by_device, struct report_io *io)
     }
     struct type_part part[2];
     for (int k = 0; k < 2; k++) {
-        part[k] = (struct type_part){.db = db, .by_device = by_device, .lo = INT64_MIN, .hi = INT64_MAX, .io = io};
+        part[k] = (struct type_part){.by_device = by_device, .io = io};
         sweep_index_init(&part[k].ix, sizeof(struct type_group));
     }
     /* in two halves of the ids at once where they part (the upper on a second connection and thread):
      * reading the rows is SQLite's work and most of the pass */
-    int64_t mid = 0;
-    sqlite3 *db2 = sweep_split_ids(db, TDB_KIND_KERNEL, TDB_KIND_SYNC, &mid) ? scope_reopen(db) : NULL;
-    if (db2)
-        part[0].hi = mid, part[1].db = db2, part[1].lo = mid + 1;
-    pthread_t thread;
-    int threaded = db2 && pthread_create(&thread, NULL, read_groups, &part[1]) == 0;
-    read_groups(&part[0]);
-    if (threaded)
-        pthread_join(thread, NULL);
-    else if (db2)
-        read_groups(&part[1]);
+    struct sweep_halves h;
+    sweep_halves_open(&h, db, TDB_KIND_KERNEL, TDB_KIND_SYNC);
+    for (int k = 0; k < 2; k++)
+        part[k].db = h.db[k], part[k].lo = h.lo[k], part[k].hi = h.hi[k];
+    sweep_halves_run(&h, read_groups, &part[0], &part[1]);
     int rc = part[0].rc;
-    if (db2 && (rc == 0 || (rc == 1 && part[1].rc < 0)))
+    if (h.n == 2 && (rc == 0 || (rc == 1 && part[1].rc < 0)))
         rc = part[1].rc;
-    if (rc == 0 && db2 && join_groups(&part[0].ix, &part[1].ix) != 0) {
+    if (rc == 0 && h.n == 2 && join_groups(&part[0].ix, &part[1].ix) != 0) {
         fprintf(io->err, "%s: out of memory\n", io->prog);
         rc = -1;
     }
@@ -236,7 +228,7 @@ int type_sweep(sqlite3 *db, int by_device, struct report_io *io)
             type_ends_free(&((struct type_group *)sweep_index_at(&part[k].ix, i))->te);
         sweep_index_free(&part[k].ix);
     }
-    sqlite3_close(db2);
+    sweep_halves_close(&h);
     sqlite3_finalize(ins);
     if (rc == 1) /* a key SQL compares its own way */
         rc = sweep_sql(db, by_device, io);
