@@ -209,14 +209,17 @@ Test(record, flushes_beside_the_writer_stage_each_record_once, .timeout = 120)
 
 /* A staging file that cannot grow (a full disk; TRACEDB_STAGE_MAX stands in for one) loses what comes
  * after, counted, never silently: the recording closes with what was staged, marked partial, and every
- * range offered is a row or two dropped records (a range cut at the limit may be both). */
+ * range offered is a row or two dropped records (a range cut at the limit may be both). A ring's chunk is
+ * staged whole or not at all: with 64 KiB rings the file holds at least 1 MB less one ring (with the 4 MiB
+ * default, a writer kept off the CPU long enough stages a chunk of most of 1 MB, or none: CI once saw
+ * 5,888 ranges held). */
 Test(record, a_full_disk_drops_counted_never_silent, .timeout = 120)
 {
     char *dir = temp_dir(), db[1100];
     snprintf(db, sizeof db, "%s/full.db", dir);
     int st;
-    char *out = run_capture(&st, "TRACEDB_STAGE_MAX=1M '%s' paced '%s' 1000000 0.25 2>&1", build_path("build/test/record_sample"),
-                            db);
+    char *out = run_capture(&st, "TRACEDB_STAGE_MAX=1M TRACEDB_RING_KIB=64 '%s' paced '%s' 1000000 0.25 2>&1",
+                            build_path("build/test/record_sample"), db);
     cr_assert_eq(st, 0, "closing succeeds: %s", out);
     cr_assert(strstr(out, "reached TRACEDB_STAGE_MAX"), "said once: %s", out);
     long ranges = -1;
