@@ -179,23 +179,16 @@ static void part_free(struct kernel_part *p)
     sqlite3_finalize(p->st);
 }
 
-/* Prepares queries/<query>.sql on p->db for ids lo..hi; kinds (NULL: none) bind :kernel, :memcpy,
- * :memset. 0, or -1 (printed). */
-static int part_prepare(struct kernel_part *p, const char *query, int by_rank, int by_step, const int64_t *kinds,
-                        int64_t lo, int64_t hi, struct report_io *io)
+/* Binds a part's statement's options; kinds (NULL: none) bind :kernel, :memcpy, :memset. */
+static void part_bind(struct kernel_part *p, int by_rank, int by_step, const int64_t *kinds)
 {
-    if (!(p->st = report_prepare(p->db, query, io)))
-        return -1;
     report_bind_int(p->st, ":by_rank", by_rank);
     report_bind_int(p->st, ":by_step", by_step);
-    report_bind_int(p->st, ":lo", lo);
-    report_bind_int(p->st, ":hi", hi);
     if (kinds) {
         report_bind_int(p->st, ":kernel", kinds[0]);
         report_bind_int(p->st, ":memcpy", kinds[1]);
         report_bind_int(p->st, ":memset", kinds[2]);
     }
-    return 0;
 }
 
 /* The pass over queries/<query>.sql's rows (of kinds read_kinds[0]..[1]): in two halves of their ids at
@@ -224,10 +217,13 @@ static int sweep_rows(sqlite3 *db, const char *query, int by_rank, int by_launch
     struct sweep_halves h;
     sweep_halves_open(&h, db, read_kinds[0], read_kinds[1]);
     part[1].db = h.db[1];
+    sqlite3_stmt *st[2] = {NULL, NULL};
     int nparts = h.n, rc = 0;
-    for (int k = 0; k < h.n; k++)
-        if (part_prepare(&part[k], query, by_rank, by_step, kinds, h.lo[k], h.hi[k], io) != 0)
-            rc = -1, nparts = 0;
+    if (sweep_halves_prepare(&h, query, st, io) != 0)
+        rc = -1, nparts = 0;
+    part[0].st = st[0], part[1].st = st[1];
+    for (int k = 0; k < nparts; k++)
+        part_bind(&part[k], by_rank, by_step, kinds);
     if (nparts)
         sweep_halves_run(&h, part_run, &part[0], &part[1]);
     for (int k = 0; k < nparts; k++) {

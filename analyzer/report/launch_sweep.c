@@ -137,15 +137,9 @@ int launch_sweep(sqlite3 *db, int64_t short_below_ns, int64_t delay_above_ns, st
     struct sweep_halves h;
     sweep_halves_open(&h, db, TDB_KIND_KERNEL, TDB_KIND_MEMSET);
     part[1].db = h.db[1];
-    int rc = 0;
-    for (int k = 0; k < h.n; k++) {
-        if (!(part[k].st = report_prepare(part[k].db, "launch_rows", io))) {
-            rc = 1;
-            break;
-        }
-        report_bind_int(part[k].st, ":lo", h.lo[k]);
-        report_bind_int(part[k].st, ":hi", h.hi[k]);
-    }
+    sqlite3_stmt *st[2] = {NULL, NULL};
+    int rc = sweep_halves_prepare(&h, "launch_rows", st, io) == 0 ? 0 : 1;
+    part[0].st = st[0], part[1].st = st[1];
     if (rc == 0)
         sweep_halves_run(&h, launch_part_run, &part[0], &part[1]);
     for (int k = 0; rc == 0 && k < h.n; k++) {

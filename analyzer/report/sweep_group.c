@@ -64,6 +64,17 @@ void sweep_halves_run(const struct sweep_halves *h, void *(*run)(void *), void *
         run(part1);
 }
 
+int sweep_halves_prepare(const struct sweep_halves *h, const char *query, sqlite3_stmt *st[2], struct report_io *io)
+{
+    for (int k = 0; k < h->n; k++) {
+        if (!(st[k] = report_prepare(h->db[k], query, io)))
+            return -1;
+        report_bind_int(st[k], ":lo", h->lo[k]);
+        report_bind_int(st[k], ":hi", h->hi[k]);
+    }
+    return 0;
+}
+
 void sweep_halves_close(struct sweep_halves *h)
 {
     sqlite3_close(h->db[1]);
@@ -246,6 +257,37 @@ void sweep_streams_init(struct sweep_streams *s, int keys, size_t size, int by_t
     s->keys = keys, s->size = size, s->by_track = by_track;
 }
 
+/* Whether stream g has this key. */
+static int stream_is(const struct sweep_stream *g, const int64_t key[SWEEP_KEYS], const int null[SWEEP_KEYS])
+{
+    return memcmp(g->key, key, sizeof g->key) == 0 && memcmp(g->null, null, sizeof g->null) == 0;
+}
+
+/* The index of the stream of this key, or s->n when there is none. */
+static size_t stream_find(const struct sweep_streams *s, const int64_t key[SWEEP_KEYS], const int null[SWEEP_KEYS])
+{
+    size_t k = 0;
+    while (k < s->n && !stream_is(&s->g[k], key, null))
+        k++;
+    return k;
+}
+
+/* A new, empty stream of this key at the end of s; NULL when out of memory. */
+static struct sweep_stream *stream_new(struct sweep_streams *s, const int64_t key[SWEEP_KEYS], const int null[SWEEP_KEYS])
+{
+    if (s->n == s->cap) {
+        size_t nc = s->cap ? s->cap * 2 : 16;
+        struct sweep_stream *ng = realloc(s->g, nc * sizeof *ng);
+        if (!ng)
+            return NULL;
+        s->g = ng, s->cap = nc;
+    }
+    struct sweep_stream *g = &s->g[s->n++];
+    *g = (struct sweep_stream){.rows = NULL};
+    memcpy(g->key, key, sizeof g->key), memcpy(g->null, null, sizeof g->null);
+    return g;
+}
+
 /* Room for one more row in the stream of st's key. NULL with *rc 1 when the key is neither NULL nor
  * integers, -1 when out of memory. */
 static void *sweep_streams_add(struct sweep_streams *s, sqlite3_stmt *st, int *rc)
@@ -261,23 +303,9 @@ static void *sweep_streams_add(struct sweep_streams *s, sqlite3_stmt *st, int *r
     }
     *rc = -1;
     /* the same stream as the last row, usually; else a scan of the few streams */
-    size_t k = s->last;
-    if (!(k < s->n && memcmp(s->g[k].key, key, sizeof key) == 0 && memcmp(s->g[k].null, null, sizeof null) == 0))
-        for (k = 0; k < s->n; k++)
-            if (memcmp(s->g[k].key, key, sizeof key) == 0 && memcmp(s->g[k].null, null, sizeof null) == 0)
-                break;
-    if (k == s->n) {
-        if (s->n == s->cap) {
-            size_t nc = s->cap ? s->cap * 2 : 16;
-            struct sweep_stream *ng = realloc(s->g, nc * sizeof *ng);
-            if (!ng)
-                return NULL;
-            s->g = ng, s->cap = nc;
-        }
-        s->g[s->n] = (struct sweep_stream){.rows = NULL};
-        memcpy(s->g[s->n].key, key, sizeof key), memcpy(s->g[s->n].null, null, sizeof null);
-        s->n++;
-    }
+    size_t k = s->last < s->n && stream_is(&s->g[s->last], key, null) ? s->last : stream_find(s, key, null);
+    if (k == s->n && !stream_new(s, key, null))
+        return NULL;
     s->last = k;
     struct sweep_stream *g = &s->g[k];
     if (g->n == g->cap) {
@@ -321,19 +349,12 @@ static void *streams_part_run(void *arg)
 static int streams_join(struct sweep_streams *a, struct sweep_streams *b)
 {
     for (size_t j = 0; j < b->n; j++) {
-        struct sweep_stream *y = &b->g[j];
-        size_t k = 0;
-        while (k < a->n && !(memcmp(a->g[k].key, y->key, sizeof y->key) == 0 && memcmp(a->g[k].null, y->null, sizeof y->null) == 0))
-            k++;
+        struct sweep_stream *y = &b->g[j], *g;
+        size_t k = stream_find(a, y->key, y->null);
         if (k == a->n) {
-            if (a->n == a->cap) {
-                size_t nc = a->cap ? a->cap * 2 : 16;
-                struct sweep_stream *ng = realloc(a->g, nc * sizeof *ng);
-                if (!ng)
-                    return -1;
-                a->g = ng, a->cap = nc;
-            }
-            a->g[a->n++] = *y, *y = (struct sweep_stream){.rows = NULL};
+            if (!(g = stream_new(a, y->key, y->null)))
+                return -1;
+            *g = *y, *y = (struct sweep_stream){.rows = NULL};
             continue;
         }
         struct sweep_stream *x = &a->g[k];
@@ -357,15 +378,9 @@ int sweep_streams_read(sqlite3 *db, const char *query, int first_kind, int last_
     struct sweep_halves h;
     sweep_halves_open(&h, db, first_kind, last_kind);
     struct streams_part part[2] = {{.db = db, .s = s, .fill = fill}, {.db = h.db[1], .s = &upper, .fill = fill}};
-    int rc = 0;
-    for (int k = 0; k < h.n; k++) {
-        if (!(part[k].st = report_prepare(part[k].db, query, io))) {
-            rc = -1;
-            break;
-        }
-        report_bind_int(part[k].st, ":lo", h.lo[k]);
-        report_bind_int(part[k].st, ":hi", h.hi[k]);
-    }
+    sqlite3_stmt *st[2] = {NULL, NULL};
+    int rc = sweep_halves_prepare(&h, query, st, io);
+    part[0].st = st[0], part[1].st = st[1];
     if (rc == 0)
         sweep_halves_run(&h, streams_part_run, &part[0], &part[1]);
     for (int k = 0; rc == 0 && k < h.n; k++)

@@ -29,6 +29,9 @@ struct sweep_halves {
 void sweep_halves_open(struct sweep_halves *h, sqlite3 *db, int first, int last);
 /* run(part0) here, and with two parts run(part1) on a thread at once (in turn when none can start). */
 void sweep_halves_run(const struct sweep_halves *h, void *(*run)(void *), void *part0, void *part1);
+/* Prepares queries/<query>.sql on each part's connection into st[k], its :lo and :hi bound to the part's
+ * ids. 0, or -1 (printed; the statements prepared are the caller's to finalize). */
+int sweep_halves_prepare(const struct sweep_halves *h, const char *query, sqlite3_stmt *st[2], struct report_io *io);
 /* Closes the second connection. */
 void sweep_halves_close(struct sweep_halves *h);
 

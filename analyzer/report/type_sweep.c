@@ -61,8 +61,8 @@ static void keys_free(struct row_keys *k)
 /* One reader of the rows: those of ids lo..hi on its connection, into its groups. */
 struct type_part {
     _Alignas(128) sqlite3 *db; /* on lines of its own: the parts' threads write theirs at once */
+    sqlite3_stmt *st;          /* queries/gpu_typed_rows.sql for its ids */
     int by_device;
-    int64_t lo, hi;
     struct sweep_index ix; /* struct type_group by key */
     struct report_io *io;
     int rc; /* 0; 1 when a key is neither NULL nor an integer; -1 on error (printed) */
@@ -73,16 +73,13 @@ static void *read_groups(void *arg)
 {
     struct type_part *p = arg;
     struct row_keys keys = {0};
-    int rc = keys_load(&keys, p->db, p->io);
-    sqlite3_stmt *st = rc == 0 ? report_prepare(p->db, "gpu_typed_rows", p->io) : NULL;
-    if (!st) {
+    sqlite3_stmt *st = p->st;
+    int rc = keys_load(&keys, p->db, p->io), step = SQLITE_DONE;
+    if (rc != 0) { /* (an error printed where it was met) */
         keys_free(&keys);
-        p->rc = rc ? rc : -1;
+        p->rc = rc;
         return NULL;
     }
-    report_bind_int(st, ":lo", p->lo);
-    report_bind_int(st, ":hi", p->hi);
-    int step;
     struct type_group *g = NULL, k = {{0}, {0}, {0}};
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t name = sqlite3_column_int64(st, 2), type = -1;
@@ -115,7 +112,6 @@ static void *read_groups(void *arg)
         rc = -1;
     if (rc < 0)
         fprintf(p->io->err, "%s: %s\n", p->io->prog, sqlite3_errmsg(p->db));
-    sqlite3_finalize(st);
     keys_free(&keys);
     p->rc = rc;
     return NULL;
@@ -131,21 +127,10 @@ static int join_groups(struct sweep_index *a, struct sweep_index *b)
         struct type_group *x = sweep_index_get(a, y, offsetof(struct type_group, te), &fresh);
         if (!x)
             return -1;
-        if (fresh) {
+        if (fresh)
             *x = *y, y->te = (struct type_ends){0};
-            continue;
-        }
-        if (x->te.n + y->te.n > x->te.cap) {
-            struct type_end *v = realloc(x->te.v, (x->te.n + y->te.n) * sizeof *v);
-            if (!v)
-                return -1;
-            x->te.v = v, x->te.cap = x->te.n + y->te.n;
-        }
-        if (y->te.n)
-            memcpy(x->te.v + x->te.n, y->te.v, y->te.n * sizeof *y->te.v);
-        x->te.n += y->te.n;
-        for (int k = 0; k < TU_TYPES; k++)
-            x->te.rows[k] += y->te.rows[k];
+        else if (type_ends_join(&x->te, &y->te) != 0)
+            return -1;
     }
     return 0;
 }
@@ -209,12 +194,16 @@ int type_sweep(sqlite3 *db, int by_device, struct report_io *io)
      * reading the rows is SQLite's work and most of the pass */
     struct sweep_halves h;
     sweep_halves_open(&h, db, TDB_KIND_KERNEL, TDB_KIND_SYNC);
+    sqlite3_stmt *st[2] = {NULL, NULL};
+    int rc = sweep_halves_prepare(&h, "gpu_typed_rows", st, io);
     for (int k = 0; k < 2; k++)
-        part[k].db = h.db[k], part[k].lo = h.lo[k], part[k].hi = h.hi[k];
-    sweep_halves_run(&h, read_groups, &part[0], &part[1]);
-    int rc = part[0].rc;
-    if (h.n == 2 && (rc == 0 || (rc == 1 && part[1].rc < 0)))
-        rc = part[1].rc;
+        part[k].db = h.db[k], part[k].st = st[k];
+    if (rc == 0) {
+        sweep_halves_run(&h, read_groups, &part[0], &part[1]);
+        rc = part[0].rc;
+        if (h.n == 2 && (rc == 0 || (rc == 1 && part[1].rc < 0)))
+            rc = part[1].rc;
+    }
     if (rc == 0 && h.n == 2 && join_groups(&part[0].ix, &part[1].ix) != 0) {
         fprintf(io->err, "%s: out of memory\n", io->prog);
         rc = -1;
@@ -228,6 +217,7 @@ int type_sweep(sqlite3 *db, int by_device, struct report_io *io)
             type_ends_free(&((struct type_group *)sweep_index_at(&part[k].ix, i))->te);
         sweep_index_free(&part[k].ix);
     }
+    sqlite3_finalize(st[0]), sqlite3_finalize(st[1]);
     sweep_halves_close(&h);
     sqlite3_finalize(ins);
     if (rc == 1) /* a key SQL compares its own way */

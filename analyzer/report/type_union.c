@@ -57,6 +57,22 @@ void type_ends_lengths(struct type_ends *te, int64_t len[TU_SETS])
     }
 }
 
+int type_ends_join(struct type_ends *a, const struct type_ends *b)
+{
+    if (a->n + b->n > a->cap) {
+        struct type_end *v = realloc(a->v, (a->n + b->n) * sizeof *v);
+        if (!v)
+            return -1;
+        a->v = v, a->cap = a->n + b->n;
+    }
+    if (b->n)
+        memcpy(a->v + a->n, b->v, b->n * sizeof *b->v);
+    a->n += b->n;
+    for (int k = 0; k < TU_TYPES; k++)
+        a->rows[k] += b->rows[k];
+    return 0;
+}
+
 void type_ends_free(struct type_ends *te)
 {
     free(te->v);

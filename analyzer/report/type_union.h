@@ -24,6 +24,8 @@ int type_ends_add(struct type_ends *te, int type, int64_t s, int64_t e);
 /* Sorts the ends and sums the length covered by each set of types, in the order a, b, c, ab, ac, bc,
  * abc, other (a: computation, b: communication, c: memory). */
 void type_ends_lengths(struct type_ends *te, int64_t len[TU_SETS]);
+/* Adds b's rows and ends to a's (two parts of one pass). 0, or -1 when out of memory. */
+int type_ends_join(struct type_ends *a, const struct type_ends *b);
 void type_ends_free(struct type_ends *te);
 
 #endif
