@@ -76,11 +76,9 @@ unsigned cp_name_flags(const char *s)
     return f;
 }
 
-struct node {
-    int64_t ts;
-    int32_t row;
-    uint8_t is_start;
-};
+/* A node: its row and side, (row << 1) | 1 for a start, row << 1 for an end; its time is the row's
+ * (4 bytes a node, not a copy of the time: a graph has two nodes an event). */
+typedef uint32_t node_t;
 
 struct edge {
     int32_t u, v;
@@ -95,7 +93,7 @@ struct graph {
     size_t n;
     const struct cp_wait *waits;
     int32_t *start, *end; /* per row: its nodes, -1 */
-    struct node *nodes;
+    node_t *nodes;
     size_t nn;
     struct edge *e;
     size_t ne, ecap;
@@ -108,6 +106,22 @@ struct graph {
 static int host(const struct cp_row *r)
 {
     return r->stream == -1;
+}
+
+static int32_t node_row(const struct graph *g, int32_t i)
+{
+    return (int32_t)(g->nodes[i] >> 1);
+}
+
+static int node_is_start(const struct graph *g, int32_t i)
+{
+    return (int)(g->nodes[i] & 1);
+}
+
+static int64_t node_ts(const struct graph *g, int32_t i)
+{
+    const struct cp_row *r = &g->rows[g->nodes[i] >> 1];
+    return g->nodes[i] & 1 ? r->ts : r->end;
 }
 
 static int64_t wait_stream(const struct cp_wait *waits, const struct cp_row *r)
@@ -124,7 +138,7 @@ static int64_t wait_corr(const struct cp_wait *waits, const struct cp_row *r)
  * syncs and a blocking call's own edge (the weight follows the nodes: it is not stored). */
 static int64_t edge_weight(const struct graph *g, const struct edge *e)
 {
-    return e->type == CP_DEPENDENCY || e->type == CP_SYNC || e->zero ? 0 : g->nodes[e->v].ts - g->nodes[e->u].ts;
+    return e->type == CP_DEPENDENCY || e->type == CP_SYNC || e->zero ? 0 : node_ts(g, e->v) - node_ts(g, e->u);
 }
 
 /* HTA's _add_edge_helper: networkx keeps one edge per (u, v), a later add replaces its weight and type
@@ -162,11 +176,10 @@ static void attribute(struct graph *g, int32_t ei, int32_t src_parent)
     struct edge *e = &g->e[ei];
     if (e->type != CP_OPERATOR && e->type != CP_KERNEL_GAP)
         return;
-    const struct node *s = &g->nodes[e->u], *d = &g->nodes[e->v];
-    if (e->type == CP_KERNEL_GAP || s->is_start)
-        e->attr = s->row;
-    else if (!d->is_start)
-        e->attr = d->row;
+    if (e->type == CP_KERNEL_GAP || node_is_start(g, e->u))
+        e->attr = node_row(g, e->u);
+    else if (!node_is_start(g, e->v))
+        e->attr = node_row(g, e->v);
     else
         e->attr = src_parent;
 }
@@ -362,7 +375,7 @@ static int make_nodes(struct graph *g)
         uint32_t o = order[k];
         int32_t w = want[o >> 1], row = w >> 1;
         if (w & 1)
-            g->nodes[g->nn++] = (struct node){t[o], row, !(o & 1)};
+            g->nodes[g->nn++] = ((node_t)row << 1) | (node_t)!(o & 1);
         order[k] = 2 * (uint32_t)row + (o & 1);
     }
     order = NULL;
@@ -372,7 +385,7 @@ done:
     if (rc != 0)
         return -1;
     for (size_t i = 0; i < g->nn; i++)
-        (g->nodes[i].is_start ? g->start : g->end)[g->nodes[i].row] = (int32_t)i;
+        (node_is_start(g, (int32_t)i) ? g->start : g->end)[node_row(g, (int32_t)i)] = (int32_t)i;
     g->head = tdb_big_malloc((g->nn + 1) * sizeof *g->head), g->tail = tdb_big_malloc((g->nn + 1) * sizeof *g->tail);
     if (!g->head || !g->tail)
         return -1;
@@ -383,8 +396,8 @@ done:
 /* HTA's _shares_cuda_runtime_lock. */
 static int shares_lock(const struct graph *g, int32_t a, int32_t b)
 {
-    return (g->rows[g->nodes[a].row].flags & CP_LOCK) && (g->rows[g->nodes[b].row].flags & CP_LOCK) &&
-           (g->nodes[a].is_start || !g->nodes[b].is_start);
+    return (g->rows[node_row(g, a)].flags & CP_LOCK) && (g->rows[node_row(g, b)].flags & CP_LOCK) &&
+           (node_is_start(g, a) || !node_is_start(g, b));
 }
 
 /* HTA's _construct_graph_from_cuda_runtime_events: lock chains in node order. */
@@ -395,19 +408,19 @@ static int runtime_lock_edges(struct graph *g)
         return -1;
     for (size_t i = 0; i < g->nn; i++) {
         int32_t ni = (int32_t)i;
-        if (!(g->rows[g->nodes[i].row].flags & CP_LOCK))
+        if (!(g->rows[node_row(g, ni)].flags & CP_LOCK))
             continue;
-        if (g->nodes[i].is_start) {
+        if (node_is_start(g, ni)) {
             stack[sp++] = ni;
         } else {
             while (sp > 0) {
                 int32_t p = stack[--sp];
-                if (g->nodes[p].row == g->nodes[i].row)
-                    attribute(g, add_edge(g, p, ni, CP_OPERATOR, 0), g->nodes[i].row);
+                if (node_row(g, p) == node_row(g, ni))
+                    attribute(g, add_edge(g, p, ni, CP_OPERATOR, 0), node_row(g, ni));
                 else
                     add_edge(g, p, ni, CP_DEPENDENCY, 0);
             }
-            if (last >= 0 && !g->nodes[last].is_start)
+            if (last >= 0 && !node_is_start(g, last))
                 add_edge(g, last, ni, CP_DEPENDENCY, 0);
         }
         last = ni;
@@ -932,11 +945,11 @@ static int kernel_edges(struct graph *g, struct kernel_prep *kp)
             s++;
         int32_t prev = s < nlast ? last[s].node : -1, launch = r->link;
         int64_t launch_ts = rows[launch].ts;
-        if (q[launch] == 1 && q[i] == 0 && (prev < 0 || g->nodes[prev].ts < launch_ts) &&
-            (src < 0 || (src_end >= 0 && g->nodes[src_end].ts < launch_ts)) && g->start[launch] >= 0) {
+        if (q[launch] == 1 && q[i] == 0 && (prev < 0 || node_ts(g, prev) < launch_ts) &&
+            (src < 0 || (src_end >= 0 && node_ts(g, src_end) < launch_ts)) && g->start[launch] >= 0) {
             add_edge(g, g->start[launch], sn, CP_LAUNCH_DELAY, 0);
-        } else if (prev >= 0 && g->nodes[sn].ts - g->nodes[prev].ts < KERNEL_GAP_LIMIT_NS &&
-                   (src < 0 || (src_end >= 0 && g->nodes[src_end].ts < g->nodes[prev].ts))) {
+        } else if (prev >= 0 && node_ts(g, sn) - node_ts(g, prev) < KERNEL_GAP_LIMIT_NS &&
+                   (src < 0 || (src_end >= 0 && node_ts(g, src_end) < node_ts(g, prev)))) {
             attribute(g, add_edge(g, prev, sn, CP_KERNEL_GAP, 0), -1);
         }
         if (s == nlast) {
@@ -1105,9 +1118,9 @@ static int longest_path(struct graph *g, int want_steps, int32_t *const spare[3]
     for (int32_t v = end; v >= 0 && best[v] >= 0; v = g->e[best[v]].u) {
         const struct edge *e = &g->e[best[v]];
         struct cp_step step, *s = &step;
-        s->from_ts = g->nodes[e->u].ts, s->to_ts = g->nodes[e->v].ts;
+        s->from_ts = node_ts(g, e->u), s->to_ts = node_ts(g, e->v);
         s->weight = clamp0(edge_weight(g, e)), s->type = e->type;
-        s->from_row = g->nodes[e->u].row, s->to_row = g->nodes[e->v].row;
+        s->from_row = node_row(g, e->u), s->to_row = node_row(g, e->v);
         s->event = e->type == CP_OPERATOR || e->type == CP_KERNEL_GAP ? (e->attr >= 0 ? e->attr : -1) : -1;
         const struct cp_row *at = s->event >= 0 ? &g->rows[s->event] : NULL;
         s->bound = e->type == CP_KERNEL_GAP     ? CP_BOUND_GAP
@@ -1145,7 +1158,7 @@ static int validate(const struct graph *g, struct cp_result *r)
         const struct edge *e = &g->e[i];
         if (e->type != CP_SYNC)
             continue;
-        const struct cp_row *a = &g->rows[g->nodes[e->u].row], *b = &g->rows[g->nodes[e->v].row];
+        const struct cp_row *a = &g->rows[node_row(g, e->u)], *b = &g->rows[node_row(g, e->v)];
         if (!host(a) && a->stream == b->stream) {
             snprintf(r->error, sizeof r->error,
                      "a synchronization between events %lld and %lld on one stream (%lld): the trace's syncs "
