@@ -893,8 +893,38 @@ static int kernel_prepare(const struct cp_row *rows, size_t n, const struct cp_w
     return 0;
 }
 
-/* HTA's _construct_graph_from_kernels. */
-static int kernel_edges(struct graph *g, struct kernel_prep *kp)
+/* The GPU's edges as kernel_edges finds them, in order, for cp_build to add after the host's: what
+ * add_edge is called with, and whether the edge is attributed (HTA's _attribute_edge, no parent). */
+struct edge_rec {
+    int32_t u, v;
+    uint8_t type, attributed;
+};
+
+struct edge_recs {
+    struct edge_rec *r;
+    size_t n, cap;
+    int oom;
+};
+
+static void rec_edge(struct edge_recs *l, int32_t u, int32_t v, enum cp_edge_type type, int attributed)
+{
+    if (l->oom)
+        return;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 4096;
+        struct edge_rec *r = tdb_big_realloc(l->r, cap * sizeof *r);
+        if (!r) {
+            l->oom = 1;
+            return;
+        }
+        l->r = r, l->cap = cap;
+    }
+    l->r[l->n++] = (struct edge_rec){u, v, (uint8_t)type, (uint8_t)(attributed != 0)};
+}
+
+/* HTA's _construct_graph_from_kernels, into recs (g: the rows, the nodes and each row's nodes; no edges
+ * are read: the host's are added meanwhile on another thread). */
+static int kernel_edges(const struct graph *g, struct kernel_prep *kp, struct edge_recs *recs)
 {
     const struct cp_row *rows = g->rows;
     int32_t *q = kp->q, *sync_src = kp->sync_src;
@@ -918,7 +948,7 @@ static int kernel_edges(struct graph *g, struct kernel_prep *kp)
                     if (next >= 0 && rows[next].link >= 0)
                         sync_src[rows[next].link] = src;
                 } else if (src >= 0 && g->end[src] >= 0 && g->end[r->link] >= 0) {
-                    add_edge(g, g->end[src], g->end[r->link], CP_SYNC, 0);
+                    rec_edge(recs, g->end[src], g->end[r->link], CP_SYNC, 0);
                 }
                 continue;
             }
@@ -926,18 +956,18 @@ static int kernel_edges(struct graph *g, struct kernel_prep *kp)
                 continue;
             for (size_t s = 0; s < nlast; s++)
                 if ((r->flags & CP_CONTEXT_SYNC) || last[s].stream == r->stream)
-                    add_edge(g, last[s].node, g->end[r->link], CP_SYNC, 0);
+                    rec_edge(recs, last[s].node, g->end[r->link], CP_SYNC, 0);
             continue;
         }
         int32_t sn = g->start[i], en = g->end[i];
         if (sn < 0 || en < 0)
             continue;
-        attribute(g, add_edge(g, sn, en, CP_OPERATOR, 0), -1);
+        rec_edge(recs, sn, en, CP_OPERATOR, 1);
         int32_t src = sync_src[i], src_end = -1;
         if (src >= 0) {
             src_end = g->end[src];
             if (src_end >= 0)
-                add_edge(g, src_end, sn, CP_SYNC, 0);
+                rec_edge(recs, src_end, sn, CP_SYNC, 0);
             sync_src[i] = -1;
         }
         size_t s = 0;
@@ -947,10 +977,10 @@ static int kernel_edges(struct graph *g, struct kernel_prep *kp)
         int64_t launch_ts = rows[launch].ts;
         if (q[launch] == 1 && q[i] == 0 && (prev < 0 || node_ts(g, prev) < launch_ts) &&
             (src < 0 || (src_end >= 0 && node_ts(g, src_end) < launch_ts)) && g->start[launch] >= 0) {
-            add_edge(g, g->start[launch], sn, CP_LAUNCH_DELAY, 0);
+            rec_edge(recs, g->start[launch], sn, CP_LAUNCH_DELAY, 0);
         } else if (prev >= 0 && node_ts(g, sn) - node_ts(g, prev) < KERNEL_GAP_LIMIT_NS &&
                    (src < 0 || (src_end >= 0 && node_ts(g, src_end) < node_ts(g, prev)))) {
-            attribute(g, add_edge(g, prev, sn, CP_KERNEL_GAP, 0), -1);
+            rec_edge(recs, prev, sn, CP_KERNEL_GAP, 1);
         }
         if (s == nlast) {
             if (nlast == caplast) {
@@ -965,7 +995,7 @@ static int kernel_edges(struct graph *g, struct kernel_prep *kp)
             last[s].node = en;
         }
     }
-    rc = g->oom ? -1 : 0;
+    rc = recs->oom ? -1 : 0;
 done:
     free(last);
     return rc;
@@ -977,10 +1007,10 @@ static int64_t clamp0(int64_t w)
 }
 
 /* The GPU's edges on a second thread (see cp_build): prepared from the rows while the first makes the
- * nodes, then added to a list of their own once the nodes are made. */
+ * nodes, then recorded once the nodes are made; the first thread adds them after the host's. */
 struct kernel_job {
-    struct graph g;          /* the rows, and once ready the nodes; its own edge list */
-    const struct graph *nodes_of;
+    const struct graph *g;   /* the rows, and once ready the nodes */
+    struct edge_recs recs;
     pthread_mutex_t lock;
     pthread_cond_t made;
     int ready;               /* 1 once the nodes are made, -1 when they could not be */
@@ -991,22 +1021,13 @@ static void *kernel_job_run(void *arg)
 {
     struct kernel_job *j = arg;
     struct kernel_prep kp;
-    int prepared = kernel_prepare(j->g.rows, j->g.n, j->g.waits, &kp);
+    int prepared = kernel_prepare(j->g->rows, j->g->n, j->g->waits, &kp);
     pthread_mutex_lock(&j->lock);
     while (!j->ready)
         pthread_cond_wait(&j->made, &j->lock);
     int ready = j->ready;
     pthread_mutex_unlock(&j->lock);
-    j->rc = -1;
-    if (prepared == 0 && ready > 0) {
-        struct graph *g = &j->g;
-        g->nodes = j->nodes_of->nodes, g->nn = j->nodes_of->nn;
-        g->head = tdb_big_malloc((g->nn + 1) * sizeof *g->head), g->tail = tdb_big_malloc((g->nn + 1) * sizeof *g->tail);
-        if (g->head && g->tail) {
-            memset(g->head, 0xff, (g->nn + 1) * sizeof *g->head), memset(g->tail, 0xff, (g->nn + 1) * sizeof *g->tail);
-            j->rc = kernel_edges(g, &kp);
-        }
-    }
+    j->rc = prepared == 0 && ready > 0 ? kernel_edges(j->g, &kp, &j->recs) : -1;
     kernel_prep_free(&kp);
     return NULL;
 }
@@ -1019,32 +1040,23 @@ static void kernel_job_ready(struct kernel_job *j, int ready)
     pthread_mutex_unlock(&j->lock);
 }
 
-/* Appends the edges of b (its own list over the same nodes) to g's, after them in each node's out-list. */
-static int append_edges(struct graph *g, const struct graph *b)
+/* The recorded edges added to g after its own, in the order found: as HTA adds the GPU's after the
+ * host's (an edge between two nodes already joined replaces that edge's type, as add_edge does). */
+static int add_recorded(struct graph *g, const struct edge_recs *l)
 {
-    if (g->ne + b->ne > g->ecap) {
-        struct edge *e = tdb_big_realloc(g->e, (g->ne + b->ne + 1) * sizeof *e);
+    if (g->ne + l->n > g->ecap) { /* room for all at once, not by doubling */
+        struct edge *e = tdb_big_realloc(g->e, (g->ne + l->n + 1) * sizeof *e);
         if (!e)
             return -1;
-        g->e = e, g->ecap = g->ne + b->ne + 1;
+        g->e = e, g->ecap = g->ne + l->n + 1;
     }
-    int32_t off = (int32_t)g->ne;
-    for (size_t i = 0; i < b->ne; i++) {
-        struct edge e = b->e[i];
-        e.next = e.next >= 0 ? e.next + off : -1;
-        g->e[off + i] = e;
+    for (size_t i = 0; i < l->n; i++) {
+        const struct edge_rec *r = &l->r[i];
+        int32_t k = add_edge(g, r->u, r->v, (enum cp_edge_type)r->type, 0);
+        if (r->attributed)
+            attribute(g, k, -1);
     }
-    for (size_t u = 0; u < g->nn; u++) {
-        if (b->head[u] < 0)
-            continue;
-        if (g->tail[u] >= 0)
-            g->e[g->tail[u]].next = b->head[u] + off;
-        else
-            g->head[u] = b->head[u] + off;
-        g->tail[u] = b->tail[u] + off;
-    }
-    g->ne += b->ne;
-    return 0;
+    return g->oom ? -1 : 0;
 }
 
 /* networkx's dag_longest_path over the edges as added, in one pass: the nodes in networkx's topological
@@ -1179,15 +1191,16 @@ int cp_build(const struct cp_row *rows, size_t n, const struct cp_wait *waits, i
         snprintf(r->error, sizeof r->error, "too many events (%zu) for one graph", n);
         return -1;
     }
-    g.start = tdb_big_malloc((n + 1) * sizeof *g.start), g.end = tdb_big_malloc((n + 1) * sizeof *g.end);
-    if (!g.start || !g.end)
+    g.start = tdb_big_malloc(2 * (n + 1) * sizeof *g.start); /* and g.end: one array, later the longest path's room */
+    if (!g.start)
         goto oom;
+    g.end = g.start + n + 1;
     for (size_t i = 0; i < n; i++)
         g.start[i] = g.end[i] = -1;
     /* the GPU's edges on a second thread, into a list of their own, while this one makes the nodes and
      * adds the host's edges; then theirs after these, as HTA adds them (no edge of one joins the nodes
      * an edge of the other does) */
-    struct kernel_job job = {.g = {.rows = rows, .n = n, .waits = waits, .start = g.start, .end = g.end}, .nodes_of = &g, .rc = -1};
+    struct kernel_job job = {.g = &g, .rc = -1};
     pthread_t thread;
     int threaded = pthread_mutex_init(&job.lock, NULL) == 0;
     if (threaded && pthread_cond_init(&job.made, NULL) != 0) {
@@ -1210,14 +1223,15 @@ int cp_build(const struct cp_row *rows, size_t n, const struct cp_wait *waits, i
     }
     if (sync_ok)
         pthread_mutex_destroy(&job.lock), pthread_cond_destroy(&job.made);
-    int joined = host_rc == 0 && job.rc == 0 && append_edges(&g, &job.g) == 0;
-    free(job.g.e);
-    job.g.e = NULL;
+    int joined = host_rc == 0 && job.rc == 0 && add_recorded(&g, &job.recs) == 0;
+    free(job.recs.r);
+    job.recs.r = NULL;
     if (!joined || g.oom)
         goto oom;
     report_phase("cp: edges");
-    /* the out-lists' tails and the second list's heads are done with: the longest path's room */
-    int32_t *const spare[3] = {g.tail, job.g.head, job.g.tail};
+    /* the out-lists' tails, the items (2 n + 1 of them) and each row's nodes (2 n + 2) are done with: the
+     * longest path's room (nn + 1 ints each) */
+    int32_t *const spare[3] = {g.tail, (int32_t *)g.items, g.start};
     if (validate(&g, r) == 0)
         rc = longest_path(&g, steps, spare, r);
     report_phase("cp: longest path");
@@ -1225,8 +1239,8 @@ int cp_build(const struct cp_row *rows, size_t n, const struct cp_wait *waits, i
 oom:
     snprintf(r->error, sizeof r->error, "out of memory");
 done:
-    free(g.start), free(g.end), free(g.nodes), free(g.e), free(g.head), free(g.tail), free(g.items);
-    free(job.g.e), free(job.g.head), free(job.g.tail);
+    free(g.start), free(g.nodes), free(g.e), free(g.head), free(g.tail), free(g.items);
+    free(job.recs.r);
     return rc;
 }
 
