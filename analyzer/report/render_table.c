@@ -305,13 +305,15 @@ static size_t params_start(const char *s)
  * ("void f<float, 5ul>(at::Ten...int)"), anything else is cut in the middle. 1 when cut, else 0. */
 static int cut_cell(const char *s, size_t w, struct buf *b)
 {
-    size_t sw = text_width(s), p = params_start(s);
+    size_t sw = text_width(s);
     b->n = 0;
     if (sw <= w) {
         buf_add(b, s, strlen(s));
         buf_addc(b, 0);
         return 0;
-    } else if (p && p + 5 <= w) { /* the whole name, and the parameters cut in the middle */
+    }
+    size_t p = params_start(s);
+    if (p && p + 5 <= w) { /* the whole name, and the parameters cut in the middle */
         add_chars(b, s, p);
         add_middle_cut(b, s + char_offset(s, p), sw - p, w - p);
     } else if (p && w >= 10) { /* the name itself cut, the parameters elided */
@@ -358,15 +360,23 @@ static void cut_around(const char *s, size_t w, size_t d, int pass, struct buf *
     buf_addc(b, 0);
 }
 
+static void put_blanks(FILE *out, size_t n)
+{
+    static const char blanks[64] = "                                                                ";
+    for (; n > sizeof blanks; n -= sizeof blanks)
+        fwrite(blanks, 1, sizeof blanks, out);
+    fwrite(blanks, 1, n, out);
+}
+
 /* Writes a cell padded to w. */
 static void put_cell(FILE *out, const char *s, size_t w, int right, int last)
 {
     size_t sw = text_width(s);
     if (right && sw < w)
-        fprintf(out, "%*s", (int)(w - sw), "");
+        put_blanks(out, w - sw);
     fputs(s, out);
     if (!right && !last && sw < w)
-        fprintf(out, "%*s", (int)(w - sw), "");
+        put_blanks(out, w - sw);
     fputs("  ", out);
 }
 
@@ -395,21 +405,29 @@ static size_t first_difference(const char *a, const char *b)
     return k;
 }
 
-/* The shown text of column c's cells (cut to width w) into disp[] (strdup'd). Different values that cut
- * alike are cut again to show where each first differs from the names nearest it (a window on that
- * character, then one starting at it), so that no two kernels print the same. -1 when out of memory. */
+/* The shown text of column c's cells cut to width w into disp[] (strdup'd; NULL for a cell that shows
+ * whole, as most do: a number, a short name). Different values that cut alike are cut again to show
+ * where each first differs from the names nearest it (a window on that character, then one starting at
+ * it), so that no two kernels print the same. -1 when out of memory. */
 static int column_cuts(const char *cells, const size_t *offs, int64_t rows, int ncol, int c, size_t w, char **disp)
 {
     struct buf b = {0};
     struct shown_cell *v = malloc((size_t)rows * sizeof *v + 1);
     if (!v)
         return -1;
-    int cut = 0;
+    int cut = 0, oom = 0;
     for (int64_t r = 0; r < rows; r++) {
-        cut |= cut_cell(cells + offs[r * ncol + c], w, &b);
-        disp[r] = strdup(b.p ? b.p : "");
-        v[r] = (struct shown_cell){cells + offs[r * ncol + c], disp[r], r, 0};
+        const char *full = cells + offs[r * ncol + c];
+        disp[r] = NULL;
+        if (text_width(full) > w) {
+            cut_cell(full, w, &b);
+            cut = 1;
+            oom |= !(disp[r] = strdup(b.p ? b.p : ""));
+        }
+        v[r] = (struct shown_cell){full, disp[r] ? disp[r] : full, r, 0};
     }
+    if (oom)
+        goto done;
     if (!cut) { /* every cell shown whole: none reads as another (the sorts below would find nothing) */
         free(v);
         buf_free(&b);
@@ -430,14 +448,17 @@ static int column_cuts(const char *cells, const size_t *offs, int64_t rows, int 
             for (int64_t k = r; differ && k < e; k++) { /* a group of different names shown alike */
                 cut_around(v[k].full, w, v[k].d, pass, &b);
                 free(disp[v[k].row]);
-                disp[v[k].row] = strdup(b.p);
-                v[k].disp = disp[v[k].row];
+                oom |= !(disp[v[k].row] = strdup(b.p));
+                v[k].disp = disp[v[k].row] ? disp[v[k].row] : "";
             }
         }
     }
+done:
+    for (int64_t r = 0; oom && r < rows; r++) /* nothing half made is left */
+        free(disp[r]), disp[r] = NULL;
     free(v);
     buf_free(&b);
-    return 0;
+    return oom ? -1 : 0;
 }
 
 /* Whether a report hides this column: its name holds one of opts.hide's words. */
@@ -494,7 +515,7 @@ struct table {
     size_t *width, total;        /* each column's width; the table's, with the gaps */
     int *numeric, *shown, *order; /* right-aligned; holds a value; the shown columns in order */
     char **heads;                /* the shown columns' headers */
-    char **disp;                 /* each shown cell as it prints */
+    char **disp;                 /* each shown cell as it prints when cut (NULL: as in cells) */
 };
 
 /* Steps the statement to its end, keeping every cell's text. 0, or -1 (an SQL error printed). */
@@ -638,7 +659,7 @@ static void table_body(const struct table *t, FILE *out)
         for (int k = 0; k < t->nshow; k++) {
             int c = t->order[k];
             const char *cell = t->disp[r * t->ncol + c];
-            put_cell(out, cell ? cell : "", t->width[c], t->numeric[c], k == t->nshow - 1);
+            put_cell(out, cell ? cell : t->cells.p + t->offs[r * t->ncol + c], t->width[c], t->numeric[c], k == t->nshow - 1);
         }
         fputc('\n', out);
     }
