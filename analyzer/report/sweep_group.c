@@ -195,11 +195,12 @@ void sweep_index_free(struct sweep_index *ix)
 int sweep_int_key(sqlite3_stmt *st, int first, int n, int64_t *key, int *null)
 {
     for (int i = 0; i < n; i++) {
-        int t = sqlite3_column_type(st, first + i);
+        sqlite3_value *v = sqlite3_column_value(st, first + i); /* one column call for type and value */
+        int t = sqlite3_value_type(v);
         if (t != SQLITE_NULL && t != SQLITE_INTEGER)
             return 1;
         null[i] = t == SQLITE_NULL;
-        key[i] = null[i] ? 0 : sqlite3_column_int64(st, first + i);
+        key[i] = null[i] ? 0 : sqlite3_value_int64(v);
     }
     return 0;
 }
@@ -230,8 +231,9 @@ int sweep_ranks_load(struct sweep_ranks *r, sqlite3 *db)
 
 void sweep_rank_of(struct sweep_ranks *r, sqlite3_stmt *st, int c, int64_t *rank, int *null)
 {
-    int64_t track = sqlite3_column_int64(st, c), x;
-    if (sqlite3_column_type(st, c) != SQLITE_INTEGER) {
+    sqlite3_value *v = sqlite3_column_value(st, c);
+    int64_t track = sqlite3_value_int64(v), x;
+    if (sqlite3_value_type(v) != SQLITE_INTEGER) {
         x = SWEEP_RANK_NULL; /* (no track id of scope_rank equals it) */
     } else if (track == r->last_track && r->last_track >= 0) {
         x = r->last;
