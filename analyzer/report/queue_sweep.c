@@ -2,12 +2,12 @@
  * stream's steps in time order (+1 at each launch call, -1 at the start of the work it launched; at
  * equal times a launch first, then by event id). Two SQL window functions over every step (a running
  * sum and the next step's time) took 3.4 s on a 2 M-event trace. The launches come once each, unsorted
- * (queries/queue_launches.sql); each stream's steps are made here, in memory (16 bytes a step), its
- * calls and its work sorted apart and merged (stream_steps), as SQL's sort of every step cost a third
- * of the rest and one qsort of them all a tenth. A key that is neither NULL nor an
- * integer (a foreign database) takes SQL's sort instead (queries/queue_sorted.sql). The pass keeps per
- * stream the sample count, min, max, sum, the time-weighted sum, the time at or above the blocking
- * depth and the samples for the median. queries/queue.sql prints the rows; --timeline lists the
+ * (queries/queue_launches.sql); each stream's calls and its work are merged in time order
+ * (stream_steps), each read from the launch rows where they are already in order, else from a sorted
+ * copy (SQL's sort of every step cost a third of the rest). A key that is neither NULL nor an integer (a
+ * foreign database) takes SQL's sort instead (queries/queue_sorted.sql). The pass keeps per stream the
+ * sample count, min, max, sum, the time-weighted sum, the time at or above the blocking depth and how
+ * many samples had each length, for the median. queries/queue.sql prints the rows; --timeline lists the
  * series in SQL. */
 #include "queue_sweep.h"
 #include "report.h"
@@ -18,70 +18,99 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* How many samples had each queue length, for the median: a length moves by one at each step, so the
+ * lengths seen are every one from min to max, and a stream's count array is never longer than its
+ * samples. up[q] counts q >= 0, down[-1 - q] counts q < 0 (a work item before its launch). */
+struct length_counts {
+    size_t *up, *down;
+    size_t n_up, n_down;
+};
+
 struct stream_stats {
     struct sweep_group g;  /* rank, device, stream */
     int64_t samples, max, min, sum, weighted, blocked, first_ts, prev_ts, prev_q, q;
-    struct sweep_values v; /* every sample, for the median */
+    struct length_counts c;
 };
+
+/* Counts one sample of length q (within one of the last length counted, or 0). 0, or -1 out of memory. */
+static int counts_add(struct length_counts *c, int64_t q)
+{
+    size_t **v = q >= 0 ? &c->up : &c->down, *n = q >= 0 ? &c->n_up : &c->n_down;
+    size_t i = q >= 0 ? (size_t)q : (size_t)(-1 - q);
+    if (i >= *n) { /* i == *n: a new longest (or shortest) length */
+        size_t nn = *n ? *n * 2 : 64;
+        if (nn <= i)
+            nn = i + 1;
+        size_t *nv = realloc(*v, nn * sizeof *nv);
+        if (!nv)
+            return -1;
+        memset(nv + *n, 0, (nn - *n) * sizeof *nv);
+        *v = nv, *n = nn;
+    }
+    (*v)[i]++;
+    return 0;
+}
+
+static size_t counts_at(const struct length_counts *c, int64_t q)
+{
+    return q >= 0 ? c->up[q] : c->down[-1 - q];
+}
 
 /* Starts a stream's sums at its first step. */
 static void stats_begin(struct stream_stats *s, int64_t ts)
 {
-    s->v.n = 0;
+    for (int64_t q = s->samples ? s->min : 1; q <= s->max; q++) /* the last stream's lengths, counted again from 0 */
+        if (q >= 0 && (size_t)q < s->c.n_up)
+            s->c.up[q] = 0;
+        else if (q < 0 && (size_t)(-1 - q) < s->c.n_down)
+            s->c.down[-1 - q] = 0;
     s->samples = s->sum = s->weighted = s->blocked = s->q = 0;
     s->max = INT64_MIN, s->min = INT64_MAX;
     s->first_ts = s->prev_ts = ts;
 }
 
-/* One step of the stream: the previous value lasted until ts. 0, or -1 when out of memory. */
-static int stats_step(struct stream_stats *s, int64_t ts, int64_t d, int64_t blocked_at)
+/* One step of the stream, a launch (up) or the start of work (not up): the previous length lasted until
+ * ts. 0, or -1 when out of memory. */
+static int stats_step(struct stream_stats *s, int64_t ts, int up, int64_t blocked_at)
 {
     if (s->samples) {
         s->weighted += s->prev_q * (ts - s->prev_ts);
         if (s->prev_q >= blocked_at)
             s->blocked += ts - s->prev_ts;
     }
-    s->q += d;
+    s->q += up ? 1 : -1;
     s->samples++, s->sum += s->q;
     if (s->q > s->max)
         s->max = s->q;
     if (s->q < s->min)
         s->min = s->q;
     s->prev_ts = ts, s->prev_q = s->q;
-    return sweep_values_add(&s->v, s->q);
+    return counts_add(&s->c, s->q);
 }
 
-/* The median of the stream's samples, as percentile() computes it over them sorted: they lie between
- * min and max, a queue's length a few hundred apart at most, so counting them gives the two middle
- * ranks without a sort (the sort took 0.08 s of `queue` on 2 M events); a spread wider than the samples
- * sorts them. */
-static double stats_p50(struct stream_stats *s)
+/* The median of the stream's samples, as percentile() computes it over them sorted (the values at ranks
+ * lo and hi, interpolated), from the count of each length: no sort (a sort of the samples took 0.08 s of
+ * `queue` on 2 M events, keeping them 15 MB). */
+static double stats_p50(const struct stream_stats *s)
 {
-    size_t n = s->v.n;
-    uint64_t span = (uint64_t)s->max - (uint64_t)s->min;
-    size_t *count = n && s->max >= s->min && span < (uint64_t)n + 65536 ? calloc((size_t)span + 1, sizeof *count) : NULL;
-    if (!count) {
-        tdb_sort_i64(s->v.v, n);
-        return tdb_percentile_i64(s->v.v, n, 50);
-    }
-    for (size_t i = 0; i < n; i++)
-        count[(uint64_t)s->v.v[i] - (uint64_t)s->min]++;
+    size_t n = (size_t)s->samples;
+    if (n == 0)
+        return 0;
     double pos = 0.5 * (double)(n - 1);
     size_t lo = (size_t)pos, hi = lo + 1 < n ? lo + 1 : lo, seen = 0;
     int64_t at_lo = s->min, at_hi = s->min;
-    for (uint64_t k = 0, found = 0; k <= span && found < 2; k++) { /* the values at ranks lo and hi */
-        seen += count[k];
+    for (int64_t q = s->min, found = 0; q <= s->max && found < 2; q++) { /* the values at ranks lo and hi */
+        seen += counts_at(&s->c, q);
         if (!found && seen > lo)
-            at_lo = s->min + (int64_t)k, found = 1;
+            at_lo = q, found = 1;
         if (found == 1 && seen > hi)
-            at_hi = s->min + (int64_t)k, found = 2;
+            at_hi = q, found = 2;
     }
-    free(count);
     return (double)at_lo + ((double)at_hi - (double)at_lo) * (pos - (double)lo);
 }
 
 /* Writes one stream's row. 0 or -1. */
-static int stats_write(struct stream_stats *s, sqlite3_stmt *ins)
+static int stats_write(const struct stream_stats *s, sqlite3_stmt *ins)
 {
     double p50 = stats_p50(s); /* as percentile() computes it */
     if (s->g.open)
@@ -107,7 +136,8 @@ static int sweep_sorted(sqlite3 *db, int64_t blocked_at, sqlite3_stmt *ins, stru
         return -1;
     int rc = 0, step;
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t ts = sqlite3_column_int64(st, 3), d = sqlite3_column_int64(st, 4);
+        int64_t ts = sqlite3_column_int64(st, 3);
+        int up = sqlite3_column_int64(st, 4) > 0; /* queue_step's d: 1 or -1 */
         if (!sweep_group_same(&s->g, st)) {
             if (s->g.open && stats_write(s, ins) != 0)
                 rc = -1;
@@ -115,7 +145,7 @@ static int sweep_sorted(sqlite3 *db, int64_t blocked_at, sqlite3_stmt *ins, stru
                 rc = -1;
             stats_begin(s, ts);
         }
-        if (rc == 0 && stats_step(s, ts, d, blocked_at) != 0)
+        if (rc == 0 && stats_step(s, ts, up, blocked_at) != 0)
             rc = -1;
     }
     if (rc == 0 && step != SQLITE_DONE)
@@ -128,8 +158,10 @@ static int sweep_sorted(sqlite3 *db, int64_t blocked_at, sqlite3_stmt *ins, stru
 }
 
 /* A stream's steps, made from its launches: the calls (+1) and the starts of the work (-1), each kind
- * sorted by time then id (each nearly always in order already), then merged: at equal times a launch
- * before a start. The order of one sort of every step by (time, +1 first, id), without its cost. */
+ * in order of time then id, then merged: at equal times a launch before a start. The order of one sort
+ * of every step by (time, +1 first, id), without its cost. A kind already in that order in the rows (a
+ * stream's launches nearly always are, and its work) is read from them; else its steps are copied and
+ * sorted. */
 struct queue_launch {
     int64_t call, work, id;
 };
@@ -146,33 +178,57 @@ static int cmp_step(const void *a, const void *b)
     return (x->id > y->id) - (x->id < y->id);
 }
 
-static void sort_steps(struct queue_step *v, size_t n)
+/* Whether the rows are in order of (call, id), or with work of (work, id). */
+static int launches_in_order(const struct queue_launch *l, size_t n, int work)
 {
-    for (size_t i = 1; i < n; i++)
-        if (cmp_step(&v[i - 1], &v[i]) > 0) {
-            qsort(v, n, sizeof *v, cmp_step);
-            return;
-        }
+    for (size_t i = 1; i < n; i++) {
+        int64_t a = work ? l[i - 1].work : l[i - 1].call, b = work ? l[i].work : l[i].call;
+        if (a > b || (a == b && l[i - 1].id > l[i].id))
+            return 0;
+    }
+    return 1;
 }
 
-/* One stream's sums from its launches. 0, or -1 when out of memory. */
+/* One kind's times in order, every stride'th int64_t from ts: the rows' own, or a sorted copy in *copy
+ * (NULL when none was needed or out of memory: then *ts is NULL). */
+static void kind_times(const struct queue_launch *l, size_t n, int work, const int64_t **ts, size_t *stride,
+                       struct queue_step **copy)
+{
+    *copy = NULL;
+    if (launches_in_order(l, n, work)) {
+        *ts = work ? &l[0].work : &l[0].call, *stride = sizeof *l / sizeof(int64_t);
+        return;
+    }
+    struct queue_step *v = malloc(n * sizeof *v);
+    *ts = v ? &v[0].ts : NULL, *stride = sizeof *v / sizeof(int64_t), *copy = v;
+    if (!v)
+        return;
+    for (size_t i = 0; i < n; i++)
+        v[i] = (struct queue_step){work ? l[i].work : l[i].call, l[i].id};
+    qsort(v, n, sizeof *v, cmp_step);
+}
+
+_Static_assert(sizeof(struct queue_launch) == 3 * sizeof(int64_t) && sizeof(struct queue_step) == 2 * sizeof(int64_t),
+               "the times are read as every stride'th int64_t");
+
+/* One stream's sums from its launches (n >= 1). 0, or -1 when out of memory. */
 static int stream_steps(struct stream_stats *s, const struct queue_launch *l, size_t n, int64_t blocked_at)
 {
-    struct queue_step *calls = malloc(2 * n * sizeof *calls), *works = calls + n;
-    if (!calls)
-        return -1;
-    for (size_t i = 0; i < n; i++)
-        calls[i] = (struct queue_step){l[i].call, l[i].id}, works[i] = (struct queue_step){l[i].work, l[i].id};
-    sort_steps(calls, n), sort_steps(works, n);
-    int rc = 0;
-    stats_begin(s, calls[0].ts < works[0].ts ? calls[0].ts : works[0].ts);
+    const int64_t *calls, *works;
+    size_t cs, ws;
+    struct queue_step *ccopy, *wcopy;
+    kind_times(l, n, 0, &calls, &cs, &ccopy);
+    kind_times(l, n, 1, &works, &ws, &wcopy);
+    int rc = calls && works ? 0 : -1;
+    if (rc == 0)
+        stats_begin(s, calls[0] < works[0] ? calls[0] : works[0]);
     for (size_t a = 0, b = 0; rc == 0 && (a < n || b < n);) {
-        if (b == n || (a < n && calls[a].ts <= works[b].ts))
-            rc = stats_step(s, calls[a++].ts, 1, blocked_at);
+        if (b == n || (a < n && calls[a * cs] <= works[b * ws]))
+            rc = stats_step(s, calls[cs * a++], 1, blocked_at);
         else
-            rc = stats_step(s, works[b++].ts, -1, blocked_at);
+            rc = stats_step(s, works[ws * b++], 0, blocked_at);
     }
-    free(calls);
+    free(ccopy), free(wcopy);
     return rc;
 }
 
@@ -209,7 +265,7 @@ int queue_sweep(sqlite3 *db, int64_t blocked_at, struct report_io *io)
                  : -1;
     if (rc != 0)
         fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
-    free(s.v.v);
+    free(s.c.up), free(s.c.down);
     sqlite3_finalize(ins);
     return rc == 0 ? 0 : 1;
 }

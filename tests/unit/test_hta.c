@@ -758,6 +758,59 @@ Test(hta, critical_path_equals_hta, .timeout = 300)
  * K1 (35), the gap to K2 (0.25: K2 was queued behind K1), K2 (29.875), the context sync to S's end (0),
  * A's end (0), B (30, cpu): 120.125 us. Had S's own 50 us counted (a blocking call), the host path
  * A, L1, L2, S, B (130) would win. With HTA's rounding K2 is [61, 90]: the gap 1, K2 29, the path 120. */
+/* The queue by hand (times in us): launches L1-L4 at 10, 20, 30 and 40 on one thread; their kernels K1-K4
+ * start at 5 (before its launch: the queue goes below 0), 25, 40 (with L4: the launch counts first) and
+ * 60 on stream 7. Steps: 5 -1, 10 +1, 20 +1, 25 -1, 30 +1, 40 +1, 40 -1, 60 -1; lengths -1 0 1 0 1 2 1 0.
+ * 8 samples, max 2, min -1, sample mean 4/8; sorted -1 0 0 0 1 1 1 2: the median between ranks 3 and 4,
+ * (0 + 1) / 2. Time-weighted over 5..60: (-1*5 + 0*10 + 1*5 + 0*5 + 1*10 + 2*0 + 1*20) / 55 = 30/55.
+ * At or above 1: 20..25, 30..40, 40..60 = 35 us. Written in time order (the pass reads the rows' own
+ * order) and backwards (ids out of time order: it sorts copies), with devices as integers and as text
+ * (SQL's sort of the steps). */
+Test(hta, queue_by_hand)
+{
+    static const char *const events[] = {
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"K1\",\"pid\":0,\"tid\":7,\"ts\":5,\"dur\":3,\"args\":{\"device\":0,\"stream\":7,\"correlation\":1}}",
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":2,\"args\":{\"correlation\":1}}",
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":2,\"args\":{\"correlation\":2}}",
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"K2\",\"pid\":0,\"tid\":7,\"ts\":25,\"dur\":3,\"args\":{\"device\":0,\"stream\":7,\"correlation\":2}}",
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":30,\"dur\":2,\"args\":{\"correlation\":3}}",
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":40,\"dur\":2,\"args\":{\"correlation\":4}}",
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"K3\",\"pid\":0,\"tid\":7,\"ts\":40,\"dur\":5,\"args\":{\"device\":0,\"stream\":7,\"correlation\":3}}",
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"K4\",\"pid\":0,\"tid\":7,\"ts\":60,\"dur\":5,\"args\":{\"device\":0,\"stream\":7,\"correlation\":4}}"};
+    const size_t n = sizeof events / sizeof *events;
+    char *dir = temp_dir();
+    for (int backwards = 0; backwards < 2; backwards++)
+        for (int text_devices = 0; text_devices < 2; text_devices++) {
+            char trace[4000] = "{\"traceEvents\":[", db[600];
+            for (size_t i = 0; i < n; i++) {
+                strcat(trace, events[backwards ? n - 1 - i : i]);
+                strcat(trace, i + 1 < n ? "," : "]}");
+            }
+            run("rm -f '%s/hand.db'", dir);
+            import_text(dir, trace, db, sizeof db);
+            if (text_devices) {
+                sqlite3 *d;
+                cr_assert_eq(sqlite3_open(db, &d), SQLITE_OK);
+                cr_assert_eq(sqlite3_exec(d, "UPDATE event SET device = 'gpu' || device WHERE device IS NOT NULL", NULL, NULL, NULL),
+                             SQLITE_OK);
+                sqlite3_close(d);
+            }
+            cJSON *rows = command_json("queue --blocked-at 1", db), *row = cJSON_GetArrayItem(rows, 0);
+            cr_assert_eq(cJSON_GetArraySize(rows), 1);
+            cr_expect(field(row, "stream") == 7 && field(row, "samples") == 8 && field(row, "max_queue") == 2 &&
+                          field(row, "min_queue") == -1 && field(row, "sample_mean") == 0.5 && field(row, "p50_queue") == 0.5 &&
+                          fabs(field(row, "mean_queue") - 30.0 / 55) < 0.0006 && field(row, "blocked_ns") == 35000,
+                      "backwards %d, text devices %d: stream %g, %g samples, max %g, min %g, mean %g, p50 %g, "
+                      "weighted %g, blocked %g",
+                      backwards, text_devices, field(row, "stream"), field(row, "samples"), field(row, "max_queue"),
+                      field(row, "min_queue"), field(row, "sample_mean"), field(row, "p50_queue"), field(row, "mean_queue"),
+                      field(row, "blocked_ns"));
+            cJSON_Delete(rows);
+        }
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
 Test(hta, critical_path_by_hand)
 {
     static const char trace[] =
