@@ -222,7 +222,7 @@ static void union_final(sqlite3_context *ctx)
     sqlite3_result_int64(ctx, total);
 }
 
-/* type_unions: every interval's two ends, swept in time order (type_union.c). */
+/* type_unions: every interval, swept in time order (type_union.c). */
 static void type_unions_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
     (void)argc;
@@ -244,9 +244,13 @@ static void type_unions_final(sqlite3_context *ctx)
     struct type_ends *te = sqlite3_aggregate_context(ctx, 0);
     int64_t len[TU_SETS] = {0}, rows[TU_TYPES] = {0};
     if (te) {
-        type_ends_lengths(te, len);
+        int rc = type_ends_lengths(te, len);
         memcpy(rows, te->rows, sizeof rows);
         type_ends_free(te);
+        if (rc != 0) {
+            sqlite3_result_error_nomem(ctx);
+            return;
+        }
     }
     char out[(TU_SETS + TU_TYPES) * 24 + 4];
     int n = snprintf(out, sizeof out, "[%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld]", (long long)len[0],

@@ -1,6 +1,6 @@
 /* type_sweep.c: HTA's kernel type unions per rank (and device) in one pass over the GPU rows in any
  * order (queries/gpu_typed_rows.sql; each track's rank and each name's type looked up here, once each):
- * each group's intervals' ends are kept and swept by type_union.c.
+ * each group's intervals are kept and swept by type_union.c.
  * SQL's GROUP BY over the type_unions() aggregate sorted every row by its key first (a third of
  * `overlap` on 2 M events); here the groups are found by key as the rows come, in two halves of the
  * rows' ids at once (the upper on a second connection and thread), joined. A key that is neither
@@ -118,7 +118,7 @@ static void *read_groups(void *arg)
 }
 
 /* The upper part's groups into the lower's (a group first met in the upper after every group of the
- * lower, as one pass makes them; the ends in any order: they are sorted). 0, or -1 when out of memory. */
+ * lower, as one pass makes them; the intervals in any order: they are sorted). 0, or -1 when out of memory. */
 static int join_groups(struct sweep_index *a, struct sweep_index *b)
 {
     for (size_t i = 0; i < b->n; i++) {
@@ -141,7 +141,8 @@ static int write_groups(struct sweep_index *ix, sqlite3_stmt *ins)
     for (size_t i = 0; i < ix->n; i++) {
         struct type_group *g = sweep_index_at(ix, i);
         int64_t len[TU_SETS];
-        type_ends_lengths(&g->te, len);
+        if (type_ends_lengths(&g->te, len) != 0)
+            return -1;
         for (int k = 0; k < TYPE_KEYS; k++) {
             if (g->null[k])
                 sqlite3_bind_null(ins, k + 1);

@@ -144,6 +144,45 @@ Test(sqlfuncs, type_unions_by_hand_and_as_interval_union)
     }
 }
 
+/* type_unions on many intervals of the four types (short spans on a small clock: nested ones, shared
+ * starts and ends, an end on another's start), given in order of their starts (swept as they come) and
+ * in the order they were drawn (sorted first): each set's length equals interval_union of its rows
+ * (its own sort and merge). */
+Test(sqlfuncs, type_unions_equal_interval_union_in_any_order)
+{
+    static const char *const types[] = {"computation", "communication", "memory", "other"};
+    const char *sets[8] = {"t = 'computation'", "t = 'communication'", "t = 'memory'", "t IN ('computation', 'communication')",
+                           "t IN ('computation', 'memory')", "t IN ('communication', 'memory')",
+                           "t IN ('computation', 'communication', 'memory')", "t NOT IN ('computation', 'communication', 'memory')"};
+    sqlite3 *db;
+    cr_assert_eq(sqlite3_open(":memory:", &db), SQLITE_OK);
+    cr_assert_eq(tdb_register_functions(db), 0);
+    cr_assert_eq(sqlite3_exec(db, "CREATE TABLE v (k INTEGER PRIMARY KEY, t TEXT, s INTEGER, e INTEGER)", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_stmt *ins;
+    cr_assert_eq(sqlite3_prepare_v2(db, "INSERT INTO v (t, s, e) VALUES (?, ?, ?)", -1, &ins, NULL), SQLITE_OK);
+    uint64_t seed = 0x9E3779B97F4A7C15ull;
+    for (int i = 0; i < 3000; i++) {
+        seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17; /* xorshift64 */
+        int64_t start = (int64_t)(seed % 20000), len = (int64_t)((seed >> 20) % (seed >> 40 & 1 ? 400 : 12));
+        sqlite3_bind_text(ins, 1, types[(seed >> 32) % 4], -1, SQLITE_STATIC);
+        sqlite3_bind_int64(ins, 2, start), sqlite3_bind_int64(ins, 3, start + len);
+        cr_assert_eq(sqlite3_step(ins), SQLITE_DONE);
+        sqlite3_reset(ins);
+    }
+    sqlite3_finalize(ins);
+    static const char *const orders[] = {"SELECT * FROM v ORDER BY s", "SELECT * FROM v ORDER BY k"};
+    char sql[800];
+    for (int o = 0; o < 2; o++)
+        for (int k = 0; k < 8; k++) {
+            snprintf(sql, sizeof sql, "SELECT type_unions(t, s, e) ->> %d FROM (%s)", k, orders[o]);
+            double got = db_double(db, sql);
+            snprintf(sql, sizeof sql, "SELECT interval_union(CASE WHEN %s THEN s END, e) FROM v", sets[k]);
+            double want = db_double(db, sql);
+            cr_expect(got == want && want > 0, "%s: set %d: %.0f, interval_union %.0f", orders[o], k, got, want);
+        }
+    sqlite3_close(db);
+}
+
 Test(jsonbuf, escapes_every_control_character)
 {
     struct buf b = {0};
