@@ -106,13 +106,14 @@ static void *part_run(void *arg)
         /* kernels.sql groups by printf('%d ...') of the eight launch values: NULL reads as 0 there */
         int64_t key[KEY_MAX] = {tr == SQLITE_NULL, tr == SQLITE_NULL ? 0 : steps ? in_step : sqlite3_column_int64(st, 0),
                                 sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2), by_launch && sqlite3_column_int(st, 5)};
-        for (int c = 0; c < 8 && key[4]; c++) {
-            int t = sqlite3_column_type(st, 6 + c);
+        for (int c = 0; c < 8 && key[4]; c++) { /* a column's type and value in one call (16 calls a row were a tenth of the pass) */
+            sqlite3_value *v = sqlite3_column_value(st, 6 + c);
+            int t = sqlite3_value_type(v);
             if (t != SQLITE_NULL && t != SQLITE_INTEGER) {
                 rc = 2;
                 break;
             }
-            key[5 + c] = sqlite3_column_int64(st, 6 + c);
+            key[5 + c] = sqlite3_value_int64(v);
         }
         if (rc != 0)
             break;
@@ -160,9 +161,8 @@ static int join_parts(struct kernel_part *a, struct kernel_part *b)
             *x = *y, y->dur = (struct sweep_values){0};
             continue;
         }
-        for (size_t i = 0; i < y->dur.n; i++)
-            if (sweep_values_add(&x->dur, y->dur.v[i]) != 0)
-                return -1;
+        if (sweep_values_join(&x->dur, &y->dur) != 0)
+            return -1;
         x->total += y->total;
         x->min = y->min < x->min ? y->min : x->min;
         x->max = y->max > x->max ? y->max : x->max;

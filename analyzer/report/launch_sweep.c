@@ -111,9 +111,8 @@ static int launch_join(struct launch_part *a, struct launch_part *b)
             *x = *y, y->delays = (struct sweep_values){0};
             continue;
         }
-        for (size_t i = 0; i < y->delays.n; i++)
-            if (sweep_values_add(&x->delays, y->delays.v[i]) != 0)
-                return -1;
+        if (sweep_values_join(&x->delays, &y->delays) != 0)
+            return -1;
         x->cpu += y->cpu, x->gpu += y->gpu, x->delay += y->delay;
         x->delay_max = y->delay_max > x->delay_max ? y->delay_max : x->delay_max;
         x->shorts += y->shorts, x->runtime_out += y->runtime_out, x->delay_out += y->delay_out;

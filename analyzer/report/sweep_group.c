@@ -431,6 +431,21 @@ int sweep_values_add(struct sweep_values *a, int64_t x)
     return 0;
 }
 
+int sweep_values_join(struct sweep_values *a, const struct sweep_values *b)
+{
+    if (b->n > a->cap - a->n) {
+        size_t nc = a->n + b->n;
+        int64_t *nv = realloc(a->v, nc * sizeof *nv);
+        if (!nv)
+            return -1;
+        a->v = nv, a->cap = nc;
+    }
+    if (b->n)
+        memcpy(a->v + a->n, b->v, b->n * sizeof *b->v);
+    a->n += b->n;
+    return 0;
+}
+
 size_t sweep_key_add(unsigned char *key, size_t len, size_t cap, sqlite3_stmt *st, int c)
 {
     int type = sqlite3_column_type(st, c);

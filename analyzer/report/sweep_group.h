@@ -85,6 +85,8 @@ struct sweep_values {
 
 /* Appends x. 0, or -1 when out of memory. */
 int sweep_values_add(struct sweep_values *a, int64_t x);
+/* Appends b's values to a's. 0, or -1 when out of memory. */
+int sweep_values_join(struct sweep_values *a, const struct sweep_values *b);
 
 /* Each track's rank (temp.scope_rank, scope.c), read once: the passes look a row's rank up by its track
  * here instead of SQL's subquery on every row (queries/parts/rank_of_event.sql: a tenth of a pass). */
