@@ -14,6 +14,7 @@
 #include "sqlfuncs.h"
 #include "kinds.h"
 #include "sweep_group.h"
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,46 +190,57 @@ static int launches_in_order(const struct queue_launch *l, size_t n, int work)
     return 1;
 }
 
-/* One kind's times in order, every stride'th int64_t from ts: the rows' own, or a sorted copy in *copy
- * (NULL when none was needed or out of memory: then *ts is NULL). */
-static void kind_times(const struct queue_launch *l, size_t n, int work, const int64_t **ts, size_t *stride,
-                       struct queue_step **copy)
+/* One kind's times in order: every stride'th byte from p holds one (read with memcpy: they are fields of
+ * an array's structs). */
+struct kind_times {
+    const unsigned char *p;
+    size_t stride;
+    struct queue_step *copy; /* the sorted copy they are read from, or NULL (the rows' own) */
+};
+
+static int64_t time_at(const struct kind_times *t, size_t i)
 {
-    *copy = NULL;
+    int64_t v;
+    memcpy(&v, t->p + i * t->stride, sizeof v);
+    return v;
+}
+
+/* The calls' times (work 0) or the work's (1): the rows' own when in order, else a sorted copy. 0, or
+ * -1 when out of memory. */
+static int kind_times(const struct queue_launch *l, size_t n, int work, struct kind_times *t)
+{
+    t->copy = NULL;
     if (launches_in_order(l, n, work)) {
-        *ts = work ? &l[0].work : &l[0].call, *stride = sizeof *l / sizeof(int64_t);
-        return;
+        t->p = (const unsigned char *)l + (work ? offsetof(struct queue_launch, work) : offsetof(struct queue_launch, call));
+        t->stride = sizeof *l;
+        return 0;
     }
     struct queue_step *v = malloc(n * sizeof *v);
-    *ts = v ? &v[0].ts : NULL, *stride = sizeof *v / sizeof(int64_t), *copy = v;
     if (!v)
-        return;
+        return -1;
     for (size_t i = 0; i < n; i++)
         v[i] = (struct queue_step){work ? l[i].work : l[i].call, l[i].id};
     qsort(v, n, sizeof *v, cmp_step);
+    t->copy = v, t->p = (const unsigned char *)v + offsetof(struct queue_step, ts), t->stride = sizeof *v;
+    return 0;
 }
-
-_Static_assert(sizeof(struct queue_launch) == 3 * sizeof(int64_t) && sizeof(struct queue_step) == 2 * sizeof(int64_t),
-               "the times are read as every stride'th int64_t");
 
 /* One stream's sums from its launches (n >= 1). 0, or -1 when out of memory. */
 static int stream_steps(struct stream_stats *s, const struct queue_launch *l, size_t n, int64_t blocked_at)
 {
-    const int64_t *calls, *works;
-    size_t cs, ws;
-    struct queue_step *ccopy, *wcopy;
-    kind_times(l, n, 0, &calls, &cs, &ccopy);
-    kind_times(l, n, 1, &works, &ws, &wcopy);
-    int rc = calls && works ? 0 : -1;
-    if (rc == 0)
-        stats_begin(s, calls[0] < works[0] ? calls[0] : works[0]);
-    for (size_t a = 0, b = 0; rc == 0 && (a < n || b < n);) {
-        if (b == n || (a < n && calls[a * cs] <= works[b * ws]))
-            rc = stats_step(s, calls[cs * a++], 1, blocked_at);
-        else
-            rc = stats_step(s, works[ws * b++], 0, blocked_at);
+    struct kind_times calls, works = {0};
+    int rc = kind_times(l, n, 0, &calls) == 0 && kind_times(l, n, 1, &works) == 0 ? 0 : -1;
+    if (rc == 0) {
+        int64_t c0 = time_at(&calls, 0), w0 = time_at(&works, 0);
+        stats_begin(s, c0 < w0 ? c0 : w0);
     }
-    free(ccopy), free(wcopy);
+    for (size_t a = 0, b = 0; rc == 0 && (a < n || b < n);) {
+        if (b == n || (a < n && time_at(&calls, a) <= time_at(&works, b)))
+            rc = stats_step(s, time_at(&calls, a++), 1, blocked_at);
+        else
+            rc = stats_step(s, time_at(&works, b++), 0, blocked_at);
+    }
+    free(calls.copy), free(works.copy);
     return rc;
 }
 
