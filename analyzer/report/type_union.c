@@ -97,6 +97,16 @@ static void sweep_to(struct sweep_at *at, int64_t t, int64_t len[TU_SETS])
     }
 }
 
+/* Takes the running intervals that end by t off the heap, the sweep moving to each end. */
+static void end_until(struct end_heap *h, struct sweep_at *at, int64_t t, int64_t len[TU_SETS])
+{
+    while (h->n && h->v[0].e <= t) {
+        struct running_end r = heap_pop(h);
+        sweep_to(at, r.e, len);
+        at->count[r.type]--;
+    }
+}
+
 int type_ends_lengths(struct type_ends *te, int64_t len[TU_SETS])
 {
     memset(len, 0, TU_SETS * sizeof *len);
@@ -110,11 +120,7 @@ int type_ends_lengths(struct type_ends *te, int64_t len[TU_SETS])
     struct end_heap h = {0};
     struct sweep_at at = {.t = te->v[0].s};
     for (size_t i = 0; i < te->n; i++) {
-        while (h.n && h.v[0].e <= te->v[i].s) { /* what ended by this start (an end and a start at one time: no time between) */
-            struct running_end r = heap_pop(&h);
-            sweep_to(&at, r.e, len);
-            at.count[r.type]--;
-        }
+        end_until(&h, &at, te->v[i].s, len); /* what ended by this start (an end and a start at one time: no time between) */
         sweep_to(&at, te->v[i].s, len);
         at.count[te->v[i].type]++;
         if (heap_push(&h, te->v[i].e, te->v[i].type) != 0) {
@@ -122,11 +128,7 @@ int type_ends_lengths(struct type_ends *te, int64_t len[TU_SETS])
             return -1;
         }
     }
-    while (h.n) {
-        struct running_end r = heap_pop(&h);
-        sweep_to(&at, r.e, len);
-        at.count[r.type]--;
-    }
+    end_until(&h, &at, INT64_MAX, len);
     free(h.v);
     return 0;
 }
