@@ -11,7 +11,6 @@
  * series in SQL. */
 #include "queue_sweep.h"
 #include "report.h"
-#include "sqlfuncs.h"
 #include "kinds.h"
 #include "sweep_group.h"
 #include <stddef.h>
