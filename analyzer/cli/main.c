@@ -2,6 +2,7 @@
  * git do). After a command returns, stdout is checked: a full disk or a closed pipe is an error. */
 #include "cli.h"
 #include "output_claim.h"
+#include "time_range.h"
 #include "version.h"
 #include <errno.h>
 #include <sqlite3.h>
@@ -13,6 +14,25 @@ static void usage(FILE *to)
     fprintf(to, "usage: tracedb COMMAND [ARGS]   (tracedb COMMAND --help for its options)\n\ncommands:\n");
     for (const struct cli_command *c = cli_commands(); c->name; c++)
         fprintf(to, "    %-10s %s\n", c->name, c->help);
+}
+
+/* After a report: says when the database it read held times no trace has (past 2^62 ns, 146 years,
+ * either way, or a duration below 0: a damaged or edited database), which the report held to that range
+ * (util/time_range.h) rather than compute with them; and how to find those events. */
+static void warn_times_held(const char *prog)
+{
+    int64_t first;
+    long n = tdb_times_held(&first);
+    if (n == 0)
+        return;
+    fprintf(stderr,
+            "%s: warning: %ld time%s read lay beyond 2^62 ns (146 years) or were durations below 0 (the first: "
+            "%lld ns): no trace has such times (a damaged or edited database); each was held to that range, so the "
+            "figures that use them are not real. To find them: tracedb sql DB \"SELECT id, start_ns, dur_ns, launch_ns "
+            "FROM event WHERE start_ns NOT BETWEEN -%lld AND %lld OR dur_ns NOT BETWEEN 0 AND %lld OR launch_ns NOT "
+            "BETWEEN -%lld AND %lld\"\n",
+            prog, n, n == 1 ? "" : "s", (long long)first, (long long)TDB_TIME_MAX, (long long)TDB_TIME_MAX,
+            (long long)TDB_TIME_MAX, (long long)TDB_TIME_MAX, (long long)TDB_TIME_MAX);
 }
 
 /* Edits (insert, delete, replace, swap two neighbours) from a to b, up to 3; 3 means "more". */
@@ -96,6 +116,7 @@ int TDB_MAIN(int argc, char **argv)
             fprintf(stderr, "tracedb: error writing output: %s\n", strerror(errno));
             return rc ? rc : 1;
         }
+        warn_times_held(prog); /* below what the report printed */
         return rc;
     }
     const char *near = closest_command(argv[0]);

@@ -19,6 +19,7 @@
 #include "render.h"
 #include "report.h"
 #include "scope.h"
+#include "time_range.h"
 #include "version.h"
 #include <math.h>
 #include <pthread.h>
@@ -93,8 +94,8 @@ static int span_of(sqlite3 *db, int64_t *t0, int64_t *t1)
                                "coalesce((SELECT max(last_ns) FROM trace), max(start_ns + dur_ns)) FROM event",
                            -1, &st, NULL) != SQLITE_OK)
         return -1;
-    if (sqlite3_step(st) == SQLITE_ROW)
-        *t0 = sqlite3_column_int64(st, 0), *t1 = sqlite3_column_int64(st, 1);
+    if (sqlite3_step(st) == SQLITE_ROW) /* held within +-2^62: t1 - t0 fits */
+        *t0 = tdb_time_held(sqlite3_column_int64(st, 0)), *t1 = tdb_time_held(sqlite3_column_int64(st, 1));
     sqlite3_finalize(st);
     if (*t1 <= *t0)
         *t1 = *t0 + 1;
@@ -109,6 +110,8 @@ static void cover(double *bins, int64_t t0, double width, int64_t s, int64_t e)
         a = 0;
     if (b > TIMELINE_BINS)
         b = TIMELINE_BINS;
+    if (!(a < b))
+        return; /* outside the span (a start far past it would not fit in an int) */
     for (int k = (int)a; k < TIMELINE_BINS && k < b; k++) {
         double lo = k > a ? k : a, hi = k + 1 < b ? k + 1 : b;
         if (hi > lo)
@@ -162,7 +165,7 @@ static int timeline_json(sqlite3 *db, int64_t t0, int64_t t1, struct buf *b)
         a->gpu |= sqlite3_column_int(st, 1);
         if (!sqlite3_column_int(st, 2))
             continue;
-        cover(a->bins, t0, width, sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 4));
+        cover(a->bins, t0, width, tdb_time_held(sqlite3_column_int64(st, 3)), tdb_time_held(sqlite3_column_int64(st, 4)));
     }
     sqlite3_finalize(st);
     st = NULL;

@@ -17,6 +17,7 @@
 #include "bigmem.h"
 #include "report.h"
 #include "sqlfuncs.h"
+#include "time_range.h"
 #include <limits.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -1100,7 +1101,7 @@ static int longest_path(struct graph *g, int want_steps, int32_t *const spare[3]
         for (int32_t k = g->head[u]; k >= 0; k = g->e[k].next) {
             const struct edge *e = &g->e[k];
             int32_t v = e->v;
-            int64_t cand = d + clamp0(edge_weight(g, e));
+            int64_t cand = tdb_sat_add(d, clamp0(edge_weight(g, e))); /* times are held: only a path's sum can overflow */
             if (best[v] < 0 || cand > dist[v] || (cand == dist[v] && k < best[v]))
                 dist[v] = cand, best[v] = k;
             if (--indeg[v] == 0)
@@ -1141,7 +1142,7 @@ static int longest_path(struct graph *g, int want_steps, int32_t *const spare[3]
                    : !at || host(at)            ? CP_BOUND_CPU
                    : (at->flags & CP_COMM)      ? CP_BOUND_COMM
                                                 : CP_BOUND_COMPUTE;
-        r->bound_ns[s->bound] += s->weight;
+        r->bound_ns[s->bound] = tdb_sat_add(r->bound_ns[s->bound], s->weight);
         r->events += !seen[s->from_row] + (!seen[s->to_row] && s->to_row != s->from_row);
         seen[s->from_row] = seen[s->to_row] = 1;
         r->start_ts = s->from_ts;

@@ -9,6 +9,7 @@
 #include "kinds.h"
 #include "report.h"
 #include "sweep_group.h"
+#include "time_range.h"
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -148,7 +149,7 @@ static int window_of(sqlite3 *db, int64_t trace, const struct cp_window *w, int6
         int rc;
         for (n = 0; (rc = sqlite3_step(st)) == SQLITE_ROW; n++)
             if (w->first < 0 || (n >= (size_t)w->first && n <= (size_t)w->last)) {
-                int64_t s = sqlite3_column_int64(st, 0), e = sqlite3_column_int64(st, 1);
+                int64_t s = tdb_time_held(sqlite3_column_int64(st, 0)), e = tdb_time_held(sqlite3_column_int64(st, 1));
                 a = s < a ? s : a, b = e > b ? e : b;
             }
         if (rc != SQLITE_DONE)
@@ -162,12 +163,13 @@ static int window_of(sqlite3 *db, int64_t trace, const struct cp_window *w, int6
     if (w->has_from || w->has_to) {
         if (sqlite3_prepare_v2(db, "SELECT " TRACE_START, -1, &st, NULL) != SQLITE_OK || sqlite3_step(st) != SQLITE_ROW)
             goto sql_error;
-        int64_t t0 = sqlite3_column_int64(st, 0);
+        int64_t t0 = tdb_time_held(sqlite3_column_int64(st, 0));
         sqlite3_finalize(st), st = NULL;
-        if (w->has_from && t0 + w->from > *lo)
-            *lo = t0 + w->from;
-        if (w->has_to && t0 + w->to - 1 < *hi)
-            *hi = t0 + w->to - 1;
+        int64_t from = tdb_sat_add(t0, w->from), to = tdb_sat_add(tdb_sat_add(t0, w->to), -1);
+        if (w->has_from && from > *lo)
+            *lo = from;
+        if (w->has_to && to < *hi)
+            *hi = to;
     }
     if (w->drop_last_step) {
         char sql[512];
@@ -366,9 +368,10 @@ static void *scan_part_run(void *arg)
         }
         size_t n = p->n;
         struct cp_row *r = &p->rows[n];
-        int64_t dur = sqlite3_column_int64(st, 3);
+        int64_t ts = sqlite3_column_int64(st, 2), dur = sqlite3_column_int64(st, 3);
+        tdb_event_held(&ts, &dur); /* a stranger's database may hold any times: differences fit in 64 bits */
         r->id = sqlite3_column_int64(st, 0);
-        r->ts = sqlite3_column_int64(st, 2), r->end = r->ts + dur;
+        r->ts = ts, r->end = ts + dur;
         if (p->round_us)
             hta_round(r->ts, dur, &r->ts, &r->end);
         r->stream = sqlite3_column_int64(st, 4), r->device = sqlite3_column_int64(st, 5);

@@ -10,6 +10,7 @@
 #include "report.h"
 #include "strmap.h"
 #include "sweep_group.h"
+#include "time_range.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -214,7 +215,8 @@ int device_sweep(sqlite3 *db, const char *steps, int filtered, struct report_io 
         int64_t trace = facts.trace.v[at];
         memcpy(key, &trace, sizeof trace);
         size_t len = sweep_key_add(key, sizeof trace, sizeof key, rows, 1);
-        int64_t s = sqlite3_column_int64(rows, 2), e = sqlite3_column_int64(rows, 3);
+        /* held within +-2^62 (a stranger's database may hold any times): every length below fits */
+        int64_t s = tdb_time_held(sqlite3_column_int64(rows, 2)), e = tdb_time_held(sqlite3_column_int64(rows, 3));
         if (!g || len != last_len || memcmp(key, last_key, len) != 0) {
             int fresh;
             if (!(g = sweep_index_get(&groups, key, len, &fresh)))
@@ -241,7 +243,8 @@ int device_sweep(sqlite3 *db, const char *steps, int filtered, struct report_io 
     }
     report_bind_text(wins, ":steps", steps);
     while ((step = sqlite3_step(wins)) == SQLITE_ROW) {
-        int64_t trace = sqlite3_column_int64(wins, 0), ws = sqlite3_column_int64(wins, 2), we = sqlite3_column_int64(wins, 3);
+        int64_t trace = sqlite3_column_int64(wins, 0), ws = tdb_time_held(sqlite3_column_int64(wins, 2));
+        int64_t we = tdb_time_held(sqlite3_column_int64(wins, 3));
         for (size_t k = 0; k < groups.n; k++) {
             const struct device_group *w = sweep_index_at(&groups, k);
             if (w->trace == trace && write_row(ins, w, sqlite3_column_text(wins, 1), ws, we) != 0)

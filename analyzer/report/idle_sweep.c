@@ -12,6 +12,7 @@
 #include "report.h"
 #include "kinds.h"
 #include "sweep_group.h"
+#include "time_range.h"
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -44,13 +45,13 @@ static void sums_next(struct idle_sums *s, int first, int64_t start, int64_t end
     else {
         int64_t raw = start - s->prev_end, gap = s->negative_gaps || raw > 0 ? raw : 0;
         s->gaps++;
-        s->idle += gap;
+        s->idle = tdb_sat_add(s->idle, gap);
         if (has_launch && launch > s->prev_end)
-            s->host += gap;
+            s->host = tdb_sat_add(s->host, gap);
         else if (raw < s->kernel_wait_ns)
-            s->kernel += gap;
+            s->kernel = tdb_sat_add(s->kernel, gap);
         else
-            s->other += gap;
+            s->other = tdb_sat_add(s->other, gap);
     }
     s->prev_end = end;
 }
@@ -70,8 +71,8 @@ static int sweep_sorted(sqlite3 *db, struct idle_sums *s, sqlite3_stmt *ins, str
             if ((s->g.open && sums_write(s, ins) != 0) || sweep_group_take(&s->g, st) != 0)
                 rc = -1;
         }
-        sums_next(s, first, sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 4),
-                  sqlite3_column_type(st, 5) != SQLITE_NULL, sqlite3_column_int64(st, 5));
+        sums_next(s, first, tdb_time_held(sqlite3_column_int64(st, 3)), tdb_time_held(sqlite3_column_int64(st, 4)),
+                  sqlite3_column_type(st, 5) != SQLITE_NULL, tdb_time_held(sqlite3_column_int64(st, 5)));
     }
     if (rc == 0 && step != SQLITE_DONE)
         rc = -1;
@@ -102,8 +103,9 @@ static int cmp_work(const void *a, const void *b)
 static void fill_work(void *row, sqlite3_stmt *st)
 {
     *(struct idle_work *)row =
-        (struct idle_work){sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 6), sqlite3_column_int64(st, 4),
-                           sqlite3_column_int64(st, 5), sqlite3_column_type(st, 5) != SQLITE_NULL};
+        (struct idle_work){tdb_time_held(sqlite3_column_int64(st, 3)), sqlite3_column_int64(st, 6),
+                           tdb_time_held(sqlite3_column_int64(st, 4)), tdb_time_held(sqlite3_column_int64(st, 5)),
+                           sqlite3_column_type(st, 5) != SQLITE_NULL};
 }
 
 /* Whether the work is in order already (a trace's GPU work nearly always is, per stream). */

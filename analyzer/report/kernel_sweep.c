@@ -15,6 +15,7 @@
 #include "sqlfuncs.h"
 #include "step_index.h"
 #include "sweep_group.h"
+#include "time_range.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,12 +128,12 @@ static void *part_run(void *arg)
             *x = (struct kernel_group){(int)key[0], (int)key[4], key[1], key[2], key[3], 0, INT64_MAX, INT64_MIN, INT64_MAX, {0}, {0}};
             memcpy(x->key, key, sizeof key);
         }
-        int64_t dur = sqlite3_column_int64(st, 3), id = sqlite3_column_int64(st, 4);
+        int64_t dur = tdb_dur_held(sqlite3_column_int64(st, 3)), id = sqlite3_column_int64(st, 4);
         if (sweep_values_add(&x->dur, dur) != 0) {
             rc = -1, p->oom = 1;
             break;
         }
-        x->total += dur;
+        x->total = tdb_sat_add(x->total, dur);
         if (dur < x->min)
             x->min = dur;
         if (dur > x->max)
@@ -163,7 +164,7 @@ static int join_parts(struct kernel_part *a, struct kernel_part *b)
         }
         if (sweep_values_join(&x->dur, &y->dur) != 0)
             return -1;
-        x->total += y->total;
+        x->total = tdb_sat_add(x->total, y->total);
         x->min = y->min < x->min ? y->min : x->min;
         x->max = y->max > x->max ? y->max : x->max;
         x->example = y->example < x->example ? y->example : x->example;

@@ -12,6 +12,7 @@
 #include "report.h"
 #include "sqlfuncs.h"
 #include "sweep_group.h"
+#include "time_range.h"
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -78,12 +79,14 @@ static void *launch_part_run(void *arg)
         }
         if (fresh)
             *x = (struct launch_group){.rank_null = (int)key[0], .rank = key[1], .name_id = key[2], .delay_max = INT64_MIN};
-        int64_t cpu = sqlite3_column_int64(st, 2), gpu = sqlite3_column_int64(st, 3), delay = sqlite3_column_int64(st, 4);
+        /* a stranger's database may hold any times: each is held to 146 years, the sums saturate */
+        int64_t cpu = tdb_dur_held(sqlite3_column_int64(st, 2)), gpu = tdb_dur_held(sqlite3_column_int64(st, 3));
+        int64_t delay = tdb_dur_held(sqlite3_column_int64(st, 4));
         if (sweep_values_add(&x->delays, delay) != 0) {
             rc = -1;
             break;
         }
-        x->cpu += cpu, x->gpu += gpu, x->delay += delay;
+        x->cpu = tdb_sat_add(x->cpu, cpu), x->gpu = tdb_sat_add(x->gpu, gpu), x->delay = tdb_sat_add(x->delay, delay);
         if (delay > x->delay_max)
             x->delay_max = delay;
         x->shorts += cpu <= p->short_below_ns && gpu < cpu;
@@ -113,7 +116,7 @@ static int launch_join(struct launch_part *a, struct launch_part *b)
         }
         if (sweep_values_join(&x->delays, &y->delays) != 0)
             return -1;
-        x->cpu += y->cpu, x->gpu += y->gpu, x->delay += y->delay;
+        x->cpu = tdb_sat_add(x->cpu, y->cpu), x->gpu = tdb_sat_add(x->gpu, y->gpu), x->delay = tdb_sat_add(x->delay, y->delay);
         x->delay_max = y->delay_max > x->delay_max ? y->delay_max : x->delay_max;
         x->shorts += y->shorts, x->runtime_out += y->runtime_out, x->delay_out += y->delay_out;
     }

@@ -10,6 +10,7 @@
 #include "memory_sweep.h"
 #include "report.h"
 #include "sweep_group.h"
+#include "time_range.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,11 +55,12 @@ static int write_group(sqlite3_stmt *ins, struct mem_group *g)
     for (size_t i = 0; i < g->n; i++) {
         const struct mem_event *m = &g->v[i];
         if (m->has_bytes) {
-            running += m->bytes, has_running = 1;
+            /* a stranger's database may hold any byte counts: the sums saturate */
+            running = tdb_sat_add(running, m->bytes), has_running = 1;
             if (m->bytes > 0)
-                allocs++, in += m->bytes;
+                allocs++, in = tdb_sat_add(in, m->bytes);
             else if (m->bytes < 0)
-                frees++, out -= m->bytes;
+                frees++, out = tdb_sat_sub(out, m->bytes);
         }
         int known = m->has_total || has_running;
         int64_t allocated = m->has_total ? m->total : running;
@@ -100,7 +102,7 @@ static int write_group(sqlite3_stmt *ins, struct mem_group *g)
         if (next && (!next->has_addr || next->addr != m->addr))
             next = NULL;
         if (!next || !next->has_bytes || next->bytes > 0)
-            leaked += m->bytes;
+            leaked = tdb_sat_add(leaked, m->bytes);
     }
     sqlite3_bind_int64(ins, 12, leaked);
     int rc = sqlite3_step(ins) == SQLITE_DONE ? 0 : -1;

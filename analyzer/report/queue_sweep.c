@@ -13,6 +13,7 @@
 #include "report.h"
 #include "kinds.h"
 #include "sweep_group.h"
+#include "time_range.h"
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,9 +75,9 @@ static void stats_begin(struct stream_stats *s, int64_t ts)
 static int stats_step(struct stream_stats *s, int64_t ts, int up, int64_t blocked_at)
 {
     if (s->samples) {
-        s->weighted += s->prev_q * (ts - s->prev_ts);
+        s->weighted = tdb_sat_add(s->weighted, tdb_sat_mul(s->prev_q, ts - s->prev_ts)); /* times held: the step fits */
         if (s->prev_q >= blocked_at)
-            s->blocked += ts - s->prev_ts;
+            s->blocked = tdb_sat_add(s->blocked, ts - s->prev_ts);
     }
     s->q += up ? 1 : -1;
     s->samples++, s->sum += s->q;
@@ -136,7 +137,7 @@ static int sweep_sorted(sqlite3 *db, int64_t blocked_at, sqlite3_stmt *ins, stru
         return -1;
     int rc = 0, step;
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t ts = sqlite3_column_int64(st, 3);
+        int64_t ts = tdb_time_held(sqlite3_column_int64(st, 3));
         int up = sqlite3_column_int64(st, 4) > 0; /* queue_step's d: 1 or -1 */
         if (!sweep_group_same(&s->g, st)) {
             if (s->g.open && stats_write(s, ins) != 0)
@@ -247,7 +248,8 @@ static int stream_steps(struct stream_stats *s, const struct queue_launch *l, si
 static void fill_launch(void *row, sqlite3_stmt *st)
 {
     *(struct queue_launch *)row =
-        (struct queue_launch){sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 4), sqlite3_column_int64(st, 5)};
+        (struct queue_launch){tdb_time_held(sqlite3_column_int64(st, 3)), tdb_time_held(sqlite3_column_int64(st, 4)),
+                              sqlite3_column_int64(st, 5)};
 }
 
 int queue_sweep(sqlite3 *db, int64_t blocked_at, struct report_io *io)

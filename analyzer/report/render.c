@@ -67,7 +67,7 @@ static int64_t render_csv(sqlite3_stmt *st, int first, FILE *out, FILE *err)
         rows++;
     }
     if (rc != SQLITE_DONE) {
-        fprintf(err, "tracedb: %s\n", sqlite3_errmsg(sqlite3_db_handle(st)));
+        render_step_error(st, err);
         return -1;
     }
     return rows;
@@ -121,7 +121,7 @@ static int64_t render_json(sqlite3_stmt *st, int first, FILE *out, FILE *err)
     fputs(rows ? "\n]\n" : "]\n", out);
     buf_free(&b);
     if (rc != SQLITE_DONE) {
-        fprintf(err, "tracedb: %s\n", sqlite3_errmsg(sqlite3_db_handle(st)));
+        render_step_error(st, err);
         return -1;
     }
     return rows;
@@ -139,6 +139,16 @@ int64_t render_query_from(sqlite3_stmt *st, enum render_format fmt, int first, F
     default:
         return render_table(st, first, out, err);
     }
+}
+
+void render_step_error(sqlite3_stmt *st, FILE *err)
+{
+    const char *msg = sqlite3_errmsg(sqlite3_db_handle(st));
+    if (strcmp(msg, "integer overflow") == 0) /* SQLite's sum() past 2^63 */
+        fprintf(err, "tracedb: integer overflow: a sum of the database's values passed 2^63, which no trace's do "
+                     "(a damaged or edited database)\n");
+    else
+        fprintf(err, "tracedb: %s\n", msg);
 }
 
 int64_t render_query(sqlite3_stmt *st, enum render_format fmt, FILE *out, FILE *err)

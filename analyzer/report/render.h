@@ -32,4 +32,7 @@ int64_t render_table(sqlite3_stmt *st, int first, FILE *out, FILE *err);
 /* PyTorch-style time text for ns: "0.812us", "1.234ms", "2.000s". */
 void render_time(char *dst, size_t n, int64_t ns);
 
+/* Prints why stepping st failed (SQLite's message, and what an integer overflow means here). */
+void render_step_error(sqlite3_stmt *st, FILE *err);
+
 #endif

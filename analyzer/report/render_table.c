@@ -548,7 +548,7 @@ static int table_collect(struct table *t, FILE *err)
     }
     free(cls);
     if (rc != SQLITE_DONE) {
-        fprintf(err, "tracedb: %s\n", sqlite3_errmsg(sqlite3_db_handle(t->st)));
+        render_step_error(t->st, err);
         return -1;
     }
     return 0;

@@ -14,6 +14,7 @@
 #include "device_time.h"
 #include "mann_whitney.h"
 #include "type_union.h"
+#include "time_range.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,7 +179,8 @@ static void union_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     struct intervals *iv = sqlite3_aggregate_context(ctx, sizeof *iv);
     if (!iv || sqlite3_value_type(argv[0]) == SQLITE_NULL || sqlite3_value_type(argv[1]) == SQLITE_NULL)
         return;
-    int64_t s = sqlite3_value_int64(argv[0]), e = sqlite3_value_int64(argv[1]);
+    /* within +-2^62 (as a report holds what it reads): the union's length fits in 64 bits */
+    int64_t s = tdb_time_held(sqlite3_value_int64(argv[0])), e = tdb_time_held(sqlite3_value_int64(argv[1]));
     if (e <= s)
         return;
     if (iv->n == iv->cap) {

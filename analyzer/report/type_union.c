@@ -1,5 +1,6 @@
 /* type_union.c: unions of the intervals of HTA's kernel types (see type_union.h). */
 #include "type_union.h"
+#include "time_range.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,7 @@ int type_union_of(const char *t)
 int type_ends_add(struct type_ends *te, int type, int64_t s, int64_t e)
 {
     te->rows[type]++;
+    s = tdb_time_held(s), e = tdb_time_held(e); /* within +-2^62: the union's length fits in 64 bits */
     if (e <= s)
         return 0; /* as interval_union: empty intervals cover nothing */
     if (te->n == te->cap) {

@@ -3,16 +3,13 @@
 #ifndef TDB_INGEST_H
 #define TDB_INGEST_H
 #include "kinds.h"
+#include "time_range.h" /* TDB_TIME_MAX, tdb_time_clamp, tdb_sat_add */
 #include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stddef.h>
 
 #define TDB_NULL INT64_MIN /* an absent integer field */
-/* Times past 2^62 ns (146 years) either way are not times: an importer refuses starts, durations and
- * ends beyond TDB_TIME_MAX, so that any difference of two times fits in 64 bits; sums over many events
- * saturate (tdb_sat_add). */
-#define TDB_TIME_MAX (((int64_t)1 << 62) - 1)
 
 /* Binds v, or NULL for TDB_NULL. */
 static inline void tdb_bind_int_or_null(sqlite3_stmt *st, int i, int64_t v)
@@ -21,27 +18,6 @@ static inline void tdb_bind_int_or_null(sqlite3_stmt *st, int i, int64_t v)
         sqlite3_bind_null(st, i);
     else
         sqlite3_bind_int64(st, i, v);
-}
-
-/* Holds an event's start and duration within TDB_TIME_MAX, and so its end, as tdb_ingest_event holds
- * what a caller gives it (importers refuse such times; a caller that does not is held to the range):
- * 1 when it changed them. */
-static inline int tdb_time_clamp(int64_t *start, int64_t *dur)
-{
-    if (*start <= TDB_TIME_MAX && *start >= -TDB_TIME_MAX && *dur >= 0 && *dur <= TDB_TIME_MAX - (*start > 0 ? *start : 0))
-        return 0;
-    *start = *start > TDB_TIME_MAX ? TDB_TIME_MAX : *start < -TDB_TIME_MAX ? -TDB_TIME_MAX : *start;
-    int64_t room = TDB_TIME_MAX - *start; /* the end stays within the range too */
-    *dur = *dur < 0 ? 0 : *dur > room ? room : *dur;
-    return 1;
-}
-
-static inline int64_t tdb_sat_add(int64_t a, int64_t b)
-{
-    int64_t r;
-    if (__builtin_add_overflow(a, b, &r))
-        return b > 0 ? INT64_MAX : INT64_MIN;
-    return r;
 }
 
 /* enum tdb_kind: util/kinds.h */

@@ -611,3 +611,191 @@ Test(untrusted_sql, ops_walks_a_foreign_databases_parents_safely, .timeout = 60)
     free(before);
     cleanup(dir, db);
 }
+
+/* Times past 2^62 ns either way (146 years; util/time_range.h) are no trace's: the importers refuse
+ * them, but a database may be edited or crafted. A report holds each time it reads to that range and
+ * saturates its sums, so that no difference or sum overflows (the sanitizers of this build abort on one:
+ * `idle`, `queue`, `launches`, `kernels`, `critical-path`, the HTML report and interval_union() did),
+ * and tracedb says which figures are not real. */
+static const char hand_launches[] =
+    "{\"traceEvents\":["
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":2,\"args\":{\"correlation\":1}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"K\",\"pid\":0,\"tid\":7,\"ts\":20,\"dur\":5,\"args\":{\"device\":0,\"stream\":7,\"correlation\":1}},"
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":30,\"dur\":2,\"args\":{\"correlation\":2}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"K\",\"pid\":0,\"tid\":7,\"ts\":40,\"dur\":5,\"args\":{\"device\":0,\"stream\":7,\"correlation\":2}}]}";
+
+#define HELD_MAX 4611686018427387903LL /* 2^62 - 1: where a time is held */
+#define HELD_WARNING "lay beyond 2^62 ns"
+
+/* `tracedb ARGS db TAIL --format csv`: the value of column `col` in the first data row (as an integer),
+ * and stderr in *err (malloc'd). */
+static long long csv_value(const char *dir, const char *args, const char *db, const char *tail, const char *col, char **err)
+{
+    int st;
+    char errpath[512];
+    snprintf(errpath, sizeof errpath, "%s/err.txt", dir);
+    char *out = run_capture(&st, "'%s' %s '%s' %s --format csv 2>'%s'", tracedb(), args, db, tail, errpath);
+    *err = read_file(errpath, NULL);
+    cr_assert_eq(st, 0, "%s: %s", args, *err);
+    char *body = strchr(out, '\n'); /* the header names the columns */
+    cr_assert(body, "%s: %s", args, out);
+    *body++ = 0;
+    out[strcspn(out, "\r")] = 0; /* csv ends its lines with CRLF */
+    int at = -1, i = 0;
+    for (char *h = out, *comma; h && at < 0; h = comma ? comma + 1 : NULL, i++) {
+        comma = strchr(h, ',');
+        if (comma)
+            *comma = 0;
+        if (strcmp(h, col) == 0)
+            at = i;
+    }
+    cr_assert_geq(at, 0, "%s: no column %s", args, col);
+    char *f = body;
+    for (i = 0; i < at; i++)
+        f = strchr(f, ',') + 1;
+    long long v = strtoll(f, NULL, 10);
+    free(out);
+    return v;
+}
+
+/* Hand-worked: stream 7 runs K over [20, 25) us, launched at 10 us, then K again launched at 30 us and
+ * edited to start and last 2^63 - 1 ns. Held, its start is 2^62 - 1 ns and its duration 2^62 - 1 ns
+ * (kernels reads durations alone; idle reads the start and the end, both held to 2^62 - 1). */
+Test(untrusted_times, a_report_holds_an_impossible_time_to_2_62_ns)
+{
+    char *dir = temp_dir(), db[600], path[600];
+    snprintf(path, sizeof path, "%s/t.json", dir);
+    snprintf(db, sizeof db, "%s/h.db", dir);
+    write_file(path, hand_launches, (long)strlen(hand_launches));
+    cr_assert_eq(import_to(path, db), 0);
+    sqlite3 *d = db_open_rw(db);
+    cr_assert_eq(sqlite3_exec(d, "UPDATE event SET start_ns = 9223372036854775807, dur_ns = 9223372036854775807 "
+                                 "WHERE id = (SELECT max(id) FROM event WHERE kind = (SELECT id FROM kind WHERE name = 'kernel'))",
+                              NULL, NULL, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_changes(d), 1);
+    sqlite3_close(d);
+    char *err;
+    /* the gap from the first kernel's end (25,000 ns) to the second's start (held): the host had not
+     * launched it by then (its launch at 30,000 ns) */
+    cr_expect_eq(csv_value(dir, "idle", db, "", "idle_ns", &err), HELD_MAX - 25000);
+    cr_expect(strstr(err, HELD_WARNING), "%s", err);
+    free(err);
+    cr_expect_eq(csv_value(dir, "idle", db, "", "host_wait_ns", &err), HELD_MAX - 25000);
+    free(err);
+    cr_expect_eq(csv_value(dir, "kernels", db, "", "total_ns", &err), HELD_MAX + 5000);
+    free(err);
+    cr_expect_eq(csv_value(dir, "kernels", db, "", "max_ns", &err), HELD_MAX);
+    free(err);
+    cr_expect_eq(csv_value(dir, "kernels", db, "", "min_ns", &err), 5000);
+    cr_expect(strstr(err, HELD_WARNING), "%s", err);
+    free(err);
+    /* the delay: the start (2^63 - 1) minus the launch's end (32,000 ns), held */
+    cr_expect_eq(csv_value(dir, "launches", db, "", "delay_max_ns", &err), HELD_MAX);
+    free(err);
+    /* the union of [-2^63, 2^63 - 1): [-(2^62 - 1), 2^62 - 1) held */
+    cr_expect_eq(csv_value(dir, "sql", db, "'SELECT interval_union(-9223372036854775807 - 1, 9223372036854775807) AS u'", "u", &err), 2 * HELD_MAX);
+    free(err);
+    /* HTA's kernel-type unions the same way: computation's (the first of the JSON array) */
+    cr_expect_eq(csv_value(dir, "sql", db, "'SELECT json_extract(type_unions('\\''computation'\\'', "
+                                           "-9223372036854775807 - 1, 9223372036854775807), '\\''$[0]'\\'') AS c'", "c", &err), 2 * HELD_MAX);
+    free(err);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* Every report, on a real trace (where nothing is held: no warning) and on copies edited to hold
+ * impossible times each way (GPU work at +-2^63, every duration or start near 2^63, a trace's first
+ * and last times swapped to the extremes, a duration of -2^63): each exits 0, or 1 with tracedb's own
+ * message, and nothing else on stderr (this build's sanitizers print and abort on an overflow). */
+Test(untrusted_times, no_report_computes_with_impossible_times, .timeout = 300)
+{
+    char *dir, *db = imported("tests/data/kineto/critical_path_alexnet_trace.json.gz", &dir);
+    static const char *const edits[] = {
+        "", /* as imported: nothing held */
+        ("UPDATE event SET start_ns = 9223372036854775802 WHERE id = (SELECT min(id) FROM event WHERE kind = {kernel}); "
+         "UPDATE event SET start_ns = -9223372036854775807 WHERE id = (SELECT max(id) FROM event WHERE kind = {kernel})"),
+        "UPDATE event SET dur_ns = 9223372036854775807 - id, self_ns = 9223372036854775807",
+        "UPDATE event SET start_ns = 9223372036854775807 - id * 3",
+        "UPDATE event SET start_ns = -9223372036854775807 + id * 3, launch_ns = -9223372036854775807",
+        "UPDATE trace SET first_ns = 9223372036854775807, last_ns = -9223372036854775807",
+        "UPDATE event SET dur_ns = -9223372036854775807 WHERE id = (SELECT min(id) FROM event WHERE kind = {kernel})",
+    };
+    const char *script =
+        "for c in summary ops 'ops --from 0' 'ops --by-step' kernels 'kernels --by-type' 'kernels --by-step' "
+        "'kernels --group-by launch' api device 'device --from 1ms' idle launches queue overlap critical-path "
+        "'critical-path --drop-last-step' latency memops memory 'memory --timeline' ranks 'overlap --drop-last-step' "
+        "'queue --drop-last-step' 'idle --by-rank'; do "
+        "  \"$T\" $c \"$V\" >/dev/null 2>\"$D/err\"; rc=$?; "
+        "  if [ $rc -gt 1 ] || grep -qv '^tracedb' \"$D/err\"; then echo \"$c: exit $rc: $(head -c 400 \"$D/err\")\"; fi; "
+        "  grep -q '" HELD_WARNING "' \"$D/err\" && echo \"$c: held\"; "
+        "done; rm -f \"$D/r.html\" \"$D/c.json\"; "
+        "for c in \"report -o $D/r.html\" \"export chrome -o $D/c.json\"; do "
+        "  $T $c \"$V\" >/dev/null 2>\"$D/err\"; rc=$?; "
+        "  if [ $rc -gt 1 ] || grep -qv '^tracedb' \"$D/err\"; then echo \"$c: exit $rc: $(head -c 400 \"$D/err\")\"; fi; "
+        "  grep -q '" HELD_WARNING "' \"$D/err\" && echo \"$c: held\"; "
+        "done";
+    for (size_t i = 0; i < sizeof edits / sizeof *edits; i++) {
+        char v[600], sql[600];
+        snprintf(v, sizeof v, "%s/v%zu.db", dir, i);
+        cr_assert_eq(run("cp '%s' '%s'", db, v), 0);
+        const char *e = edits[i];
+        size_t o = 0;
+        for (; *e && o + 40 < sizeof sql; e++) /* {kernel}: the kernel kind's id */
+            if (strncmp(e, "{kernel}", 8) == 0)
+                o += (size_t)snprintf(sql + o, sizeof sql - o, "(SELECT id FROM kind WHERE name = 'kernel')"), e += 7;
+            else
+                sql[o++] = *e;
+        sql[o] = 0;
+        sqlite3 *d = db_open_rw(v);
+        cr_assert_eq(sqlite3_exec(d, sql, NULL, NULL, NULL), SQLITE_OK, "%s", sql);
+        cr_assert(i == 0 || sqlite3_changes(d) > 0, "%s", sql);
+        sqlite3_close(d);
+        int st;
+        char *out = run_capture(&st, "T='%s' V='%s' D='%s'; %s", tracedb(), v, dir, script);
+        char *bad = strstr(out, ": exit ");
+        cr_expect(!bad, "edit %zu (%s): %s", i, edits[i], out);
+        if (i == 0)
+            cr_expect(!strstr(out, "held"), "a real trace's times were held: %s", out);
+        else
+            cr_expect(strstr(out, "held"), "edit %zu (%s): no report said it held a time: %s", i, edits[i], out);
+        free(out);
+    }
+    cleanup(dir, db);
+}
+
+/* Hand-worked: device 0 allocates 1000 bytes at address 100 and 2000 at 200, then frees the 1000; the
+ * database is edited so that each allocation is 2^63 - 1 bytes and the free -2^63. The sums saturate at
+ * 2^63 - 1 (allocated: two of them; freed: minus -2^63; leaked: the one at 200, never freed) where they
+ * overflowed; the peak (from the allocator's own totals) is untouched. */
+Test(untrusted_times, memory_byte_sums_saturate_instead_of_overflowing)
+{
+    static const char trace[] =
+        "{\"traceEvents\":["
+        "{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"cpu_instant_event\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":10,\"args\":"
+        "{\"Device Type\":1,\"Device Id\":0,\"Addr\":100,\"Bytes\":1000,\"Total Allocated\":1000,\"Total Reserved\":2048}},"
+        "{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"cpu_instant_event\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":20,\"args\":"
+        "{\"Device Type\":1,\"Device Id\":0,\"Addr\":200,\"Bytes\":2000,\"Total Allocated\":3000,\"Total Reserved\":4096}},"
+        "{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"cpu_instant_event\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":30,\"args\":"
+        "{\"Device Type\":1,\"Device Id\":0,\"Addr\":100,\"Bytes\":-1000,\"Total Allocated\":2000,\"Total Reserved\":4096}}]}";
+    char *dir = temp_dir(), db[600], path[600], *err;
+    snprintf(path, sizeof path, "%s/m.json", dir);
+    snprintf(db, sizeof db, "%s/m.db", dir);
+    write_file(path, trace, (long)strlen(trace));
+    cr_assert_eq(import_to(path, db), 0);
+    cr_assert_eq(csv_value(dir, "memory", db, "", "allocated_bytes", &err), 3000); /* as imported */
+    free(err);
+    sqlite3 *d = db_open_rw(db);
+    cr_assert_eq(sqlite3_exec(d, "UPDATE event SET bytes = 9223372036854775807 WHERE bytes > 0; "
+                                 "UPDATE event SET bytes = -9223372036854775807 - 1 WHERE bytes < 0", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(d);
+    cr_expect_eq(csv_value(dir, "memory", db, "", "allocated_bytes", &err), INT64_MAX);
+    free(err);
+    cr_expect_eq(csv_value(dir, "memory", db, "", "freed_bytes", &err), INT64_MAX);
+    free(err);
+    cr_expect_eq(csv_value(dir, "memory", db, "", "leaked_bytes", &err), INT64_MAX);
+    free(err);
+    cr_expect_eq(csv_value(dir, "memory", db, "", "peak_allocated_bytes", &err), 3000);
+    free(err);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
