@@ -119,7 +119,7 @@ static int collect(sqlite3 *db, const char *sql, int64_t trace, int sort, struct
     if (rc != SQLITE_DONE)
         fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
     sqlite3_finalize(st);
-    if (rc == SQLITE_DONE && sort)
+    if (rc == SQLITE_DONE && sort && *n > 1) /* none read: *out is NULL, which qsort may not be given */
         qsort(*out, *n, sizeof **out, by_id);
     return rc == SQLITE_DONE ? 0 : -1;
 }

@@ -116,8 +116,8 @@ static int same_value(sqlite3_value *a, sqlite3_value *b)
         return sqlite3_value_int64(a) == sqlite3_value_int64(b);
     if (ta == SQLITE_FLOAT)
         return sqlite3_value_double(a) == sqlite3_value_double(b);
-    return sqlite3_value_bytes(a) == sqlite3_value_bytes(b) &&
-           memcmp(sqlite3_value_blob(a), sqlite3_value_blob(b), (size_t)sqlite3_value_bytes(a)) == 0;
+    int n = sqlite3_value_bytes(a); /* an empty text or blob has no bytes to compare: NULL pointers */
+    return n == sqlite3_value_bytes(b) && (n == 0 || memcmp(sqlite3_value_blob(a), sqlite3_value_blob(b), (size_t)n) == 0);
 }
 
 int sweep_group_same(const struct sweep_group *g, sqlite3_stmt *st)
