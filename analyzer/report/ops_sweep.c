@@ -251,19 +251,54 @@ static struct group *group_of(struct ops_pass *p, int64_t id)
     return s && s->group >= 0 ? sweep_index_at(&p->part[0].groups, (size_t)s->group) : NULL;
 }
 
+/* How many distinct events the chain from op up through its parents holds (op included; at most
+ * MAX_WALK), by Brent's cycle search: a foreign database's parents may loop, and each event of the loop
+ * counts once. -1 on error. */
+static long chain_length(struct ops_pass *p, int64_t op)
+{
+    int64_t tortoise = op, hare = op;
+    long power = 1, lam = 1, steps = 1;
+    int rc = parent_of(p, hare, &hare);
+    if (rc <= 0)
+        return rc < 0 ? -1 : 1;
+    while (tortoise != hare) { /* the loop's length, lam */
+        if (power == lam)
+            tortoise = hare, power *= 2, lam = 0;
+        if ((rc = parent_of(p, hare, &hare)) <= 0)
+            return rc < 0 ? -1 : steps + 1; /* the chain ends: no loop */
+        lam++;
+        if (++steps >= MAX_WALK)
+            return MAX_WALK;
+    }
+    tortoise = hare = op; /* where the loop starts: mu events before it */
+    for (long i = 0; i < lam; i++)
+        if (parent_of(p, hare, &hare) < 0)
+            return -1;
+    long mu = 0;
+    for (; tortoise != hare && mu + lam < MAX_WALK; mu++)
+        if (parent_of(p, tortoise, &tortoise) < 0 || parent_of(p, hare, &hare) < 0)
+            return -1;
+    return mu + lam;
+}
+
 /* v to the `self` sum of op's group and the `total` sum of the groups of op and every event above it
- * (offsets into struct sums). */
+ * (offsets into struct sums), each event once: the chain is measured first, so that a loop of parents
+ * (a foreign database) is walked round once, where every step up to MAX_WALK had added v again (and a
+ * launch under a loop cost 65,536 steps: `ops --by-step` took 9 s on 68,326 events that were all
+ * their own parents). */
 static int attribute(struct ops_pass *p, int64_t op, int64_t v, size_t self, size_t total)
 {
     struct group *g = group_of(p, op);
     if (g)
         add(&p->overflow, (int64_t *)((char *)&g->s + self), v);
-    for (int n = 0; n < MAX_WALK; n++) {
+    long len = chain_length(p, op);
+    if (len < 0)
+        return -1;
+    for (long n = 0; n < len; n++) {
         if ((g = group_of(p, op)))
             add(&p->overflow, (int64_t *)((char *)&g->s + total), v);
-        int rc = parent_of(p, op, &op);
-        if (rc <= 0)
-            return rc;
+        if (n + 1 < len && parent_of(p, op, &op) < 0)
+            return -1;
     }
     return 0;
 }
