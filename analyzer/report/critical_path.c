@@ -568,7 +568,7 @@ static int load_rows(sqlite3 *db, int64_t trace, const struct id_map *flags, int
     if (scan_rows(db, trace, flags, &thread_of, round_us, &rows, &launch, &n, waits, &sorted, io) != 0)
         goto done;
     report_phase("cp: scan");
-    if (!sorted) { /* the scan was not in id order: sort the rows and their launch ids together */
+    if (!sorted && n > 1) { /* the scan was not in id order: sort the rows and their launch ids together */
         for (size_t i = 0; i < n; i++)
             launch[i].v = (int64_t)i;
         struct cp_row *copy = tdb_big_malloc((n + 1) * sizeof *copy);

@@ -707,7 +707,8 @@ Test(untrusted_times, a_report_holds_an_impossible_time_to_2_62_ns)
  * might: impossible times each way (GPU work at +-2^63, every duration or start near 2^63, a trace's
  * first and last times swapped to the extremes, a duration of -2^63), processes that name no trace
  * (critical-path sorted its empty list of them: qsort given NULL), ranks that are empty text (idle and
- * queue compared two empty keys with memcmp given NULL). Each report exits 0, or 1 with tracedb's own
+ * queue compared two empty keys with memcmp given NULL), no events at all (critical-path copied its
+ * rows from NULL). Each report exits 0, or 1 with tracedb's own
  * message, and prints nothing else on stderr (this build's sanitizers print and abort on an overflow or
  * a NULL argument); the edits of times make tracedb warn that it held them. */
 Test(untrusted_times, every_report_survives_a_databases_edits, .timeout = 300)
@@ -727,6 +728,7 @@ Test(untrusted_times, every_report_survives_a_databases_edits, .timeout = 300)
         {"UPDATE event SET dur_ns = -9223372036854775807 WHERE id = (SELECT min(id) FROM event WHERE kind = {kernel})", 1},
         {"UPDATE process SET trace_id = 99", 0},
         {"UPDATE trace SET rank = ''", 0},
+        {"DELETE FROM event", 0},
     };
     const char *script =
         "for c in summary ops 'ops --from 0' 'ops --by-step' kernels 'kernels --by-type' 'kernels --by-step' "
