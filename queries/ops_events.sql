@@ -20,11 +20,15 @@ gpu AS (
   FROM scope_event g JOIN event a ON a.id = g.launch_id
   WHERE g.kind IN ({kind:kernel}, {kind:memcpy}, {kind:memset}) AND a.parent_id IS NOT NULL
 ),
-gpu_up(anc, v, hops) AS ( -- hops: a parent cycle (a foreign database) ends after 65536
+-- The walks up go from an event to its parent (q) only while the depth falls, as it does by one at
+-- every step in a database tracedb made: a loop of parents (a foreign database) ends where it closes,
+-- each of its events counted once, as the C pass counts them (the walk went round it until 65,536
+-- hops, adding again each time: minutes on a few thousand events); hops bounds it too.
+gpu_up(anc, v, hops) AS (
   SELECT op_id, v, 0 FROM gpu
   UNION ALL
-  SELECT p.parent_id, gpu_up.v, gpu_up.hops + 1 FROM gpu_up JOIN event p ON p.id = gpu_up.anc
-  WHERE p.parent_id IS NOT NULL AND gpu_up.hops < 65536
+  SELECT q.id, gpu_up.v, gpu_up.hops + 1 FROM gpu_up JOIN event p ON p.id = gpu_up.anc JOIN event q ON q.id = p.parent_id
+  WHERE q.depth < p.depth AND gpu_up.hops < 65536
 ),
 mem AS (
   SELECT e.parent_id AS op_id, m.device_type <> 0 AS on_device, e.bytes AS v
@@ -34,8 +38,9 @@ mem AS (
 mem_up(anc, on_device, v, hops) AS (
   SELECT op_id, on_device, v, 0 FROM mem
   UNION ALL
-  SELECT p.parent_id, mem_up.on_device, mem_up.v, mem_up.hops + 1 FROM mem_up JOIN event p ON p.id = mem_up.anc
-  WHERE p.parent_id IS NOT NULL AND mem_up.hops < 65536
+  SELECT q.id, mem_up.on_device, mem_up.v, mem_up.hops + 1 FROM mem_up JOIN event p ON p.id = mem_up.anc
+  JOIN event q ON q.id = p.parent_id
+  WHERE q.depth < p.depth AND mem_up.hops < 65536
 ),
 dev_self AS (SELECT op_id AS id, sum(v) AS v FROM gpu GROUP BY op_id),
 dev_total AS (SELECT anc AS id, sum(v) AS v FROM gpu_up GROUP BY anc),
@@ -46,10 +51,10 @@ mem_total AS (SELECT anc AS id, sum(CASE WHEN on_device THEN 0 ELSE v END) AS cp
 py(id, anc, n, stack, hops) AS (
   SELECT id, parent_id, 0, '', 0 FROM cpu WHERE :group_by = 'stack'
   UNION ALL
-  SELECT py.id, p.parent_id, py.n + (p.kind = {kind:python}),
+  SELECT py.id, CASE WHEN q.depth < p.depth THEN q.id END, py.n + (p.kind = {kind:python}), -- NULL: the top
          CASE WHEN p.kind = {kind:python} AND py.n < :stack_depth
               THEN py.stack || CASE WHEN py.stack = '' THEN '' ELSE '; ' END || s.value ELSE py.stack END, py.hops + 1
-  FROM py JOIN event p ON p.id = py.anc JOIN string s ON s.id = p.name_id
+  FROM py JOIN event p ON p.id = py.anc JOIN string s ON s.id = p.name_id LEFT JOIN event q ON q.id = p.parent_id
   WHERE py.hops < 65536
 ),
 stacks AS (SELECT id, stack FROM py WHERE anc IS NULL),
