@@ -244,10 +244,10 @@ bench:
 	  $(if $(HAVE_MPI),build/tracedb-mpi)
 	sh bench/run.sh
 
-# --- fuzzing (libFuzzer, clang): six targets over in-memory databases, seeded from tests/fuzz/corpus;
+# --- fuzzing (libFuzzer, clang): seven targets over in-memory databases, seeded from tests/fuzz/corpus;
 #   make fuzz          each target for FUZZ_SECONDS (default 300), two at a time
 #   make test          replays tests/fuzz/regress (every crash found, kept), then FUZZ_TEST_SECONDS each (60)
-FUZZ_TARGETS = json gzip sql cli stage $(if $(HAVE_CUPTI),cupti)
+FUZZ_TARGETS = json gzip sql cli db stage $(if $(HAVE_CUPTI),cupti)
 FUZZ_FLAGS   = $(CSTD) $(WARN) -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
                $(INCS) $(CUPTI_INC) -DTDB_SOURCE_DIR='"$(CURDIR)"'
 FUZZ_LIB_OBJ = $(LIB_SRC:%.c=build/fuzz/obj/%.o) $(CXX_SRC:%.cpp=build/fuzz/obj/%.o) $(CUPTI_SRC:%.c=build/fuzz/obj/%.o) build/fuzz/obj/embedded.o
@@ -276,6 +276,9 @@ build/fuzz/fuzz_sql: tests/fuzz/fuzz_sql.c tests/fuzz/sample_db.h $(FUZZ_LIB_OBJ
 	clang $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJ) $(LIBS)
 
 build/fuzz/fuzz_cli: tests/fuzz/fuzz_cli.c tests/fuzz/sample_db.h $(FUZZ_CLI_OBJ) $(FUZZ_LIB_OBJ)
+	clang $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_CLI_OBJ) $(FUZZ_LIB_OBJ) $(LIBS)
+
+build/fuzz/fuzz_db: tests/fuzz/fuzz_db.c $(FUZZ_CLI_OBJ) $(FUZZ_LIB_OBJ)
 	clang $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_CLI_OBJ) $(FUZZ_LIB_OBJ) $(LIBS)
 
 build/fuzz/fuzz_stage: tests/fuzz/fuzz_stage.c $(FUZZ_LIB_OBJ)
