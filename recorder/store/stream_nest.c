@@ -4,6 +4,7 @@
  * per event. */
 #include "stream_nest.h"
 #include "frame_log.h"
+#include "strmap.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,6 +78,7 @@ struct stream_nest {
     struct stream_nest_calls c;
     int inexact;           /* a row not nested here (a dirty track, an event without one): the sweep's turn */
     int64_t overlaps;
+    struct strmap overlapped; /* the ids of the events counted in overlaps (few): each is counted once */
     struct frame_log *log; /* each track's runs, for the runs after them (NULL: none kept) */
     int sweep_only;        /* TRACEDB_NEST=sweep (tests): every track dirty, the sweep nests all */
     int log_slots;         /* places in the log given to tracks this trace, in the order they came */
@@ -209,16 +211,23 @@ static int push(struct track *t, struct frame f)
 }
 
 /* The sweep's rule for an event [start, end) on t's stack: what ended before it starts is done, what
- * ends inside it was not its parent (an overlap, counted as the sweep counts it: once, when the later
- * of the two comes; earlier, merged is an earlier run's event, which only meets this run's frames for
- * the first time). */
-static int pop_before(struct stream_nest *s, struct track *t, int64_t start, int64_t end, int earlier)
+ * ends inside it was not its parent (an overlap). The sweep counts the events popped so, each once; a
+ * frame popped so in a run (among its own events, or with earlier runs' merged in) is popped so in the
+ * sweep too (an event that could have popped it first, by its end, would start after this one), but
+ * may be popped so again when a later run's events are merged round it (an earlier run counted a frame
+ * popped by an event a later run's event comes before): so each is counted once, by its id. */
+static int pop_before(struct stream_nest *s, struct track *t, int64_t start, int64_t end)
 {
     while (t->top > 0 && t->stack[t->top - 1].end <= start)
         if (pop(s, t) != 0)
             return -1;
     while (t->top > 0 && t->stack[t->top - 1].end < end) {
-        s->overlaps += !earlier || t->stack[t->top - 1].ring;
+        int64_t id = t->stack[t->top - 1].id;
+        if (strmap_get(&s->overlapped, &id, sizeof id) < 0) {
+            if (strmap_put(&s->overlapped, &id, sizeof id, 1) != 0)
+                s->inexact = 1; /* out of memory: the sweep counts them */
+            s->overlaps++;
+        }
         if (pop(s, t) != 0)
             return -1;
     }
@@ -259,7 +268,7 @@ static void next_earlier(struct track *t, struct stream_nest *s)
 static int merge_one(struct stream_nest *s, struct track *t, const struct frame_rec *r)
 {
     t->last_merged = r->start;
-    if (pop_before(s, t, r->start, r->end, 1) != 0)
+    if (pop_before(s, t, r->start, r->end) != 0)
         return -1;
     const struct frame *p = t->top ? &t->stack[t->top - 1] : NULL;
     int depth = p ? deeper(p->depth) : 0;
@@ -476,7 +485,7 @@ int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t 
         }
     }
     t->seen = 1, t->prev_start = start, t->prev_dur = dur;
-    if ((t->next && merge_earlier(s, t, start, end) != 0) || pop_before(s, t, start, end, 0) != 0)
+    if ((t->next && merge_earlier(s, t, start, end) != 0) || pop_before(s, t, start, end) != 0)
         return -1;
     if (t->dirty)
         return release(s, 0);
@@ -565,6 +574,8 @@ void stream_nest_reset(struct stream_nest *s)
         frame_log_reset(s->log);
     s->log_slots = 0;
     s->inexact = 0, s->overlaps = 0;
+    strmap_free(&s->overlapped);
+    strmap_init(&s->overlapped);
     memset(s->waiting, 0, sizeof s->waiting);
 }
 
@@ -577,6 +588,7 @@ void stream_nest_free(struct stream_nest *s)
         frame_log_reader_free(s->tracks[i].earlier);
     }
     free(s->tracks);
+    strmap_free(&s->overlapped);
     frame_log_free(s->log);
     free(s->q);
     free(s->bytes);

@@ -167,6 +167,34 @@ static void check_streamed_and_swept_nesting(const char *kib)
     fx_free(&f);
 }
 
+/* Hand-worked, tid 1 in file order: P [0, 100), Q [80, 137), then back in time (a second run) a launch
+ * [10, 30) and L2 [60, 104). The sweep (start order: P, launch, L2, Q): the launch nests in P; L2
+ * outlives P, which it pops (an overlap); Q outlives L2, which it pops (a second): 2, L2 and Q roots.
+ * As the events stream in, Q popped P in the first run, and L2 (merged in before Q) popped P again:
+ * 3 were counted where the sweep counts 2 (found by fuzz_json, which checks the two ways agree). */
+Test(nesting, an_overlap_popped_again_by_a_later_runs_event_counts_once)
+{
+    static const char json[] =
+        "{\"traceEvents\":[\n"
+        "{\"ph\":\"X\",\"name\":\"P\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},\n"
+        "{\"ph\":\"X\",\"name\":\"Q\",\"pid\":1,\"tid\":1,\"ts\":80,\"dur\":57},\n"
+        "{\"ph\":\"X\",\"name\":\"launch\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":20},\n"
+        "{\"ph\":\"X\",\"name\":\"L2\",\"pid\":1,\"tid\":1,\"ts\":60,\"dur\":44}\n"
+        "]}";
+    for (int sweep = 0; sweep < 2; sweep++) {
+        struct fixture f = fx_new(json, "json");
+        if (sweep)
+            setenv("TRACEDB_NEST", "sweep", 1);
+        cr_assert_eq(fx_import(&f, ""), 0);
+        unsetenv("TRACEDB_NEST");
+        cr_expect_eq(q(f.db, "SELECT overlaps FROM trace"), 2, "sweep %d", sweep);
+        cr_expect_eq(q(f.db, "SELECT p.name = 'P' FROM events e JOIN events p ON p.id = e.parent_id WHERE e.name = 'launch'"), 1);
+        cr_expect_eq(q(f.db, "SELECT count(*) FROM events WHERE name IN ('P', 'Q', 'L2') AND parent_id IS NULL"), 3);
+        cr_expect_eq(q(f.db, "SELECT self_ns FROM events WHERE name = 'P'"), 80000, "sweep %d", sweep);
+        fx_free(&f);
+    }
+}
+
 Test(nesting, streamed_and_swept_rows_by_hand)
 {
     check_streamed_and_swept_nesting("8192");
