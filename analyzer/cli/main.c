@@ -2,6 +2,7 @@
  * git do). After a command returns, stdout is checked: a full disk or a closed pipe is an error. */
 #include "cli.h"
 #include "output_claim.h"
+#include "report.h"
 #include "time_range.h"
 #include "version.h"
 #include <errno.h>
@@ -25,14 +26,18 @@ static void warn_times_held(const char *prog)
     long n = tdb_times_held(&first);
     if (n == 0)
         return;
+    const char *db = report_opened(); /* named when it is one, and quoting it is plain */
+    if (!db || strpbrk(db, "'\n"))
+        db = NULL;
     fprintf(stderr,
-            "%s: warning: %ld time%s read lay beyond 2^62 ns (146 years) or were durations below 0 (the first: "
-            "%lld ns): no trace has such times (a damaged or edited database); each was held to that range, so the "
-            "figures that use them are not real. To find them: tracedb sql DB \"SELECT id, start_ns, dur_ns, launch_ns "
-            "FROM event WHERE start_ns NOT BETWEEN -%lld AND %lld OR dur_ns NOT BETWEEN 0 AND %lld OR launch_ns NOT "
-            "BETWEEN -%lld AND %lld\"\n",
-            prog, n, n == 1 ? "" : "s", (long long)first, (long long)TDB_TIME_MAX, (long long)TDB_TIME_MAX,
-            (long long)TDB_TIME_MAX, (long long)TDB_TIME_MAX, (long long)TDB_TIME_MAX);
+            "%s: warning: %ld time%s read from %s lay beyond 2^62 ns (146 years) or were durations below 0 (the "
+            "first: %lld ns): no trace has such times (a damaged or edited database); each was held to that range, so "
+            "the figures that use them are not real. To find them: tracedb sql %s%s%s \"SELECT id, start_ns, dur_ns, "
+            "launch_ns FROM event WHERE start_ns NOT BETWEEN -%lld AND %lld OR dur_ns NOT BETWEEN 0 AND %lld OR "
+            "launch_ns NOT BETWEEN -%lld AND %lld\"\n",
+            prog, n, n == 1 ? "" : "s", db ? db : "the database", (long long)first, db ? "'" : "", db ? db : "DB",
+            db ? "'" : "", (long long)TDB_TIME_MAX, (long long)TDB_TIME_MAX, (long long)TDB_TIME_MAX,
+            (long long)TDB_TIME_MAX, (long long)TDB_TIME_MAX);
 }
 
 /* Edits (insert, delete, replace, swap two neighbours) from a to b, up to 3; 3 means "more". */

@@ -11,6 +11,14 @@
 #include <string.h>
 #include <sys/stat.h>
 
+static char opened[1024]; /* the database reports opened, when one (for tracedb's warnings) */
+static int opened_others;
+
+const char *report_opened(void)
+{
+    return opened[0] && !opened_others ? opened : NULL;
+}
+
 sqlite3 *report_open(const char *path, int writable, struct report_io *io)
 {
     struct stat sb;
@@ -56,6 +64,10 @@ sqlite3 *report_open(const char *path, int writable, struct report_io *io)
         sqlite3_close(db);
         return NULL;
     }
+    if (!opened[0] && strlen(path) < sizeof opened)
+        strcpy(opened, path);
+    else if (strcmp(opened, path) != 0)
+        opened_others = 1;
     return db;
 }
 

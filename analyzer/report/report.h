@@ -7,6 +7,8 @@
 /* Opens path read-only (or read-write), checks it is a tracedb database, registers the SQL functions.
  * NULL on failure, with the reason on io->err. */
 sqlite3 *report_open(const char *path, int writable, struct report_io *io);
+/* The database report_open opened in this process, when it opened one only (else NULL). */
+const char *report_opened(void);
 
 /* Runs SQL typed by a user, statement after statement, rendering each that has rows; read-only unless
  * writable (no statement may change a database or write a file). 0, or 1 (the error printed). */
