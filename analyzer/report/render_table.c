@@ -193,8 +193,13 @@ static void table_cell(sqlite3_stmt *st, int i, int type, enum cell_class c, str
     }
     if (type == SQLITE_INTEGER || type == SQLITE_FLOAT) {
         num[0] = 0;
-        if (c == CELL_TIME)
-            render_time(num, sizeof num, (int64_t)llround(sqlite3_column_double(st, i)));
+        if (c == CELL_TIME && type == SQLITE_INTEGER) {
+            render_time(num, sizeof num, sqlite3_column_int64(st, i));
+        } else if (c == CELL_TIME) { /* a real past int64 (llround's would wrap) is written as SQLite writes it */
+            double d = sqlite3_column_double(st, i);
+            if (fabs(d) < 9e18)
+                render_time(num, sizeof num, (int64_t)llround(d));
+        }
         else if (c == CELL_BYTES)
             render_memory(num, sizeof num, sqlite3_column_int64(st, i));
         else if (c == CELL_PCT)

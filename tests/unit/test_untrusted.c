@@ -699,6 +699,13 @@ Test(untrusted_times, a_report_holds_an_impossible_time_to_2_62_ns)
     cr_expect_eq(csv_value(dir, "sql", db, "'SELECT json_extract(type_unions('\\''computation'\\'', "
                                            "-9223372036854775807 - 1, 9223372036854775807), '\\''$[0]'\\'') AS c'", "c", &err), 2 * HELD_MAX);
     free(err);
+    /* a table shows 2^63 - 1 ns as 9,223,372,036.854775807 s to three places (its double rounded back to
+     * an integer wrapped to -2^63: "-9223372036.855s") */
+    int st;
+    char *table = run_capture(&st, "'%s' sql '%s' 'SELECT start_ns FROM event WHERE start_ns > 4611686018427387903'",
+                              tracedb(), db);
+    cr_expect(st == 0 && strstr(table, "9223372036.855s") && !strstr(table, "-9223372036"), "%s", table);
+    free(table);
     run("rm -rf '%s'", dir);
     free(dir);
 }
