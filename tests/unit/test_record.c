@@ -150,7 +150,8 @@ Test(record, two_million_ranges_a_second_drop_nothing, .timeout = 120)
 
 /* Records are stamped with the time-stamp counter where the kernel keeps time with it, and mapped to
  * CLOCK_REALTIME when they become rows: each range's start and end fall between the program's own
- * clock reads around the push and the pop (within 1 us), in both clock modes. */
+ * clock reads around the push and the pop (within 5 us: the counter's linear map to a clock the kernel
+ * may slew read 1.4 us outside on a loaded CI machine; a wrong map is off by far more), in both modes. */
 static void check_clock(const char *mode)
 {
     char *dir = temp_dir(), db[1100];
@@ -169,8 +170,8 @@ static void check_clock(const char *mode)
         line = strchr(line, '\n') + 1;
         cr_assert_eq(sqlite3_step(q), SQLITE_ROW, "range %d is there", i);
         long long start = sqlite3_column_int64(q, 0), end = sqlite3_column_int64(q, 1);
-        cr_expect(start >= t0 - 1000 && start <= t1 + 1000, "%s: start %lld not in [%lld, %lld]", mode, start, t0, t1);
-        cr_expect(end >= t2 - 1000 && end <= t3 + 1000, "%s: end %lld not in [%lld, %lld]", mode, end, t2, t3);
+        cr_expect(start >= t0 - 5000 && start <= t1 + 5000, "%s: start %lld not in [%lld, %lld]", mode, start, t0, t1);
+        cr_expect(end >= t2 - 5000 && end <= t3 + 5000, "%s: end %lld not in [%lld, %lld]", mode, end, t2, t3);
     }
     sqlite3_finalize(q);
     sqlite3_close(d);
