@@ -53,7 +53,8 @@ struct track {
     struct frame *stack;
     size_t top, cap;
     size_t open;         /* frames of this run on the stack (ring) */
-    int64_t last_merged; /* the start of the earlier runs' event merged last, this run */
+    int64_t last_merged; /* the start of the earlier runs' event merged last, this run (after a restart:
+                          * merges > 0; it stays when the earlier runs' events are all merged) */
     /* the instants just come at one start, after events that started before it: an event at that start
      * that outlasts them comes ahead of them in the sweep's order (their parent), not as a restart; so
      * their rows wait (not done) until the track's next event that is not one more of them */
@@ -403,7 +404,7 @@ static int instants_wait(const struct track *t)
 static int comes_ahead(struct stream_nest *s, struct track *t, const struct tdb_event *ev, struct frame_rec *taken)
 {
     if (!instants_wait(t) || ev->start_ns != t->ahead_start || ev->dur_ns <= 0 || ev->dur_ns > t->ahead_cap ||
-        (t->earlier && t->last_merged >= ev->start_ns) || t->unlogged || !t->log_slot)
+        (t->merges > 0 && t->last_merged >= ev->start_ns) || t->unlogged || !t->log_slot)
         return 0;
     for (int i = 0; i < t->ahead_n; i++)
         if (t->ahead_seq[i] < s->head)
