@@ -47,7 +47,7 @@ CLI_SRC  = analyzer/cli/main.c analyzer/cli/commands.c analyzer/cli/cmd_api.c an
 UNIT_SRC = $(filter-out $(if $(HAVE_CUPTI),,tests/unit/test_cupti.c tests/unit/test_record.c),$(wildcard tests/unit/*.c))
 HDRS     = $(wildcard include/*.h $(addsuffix /*.h,$(SRC_DIRS)))
 
-.PHONY: all build demo test check test-run clang-check bench fuzz fuzzers install deps clean gpu-bundle gpu-check
+.PHONY: all build demo test check test-run clang-check valgrind bench fuzz fuzzers install deps clean gpu-bundle gpu-check
 all:
 	@sh tools/deps.sh build
 	@$(MAKE) --no-print-directory build
@@ -216,6 +216,13 @@ test-run: build/test/tracedb build/test/unit build/test/record_sample build/libt
 	  UBSAN_OPTIONS=print_stacktrace=1 build/test/unit --jobs 2
 	@$(MAKE) --no-print-directory fuzzers
 	sh tests/fuzz/run.sh $${FUZZ_TEST_SECONDS:-60} $(FUZZ_TARGETS)
+
+# the release build (what users run, no sanitizers) under valgrind's memcheck: imports, every report,
+# exports, diff, merge, a recording (tests/valgrind.sh; about 90 s). CI runs it after make test.
+valgrind:
+	@sh tools/deps.sh test
+	@$(MAKE) --no-print-directory build/tracedb $(if $(HAVE_CUPTI),build/libtracedb_inject.so build/nvtx_sample)
+	sh tests/valgrind.sh build
 
 # --- benchmarks
 build/gen_trace: bench/gen_trace.c
