@@ -167,6 +167,18 @@ static void check_streamed_and_swept_nesting(const char *kib)
     fx_free(&f);
 }
 
+/* json imported with its rows nested as they stream in (sweep 0), or by the sweep alone (1: every
+ * track dirty, TRACEDB_NEST=sweep): the two must agree. */
+static struct fixture imported_nested(const char *json, int sweep)
+{
+    struct fixture f = fx_new(json, "json");
+    if (sweep)
+        setenv("TRACEDB_NEST", "sweep", 1);
+    cr_assert_eq(fx_import(&f, ""), 0);
+    unsetenv("TRACEDB_NEST");
+    return f;
+}
+
 /* Hand-worked, tid 1 in file order: P [0, 100), Q [80, 137), then back in time (a second run) a launch
  * [10, 30) and L2 [60, 104). The sweep (start order: P, launch, L2, Q): the launch nests in P; L2
  * outlives P, which it pops (an overlap); Q outlives L2, which it pops (a second): 2, L2 and Q roots.
@@ -182,11 +194,7 @@ Test(nesting, an_overlap_popped_again_by_a_later_runs_event_counts_once)
         "{\"ph\":\"X\",\"name\":\"L2\",\"pid\":1,\"tid\":1,\"ts\":60,\"dur\":44}\n"
         "]}";
     for (int sweep = 0; sweep < 2; sweep++) {
-        struct fixture f = fx_new(json, "json");
-        if (sweep)
-            setenv("TRACEDB_NEST", "sweep", 1);
-        cr_assert_eq(fx_import(&f, ""), 0);
-        unsetenv("TRACEDB_NEST");
+        struct fixture f = imported_nested(json, sweep);
         cr_expect_eq(q(f.db, "SELECT overlaps FROM trace"), 2, "sweep %d", sweep);
         cr_expect_eq(q(f.db, "SELECT p.name = 'P' FROM events e JOIN events p ON p.id = e.parent_id WHERE e.name = 'launch'"), 1);
         cr_expect_eq(q(f.db, "SELECT count(*) FROM events WHERE name IN ('P', 'Q', 'L2') AND parent_id IS NULL"), 3);
@@ -212,11 +220,7 @@ Test(nesting, an_earlier_runs_instant_at_a_later_events_start_nests_in_it)
         "]}";
     const struct nested want[] = {{"A", NULL, 0, 20}, {"Q", NULL, 0, 10}, {"I1", "Q", 1, 0}, {"I2", "Q", 1, 0}};
     for (int sweep = 0; sweep < 2; sweep++) {
-        struct fixture f = fx_new(json, "json");
-        if (sweep)
-            setenv("TRACEDB_NEST", "sweep", 1);
-        cr_assert_eq(fx_import(&f, ""), 0);
-        unsetenv("TRACEDB_NEST");
+        struct fixture f = imported_nested(json, sweep);
         assert_nested(f.db, want, sizeof want / sizeof want[0], sweep ? "the sweep" : "streaming");
         cr_expect_eq(q(f.db, "SELECT overlaps FROM trace"), 0);
         fx_free(&f);
