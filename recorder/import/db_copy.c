@@ -6,6 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What src's ids of a table are moved by: past main's largest id (ids from 1 up: by that id, as ever;
+ * a stranger's ids at or below 0 move up as far as they reach down, else they would land on main's). */
+#define OFFSET(table) \
+    "((SELECT coalesce(max(id), 0) FROM main." table ") - min(0, (SELECT coalesce(min(id), 1) FROM src." table ") - 1))"
+
 /* Each runs with ?1 = the rank a trace naming none gets (NULL: none); {E} is the events' condition, {L}
  * a GPU row's launch start (src's own column, or its launch's start where src was made before it). */
 static const char *const copy_sql[] = {
@@ -18,9 +23,8 @@ static const char *const copy_sql[] = {
     "INSERT INTO main.kind (id, name) SELECT max(99, (SELECT max(id) FROM main.kind)) + row_number() OVER (ORDER BY id), name "
     "FROM src.kind WHERE name NOT IN (SELECT name FROM main.kind)",
     "CREATE TEMP TABLE kmap AS SELECT s.id AS old, m.id AS new FROM src.kind s JOIN main.kind m ON m.name = s.name",
-    "CREATE TEMP TABLE off AS SELECT (SELECT coalesce(max(id), 0) FROM main.trace) AS tr, "
-    "(SELECT coalesce(max(id), 0) FROM main.process) AS pr, (SELECT coalesce(max(id), 0) FROM main.thread) AS th, "
-    "(SELECT coalesce(max(id), 0) FROM main.event) AS ev",
+    "CREATE TEMP TABLE off AS SELECT " OFFSET("trace") " AS tr, " OFFSET("process") " AS pr, " OFFSET("thread") " AS th, "
+    OFFSET("event") " AS ev",
     "INSERT INTO main.trace SELECT t.id + o.tr, source_file, source_format, name, base_time_ns, coalesce(rank, ?1), "
     "device_properties, distributed_info, extra, status, skipped_events, overlaps, error, first_ns, last_ns "
     "FROM src.trace t, temp.off o ORDER BY t.id",

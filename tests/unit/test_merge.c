@@ -1,6 +1,7 @@
 /* test_merge.c: `tracedb merge`: two ranks imported apart and merged keep every rank's rows, kernels,
  * parents within their rank and launch links, and `tracedb ranks` reads the job; databases made before
- * event.launch_ns are read, merged from and appended to. */
+ * event.launch_ns are read, merged from and appended to; a database numbering its rows below 1 merges
+ * whole. */
 #include "helpers.h"
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
@@ -97,6 +98,50 @@ Test(merge, databases_made_before_launch_ns, .timeout = 120)
                            "JOIN thread th ON th.process_id = p.id AND th.id = e.thread_id WHERE e.launch_ns IS NOT NULL"), 1000,
                  "the old rows got their launches' starts");
     sqlite3_close(d);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* A stranger's database may number its rows from anywhere: here every event and thread id of a copy is
+ * negated (its links with them). Merged after the trace as imported, its rows must come whole, past
+ * the first's ids (before, they were moved by the first's largest id alone, onto the first's own:
+ * "UNIQUE constraint failed"), with each parent, launch, thread and side-table row still its own.
+ * Counted by hand from the unedited trace: each link twice. */
+Test(merge, a_database_numbering_its_rows_below_one)
+{
+    char *dir = temp_dir(), a[1100], b[1100], job[1100];
+    snprintf(a, sizeof a, "%s/a.db", dir);
+    snprintf(b, sizeof b, "%s/b.db", dir);
+    snprintf(job, sizeof job, "%s/job.db", dir);
+    cr_assert_eq(run("'%s' import -q '%s' -o '%s'", tracedb(), src_path("tests/data/kineto/critical_path_alexnet_trace.json.gz"), a), 0);
+    cr_assert_eq(run("cp '%s' '%s'", a, b), 0);
+    sqlite3 *d;
+    cr_assert_eq(sqlite3_open_v2(b, &d, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(d,
+                              "UPDATE event SET id = -id, parent_id = -parent_id, launch_id = -launch_id, thread_id = -thread_id;"
+                              "UPDATE kernel_launch SET event_id = -event_id; UPDATE memory_event SET event_id = -event_id;"
+                              "UPDATE thread SET id = -id",
+                              NULL, NULL, NULL),
+                 SQLITE_OK, "%s", sqlite3_errmsg(d));
+    sqlite3_close(d);
+    sqlite3 *one = db_open(a);
+    int64_t events = db_int(one, "SELECT count(*) FROM event");
+    int64_t parents = db_int(one, "SELECT count(*) FROM events e JOIN events p ON p.id = e.parent_id AND p.thread_id = e.thread_id");
+    int64_t launches = db_int(one, "SELECT count(*) FROM kernels k JOIN events l ON l.id = k.launch_id AND l.correlation = k.correlation");
+    int64_t grids = db_int(one, "SELECT count(*) FROM kernel_launch l JOIN event e ON e.id = l.event_id");
+    int64_t threads = db_int(one, "SELECT count(DISTINCT thread_id) FROM event");
+    sqlite3_close(one);
+    cr_assert(events > 800 && parents > 500 && launches > 50 && grids > 50, "the trace has what this checks");
+    cr_assert_eq(run("'%s' merge '%s' '%s' -o '%s'", tracedb(), a, b, job), 0);
+    sqlite3 *j = db_open(job);
+    cr_expect_eq(db_int(j, "SELECT count(*) FROM event"), 2 * events);
+    cr_expect_eq(db_int(j, "SELECT min(id) FROM event"), 1);
+    cr_expect_eq(db_int(j, "SELECT max(id) FROM event"), 2 * events);
+    cr_expect_eq(db_int(j, "SELECT count(*) FROM events e JOIN events p ON p.id = e.parent_id AND p.thread_id = e.thread_id"), 2 * parents);
+    cr_expect_eq(db_int(j, "SELECT count(*) FROM kernels k JOIN events l ON l.id = k.launch_id AND l.correlation = k.correlation"), 2 * launches);
+    cr_expect_eq(db_int(j, "SELECT count(*) FROM kernel_launch l JOIN event e ON e.id = l.event_id"), 2 * grids);
+    cr_expect_eq(db_int(j, "SELECT count(DISTINCT thread_id) FROM event WHERE thread_id IN (SELECT id FROM thread)"), 2 * threads);
+    sqlite3_close(j);
     run("rm -rf '%s'", dir);
     free(dir);
 }
