@@ -90,6 +90,33 @@ static int run(sqlite3 *db, const char *sql, int position, const char *prog, con
     return rc == SQLITE_OK ? 0 : -1;
 }
 
+/* After temp.off: a table of src whose ids, moved, would pass what 64 bits hold (a stranger's ids near
+ * 2^63 - 1, or reaching down near -2^63), named with its largest id; NULL when none. */
+#define ID_FITS(table, col)                                                                            \
+    "WHEN typeof(o." col ") <> 'integer' OR (SELECT max(id) FROM src." table ") > 9223372036854775807 - o." col \
+    " THEN '" table "s'' ids (from ' || (SELECT min(id) FROM src." table ") || ' to ' || "                  \
+    "(SELECT max(id) FROM src." table ") || ')' "
+static const char ids_overflow_sql[] = "SELECT CASE " ID_FITS("event", "ev") ID_FITS("thread", "th") ID_FITS("process", "pr")
+    ID_FITS("trace", "tr") "END FROM temp.off o";
+
+/* -1 (printed) when src's ids cannot be moved past main's in 64 bits; else 0. */
+static int ids_fit(sqlite3 *db, const char *prog, const char *what, FILE *err)
+{
+    sqlite3_stmt *st;
+    int rc = 0;
+    if (sqlite3_prepare_v2(db, ids_overflow_sql, -1, &st, NULL) != SQLITE_OK) {
+        fprintf(err, "%s: %s: %s\n", prog, what, sqlite3_errmsg(db));
+        return -1;
+    }
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+        fprintf(err, "%s: %s: its %s, moved past the ids already merged, would pass what 64 bits hold; "
+                     "renumber them\n", prog, what, (const char *)sqlite3_column_text(st, 0));
+        rc = -1;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 static int oom(const char *prog, const char *what, FILE *err)
 {
     fprintf(err, "%s: %s: out of memory\n", prog, what);
@@ -110,6 +137,8 @@ int tdb_copy_attached(sqlite3 *db, const struct tdb_copy *c, const char *prog, c
         char *with_events = fill(copy_sql[i], "{E}", c->events);
         char *sql = with_events ? fill(with_events, "{L}", launch_ns) : NULL;
         rc = sql ? run(db, sql, c->position, prog, what, err) : oom(prog, what, err);
+        if (rc == 0 && strncmp(copy_sql[i], "CREATE TEMP TABLE off", 21) == 0)
+            rc = ids_fit(db, prog, what, err);
         free(with_events);
         free(sql);
     }

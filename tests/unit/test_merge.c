@@ -142,6 +142,18 @@ Test(merge, a_database_numbering_its_rows_below_one)
     cr_expect_eq(db_int(j, "SELECT count(*) FROM kernel_launch l JOIN event e ON e.id = l.event_id"), 2 * grids);
     cr_expect_eq(db_int(j, "SELECT count(DISTINCT thread_id) FROM event WHERE thread_id IN (SELECT id FROM thread)"), 2 * threads);
     sqlite3_close(j);
+    /* ids that moved past the first's would pass 2^63 - 1: refused by name, nothing written (SQLite
+     * had made the sum a float: "datatype mismatch") */
+    cr_assert_eq(sqlite3_open_v2(b, &d, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(d, "UPDATE event SET id = 9223372036854775807 WHERE id = -1", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(d);
+    int st;
+    char *out = run_capture(&st, "'%s' merge '%s' '%s' -o '%s/job2.db' 2>&1", tracedb(), a, b, dir);
+    cr_expect_eq(st, 1, "%s", out);
+    cr_expect(strstr(out, "events' ids (from -") && strstr(out, "to 9223372036854775807), moved past") &&
+                  strstr(out, "nothing written"), "%s", out);
+    cr_expect_eq(run("test -e '%s/job2.db'", dir), 1, "no database is left");
+    free(out);
     run("rm -rf '%s'", dir);
     free(dir);
 }
