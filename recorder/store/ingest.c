@@ -404,6 +404,9 @@ static int64_t ingest_max_id(struct tdb_ingest *ing, const char *sql)
     return v;
 }
 
+/* The largest id a database appended to may hold (2^62 - 1): new rows count on from it. */
+#define APPEND_ID_MAX (((int64_t)1 << 62) - 1)
+
 /* A database made before event.launch_ns gets it, filled from its rows' launches, in the append's
  * transaction: every row of a database that has the column holds it, as reports read it. */
 static int ingest_add_launch_ns(struct tdb_ingest *ing)
@@ -437,11 +440,21 @@ static int ingest_load_existing(struct tdb_ingest *ing)
             break;
     }
     tdb_stmt_finalize(st);
-    ing->next_string = ingest_max_id(ing, "SELECT max(id) FROM string") + 1;
-    ing->next_process = ingest_max_id(ing, "SELECT max(id) FROM process") + 1;
-    ing->next_thread = ingest_max_id(ing, "SELECT max(id) FROM thread") + 1;
-    ing->next_event = ingest_max_id(ing, "SELECT max(id) FROM event") + 1;
-    ing->next_kind = ingest_max_id(ing, "SELECT max(id) FROM kind") + 1;
+    /* new rows take the ids after the largest; a stranger's database may hold one near 2^63 - 1, where
+     * counting on would overflow: refused by name, far from it (2^62 ids are more than any trace) */
+    static const char *const tables[] = {"string", "process", "thread", "event", "kind"};
+    int64_t *next[] = {&ing->next_string, &ing->next_process, &ing->next_thread, &ing->next_event, &ing->next_kind};
+    for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+        char sql[64];
+        snprintf(sql, sizeof sql, "SELECT max(id) FROM %s", tables[i]);
+        int64_t top = ingest_max_id(ing, sql);
+        if (top > APPEND_ID_MAX) {
+            fprintf(ing->err, "tracedb: %s: cannot append: its %s ids reach %lld (past 2^62), and new rows count on "
+                              "from the largest\n", ing->path, tables[i], (long long)top);
+            return -1;
+        }
+        *next[i] = top + 1;
+    }
     if (ing->next_kind < TDB_KIND_FIRST_CUSTOM)
         ing->next_kind = TDB_KIND_FIRST_CUSTOM;
     return 0;

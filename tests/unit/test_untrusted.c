@@ -535,6 +535,34 @@ Test(untrusted_documents, appending_a_trace_on_another_time_base_warns)
     free(dir);
 }
 
+/* Appending counts ids on from the database's largest: one a stranger set to 2^63 - 1 overflowed
+ * (UBSan: signed overflow). It is refused by name, and the database is left as it was. */
+Test(untrusted_documents, appending_to_ids_near_the_top_of_64_bits_is_refused)
+{
+    char *dir = temp_dir();
+    char db[512], doc_path[512], before[512];
+    snprintf(db, sizeof db, "%s/k.db", dir);
+    snprintf(doc_path, sizeof doc_path, "%s/one.json", dir);
+    snprintf(before, sizeof before, "%s/before.db", dir);
+    cr_assert_eq(import_to(src_path("tests/data/kineto/critical_path_alexnet_trace.json.gz"), db), 0);
+    const char *doc = "[{\"ph\":\"X\",\"name\":\"x\",\"pid\":0,\"tid\":0,\"ts\":1,\"dur\":5}]";
+    write_file(doc_path, doc, (long)strlen(doc));
+    sqlite3 *d;
+    cr_assert_eq(sqlite3_open_v2(db, &d, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(d, "UPDATE event SET id = 9223372036854775807 WHERE id = (SELECT max(id) FROM event)", NULL, NULL, NULL),
+                 SQLITE_OK);
+    sqlite3_close(d);
+    cr_assert_eq(run("cp '%s' '%s'", db, before), 0);
+    int st;
+    char *out = run_capture(&st, "'%s' import -q '%s' -o '%s' --append 2>&1", tracedb(), doc_path, db);
+    cr_expect_eq(st, 1, "%s", out);
+    cr_expect(strstr(out, "cannot append: its event ids reach 9223372036854775807") && !strstr(out, "runtime error"), "%s", out);
+    cr_expect_eq(run("cmp -s '%s' '%s'", db, before), 0, "the database is unchanged");
+    free(out);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
 static sqlite3 *db_open_rw(const char *path)
 {
     sqlite3 *db;
