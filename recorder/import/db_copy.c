@@ -11,9 +11,8 @@
 #define OFFSET(table) \
     "((SELECT coalesce(max(id), 0) FROM main." table ") - min(0, (SELECT coalesce(min(id), 1) FROM src." table ") - 1))"
 
-/* Each runs with ?1 = the rank a trace naming none gets (NULL: none); {E} is the events' condition, {L}
- * a GPU row's launch start (src's own column, or its launch's start where src was made before it). */
-static const char *const copy_sql[] = {
+/* The maps from src's names, kinds and ids to main's: temp.smap, temp.kmap and temp.off. */
+static const char *const map_sql[] = {
     "DROP TABLE IF EXISTS temp.smap",
     "DROP TABLE IF EXISTS temp.kmap",
     "DROP TABLE IF EXISTS temp.off",
@@ -25,6 +24,11 @@ static const char *const copy_sql[] = {
     "CREATE TEMP TABLE kmap AS SELECT s.id AS old, m.id AS new FROM src.kind s JOIN main.kind m ON m.name = s.name",
     "CREATE TEMP TABLE off AS SELECT " OFFSET("trace") " AS tr, " OFFSET("process") " AS pr, " OFFSET("thread") " AS th, "
     OFFSET("event") " AS ev",
+};
+
+/* Each runs with ?1 = the rank a trace naming none gets (NULL: none); {E} is the events' condition, {L}
+ * a GPU row's launch start (src's own column, or its launch's start where src was made before it). */
+static const char *const copy_sql[] = {
     "INSERT INTO main.trace SELECT t.id + o.tr, source_file, source_format, name, base_time_ns, coalesce(rank, ?1), "
     "device_properties, distributed_info, extra, status, skipped_events, overlaps, error, first_ns, last_ns "
     "FROM src.trace t, temp.off o ORDER BY t.id",
@@ -91,7 +95,7 @@ static int run(sqlite3 *db, const char *sql, int position, const char *prog, con
 }
 
 /* After temp.off: a table of src whose ids, moved, would pass what 64 bits hold (a stranger's ids near
- * 2^63 - 1, or reaching down near -2^63), named with its largest id; NULL when none. */
+ * 2^63 - 1, or reaching down near -2^63), named with the range of its ids; NULL when none. */
 #define ID_FITS(table, col)                                                                            \
     "WHEN typeof(o." col ") <> 'integer' OR (SELECT max(id) FROM src." table ") > 9223372036854775807 - o." col \
     " THEN '" table "s'' ids (from ' || (SELECT min(id) FROM src." table ") || ' to ' || "                  \
@@ -133,12 +137,14 @@ int tdb_copy_attached(sqlite3 *db, const struct tdb_copy *c, const char *prog, c
     size_t n = strlen(c->events) + 96;
     if (!all && (only = malloc(n)))
         snprintf(only, n, "WHERE event_id IN (SELECT e.id FROM src.event e WHERE %s)", c->events);
+    for (size_t i = 0; rc == 0 && i < sizeof map_sql / sizeof map_sql[0]; i++)
+        rc = run(db, map_sql[i], c->position, prog, what, err);
+    if (rc == 0)
+        rc = ids_fit(db, prog, what, err);
     for (size_t i = 0; rc == 0 && i < sizeof copy_sql / sizeof copy_sql[0]; i++) {
         char *with_events = fill(copy_sql[i], "{E}", c->events);
         char *sql = with_events ? fill(with_events, "{L}", launch_ns) : NULL;
         rc = sql ? run(db, sql, c->position, prog, what, err) : oom(prog, what, err);
-        if (rc == 0 && strncmp(copy_sql[i], "CREATE TEMP TABLE off", 21) == 0)
-            rc = ids_fit(db, prog, what, err);
         free(with_events);
         free(sql);
     }
