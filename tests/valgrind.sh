@@ -1,8 +1,8 @@
 #!/bin/sh
 # valgrind.sh: the release build (-O2 -g, no sanitizers: what users run) under valgrind's memcheck,
-# the path a user takes through it: imports of real traces (gzip, plain JSON, stdin, --append), every
-# report with the options that take their own code paths, exports, the HTML page, diff's gate, merge,
-# ranks, ad-hoc SQL, a recording through the C API, and the NVTX injection of `tracedb record`.
+# the path a user takes through it: imports of real traces (gzip, plain JSON, --append, one cut short),
+# every report with the options that take their own code paths, exports, the HTML page, diff's gate,
+# merge, ranks, ad-hoc SQL, and `tracedb record` of the NVTX sample (through the injection library).
 # Every command must finish with no memcheck error and no leak valgrind calls definite; the command's
 # own exit status must be what it is without valgrind. Usage: sh tests/valgrind.sh [BUILD_DIR]
 # (`make valgrind` builds what it needs first.) The unit tests run under ASan+UBSan instead (make test).
@@ -32,7 +32,7 @@ check() {
 
 db=$T/alex.db
 check 0 "$B/tracedb" import "$K/critical_path_alexnet_trace.json.gz" -o "$db"
-check 0 "$B/tracedb" import tests/data/kineto/call_stack_backward_thread.json -o "$T/stack.db"
+check 0 "$B/tracedb" import "$K/call_stack_backward_thread.json" -o "$T/stack.db"
 check 0 "$B/tracedb" import samples/resnet18_inference.json.gz -o "$T/resnet.db"
 check 0 "$B/tracedb" import "$K/trace_diff_control_control.json.gz" -o "$T/control.db"
 check 0 "$B/tracedb" import "$K/trace_diff_test_test.json.gz" -o "$T/test.db"
