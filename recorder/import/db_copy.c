@@ -42,8 +42,8 @@ static const char *const copy_sql[] = {
     "INSERT INTO main.event_stats SELECT s.trace_id + o.tr, k.new, sn.new, device, calls, total_ns, self_ns, min_ns, "
     "max_ns, self_device_ns, device_total_ns, self_cpu_mem, cpu_mem, self_device_mem, device_mem "
     "FROM src.event_stats s JOIN temp.kmap k ON k.old = s.kind JOIN temp.smap sn ON sn.old = s.name_id, temp.off o",
-    "INSERT INTO main.device_stats SELECT d.trace_id + o.tr, device, first_ns, last_ns, busy_ns, run_ns, events "
-    "FROM src.device_stats d, temp.off o",
+    ("INSERT INTO main.device_stats SELECT d.trace_id + o.tr, device, first_ns, last_ns, busy_ns, run_ns, events "
+     "FROM src.device_stats d, temp.off o"), /* (parentheses: clang asks, a short list ending in a joined literal) */
 };
 
 /* TDB_COPY_EVENT_TABLES: {F} is "" when every event came, else the copied events' condition. */
