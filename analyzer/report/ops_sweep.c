@@ -57,6 +57,7 @@ struct group { /* by rank, name id and shapes; then by rank, name and shapes */
 
 struct launch { int64_t launch, dur; };
 struct mem { int64_t op, bytes; int on_device; };
+struct mem_record { int64_t event; int on_device; }; /* memory_event's rows, by event id */
 
 struct ops_pass;
 
@@ -98,6 +99,8 @@ struct ops_pass {
     struct strmap rank_ix; /* thread id -> index in ranks */
     size_t nranks;
     struct step_index steps;
+    struct mem_record *records; /* memory_event, in event id order: looked up by the events with bytes */
+    size_t nrecords, cap_records;
     int64_t total_device; /* the footer's (the self CPU total: part[0]'s) */
     int overflow;
 };
@@ -424,7 +427,41 @@ static int group_key(struct buf *key, int64_t rank_key, int64_t name_id, const c
 }
 
 /* The columns of queries/ops_event_rows.sql. */
-enum { C_ID, C_KIND, C_THREAD, C_START, C_NAME, C_DUR, C_SELF, C_LAUNCH, C_PARENT, C_BYTES, C_ON_DEVICE, C_SHAPES, C_FLOPS };
+enum { C_ID, C_KIND, C_THREAD, C_START, C_NAME, C_DUR, C_SELF, C_LAUNCH, C_PARENT, C_BYTES, C_SHAPES, C_FLOPS };
+
+/* memory_event's rows, with where their bytes are (1 the device, 0 the host), as the pass reads them:
+ * the events with a parent and bytes find theirs here. 0, or -1 (db error) or -2 (out of memory). */
+static int read_mem_records(struct ops_pass *p)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(p->db, "SELECT event_id, coalesce(device_type <> 0, 0) FROM main.memory_event ORDER BY event_id",
+                           -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    int rc = 0, step;
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        struct mem_record *m = push((void **)&p->records, &p->nrecords, &p->cap_records, sizeof *m);
+        if (!m)
+            rc = -2;
+        else
+            *m = (struct mem_record){sqlite3_column_int64(st, 0), sqlite3_column_int(st, 1)};
+    }
+    sqlite3_finalize(st);
+    return rc != 0 ? rc : step == SQLITE_DONE ? 0 : -1;
+}
+
+/* Where event id's [memory] record puts its bytes (1 the device, 0 the host); -1: it has none. */
+static int mem_on_device(const struct ops_pass *p, int64_t id)
+{
+    size_t lo = 0, hi = p->nrecords;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (p->records[mid].event < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < p->nrecords && p->records[lo].event == id ? p->records[lo].on_device : -1;
+}
 
 /* A CPU-side event (the current row of st) into its part's group. 0, or -2 when out of memory. */
 static int take_cpu_event(struct ops_part *part, sqlite3_stmt *st, struct buf *key)
@@ -504,13 +541,15 @@ static void read_part(struct ops_part *part)
             else
                 *l = (struct launch){sqlite3_value_int64(launch), sqlite3_column_int64(st, C_DUR)};
         }
-        if (rc == 0 && sqlite3_column_type(st, C_ON_DEVICE) != SQLITE_NULL) {
+        int on_device = rc == 0 && p->nrecords && sqlite3_column_type(st, C_PARENT) != SQLITE_NULL &&
+                                sqlite3_column_type(st, C_BYTES) != SQLITE_NULL
+                            ? mem_on_device(p, sqlite3_column_int64(st, C_ID)) : -1;
+        if (on_device >= 0) {
             struct mem *m = push((void **)&part->mems, &part->nmems, &part->cap_mems, sizeof *m);
             if (!m)
                 rc = -2;
             else
-                *m = (struct mem){sqlite3_column_int64(st, C_PARENT), sqlite3_column_int64(st, C_BYTES),
-                                  sqlite3_column_int(st, C_ON_DEVICE)};
+                *m = (struct mem){sqlite3_column_int64(st, C_PARENT), sqlite3_column_int64(st, C_BYTES), on_device};
         }
     }
     buf_free(&key);
@@ -591,6 +630,11 @@ static int join_parts(struct ops_pass *p)
 static int read_events(struct ops_pass *p)
 {
     struct ops_part *a = &p->part[0], *b = &p->part[1];
+    int read = read_mem_records(p);
+    if (read != 0) {
+        fprintf(p->io->err, "%s: %s\n", p->io->prog, read == -2 ? "out of memory" : sqlite3_errmsg(p->db));
+        return -1;
+    }
     a->p = b->p = p, a->db = p->db;
     a->lo = p->blocks ? p->lo : INT64_MIN, a->hi = p->blocks ? p->lo + p->span - 1 : INT64_MAX;
     sqlite3 *db2 = p->blocks && p->span >= SPLIT_IDS ? scope_reopen(p->db) : NULL;
@@ -753,6 +797,7 @@ int ops_sweep(sqlite3 *db, const struct ops_sweep_options *o, struct report_io *
     free(p.blocks);
     free(p.slots);
     free(p.parents);
+    free(p.records);
     free(p.ranks);
     free(p.rank_key);
     strmap_free(&p.slot_ix);
