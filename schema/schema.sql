@@ -95,8 +95,14 @@ CREATE TABLE event (
   launch_id   INTEGER,           -- GPU work: the runtime/driver call with the same correlation
   args        TEXT,              -- remaining args: a JSON object (no comma in this comment: DROP COLUMN
                                  -- of the last column cuts back to the comma before it even in a comment)
-  launch_ns   INTEGER            -- GPU work: the start_ns of its launch (launch_id), kept at import so
+  launch_ns   INTEGER,           -- GPU work: the start_ns of its launch (launch_id) kept at import so
                                  -- that reports read it without a lookup; databases made before it lack it
+  flow        INTEGER            -- the flow half this event carries (the view flow gives it whole): the
+                                 -- half that came right after it on its track at its start with its
+                                 -- correlation for id; string.id of its category * 8 + 4 when bp is e
+                                 -- + 1 for s or 2 for t or 3 for f (no comma in this comment nor in the
+                                 -- one above: DROP COLUMN of the last column cuts back to the comma
+                                 -- before it even in a comment)
 );
 
 CREATE TABLE kernel_launch (
@@ -158,7 +164,11 @@ CREATE TABLE counter (
   value     REAL
 );
 
-CREATE TABLE flow (
+-- Flow arrows' halves (s, t, f). Nearly every one a profiler writes comes right after its event, on
+-- its track at its start, with the event's correlation for id (Kineto's ac2g: launch -> kernel): that
+-- event's row carries it (event.flow), and no row of its own is written (a third of a trace's rows).
+-- The rest are flow_loose's rows. The view flow lists both; ad-hoc SQL reads it as the table it was.
+CREATE TABLE flow_loose (
   id        INTEGER PRIMARY KEY,
   flow_id   INTEGER,           -- the id shared by the halves (correlation for ac2g)
   cat_id    INTEGER,
@@ -167,3 +177,11 @@ CREATE TABLE flow (
   ts_ns     INTEGER NOT NULL,
   bind_enclosing INTEGER       -- 1 when bp = "e"
 );
+
+-- id: a loose half's number in the order they came (NULL for a half an event carries); event_id: the
+-- event carrying it (NULL for a loose half).
+CREATE VIEW flow AS
+SELECT id, flow_id, cat_id, phase, thread_id, ts_ns, bind_enclosing, NULL AS event_id FROM flow_loose
+UNION ALL
+SELECT NULL, correlation, flow >> 3, substr('stf', flow & 3, 1), thread_id, start_ns, (flow >> 2) & 1, id
+FROM event WHERE flow IS NOT NULL;

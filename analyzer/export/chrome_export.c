@@ -5,9 +5,11 @@
  *     args the import turned into columns (correlation, External id, device, stream, bytes, launch
  *     geometry, memory totals), so importing the export gives back the same rows;
  *   - C events: the trace's counters, and allocated/reserved memory per device as counter tracks;
- *   - s/t/f flows as imported (ac2g: launch -> kernel).
+ *   - s/t/f flows as imported (ac2g: launch -> kernel): a half its event's row carries right after the
+ *     event, as profilers write it (so that importing the export carries it again), the rest at the end.
  * Times print as microseconds with three decimals: exact integer ns, no double rounding. */
 #include "chrome_export.h"
+#include "db_guard.h"
 #include "report.h"
 #include "jsonbuf.h"
 #include "kinds.h"
@@ -110,18 +112,49 @@ static void put_dim3(struct buf *b, int *first, const char *key, sqlite3_stmt *s
 enum {
     C_ID, C_KIND, C_NAME, C_CAT, C_PID, C_TID, C_START, C_DUR, C_CORR, C_EXT, C_DEVICE, C_STREAM, C_BYTES, C_ARGS,
     C_GRID, C_BLOCK = C_GRID + 3, C_REGS = C_BLOCK + 3, C_SHMEM, C_BPSM, C_WPSM, C_OCC,
-    C_ADDR, C_TOTAL_ALLOC, C_TOTAL_RES, C_DEVTYPE
+    C_ADDR, C_TOTAL_ALLOC, C_TOTAL_RES, C_DEVTYPE, C_FLOW, C_FLOW_CAT
 };
 
-static const char export_events_sql[] =
-    "SELECT e.id, e.kind, n.value, c.value, p.pid, t.tid, e.start_ns, e.dur_ns, e.correlation, e.external_id, "
-    "e.device, e.stream, e.bytes, e.args, l.grid_x, l.grid_y, l.grid_z, l.block_x, l.block_y, l.block_z, "
-    "l.registers, l.shared_mem, l.blocks_per_sm, l.warps_per_sm, l.occupancy_pct, "
-    "m.addr, m.total_allocated, m.total_reserved, m.device_type "
-    "FROM scope_event e JOIN string n ON n.id = e.name_id LEFT JOIN string c ON c.id = e.cat_id "
-    "JOIN thread t ON t.id = e.thread_id JOIN process p ON p.id = t.process_id "
-    "LEFT JOIN kernel_launch l ON l.event_id = e.id LEFT JOIN memory_event m ON m.event_id = e.id "
-    "WHERE e.kind IN (SELECT id FROM temp.export_kinds) ORDER BY e.id";
+/* FLOW: the flow half the row carries and its category (NULL, NULL in a database made before event.flow) */
+#define EXPORT_EVENTS_SQL(FLOW, FLOW_JOIN)                                                                      \
+    "SELECT e.id, e.kind, n.value, c.value, p.pid, t.tid, e.start_ns, e.dur_ns, e.correlation, e.external_id, " \
+    "e.device, e.stream, e.bytes, e.args, l.grid_x, l.grid_y, l.grid_z, l.block_x, l.block_y, l.block_z, "      \
+    "l.registers, l.shared_mem, l.blocks_per_sm, l.warps_per_sm, l.occupancy_pct, "                              \
+    "m.addr, m.total_allocated, m.total_reserved, m.device_type, " FLOW " "                                      \
+    "FROM scope_event e JOIN string n ON n.id = e.name_id LEFT JOIN string c ON c.id = e.cat_id "               \
+    "JOIN thread t ON t.id = e.thread_id JOIN process p ON p.id = t.process_id "                                \
+    "LEFT JOIN kernel_launch l ON l.event_id = e.id LEFT JOIN memory_event m ON m.event_id = e.id " FLOW_JOIN   \
+    "WHERE e.kind IN (SELECT id FROM temp.export_kinds) ORDER BY e.id"
+static const char export_events_sql[] = EXPORT_EVENTS_SQL("e.flow, fc.value", "LEFT JOIN string fc ON fc.id = e.flow >> 3 ");
+static const char export_events_before_flow_sql[] = EXPORT_EVENTS_SQL("NULL, NULL", "");
+
+/* A flow half: {"ph":phase,"id":...,"pid":...,"tid":...,"ts":...,"cat":...,"name":...,"bp":"e"}, its id, pid,
+ * tid and category from st's columns (id and category left out when NULL). */
+static void put_flow(struct buf *b, const char *phase, size_t plen, sqlite3_stmt *st, int c_id, int c_pid, int c_tid,
+                     int64_t ts, int c_cat, int bind_enclosing)
+{
+    buf_add(b, "{\"ph\":", 6);
+    buf_add_json_string(b, phase, plen);
+    if (sqlite3_column_type(st, c_id) != SQLITE_NULL) {
+        buf_add(b, ",\"id\":", 6);
+        put_int(b, sqlite3_column_int64(st, c_id));
+    }
+    buf_add(b, ",\"pid\":", 7);
+    put_id(b, st, c_pid);
+    buf_add(b, ",\"tid\":", 7);
+    put_id(b, st, c_tid);
+    buf_add(b, ",\"ts\":", 6);
+    put_us(b, ts);
+    if (sqlite3_column_type(st, c_cat) != SQLITE_NULL) {
+        buf_add(b, ",\"cat\":", 7);
+        buf_add_json_string(b, (const char *)sqlite3_column_text(st, c_cat), (size_t)sqlite3_column_bytes(st, c_cat));
+        buf_add(b, ",\"name\":", 8);
+        buf_add_json_string(b, (const char *)sqlite3_column_text(st, c_cat), (size_t)sqlite3_column_bytes(st, c_cat));
+    }
+    if (bind_enclosing)
+        buf_add(b, ",\"bp\":\"e\"", 9);
+    buf_addc(b, '}');
+}
 
 static void event_json(struct buf *b, sqlite3_stmt *st)
 {
@@ -190,6 +223,12 @@ static void event_json(struct buf *b, sqlite3_stmt *st)
         put_real_arg(b, &first, "est. achieved occupancy %", st, C_OCC);
     }
     buf_add(b, "}}", 2);
+    if (sqlite3_column_type(st, C_FLOW) != SQLITE_NULL) { /* the flow half it carries, right after it */
+        int64_t flow = sqlite3_column_int64(st, C_FLOW);
+        buf_add(b, ",\n", 2);
+        put_flow(b, &"?stf"[flow & 3], 1, st, C_CORR, C_PID, C_TID, sqlite3_column_int64(st, C_START), C_FLOW_CAT,
+                 (flow >> 2) & 1);
+    }
 }
 
 /* Runs sql and writes each row through fn, comma-separated after *count earlier items. */
@@ -290,36 +329,23 @@ static const char export_counters_sql[] =
 /* Flows: SELECT flow_id, cat, phase, pid, tid, ts, bind */
 static void flow_json(struct buf *b, sqlite3_stmt *st)
 {
-    buf_add(b, "{\"ph\":", 6);
-    buf_add_json_string(b, (const char *)sqlite3_column_text(st, 2), (size_t)sqlite3_column_bytes(st, 2));
-    if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
-        buf_add(b, ",\"id\":", 6);
-        put_int(b, sqlite3_column_int64(st, 0));
-    }
-    buf_add(b, ",\"pid\":", 7);
-    put_id(b, st, 3);
-    buf_add(b, ",\"tid\":", 7);
-    put_id(b, st, 4);
-    buf_add(b, ",\"ts\":", 6);
-    put_us(b, sqlite3_column_int64(st, 5));
-    if (sqlite3_column_type(st, 1) != SQLITE_NULL) {
-        buf_add(b, ",\"cat\":", 7);
-        buf_add_json_string(b, (const char *)sqlite3_column_text(st, 1), (size_t)sqlite3_column_bytes(st, 1));
-        buf_add(b, ",\"name\":", 8);
-        buf_add_json_string(b, (const char *)sqlite3_column_text(st, 1), (size_t)sqlite3_column_bytes(st, 1));
-    }
-    if (sqlite3_column_int(st, 6))
-        buf_add(b, ",\"bp\":\"e\"", 9);
-    buf_addc(b, '}');
+    put_flow(b, (const char *)sqlite3_column_text(st, 2), (size_t)sqlite3_column_bytes(st, 2), st, 0, 3, 4,
+             sqlite3_column_int64(st, 5), 1, sqlite3_column_int(st, 6));
 }
 
-static const char export_flows_sql[] =
-    "SELECT f.flow_id, c.value, f.phase, p.pid, t.tid, f.ts_ns, f.bind_enclosing "
-    "FROM flow f LEFT JOIN string c ON c.id = f.cat_id JOIN thread t ON t.id = f.thread_id "
-    "JOIN process p ON p.id = t.process_id "
-    "WHERE f.ts_ns >= (SELECT coalesce(min(start_ns), -9223372036854775807) FROM scope_window) "
-    "  AND f.ts_ns < (SELECT coalesce(max(end_ns), 9223372036854775807) FROM scope_window) "
-    "ORDER BY f.id";
+/* The flows the events did not carry out: the loose halves, and those whose event was left out (by
+ * --kinds or a window) but whose time is in the window's bounds, as every half was exported before
+ * rows carried them. THOSE: the condition on the halves rows carry; ORDER: loose halves as they came. */
+#define EXPORT_FLOWS_SQL(THOSE, ORDER)                                                                           \
+    "SELECT f.flow_id, c.value, f.phase, p.pid, t.tid, f.ts_ns, f.bind_enclosing "                        \
+    "FROM flow f LEFT JOIN string c ON c.id = f.cat_id JOIN thread t ON t.id = f.thread_id "             \
+    "JOIN process p ON p.id = t.process_id "                                                              \
+    "WHERE f.ts_ns >= (SELECT coalesce(min(start_ns), -9223372036854775807) FROM scope_window) "          \
+    "  AND f.ts_ns < (SELECT coalesce(max(end_ns), 9223372036854775807) FROM scope_window) " THOSE ORDER
+static const char export_flows_sql[] = EXPORT_FLOWS_SQL(
+    "AND (f.event_id IS NULL OR NOT EXISTS (SELECT 1 FROM scope_event s WHERE s.id = f.event_id "
+    "AND s.kind IN (SELECT id FROM temp.export_kinds))) ", "ORDER BY f.id, f.event_id");
+static const char export_flows_before_flow_sql[] = EXPORT_FLOWS_SQL("", "ORDER BY f.id");
 
 /* The first trace's top-level facts, as Kineto writes them. */
 static void export_header(sqlite3 *db, struct sink *out)
@@ -372,13 +398,14 @@ int chrome_export(sqlite3 *db, const char *path, const char *write_to, struct re
     export_header(db, &out);
     struct buf b = {0};
     int64_t count = 0;
+    int carries = tdb_db_compiles(db, "SELECT flow FROM main.event LIMIT 0"); /* else made before event.flow */
     int rc = export_rows(db, export_meta_sql, meta_json, &out, &b, &count, io);
     if (rc == 0)
-        rc = export_rows(db, export_events_sql, event_json, &out, &b, &count, io);
+        rc = export_rows(db, carries ? export_events_sql : export_events_before_flow_sql, event_json, &out, &b, &count, io);
     if (rc == 0)
         rc = export_rows(db, export_counters_sql, counter_json, &out, &b, &count, io);
     if (rc == 0)
-        rc = export_rows(db, export_flows_sql, flow_json, &out, &b, &count, io);
+        rc = export_rows(db, carries ? export_flows_sql : export_flows_before_flow_sql, flow_json, &out, &b, &count, io);
     sink_write(&out, "\n]\n}\n", 5);
     buf_free(&b);
     int failed = out.failed;

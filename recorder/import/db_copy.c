@@ -27,7 +27,10 @@ static const char *const map_sql[] = {
 };
 
 /* Each runs with ?1 = the rank a trace naming none gets (NULL: none); {E} is the events' condition, {L}
- * a GPU row's launch start (src's own column, or its launch's start where src was made before it). */
+ * a GPU row's launch start (src's own column, or its launch's start where src was made before it), {W}
+ * the flow half a row carries (its category's name mapped through the join {J}, a join as the names'
+ * are: a subquery per row read all of smap, 80 s for 865,600 rows; NULL where src was made before
+ * event.flow). */
 static const char *const copy_sql[] = {
     "INSERT INTO main.trace SELECT t.id + o.tr, source_file, source_format, name, base_time_ns, coalesce(rank, ?1), "
     "device_properties, distributed_info, extra, status, skipped_events, overlaps, error, first_ns, last_ns "
@@ -36,9 +39,9 @@ static const char *const copy_sql[] = {
     "INSERT INTO main.thread SELECT t.id + o.th, t.process_id + o.pr, tid, name, sort_index FROM src.thread t, temp.off o",
     "INSERT INTO main.device SELECT d.id, d.trace_id + o.tr, name, properties FROM src.device d, temp.off o",
     "INSERT INTO main.event SELECT e.id + o.ev, k.new, sn.new, sc.new, e.thread_id + o.th, e.start_ns, e.dur_ns, e.self_ns, "
-    "e.parent_id + o.ev, e.depth, e.correlation, e.external_id, e.device, e.stream, e.bytes, e.launch_id + o.ev, e.args, {L} "
+    "e.parent_id + o.ev, e.depth, e.correlation, e.external_id, e.device, e.stream, e.bytes, e.launch_id + o.ev, e.args, {L}, {W} "
     "FROM src.event e JOIN temp.kmap k ON k.old = e.kind JOIN temp.smap sn ON sn.old = e.name_id "
-    "LEFT JOIN temp.smap sc ON sc.old = e.cat_id, temp.off o WHERE {E} ORDER BY e.id",
+    "LEFT JOIN temp.smap sc ON sc.old = e.cat_id {J}, temp.off o WHERE {E} ORDER BY e.id",
     "INSERT INTO main.event_stats SELECT s.trace_id + o.tr, k.new, sn.new, device, calls, total_ns, self_ns, min_ns, "
     "max_ns, self_device_ns, device_total_ns, self_cpu_mem, cpu_mem, self_device_mem, device_mem "
     "FROM src.event_stats s JOIN temp.kmap k ON k.old = s.kind JOIN temp.smap sn ON sn.old = s.name_id, temp.off o",
@@ -57,8 +60,8 @@ static const char *const event_table_sql[] = {
 static const char *const series_sql[] = {
     "INSERT INTO main.counter (thread_id, name_id, ts_ns, value) SELECT c.thread_id + o.th, sn.new, c.ts_ns, c.value "
     "FROM src.counter c JOIN temp.smap sn ON sn.old = c.name_id, temp.off o ORDER BY c.id",
-    "INSERT INTO main.flow (flow_id, cat_id, phase, thread_id, ts_ns, bind_enclosing) SELECT f.flow_id, sc.new, f.phase, "
-    "f.thread_id + o.th, f.ts_ns, f.bind_enclosing FROM src.flow f LEFT JOIN temp.smap sc ON sc.old = f.cat_id, "
+    "INSERT INTO main.flow_loose (flow_id, cat_id, phase, thread_id, ts_ns, bind_enclosing) SELECT f.flow_id, sc.new, f.phase, "
+    "f.thread_id + o.th, f.ts_ns, f.bind_enclosing FROM src.{T} f LEFT JOIN temp.smap sc ON sc.old = f.cat_id, "
     "temp.off o ORDER BY f.id",
 };
 
@@ -133,6 +136,10 @@ int tdb_copy_attached(sqlite3 *db, const struct tdb_copy *c, const char *prog, c
     /* src's events hold launch_ns, or were made before it */
     const char *launch_ns = tdb_db_compiles(db, "SELECT launch_ns FROM src.event LIMIT 0")
                                 ? "e.launch_ns" : "(SELECT a.start_ns FROM src.event a WHERE a.id = e.launch_id)";
+    /* src's rows carry flow halves (the rest in flow_loose), or it was made before: its table flow holds all */
+    int carries = tdb_db_compiles(db, "SELECT flow FROM src.event LIMIT 0");
+    const char *flow = carries ? "sw.new * 8 + (e.flow & 7)" : "NULL";
+    const char *flow_join = carries ? "LEFT JOIN temp.smap sw ON sw.old = e.flow >> 3" : "";
     char *only = NULL; /* a side table's rows of the copied events */
     size_t n = strlen(c->events) + 96;
     if (!all && (only = malloc(n)))
@@ -143,9 +150,13 @@ int tdb_copy_attached(sqlite3 *db, const struct tdb_copy *c, const char *prog, c
         rc = ids_fit(db, prog, what, err);
     for (size_t i = 0; rc == 0 && i < sizeof copy_sql / sizeof copy_sql[0]; i++) {
         char *with_events = fill(copy_sql[i], "{E}", c->events);
-        char *sql = with_events ? fill(with_events, "{L}", launch_ns) : NULL;
+        char *with_launch = with_events ? fill(with_events, "{L}", launch_ns) : NULL;
+        char *with_flow = with_launch ? fill(with_launch, "{W}", flow) : NULL;
+        char *sql = with_flow ? fill(with_flow, "{J}", flow_join) : NULL;
         rc = sql ? run(db, sql, c->position, prog, what, err) : oom(prog, what, err);
         free(with_events);
+        free(with_launch);
+        free(with_flow);
         free(sql);
     }
     for (size_t i = 0; rc == 0 && (c->tables & TDB_COPY_EVENT_TABLES) && i < 2; i++) {
@@ -153,8 +164,11 @@ int tdb_copy_attached(sqlite3 *db, const struct tdb_copy *c, const char *prog, c
         rc = sql ? run(db, sql, c->position, prog, what, err) : oom(prog, what, err);
         free(sql);
     }
-    for (size_t i = 0; rc == 0 && (c->tables & TDB_COPY_SERIES) && i < 2; i++)
-        rc = run(db, series_sql[i], c->position, prog, what, err);
+    for (size_t i = 0; rc == 0 && (c->tables & TDB_COPY_SERIES) && i < 2; i++) {
+        char *sql = fill(series_sql[i], "{T}", carries ? "flow_loose" : "flow");
+        rc = sql ? run(db, sql, c->position, prog, what, err) : oom(prog, what, err);
+        free(sql);
+    }
     if (rc == 0)
         rc = run(db, "DROP TABLE temp.smap", -1, prog, what, err) | run(db, "DROP TABLE temp.kmap", -1, prog, what, err) |
              run(db, "DROP TABLE temp.off", -1, prog, what, err);

@@ -418,11 +418,27 @@ static int ingest_add_launch_ns(struct tdb_ingest *ing)
                             "WHERE launch_id IS NOT NULL");
 }
 
+/* A database made before event.flow gets it, in the append's transaction: its table flow (every half
+ * a row of its own) becomes flow_loose, and the view flow, as schema.sql makes it, lists it and the
+ * halves the new rows carry. */
+static int ingest_add_flow(struct tdb_ingest *ing)
+{
+    if (tdb_db_compiles(ing->db, "SELECT flow FROM event LIMIT 0"))
+        return 0;
+    const char *schema = tdb_embedded_get("schema/schema.sql"), *view = schema ? strstr(schema, "CREATE VIEW flow AS") : NULL;
+    const char *end = view ? strchr(view, ';') : NULL;
+    char *sql = end ? sqlite3_mprintf("ALTER TABLE event ADD COLUMN flow INTEGER; ALTER TABLE flow RENAME TO flow_loose; %.*s;",
+                                      (int)(end - view), view) : NULL;
+    int rc = sql ? ingest_exec(ing, sql) : ingest_fail(ing, "out of memory");
+    sqlite3_free(sql);
+    return rc;
+}
+
 /* For an append: load what the database already holds so ids continue and names stay interned. */
 static int ingest_load_existing(struct tdb_ingest *ing)
 {
     sqlite3_stmt *st;
-    if (ingest_add_launch_ns(ing) != 0)
+    if (ingest_add_launch_ns(ing) != 0 || ingest_add_flow(ing) != 0)
         return -1;
     if (tdb_stmt_prepare(ing->db, "SELECT id, value FROM string", -1, 0, &st, NULL) != SQLITE_OK)
         return ingest_fail(ing, "not a tracedb database");
@@ -649,6 +665,7 @@ int64_t tdb_ingest_begin_trace(struct tdb_ingest *ing, const char *source_file, 
         return ingest_fail(ing, "cannot write");
     ing->trace_id = sqlite3_last_insert_rowid(ing->db);
     ing->trace_first_event = ing->next_event;
+    ing->carrier = 0;
     ing->overlaps = 0;
     ing->first_ns = INT64_MAX;
     ing->last_ns = INT64_MIN;
@@ -853,7 +870,7 @@ void tdb_event_init(struct tdb_event *ev)
     for (int i = 0; i < 3; i++)
         ev->grid[i] = ev->block[i] = TDB_NULL;
     ev->blocks_per_sm = ev->warps_per_sm = ev->occupancy_pct = NAN;
-    ev->launch_id = ev->launch_ns = ev->parent_id = ev->self_ns = ev->id = TDB_NULL;
+    ev->launch_id = ev->launch_ns = ev->parent_id = ev->self_ns = ev->id = ev->flow = TDB_NULL;
 }
 
 int64_t tdb_ingest_reserve_id(struct tdb_ingest *ing)
@@ -935,6 +952,7 @@ int64_t tdb_ingest_event(struct tdb_ingest *ing, const struct tdb_event *in)
         if (ingest_keep_keys(ing, (size_t)(id - ing->trace_first_event), ev, name, &launch_ns) == -1 ||
             ingest_keep_gpu_time(ing, (size_t)(id - ing->trace_first_event), ev) != 0)
             return -1;
+        ing->carrier = 0; /* its row is written: its flows get rows of their own */
         ing->events++;
         return id;
     }
@@ -961,6 +979,9 @@ int64_t tdb_ingest_event(struct tdb_ingest *ing, const struct tdb_event *in)
         return -1;
     if ((ev->kind == TDB_KIND_RUNTIME || ev->kind == TDB_KIND_DRIVER) && ev->correlation != TDB_NULL)
         stream_nest_link(ing->stream, ev->correlation, id, ev->start_ns);
+    ing->carrier = ev->correlation != TDB_NULL;
+    ing->carrier_id = id, ing->carrier_thread = ev->thread_id, ing->carrier_start = ev->start_ns;
+    ing->carrier_corr = ev->correlation;
     ing->events++;
     return id;
 }
@@ -979,7 +1000,13 @@ int tdb_ingest_flow(struct tdb_ingest *ing, int64_t thread_id, int64_t flow_id, 
     int64_t cid = cat.p ? ingest_string(ing, cat) : TDB_NULL;
     if (cid == -1)
         return -1;
-    return row_writer_flow(ing->rows, thread_id, flow_id, cid, phase, ts_ns, bind_enclosing);
+    int carried = ing->carrier && flow_id != TDB_NULL && flow_id == ing->carrier_corr && thread_id == ing->carrier_thread &&
+                  ts_ns == ing->carrier_start && cid != TDB_NULL && cid <= INT64_MAX / 8 &&
+                  (phase == 's' || phase == 't' || phase == 'f') &&
+                  stream_nest_carry(ing->stream, ing->carrier_id,
+                                    cid * 8 + (bind_enclosing ? 4 : 0) + (phase == 's' ? 1 : phase == 't' ? 2 : 3));
+    ing->carrier = 0;
+    return carried ? 0 : row_writer_flow(ing->rows, thread_id, flow_id, cid, phase, ts_ns, bind_enclosing);
 }
 
 int tdb_ingest_commit(struct tdb_ingest *ing)

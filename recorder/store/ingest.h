@@ -46,6 +46,7 @@ struct tdb_event {
     int64_t correlation, external_id, device, stream, bytes;
     int64_t launch_id; /* set by the ingest writer: the launching runtime/driver call, when known */
     int64_t launch_ns; /* ... and its start_ns, with it */
+    int64_t flow;      /* set by the ingest writer: the flow half the row carries (schema.sql's event.flow) */
     /* nesting known before the end-of-trace sweep (TDB_NULL: none yet; the sweep sets it) */
     int64_t parent_id, self_ns;
     int depth;

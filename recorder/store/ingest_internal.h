@@ -127,6 +127,10 @@ struct tdb_ingest {
     int64_t first_ns, last_ns; /* span of the current trace */
     struct device_time devices; /* GPU intervals of the current trace, for device_stats */
     struct stream_nest *stream; /* an import's rows on their way to the writer, nested as they come */
+    /* the event just come, when it has a correlation: the first flow half to come after it, on its track at
+     * its start with its correlation for id, goes in its row (event.flow), not a row of its own */
+    int carrier;
+    int64_t carrier_id, carrier_thread, carrier_start, carrier_corr;
     int live;                  /* TDB_OPEN_LIVE: written in place; keys kept in the external sorts */
     int resuming;              /* ending a recording's trace (tdb_ingest_resume_trace, or a live end) */
     pthread_t indexer;         /* a live recording's end: builds the indexes on a second connection ... */

@@ -75,7 +75,7 @@ struct row_flow {
 /* Event rows go EVENT_ROWS to a statement: SQLite's work per row is a third less than one row per
  * statement (bench: `make bench`, the import and recorder lines). */
 #define EVENT_ROWS 32
-#define EVENT_PARAMS 18
+#define EVENT_PARAMS 19
 #define HOST_PARAMS 11 /* a host event's row: the columns a recorded range or mark has; NULL for the rest */
 
 enum { ST_EVENT, ST_EVENTS, ST_HOSTS, ST_LAUNCH, ST_MEMORY, ST_STRING, ST_PROCESS, ST_THREAD, ST_COUNTER, ST_FLOW, ST_SELF_FIX,
@@ -84,10 +84,10 @@ enum { ST_EVENT, ST_EVENTS, ST_HOSTS, ST_LAUNCH, ST_MEMORY, ST_STRING, ST_PROCES
 
 #define EVENT_INSERT                                                                                          \
     "INSERT INTO event (id, kind, name_id, cat_id, thread_id, start_ns, dur_ns, self_ns, correlation, external_id, " \
-    "device, stream, bytes, launch_id, args, parent_id, depth, launch_ns) VALUES "
+    "device, stream, bytes, launch_id, args, parent_id, depth, launch_ns, flow) VALUES "
 
 static const char *const row_sql[ST_COUNT] = {
-    [ST_EVENT] = EVENT_INSERT "(?1, ?2, ?3, ?4, ?5, ?6, ?7, coalesce(?15, ?7), ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?16, ?17, ?18)",
+    [ST_EVENT] = EVENT_INSERT "(?1, ?2, ?3, ?4, ?5, ?6, ?7, coalesce(?15, ?7), ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?16, ?17, ?18, ?19)",
     /* ST_EVENTS, ST_HOSTS: EVENT_ROWS rows, made by events_sql() */
     [ST_LAUNCH] = "INSERT INTO kernel_launch VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
     [ST_MEMORY] = "INSERT INTO memory_event VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -95,7 +95,7 @@ static const char *const row_sql[ST_COUNT] = {
     [ST_PROCESS] = "INSERT INTO process (id, trace_id, pid) VALUES (?1, ?2, ?3)",
     [ST_THREAD] = "INSERT INTO thread (id, process_id, tid) VALUES (?1, ?2, ?3)",
     [ST_COUNTER] = "INSERT INTO counter (thread_id, name_id, ts_ns, value) VALUES (?1, ?2, ?3, ?4)",
-    [ST_FLOW] = ("INSERT INTO flow (flow_id, cat_id, phase, thread_id, ts_ns, bind_enclosing) "
+    [ST_FLOW] = ("INSERT INTO flow_loose (flow_id, cat_id, phase, thread_id, ts_ns, bind_enclosing) "
                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
     [ST_SELF_FIX] = "UPDATE event SET self_ns = self_ns - ?2 WHERE id = ?1",
     [ST_META + META_PROCESS_NAME] = "UPDATE process SET name = ?1 WHERE id = (SELECT process_id FROM thread WHERE id = ?2)",
@@ -118,7 +118,7 @@ static const struct {
 } group_def[G_COUNT] = {
     [G_LAUNCH] = {"INSERT INTO kernel_launch VALUES ", 12, ST_LAUNCH},
     [G_MEMORY] = {"INSERT INTO memory_event VALUES ", 5, ST_MEMORY},
-    [G_FLOW] = {"INSERT INTO flow (flow_id, cat_id, phase, thread_id, ts_ns, bind_enclosing) VALUES ", 6, ST_FLOW},
+    [G_FLOW] = {"INSERT INTO flow_loose (flow_id, cat_id, phase, thread_id, ts_ns, bind_enclosing) VALUES ", 6, ST_FLOW},
 };
 
 /* The rows waiting in one batch. */
@@ -245,6 +245,7 @@ static void bind_event(struct row_writer *w, sqlite3_stmt *st, int row, const st
     tdb_bind_int_or_null(st, b + 16, ev->parent_id);
     sqlite3_bind_int(st, b + 17, ev->depth);
     tdb_bind_int_or_null(st, b + 18, ev->launch_ns);
+    tdb_bind_int_or_null(st, b + 19, ev->flow);
 }
 
 /* A row with nothing but kind, name, category, track, times, nesting and args: no GPU or memory fields. */
@@ -252,7 +253,7 @@ static int is_host(const struct row_event *r)
 {
     const struct tdb_event *ev = &r->ev;
     return ev->correlation == TDB_NULL && ev->external_id == TDB_NULL && ev->device == TDB_NULL &&
-           ev->stream == TDB_NULL && ev->bytes == TDB_NULL && ev->launch_id == TDB_NULL && ev->launch_ns == TDB_NULL && !ev->has_launch &&
+           ev->stream == TDB_NULL && ev->bytes == TDB_NULL && ev->launch_id == TDB_NULL && ev->launch_ns == TDB_NULL && ev->flow == TDB_NULL && !ev->has_launch &&
            ev->kind != TDB_KIND_MEMORY;
 }
 
@@ -373,14 +374,14 @@ static char *events_sql(int hosts)
         int b = r * (hosts ? HOST_PARAMS : EVENT_PARAMS);
         if (hosts)
             n += (size_t)snprintf(sql + n, cap - n,
-                                  "%s(?%d,?%d,?%d,?%d,?%d,?%d,?%d,coalesce(?%d,?%d),NULL,NULL,NULL,NULL,NULL,NULL,?%d,?%d,?%d,NULL)",
+                                  "%s(?%d,?%d,?%d,?%d,?%d,?%d,?%d,coalesce(?%d,?%d),NULL,NULL,NULL,NULL,NULL,NULL,?%d,?%d,?%d,NULL,NULL)",
                                   r ? "," : "", b + 1, b + 2, b + 3, b + 4, b + 5, b + 6, b + 7, b + 8, b + 7, b + 9,
                                   b + 10, b + 11);
         else
             n += (size_t)snprintf(sql + n, cap - n,
-                                  "%s(?%d,?%d,?%d,?%d,?%d,?%d,?%d,coalesce(?%d,?%d),?%d,?%d,?%d,?%d,?%d,?%d,?%d,?%d,?%d,?%d)",
+                                  "%s(?%d,?%d,?%d,?%d,?%d,?%d,?%d,coalesce(?%d,?%d),?%d,?%d,?%d,?%d,?%d,?%d,?%d,?%d,?%d,?%d,?%d)",
                                   r ? "," : "", b + 1, b + 2, b + 3, b + 4, b + 5, b + 6, b + 7, b + 15, b + 7, b + 8,
-                                  b + 9, b + 10, b + 11, b + 12, b + 13, b + 14, b + 16, b + 17, b + 18);
+                                  b + 9, b + 10, b + 11, b + 12, b + 13, b + 14, b + 16, b + 17, b + 18, b + 19);
     }
     if (n >= cap) {
         free(sql);

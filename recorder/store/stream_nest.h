@@ -48,6 +48,10 @@ int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t 
 /* A launch (row launch_id, starting at launch_ns) of this correlation came: the GPU work waiting for it
  * takes them as its launch_id and launch_ns. 1 when a row was linked. */
 int stream_nest_link(struct stream_nest *s, int64_t correlation, int64_t launch_id, int64_t launch_ns);
+
+/* Row id, still waiting in the buffer and carrying no flow half yet, carries flow (event.flow's value):
+ * 1. 0 when the row has left or carries one already (the half then needs a row of its own). */
+int stream_nest_carry(struct stream_nest *s, int64_t id, int64_t flow);
 /* The end of the trace: every row leaves. 0 or -1. */
 int stream_nest_flush(struct stream_nest *s);
 /* Whether the rows of track were written without the sweep's values (after flush). */

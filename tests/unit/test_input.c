@@ -660,9 +660,9 @@ Test(database, batched_rows_keep_every_column)
     fx_free(&f);
 }
 
-/* Launch configurations, memory records and flow halves go to the database GROUP_ROWS (32) to a
+/* Launch configurations, memory records and loose flow halves go to the database GROUP_ROWS (32) to a
  * statement: 100 of each (three full groups and a remainder of 4) keep every column and, for flows,
- * the file's order in their ids. */
+ * the file's order in their ids (each half 1 us after its kernel: no row carries it). */
 Test(database, grouped_rows_keep_every_column_and_their_order)
 {
     static char json[200000];
@@ -672,7 +672,7 @@ Test(database, grouped_rows_keep_every_column_and_their_order)
                               "%s{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":%d,\"dur\":4,"
                               "\"args\":{\"device\":0,\"stream\":7,\"correlation\":%d,\"grid\":[%d,2,3],\"block\":[4,5,%d],"
                               "\"registers per thread\":%d,\"shared memory\":%d}},\n"
-                              "{\"ph\":\"f\",\"id\":%d,\"pid\":0,\"tid\":7,\"ts\":%d,\"cat\":\"ac2g\",\"name\":\"ac2g\",\"bp\":\"e\"},\n"
+                              "{\"ph\":\"f\",\"id\":%d,\"pid\":0,\"tid\":7,\"ts\":%d.001,\"cat\":\"ac2g\",\"name\":\"ac2g\",\"bp\":\"e\"},\n"
                               "{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"cpu_instant_event\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,"
                               "\"ts\":%d,\"args\":{\"Device Type\":1,\"Device Id\":0,\"Addr\":%d,\"Bytes\":%d,"
                               "\"Total Allocated\":%d,\"Total Reserved\":%d}}",
@@ -690,8 +690,70 @@ Test(database, grouped_rows_keep_every_column_and_their_order)
                          "m.addr = (e.start_ns - 5000) / 10000 + 9 AND total_allocated = (e.start_ns - 5000) / 10000 + 11 "
                          "AND total_reserved = (e.start_ns - 5000) / 10000 + 12 AND device_type = 1 AND "
                          "e.bytes = (e.start_ns - 5000) / 10000 + 10"), 100);
-    cr_assert_eq(q(f.db, "SELECT count(*) FROM flow WHERE flow_id = id + 999 AND ts_ns = (id - 1) * 10000 AND phase = 'f' "
+    cr_assert_eq(q(f.db, "SELECT count(*) FROM flow_loose WHERE flow_id = id + 999 AND ts_ns = (id - 1) * 10000 + 1 AND phase = 'f' "
                          "AND bind_enclosing = 1"), 100);
+    cr_assert_eq(q(f.db, "SELECT count(*) FROM flow"), 100);
+    fx_free(&f);
+}
+
+/* A flow half that comes right after its event, on its track at its start with the event's correlation
+ * for id, rides in the event's row (event.flow); every other half is a row of flow_loose, and the view
+ * flow lists them all as the file gave them. Worked by hand: of 8 halves, the s after the launch and the
+ * f after the kernel ride; a second half after the kernel, one at another time, one with another id, one
+ * before its event, one after an event with no correlation and one with no category are loose. The
+ * export writes each riding half right after its event, so that importing it again carries it again. */
+Test(database, flow_halves_right_after_their_event_ride_in_its_row)
+{
+    static const char json[] =
+        "{\"traceEvents\":[\n"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":5,\"dur\":2,\"args\":{\"correlation\":7}},\n"
+        "{\"ph\":\"s\",\"id\":7,\"pid\":1,\"tid\":1,\"ts\":5,\"cat\":\"ac2g\",\"name\":\"ac2g\"},\n"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":10,\"dur\":4,\"args\":{\"device\":0,\"stream\":7,\"correlation\":7}},\n"
+        "{\"ph\":\"f\",\"id\":7,\"pid\":0,\"tid\":7,\"ts\":10,\"cat\":\"ac2g\",\"name\":\"ac2g\",\"bp\":\"e\"},\n"
+        "{\"ph\":\"t\",\"id\":7,\"pid\":0,\"tid\":7,\"ts\":10,\"cat\":\"ac2g\",\"name\":\"ac2g\"},\n"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k2\",\"pid\":0,\"tid\":7,\"ts\":20,\"dur\":4,\"args\":{\"device\":0,\"stream\":7,\"correlation\":8}},\n"
+        "{\"ph\":\"f\",\"id\":8,\"pid\":0,\"tid\":7,\"ts\":21,\"cat\":\"ac2g\",\"name\":\"ac2g\",\"bp\":\"e\"},\n"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k3\",\"pid\":0,\"tid\":7,\"ts\":30,\"dur\":4,\"args\":{\"device\":0,\"stream\":7,\"correlation\":9}},\n"
+        "{\"ph\":\"f\",\"id\":10,\"pid\":0,\"tid\":7,\"ts\":30,\"cat\":\"ac2g\",\"name\":\"ac2g\",\"bp\":\"e\"},\n"
+        "{\"ph\":\"f\",\"id\":11,\"pid\":0,\"tid\":8,\"ts\":40,\"cat\":\"ac2g\",\"name\":\"ac2g\",\"bp\":\"e\"},\n"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k4\",\"pid\":0,\"tid\":8,\"ts\":40,\"dur\":4,\"args\":{\"device\":0,\"stream\":8,\"correlation\":11}},\n"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":50,\"dur\":5},\n"
+        "{\"ph\":\"s\",\"id\":12,\"pid\":1,\"tid\":1,\"ts\":50,\"cat\":\"fwdbwd\",\"name\":\"fwdbwd\"},\n"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":60,\"dur\":2,\"args\":{\"correlation\":13}},\n"
+        "{\"ph\":\"s\",\"id\":13,\"pid\":1,\"tid\":1,\"ts\":60,\"name\":\"ac2g\"}]}";
+    struct fixture f = fx_new(json, "json");
+    cr_assert_eq(fx_import(&f, ""), 0);
+    char again[600], out[600];
+    snprintf(out, sizeof out, "%s/export.json", f.dir);
+    snprintf(again, sizeof again, "%s/again.db", f.dir);
+    cr_assert_eq(run("'%s' export chrome '%s' -o '%s'", tracedb(), f.db, out), 0);
+    cr_assert_eq(import_to(out, again), 0);
+    const char *dbs[] = {f.db, again};
+    for (int i = 0; i < 2; i++) {
+        const char *db = dbs[i];
+        cr_assert_eq(q(db, "SELECT count(*) FROM flow"), 8, "%s", db);
+        cr_assert_eq(q(db, "SELECT count(*) FROM flow_loose"), 6, "%s", db);
+        cr_assert_eq(q(db, "SELECT count(*) FROM event WHERE flow IS NOT NULL"), 2, "%s", db);
+        /* the rows carrying them, their values worked from the file */
+        cr_assert_eq(q(db, "SELECT count(*) FROM event e JOIN string n ON n.id = e.name_id WHERE n.value = 'cudaLaunchKernel' "
+                           "AND e.start_ns = 5000 AND e.flow = (SELECT id FROM string WHERE value = 'ac2g') * 8 + 1"), 1, "%s", db);
+        cr_assert_eq(q(db, "SELECT count(*) FROM event e JOIN string n ON n.id = e.name_id WHERE n.value = 'k' "
+                           "AND e.flow = (SELECT id FROM string WHERE value = 'ac2g') * 8 + 4 + 3"), 1, "%s", db);
+        /* the view gives them as the file did */
+        cr_assert_eq(q(db, "SELECT count(*) FROM flow f JOIN thread t ON t.id = f.thread_id JOIN process p ON p.id = t.process_id "
+                           "JOIN string c ON c.id = f.cat_id WHERE f.event_id IS NOT NULL AND c.value = 'ac2g' AND f.flow_id = 7 AND "
+                           "((f.phase = 's' AND f.bind_enclosing = 0 AND f.ts_ns = 5000 AND p.pid = 1 AND t.tid = 1) OR "
+                           "(f.phase = 'f' AND f.bind_enclosing = 1 AND f.ts_ns = 10000 AND p.pid = 0 AND t.tid = 7))"), 2, "%s", db);
+        sqlite3 *d = db_open(db);
+        char *loose = db_text(d, "SELECT group_concat(f.phase || f.flow_id || '@' || p.pid || '/' || t.tid || '@' || f.ts_ns || "
+                                 "'/' || coalesce(c.value, '-') || '/' || f.bind_enclosing, ' ') FROM (SELECT * FROM flow_loose ORDER BY id) f "
+                                 "JOIN thread t ON t.id = f.thread_id JOIN process p ON p.id = t.process_id "
+                                 "LEFT JOIN string c ON c.id = f.cat_id");
+        cr_assert_str_eq(loose, "t7@0/7@10000/ac2g/0 f8@0/7@21000/ac2g/1 f10@0/7@30000/ac2g/1 f11@0/8@40000/ac2g/1 "
+                                "s12@1/1@50000/fwdbwd/0 s13@1/1@60000/-/0", "%s", db);
+        free(loose);
+        sqlite3_close(d);
+    }
     fx_free(&f);
 }
 

@@ -102,6 +102,90 @@ Test(merge, databases_made_before_launch_ns, .timeout = 120)
     free(dir);
 }
 
+static int64_t q_int(const char *db, const char *sql)
+{
+    sqlite3 *d = db_open(db);
+    int64_t v = db_int(d, sql);
+    sqlite3_close(d);
+    return v;
+}
+
+/* The flow halves of a database, one line each in a fixed order: what, where and when, by value. */
+static char *flow_lines(const char *db)
+{
+    sqlite3 *d = db_open(db);
+    char *text = db_text(d, "SELECT group_concat(line, ' ') FROM (SELECT f.phase || coalesce(f.flow_id, '-') || '@' || p.pid || '/' || "
+                            "t.tid || '@' || f.ts_ns || '/' || coalesce(c.value, '-') || '/' || f.bind_enclosing AS line "
+                            "FROM flow f JOIN thread t ON t.id = f.thread_id JOIN process p ON p.id = t.process_id "
+                            "LEFT JOIN string c ON c.id = f.cat_id ORDER BY line)");
+    sqlite3_close(d);
+    return text;
+}
+
+/* A database made before event.flow (here: made from a new one, every half put back in its table flow)
+ * gives the same flow halves to an export, a merge and an append; the append turns it into the new
+ * layout (its table becomes flow_loose, the view flow over both). The AMD trace holds 45 halves
+ * (counted in the file: 8 fwdbwd, 37 ac2g, which ride in their events' rows), AlexNet's 500 (all ac2g). */
+Test(merge, databases_made_before_event_flow, .timeout = 120)
+{
+    char *dir = temp_dir(), now[1100], old[1100], job[1100], a[1100], json[1100];
+    snprintf(now, sizeof now, "%s/now.db", dir);
+    snprintf(old, sizeof old, "%s/old.db", dir);
+    snprintf(job, sizeof job, "%s/job.db", dir);
+    snprintf(a, sizeof a, "%s/a.db", dir);
+    snprintf(json, sizeof json, "%s/e.json", dir);
+    cr_assert_eq(run("'%s' import -q '%s' -o '%s'", tracedb(),
+                     src_path("tests/data/kineto/amd_trace_mi250_minitoy_train_ROCm6_2_kineto.json.gz"), now), 0);
+    cr_assert_eq(run("cp '%s' '%s'", now, old), 0);
+    sqlite3 *d;
+    cr_assert_eq(sqlite3_open_v2(old, &d, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(d,
+                              "DROP VIEW flow; ALTER TABLE flow_loose RENAME TO flow; "
+                              "INSERT INTO flow (flow_id, cat_id, phase, thread_id, ts_ns, bind_enclosing) SELECT correlation, "
+                              "flow >> 3, substr('stf', flow & 3, 1), thread_id, start_ns, (flow >> 2) & 1 FROM event "
+                              "WHERE flow IS NOT NULL ORDER BY id; ALTER TABLE event DROP COLUMN flow",
+                              NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(d));
+    sqlite3_close(d);
+    cr_assert_eq(q_int(now, "SELECT count(*) FROM flow"), 45);
+    cr_assert_eq(q_int(now, "SELECT count(*) FROM flow_loose"), 8);
+    cr_assert_eq(q_int(old, "SELECT count(*) FROM flow"), 45);
+    char *want = flow_lines(now);
+    char *got = flow_lines(old);
+    cr_assert_str_eq(got, want, "the old layout holds the same halves");
+    free(got);
+    /* exported from either, imported again: the same halves */
+    const char *from[] = {now, old};
+    for (int i = 0; i < 2; i++) {
+        cr_assert_eq(run("rm -f '%s' '%s' && '%s' export chrome '%s' -o '%s'", json, a, tracedb(), from[i], json), 0);
+        cr_assert_eq(import_to(json, a), 0);
+        got = flow_lines(a);
+        cr_assert_str_eq(got, want, "exported from %s", from[i]);
+        free(got);
+        /* the new layout's export puts each riding half after its event, where the import finds it again;
+         * the old one's puts every half at the end, as exports always did */
+        cr_assert_eq(q_int(a, "SELECT count(*) FROM flow_loose"), i == 0 ? 8 : 45, "exported from %s", from[i]);
+    }
+    /* merged: both databases' halves, each twice */
+    cr_assert_eq(run("'%s' merge '%s' '%s' -o '%s'", tracedb(), old, now, job), 0);
+    cr_assert_eq(q_int(job, "SELECT count(*) FROM flow"), 90);
+    cr_assert_eq(q_int(job, "SELECT count(*) FROM flow_loose"), 45 + 8);
+    cr_assert_eq(q_int(job, "SELECT count(*) FROM (SELECT count(*) AS n FROM flow f JOIN thread t ON t.id = f.thread_id "
+                            "JOIN process p ON p.id = t.process_id GROUP BY p.pid, t.tid, f.ts_ns, f.phase, f.flow_id, f.cat_id, "
+                            "f.bind_enclosing HAVING n = 2)"), 45);
+    /* appended to: it takes the new layout, its old halves loose, the new trace's riding in their rows */
+    cr_assert_eq(run("'%s' import -q --append '%s' -o '%s'", tracedb(),
+                     src_path("tests/data/kineto/critical_path_alexnet_trace.json.gz"), old), 0);
+    cr_assert_eq(q_int(old, "SELECT count(*) FROM sqlite_schema WHERE name = 'flow' AND type = 'view'"), 1);
+    cr_assert_eq(q_int(old, "SELECT count(*) FROM flow_loose"), 45);
+    cr_assert_eq(q_int(old, "SELECT count(*) FROM event WHERE flow IS NOT NULL"), 500);
+    cr_assert_eq(q_int(old, "SELECT count(*) FROM flow"), 545);
+    cr_assert_eq(q_int(old, "SELECT count(*) FROM flow f JOIN event e ON e.id = f.event_id JOIN thread t ON t.id = e.thread_id "
+                            "JOIN process p ON p.id = t.process_id JOIN trace r ON r.id = p.trace_id WHERE r.id = 2"), 500);
+    free(want);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
 /* A stranger's database may number its rows from anywhere: here every event and thread id of a copy is
  * negated (its links with them). Merged after the trace as imported, its rows must come whole, past
  * the first's ids (before, they were moved by the first's largest id alone, onto the first's own:
