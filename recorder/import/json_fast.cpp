@@ -111,7 +111,7 @@ const char *quote_or_backslash(const char *p)
     }
 }
 
-int walk(ondemand::value v, const json_sink *k, int depth, char closer);
+int walk(ondemand::value &v, const json_sink *k, int depth, char closer);
 
 int walk_object(ondemand::object o, const json_sink *k, int depth)
 {
@@ -119,9 +119,11 @@ int walk_object(ondemand::object o, const json_sink *k, int depth)
     if (r != GO)
         return r;
     for (auto item : o) {
-        ondemand::field f;
-        if (std::move(item).get(f))
+        /* the field in place (get() would move it into a copy: the pair's two halves stored apart and
+         * read back as one 16-byte load stalled the walk, a quarter of its time) */
+        if (item.error())
             return NOT_FAST;
+        ondemand::field &f = item.value_unsafe();
         /* the key as written, up to its closing quote (stage 1 found it): no copy. A key with a backslash
          * (rare) is left to yajl. */
         const char *key = reinterpret_cast<const char *>(f.key().raw()), *end = quote_or_backslash(key);
@@ -129,7 +131,8 @@ int walk_object(ondemand::object o, const json_sink *k, int depth)
             return NOT_FAST;
         if ((r = k->map_key(k->ctx, reinterpret_cast<const unsigned char *>(key), static_cast<size_t>(end - key))) != GO)
             return r;
-        if ((r = walk(f.value(), k, depth, '}')) != GO)
+        ondemand::value v = f.value();
+        if ((r = walk(v, k, depth, '}')) != GO)
             return r;
     }
     return k->end_map(k->ctx);
@@ -153,7 +156,7 @@ int walk_array(ondemand::array a, const json_sink *k, int depth)
 /* A scalar is read from its token (to the next structural character: no copy, no conversion) and not
  * consumed through simdjson, which then skips it without looking at what follows: so the next structural
  * character is checked here, as yajl would, to be a ',' or the closer of the value's object or array. */
-int walk(ondemand::value v, const json_sink *k, int depth, char closer)
+int walk(ondemand::value &v, const json_sink *k, int depth, char closer)
 {
     ondemand::json_type t;
     if (v.type().get(t))
