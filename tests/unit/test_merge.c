@@ -110,6 +110,17 @@ static int64_t q_int(const char *db, const char *sql)
     return v;
 }
 
+/* trace imported into db, and a copy of db edited by sql (a stranger's, or an older build's, database). */
+static void import_and_edit_copy(const char *trace, const char *db, const char *copy, const char *sql)
+{
+    cr_assert_eq(run("'%s' import -q '%s' -o '%s'", tracedb(), src_path(trace), db), 0);
+    cr_assert_eq(run("cp '%s' '%s'", db, copy), 0);
+    sqlite3 *d;
+    cr_assert_eq(sqlite3_open_v2(copy, &d, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(d, sql, NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(d));
+    sqlite3_close(d);
+}
+
 /* The flow halves of a database, one line each in a fixed order: what, where and when, by value. */
 static char *flow_lines(const char *db)
 {
@@ -134,18 +145,11 @@ Test(merge, databases_made_before_event_flow, .timeout = 120)
     snprintf(job, sizeof job, "%s/job.db", dir);
     snprintf(a, sizeof a, "%s/a.db", dir);
     snprintf(json, sizeof json, "%s/e.json", dir);
-    cr_assert_eq(run("'%s' import -q '%s' -o '%s'", tracedb(),
-                     src_path("tests/data/kineto/amd_trace_mi250_minitoy_train_ROCm6_2_kineto.json.gz"), now), 0);
-    cr_assert_eq(run("cp '%s' '%s'", now, old), 0);
-    sqlite3 *d;
-    cr_assert_eq(sqlite3_open_v2(old, &d, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
-    cr_assert_eq(sqlite3_exec(d,
-                              "DROP VIEW flow; ALTER TABLE flow_loose RENAME TO flow; "
-                              "INSERT INTO flow (flow_id, cat_id, phase, thread_id, ts_ns, bind_enclosing) SELECT correlation, "
-                              "flow >> 3, substr('stf', flow & 3, 1), thread_id, start_ns, (flow >> 2) & 1 FROM event "
-                              "WHERE flow IS NOT NULL ORDER BY id; ALTER TABLE event DROP COLUMN flow",
-                              NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(d));
-    sqlite3_close(d);
+    import_and_edit_copy("tests/data/kineto/amd_trace_mi250_minitoy_train_ROCm6_2_kineto.json.gz", now, old,
+                         "DROP VIEW flow; ALTER TABLE flow_loose RENAME TO flow; "
+                         "INSERT INTO flow (flow_id, cat_id, phase, thread_id, ts_ns, bind_enclosing) SELECT correlation, "
+                         "flow >> 3, substr('stf', flow & 3, 1), thread_id, start_ns, (flow >> 2) & 1 FROM event "
+                         "WHERE flow IS NOT NULL ORDER BY id; ALTER TABLE event DROP COLUMN flow");
     cr_assert_eq(q_int(now, "SELECT count(*) FROM flow"), 45);
     cr_assert_eq(q_int(now, "SELECT count(*) FROM flow_loose"), 8);
     cr_assert_eq(q_int(old, "SELECT count(*) FROM flow"), 45);
@@ -197,17 +201,10 @@ Test(merge, a_database_numbering_its_rows_below_one)
     snprintf(a, sizeof a, "%s/a.db", dir);
     snprintf(b, sizeof b, "%s/b.db", dir);
     snprintf(job, sizeof job, "%s/job.db", dir);
-    cr_assert_eq(run("'%s' import -q '%s' -o '%s'", tracedb(), src_path("tests/data/kineto/critical_path_alexnet_trace.json.gz"), a), 0);
-    cr_assert_eq(run("cp '%s' '%s'", a, b), 0);
-    sqlite3 *d;
-    cr_assert_eq(sqlite3_open_v2(b, &d, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
-    cr_assert_eq(sqlite3_exec(d,
-                              "UPDATE event SET id = -id, parent_id = -parent_id, launch_id = -launch_id, thread_id = -thread_id;"
-                              "UPDATE kernel_launch SET event_id = -event_id; UPDATE memory_event SET event_id = -event_id;"
-                              "UPDATE thread SET id = -id",
-                              NULL, NULL, NULL),
-                 SQLITE_OK, "%s", sqlite3_errmsg(d));
-    sqlite3_close(d);
+    import_and_edit_copy("tests/data/kineto/critical_path_alexnet_trace.json.gz", a, b,
+                         "UPDATE event SET id = -id, parent_id = -parent_id, launch_id = -launch_id, thread_id = -thread_id;"
+                         "UPDATE kernel_launch SET event_id = -event_id; UPDATE memory_event SET event_id = -event_id;"
+                         "UPDATE thread SET id = -id");
     sqlite3 *one = db_open(a);
     int64_t events = db_int(one, "SELECT count(*) FROM event");
     int64_t parents = db_int(one, "SELECT count(*) FROM events e JOIN events p ON p.id = e.parent_id AND p.thread_id = e.thread_id");
@@ -228,6 +225,7 @@ Test(merge, a_database_numbering_its_rows_below_one)
     sqlite3_close(j);
     /* ids that moved past the first's would pass 2^63 - 1: refused by name, nothing written (SQLite
      * had made the sum a float: "datatype mismatch") */
+    sqlite3 *d;
     cr_assert_eq(sqlite3_open_v2(b, &d, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
     cr_assert_eq(sqlite3_exec(d, "UPDATE event SET id = 9223372036854775807 WHERE id = -1", NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(d);
