@@ -1,7 +1,8 @@
 -- ops_event_rows: what the C pass of `tracedb ops` (analyzer/report/ops_sweep.c) reads, in one pass over
 -- scope_event in table order: every event in scope, with the input shapes (:by_shape) and FLOPs
 -- (:with_flops) of CPU-side ones (operators, ranges, runtime and driver calls) as ops_events.sql gives
--- them. Ids :lo to :hi: the pass reads two halves at once, each on its own connection.
+-- them. Ids :lo to :hi: the pass reads two halves at once, each on its own connection, and only the
+-- columns its grouping uses (a query around this one names them: SQLite computes no other).
 -- The pass picks the rows it uses by their kind (CPU-side events, GPU work with its launch) and their
 -- parent and bytes (a [memory] record, looked up in memory_event, read once before): each test here cost
 -- SQLite more per row than reading the row does the pass (2 M rows: the kind's test 0.09 s, memory_event's
