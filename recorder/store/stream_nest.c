@@ -156,33 +156,36 @@ static void make_dirty(struct stream_nest *s, struct track *t)
     t->earlier = NULL, t->next = NULL;
 }
 
-int stream_nest_carry(struct stream_nest *s, int64_t id, int64_t flow)
+/* Row id while it still waits in the buffer (its id's place, as ids come one more each); NULL when it
+ * has left. */
+static struct held *waiting_row(struct stream_nest *s, int64_t id)
 {
     if (s->head == s->tail)
-        return 0;
+        return NULL;
     const struct held *first = &s->q[s->head % s->cap];
     if (id < first->id || (uint64_t)(id - first->id) >= s->tail - s->head)
-        return 0;
+        return NULL;
     struct held *h = &s->q[(s->head + (uint64_t)(id - first->id)) % s->cap];
-    if (h->id != id || h->ev.flow != TDB_NULL)
+    return h->id == id ? h : NULL;
+}
+
+int stream_nest_carry(struct stream_nest *s, int64_t id, int64_t flow)
+{
+    struct held *h = waiting_row(s, id);
+    if (!h || h->ev.flow != TDB_NULL)
         return 0;
     h->ev.flow = flow;
     return 1;
 }
 
-/* A row's self time is less by less: in the reorder buffer while the row still waits there (its
- * id's place, as ids come one more each), else in the database through the fix callback. */
+/* A row's self time is less by less: in the reorder buffer while the row still waits there, else in
+ * the database through the fix callback. */
 static int fix_self(struct stream_nest *s, int64_t id, uint32_t stat, int64_t less)
 {
-    if (s->head < s->tail) {
-        const struct held *first = &s->q[s->head % s->cap];
-        if (id >= first->id && (uint64_t)(id - first->id) < s->tail - s->head) {
-            struct held *h = &s->q[(s->head + (uint64_t)(id - first->id)) % s->cap];
-            if (h->id == id) {
-                h->ev.self_ns = (h->ev.self_ns == TDB_NULL ? h->ev.dur_ns : h->ev.self_ns) - less;
-                return 0;
-            }
-        }
+    struct held *h = waiting_row(s, id);
+    if (h) {
+        h->ev.self_ns = (h->ev.self_ns == TDB_NULL ? h->ev.dur_ns : h->ev.self_ns) - less;
+        return 0;
     }
     s->c.self_sum(s->c.ctx, stat, -less);
     return s->c.fix(s->c.ctx, id, less);
