@@ -426,7 +426,6 @@ static int group_key(struct buf *key, int64_t rank_key, int64_t name_id, const c
                ? -1 : 0;
 }
 
-/* The columns of queries/ops_event_rows.sql. */
 /* The columns read, in this order (see events_sql): C_KEY is the thread (by rank) or the start (by step). */
 enum { C_ID, C_KIND, C_NAME, C_DUR, C_SELF, C_LAUNCH, C_PARENT, C_BYTES, C_KEY, C_SHAPES, C_FLOPS };
 
@@ -523,10 +522,6 @@ static int take_cpu_event(struct ops_part *part, sqlite3_stmt *st, struct buf *k
                ? -2 : 0;
 }
 
-_Static_assert(TDB_KIND_OP == 1 && TDB_KIND_RANGE == 2 && TDB_KIND_RUNTIME == 5 && TDB_KIND_DRIVER == 6 &&
-                   TDB_KIND_KERNEL == 7 && TDB_KIND_MEMCPY == 8 && TDB_KIND_MEMSET == 9,
-               "ops_event_rows.sql keeps kinds op..memset but gpu_range and python");
-
 /* The part's events: CPU-side ones into groups, GPU work and [memory] records kept for attribute_all. */
 static void read_part(struct ops_part *part)
 {
@@ -539,8 +534,6 @@ static void read_part(struct ops_part *part)
         part->rc = sql ? -1 : -2;
         return;
     }
-    report_bind_int(st, ":by_shape", p->o->by_shape);
-    report_bind_int(st, ":with_flops", p->o->with_flops);
     report_bind_int(st, ":lo", part->lo);
     report_bind_int(st, ":hi", part->hi);
     struct buf key = {0};
