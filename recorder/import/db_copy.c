@@ -78,6 +78,19 @@ static char *fill(const char *sql, const char *mark, const char *with)
     return out;
 }
 
+/* sql with each of its n marks {X} replaced by its text (pairs: mark, text), malloc'd; NULL when out of
+ * memory. */
+static char *fill_all(const char *sql, const char *const pairs[][2], size_t n)
+{
+    char *out = strdup(sql);
+    for (size_t i = 0; out && i < n; i++) {
+        char *next = fill(out, pairs[i][0], pairs[i][1]);
+        free(out);
+        out = next;
+    }
+    return out;
+}
+
 static int run(sqlite3 *db, const char *sql, int position, const char *prog, const char *what, FILE *err)
 {
     sqlite3_stmt *st;
@@ -148,15 +161,10 @@ int tdb_copy_attached(sqlite3 *db, const struct tdb_copy *c, const char *prog, c
         rc = run(db, map_sql[i], c->position, prog, what, err);
     if (rc == 0)
         rc = ids_fit(db, prog, what, err);
+    const char *const marks[][2] = {{"{E}", c->events}, {"{L}", launch_ns}, {"{W}", flow}, {"{J}", flow_join}};
     for (size_t i = 0; rc == 0 && i < sizeof copy_sql / sizeof copy_sql[0]; i++) {
-        char *with_events = fill(copy_sql[i], "{E}", c->events);
-        char *with_launch = with_events ? fill(with_events, "{L}", launch_ns) : NULL;
-        char *with_flow = with_launch ? fill(with_launch, "{W}", flow) : NULL;
-        char *sql = with_flow ? fill(with_flow, "{J}", flow_join) : NULL;
+        char *sql = fill_all(copy_sql[i], marks, sizeof marks / sizeof marks[0]);
         rc = sql ? run(db, sql, c->position, prog, what, err) : oom(prog, what, err);
-        free(with_events);
-        free(with_launch);
-        free(with_flow);
         free(sql);
     }
     for (size_t i = 0; rc == 0 && (c->tables & TDB_COPY_EVENT_TABLES) && i < 2; i++) {
