@@ -646,6 +646,15 @@ Test(reports, by_step_takes_the_latest_step_holding_the_start)
     cr_assert_str_eq(out, ",in_none\nProfilerStep#1,in_1\nProfilerStep#2,in_2_and_9\nProfilerStep#3,in_3_and_9\n"
                           "ProfilerStep#9,in_1_and_9\nProfilerStep#9,in_9_only\n");
     free(out);
+    /* the steps in the order they start (1 at 0, 9 at 50, 2 at 100, 3 at 300), not by name; what starts
+     * in no step first (its step is NULL), from the C pass and from the stack path's SQL alike */
+    for (int stacks = 0; stacks < 2; stacks++) {
+        out = run_capture(&st, "'%s' ops '%s' --by-step %s --format csv 2>/dev/null | cut -d, -f1 | uniq", tracedb(), db,
+                          stacks ? "--group-by stack" : "");
+        cr_assert_eq(st, 0);
+        cr_assert_str_eq(out, "step\n\nProfilerStep#1\nProfilerStep#9\nProfilerStep#2\nProfilerStep#3\n");
+        free(out);
+    }
     /* each kernel is all of its step's time (of the whole trace's, half) */
     out = run_capture(&st, "'%s' kernels '%s' --by-step --format csv | grep ',k_' | cut -d, -f1,2,10 | sort", tracedb(), db);
     cr_assert_eq(st, 0);
