@@ -8,7 +8,8 @@
 #   - the same trace in the order PyTorch's profiler writes it (gen_trace --kineto-order: CPU tracks as
 #     sorted runs far apart, kernels before their launches), each beside the tokenizer on its own file;
 #   - tracedb import of a 1 GB trace (BENCH_BIG_MB), in both orders: peak RSS at a second size, to show it flat;
-#   - every report on the database, HTA's analyses also on a ~2 M-event one (BENCH_HTA_MB);
+#   - every report on the database, HTA's analyses also on a ~2 M-event one (BENCH_HTA_MB), the three
+#     slowest beside SQLite alone reading the same rows' columns (the floor under a pass over them);
 #   - the recorder's benchmark (bench/recorder_bench.c).
 # Ratios are what to read: these machines are noisy, so each tool runs in the same minute.
 set -eu
@@ -127,6 +128,15 @@ if [ "$HTA_MB" -gt 0 ]; then
   measure ops_by_step_2m build/tracedb ops "$dir/hta.db" --by-step
   measure kernels_by_step_2m build/tracedb kernels "$dir/hta.db" --by-step
   measure kernels_launch_2m build/tracedb kernels "$dir/hta.db" --group-by launch
+  # the floor under those three: SQLite alone (its shell, one thread) reading the columns of the rows
+  # each reads (critical_path_rows.sql; ops_event_rows.sql, with the start for --by-step), summed
+  cp_kinds="kind NOT BETWEEN (SELECT id FROM kind WHERE name = 'memory') AND (SELECT id FROM kind WHERE name = 'async')"
+  measure cp_floor_2m sqlite3 "$dir/hta.db" "SELECT count(*), total(id), total(thread_id), total(start_ns), total(dur_ns),
+    total(stream), total(device), total(launch_id), total(name_id), total(cat_id), total(kind), total(correlation),
+    total(CASE WHEN kind = (SELECT id FROM kind WHERE name = 'sync') THEN length(args) END) FROM event WHERE $cp_kinds"
+  ops_cols="count(*), total(id), total(kind), total(name_id), total(dur_ns), total(self_ns), total(launch_id), total(parent_id), total(bytes)"
+  measure ops_floor_2m sqlite3 "$dir/hta.db" "SELECT $ops_cols FROM event"
+  measure ops_step_floor_2m sqlite3 "$dir/hta.db" "SELECT $ops_cols, total(start_ns) FROM event"
 fi
 measure csv_tracedb build/tracedb export csv "$dir/bench.db" --table event -o "$dir/event.csv"
 measure csv_sqlite3 sh -c "sqlite3 -csv -header '$dir/bench.db' 'SELECT * FROM event' > '$dir/event-sqlite3.csv'"
@@ -177,9 +187,14 @@ row "tracedb critical-path --drop-last-step" critical_path "(target < 1 s)"
 if [ "$HTA_MB" -gt 0 ]; then
   for r in overlap idle launches queue; do row "  the same on $hta_events events: $r" "${r}_2m" "(target < 1 s)"; done
   row "  the same on $hta_events events: kernels --by-type" kernels_by_type_2m "(target < 1 s)"
-  row "  the same on $hta_events events: critical-path" critical_path_2m "(target < 1 s)"
-  row "  on $hta_events events: ops --from 0" ops_from_2m "(7.07 s before the C pass)"
-  row "  on $hta_events events: ops --by-step" ops_by_step_2m "(130 s before the indexed steps)"
+  # floor NAME FLOOR: NAME's best time over its floor's
+  floor() { echo "$(printf '%.2f' "$(echo "$(cat $dir/$1.s) / $(cat $dir/$2.s)" | bc -l)")x the floor below"; }
+  row "  the same on $hta_events events: critical-path" critical_path_2m "(target <= 0.5 s; $(floor critical_path_2m cp_floor_2m))"
+  row "    floor: SQLite reading its rows' columns" cp_floor_2m "(sqlite3, one thread; tracedb reads them on two)"
+  row "  on $hta_events events: ops --from 0" ops_from_2m "(target <= 0.5 s; 7.07 s before the C pass; $(floor ops_from_2m ops_floor_2m))"
+  row "    floor: SQLite reading its rows' columns" ops_floor_2m "(sqlite3, one thread)"
+  row "  on $hta_events events: ops --by-step" ops_by_step_2m "(target <= 0.5 s; 130 s before the indexed steps; $(floor ops_by_step_2m ops_step_floor_2m))"
+  row "    floor: SQLite reading its rows' columns" ops_step_floor_2m "(sqlite3, one thread)"
   row "  on $hta_events events: kernels --by-step" kernels_by_step_2m "(247 s before the indexed steps)"
   row "  on $hta_events events: kernels --group-by launch" kernels_launch_2m "(target <= 0.5 s)"
 fi
