@@ -31,6 +31,10 @@ int64_t render_table(sqlite3_stmt *st, int first, FILE *out, FILE *err);
 
 /* PyTorch-style time text for ns: "0.812us", "1.234ms", "2.000s". */
 void render_time(char *dst, size_t n, int64_t ns);
+/* Bytes as PyTorch's tables print them: "512 b", "1.50 Kb", "2.00 Mb", "-16.00 Kb". */
+void render_memory(char *dst, size_t n, int64_t b);
+/* A percentage as "%.2f%%" prints it: "12.34%". */
+void render_pct(char *dst, size_t n, double v);
 
 /* Prints why stepping st failed (SQLite's message, and what an integer overflow means here). */
 void render_step_error(sqlite3_stmt *st, FILE *err);

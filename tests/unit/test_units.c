@@ -553,6 +553,76 @@ Test(render, times_print_as_printf_prints_them)
     }
 }
 
+/* render_memory and render_pct print what printf's "%.2f Kb" (Mb, Gb; "%lld b") and "%.2f%%" print,
+ * reading the digits off the integer where no tie or rounding error can decide them. The oracle is
+ * printf itself: on every kind of tie (an exact half hundredth of a Kb, Mb or Gb; x.xx5 percentages),
+ * on the unit edges, on negatives that print as -0.00, and on random values of every range. */
+static void printf_memory(char *dst, size_t n, int64_t b)
+{
+    const double kb = 1024.0, mb = kb * 1024, gb = mb * 1024;
+    double a = fabs((double)b);
+    if (a >= gb)
+        snprintf(dst, n, "%.2f Gb", (double)b / gb);
+    else if (a >= mb)
+        snprintf(dst, n, "%.2f Mb", (double)b / mb);
+    else if (a >= kb)
+        snprintf(dst, n, "%.2f Kb", (double)b / kb);
+    else
+        snprintf(dst, n, "%lld b", (long long)b);
+}
+
+Test(render, bytes_and_percentages_print_as_printf_prints_them)
+{
+    static const int64_t edge[] = {0, 1, -1, 1023, 1024, -1024, 1152, 1153, -1152, 1536, 1048575, 1048576,
+                                   1048576 + 5242, 1048576 + 5243, 1073741823, 1073741824, 1073741824 + 5368709,
+                                   (int64_t)1 << 53, ((int64_t)1 << 53) - 1, -((int64_t)1 << 53), INT64_MAX, INT64_MIN};
+    char got[64], want[64];
+    for (size_t i = 0; i < sizeof edge / sizeof *edge; i++) {
+        render_memory(got, sizeof got, edge[i]);
+        printf_memory(want, sizeof want, edge[i]);
+        cr_assert_str_eq(got, want, "%lld bytes", (long long)edge[i]);
+    }
+    static const double pedge[] = {0.0, -0.0, 0.005, 0.015, 0.125, -0.125, 12.345, 99.995, 100.0, -0.004, -0.005,
+                                   -0.006, 1e-300, -1e-300, 33.333333, 66.666667, 1e12, -1e12, 999999999999.99,
+                                   1e300, -1e300};
+    for (size_t i = 0; i < sizeof pedge / sizeof *pedge; i++) {
+        render_pct(got, sizeof got, pedge[i]);
+        snprintf(want, sizeof want, "%.2f%%", pedge[i]);
+        cr_assert_str_eq(got, want, "%.17g", pedge[i]);
+    }
+    render_pct(got, sizeof got, NAN);
+    snprintf(want, sizeof want, "%.2f%%", NAN);
+    cr_assert_str_eq(got, want);
+    render_pct(got, sizeof got, INFINITY);
+    snprintf(want, sizeof want, "%.2f%%", INFINITY);
+    cr_assert_str_eq(got, want);
+    uint64_t x = 2463534242u;
+    for (int i = 0; i < 600000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        int64_t sign = (x >> 62) & 1 ? -1 : 1, b;
+        switch (i % 4) {
+        case 0: b = sign * (int64_t)(x % 4096); break;                               /* b and Kb */
+        case 1: b = sign * (int64_t)((x % 3000000u) * 256 + 128); break;             /* Kb ties and near */
+        case 2: b = sign * (int64_t)(x % ((uint64_t)1 << 54)); break;                /* Mb, Gb, past 2^53 */
+        default: b = (int64_t)x; break;                                              /* anything */
+        }
+        render_memory(got, sizeof got, b);
+        printf_memory(want, sizeof want, b);
+        cr_assert_str_eq(got, want, "%lld bytes", (long long)b);
+        double v, u = (double)(x >> 11) / 9007199254740992.0; /* [0, 1) */
+        switch (i % 5) {
+        case 0: v = round(u * 1000000) / 100; break;                    /* as SQLite's round(x, 2) leaves them */
+        case 1: v = (double)(x % 200000) / 1000 + 0.005 - 0.0005; break; /* x.xx45 */
+        case 2: v = (double)(x % 200000) / 200; break;                   /* x.xx5 and x.xx0 */
+        case 3: v = u * 200 - 100; break;                                /* anything, both signs */
+        default: v = (u - 0.5) * 1e13; break;                            /* past 10^12 too */
+        }
+        render_pct(got, sizeof got, v);
+        snprintf(want, sizeof want, "%.2f%%", v);
+        cr_assert_str_eq(got, want, "%.17g", v);
+    }
+}
+
 /* libtracedb.so exports the public API of include/tracedb.h and nothing else (no buf_add, no
  * render_query: include/libtracedb.map). */
 Test(library, shared_library_exports_only_the_public_api)
