@@ -92,9 +92,10 @@ static void *part_run(void *arg)
     const struct step_index *steps = p->steps;
     int by_launch = p->by_launch, step_col = by_launch ? 14 : 5; /* with by_step: the instant that picks the step */
     int rc = 0, step;
+    size_t hint = 0;
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
         int tr = sqlite3_column_type(st, 0);
-        long in_step = steps ? step_index_at(steps, sqlite3_column_int64(st, step_col)) : -1;
+        long in_step = steps ? step_index_find(steps, sqlite3_column_int64(st, step_col), &hint) : -1;
         if (in_step >= 0)
             in_step = steps->v[in_step].first; /* grouped by the step's name, as kernels.sql does */
         if (steps) /* the rank is the step: its index here, its name written */

@@ -73,6 +73,7 @@ struct ops_part {
     struct mem *mems;
     size_t nmems, cap_mems;
     int64_t total_self_cpu;
+    size_t step_hint; /* by step: the segment its last event fell in (step_index_find) */
     int overflow;
     int rc; /* 0, -1: db's error, -2: out of memory */
 };
@@ -490,7 +491,7 @@ static int take_cpu_event(struct ops_part *part, sqlite3_stmt *st, struct buf *k
         if (r >= 0)
             rank = p->ranks[r], rank_key = p->rank_key[r];
     } else if (p->o->by_step) {
-        long k = step_index_at(&p->steps, sqlite3_column_int64(st, C_KEY));
+        long k = step_index_find(&p->steps, sqlite3_column_int64(st, C_KEY), &part->step_hint);
         if (k >= 0)
             rank = p->steps.v[k].name, rank_key = p->steps.v[k].first;
     }

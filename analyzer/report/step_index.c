@@ -3,6 +3,31 @@
 #include "strmap.h"
 #include <stdlib.h>
 
+static int by_time(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The segments: each start and end once, in order, with step_index_at's step from it. 0, or -1. */
+static int make_segments(struct step_index *s)
+{
+    s->seg_at = malloc((2 * s->n + 1) * sizeof *s->seg_at);
+    s->seg_step = malloc((2 * s->n + 1) * sizeof *s->seg_step);
+    if (!s->seg_at || !s->seg_step)
+        return -1;
+    for (size_t i = 0; i < s->n; i++)
+        s->seg_at[2 * i] = s->v[i].start, s->seg_at[2 * i + 1] = s->v[i].end;
+    qsort(s->seg_at, 2 * s->n, sizeof *s->seg_at, by_time);
+    s->nseg = 0;
+    for (size_t i = 0; i < 2 * s->n; i++)
+        if (s->nseg == 0 || s->seg_at[i] != s->seg_at[s->nseg - 1])
+            s->seg_at[s->nseg++] = s->seg_at[i];
+    for (size_t k = 0; k < s->nseg; k++)
+        s->seg_step[k] = step_index_at(s, s->seg_at[k]);
+    return 0;
+}
+
 int step_index_load(struct step_index *s, sqlite3 *db)
 {
     *s = (struct step_index){0};
@@ -47,6 +72,8 @@ int step_index_load(struct step_index *s, sqlite3 *db)
     }
     sqlite3_finalize(st);
     strmap_free(&names);
+    if (rc == 0 && step == SQLITE_DONE)
+        rc = make_segments(s);
     return rc == 0 && step == SQLITE_DONE ? 0 : -1;
 }
 
@@ -73,8 +100,28 @@ long step_index_at(const struct step_index *s, int64_t t)
     return best;
 }
 
+long step_index_find(const struct step_index *s, int64_t t, size_t *hint)
+{
+    size_t k = *hint;
+    if (k < s->nseg && s->seg_at[k] <= t && (k + 1 == s->nseg || t < s->seg_at[k + 1]))
+        return s->seg_step[k];
+    size_t lo = 0, hi = s->nseg; /* the first segment starting after t */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->seg_at[mid] <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0) /* before every step */
+        return -1;
+    *hint = lo - 1;
+    return s->seg_step[lo - 1];
+}
+
 void step_index_free(struct step_index *s)
 {
+    free(s->seg_at), free(s->seg_step);
     for (size_t i = 0; i < s->n; i++)
         sqlite3_value_free(s->v[i].name);
     free(s->v);

@@ -7,6 +7,7 @@
 #include "jsonbuf.h"
 #include "render.h"
 #include "spill_sort.h"
+#include "step_index.h"
 #include "sqlfuncs.h"
 #include "strmap.h"
 #include "timeparse.h"
@@ -620,6 +621,56 @@ Test(render, bytes_and_percentages_print_as_printf_prints_them)
         render_pct(got, sizeof got, v);
         snprintf(want, sizeof want, "%.2f%%", v);
         cr_assert_str_eq(got, want, "%.17g", v);
+    }
+}
+
+/* step_index_find (segments between the steps' starts and ends, a hint per pass) gives what
+ * step_index_at, the rule's definition (the latest-starting step holding the instant, at equal starts
+ * the first name), gives: on random sets of overlapping, nested, equal-start, empty and negative-time
+ * steps, at every boundary and next to it, and at random instants in time order and out of it. */
+Test(steps, the_segments_find_what_the_rule_finds)
+{
+    uint64_t x = 0x9E3779B97F4A7C15u;
+    for (int round = 0; round < 200; round++) {
+        sqlite3 *db;
+        cr_assert_eq(sqlite3_open(":memory:", &db), SQLITE_OK);
+        cr_assert_eq(sqlite3_exec(db, "CREATE TEMP TABLE scope_steps (name TEXT, start_ns INTEGER, end_ns INTEGER)",
+                                  NULL, NULL, NULL), SQLITE_OK);
+        sqlite3_stmt *ins;
+        cr_assert_eq(sqlite3_prepare_v2(db, "INSERT INTO scope_steps VALUES (?1, ?2, ?3)", -1, &ins, NULL), SQLITE_OK);
+        int nsteps = round % 7 == 0 ? 0 : 1 + (int)(round % 40);
+        for (int i = 0; i < nsteps; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            char name[32];
+            snprintf(name, sizeof name, "ProfilerStep#%d", (int)(x % 9)); /* names repeat, as ranks' do */
+            int64_t start = (int64_t)(x % 1000) - 200, dur = (int64_t)((x >> 20) % 300);
+            if ((x >> 40) % 5 == 0)
+                dur = 0;
+            sqlite3_bind_text(ins, 1, name, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_int64(ins, 2, start);
+            sqlite3_bind_int64(ins, 3, start + dur);
+            cr_assert_eq(sqlite3_step(ins), SQLITE_DONE);
+            sqlite3_reset(ins);
+        }
+        sqlite3_finalize(ins);
+        struct step_index s;
+        cr_assert_eq(step_index_load(&s, db), 0);
+        size_t hint = 0, cold;
+        for (size_t k = 0; k < s.nseg; k++) /* each boundary and its neighbours */
+            for (int64_t d = -1; d <= 1; d++) {
+                cold = 0;
+                cr_assert_eq(step_index_find(&s, s.seg_at[k] + d, &hint), step_index_at(&s, s.seg_at[k] + d));
+                cr_assert_eq(step_index_find(&s, s.seg_at[k] + d, &cold), step_index_at(&s, s.seg_at[k] + d));
+            }
+        for (int64_t t = -300; t < 1400; t += 1 + (int64_t)(x % 3)) /* in time order, the hint's case */
+            cr_assert_eq(step_index_find(&s, t, &hint), step_index_at(&s, t), "t %lld", (long long)t);
+        for (int i = 0; i < 2000; i++) { /* anywhere */
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            int64_t t = (int64_t)(x % 1700) - 300;
+            cr_assert_eq(step_index_find(&s, t, &hint), step_index_at(&s, t), "t %lld", (long long)t);
+        }
+        step_index_free(&s);
+        sqlite3_close(db);
     }
 }
 
