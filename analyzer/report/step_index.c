@@ -9,22 +9,62 @@ static int by_time(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The segments: each start and end once, in order, with step_index_at's step from it. 0, or -1. */
+/* Whether step a comes before step b in the heap of make_segments: the later start, at equal starts the
+ * lower index (the name sorted first), as step_index_at chooses. */
+static int heap_before(const struct step_index *s, long a, long b)
+{
+    return s->v[a].start != s->v[b].start ? s->v[a].start > s->v[b].start : a < b;
+}
+
+/* The segments: each start and end once, in order, with the step step_index_at gives from it, found
+ * by one sweep (a heap of the steps begun, the top dropped while it has ended): O(n log n) however
+ * the steps overlap, where asking step_index_at at each would scan back over every overlapping step.
+ * 0, or -1 (out of memory). */
 static int make_segments(struct step_index *s)
 {
-    s->seg_at = malloc((2 * s->n + 1) * sizeof *s->seg_at);
-    s->seg_step = malloc((2 * s->n + 1) * sizeof *s->seg_step);
-    if (!s->seg_at || !s->seg_step)
+    size_t n = s->n, nheap = 0, next = 0;
+    long *heap = malloc((n + 1) * sizeof *heap);
+    s->seg_at = malloc((2 * n + 1) * sizeof *s->seg_at);
+    s->seg_step = malloc((2 * n + 1) * sizeof *s->seg_step);
+    if (!heap || !s->seg_at || !s->seg_step) {
+        free(heap);
         return -1;
-    for (size_t i = 0; i < s->n; i++)
+    }
+    for (size_t i = 0; i < n; i++)
         s->seg_at[2 * i] = s->v[i].start, s->seg_at[2 * i + 1] = s->v[i].end;
-    qsort(s->seg_at, 2 * s->n, sizeof *s->seg_at, by_time);
+    qsort(s->seg_at, 2 * n, sizeof *s->seg_at, by_time);
     s->nseg = 0;
-    for (size_t i = 0; i < 2 * s->n; i++)
+    for (size_t i = 0; i < 2 * n; i++)
         if (s->nseg == 0 || s->seg_at[i] != s->seg_at[s->nseg - 1])
             s->seg_at[s->nseg++] = s->seg_at[i];
-    for (size_t k = 0; k < s->nseg; k++)
-        s->seg_step[k] = step_index_at(s, s->seg_at[k]);
+    for (size_t k = 0; k < s->nseg; k++) {
+        int64_t t = s->seg_at[k];
+        for (; next < n && s->v[next].start <= t; next++) { /* steps by start: those begun by t join */
+            size_t c = nheap++;
+            for (; c > 0 && heap_before(s, (long)next, heap[(c - 1) / 2]); c = (c - 1) / 2)
+                heap[c] = heap[(c - 1) / 2];
+            heap[c] = (long)next;
+        }
+        while (nheap > 0 && s->v[heap[0]].end <= t) { /* the top has ended: the next in line */
+            long last = heap[--nheap];
+            size_t c = 0;
+            for (;;) {
+                size_t l = 2 * c + 1, best = c;
+                long at = last;
+                if (l < nheap && heap_before(s, heap[l], at))
+                    best = l, at = heap[l];
+                if (l + 1 < nheap && heap_before(s, heap[l + 1], at))
+                    best = l + 1;
+                if (best == c)
+                    break;
+                heap[c] = heap[best], c = best;
+            }
+            if (nheap > 0)
+                heap[c] = last;
+        }
+        s->seg_step[k] = nheap > 0 ? heap[0] : -1;
+    }
+    free(heap);
     return 0;
 }
 
