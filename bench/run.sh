@@ -22,13 +22,20 @@ trace=$dir/trace-$MB.json
 [ -s "$trace" ] || build/gen_trace "$MB" > "$trace"
 bytes=$(stat -c %s "$trace")
 
+# timed NAME CMD...: CMD's wall time and peak RSS into $dir/time.out; its error output shown, and the
+# bench stopped, when it fails
+timed() {
+  t_name=$1; shift
+  /usr/bin/time -f "%e %M" -o "$dir/time.out" "$@" > /dev/null 2> "$dir/$t_name.err" || { cat "$dir/$t_name.err"; exit 1; }
+}
+
 # measure NAME CMD...: best wall time of 3 runs and the peak RSS, into $dir/NAME.{s,kb}
 measure() {
   name=$1; shift
   best=""; kb=0
   for i in 1 2 3; do
     [ "$name" = import ] && rm -f "$dir/bench.db"
-    /usr/bin/time -f "%e %M" -o "$dir/time.out" "$@" > /dev/null 2> "$dir/$name.err" || { cat "$dir/$name.err"; exit 1; }
+    timed "$name" "$@"
     read -r s k < "$dir/time.out"
     if [ -z "$best" ] || [ "$(echo "$s < $best" | bc)" = 1 ]; then best=$s; fi
     [ "$k" -gt "$kb" ] && kb=$k
@@ -36,52 +43,45 @@ measure() {
   echo "$best" > "$dir/$name.s"; echo "$kb" > "$dir/$name.kb"
 }
 
-# paired TOK IMP FILE DB: 3 rounds of a tokenizer pass then an import of FILE into DB, each round's ratio
-# taken within the same seconds (these machines change speed from one minute to the next: best times
-# taken a minute apart once read 1.96x where the rounds read 1.45-1.56x); the best wall times and peak
-# RSS into $dir/TOK.*, $dir/IMP.*, the median of the rounds' ratios into $dir/IMP.ratio
+# in_turn BASE NAME [ARG...]: 3 rounds of base_cmd (the baseline, timed as BASE) then main_prep (untimed)
+# and main_cmd ARG... (timed as NAME), each round's ratio taken within the same seconds (these machines
+# change speed from one minute to the next: best times taken a minute apart once read 1.96x where the
+# rounds read 1.45-1.56x); the best wall times and peak RSS into $dir/BASE.* and $dir/NAME.*, the median
+# of the rounds' ratios into $dir/NAME.ratio. The caller defines the three functions; each command runs
+# through timed.
+in_turn() {
+  r_base=$1; r_name=$2; shift 2
+  bbest=""; best=""; bkb=0; kb=0; ratios=""
+  for i in 1 2 3; do
+    base_cmd; read -r bs bk < "$dir/time.out"
+    main_prep
+    main_cmd "$@"; read -r s k < "$dir/time.out"
+    if [ -z "$bbest" ] || [ "$(echo "$bs < $bbest" | bc)" = 1 ]; then bbest=$bs; fi
+    if [ -z "$best" ] || [ "$(echo "$s < $best" | bc)" = 1 ]; then best=$s; fi
+    [ "$bk" -gt "$bkb" ] && bkb=$bk
+    [ "$k" -gt "$kb" ] && kb=$k
+    ratios="$ratios $(echo "scale=4; $s / $bs" | bc)"
+  done
+  echo "$bbest" > "$dir/$r_base.s"; echo "$bkb" > "$dir/$r_base.kb"
+  echo "$best" > "$dir/$r_name.s"; echo "$kb" > "$dir/$r_name.kb"
+  echo $ratios | tr ' ' '\n' | sort -n | sed -n 2p > "$dir/$r_name.ratio"
+}
+# paired TOK IMP FILE DB: a tokenizer pass then an import of FILE into DB, in turn
 paired() {
   p_tok=$1; p_imp=$2; p_file=$3; p_db=$4
-  tbest=""; ibest=""; tkb=0; ikb=0; ratios=""
-  for i in 1 2 3; do
-    /usr/bin/time -f "%e %M" -o "$dir/time.out" build/tokenize "$p_file" > /dev/null 2> "$dir/$p_tok.err" ||
-      { cat "$dir/$p_tok.err"; exit 1; }
-    read -r ts tk < "$dir/time.out"
-    rm -f "$p_db"
-    /usr/bin/time -f "%e %M" -o "$dir/time.out" build/tracedb import -q "$p_file" -o "$p_db" > /dev/null 2> "$dir/$p_imp.err" ||
-      { cat "$dir/$p_imp.err"; exit 1; }
-    read -r is ik < "$dir/time.out"
-    if [ -z "$tbest" ] || [ "$(echo "$ts < $tbest" | bc)" = 1 ]; then tbest=$ts; fi
-    if [ -z "$ibest" ] || [ "$(echo "$is < $ibest" | bc)" = 1 ]; then ibest=$is; fi
-    [ "$tk" -gt "$tkb" ] && tkb=$tk
-    [ "$ik" -gt "$ikb" ] && ikb=$ik
-    ratios="$ratios $(echo "scale=4; $is / $ts" | bc)"
-  done
-  echo "$tbest" > "$dir/$p_tok.s"; echo "$tkb" > "$dir/$p_tok.kb"
-  echo "$ibest" > "$dir/$p_imp.s"; echo "$ikb" > "$dir/$p_imp.kb"
-  echo $ratios | tr ' ' '\n' | sort -n | sed -n 2p > "$dir/$p_imp.ratio"
+  base_cmd() { timed "$p_tok" build/tokenize "$p_file"; }
+  main_prep() { rm -f "$p_db"; }
+  main_cmd() { timed "$p_imp" build/tracedb import -q "$p_file" -o "$p_db"; }
+  in_turn "$p_tok" "$p_imp"
 }
-# beside_floor NAME FLOOR SQL CMD...: 3 rounds of sqlite3 running SQL on the 2 M-event database (FLOOR)
-# then CMD (NAME), each round's ratio taken within the same seconds; best times and peak RSS into
-# $dir/NAME.* and $dir/FLOOR.*, the median ratio into $dir/NAME.ratio
+# beside_floor NAME FLOOR SQL CMD...: sqlite3 running SQL on the 2 M-event database (FLOOR) then CMD
+# (NAME), in turn
 beside_floor() {
   b_name=$1; b_floor=$2; b_sql=$3; shift 3
-  fbest=""; best=""; fkb=0; kb=0; ratios=""
-  for i in 1 2 3; do
-    /usr/bin/time -f "%e %M" -o "$dir/time.out" sqlite3 "$dir/hta.db" "$b_sql" > /dev/null 2> "$dir/$b_floor.err" ||
-      { cat "$dir/$b_floor.err"; exit 1; }
-    read -r fs fk < "$dir/time.out"
-    /usr/bin/time -f "%e %M" -o "$dir/time.out" "$@" > /dev/null 2> "$dir/$b_name.err" || { cat "$dir/$b_name.err"; exit 1; }
-    read -r s k < "$dir/time.out"
-    if [ -z "$fbest" ] || [ "$(echo "$fs < $fbest" | bc)" = 1 ]; then fbest=$fs; fi
-    if [ -z "$best" ] || [ "$(echo "$s < $best" | bc)" = 1 ]; then best=$s; fi
-    [ "$fk" -gt "$fkb" ] && fkb=$fk
-    [ "$k" -gt "$kb" ] && kb=$k
-    ratios="$ratios $(echo "scale=4; $s / $fs" | bc)"
-  done
-  echo "$fbest" > "$dir/$b_floor.s"; echo "$fkb" > "$dir/$b_floor.kb"
-  echo "$best" > "$dir/$b_name.s"; echo "$kb" > "$dir/$b_name.kb"
-  echo $ratios | tr ' ' '\n' | sort -n | sed -n 2p > "$dir/$b_name.ratio"
+  base_cmd() { timed "$b_floor" sqlite3 "$dir/hta.db" "$b_sql"; }
+  main_prep() { :; }
+  main_cmd() { timed "$b_name" "$@"; }
+  in_turn "$b_floor" "$b_name" "$@"
 }
 paired tokenize import "$trace" "$dir/bench.db"
 kineto=$dir/trace-$MB-kineto.json
@@ -95,7 +95,7 @@ one_run() {
   for what in "$run_tok" "$run_imp"; do
     rm -f "$dir/big.db"
     if [ "$what" = "$run_tok" ]; then set -- build/tokenize "$run_file"; else set -- build/tracedb import -q "$run_file" -o "$dir/big.db"; fi
-    /usr/bin/time -f "%e %M" -o "$dir/time.out" "$@" > /dev/null 2> "$dir/$what.err" || { cat "$dir/$what.err"; exit 1; }
+    timed "$what" "$@"
     read -r s k < "$dir/time.out"; echo "$s" > "$dir/$what.s"; echo "$k" > "$dir/$what.kb"
   done
 }
