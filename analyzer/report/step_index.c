@@ -10,16 +10,16 @@ static int by_time(const void *a, const void *b)
 }
 
 /* Whether step a comes before step b in the heap of make_segments: the later start, at equal starts the
- * lower index (the name sorted first), as step_index_at chooses. */
+ * lower index (the name sorted first), as the rule chooses (step_index.h). */
 static int heap_before(const struct step_index *s, long a, long b)
 {
     return s->v[a].start != s->v[b].start ? s->v[a].start > s->v[b].start : a < b;
 }
 
-/* The segments: each start and end once, in order, with the step step_index_at gives from it, found
- * by one sweep (a heap of the steps begun, the top dropped while it has ended): O(n log n) however
- * the steps overlap, where asking step_index_at at each would scan back over every overlapping step.
- * 0, or -1 (out of memory). */
+/* The segments: each start and end once, in order, with the step that holds it by the rule, found by
+ * one sweep (a heap of the steps begun, the top dropped while it has ended): O(n log n) however the
+ * steps overlap (a search and a scan back from each instant crossed every overlapping step that had
+ * ended). 0, or -1 (out of memory). */
 static int make_segments(struct step_index *s)
 {
     size_t n = s->n, nheap = 0, next = 0;
@@ -104,40 +104,12 @@ int step_index_load(struct step_index *s, sqlite3 *db)
         else if (strmap_put(&names, bytes ? bytes : "", len, (int64_t)s->n) != 0)
             rc = -1;
         s->n++;
-        int64_t d;
-        if (__builtin_sub_overflow(w->end, w->start, &d))
-            d = INT64_MAX; /* a foreign database's absurd step: the search bound gives up */
-        if (d > s->longest)
-            s->longest = d;
     }
     sqlite3_finalize(st);
     strmap_free(&names);
     if (rc == 0 && step == SQLITE_DONE)
         rc = make_segments(s);
     return rc == 0 && step == SQLITE_DONE ? 0 : -1;
-}
-
-long step_index_at(const struct step_index *s, int64_t t)
-{
-    size_t lo = 0, hi = s->n; /* the first step starting after t */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s->v[mid].start <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    long best = -1;
-    int64_t after; /* steps starting at or before it cannot hold t */
-    if (__builtin_sub_overflow(t, s->longest, &after))
-        after = INT64_MIN;
-    for (size_t i = lo; i-- > 0 && s->v[i].start > after;) {
-        if (best >= 0 && s->v[i].start < s->v[best].start)
-            break;
-        if (s->v[i].end > t)
-            best = (long)i; /* going down: at equal starts the name sorted first wins */
-    }
-    return best;
 }
 
 long step_index_find(const struct step_index *s, int64_t t, size_t *hint)

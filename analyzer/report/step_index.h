@@ -14,9 +14,8 @@ struct step_index {
         long first; /* the first step of the same name (steps of one name, from several traces, group as one) */
     } *v;           /* by start, then name */
     size_t n;
-    int64_t longest; /* the longest step's duration */
-    /* every step's start and end, sorted, each with the step step_index_at gives from it until the next
-     * (between two of them the steps holding an instant do not change): the lookup of a pass */
+    /* every step's start and end, sorted, each with the step that holds the instants from it until the
+     * next (between two of them the steps holding an instant do not change): the lookup of a pass */
     int64_t *seg_at;
     long *seg_step;
     size_t nseg;
@@ -24,9 +23,8 @@ struct step_index {
 
 /* Reads temp.scope_steps. 0, or -1 (out of memory, or an SQLite error). */
 int step_index_load(struct step_index *s, sqlite3 *db);
-/* The step holding t that starts latest (at equal starts, the first name), or -1 when none does. */
-long step_index_at(const struct step_index *s, int64_t t);
-/* The same, from the segments: *hint (0 at first; one per thread) remembers the last one found, which
+/* The step holding t (start <= t < end) that starts latest (at equal starts, the first name), or -1 when
+ * none does: from the segments, *hint (0 at first; one per thread) remembering the last one found, which
  * the next instant of a pass in time order nearly always falls in. */
 long step_index_find(const struct step_index *s, int64_t t, size_t *hint);
 void step_index_free(struct step_index *s);
