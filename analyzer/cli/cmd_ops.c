@@ -115,7 +115,7 @@ int cmd_ops(int argc, char **argv, struct cli *cli)
     int from_events = sc.filtered || with_flops || sc.by_step || strcmp(group_by, "name") != 0;
     /* from the events: one C pass into temp.ops_agg, except stacks (ops_events.sql walks the frames) */
     int swept = from_events && strcmp(group_by, "stack") != 0;
-    struct ops_sweep_options so = {sc.by_rank, sc.by_step, strcmp(group_by, "shape") == 0, with_flops};
+    struct ops_sweep_options so = {sc.by_rank, sc.by_step, strcmp(group_by, "shape") == 0, with_flops, sort};
     if (swept && ops_sweep(db, &so, &cli->io) != 0) {
         sqlite3_close(db);
         return 1;

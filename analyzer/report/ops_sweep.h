@@ -8,11 +8,13 @@
 
 struct ops_sweep_options {
     int by_rank, by_step, by_shape, with_flops;
+    const char *sort; /* the --sort column (queries/parts/ops_sort_key.sql's names): the rows' order */
 };
 
-/* Fills temp table ops_agg (ops_events.sql's agg: rank, name, input_shapes, stack, calls and the sums)
- * from scope_event, scope_rank and scope_steps (scope.c), for queries/ops_agg.sql to print. Stacks are
- * not grouped here (ops_events.sql does them). 0, or 1 on error (printed). */
+/* Fills temp table ops_agg (ops_events.sql's agg: rank, name, input_shapes, stack, calls and the sums,
+ * with each row's percentages' base and place in its step, in the order printed) from scope_event,
+ * scope_rank and scope_steps (scope.c), for queries/ops_agg.sql to print. Stacks are not grouped here
+ * (ops_events.sql does them). 0, or 1 on error (printed). */
 int ops_sweep(sqlite3 *db, const struct ops_sweep_options *o, struct report_io *io);
 
 #endif

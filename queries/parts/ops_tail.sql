@@ -1,7 +1,9 @@
--- ops_tail: the percentages, order and limits ops_agg.sql and ops_events.sql share. A step's totals (the
--- percentages' base with :by_step) and its start (the steps' order) come from one GROUP BY, not a window
--- sum or a subquery on every row (30,316 rows on 2 M events: 10 ms less); the rows are numbered in their
--- step (a window: a sort of every row) only for a limit in each step.
+-- ops_tail: the percentages, order and limits of ops_events.sql (the stack grouping); the C pass's rows
+-- (ops_agg.sql) come in this order with these bases from analyzer/report/ops_sweep.c (write_ordered),
+-- and tests/unit/test_reports.c holds both to one hand-worked order. A step's totals (the percentages'
+-- base with :by_step) and its start (the steps' order) come from one GROUP BY, not a window sum or a
+-- subquery on every row (30,316 rows on 2 M events: 10 ms less); the rows are numbered in their step (a
+-- window: a sort of every row) only for a limit in each step.
 tot AS (SELECT sum(self_cpu_ns) AS cpu, sum(self_device_ns) AS dev FROM agg),
 step_tot AS MATERIALIZED (
   SELECT rank AS step, sum(self_cpu_ns) AS cpu, sum(self_device_ns) AS dev,

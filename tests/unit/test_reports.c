@@ -676,6 +676,71 @@ Test(reports, by_step_takes_the_latest_step_holding_the_start)
     cleanup(dir, db);
 }
 
+/* ops' rows in order, with their percentages, worked by hand: two steps (1: 0-100 us holding a 30, c 30,
+ * b 10 and its own 30; 2: 100-150 us holding b 40, a 5 and its own 5) and z (7 us) in none. By step, each
+ * step's percentages are of its own total (100 and 50 us; z's of the no-step rows'), the no-step rows come
+ * first, then the steps by start; in a step, the --sort value descending, ties by name (ASCII: 'P' < 'a');
+ * --limit N keeps each step's first N. Whole (--from 0), the percentages are of all 157 us. The C pass's
+ * order (ops_sweep.c) and the stack grouping's SQL (ops_tail.sql) alike. */
+static const char ordered_trace[] =
+    "[{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},\n"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":30},\n"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"c\",\"pid\":1,\"tid\":1,\"ts\":30,\"dur\":30},\n"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"b\",\"pid\":1,\"tid\":1,\"ts\":60,\"dur\":10},\n"
+    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#2\",\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":50},\n"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"b\",\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":40},\n"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":140,\"dur\":5},\n"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"z\",\"pid\":1,\"tid\":1,\"ts\":300,\"dur\":7}]";
+
+Test(reports, ops_rows_order_and_percentages_by_hand)
+{
+    char *dir, *db = imported_json("ordered", ordered_trace, &dir);
+    static const struct {
+        const char *opts, *cut, *want;
+    } cases[] = {
+        {"--by-step", "1,2,4,5,7",
+         ",z,7000,100,100\nProfilerStep#1,ProfilerStep*,30000,30,100\nProfilerStep#1,a,30000,30,30\n"
+         "ProfilerStep#1,c,30000,30,30\nProfilerStep#1,b,10000,10,10\nProfilerStep#2,b,40000,80,80\n"
+         "ProfilerStep#2,ProfilerStep*,5000,10,100\nProfilerStep#2,a,5000,10,10\n"},
+        {"--by-step --sort calls", "1,2",
+         ",z\nProfilerStep#1,ProfilerStep*\nProfilerStep#1,a\nProfilerStep#1,b\nProfilerStep#1,c\n"
+         "ProfilerStep#2,ProfilerStep*\nProfilerStep#2,a\nProfilerStep#2,b\n"},
+        {"--by-step --sort cpu_total_ns --limit 2", "1,2",
+         ",z\nProfilerStep#1,ProfilerStep*\nProfilerStep#1,a\nProfilerStep#2,ProfilerStep*\nProfilerStep#2,b\n"},
+        {"--by-step --sort name --limit 1", "1,2", ",z\nProfilerStep#1,ProfilerStep*\nProfilerStep#2,ProfilerStep*\n"},
+        {"--from 0", "1,3,4,6",
+         "b,50000,31.85,31.85\nProfilerStep*,35000,22.29,95.54\na,35000,22.29,22.29\nc,30000,19.11,19.11\n"
+         "z,7000,4.46,4.46\n"},
+        {"--from 0 --sort cpu_total_ns --limit 3", "1,5", "ProfilerStep*,150000\nb,50000\na,35000\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        for (int stacks = 0; stacks < 2; stacks++) {
+            int st;
+            char *out = run_capture(&st, "'%s' ops '%s' %s %s --format csv 2>/dev/null | tail -n +2 | cut -d, -f%s",
+                                    tracedb(), db, cases[i].opts, stacks ? "--group-by stack" : "", cases[i].cut);
+            cr_assert_eq(st, 0);
+            cr_assert_str_eq(out, cases[i].want, "ops %s%s", cases[i].opts, stacks ? " --group-by stack" : "");
+            free(out);
+        }
+    /* a second trace's ProfilerStep#1, after both: one step of that name, placed by its first start */
+    char *second = write_trace(dir, "second.json",
+        "[{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":5,\"tid\":1,\"ts\":1000,\"dur\":10},\n"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"y\",\"pid\":5,\"tid\":1,\"ts\":1000,\"dur\":4}]");
+    cr_assert_eq(run("'%s' import -q --append '%s' -o '%s' 2>/dev/null", tracedb(), second, db), 0);
+    for (int stacks = 0; stacks < 2; stacks++) {
+        int st;
+        char *out = run_capture(&st, "'%s' ops '%s' --by-step %s --format csv 2>/dev/null | tail -n +2 | cut -d, -f1,2,5",
+                                tracedb(), db, stacks ? "--group-by stack" : "");
+        cr_assert_eq(st, 0);
+        cr_assert_str_eq(out, ",z,100\nProfilerStep#1,ProfilerStep*,32.73\nProfilerStep#1,a,27.27\nProfilerStep#1,c,27.27\n"
+                              "ProfilerStep#1,b,9.09\nProfilerStep#1,y,3.64\nProfilerStep#2,b,80\n"
+                              "ProfilerStep#2,ProfilerStep*,10\nProfilerStep#2,a,10\n", "%s", out);
+        free(out);
+    }
+    free(second);
+    cleanup(dir, db);
+}
+
 /* ops and kernels --by-step on a real trace, against Python's count per ProfilerStep#N
  * (tests/oracle/by_step_expected.py): aten::mm calls starting in each step, and kernels by the step their
  * launch starts in, with their device time. */
