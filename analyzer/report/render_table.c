@@ -178,6 +178,14 @@ static void table_text(struct buf *b, const char *t, size_t len)
     char piece[8];
     size_t used, start = b->n;
     for (size_t i = 0; i < len && b->n - start < CELL_MAX; i += used) {
+        size_t run = 0, room = CELL_MAX - (b->n - start); /* printable ASCII, as it is, a run at a time */
+        while (i + run < len && run < room && p[i + run] >= 0x20 && p[i + run] < 0x7f)
+            run++;
+        if (run) {
+            buf_add(b, p + i, run);
+            used = run;
+            continue;
+        }
         size_t pn = table_char(p + i, len - i, piece, &used);
         buf_add(b, piece, pn);
     }

@@ -362,6 +362,11 @@ Test(untrusted_text, invalid_utf8_is_repaired_and_control_characters_escaped)
     cr_assert(strstr(table, "bad\\x1b]0;pwned\\x07 \\u009b \xef\xbf\xbd\xef\xbf\xbd name"), "%s", table);
     cr_assert(!strchr(table, 0x1b) && !strchr(table, 0x07) && !strstr(table, "\xc2\x9b"), "raw control bytes: %s", table);
     free(table);
+    /* the edges of what prints as it is: ' ' (0x20) to '~' (0x7e); 0x1f and DEL (0x7f) escaped */
+    table = run_capture(&st, "'%s' sql '%s' \"SELECT '[ ' || char(31) || '~' || char(127) || 'x]' AS v\"", tracedb(), db);
+    cr_assert_eq(st, 0);
+    cr_assert(strstr(table, "[ \\x1f~\\x7fx]"), "%s", table);
+    free(table);
     /* json output and the chrome export are strict JSON (Python's json module, which rejects bad UTF-8) */
     cr_assert_eq(run("'%s' sql '%s' 'SELECT name, cat, args FROM events' --format json | /usr/bin/python3 -c "
                      "'import json,sys; r=json.loads(sys.stdin.buffer.read().decode(\"utf-8\")); "
