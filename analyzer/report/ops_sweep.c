@@ -773,19 +773,18 @@ static int cmp_text(const char *a, const char *b)
 struct ordered {
     const struct group *m;
     struct number key;           /* the --sort column's value (queries/parts/ops_sort_key.sql's sort_key) */
-    const struct rank_tot *rank; /* its rank's (step's) totals */
+    struct rank_tot *rank; /* its rank's (step's) totals */
 };
 
 struct rank_tot { /* a rank's (step's) rows: the percentages' base with --by-step, its start, its rows so far */
     int64_t cpu, dev, rows;
-    sqlite3_value *start; /* --by-step: the step's first start (NULL: none) */
+    sqlite3_value *start; /* --by-step: the step's first start; NULL: none, or not by step (all equal) */
 };
 
-static int by_step_order;
 static int cmp_ordered(const void *a, const void *b)
 {
     const struct ordered *x = a, *y = b;
-    int c = by_step_order ? cmp_value(x->rank->start, y->rank->start) : 0;
+    int c = cmp_value(x->rank->start, y->rank->start);
     if (!c)
         c = cmp_number(y->key, x->key); /* descending */
     if (!c)
@@ -817,8 +816,9 @@ static struct number sort_key(const struct group *m, const char *sort)
 }
 
 /* Each rank's (step's) totals and, by step, its first start (min(start_ns) of the steps of its name),
- * found by the rank's value; r[i] for merged group i. 0, or -1 (out of memory, or an SQLite error). */
-static int rank_totals(struct ops_pass *p, struct sweep_index *merged, struct sweep_index *ranks, struct rank_tot **r)
+ * found by the rank's value; rank_of[i]: merged group i's, its index in ranks. 0, or -1 (out of memory,
+ * or an SQLite error). */
+static int rank_totals(struct ops_pass *p, struct sweep_index *merged, struct sweep_index *ranks, size_t *rank_of)
 {
     struct buf key = {0};
     int rc = 0, fresh;
@@ -828,8 +828,10 @@ static int rank_totals(struct ops_pass *p, struct sweep_index *merged, struct sw
         struct rank_tot *t = key_add(&key, m->rank) == 0 ? sweep_index_get(ranks, key.p, key.n, &fresh) : NULL;
         if (!t)
             rc = -1;
-        else
+        else {
             add(&p->overflow, &t->cpu, m->s.self_cpu), add(&p->overflow, &t->dev, m->s.self_dev);
+            rank_of[i] = (size_t)((char *)t - ranks->groups) / ranks->size;
+        }
     }
     sqlite3_stmt *st = NULL;
     if (rc == 0 && p->o->by_step &&
@@ -847,15 +849,6 @@ static int rank_totals(struct ops_pass *p, struct sweep_index *merged, struct sw
     if (rc == 0 && step != SQLITE_DONE)
         rc = -1;
     sqlite3_finalize(st);
-    for (size_t i = 0; rc == 0 && i < merged->n; i++) { /* the pointers hold now: no more ranks */
-        const struct group *m = sweep_index_at(merged, i);
-        key.n = 0;
-        int64_t at = key_add(&key, m->rank) == 0 ? strmap_get(&ranks->map, key.p, key.n) : -1;
-        if (at < 0)
-            rc = -1;
-        else
-            r[i] = sweep_index_at(ranks, (size_t)at);
-    }
     buf_free(&key);
     return rc;
 }
@@ -871,21 +864,19 @@ static int write_ordered(struct ops_pass *p, struct sweep_index *merged, sqlite3
     struct sweep_index ranks;
     sweep_index_init(&ranks, sizeof(struct rank_tot));
     struct ordered *v = merged->n ? malloc(merged->n * sizeof *v) : NULL;
-    struct rank_tot **r = merged->n ? malloc(merged->n * sizeof *r) : NULL;
+    size_t *rank_of = merged->n ? malloc(merged->n * sizeof *rank_of) : NULL;
     int64_t cpu = 0, dev = 0;
-    int rc = merged->n && (!v || !r) ? -1 : rank_totals(p, merged, &ranks, r);
-    for (size_t i = 0; rc == 0 && i < merged->n; i++) {
+    int rc = merged->n && (!v || !rank_of) ? -1 : rank_totals(p, merged, &ranks, rank_of);
+    for (size_t i = 0; rc == 0 && i < merged->n; i++) { /* the ranks are all made: their places hold */
         const struct group *m = sweep_index_at(merged, i);
-        v[i] = (struct ordered){m, sort_key(m, p->o->sort), r[i]};
+        v[i] = (struct ordered){m, sort_key(m, p->o->sort), sweep_index_at(&ranks, rank_of[i])};
         add(&p->overflow, &cpu, m->s.self_cpu), add(&p->overflow, &dev, m->s.self_dev);
     }
-    if (rc == 0 && merged->n) {
-        by_step_order = p->o->by_step;
+    if (rc == 0 && merged->n)
         qsort(v, merged->n, sizeof *v, cmp_ordered);
-    }
     for (size_t i = 0; rc == 0 && !p->overflow && i < merged->n; i++) {
         const struct group *m = v[i].m;
-        struct rank_tot *t = (struct rank_tot *)v[i].rank;
+        struct rank_tot *t = v[i].rank;
         sqlite3_bind_int64(ins, 1, (int64_t)i + 1);
         if (m->rank)
             sqlite3_bind_value(ins, 2, m->rank);
@@ -913,7 +904,7 @@ static int write_ordered(struct ops_pass *p, struct sweep_index *merged, sqlite3
     for (size_t i = 0; i < ranks.n; i++)
         sqlite3_value_free(((struct rank_tot *)sweep_index_at(&ranks, i))->start);
     sweep_index_free(&ranks);
-    free(v), free(r);
+    free(v), free(rank_of);
     return rc;
 }
 
