@@ -72,14 +72,17 @@ int ingest_sort_failed(struct tdb_ingest *ing, struct spill_sort *s)
     return -1;
 }
 
-/* The per-trace sorts, made at the trace's first event: the keys (32 bytes an event) hold up to
- * sort_budget bytes in memory, the results (24 bytes a record) and the correlations half that each
- * (the results fill while the keys do: the call paths of launches and [memory] events streaming in). */
+/* The per-trace sorts, made at the trace's first event: the keys (32 bytes an event; a recording's 48,
+ * with what each row holds) hold up to sort_budget bytes in memory, the results (24 bytes a record) and
+ * the correlations half that each (the results fill while the keys do: the call paths of launches and
+ * [memory] events streaming in). */
 static int ingest_sorts_new(struct tdb_ingest *ing)
 {
     strmap_init(&ing->stat_index);
     strmap_init(&ing->path_index);
-    ing->keys = spill_sort_new(sizeof(struct nesting_key), ing->sort_budget, nesting_key_cmp, ing->sort_dir);
+    ing->held_keys = ing->live && !ing->reading_back;
+    ing->keys = spill_sort_new(ing->held_keys ? sizeof(struct nesting_held_key) : sizeof(struct nesting_key),
+                               ing->sort_budget, nesting_key_cmp, ing->sort_dir);
     ing->corrs = spill_sort_new(sizeof(struct corr_rec), ing->sort_budget / 2, corr_rec_cmp, ing->sort_dir);
     ing->results = spill_sort_new(sizeof(struct result_rec), ing->sort_budget / 2, result_rec_cmp, ing->sort_dir);
     ing->rewrites = 0, ing->stream_abs = 0, ing->keys_in_rows = 0;
@@ -169,6 +172,15 @@ static int keep_corr(struct tdb_ingest *ing, const struct tdb_event *ev, size_t 
     return 0;
 }
 
+/* Row id as a held parent (nesting.h): its ord + 1; 0 for none; NESTING_UNKNOWN when outside the trace. */
+static uint32_t held_ord(const struct tdb_ingest *ing, int64_t id)
+{
+    if (id == TDB_NULL)
+        return 0;
+    uint64_t ord = (uint64_t)id - (uint64_t)ing->trace_first_event;
+    return id >= ing->trace_first_event && ord < 0xfffffffeu ? (uint32_t)ord + 1 : NESTING_UNKNOWN;
+}
+
 /* Keeps what the end of the trace needs about event ord: its correlation, what it attributes, and,
  * for rows read back, its sweep key (an import's are read from its rows when the sweep must run).
  * Returns the ord of the launch of GPU work when that launch was seen just before (the row is written
@@ -188,12 +200,19 @@ static int64_t ingest_keep_keys(struct tdb_ingest *ing, size_t ord, const struct
         return -1;
     }
     int written = ing->reading_back || ing->live; /* rows written already: linked by the end, never as they come */
+    int recorded = written && !ing->reading_back; /* written just now, with ev's nesting and launch */
     if (written) { /* rows read back or recorded: their keys now; an import's wait in its rows (keys_in_rows) */
         struct nesting_key *k = spill_sort_push(ing->keys);
         if (!k)
             return ingest_sort_failed(ing, ing->keys);
         *k = (struct nesting_key){ev->start_ns, ev->dur_ns, (uint32_t)ev->thread_id, (uint32_t)ord, (uint32_t)stat,
                                   (uint32_t)attributes_of(ev)};
+        if (ing->held_keys) /* what the row holds: coalesce(self_ns, dur_ns) as row_writer.c writes it */
+            ((struct nesting_held_key *)k)->held =
+                recorded ? (struct nesting_held){ev->self_ns != TDB_NULL ? ev->self_ns : ev->dur_ns,
+                                                 held_ord(ing, ev->parent_id),
+                                                 ev->depth >= 0 ? (uint32_t)ev->depth : NESTING_UNKNOWN}
+                         : (struct nesting_held){0, NESTING_UNKNOWN, 0};
     } else {
         ing->keys_in_rows = 1;
     }
@@ -219,7 +238,13 @@ static int64_t ingest_keep_keys(struct tdb_ingest *ing, size_t ord, const struct
     if (gpu && !written)
         return known; /* its record goes when its row leaves the reorder buffer (ingest_emit_row), which
                        * may have linked it to a launch that came after it */
-    return keep_corr(ing, ev, ord, known) != 0 ? -1 : known;
+    /* a recorded row holds the launch its recorder found: the end rewrites it only if it finds another */
+    int64_t in_row = known;
+    if (recorded && ing->held_keys && ev->launch_id != TDB_NULL) {
+        uint32_t h = held_ord(ing, ev->launch_id);
+        in_row = h && h != NESTING_UNKNOWN ? (int64_t)h - 1 : -2;
+    }
+    return keep_corr(ing, ev, ord, in_row) != 0 ? -1 : known;
 }
 
 /* The event of the current row of st, a scan of event rows whose columns are: id, kind, name_id, name
@@ -274,6 +299,8 @@ int ingest_keys_from_rows(struct tdb_ingest *ing)
         }
         *k = (struct nesting_key){ev.start_ns, ev.dur_ns, (uint32_t)ev.thread_id, (uint32_t)(id - ing->trace_first_event),
                                   (uint32_t)stat, (uint32_t)attributes_of(&ev)};
+        if (ing->held_keys) /* (an import's keys hold nothing: this is for safety's sake) */
+            ((struct nesting_held_key *)k)->held = (struct nesting_held){0, NESTING_UNKNOWN, 0};
     }
     if (rc == 0 && step != SQLITE_DONE)
         rc = ingest_fail(ing, "cannot read the rows back");

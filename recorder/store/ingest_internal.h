@@ -101,7 +101,9 @@ struct tdb_ingest {
     int64_t overlaps;          /* overlaps found by the sweep of the current trace */
     uint64_t stream_abs;       /* the sum of every stream_self term's size: past INT64_MAX, the sweep sums */
     /* per event of the current trace, in bounded memory (external sorts, spill_sort.h) */
-    struct spill_sort *keys;     /* the sweep's keys (struct nesting_key) */
+    struct spill_sort *keys;     /* the sweep's keys (struct nesting_key; nesting_held_key when held_keys) */
+    int held_keys;               /* a recording's: each key holds what its row was written with, so that the
+                                  * end rewrites only the rows that hold other values, by id when few */
     int keys_in_rows;            /* the trace's keys were not kept as its events came (nested as they streamed
                                   * in, the sweep seldom runs): when it must, ingest_keys_from_rows reads them */
     struct spill_sort *corrs;    /* correlations (struct corr_rec) */

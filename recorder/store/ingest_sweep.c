@@ -54,16 +54,21 @@ uint32_t ingest_path(void *ctx, uint32_t enclosing, uint32_t stat)
 
 /* One event swept: its self time to its name's sums; a row to rewrite where the row does not hold
  * these values: rows of tracks nested while streaming in (stream_nest.c) hold them already, except
- * on a dirty track (every row rewritten); other rows (read back) when nested or holding others. The
- * row's record keeps the path around it for what it attributes, whether rewritten or not. */
+ * on a dirty track (every row rewritten); a recording's rows where their key says they hold others;
+ * other rows (read back) when nested or holding others. The row's record keeps the path around it
+ * for what it attributes, whether rewritten or not. */
 static int ingest_swept(void *ctx, const struct nesting_result *r)
 {
     struct tdb_ingest *ing = ctx;
     struct stat_row *st = &ing->stats[r->stat];
     st->self = tdb_sat_add(st->self, r->self);
     int streamed = ing->stream && !ing->read_back;
-    int keep = streamed && !stream_nest_dirty(ing->stream, r->track); /* the row holds the values */
-    if (keep ? !r->parent || !r->attributes : !r->parent && r->self == r->dur && !streamed)
+    int keep; /* the row holds the values */
+    if (ing->held_keys)
+        keep = r->held.parent == r->parent && r->held.depth == r->depth && r->held.self == r->self;
+    else
+        keep = streamed && !stream_nest_dirty(ing->stream, r->track);
+    if (keep ? !r->parent || !r->attributes : !ing->held_keys && !r->parent && r->self == r->dur && !streamed)
         return 0;
     struct result_rec *o = spill_sort_push(ing->results);
     if (!o)
@@ -354,7 +359,7 @@ int ingest_nest_and_link(struct tdb_ingest *ing)
             return -1;
         if (spill_sort_done(ing->keys) != 0)
             return ingest_sort_failed(ing, ing->keys);
-        int64_t overlaps = nesting_sweep(ing->keys, ingest_path, ingest_swept, ing);
+        int64_t overlaps = nesting_sweep(ing->keys, ing->held_keys, ingest_path, ingest_swept, ing);
         if (overlaps < 0)
             return ingest_sort_failed(ing, spill_sort_error(ing->keys) ? ing->keys : ing->results);
         ing->overlaps = overlaps;
@@ -371,10 +376,12 @@ int ingest_nest_and_link(struct tdb_ingest *ing)
         return ingest_sort_failed(ing, ing->results);
 
     /* Imported rows hold the nesting of their track as streamed in (stream_nest.c): only rows of dirty
-     * tracks and late links are rewritten, by id when they are few. Rows read back (a recording) may
-     * carry nesting already (the recorder's own stacks): one pass over them all rewrites the rows
-     * where the sweep, the one rule, says otherwise. */
-    const char *sql = ing->read_back
+     * tracks and late links are rewritten, by id when they are few. A recording's rows hold what its
+     * recorder found, and their keys say what (held_keys): the rows that hold other values than the
+     * sweep's and the links' are rewritten, by id when they are few (else in one pass, as an import's).
+     * Rows read back may carry nesting already: one pass over them all rewrites the rows where the
+     * sweep, the one rule, says otherwise. */
+    const char *sql = ing->read_back && !ing->held_keys /* held: a row with no record holds its values */
                           ? "UPDATE event SET parent_id = tdb_nest(id, 0, NULL), depth = tdb_nest(id, 1, 0), "
                             "self_ns = tdb_nest(id, 2, dur_ns), launch_id = coalesce(tdb_nest(id, 3), launch_id), "
                             "launch_ns = coalesce(tdb_nest(id, 6), launch_ns) "
@@ -387,7 +394,8 @@ int ingest_nest_and_link(struct tdb_ingest *ing)
                             "WHERE id >= ?1 AND id < ?2 AND tdb_nest(id, 4, parent_id, depth, self_ns, launch_id)";
     struct nest_cursor cur = {.ing = ing, .base = ing->trace_first_event, .next = spill_sort_next(ing->results), .at = -1,
                               .streamed = streamed};
-    int by_id = !ing->read_back && ing->rewrites <= (ing->trace_end_event - ing->trace_first_event) / SCAN_SHARE;
+    int by_id = (!ing->read_back || ing->held_keys) &&
+                ing->rewrites <= (ing->trace_end_event - ing->trace_first_event) / SCAN_SHARE;
     ing->changed = 0;
     int rc = by_id ? ingest_rewrite_rows(ing, &cur) : ingest_rewrite_scan(ing, sql, &cur);
     if (ing->phases.on)

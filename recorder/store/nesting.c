@@ -30,7 +30,7 @@ static int pop(struct nesting_frame *f, int (*emit)(void *, const struct nesting
     return emit(ctx, &f->r);
 }
 
-int64_t nesting_sweep(struct spill_sort *keys, uint32_t (*path)(void *ctx, uint32_t enclosing, uint32_t stat),
+int64_t nesting_sweep(struct spill_sort *keys, int held, uint32_t (*path)(void *ctx, uint32_t enclosing, uint32_t stat),
                       int (*emit)(void *ctx, const struct nesting_result *r), void *ctx)
 {
     size_t cap = 64, top = 0;
@@ -56,7 +56,9 @@ int64_t nesting_sweep(struct spill_sort *keys, uint32_t (*path)(void *ctx, uint3
         }
         if (rc != 0)
             break;
-        struct nesting_result r = {k->ord, 0, 0, k->stat, k->track, k->attributes, 0, d, d};
+        struct nesting_result r = {k->ord, 0, 0, k->stat, k->track, k->attributes, 0, d, d, {0, 0, 0}};
+        if (held)
+            r.held = ((const struct nesting_held_key *)k)->held;
         if (top > 0) {
             struct nesting_frame *f = &stack[top - 1];
             if (!f->path && !(f->path = path(ctx, f->r.context, f->r.stat))) { /* its first child */

@@ -14,6 +14,20 @@ struct nesting_key {
     uint32_t attributes; /* the caller's flag: the event has values for the operators around it */
 };
 
+/* What an event's row holds already (a recording's rows are written with the nesting its recorder
+ * found): its parent as ord + 1 (0 = none; NESTING_UNKNOWN: not known, never what the sweep finds),
+ * depth and self time. A key with it (struct nesting_held_key, 48 bytes) lets the caller of the sweep
+ * leave alone the rows that hold what the sweep finds, without reading them. */
+#define NESTING_UNKNOWN UINT32_MAX
+struct nesting_held {
+    int64_t self;
+    uint32_t parent, depth;
+};
+struct nesting_held_key {
+    struct nesting_key key;
+    struct nesting_held held;
+};
+
 /* What the sweep found for one event, given once the event and all its children are done. */
 struct nesting_result {
     uint32_t ord, parent; /* parent: the enclosing event's ord + 1, 0 = none */
@@ -21,17 +35,19 @@ struct nesting_result {
     uint32_t stat, track, attributes;
     uint16_t depth;
     int64_t self, dur;    /* self: dur minus the direct children's dur */
+    struct nesting_held held; /* its key's, when the keys hold them; else zero */
 };
 
 /* The sort order of keys: track, start, longer first, ord. */
 int nesting_key_cmp(const void *a, const void *b);
 
-/* Sweeps keys (a finished spill_sort of struct nesting_key). A child must end within its parent,
- * else the parent is closed first (an overlap, counted). Each event that holds others is given a call
- * path by path(ctx, enclosing path, its stat): nonzero ids, the same for the same path; an event's
- * context is its parent's path. emit(ctx, result) for every event (nonzero: stop with its error).
+/* Sweeps keys (a finished spill_sort of struct nesting_key; of struct nesting_held_key when held, each
+ * result then with its key's held values). A child must end within its parent, else the parent is
+ * closed first (an overlap, counted). Each event that holds others is given a call path by path(ctx,
+ * enclosing path, its stat): nonzero ids, the same for the same path; an event's context is its
+ * parent's path. emit(ctx, result) for every event (nonzero: stop with its error).
  * Returns the number of overlaps, or -1 (out of memory, the sort or a callback failed). */
-int64_t nesting_sweep(struct spill_sort *keys, uint32_t (*path)(void *ctx, uint32_t enclosing, uint32_t stat),
+int64_t nesting_sweep(struct spill_sort *keys, int held, uint32_t (*path)(void *ctx, uint32_t enclosing, uint32_t stat),
                       int (*emit)(void *ctx, const struct nesting_result *r), void *ctx);
 
 #endif

@@ -306,11 +306,16 @@ Test(cupti, converted_rows_need_no_rewrite_but_the_ranges)
     int st;
     char *out = run_capture(&st, "TRACEDB_TIMING=1 '%s' finish '%s' 2>&1", tracedb(), db);
     cr_assert_eq(st, 0, "%s", out);
-    long long rows = -1, written = -1;
-    const char *line = strstr(out, "rows to rewrite of ");
-    cr_assert(line && sscanf(line, "rows to rewrite of %lld: one pass, %lld written", &rows, &written) == 2, "%s", out);
+    /* the keys say what each row holds: the end finds the five ranges to rewrite, and rewrites them by
+     * id, reading no other row */
+    long long to_rewrite = -1, rows = -1, written = -1;
+    const char *line = strstr(out, "tracedb: ");
+    while (line && sscanf(line, "tracedb: %lld rows to rewrite of %lld: by id, %lld written", &to_rewrite, &rows, &written) != 3)
+        line = strstr(line + 1, "tracedb: ");
+    cr_assert(line, "%s", out);
     cr_assert_eq(rows, 5 + 4 * 55 * 3, "%s", out);
-    cr_assert_eq(written, 5, "only the ranges' self time changes at the end: %s", out);
+    cr_assert_eq(to_rewrite, 5, "only the ranges' self time changes at the end: %s", out);
+    cr_assert_eq(written, 5, "%s", out);
     free(out);
     /* what the database holds (the end's values, as before) */
     sqlite3 *d = db_open(db);
@@ -326,6 +331,93 @@ Test(cupti, converted_rows_need_no_rewrite_but_the_ranges)
     sqlite3_close(d);
     run("rm -rf '%s'", dir);
     free(dir);
+}
+
+/* One row of a live recording, written with the nesting and launch given (TDB_NULL: none; self TDB_NULL:
+ * its duration, as the row holds it). Returns its id. */
+static int64_t live_row(struct tdb_ingest *ing, int64_t track, int kind, const char *name, int64_t start, int64_t dur,
+                        int64_t parent, int depth, int64_t self, int64_t corr, int64_t launch, int64_t launch_ns)
+{
+    struct tdb_event ev;
+    tdb_event_init(&ev);
+    ev.kind = kind;
+    ev.name = (struct tdb_str){name, strlen(name)};
+    ev.thread_id = track, ev.start_ns = start, ev.dur_ns = dur;
+    ev.parent_id = parent, ev.depth = depth, ev.self_ns = self;
+    ev.correlation = corr, ev.launch_id = launch, ev.launch_ns = launch_ns;
+    if (kind == TDB_KIND_KERNEL)
+        ev.device = 0, ev.stream = 13;
+    int64_t id = tdb_ingest_event(ing, &ev);
+    cr_assert_gt(id, 0);
+    return id;
+}
+
+/* A recording's rows written with values the end of the trace does not find are rewritten with the
+ * end's, whether the rewrite goes by id (few rows differ: 60 more rows that hold theirs) or in one pass
+ * (no more rows); rows holding the end's values keep them. Worked by hand, on track 7 (ns):
+ *   A [0,100) written unnested, self 100: holds B, so self 60.   B [10,50) written unnested: parent A, depth 1.
+ *   C [200,210) written inside A, depth 1: it is not (after A's end): no parent, depth 0, self 10.
+ *   D [300,400) and E [310,320) inside it, written right: kept.   F [500,600), G [510,520) written at depth 5: 1.
+ *   launches L1 [700,710) (correlation 7) and L2 [720,730) (8); kernel K1 (7) written as L2's: L1's, at 700;
+ *   K2 (8) written as L2's: kept. */
+static void wrong_rows_rewritten(int filler)
+{
+    char *dir = temp_dir(), db[1100];
+    snprintf(db, sizeof db, "%s/held.db", dir);
+    struct tdb_ingest *ing = tdb_ingest_open(db, TDB_OPEN_LIVE, stderr);
+    cr_assert(ing);
+    tdb_ingest_begin_trace(ing, "held test", "recorder");
+    int64_t t = tdb_ingest_thread_ids(ing, 100, 7), gpu = tdb_ingest_thread_ids(ing, 100, -13), other = tdb_ingest_thread_ids(ing, 100, 8);
+    const int R = TDB_KIND_RANGE;
+    const int64_t N = TDB_NULL;
+    int64_t a = live_row(ing, t, R, "A", 0, 100, N, 0, N, N, N, N);
+    int64_t b = live_row(ing, t, R, "B", 10, 40, N, 0, N, N, N, N);
+    int64_t c = live_row(ing, t, R, "C", 200, 10, a, 1, 10, N, N, N);
+    int64_t d = live_row(ing, t, R, "D", 300, 100, N, 0, 90, N, N, N);
+    int64_t e = live_row(ing, t, R, "E", 310, 10, d, 1, 10, N, N, N);
+    int64_t f = live_row(ing, t, R, "F", 500, 100, N, 0, 90, N, N, N);
+    int64_t g = live_row(ing, t, R, "G", 510, 10, f, 5, 10, N, N, N);
+    int64_t l1 = live_row(ing, t, TDB_KIND_RUNTIME, "cudaLaunchKernel", 700, 10, N, 0, N, 7, N, N);
+    int64_t l2 = live_row(ing, t, TDB_KIND_RUNTIME, "cudaLaunchKernel", 720, 10, N, 0, N, 8, N, N);
+    int64_t k1 = live_row(ing, gpu, TDB_KIND_KERNEL, "k", 750, 5, N, 0, N, 7, l2, 720);
+    int64_t k2 = live_row(ing, gpu, TDB_KIND_KERNEL, "k", 760, 5, N, 0, N, 8, l2, 720);
+    for (int i = 0; i < filler; i++) /* rows written right: none to rewrite */
+        live_row(ing, other, R, "filler", 1000 + 10 * i, 5, N, 0, N, N, N, N);
+    struct tdb_trace_info info = {.source_format = "recorder", .base_time_ns = TDB_NULL, .rank = TDB_NULL, .status = "complete"};
+    cr_assert_eq(tdb_ingest_end_trace(ing, &info), 0);
+    cr_assert_eq(tdb_ingest_finish(ing, 1), 0);
+
+    sqlite3 *s = db_open(db);
+    char q[200];
+    /* id: parent (-1 none), depth, self, launch (-1 none), launch_ns (-1 none) */
+    const int64_t want[][6] = {{a, -1, 0, 60, -1, -1},  {b, a, 1, 40, -1, -1},   {c, -1, 0, 10, -1, -1},
+                               {d, -1, 0, 90, -1, -1},  {e, d, 1, 10, -1, -1},   {f, -1, 0, 90, -1, -1},
+                               {g, f, 1, 10, -1, -1},   {l1, -1, 0, 10, -1, -1}, {l2, -1, 0, 10, -1, -1},
+                               {k1, -1, 0, 5, l1, 700}, {k2, -1, 0, 5, l2, 720}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        snprintf(q, sizeof q, "SELECT printf('%%d %%d %%d %%d %%d', coalesce(parent_id, -1), depth, self_ns, "
+                              "coalesce(launch_id, -1), coalesce(launch_ns, -1)) FROM event WHERE id = %lld", (long long)want[i][0]);
+        char *got = db_text(s, q), expect[120];
+        snprintf(expect, sizeof expect, "%lld %lld %lld %lld %lld", (long long)want[i][1], (long long)want[i][2],
+                 (long long)want[i][3], (long long)want[i][4], (long long)want[i][5]);
+        cr_assert(got && strcmp(got, expect) == 0, "row %zu (filler %d): %s, not %s", i, filler, got ? got : "none", expect);
+        free(got);
+    }
+    cr_assert_eq(db_int(s, "SELECT count(*) FROM event WHERE name_id = (SELECT id FROM string WHERE value = 'filler') "
+                           "AND parent_id IS NULL AND depth = 0 AND self_ns = 5"), filler);
+    sqlite3_close(s);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+Test(cupti, recorded_rows_holding_other_values_are_rewritten_by_id)
+{
+    wrong_rows_rewritten(60);
+}
+
+Test(cupti, recorded_rows_holding_other_values_are_rewritten_in_one_pass)
+{
+    wrong_rows_rewritten(0);
 }
 
 /* CUPTI's times are what the driver wrote: a damaged or hostile staging file may hold any int64. A
