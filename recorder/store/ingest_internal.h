@@ -126,6 +126,8 @@ struct tdb_ingest {
     size_t thread_last_n[2];  /* 0: none */
     int64_t thread_last_id[2];
     int thread_last_next;     /* the slot the next key found goes to */
+    int64_t ids_last[2][4];   /* tdb_ingest_thread_ids' last two tracks: trace, pid, tid, id (id 0: none) */
+    int ids_last_next;
     int64_t first_ns, last_ns; /* span of the current trace */
     struct device_time devices; /* GPU intervals of the current trace, for device_stats */
     struct stream_nest *stream; /* an import's rows on their way to the writer, nested as they come */
