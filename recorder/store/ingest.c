@@ -58,6 +58,7 @@ static void ingest_free_keys(struct tdb_ingest *ing)
     strmap_free(&ing->stat_index);
     free(ing->stats);
     ing->stats = NULL, ing->nstats = ing->stats_cap = 0;
+    memset(ing->stat_seen, 0, sizeof ing->stat_seen);
     strmap_free(&ing->path_index);
     free(ing->paths);
     ing->paths = NULL, ing->npaths = ing->paths_cap = 0;
@@ -112,7 +113,13 @@ static size_t recent_slot(int64_t corr)
 static int64_t ingest_stat(struct tdb_ingest *ing, const struct tdb_event *ev, int64_t name_id)
 {
     int64_t key[3] = {ev->kind, name_id, ev->device};
-    int64_t i = strmap_get(&ing->stat_index, key, sizeof key);
+    uint64_t h = ((uint64_t)name_id * 0x9E3779B97F4A7C15ULL) ^ ((uint64_t)ev->kind << 7) ^ (uint64_t)ev->device;
+    struct stat_seen *seen = &ing->stat_seen[(h ^ (h >> 32)) % (sizeof ing->stat_seen / sizeof ing->stat_seen[0])];
+    int64_t i;
+    if (seen->index && seen->name_id == name_id && seen->kind == ev->kind && seen->device == ev->device)
+        i = (int64_t)seen->index - 1;
+    else if ((i = strmap_get(&ing->stat_index, key, sizeof key)) >= 0)
+        *seen = (struct stat_seen){ev->kind, name_id, ev->device, (size_t)i + 1};
     if (i < 0) {
         if (ing->nstats == ing->stats_cap) {
             size_t ncap = ing->stats_cap ? ing->stats_cap * 2 : 256;

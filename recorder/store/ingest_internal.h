@@ -122,6 +122,10 @@ struct tdb_ingest {
     struct stat_row *stats;
     size_t nstats, stats_cap;
     size_t last_stat; /* the stat row of the event being kept (ingest_stat) */
+    struct stat_seen {        /* aggregates met lately, by a hash of their key: most events repeat a few */
+        int64_t kind, name_id, device;
+        size_t index;         /* + 1; 0: empty */
+    } stat_seen[64];
     char thread_last[2][48];  /* the last two track keys looked up (tdb_ingest_thread), and their ids */
     size_t thread_last_n[2];  /* 0: none */
     int64_t thread_last_id[2];
