@@ -420,6 +420,42 @@ Test(cupti, recorded_rows_holding_other_values_are_rewritten_in_one_pass)
     wrong_rows_rewritten(0);
 }
 
+/* Tracks by number (tdb_ingest_thread_ids, twice an event in a recording) keep their last two as
+ * numbers: asked in any order, and in a second trace of the same ingest, each (trace, pid, tid) is its
+ * own thread row, the one the database says. */
+Test(cupti, tracks_by_number_are_their_own_rows)
+{
+    char *dir = temp_dir(), db[1100];
+    snprintf(db, sizeof db, "%s/tracks.db", dir);
+    struct tdb_ingest *ing = tdb_ingest_open(db, TDB_OPEN_CREATE, stderr);
+    cr_assert(ing);
+    int64_t got[2][5];
+    const int64_t ask[5][2] = {{100, 7}, {100, 8}, {100, 7}, {101, 7}, {100, 8}};
+    for (int trace = 0; trace < 2; trace++) {
+        tdb_ingest_begin_trace(ing, trace ? "second" : "first", "recorder");
+        for (int j = 0; j < 5; j++) { /* the second trace asks in reverse: its first ask was the first's last */
+            int i = trace ? 4 - j : j;
+            cr_assert_gt(got[trace][i] = tdb_ingest_thread_ids(ing, ask[i][0], ask[i][1]), 0);
+        }
+        struct tdb_trace_info info = {.source_format = "recorder", .base_time_ns = TDB_NULL, .rank = TDB_NULL,
+                                      .status = "complete"};
+        cr_assert_eq(tdb_ingest_end_trace(ing, &info), 0);
+    }
+    cr_assert_eq(tdb_ingest_finish(ing, 1), 0);
+    sqlite3 *d = db_open(db);
+    char q[300];
+    for (int trace = 0; trace < 2; trace++)
+        for (int i = 0; i < 5; i++) {
+            snprintf(q, sizeof q, "SELECT p.trace_id * 1000000 + p.pid * 1000 + t.tid FROM thread t JOIN process p "
+                                  "ON p.id = t.process_id WHERE t.id = %lld", (long long)got[trace][i]);
+            cr_assert_eq(db_int(d, q), (trace + 1) * 1000000 + ask[i][0] * 1000 + ask[i][1], "trace %d, ask %d", trace, i);
+        }
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM thread"), 6, "three tracks in each trace");
+    sqlite3_close(d);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
 /* CUPTI's times are what the driver wrote: a damaged or hostile staging file may hold any int64. A
  * recording converts them as tdb_ingest_event holds them (start, duration and end within 2^62 ns), and
  * nesting them as they come must not overflow on the way (the sanitizers stop at any overflow). */
