@@ -203,6 +203,29 @@ Test(nesting, an_overlap_popped_again_by_a_later_runs_event_counts_once)
     }
 }
 
+/* The per-name sums (event_stats) keep one row per (kind, name, device): the same kernel on two GPUs,
+ * met in turn, is two rows. By hand: device 0 runs k for 10 and 5 us, device 64 for 30 and 7 us (64
+ * apart: the same slot in ingest.c's table of aggregates met lately, which must still tell them apart). */
+Test(nesting, sums_by_name_keep_each_device_apart)
+{
+    static const char json[] =
+        "{\"traceEvents\":[\n"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":0,\"dur\":10,\"args\":{\"device\":0,\"stream\":7}},\n"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":1,\"tid\":7,\"ts\":20,\"dur\":30,\"args\":{\"device\":64,\"stream\":7}},\n"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":60,\"dur\":5,\"args\":{\"device\":0,\"stream\":7}},\n"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":1,\"tid\":7,\"ts\":70,\"dur\":7,\"args\":{\"device\":64,\"stream\":7}}\n"
+        "]}";
+    struct fixture f = fx_new(json, "json");
+    cr_assert_eq(fx_import(&f, ""), 0);
+    sqlite3 *d = db_open(f.db);
+    char *got = db_text(d, "SELECT group_concat(device || ':' || calls || ':' || total_ns || ':' || min_ns || ':' || max_ns, ' ') "
+                           "FROM (SELECT * FROM event_stats WHERE name_id = (SELECT id FROM string WHERE value = 'k') ORDER BY device)");
+    cr_assert(got && strcmp(got, "0:2:15000:5000:10000 64:2:37000:7000:30000") == 0, "%s", got ? got : "none");
+    free(got);
+    sqlite3_close(d);
+    fx_free(&f);
+}
+
 /* Hand-worked, tid 1 in file order: an instant I1 at 80, then back in time (a second run) A [10, 30),
  * an instant I2 at 80 and Q [80, 90). The sweep (start order, the longer first at a tie, then file
  * order: A, Q, I1, I2): Q holds both instants. As the events stream in, I2 merged I1 back in (as a
