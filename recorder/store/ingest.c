@@ -1114,20 +1114,24 @@ int tdb_ingest_end_trace(struct tdb_ingest *ing, const struct tdb_trace_info *in
         ing->resuming = 0;
         return ingest_index_join(ing) == 0 ? rc : -1;
     }
-    if ((ing->stream && !ing->read_back && stream_nest_flush(ing->stream) != 0) || ingest_sync(ing) != 0 ||
-        ingest_index_join(ing) != 0)
+    if ((ing->stream && !ing->read_back && stream_nest_flush(ing->stream) != 0) || ingest_sync(ing) != 0)
         return -1;
     ingest_phase(ing, "parse+insert");
-    int rc;
     if (!ing->read_back)
         ing->trace_end_event = ing->next_event;
-    rc = 0;
-    if (device_time_write(&ing->devices, ing->db, ing->trace_id) != 0) {
+    /* the sweep touches no table: a recording's indexes are built meanwhile (ingest_index_main, its own
+     * connection, which holds the write lock until it is joined) */
+    int indexing = ing->indexing, rc = ingest_sweep(ing);
+    if (ingest_index_join(ing) != 0)
+        rc = -1;
+    if (indexing)
+        ingest_phase(ing, "index wait");
+    if (rc == 0 && device_time_write(&ing->devices, ing->db, ing->trace_id) != 0) {
         const char *why = device_time_error(&ing->devices);
         rc = why ? (fprintf(ing->err, "tracedb: %s: %s\n", ing->path, why), -1) : ingest_fail(ing, "cannot write device_stats");
     }
     if (rc == 0)
-        rc = ingest_nest_and_link(ing);
+        rc = ingest_write_back(ing);
     if (rc == 0)
         rc = ingest_write_stats(ing);
     ingest_free_keys(ing);

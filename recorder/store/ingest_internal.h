@@ -109,6 +109,7 @@ struct tdb_ingest {
     struct spill_sort *corrs;    /* correlations (struct corr_rec) */
     struct spill_sort *results;  /* rows to rewrite, values to attribute (struct result_rec) */
     int64_t rewrites;            /* of them, rows to rewrite (RES_NEST, RES_LINK) */
+    int streamed;                /* every row was nested as it streamed in: the sweep did not run */
     int64_t changed;             /* rows the rewrite wrote (TRACEDB_TIMING): by id, every one; in one pass, those it changed */
     size_t sort_budget;          /* bytes of memory per sort (TRACEDB_SORT_KIB) */
     char *sort_dir;              /* where sorts spill: beside the database */
@@ -161,7 +162,8 @@ int ingest_sync(struct tdb_ingest *ing);                     /* waits for the ro
 int ingest_sort_failed(struct tdb_ingest *ing, struct spill_sort *s); /* prints why; -1 */
 
 /* ingest_sweep.c */
-int ingest_nest_and_link(struct tdb_ingest *ing);
+int ingest_sweep(struct tdb_ingest *ing);      /* the sweep and the launch pairs: no table touched */
+int ingest_write_back(struct tdb_ingest *ing); /* ... written back, and attributed */
 int ingest_write_stats(struct tdb_ingest *ing);
 
 /* ingest_checks.c */

@@ -341,15 +341,17 @@ static void ingest_attribute(struct tdb_ingest *ing)
     }
 }
 
-/* Sweeps the current trace's events (nesting.c), pairs GPU work with launches, and writes both back
- * in one pass in id order; rows with no parent, no children and no new launch keep their defaults. */
-int ingest_nest_and_link(struct tdb_ingest *ing)
+/* Sweeps the current trace's events (nesting.c) and pairs GPU work with launches, into the results'
+ * sort: no table is read or written (a recording's indexer works on its own connection meanwhile),
+ * but for an import's keys read back from its rows. */
+int ingest_sweep(struct tdb_ingest *ing)
 {
     if (!ing->keys)
         return 0; /* no events */
     /* every row nested as it streamed in (stream_nest.c), with its self time summed and its call path
      * found: the sweep would find the same, and need not run; else it runs over every key */
     int streamed = ing->stream && !ing->read_back && stream_nest_exact(ing->stream) && ing->stream_abs <= INT64_MAX;
+    ing->streamed = streamed;
     if (streamed) {
         for (size_t i = 0; i < ing->nstats; i++)
             ing->stats[i].self = ing->stats[i].stream_self;
@@ -371,9 +373,19 @@ int ingest_nest_and_link(struct tdb_ingest *ing)
         return ingest_sort_failed(ing, spill_sort_error(ing->corrs) ? ing->corrs : ing->results);
     spill_sort_free(ing->corrs);
     ing->corrs = NULL;
-    ingest_phase(ing, "nesting sweep");
     if (spill_sort_done(ing->results) != 0)
         return ingest_sort_failed(ing, ing->results);
+    ingest_phase(ing, "nesting sweep");
+    return 0;
+}
+
+/* Writes the sweep's results back in id order (one pass, or by id when few rows change); rows with no
+ * parent, no children and no new launch keep their defaults. Then the attributions to call paths. */
+int ingest_write_back(struct tdb_ingest *ing)
+{
+    if (!ing->results)
+        return 0; /* no events */
+    int streamed = ing->streamed;
 
     /* Imported rows hold the nesting of their track as streamed in (stream_nest.c): only rows of dirty
      * tracks and late links are rewritten, by id when they are few. A recording's rows hold what its
