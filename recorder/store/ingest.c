@@ -1071,8 +1071,9 @@ struct sqlite3 *tdb_ingest_sqlite(struct tdb_ingest *ing)
 
 /* ---------------------------------------------------------------- end of trace, finish */
 
-/* A recording's indexes, built on a second connection while the first reads the rows back: the two
- * longest steps of closing, on two cores at once (a recording's program waits in tdb_close meanwhile). */
+/* A recording's indexes, built on a second connection while the first sorts and sweeps the keys (which
+ * touches no table): two long steps of closing, on two cores at once (a recording's program waits in
+ * tdb_close meanwhile). The first writes again only once this is joined (tdb_ingest_end_trace). */
 static void *ingest_index_main(void *arg)
 {
     struct tdb_ingest *ing = arg;
