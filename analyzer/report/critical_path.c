@@ -313,6 +313,10 @@ static void hta_round(int64_t ts, int64_t dur, int64_t *start, int64_t *end)
     *start = (int64_t)ceil(t) * 1000, *end = (int64_t)floor(e) * 1000;
 }
 
+/* A row's name id that is not an integer (a stranger's database): its edges' names are looked up by
+ * the event, in SQL, as SQL compares it. */
+#define NO_NAME_ID INT64_MIN
+
 /* One part of the scan (ids lo..hi) on one connection: what it read, or why it stopped. */
 struct scan_part {
     _Alignas(128) sqlite3 *db; /* on lines of its own: the parts' threads write theirs at once */
@@ -403,7 +407,8 @@ static void *scan_part_run(void *arg)
         r->link = -1, r->clipped = 0;
         int64_t launch = sqlite3_column_int64(st, 6); /* ids may be negative: NULL is told by its type */
         r->has_launch = launch != 0 || sqlite3_column_type(st, 6) != SQLITE_NULL;
-        p->launch[n] = (struct id_value){launch, 0};
+        /* v: the name id, for the edges' names (NO_NAME_ID where it is no integer: SQL looks it up) */
+        p->launch[n] = (struct id_value){launch, sqlite3_column_type(st, 7) == SQLITE_INTEGER ? sqlite3_column_int64(st, 7) : NO_NAME_ID};
         p->n++;
     }
     return NULL;
@@ -548,7 +553,7 @@ done:
 /* One trace's rows, links and window marks. */
 static int load_rows(sqlite3 *db, int64_t trace, const struct id_map *flags, int64_t lo, int64_t hi,
                      int64_t cutoff, int round_us, struct cp_row **out, size_t *count, struct cp_wait **waits,
-                     struct report_io *io)
+                     int64_t **names_out, struct report_io *io)
 {
     struct id_value *threads = NULL, *launch = NULL;
     struct id_map thread_of = {0};
@@ -556,6 +561,7 @@ static int load_rows(sqlite3 *db, int64_t trace, const struct id_map *flags, int
     size_t nthreads, n = 0;
     int sorted = 1;
     struct cp_row *rows = NULL;
+    int64_t *names = NULL; /* with names_out: each row's name id (scan_part_run), kept beside the rows */
     int rc = -1;
     /* host threads numbered in HTA's groupby order: (pid, tid) */
     if (collect(db,
@@ -568,13 +574,22 @@ static int load_rows(sqlite3 *db, int64_t trace, const struct id_map *flags, int
     if (scan_rows(db, trace, flags, &thread_of, round_us, &rows, &launch, &n, waits, &sorted, io) != 0)
         goto done;
     report_phase("cp: scan");
-    if (!sorted && n > 1) { /* the scan was not in id order: sort the rows and their launch ids together */
+    if (names_out) {
+        if (!(names = tdb_big_malloc((n + 1) * sizeof *names))) {
+            fprintf(io->err, "%s: out of memory\n", io->prog);
+            goto done;
+        }
+        for (size_t i = 0; i < n; i++)
+            names[i] = launch[i].v;
+    }
+    if (!sorted && n > 1) { /* the scan was not in id order: sort the rows, their launch ids and names together */
         for (size_t i = 0; i < n; i++)
             launch[i].v = (int64_t)i;
         struct cp_row *copy = tdb_big_malloc((n + 1) * sizeof *copy);
         struct id_value *order = tdb_big_malloc((n + 1) * sizeof *order);
-        if (!copy || !order) {
-            free(copy), free(order);
+        int64_t *name_copy = names ? tdb_big_malloc((n + 1) * sizeof *name_copy) : NULL;
+        if (!copy || !order || (names && !name_copy)) {
+            free(copy), free(order), free(name_copy);
             fprintf(io->err, "%s: out of memory\n", io->prog);
             goto done;
         }
@@ -582,11 +597,16 @@ static int load_rows(sqlite3 *db, int64_t trace, const struct id_map *flags, int
             order[i] = (struct id_value){rows[i].id, (int64_t)i};
         qsort(order, n, sizeof *order, by_id);
         memcpy(copy, rows, n * sizeof *rows);
-        for (size_t i = 0; i < n; i++)
+        if (names)
+            memcpy(name_copy, names, n * sizeof *names);
+        for (size_t i = 0; i < n; i++) {
             rows[i] = copy[order[i].v], order[i].id = launch[order[i].v].id;
+            if (names)
+                names[i] = name_copy[order[i].v];
+        }
         for (size_t i = 0; i < n; i++)
             launch[i] = (struct id_value){order[i].id, (int64_t)i};
-        free(copy), free(order);
+        free(copy), free(order), free(name_copy);
     }
     if (round_us) { /* the window's bounds were times of rows too */
         lo = lo == INT64_MIN ? lo : ceil_us(lo), hi = hi == INT64_MAX ? hi : floor_us(hi);
@@ -612,6 +632,8 @@ static int load_rows(sqlite3 *db, int64_t trace, const struct id_map *flags, int
                 struct cp_row r = rows[i];
                 r.link = r.link >= 0 ? (int32_t)launch[r.link].v : -1;
                 rows[launch[i].v] = r;
+                if (names)
+                    names[launch[i].v] = names[i];
             }
         n = (size_t)kept;
     }
@@ -630,10 +652,12 @@ static int load_rows(sqlite3 *db, int64_t trace, const struct id_map *flags, int
     }
     report_phase("cp: links");
     *out = rows, *count = n, rows = NULL;
+    if (names_out)
+        *names_out = names, names = NULL;
     rc = 0;
 done:
     id_map_free(&thread_of);
-    free(rows), free(threads), free(launch), free(pos.direct);
+    free(rows), free(threads), free(launch), free(pos.direct), free(names);
     return rc;
 }
 
@@ -641,7 +665,7 @@ static const char *const type_names[] = {"operator", "dependency", "launch_delay
 static const char *const bound_names[] = {"", "cpu", "gpu_compute", "gpu_comm", "launch", "kernel_gap"};
 
 static int write_path(sqlite3_stmt *sums, sqlite3_stmt *steps, int64_t limit, sqlite3_value *rank, int64_t trace,
-                      const struct cp_row *rows, const struct cp_result *r)
+                      const struct cp_row *rows, const int64_t *names, const struct cp_result *r)
 {
     sqlite3_bind_value(sums, 1, rank);
     sqlite3_bind_int64(sums, 2, trace);
@@ -670,7 +694,12 @@ static int write_path(sqlite3_stmt *sums, sqlite3_stmt *steps, int64_t limit, sq
         sqlite3_bind_int64(steps, 5, s->weight);
         sqlite3_bind_int64(steps, 6, s->from_ts);
         sqlite3_bind_int64(steps, 7, s->to_ts);
-        sqlite3_bind_int64(steps, 8, rows[s->event >= 0 ? s->event : s->to_row].id);
+        int32_t row = s->event >= 0 ? s->event : s->to_row;
+        sqlite3_bind_int64(steps, 8, rows[row].id);
+        if (names[row] != NO_NAME_ID)
+            sqlite3_bind_int64(steps, 9, names[row]);
+        else
+            sqlite3_bind_null(steps, 9);
         ok = sqlite3_step(steps) == SQLITE_DONE;
         sqlite3_reset(steps);
     }
@@ -732,7 +761,7 @@ int critical_path(sqlite3 *db, const char *path, const struct cp_window *given, 
                     "critical_path_sums (rank, trace_id, path_ns, cpu_ns, gpu_compute_ns, gpu_comm_ns, launch_ns, "
                     "kernel_gap_ns, start_ns, path_events, path_edges, graph_nodes, graph_edges)",
                     13, &sums, io) != 0 ||
-        (w->each && sweep_table(db, "critical_path_steps (rank, seq, type, bound, dur_ns, from_ns, to_ns, event_id)", 8,
+        (w->each && sweep_table(db, "critical_path_steps (rank, seq, type, bound, dur_ns, from_ns, to_ns, event_id, name_id)", 9,
                                 &steps, io) != 0) ||
         load_flags(db, &flags, &nflags, io) != 0)
         goto done;
@@ -757,7 +786,8 @@ int critical_path(sqlite3 *db, const char *path, const struct cp_window *given, 
         struct cp_row *rows;
         struct cp_wait *waits = NULL;
         size_t n;
-        if (load_rows(db, trace, &flag_of, lo, hi, cutoff, w->round_us, &rows, &n, &waits, io) != 0) {
+        int64_t *names = NULL;
+        if (load_rows(db, trace, &flag_of, lo, hi, cutoff, w->round_us, &rows, &n, &waits, steps ? &names : NULL, io) != 0) {
             free(waits);
             goto done;
         }
@@ -766,11 +796,12 @@ int critical_path(sqlite3 *db, const char *path, const struct cp_window *given, 
         free(waits);
         if (built != 0) {
             fprintf(io->err, "%s: %s: trace %lld: no critical path: %s\n", io->prog, path, (long long)trace, res.error);
-            cp_result_free(&res), free(rows);
+            cp_result_free(&res), free(rows), free(names);
             goto done;
         }
-        int wrote = res.nodes ? write_path(sums, steps, w->each_limit, sqlite3_column_value(traces, 1), trace, rows, &res) : 0;
-        cp_result_free(&res), free(rows);
+        int wrote =
+            res.nodes ? write_path(sums, steps, w->each_limit, sqlite3_column_value(traces, 1), trace, rows, names, &res) : 0;
+        cp_result_free(&res), free(rows), free(names);
         report_phase("cp: free");
         if (wrote != 0) {
             fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));

@@ -1062,9 +1062,53 @@ Test(hta, critical_path_reads_ids_at_the_ends_of_int64, .timeout = 120)
         NULL);
 }
 
+/* A stranger's event whose name id is text ('<id>abc', an existing string's id first, which SQLite
+ * keeps as text): its edges have no name, as SQL's lookup through the event finds none (read as an
+ * integer the id would name that other string); every other edge keeps its name. */
+Test(hta, critical_path_each_names_an_event_by_sql_lookup_where_its_name_id_is_no_integer, .timeout = 120)
+{
+    char *dir = temp_dir(), db[1200], altered[1300];
+    import_and_alter(dir, "critical_path_alexnet_trace.json.gz", "SELECT 1", db, sizeof db, altered, sizeof altered);
+    cJSON *a = critical_path_json(db, "--each");
+    cr_assert_gt(cJSON_GetArraySize(a), 100);
+    int64_t victim = (int64_t)field(cJSON_GetArrayItem(a, 10), "event_id");
+    sqlite3 *d = db_open(db);
+    char sql[300];
+    snprintf(sql, sizeof sql, "SELECT min(id) FROM string WHERE id <> (SELECT name_id FROM event WHERE id = %lld)",
+             (long long)victim);
+    int64_t other = db_int(d, sql);
+    sqlite3_close(d);
+    snprintf(sql, sizeof sql, "UPDATE event SET name_id = '%lldabc' WHERE id = %lld", (long long)other, (long long)victim);
+    cr_assert_eq(sqlite3_open(altered, &d), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(d, sql, NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(d));
+    snprintf(sql, sizeof sql, "SELECT typeof(name_id) = 'text' FROM event WHERE id = %lld", (long long)victim);
+    cr_assert_eq(db_int(d, sql), 1, "the name id did not stay text: the test would not test the lookup");
+    sqlite3_close(d);
+    cJSON *b = critical_path_json(altered, "--each");
+    int n = cJSON_GetArraySize(a), nameless = 0;
+    cr_assert_eq(cJSON_GetArraySize(b), n);
+    for (int i = 0; i < n; i++) {
+        const cJSON *x = cJSON_GetArrayItem(a, i), *y = cJSON_GetArrayItem(b, i);
+        const cJSON *yn = cJSON_GetObjectItem(y, "name");
+        if ((int64_t)field(y, "event_id") == victim) {
+            cr_expect(cJSON_IsNull(yn), "edge %d (event %lld): named %s", i + 1, (long long)victim,
+                      cJSON_IsString(yn) ? yn->valuestring : "?");
+            nameless++;
+        } else {
+            cr_expect(cJSON_IsString(yn) && strcmp(yn->valuestring, cJSON_GetObjectItem(x, "name")->valuestring) == 0,
+                      "edge %d: name changed", i + 1);
+        }
+    }
+    cr_expect_geq(nameless, 1);
+    cJSON_Delete(a), cJSON_Delete(b);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
 /* --each -n N keeps only the first N edges of each path (the pass writes no more): the listing is the
- * first N rows of the whole one, with two traces in one database, of one rank (their edges interleave
- * by position) and of two (the first rank's path alone fills the first rows). */
+ * first N rows of the whole one, with two traces in one database, of one rank and of two. Either way the
+ * first trace's path comes whole, then the second's (seq 1, 2, ... twice): two traces of one rank do not
+ * interleave by position. */
 Test(hta, critical_path_each_limited_is_the_start_of_the_whole_listing, .timeout = 120)
 {
     char *dir = temp_dir(), db[1100];
@@ -1084,6 +1128,20 @@ Test(hta, critical_path_each_limited_is_the_start_of_the_whole_listing, .timeout
         char *all = run_capture(&st, "'%s' critical-path '%s' --each --format csv", tracedb(), db);
         cr_assert_eq(st, 0);
         cr_assert_gt(strlen(all), 1000);
+        long rows = 0, firsts = 0, prev = 0, breaks = 0, second_at = 0; /* seq, the second column */
+        for (const char *line = strchr(all, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+            const char *comma = strchr(line + 1, ',');
+            long seq = comma ? strtol(comma + 1, NULL, 10) : -1;
+            rows++;
+            if (seq == 1)
+                firsts++, second_at = firsts == 2 ? rows : second_at;
+            else if (seq != prev + 1)
+                breaks++;
+            prev = seq;
+        }
+        cr_assert(firsts == 2 && breaks == 0 && second_at > 100 && rows - second_at >= 10,
+                  "%d rank(s): %ld rows, %ld paths begin, %ld breaks in seq, the second at row %ld", ranks, rows, firsts,
+                  breaks, second_at);
         for (int n = 1; n <= 400; n = n * 3 + 1) {
             char *some = run_capture(&st, "'%s' critical-path '%s' --each --limit %d --format csv", tracedb(), db, n);
             cr_assert_eq(st, 0);
