@@ -428,6 +428,30 @@ static void put_cell(FILE *out, const char *s, size_t w, int right, int last)
     fputs("  ", out);
 }
 
+/* A table being rendered: every cell as text, then which columns show, their headers and widths. Its
+ * memory is the cells' text and 8 bytes a row (a pointer a cell cost 16: 760 MB for 2.8 M rows of 9). */
+struct table {
+    sqlite3_stmt *st;
+    int first, ncol, nshow;
+    int64_t rows;
+    struct buf cells;             /* every cell, NUL-terminated, row after row */
+    size_t *row_at, caprows;      /* where each row's first cell starts in cells */
+    size_t *cell_width;           /* each column's widest cell */
+    size_t *width, total;         /* each column's width; the table's, with the gaps */
+    int *numeric, *shown, *order; /* right-aligned; holds a value; the shown columns in order */
+    char **heads;                 /* the shown columns' headers */
+    char ***disp;                 /* a column with cut cells: each cell as it prints (NULL: as in cells) */
+};
+
+/* Row r's cell in column c: the c-th NUL-terminated text of the row. */
+static const char *cell_at(const struct table *t, int64_t r, int c)
+{
+    const char *p = t->cells.p + t->row_at[r];
+    for (int k = 0; k < c; k++)
+        p += strlen(p) + 1;
+    return p;
+}
+
 struct shown_cell {
     const char *full, *disp;
     int64_t row;
@@ -453,34 +477,31 @@ static size_t first_difference(const char *a, const char *b)
     return k;
 }
 
-/* The shown text of column c's cells cut to width w into disp[] (strdup'd; NULL for a cell that shows
- * whole, as most do: a number, a short name). Different values that cut alike are cut again to show
- * where each first differs from the names nearest it (a window on that character, then one starting at
- * it), so that no two kernels print the same. -1 when out of memory. */
-static int column_cuts(const char *cells, const size_t *offs, int64_t rows, int ncol, int c, size_t w, char **disp)
+/* The shown text of column c's cells cut to width w into *out (a row's strdup'd text; NULL for a cell
+ * that shows whole, as most do: a number, a short name), or *out NULL when every cell shows whole.
+ * Different values that cut alike are cut again to show where each first differs from the names
+ * nearest it (a window on that character, then one starting at it), so that no two kernels print the
+ * same. -1 when out of memory. */
+static int column_cuts(const struct table *t, int c, size_t w, char ***out)
 {
+    *out = NULL;
+    if (t->cell_width[c] <= w) /* every cell shown whole: none reads as another */
+        return 0;
+    int64_t rows = t->rows;
     struct buf b = {0};
     struct shown_cell *v = malloc((size_t)rows * sizeof *v + 1);
-    if (!v)
-        return -1;
-    int cut = 0, oom = 0;
-    for (int64_t r = 0; r < rows; r++) {
-        const char *full = cells + offs[r * ncol + c];
-        disp[r] = NULL;
+    char **disp = calloc((size_t)rows + 1, sizeof *disp);
+    int oom = !v || !disp;
+    for (int64_t r = 0; !oom && r < rows; r++) {
+        const char *full = cell_at(t, r, c);
         if (text_width(full) > w) {
             cut_cell(full, w, &b);
-            cut = 1;
             oom |= !(disp[r] = strdup(b.p ? b.p : ""));
         }
         v[r] = (struct shown_cell){full, disp[r] ? disp[r] : full, r, 0};
     }
     if (oom)
         goto done;
-    if (!cut) { /* every cell shown whole: none reads as another (the sorts below would find nothing) */
-        free(v);
-        buf_free(&b);
-        return 0;
-    }
     qsort(v, (size_t)rows, sizeof *v, cmp_full);
     for (int64_t r = 0; r < rows; r++) {
         size_t a = r > 0 ? first_difference(v[r].full, v[r - 1].full) : 0;
@@ -502,8 +523,11 @@ static int column_cuts(const char *cells, const size_t *offs, int64_t rows, int 
         }
     }
 done:
-    for (int64_t r = 0; oom && r < rows; r++) /* nothing half made is left */
-        free(disp[r]), disp[r] = NULL;
+    for (int64_t r = 0; oom && disp && r < rows; r++) /* nothing half made is left */
+        free(disp[r]);
+    if (oom)
+        free(disp), disp = NULL;
+    *out = disp;
     free(v);
     buf_free(&b);
     return oom ? -1 : 0;
@@ -553,19 +577,6 @@ static int visible_columns(sqlite3_stmt *st, int first, int ncol, const int *sho
     return n;
 }
 
-/* A table being rendered: every cell as text, then which columns show, their headers and widths. */
-struct table {
-    sqlite3_stmt *st;
-    int first, ncol, nshow;
-    int64_t rows;
-    struct buf cells;            /* every cell, NUL-terminated, row after row */
-    size_t *offs, noffs, capoffs; /* where each cell starts in cells */
-    size_t *width, total;        /* each column's width; the table's, with the gaps */
-    int *numeric, *shown, *order; /* right-aligned; holds a value; the shown columns in order */
-    char **heads;                /* the shown columns' headers */
-    char **disp;                 /* each shown cell as it prints when cut (NULL: as in cells) */
-};
-
 /* Steps the statement to its end, keeping every cell's text. 0, or -1 (an SQL error printed). */
 static int table_collect(struct table *t, FILE *err)
 {
@@ -576,19 +587,26 @@ static int table_collect(struct table *t, FILE *err)
     for (int i = 0; i < t->ncol; i++)
         cls[i] = cell_class_of(sqlite3_column_name(t->st, t->first + i));
     while ((rc = sqlite3_step(t->st)) == SQLITE_ROW) {
-        for (int i = 0; i < t->ncol; i++) {
-            if (t->noffs == t->capoffs) {
-                t->capoffs = t->capoffs ? t->capoffs * 2 : 256;
-                size_t *n = realloc(t->offs, t->capoffs * sizeof *n);
-                if (!n) {
-                    free(cls);
-                    return -1;
-                }
-                t->offs = n;
+        if ((size_t)t->rows == t->caprows) {
+            t->caprows = t->caprows ? t->caprows * 2 : 256;
+            size_t *n = realloc(t->row_at, t->caprows * sizeof *n);
+            if (!n) {
+                free(cls);
+                return -1;
             }
-            t->offs[t->noffs++] = t->cells.n;
+            t->row_at = n;
+        }
+        t->row_at[t->rows] = t->cells.n;
+        for (int i = 0; i < t->ncol; i++) {
+            size_t at = t->cells.n;
             int type = sqlite3_column_type(t->st, t->first + i);
             table_cell(t->st, t->first + i, type, cls[i], &t->cells);
+            if (t->cells.n <= at || t->cells.p[t->cells.n - 1] != 0) { /* out of memory: the cell is not whole */
+                free(cls);
+                return -1;
+            }
+            size_t w = text_width(t->cells.p + at);
+            t->cell_width[i] = w > t->cell_width[i] ? w : t->cell_width[i];
             t->numeric[i] |= type == SQLITE_INTEGER || type == SQLITE_FLOAT;
             t->shown[i] |= type != SQLITE_NULL;
         }
@@ -624,11 +642,8 @@ static int table_headers(struct table *t)
         if (!t->heads[i])
             return -1;
         t->width[i] = text_width(t->heads[i]);
-        for (int64_t r = 0; r < t->rows; r++) {
-            size_t w = text_width(t->cells.p + t->offs[r * t->ncol + i]);
-            if (w > t->width[i])
-                t->width[i] = w;
-        }
+        if (t->cell_width[i] > t->width[i])
+            t->width[i] = t->cell_width[i];
     }
     return 0;
 }
@@ -671,19 +686,13 @@ static void table_rule(const struct table *t, FILE *out)
  * line. 0 or -1. */
 static int table_cut_and_head(struct table *t, FILE *out)
 {
-    t->disp = calloc((size_t)(t->rows * t->ncol) + 1, sizeof *t->disp);
+    t->disp = calloc((size_t)t->ncol + 1, sizeof *t->disp);
     if (!t->disp)
         return -1;
     for (int k = 0; k < t->nshow; k++) {
         int c = t->order[k];
-        char **col = malloc((size_t)t->rows * sizeof *col + 1);
-        if (!col || column_cuts(t->cells.p, t->offs, t->rows, t->ncol, c, t->width[c], col) != 0) {
-            free(col);
+        if (column_cuts(t, c, t->width[c], &t->disp[c]) != 0)
             return -1;
-        }
-        for (int64_t r = 0; r < t->rows; r++)
-            t->disp[r * t->ncol + c] = col[r];
-        free(col);
         char *h = strdup(t->heads[c]);
         if (h && text_width(h) > t->width[c]) {
             struct buf b = {0};
@@ -703,14 +712,19 @@ static int table_cut_and_head(struct table *t, FILE *out)
 static void table_body(const struct table *t, FILE *out)
 {
     int64_t printed = opts.report && opts.max_rows > 0 && t->rows > opts.max_rows ? opts.max_rows : t->rows;
-    for (int64_t r = 0; r < printed; r++) {
+    const char **row = malloc(((size_t)t->ncol + 1) * sizeof *row); /* the row's cells */
+    for (int64_t r = 0; row && r < printed; r++) {
+        const char *p = t->cells.p + t->row_at[r];
+        for (int i = 0; i < t->ncol; i++, p += strlen(p) + 1)
+            row[i] = p;
         for (int k = 0; k < t->nshow; k++) {
             int c = t->order[k];
-            const char *cell = t->disp[r * t->ncol + c];
-            put_cell(out, cell ? cell : t->cells.p + t->offs[r * t->ncol + c], t->width[c], t->numeric[c], k == t->nshow - 1);
+            const char *cell = t->disp[c] ? t->disp[c][r] : NULL;
+            put_cell(out, cell ? cell : row[c], t->width[c], t->numeric[c], k == t->nshow - 1);
         }
         fputc('\n', out);
     }
+    free(row);
     table_rule(t, out);
     if (printed < t->rows)
         fprintf(out, "(%lld more rows: --limit N to see more)\n", (long long)(t->rows - printed));
@@ -721,20 +735,24 @@ static void table_free(struct table *t)
     for (int i = 0; t->heads && i < t->ncol; i++)
         free(t->heads[i]);
     free(t->heads);
-    for (int64_t i = 0; t->disp && i < t->rows * t->ncol; i++)
-        free(t->disp[i]);
+    for (int c = 0; t->disp && c < t->ncol; c++) {
+        for (int64_t r = 0; t->disp[c] && r < t->rows; r++)
+            free(t->disp[c][r]);
+        free(t->disp[c]);
+    }
     free(t->disp);
-    free(t->width), free(t->numeric), free(t->shown), free(t->order), free(t->offs), buf_free(&t->cells);
+    free(t->width), free(t->cell_width), free(t->numeric), free(t->shown), free(t->order), free(t->row_at);
+    buf_free(&t->cells);
 }
 
 int64_t render_table(sqlite3_stmt *st, int first, FILE *out, FILE *err)
 {
     struct table t = {.st = st, .first = first, .ncol = sqlite3_column_count(st) - first};
     size_t n = (size_t)t.ncol + 1;
-    t.width = calloc(n, sizeof *t.width);
+    t.width = calloc(n, sizeof *t.width), t.cell_width = calloc(n, sizeof *t.cell_width);
     t.numeric = calloc(n, sizeof *t.numeric), t.shown = calloc(n, sizeof *t.shown), t.order = calloc(n, sizeof *t.order);
     int64_t result = -1;
-    if (!t.width || !t.numeric || !t.shown || !t.order || table_collect(&t, err) != 0)
+    if (!t.width || !t.cell_width || !t.numeric || !t.shown || !t.order || table_collect(&t, err) != 0)
         goto done;
     if (t.rows == 0 && opts.report && opts.empty_hint) { /* say why, not an empty frame */
         fprintf(out, "(no rows: %s)\n", opts.empty_hint);
