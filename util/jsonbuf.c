@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int buf_reserve(struct buf *b, size_t extra)
+int buf_reserve(struct buf *b, size_t extra)
 {
     if (b->n + extra <= b->cap)
         return 0;

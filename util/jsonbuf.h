@@ -10,6 +10,8 @@ struct buf {
     size_t n, cap;
 };
 
+/* Room for extra more bytes past b->n; 0, or -1 when out of memory (the buffer is left as it was). */
+int buf_reserve(struct buf *b, size_t extra);
 /* Appends; returns 0, or -1 when out of memory (the buffer is left as it was). */
 int buf_add(struct buf *b, const void *data, size_t n);
 int buf_addc(struct buf *b, char c);

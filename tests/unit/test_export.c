@@ -100,3 +100,28 @@ Test(export, csv_reads_back_in_pandas, .timeout = 120)
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+/* CSV's values by hand: integers as printf's %lld writes them (int64's ends, 0, negatives), reals
+ * exactly (%.15g, else %.17g), a text quoted only where RFC 4180 needs it, "" for an empty text and
+ * nothing for NULL; CRLF after each row. */
+Test(export, csv_writes_values_as_written_by_hand, .timeout = 60)
+{
+    char *dir = temp_dir(), db[1100];
+    snprintf(db, sizeof db, "%s/t.db", dir);
+    cr_assert_eq(import_to(src_path("tests/data/kineto/critical_path_alexnet_trace.json.gz"), db), 0);
+    int st;
+    char *out = run_capture(&st,
+                            "'%s' export csv '%s' --query \"SELECT -9223372036854775807 - 1 AS a, 9223372036854775807 AS b, "
+                            "0 AS c, -42 AS d, 1234567890 AS e, 0.1 AS f, -0.0 AS g, 0.30000000000000004 AS h, 'x,y' AS i, "
+                            "'' AS j, NULL AS k, 'say ' || char(34) || 'hi' || char(34) AS l, ' pad' AS m UNION ALL SELECT -1, 10, 9, -10, 100, "
+                            "1e300, 2.5, -1e-5, 'plain', 'a b', 7, 'z', 'tail '\"",
+                            tracedb(), db);
+    const char *want = "a,b,c,d,e,f,g,h,i,j,k,l,m\r\n"
+                       "-9223372036854775808,9223372036854775807,0,-42,1234567890,0.1,-0,0.30000000000000004,\"x,y\",\"\",,"
+                       "\"say \"\"hi\"\"\",\" pad\"\r\n"
+                       "-1,10,9,-10,100,1e+300,2.5,-1e-05,plain,a b,7,z,\"tail \"\r\n";
+    cr_assert(st == 0 && strcmp(out, want) == 0, "got:\n%s\nwant:\n%s", out, want);
+    free(out);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
