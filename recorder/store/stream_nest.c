@@ -283,11 +283,15 @@ static void next_earlier(struct track *t, struct stream_nest *s)
  * stack (this run's events inside it make its row's self time less). Its row was written with a
  * parent and depth; where the stack now says otherwise (it is inside one of this run's events), the
  * sweep writes the track. 0, or -1 when a fix could not be queued. */
-static int merge_one(struct stream_nest *s, struct track *t, const struct frame_rec *r)
+static int merge_one(struct stream_nest *s, struct track *t, const struct frame_rec *next)
 {
+    /* a copy: the frames it ends may turn the track dirty, which frees the reader next points into */
+    const struct frame_rec rec = *next, *r = &rec;
     t->last_merged = r->start;
     if (pop_before(s, t, r->start, r->end) != 0)
         return -1;
+    if (t->dirty) /* the sweep writes the track: nothing more is merged */
+        return 0;
     const struct frame *p = t->top ? &t->stack[t->top - 1] : NULL;
     int depth = p ? deeper(p->depth) : 0;
     if ((p ? p->id : TDB_NULL) != r->parent || depth != r->depth) {

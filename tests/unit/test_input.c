@@ -1000,6 +1000,39 @@ static void check_stream_equals_sweep(const char *trace, const char *dir)
     sqlite3_close(d);
 }
 
+/* A track that goes back in time, where an earlier run's event (A) gains this run's children whose
+ * durations sum past 2^63 (B, C and E overlap: each ends the one before it, and each is A's child): when
+ * the merge of A's later neighbour D ends A, the saturated sum turns the track over to the sweep, which
+ * freed the earlier runs' reader while the merge still read D from it (found by fuzz_cupti; ASan's
+ * use-after-free in the test build). The rows are the sweep's: A's self time is its duration less the
+ * children's sum held at 2^63 - 1 (worked by hand), B, C and E are A's children at depth 1. */
+Test(nesting, a_saturated_sum_on_a_merged_event_leaves_the_track_to_the_sweep_safely)
+{
+    char *dir = temp_dir(), trace[1024], db[1100];
+    snprintf(trace, sizeof trace, "%s/t.json", dir);
+    snprintf(db, sizeof db, "%s/a.db", dir);
+    const char *json =
+        "{\"traceEvents\":["
+        "{\"ph\":\"X\",\"name\":\"A\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":4611686018427000},"
+        "{\"ph\":\"X\",\"name\":\"D\",\"pid\":1,\"tid\":1,\"ts\":4611686018427100,\"dur\":10},"
+        "{\"ph\":\"X\",\"name\":\"B\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":4611686018426000},"
+        "{\"ph\":\"X\",\"name\":\"C\",\"pid\":1,\"tid\":1,\"ts\":2,\"dur\":4611686018426000},"
+        "{\"ph\":\"X\",\"name\":\"E\",\"pid\":1,\"tid\":1,\"ts\":3,\"dur\":4611686018426000}]}";
+    write_file(trace, json, (long)strlen(json));
+    check_stream_equals_sweep(trace, dir);
+    sqlite3 *d = db_open(db);
+    cr_expect_eq(db_int(d, "SELECT self_ns FROM event e JOIN string n ON n.id = e.name_id WHERE n.value = 'A'"),
+                 4611686018427000000LL - INT64_MAX);
+    cr_expect_eq(db_int(d, "SELECT count(*) FROM event e JOIN string n ON n.id = e.name_id JOIN event p ON p.id = e.parent_id "
+                           "JOIN string pn ON pn.id = p.name_id WHERE n.value IN ('B', 'C', 'E') AND pn.value = 'A' "
+                           "AND e.depth = 1 AND e.self_ns = e.dur_ns"),
+                 3);
+    cr_expect_eq(db_int(d, "SELECT count(*) FROM event WHERE parent_id IS NULL AND depth = 0"), 2);
+    sqlite3_close(d);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
 /* Nesting as events stream in (stream_nest.c: the reorder buffer, each thread's runs merged back from
  * the frame log, operators fixed as later children come, tracks turned dirty) against the sweep alone,
  * on the 17 real traces (each goes back in time its own way) and the generator's PyTorch order. */
