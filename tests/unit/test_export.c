@@ -125,3 +125,29 @@ Test(export, csv_writes_values_as_written_by_hand, .timeout = 60)
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+/* Chrome's times are microseconds with three decimals, negative ones too (a trace may start before its
+ * clock's zero): the export writes back what the trace said, worked by hand. */
+Test(export, chrome_writes_negative_and_small_times_exactly)
+{
+    char *dir = temp_dir(), json[1100], db[1100], out[1100];
+    snprintf(json, sizeof json, "%s/neg.json", dir);
+    snprintf(db, sizeof db, "%s/neg.db", dir);
+    snprintf(out, sizeof out, "%s/out.json", dir);
+    const char *trace = "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"neg\",\"pid\":1,\"tid\":1,\"ts\":-5.001,\"dur\":0.004},"
+                        "{\"ph\":\"X\",\"name\":\"n2\",\"pid\":1,\"tid\":1,\"ts\":-0.003,\"dur\":1},"
+                        "{\"ph\":\"X\",\"name\":\"big\",\"pid\":1,\"tid\":1,\"ts\":1234567890123.456,\"dur\":0},"
+                        "{\"ph\":\"i\",\"name\":\"m\",\"pid\":1,\"tid\":2,\"ts\":-1234567.891,\"s\":\"p\"}]}";
+    write_file(json, trace, (long)strlen(trace));
+    cr_assert_eq(import_to(json, db), 0);
+    cr_assert_eq(run("'%s' export chrome '%s' -o '%s'", tracedb(), db, out), 0);
+    long n;
+    char *text = read_file(out, &n);
+    const char *want[] = {"\"ts\":-5.001,\"dur\":0.004", "\"ts\":-0.003,\"dur\":1.000", "\"ts\":1234567890123.456,\"dur\":0.000",
+                          "\"ts\":-1234567.891"};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        cr_expect(strstr(text, want[i]), "%s not in the export:\n%s", want[i], text);
+    free(text);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
