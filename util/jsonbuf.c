@@ -28,6 +28,23 @@ int buf_add(struct buf *b, const void *data, size_t n)
     return 0;
 }
 
+int buf_add_digits(struct buf *b, int64_t v, int decimals)
+{
+    char t[48], *p = t + sizeof t;
+    uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    if (decimals > 0) {
+        for (int d = 0; d < decimals && d < 20; d++, a /= 10)
+            *--p = (char)('0' + a % 10);
+        *--p = '.';
+    }
+    do
+        *--p = (char)('0' + a % 10);
+    while (a /= 10);
+    if (v < 0)
+        *--p = '-';
+    return buf_add(b, p, (size_t)(t + sizeof t - p));
+}
+
 int buf_addc(struct buf *b, char c)
 {
     if (b->n >= b->cap && buf_reserve(b, 1) != 0)

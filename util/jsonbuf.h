@@ -15,6 +15,9 @@ int buf_reserve(struct buf *b, size_t extra);
 /* Appends; returns 0, or -1 when out of memory (the buffer is left as it was). */
 int buf_add(struct buf *b, const void *data, size_t n);
 int buf_addc(struct buf *b, char c);
+/* Appends v's decimal digits as printf's %lld writes them, or with decimals > 0 the value v / 10^decimals
+ * with exactly that many decimals ("-0.005" for -5, 3). */
+int buf_add_digits(struct buf *b, int64_t v, int decimals);
 void buf_free(struct buf *b);
 
 /* Appends s as a quoted JSON string with every needed escape; invalid UTF-8 becomes U+FFFD. */

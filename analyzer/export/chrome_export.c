@@ -33,34 +33,16 @@ static void sink_write(struct sink *s, const char *p, size_t n)
         s->failed = fwrite(p, 1, n, s->f) != n;
 }
 
-/* Appends the digits of v (as printf's %lld writes them; with three decimals of v / 1000 when us):
- * no printf on the export's path (it was a fifth of the export's time). */
-static void put_digits(struct buf *b, int64_t v, int us)
-{
-    char t[40], *p = t + sizeof t;
-    uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-    if (us) {
-        for (int d = 0; d < 3; d++, a /= 10)
-            *--p = (char)('0' + a % 10);
-        *--p = '.';
-    }
-    do
-        *--p = (char)('0' + a % 10);
-    while (a /= 10);
-    if (v < 0)
-        *--p = '-';
-    buf_add(b, p, (size_t)(t + sizeof t - p));
-}
-
-/* Appends ns as microseconds with exactly three decimals. */
+/* Appends ns as microseconds with exactly three decimals (digits, no printf: it was a fifth of the
+ * export's time). */
 static void put_us(struct buf *b, int64_t ns)
 {
-    put_digits(b, ns, 1);
+    buf_add_digits(b, ns, 3);
 }
 
 static void put_int(struct buf *b, int64_t v)
 {
-    put_digits(b, v, 0);
+    buf_add_digits(b, v, 0);
 }
 
 /* The shortest text that reads back as the same double. */

@@ -31,19 +31,6 @@ static int csv_field(struct buf *b, const char *s, size_t n)
     return buf_add(b, s, n);
 }
 
-/* An integer's decimal digits appended to b, as printf's "%lld" writes them. */
-static int csv_int(struct buf *b, int64_t v)
-{
-    char t[24], *p = t + sizeof t;
-    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-    do
-        *--p = (char)('0' + u % 10);
-    while (u /= 10);
-    if (v < 0)
-        *--p = '-';
-    return buf_add(b, p, (size_t)(t + sizeof t - p));
-}
-
 /* Each row is made in a buffer and written in one call (a printf and a putc a field cost a fifth of a
  * large export's time). */
 static int64_t render_csv(sqlite3_stmt *st, int first, FILE *out, FILE *err)
@@ -70,7 +57,7 @@ static int64_t render_csv(sqlite3_stmt *st, int first, FILE *out, FILE *err)
             case SQLITE_NULL:
                 break;
             case SQLITE_INTEGER:
-                oom |= csv_int(&b, sqlite3_column_int64(st, first + i)) != 0;
+                oom |= buf_add_digits(&b, sqlite3_column_int64(st, first + i), 0) != 0;
                 break;
             case SQLITE_FLOAT: {
                 char num[40];
