@@ -664,8 +664,33 @@ done:
 static const char *const type_names[] = {"operator", "dependency", "launch_delay", "kernel_gap", "sync"};
 static const char *const bound_names[] = {"", "cpu", "gpu_compute", "gpu_comm", "launch", "kernel_gap"};
 
-static int write_path(sqlite3_stmt *sums, sqlite3_stmt *steps, int64_t limit, sqlite3_value *rank, int64_t trace,
-                      const struct cp_row *rows, const int64_t *names, const struct cp_result *r)
+/* Edges go STEPS_A_STATEMENT to an INSERT (one each cost SQLite a statement's run per edge: 2.8 M of them
+ * for a 2 M-event trace), the rest one at a time. */
+#define STEPS_A_STATEMENT 16
+#define STEP_COLUMNS 9
+
+/* Binds edge i of r (its seq is i + 1) as the row whose first parameter is at. */
+static void bind_step(sqlite3_stmt *st, int at, sqlite3_value *rank, const struct cp_row *rows, const int64_t *names,
+                      const struct cp_result *r, size_t i)
+{
+    const struct cp_step *s = &r->steps[i];
+    sqlite3_bind_value(st, at, rank);
+    sqlite3_bind_int64(st, at + 1, (int64_t)i + 1);
+    sqlite3_bind_text(st, at + 2, type_names[s->type], -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, at + 3, bound_names[s->bound], -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, at + 4, s->weight);
+    sqlite3_bind_int64(st, at + 5, s->from_ts);
+    sqlite3_bind_int64(st, at + 6, s->to_ts);
+    int32_t row = s->event >= 0 ? s->event : s->to_row;
+    sqlite3_bind_int64(st, at + 7, rows[row].id);
+    if (names[row] != NO_NAME_ID)
+        sqlite3_bind_int64(st, at + 8, names[row]);
+    else
+        sqlite3_bind_null(st, at + 8);
+}
+
+static int write_path(sqlite3_stmt *sums, sqlite3_stmt *steps, sqlite3_stmt *many, int64_t limit, sqlite3_value *rank,
+                      int64_t trace, const struct cp_row *rows, const int64_t *names, const struct cp_result *r)
 {
     sqlite3_bind_value(sums, 1, rank);
     sqlite3_bind_int64(sums, 2, trace);
@@ -685,21 +710,17 @@ static int write_path(sqlite3_stmt *sums, sqlite3_stmt *steps, int64_t limit, sq
     sqlite3_bind_int64(sums, 13, (int64_t)r->edges);
     int ok = sqlite3_step(sums) == SQLITE_DONE;
     sqlite3_reset(sums);
-    for (size_t i = 0; ok && steps && r->steps && i < r->nsteps && (limit < 0 || (int64_t)i < limit); i++) {
-        const struct cp_step *s = &r->steps[i];
-        sqlite3_bind_value(steps, 1, rank);
-        sqlite3_bind_int64(steps, 2, (int64_t)i + 1);
-        sqlite3_bind_text(steps, 3, type_names[s->type], -1, SQLITE_STATIC);
-        sqlite3_bind_text(steps, 4, bound_names[s->bound], -1, SQLITE_STATIC);
-        sqlite3_bind_int64(steps, 5, s->weight);
-        sqlite3_bind_int64(steps, 6, s->from_ts);
-        sqlite3_bind_int64(steps, 7, s->to_ts);
-        int32_t row = s->event >= 0 ? s->event : s->to_row;
-        sqlite3_bind_int64(steps, 8, rows[row].id);
-        if (names[row] != NO_NAME_ID)
-            sqlite3_bind_int64(steps, 9, names[row]);
-        else
-            sqlite3_bind_null(steps, 9);
+    size_t n = steps && r->steps ? r->nsteps : 0, i = 0;
+    if (limit >= 0 && (uint64_t)limit < n)
+        n = (size_t)limit;
+    for (; ok && many && i + STEPS_A_STATEMENT <= n; i += STEPS_A_STATEMENT) {
+        for (int k = 0; k < STEPS_A_STATEMENT; k++)
+            bind_step(many, 1 + k * STEP_COLUMNS, rank, rows, names, r, i + (size_t)k);
+        ok = sqlite3_step(many) == SQLITE_DONE;
+        sqlite3_reset(many);
+    }
+    for (; ok && i < n; i++) {
+        bind_step(steps, 1, rank, rows, names, r, i);
         ok = sqlite3_step(steps) == SQLITE_DONE;
         sqlite3_reset(steps);
     }
@@ -752,7 +773,7 @@ int critical_path(sqlite3 *db, const char *path, const struct cp_window *given, 
     struct cp_window win = *given, *w = &win;
     char *name = NULL;
     resolve_range(db, w, &name);
-    sqlite3_stmt *sums = NULL, *steps = NULL, *traces = NULL;
+    sqlite3_stmt *sums = NULL, *steps = NULL, *many = NULL, *traces = NULL;
     struct id_value *flags = NULL;
     struct id_map flag_of = {0};
     size_t nflags, windows = 0, most = 0;
@@ -765,6 +786,15 @@ int critical_path(sqlite3 *db, const char *path, const struct cp_window *given, 
                                 &steps, io) != 0) ||
         load_flags(db, &flags, &nflags, io) != 0)
         goto done;
+    if (steps) { /* and STEPS_A_STATEMENT edges at once (none: one at a time) */
+        char sql[64 + STEPS_A_STATEMENT * (2 * STEP_COLUMNS + 3)];
+        int o = snprintf(sql, sizeof sql, "INSERT INTO temp.critical_path_steps VALUES ");
+        for (int k = 0; k < STEPS_A_STATEMENT; k++)
+            for (int c = 0; c < STEP_COLUMNS; c++)
+                o += snprintf(sql + o, sizeof sql - (size_t)o, "%s?%s", c ? "," : k ? ",(" : "(", c == STEP_COLUMNS - 1 ? ")" : "");
+        if (sqlite3_prepare_v2(db, sql, -1, &many, NULL) != SQLITE_OK)
+            many = NULL;
+    }
     id_map_init(&flag_of, flags, nflags);
     report_phase("cp: start");
     if (sqlite3_prepare_v2(db, "SELECT id, rank FROM trace ORDER BY rank, id", -1, &traces, NULL) != SQLITE_OK) {
@@ -800,7 +830,7 @@ int critical_path(sqlite3 *db, const char *path, const struct cp_window *given, 
             goto done;
         }
         int wrote =
-            res.nodes ? write_path(sums, steps, w->each_limit, sqlite3_column_value(traces, 1), trace, rows, names, &res) : 0;
+            res.nodes ? write_path(sums, steps, many, w->each_limit, sqlite3_column_value(traces, 1), trace, rows, names, &res) : 0;
         cp_result_free(&res), free(rows), free(names);
         report_phase("cp: free");
         if (wrote != 0) {
@@ -823,7 +853,7 @@ int critical_path(sqlite3 *db, const char *path, const struct cp_window *given, 
     rc = 0;
 done:
     sqlite3_exec(db, rc == 0 ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL);
-    sqlite3_finalize(sums), sqlite3_finalize(steps), sqlite3_finalize(traces);
+    sqlite3_finalize(sums), sqlite3_finalize(steps), sqlite3_finalize(many), sqlite3_finalize(traces);
     id_map_free(&flag_of);
     free(flags), free(name);
     return rc;
