@@ -186,6 +186,13 @@ int jw_raw(struct jw *w, const char *text, size_t n)
     return buf_add(w->b, text, n);
 }
 
+int jw_int(struct jw *w, int64_t v)
+{
+    if (jw_item(w) != 0)
+        return -1;
+    return buf_add_digits(w->b, v, 0);
+}
+
 int jw_string(struct jw *w, const char *s, size_t n)
 {
     if (jw_item(w) != 0)

@@ -47,6 +47,7 @@ int jw_open(struct jw *w, char bracket);  /* '{' or '[' */
 int jw_close(struct jw *w, char bracket); /* '}' or ']' */
 int jw_key(struct jw *w, const char *s, size_t n);
 int jw_raw(struct jw *w, const char *text, size_t n); /* a number, true, false, null as text */
+int jw_int(struct jw *w, int64_t v);                  /* as printf's %lld writes it */
 int jw_string(struct jw *w, const char *s, size_t n);
 
 #endif

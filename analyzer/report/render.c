@@ -112,8 +112,7 @@ static int64_t render_json(sqlite3_stmt *st, int first, FILE *out, FILE *err)
                 jw_raw(&w, "null", 4);
                 break;
             case SQLITE_INTEGER:
-                snprintf(num, sizeof num, "%lld", (long long)sqlite3_column_int64(st, first + i));
-                jw_raw(&w, num, strlen(num));
+                jw_int(&w, sqlite3_column_int64(st, first + i));
                 break;
             case SQLITE_FLOAT: {
                 double d = sqlite3_column_double(st, first + i);
