@@ -1,6 +1,8 @@
 /* jsonbuf.c: growable buffer and compact JSON writer (see jsonbuf.h). */
 #include "jsonbuf.h"
+#include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,6 +45,15 @@ int buf_add_digits(struct buf *b, int64_t v, int decimals)
     if (v < 0)
         *--p = '-';
     return buf_add(b, p, (size_t)(t + sizeof t - p));
+}
+
+int buf_add_real(struct buf *b, double v)
+{
+    char t[40];
+    snprintf(t, sizeof t, "%.15g", v);
+    if (strtod(t, NULL) != v)
+        snprintf(t, sizeof t, "%.17g", v);
+    return buf_add(b, t, strlen(t));
 }
 
 int buf_addc(struct buf *b, char c)
@@ -191,6 +202,13 @@ int jw_int(struct jw *w, int64_t v)
     if (jw_item(w) != 0)
         return -1;
     return buf_add_digits(w->b, v, 0);
+}
+
+int jw_real(struct jw *w, double v)
+{
+    if (jw_item(w) != 0)
+        return -1;
+    return isfinite(v) ? buf_add_real(w->b, v) : buf_add(w->b, "null", 4);
 }
 
 int jw_string(struct jw *w, const char *s, size_t n)

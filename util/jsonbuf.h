@@ -18,6 +18,8 @@ int buf_addc(struct buf *b, char c);
 /* Appends v's decimal digits as printf's %lld writes them, or with decimals > 0 the value v / 10^decimals
  * with exactly that many decimals ("-0.005" for -5, 3). */
 int buf_add_digits(struct buf *b, int64_t v, int decimals);
+/* Appends the shortest of v's "%.15g" and "%.17g" texts that reads back as v (inf, nan as printf writes them). */
+int buf_add_real(struct buf *b, double v);
 void buf_free(struct buf *b);
 
 /* Appends s as a quoted JSON string with every needed escape; invalid UTF-8 becomes U+FFFD. */
@@ -48,6 +50,7 @@ int jw_close(struct jw *w, char bracket); /* '}' or ']' */
 int jw_key(struct jw *w, const char *s, size_t n);
 int jw_raw(struct jw *w, const char *text, size_t n); /* a number, true, false, null as text */
 int jw_int(struct jw *w, int64_t v);                  /* as printf's %lld writes it */
+int jw_real(struct jw *w, double v);                  /* buf_add_real's text; null when not finite */
 int jw_string(struct jw *w, const char *s, size_t n);
 
 #endif

@@ -48,11 +48,7 @@ static void put_int(struct buf *b, int64_t v)
 /* The shortest text that reads back as the same double. */
 static void put_real(struct buf *b, double v)
 {
-    char t[40];
-    snprintf(t, sizeof t, "%.15g", v);
-    if (strtod(t, NULL) != v)
-        snprintf(t, sizeof t, "%.17g", v);
-    buf_add(b, t, strlen(t));
+    buf_add_real(b, v);
 }
 
 /* A pid or tid column: integers as numbers, text as strings. */

@@ -3,7 +3,6 @@
 #include "render.h"
 #include "jsonbuf.h"
 #include <csv.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,15 +58,9 @@ static int64_t render_csv(sqlite3_stmt *st, int first, FILE *out, FILE *err)
             case SQLITE_INTEGER:
                 oom |= buf_add_digits(&b, sqlite3_column_int64(st, first + i), 0) != 0;
                 break;
-            case SQLITE_FLOAT: {
-                char num[40];
-                double d = sqlite3_column_double(st, first + i);
-                snprintf(num, sizeof num, "%.15g", d);
-                if (strtod(num, NULL) != d)
-                    snprintf(num, sizeof num, "%.17g", d);
-                oom |= buf_add(&b, num, strlen(num)) != 0;
+            case SQLITE_FLOAT:
+                oom |= buf_add_real(&b, sqlite3_column_double(st, first + i)) != 0;
                 break;
-            }
             default: {
                 const char *t = (const char *)sqlite3_column_text(st, first + i);
                 oom |= csv_field(&b, t, (size_t)sqlite3_column_bytes(st, first + i)) != 0;
@@ -106,7 +99,6 @@ static int64_t render_json(sqlite3_stmt *st, int first, FILE *out, FILE *err)
         for (int i = 0; i < ncol; i++) {
             const char *h = render_column_name(st, first + i);
             jw_key(&w, h, strlen(h));
-            char num[40];
             switch (sqlite3_column_type(st, first + i)) {
             case SQLITE_NULL:
                 jw_raw(&w, "null", 4);
@@ -114,18 +106,9 @@ static int64_t render_json(sqlite3_stmt *st, int first, FILE *out, FILE *err)
             case SQLITE_INTEGER:
                 jw_int(&w, sqlite3_column_int64(st, first + i));
                 break;
-            case SQLITE_FLOAT: {
-                double d = sqlite3_column_double(st, first + i);
-                if (isfinite(d)) { /* the shortest text that reads back as the same double */
-                    snprintf(num, sizeof num, "%.15g", d);
-                    if (strtod(num, NULL) != d)
-                        snprintf(num, sizeof num, "%.17g", d);
-                }
-                else
-                    snprintf(num, sizeof num, "null");
-                jw_raw(&w, num, strlen(num));
+            case SQLITE_FLOAT:
+                jw_real(&w, sqlite3_column_double(st, first + i));
                 break;
-            }
             default:
                 jw_string(&w, (const char *)sqlite3_column_text(st, first + i), (size_t)sqlite3_column_bytes(st, first + i));
             }
