@@ -13,6 +13,7 @@
 #include "report.h"
 #include "jsonbuf.h"
 #include "kinds.h"
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -45,10 +46,14 @@ static void put_int(struct buf *b, int64_t v)
     buf_add_digits(b, v, 0);
 }
 
-/* The shortest text that reads back as the same double. */
+/* The shortest text that reads back as the same double; null for one that is not finite (JSON has no
+ * inf or nan: a stranger's database may hold them). */
 static void put_real(struct buf *b, double v)
 {
-    buf_add_real(b, v);
+    if (isfinite(v))
+        buf_add_real(b, v);
+    else
+        buf_add(b, "null", 4);
 }
 
 /* A pid or tid column: integers as numbers, text as strings. */

@@ -151,3 +151,40 @@ Test(export, chrome_writes_negative_and_small_times_exactly)
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+/* A stranger's database may hold reals JSON cannot write (SQLite keeps 9e999 as infinity): the Chrome
+ * export writes such an arg as null, so the file still parses (cJSON here); finite ones stay numbers. */
+Test(export, chrome_writes_a_real_that_is_not_finite_as_null)
+{
+    char *dir = temp_dir(), db[1100], out[1100];
+    snprintf(db, sizeof db, "%s/t.db", dir);
+    snprintf(out, sizeof out, "%s/out.json", dir);
+    cr_assert_eq(import_to(src_path("tests/data/kineto/critical_path_alexnet_trace.json.gz"), db), 0);
+    sqlite3 *d;
+    cr_assert_eq(sqlite3_open(db, &d), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(d, "UPDATE kernel_launch SET occupancy_pct = 9e999, blocks_per_sm = -9e999 "
+                                 "WHERE event_id = (SELECT min(event_id) FROM kernel_launch)", NULL, NULL, NULL), SQLITE_OK);
+    int64_t victim = db_int(d, "SELECT min(event_id) FROM kernel_launch");
+    sqlite3_close(d);
+    cr_assert_eq(run("'%s' export chrome '%s' -o '%s'", tracedb(), db, out), 0);
+    char *text = read_file(out, NULL);
+    cJSON *doc = cJSON_Parse(text), *e;
+    cr_assert(doc, "the export does not parse as JSON");
+    int nulls = 0, numbers = 0;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItem(doc, "traceEvents"))
+    {
+        const cJSON *args = cJSON_GetObjectItem(e, "args"), *occ = args ? cJSON_GetObjectItem(args, "est. achieved occupancy %") : NULL;
+        if (!occ)
+            continue;
+        if (cJSON_IsNull(occ)) {
+            nulls++;
+            cr_expect(cJSON_IsNull(cJSON_GetObjectItem(args, "blocks per SM")));
+        } else
+            numbers += cJSON_IsNumber(occ);
+    }
+    cr_expect(nulls == 1 && numbers > 10, "%d nulls, %d numbers (event %lld edited)", nulls, numbers, (long long)victim);
+    cJSON_Delete(doc);
+    free(text);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
