@@ -228,6 +228,59 @@ Test(tables, typos_unknown_formats_and_closed_pipes)
     free(db), free(dir);
 }
 
+/* A table far longer than the 64 KiB its text is gathered in: every line whole and in order (each worked
+ * out here, not read back from tracedb), the last block written too, and a closed pipe ends it quietly. */
+Test(tables, a_long_table_is_written_whole_and_in_order)
+{
+    char *dir = temp_dir(), *db = db_of(dir, "samples/resnet18_inference.json.gz");
+    int st;
+    enum { N = 30000 }; /* about 570 KB of text */
+    char *out = run_capture(&st, "'%s' sql '%s' \"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < %d) "
+                                 "SELECT x, printf('%%05d-%%s', x, hex(x)) AS t FROM c\"",
+                            tracedb(), db, N);
+    cr_assert_eq(st, 0, "%.300s", out);
+    /* x is numeric: right-aligned to the widest, "30000"; t is as wide as its widest cell, "30000-3330303030"
+     * (5 + 1 + 2 * 5), and as the last column it is not padded; every cell is followed by two blanks */
+    char *line = out, expect[128], hex[32];
+    size_t tw = 5 + 1 + 2 * 5, width = 5 + 2 + tw + 2;
+    for (int k = 0; k < 3; k++) { /* rule, header, rule */
+        size_t n = strcspn(line, "\n");
+        if (k != 1) {
+            cr_assert_eq(n, width, "rule %d: %.*s", k, (int)n, line);
+            for (size_t i = 0; i < n; i++)
+                cr_assert_eq(line[i], '-');
+        } else {
+            snprintf(expect, sizeof expect, "%5s  %s  ", "x", "t");
+            cr_assert(strncmp(line, expect, n) == 0 && n == strlen(expect), "header: %.*s", (int)n, line);
+        }
+        line += n + 1;
+    }
+    for (int x = 1; x <= N; x++) {
+        char digits[16];
+        int nd = snprintf(digits, sizeof digits, "%d", x);
+        for (int i = 0; i < nd; i++) /* SQLite's hex() of an integer: of its text's bytes */
+            snprintf(hex + 2 * i, 3, "%02X", (unsigned char)digits[i]);
+        char cell[64];
+        snprintf(cell, sizeof cell, "%05d-%s", x, hex);
+        snprintf(expect, sizeof expect, "%5d  %s  ", x, cell);
+        size_t n = strcspn(line, "\n");
+        cr_assert(n == strlen(expect) && strncmp(line, expect, n) == 0, "row %d: '%.*s', not '%s'", x, (int)n, line, expect);
+        cr_assert_eq(line[n], '\n', "row %d ends its line", x);
+        line += n + 1;
+    }
+    size_t n = strcspn(line, "\n");
+    cr_assert_eq(n, width, "the closing rule: %.*s", (int)n, line);
+    cr_assert_str_eq(line + n, "\n", "nothing after the closing rule");
+    free(out);
+    /* into head: no "Broken pipe", no error */
+    out = run_capture(&st, "'%s' sql '%s' 'SELECT * FROM events' 2>'%s/err' | head -1 >/dev/null; cat '%s/err'", tracedb(), db,
+                      dir, dir);
+    cr_assert_eq(strlen(out), 0, "stderr: %s", out);
+    free(out);
+    run("rm -rf '%s'", dir);
+    free(db), free(dir);
+}
+
 /* summary of a merged job names both files, the ranks and the world size; of a trace whose
  * deviceProperties list GPUs 0 and 1 but whose work ran on GPU 1 (Python, from the JSON), GPU 1 alone. */
 Test(tables, summary_of_a_job_and_of_a_machine_with_idle_gpus)
