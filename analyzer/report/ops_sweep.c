@@ -138,12 +138,13 @@ static void *push(void **v, size_t *n, size_t *cap, size_t size)
 static struct slot *slot_of(struct ops_pass *p, int64_t id)
 {
     if (p->blocks) {
-        if (id < p->lo || id - p->lo >= p->span) { /* no event has it: a slot of its own, never stored */
+        /* no event has it: a slot of its own, never stored (two ids' difference may not fit in int64) */
+        if (id < p->lo || (uint64_t)id - (uint64_t)p->lo >= (uint64_t)p->span) {
             static struct slot none;
             none = (struct slot){P_NONE, -1};
             return &none;
         }
-        size_t k = (size_t)(id - p->lo);
+        size_t k = (size_t)((uint64_t)id - (uint64_t)p->lo);
         struct slot **b = &p->blocks[k / BLOCK];
         if (!*b) {
             if (!(*b = malloc(BLOCK * sizeof **b)))
@@ -181,7 +182,8 @@ static int slot_set_parent(struct ops_pass *p, struct slot *s, int64_t parent)
     if (parent == NO_PARENT)
         s->parent = P_NONE;
     else if (p->blocks)
-        s->parent = parent >= p->lo && parent - p->lo < p->span ? (int32_t)(parent - p->lo) : P_OUTSIDE;
+        s->parent = parent >= p->lo && (uint64_t)parent - (uint64_t)p->lo < (uint64_t)p->span
+                        ? (int32_t)((uint64_t)parent - (uint64_t)p->lo) : P_OUTSIDE;
     else if (p->nparents >= INT32_MAX)
         return -1;
     else {
