@@ -56,6 +56,11 @@ int buf_add_real(struct buf *b, double v)
     return buf_add(b, t, strlen(t));
 }
 
+int buf_add_json_real(struct buf *b, double v)
+{
+    return isfinite(v) ? buf_add_real(b, v) : buf_add(b, "null", 4);
+}
+
 int buf_addc(struct buf *b, char c)
 {
     if (b->n >= b->cap && buf_reserve(b, 1) != 0)
@@ -208,7 +213,7 @@ int jw_real(struct jw *w, double v)
 {
     if (jw_item(w) != 0)
         return -1;
-    return isfinite(v) ? buf_add_real(w->b, v) : buf_add(w->b, "null", 4);
+    return buf_add_json_real(w->b, v);
 }
 
 int jw_string(struct jw *w, const char *s, size_t n)

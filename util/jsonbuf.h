@@ -20,6 +20,8 @@ int buf_addc(struct buf *b, char c);
 int buf_add_digits(struct buf *b, int64_t v, int decimals);
 /* Appends the shortest of v's "%.15g" and "%.17g" texts that reads back as v (inf, nan as printf writes them). */
 int buf_add_real(struct buf *b, double v);
+/* A double as a JSON value: buf_add_real's text, or null when it is not finite (JSON has no inf or nan). */
+int buf_add_json_real(struct buf *b, double v);
 void buf_free(struct buf *b);
 
 /* Appends s as a quoted JSON string with every needed escape; invalid UTF-8 becomes U+FFFD. */
@@ -50,7 +52,7 @@ int jw_close(struct jw *w, char bracket); /* '}' or ']' */
 int jw_key(struct jw *w, const char *s, size_t n);
 int jw_raw(struct jw *w, const char *text, size_t n); /* a number, true, false, null as text */
 int jw_int(struct jw *w, int64_t v);                  /* as printf's %lld writes it */
-int jw_real(struct jw *w, double v);                  /* buf_add_real's text; null when not finite */
+int jw_real(struct jw *w, double v);                  /* buf_add_json_real */
 int jw_string(struct jw *w, const char *s, size_t n);
 
 #endif

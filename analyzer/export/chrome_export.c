@@ -13,7 +13,6 @@
 #include "report.h"
 #include "jsonbuf.h"
 #include "kinds.h"
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -44,16 +43,6 @@ static void put_us(struct buf *b, int64_t ns)
 static void put_int(struct buf *b, int64_t v)
 {
     buf_add_digits(b, v, 0);
-}
-
-/* The shortest text that reads back as the same double; null for one that is not finite (JSON has no
- * inf or nan: a stranger's database may hold them). */
-static void put_real(struct buf *b, double v)
-{
-    if (isfinite(v))
-        buf_add_real(b, v);
-    else
-        buf_add(b, "null", 4);
 }
 
 /* A pid or tid column: integers as numbers, text as strings. */
@@ -88,7 +77,7 @@ static void put_real_arg(struct buf *b, int *first, const char *key, sqlite3_stm
     if (sqlite3_column_type(st, col) == SQLITE_NULL)
         return;
     put_key(b, first, key);
-    put_real(b, sqlite3_column_double(st, col));
+    buf_add_json_real(b, sqlite3_column_double(st, col));
 }
 
 static void put_dim3(struct buf *b, int *first, const char *key, sqlite3_stmt *st, int col)
@@ -299,7 +288,7 @@ static void counter_json(struct buf *b, sqlite3_stmt *st)
     buf_add(b, ",\"args\":{", 9);
     buf_add_json_string(b, (const char *)sqlite3_column_text(st, 3), (size_t)sqlite3_column_bytes(st, 3));
     buf_addc(b, ':');
-    put_real(b, sqlite3_column_double(st, 5));
+    buf_add_json_real(b, sqlite3_column_double(st, 5));
     buf_add(b, "}}", 2);
 }
 
