@@ -94,6 +94,15 @@ int import_to(const char *trace, const char *db)
     return run("'%s' import -q '%s' -o '%s' 2>/dev/null", tracedb(), trace, db);
 }
 
+void import_text(const char *dir, const char *trace, char *db, size_t n)
+{
+    char json[600];
+    snprintf(json, sizeof json, "%s/hand.json", dir);
+    snprintf(db, n, "%s/hand.db", dir);
+    write_file(json, trace, (long)strlen(trace));
+    cr_assert_eq(import_to(json, db), 0, "import %s", json);
+}
+
 char *imported(const char *trace, char **dir)
 {
     *dir = temp_dir();

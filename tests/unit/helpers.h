@@ -2,6 +2,7 @@
 #ifndef TDB_TEST_HELPERS_H
 #define TDB_TEST_HELPERS_H
 #include <sqlite3.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Runs a shell command built like printf; returns its exit status (or -1). */
@@ -23,6 +24,9 @@ int import_to(const char *trace, const char *db);
  * returns the db (malloc'd). cleanup() removes both. */
 char *imported(const char *trace, char **dir);
 void cleanup(char *dir, char *db);
+/* A hand-written trace (JSON text) written to dir/hand.json and imported; db (n bytes) gets the
+ * database's path, dir/hand.db. Fails the test when the import fails. */
+void import_text(const char *dir, const char *trace, char *db, size_t n);
 sqlite3 *db_open(const char *path);
 /* The first column of the first row of sql as an integer (INT64_MIN when NULL or no row). */
 int64_t db_int(sqlite3 *db, const char *sql);

@@ -616,16 +616,6 @@ static cJSON *critical_path_json(const char *db, const char *args)
     return json_rows(cmd);
 }
 
-/* A hand-written trace (JSON text) imported into dir; db gets its path. */
-static void import_text(const char *dir, const char *trace, char *db, size_t n)
-{
-    char json[600];
-    snprintf(json, sizeof json, "%s/hand.json", dir);
-    snprintf(db, n, "%s/hand.db", dir);
-    write_file(json, trace, (long)strlen(trace));
-    cr_assert_eq(import_to(json, db), 0);
-}
-
 /* critical-path DB --each lists n edges: each (type, bound, event name) and its weight in ns. */
 static void expect_path(const char *db, size_t n, const char *const (*want)[3], const double *dur)
 {

@@ -659,11 +659,8 @@ Test(untrusted_sql, ops_takes_a_parent_id_at_the_end_of_64_bits)
         "\"args\":{\"correlation\":1}},"
         "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"K\",\"pid\":0,\"tid\":7,\"ts\":20,\"dur\":5,"
         "\"args\":{\"device\":0,\"stream\":7,\"correlation\":1}}]}";
-    char *dir = temp_dir(), db[600], path[600];
-    snprintf(path, sizeof path, "%s/t.json", dir);
-    snprintf(db, sizeof db, "%s/h.db", dir);
-    write_file(path, trace, (long)strlen(trace));
-    cr_assert_eq(import_to(path, db), 0);
+    char *dir = temp_dir(), db[600];
+    import_text(dir, trace, db, sizeof db);
     sqlite3 *d = db_open_rw(db);
     cr_assert_eq(sqlite3_exec(d, "UPDATE event SET parent_id = 9223372036854775807 WHERE kind = (SELECT id FROM kind WHERE name = 'runtime'); "
                                  "INSERT INTO event (id, kind, name_id, thread_id, start_ns, dur_ns, self_ns, depth) "
@@ -744,11 +741,8 @@ static long long csv_value(const char *dir, const char *args, const char *db, co
  * (kernels reads durations alone; idle reads the start and the end, both held to 2^62 - 1). */
 Test(untrusted_times, a_report_holds_an_impossible_time_to_2_62_ns)
 {
-    char *dir = temp_dir(), db[600], path[600];
-    snprintf(path, sizeof path, "%s/t.json", dir);
-    snprintf(db, sizeof db, "%s/h.db", dir);
-    write_file(path, hand_launches, (long)strlen(hand_launches));
-    cr_assert_eq(import_to(path, db), 0);
+    char *dir = temp_dir(), db[600];
+    import_text(dir, hand_launches, db, sizeof db);
     sqlite3 *d = db_open_rw(db);
     cr_assert_eq(sqlite3_exec(d, "UPDATE event SET start_ns = 9223372036854775807, dur_ns = 9223372036854775807 "
                                  "WHERE id = (SELECT max(id) FROM event WHERE kind = (SELECT id FROM kind WHERE name = 'kernel'))",
@@ -874,11 +868,8 @@ Test(untrusted_times, memory_byte_sums_saturate_instead_of_overflowing)
         "{\"Device Type\":1,\"Device Id\":0,\"Addr\":200,\"Bytes\":2000,\"Total Allocated\":3000,\"Total Reserved\":4096}},"
         "{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"cpu_instant_event\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":30,\"args\":"
         "{\"Device Type\":1,\"Device Id\":0,\"Addr\":100,\"Bytes\":-1000,\"Total Allocated\":2000,\"Total Reserved\":4096}}]}";
-    char *dir = temp_dir(), db[600], path[600], *err;
-    snprintf(path, sizeof path, "%s/m.json", dir);
-    snprintf(db, sizeof db, "%s/m.db", dir);
-    write_file(path, trace, (long)strlen(trace));
-    cr_assert_eq(import_to(path, db), 0);
+    char *dir = temp_dir(), db[600], *err;
+    import_text(dir, trace, db, sizeof db);
     cr_assert_eq(csv_value(dir, "memory", db, "", "allocated_bytes", &err), 3000); /* as imported */
     free(err);
     sqlite3 *d = db_open_rw(db);
