@@ -18,6 +18,7 @@ runs = [
     ("queue", lambda: ta.get_queue_length_summary(ranks=[rank])),
     ("kernels_by_type", lambda: ta.get_gpu_kernel_breakdown(visualize=False)),
     ("device", lambda: ta.get_temporal_breakdown(visualize=False)),
+    ("memops_bw", lambda: ta.get_memory_bw_summary(ranks=[rank])),
     ("critical_path", lambda: ta.critical_path_analysis(rank=rank, annotation="", instance_id=None)),
 ]
 for name, run in runs:

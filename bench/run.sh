@@ -135,6 +135,8 @@ measure kernels_launch build/tracedb kernels "$dir/bench.db" --group-by launch
 for r in overlap idle launches queue; do measure "$r" build/tracedb "$r" "$dir/bench.db" --drop-last-step; done
 measure kernels_by_type build/tracedb kernels "$dir/bench.db" --by-type --drop-last-step
 measure critical_path build/tracedb critical-path "$dir/bench.db" --drop-last-step
+# HTA's memory bandwidth counters over the whole trace (the generated memcpys have no launch call: HTA's window drops them)
+measure memops_bw build/tracedb memops "$dir/bench.db" --bandwidth
 # HTA's analyses where #11 sets their target: a ~2 M-event database (BENCH_HTA_MB, default 650; 0 skips)
 HTA_MB=${BENCH_HTA_MB:-650}
 if [ "$HTA_MB" -gt 0 ]; then
@@ -144,6 +146,7 @@ if [ "$HTA_MB" -gt 0 ]; then
   hta_events=$(sqlite3 "$dir/hta.db" "SELECT value FROM meta WHERE key = 'event_count'")
   for r in overlap idle launches queue; do measure "${r}_2m" build/tracedb "$r" "$dir/hta.db" --drop-last-step; done
   measure kernels_by_type_2m build/tracedb kernels "$dir/hta.db" --by-type --drop-last-step
+  measure memops_bw_2m build/tracedb memops "$dir/hta.db" --bandwidth
   # the per-operator table from the events (a window, a step each), and kernels by step
   measure kernels_by_step_2m build/tracedb kernels "$dir/hta.db" --by-step
   measure kernels_launch_2m build/tracedb kernels "$dir/hta.db" --group-by launch
@@ -205,9 +208,11 @@ row "tracedb kernels --group-by launch" kernels_launch ""
 for r in overlap idle launches queue; do row "tracedb $r --drop-last-step (HTA)" "$r" "(target < 1 s)"; done
 row "tracedb kernels --by-type --drop-last-step" kernels_by_type "(target < 1 s)"
 row "tracedb critical-path --drop-last-step" critical_path "(target < 1 s)"
+row "tracedb memops --bandwidth (HTA)" memops_bw "(target <= 0.5 s)"
 if [ "$HTA_MB" -gt 0 ]; then
   for r in overlap idle launches queue; do row "  the same on $hta_events events: $r" "${r}_2m" "(target < 1 s)"; done
   row "  the same on $hta_events events: kernels --by-type" kernels_by_type_2m "(target < 1 s)"
+  row "  the same on $hta_events events: memops --bandwidth" memops_bw_2m "(target <= 0.5 s)"
   # floor NAME: NAME's median ratio to the floor below, round by round
   floor() { echo "$(printf '%.2f' "$(cat $dir/$1.ratio)")x the floor below, median of 3 rounds in turn"; }
   row "  the same on $hta_events events: critical-path" critical_path_2m "(target <= 0.5 s; $(floor critical_path_2m))"
@@ -229,7 +234,7 @@ if /usr/bin/python3 bench/hta_time.py "$real" > "$dir/hta_times" 2>/dev/null; th
   echo "HTA beside tracedb on $(basename "$real") (HTA load $(awk '$1 == "load" {print $2}' "$dir/hta_times") s;" \
        "tracedb import $(printf '%.3f' "$(echo "$t1 - $t0" | bc)") s):"
   for pair in "overlap:overlap" "idle:idle" "launches:launches" "queue:queue" "kernels_by_type:kernels --by-type" \
-              "device:device" "critical_path:critical-path"; do
+              "device:device" "memops_bw:memops --bandwidth" "critical_path:critical-path"; do
     name=${pair%%:*}; cmd=${pair#*:}
     t0=$(date +%s.%N); build/tracedb $cmd "$dir/real.db" --drop-last-step > /dev/null; t1=$(date +%s.%N)
     hta=$(awk -v n="$name" '$1 == n {print $2}' "$dir/hta_times")
