@@ -204,6 +204,11 @@ int cmd_export(int argc, char **argv, struct cli *cli)
     /* a file is written beside its name and moved into place whole: never half an export */
     char tmp[4200];
     int to_file = output && strcmp(output, "-") != 0;
+    const char *why = to_file ? tdb_out_unwritable(output, tmp, sizeof tmp) : NULL;
+    if (why) { /* said before the database is read */
+        fprintf(cli->io.err, "%s: cannot write %s: %s\n", cli->io.prog, output, why);
+        return 1;
+    }
     if (to_file && tdb_out_begin(output, tmp, sizeof tmp) != 0) {
         fprintf(cli->io.err, "%s: cannot name a temporary file beside %s\n", cli->io.prog, output);
         return 1;

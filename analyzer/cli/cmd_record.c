@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "cli.h"
 #include "db_guard.h"
+#include "output_claim.h"
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
@@ -105,6 +106,11 @@ int cmd_record(int argc, char **argv, struct cli *cli)
     }
     struct stat sb;
     char stage[PATH_MAX];
+    const char *why = tdb_out_unwritable(out, stage, sizeof stage);
+    if (why) { /* said now, not after the whole program has run */
+        fprintf(cli->io.err, "%s: cannot record to %s: %s\n", cli->io.prog, out, why);
+        return 1;
+    }
     snprintf(stage, sizeof stage, "%s-stage", out);
     int exists = stat(out, &sb) == 0, staged = stat(stage, &sb) == 0;
     if ((exists || staged) && !force) {

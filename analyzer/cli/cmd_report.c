@@ -38,6 +38,12 @@ int cmd_report(int argc, char **argv, struct cli *cli)
     struct html_report_options o = {argv[0], baseline, metric, 0, 0, chrome};
     if (diff_gate_options(fail_text, alpha_text, metric, &o.fail_above, &o.alpha, &cli->io) != 0)
         return 2;
+    char tmp[4200];
+    const char *why = tdb_out_unwritable(output, tmp, sizeof tmp);
+    if (why) { /* said before the database is read */
+        fprintf(cli->io.err, "%s: cannot write %s: %s\n", cli->io.prog, output, why);
+        return 1;
+    }
     FILE *probe = fopen(output, "r");
     if (probe && !force) {
         fclose(probe);
@@ -46,7 +52,6 @@ int cmd_report(int argc, char **argv, struct cli *cli)
     }
     if (probe)
         fclose(probe);
-    char tmp[4200];
     if (tdb_out_begin(output, tmp, sizeof tmp) != 0) {
         fprintf(cli->io.err, "%s: cannot name a temporary file beside %s\n", cli->io.prog, output);
         return 1;

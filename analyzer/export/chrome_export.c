@@ -13,6 +13,8 @@
 #include "report.h"
 #include "jsonbuf.h"
 #include "kinds.h"
+#include "output_claim.h"
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -377,7 +379,10 @@ int chrome_export(sqlite3 *db, const char *path, const char *write_to, struct re
     else
         out.f = fopen(write_to, "wb");
     if (!out.f && !out.gz) {
-        fprintf(io->err, "%s: cannot write %s\n", io->prog, path);
+        int e = errno;
+        char why[4200];
+        const char *reason = tdb_out_unwritable(path, why, sizeof why);
+        fprintf(io->err, "%s: cannot write %s: %s\n", io->prog, path, reason ? reason : e ? tdb_out_reason(e) : "out of memory");
         return 1;
     }
     export_header(db, &out);

@@ -551,6 +551,10 @@ struct tdb_ingest *tdb_ingest_open(const char *path, enum tdb_open_mode mode, FI
     if (mode == TDB_OPEN_MEMORY)
         path = ":memory:";
     int exists = mode != TDB_OPEN_MEMORY && stat(path, &sb) == 0;
+    if (exists && S_ISDIR(sb.st_mode)) {
+        fprintf(err, "tracedb: %s is a directory; name a database file in it\n", path);
+        return NULL;
+    }
     if ((mode == TDB_OPEN_CREATE || mode == TDB_OPEN_LIVE) && exists) {
         fprintf(err, "tracedb: %s already exists; use --force to replace it or --append to add to it\n", path);
         return NULL;
@@ -628,7 +632,12 @@ struct tdb_ingest *tdb_ingest_open(const char *path, enum tdb_open_mode mode, FI
         memory_db = ing->db, ing->borrowed = 1;
         tdb_stmt_cache_for(memory_db);
     } else if (tdb_db_open_new(open_path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, setup, &ing->db) != SQLITE_OK) {
-        fprintf(err, "tracedb: cannot open %s: %s\n", open_path, ing->db ? sqlite3_errmsg(ing->db) : "out of memory");
+        char why[4200];
+        const char *reason = open_path == ing->tmp_path ? tdb_out_unwritable(path, why, sizeof why) : NULL;
+        if (reason) /* a new database: the user's name and why, not the temporary's and SQLite's words */
+            fprintf(err, "tracedb: cannot create %s: %s\n", path, reason);
+        else
+            fprintf(err, "tracedb: cannot open %s: %s\n", open_path, ing->db ? sqlite3_errmsg(ing->db) : "out of memory");
         ingest_free(ing);
         return NULL;
     }

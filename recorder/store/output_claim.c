@@ -12,6 +12,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -171,4 +173,53 @@ const char *tdb_out_reason(int e)
     default:
         return strerror(e);
     }
+}
+
+const char *tdb_out_unwritable(const char *path, char *why, size_t n)
+{
+    struct stat sb;
+    size_t len = strlen(path);
+    if (len == 0) {
+        snprintf(why, n, "no file name given");
+        return why;
+    }
+    if (path[len - 1] == '/' || (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))) {
+        snprintf(why, n, "is a directory; name a file in it");
+        return why;
+    }
+    const char *slash = strrchr(path, '/');
+    char dir[TMP_LEN];
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    else if ((size_t)(slash - path) < sizeof dir)
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    else
+        return NULL;
+    if (stat(dir, &sb) != 0) {
+        int e = errno;
+        if (e == ENOENT)
+            snprintf(why, n, "directory %s does not exist", dir);
+        else if (e == ENOTDIR)
+            snprintf(why, n, "%s is not a directory path", dir);
+        else
+            snprintf(why, n, "directory %s: %s", dir, strerror(e));
+        return why;
+    }
+    if (!S_ISDIR(sb.st_mode)) {
+        snprintf(why, n, "%s is not a directory", dir);
+        return why;
+    }
+    if (access(dir, W_OK | X_OK) != 0) {
+        int e = errno;
+        if (e == EROFS)
+            snprintf(why, n, "directory %s is on a read-only file system", dir);
+        else if (e == EACCES)
+            snprintf(why, n, "no permission to write in directory %s", dir);
+        else
+            snprintf(why, n, "directory %s: %s", dir, strerror(e));
+        return why;
+    }
+    return NULL;
 }

@@ -23,6 +23,12 @@ void tdb_out_discard(const char *tmp);
  * file over `ulimit -f` is a write error that is reported (and cleaned up), not a silent death. */
 void tdb_out_cleanup_on_signals(void);
 
+/* Why no new file can be made at path, in words a user acts on ("is a directory", "directory /x does
+ * not exist", "no permission to write in /x", ...), written into why (size n); NULL when nothing stands
+ * in the way that a look at the path and its directory tells. For a check before the work starts (a
+ * recording would otherwise run the whole program first) and for the words of an open that failed. */
+const char *tdb_out_unwritable(const char *path, char *why, size_t n);
+
 /* A reason for a write error, in words a user acts on: "file too large (over the shell's ulimit -f)",
  * "disk full", or strerror. */
 const char *tdb_out_reason(int err);

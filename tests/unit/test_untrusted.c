@@ -211,6 +211,60 @@ Test(untrusted_outputs, sigterm_mid_import_leaves_no_temporary)
     free(dir);
 }
 
+/* An output that cannot be made is said in the user's words (the name given, and why: a missing
+ * directory, a directory for a file, a file for a directory), before any work: a recording does not run
+ * its program, and nothing is left behind. */
+Test(untrusted_outputs, an_output_that_cannot_be_made_says_why_before_any_work)
+{
+    char *dir = temp_dir();
+    const char *trace = src_path("tests/data/kineto/critical_path_alexnet_trace.json.gz");
+    char db[600];
+    snprintf(db, sizeof db, "%s/a.db", dir);
+    cr_assert_eq(import_to(trace, db), 0);
+    run("echo text > '%s/file'", dir);
+    static const struct {
+        const char *args, *name, *why;
+    } cases[] = {
+        {"import -q TRACE -o DIR/missing/o.db", "cannot create DIR/missing/o.db", "directory DIR/missing does not exist"},
+        {"import -q TRACE -o DIR/new/", "cannot create DIR/new/", "is a directory; name a file in it"},
+        {"import -q TRACE -o DIR", "DIR is a directory", "name a database file in it"},
+        {"import -q TRACE -o DIR --force", "DIR is a directory", "name a database file in it"},
+        {"import -q TRACE -o DIR/file/o.db", "cannot create DIR/file/o.db", "DIR/file is not a directory"},
+        {"merge DB DB -o DIR/missing/m.db", "cannot create DIR/missing/m.db", "directory DIR/missing does not exist"},
+        {"export chrome DB -o DIR/missing/t.json", "cannot write DIR/missing/t.json", "directory DIR/missing does not exist"},
+        {"export csv DB --table event -o DIR/missing/t.csv", "cannot write DIR/missing/t.csv", "directory DIR/missing does not exist"},
+        {"report DB -o DIR/missing/r.html", "cannot write DIR/missing/r.html", "directory DIR/missing does not exist"},
+        {"report DB -o DIR/", "cannot write DIR/", "is a directory"},
+        {"record -o DIR/missing/r.db -- touch DIR/ran", "cannot record to DIR/missing/r.db", "directory DIR/missing does not exist"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        /* DIR, TRACE and DB in the case's words become the paths */
+        char cmd[4000] = "", want_name[1000] = "", want_why[1000] = "";
+        const char *from[3] = {cases[i].args, cases[i].name, cases[i].why};
+        char *to[3] = {cmd, want_name, want_why};
+        for (int k = 0; k < 3; k++) {
+            for (const char *p = from[k]; *p;) {
+                const char *sub = strncmp(p, "DIR", 3) == 0 ? dir : strncmp(p, "TRACE", 5) == 0 ? trace : strncmp(p, "DB", 2) == 0 ? db : NULL;
+                if (sub) {
+                    strcat(to[k], sub);
+                    p += strncmp(p, "TRACE", 5) == 0 ? 5 : strncmp(p, "DIR", 3) == 0 ? 3 : 2;
+                } else {
+                    strncat(to[k], p++, 1);
+                }
+            }
+        }
+        int st;
+        char *out = run_capture(&st, "'%s' %s 2>&1; echo rc=$?", tracedb(), cmd);
+        cr_expect(strstr(out, want_name) && strstr(out, want_why) && !strstr(out, "rc=0") && !strstr(out, ".tmp-"),
+                  "%s: %s", cmd, out);
+        free(out);
+    }
+    cr_expect_eq(count_files(dir, "ran"), 0, "the program was not run");
+    cr_expect_eq(count_files(dir, "tmp-"), 0, "no temporary is left");
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
 Test(untrusted_outputs, stale_temporaries_of_dead_processes_are_removed)
 {
     char *dir = temp_dir();
