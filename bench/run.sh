@@ -137,6 +137,8 @@ measure kernels_by_type build/tracedb kernels "$dir/bench.db" --by-type --drop-l
 measure critical_path build/tracedb critical-path "$dir/bench.db" --drop-last-step
 # HTA's memory bandwidth counters over the whole trace (the generated memcpys have no launch call: HTA's window drops them)
 measure memops_bw build/tracedb memops "$dir/bench.db" --bandwidth
+# HTA's frequent kernel sequences (each generated operator launches one kernel: --min-kernels 1 lists them)
+measure kernels_patterns build/tracedb kernels "$dir/bench.db" --patterns aten:: --min-kernels 1
 # HTA's analyses where #11 sets their target: a ~2 M-event database (BENCH_HTA_MB, default 650; 0 skips)
 HTA_MB=${BENCH_HTA_MB:-650}
 if [ "$HTA_MB" -gt 0 ]; then
@@ -147,6 +149,7 @@ if [ "$HTA_MB" -gt 0 ]; then
   for r in overlap idle launches queue; do measure "${r}_2m" build/tracedb "$r" "$dir/hta.db" --drop-last-step; done
   measure kernels_by_type_2m build/tracedb kernels "$dir/hta.db" --by-type --drop-last-step
   measure memops_bw_2m build/tracedb memops "$dir/hta.db" --bandwidth
+  measure kernels_patterns_2m build/tracedb kernels "$dir/hta.db" --patterns aten:: --min-kernels 1
   # the per-operator table from the events (a window, a step each), and kernels by step
   measure kernels_by_step_2m build/tracedb kernels "$dir/hta.db" --by-step
   measure kernels_launch_2m build/tracedb kernels "$dir/hta.db" --group-by launch
@@ -209,10 +212,12 @@ for r in overlap idle launches queue; do row "tracedb $r --drop-last-step (HTA)"
 row "tracedb kernels --by-type --drop-last-step" kernels_by_type "(target < 1 s)"
 row "tracedb critical-path --drop-last-step" critical_path "(target < 1 s)"
 row "tracedb memops --bandwidth (HTA)" memops_bw "(target <= 0.5 s)"
+row "tracedb kernels --patterns aten:: (HTA)" kernels_patterns "(target <= 0.5 s)"
 if [ "$HTA_MB" -gt 0 ]; then
   for r in overlap idle launches queue; do row "  the same on $hta_events events: $r" "${r}_2m" "(target < 1 s)"; done
   row "  the same on $hta_events events: kernels --by-type" kernels_by_type_2m "(target < 1 s)"
   row "  the same on $hta_events events: memops --bandwidth" memops_bw_2m "(target <= 0.5 s)"
+  row "  the same on $hta_events events: kernels --patterns aten::" kernels_patterns_2m "(target <= 0.5 s)"
   # floor NAME: NAME's median ratio to the floor below, round by round
   floor() { echo "$(printf '%.2f' "$(cat $dir/$1.ratio)")x the floor below, median of 3 rounds in turn"; }
   row "  the same on $hta_events events: critical-path" critical_path_2m "(target <= 0.5 s; $(floor critical_path_2m))"

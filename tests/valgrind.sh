@@ -43,7 +43,7 @@ check 1 "$B/tracedb" import "$T/cut.json" -o "$T/cut.db" # cut short: the whole 
 
 for args in "summary" "ops" "ops --by-step" "ops --group-by shape --with-flops" "ops --from 1ms --to 20ms" \
   "kernels" "kernels --by-type" "kernels --by-step" "kernels --group-by launch" "api" "memops" \
-  "memops --bandwidth --drop-last-step" "memops --bandwidth --timeline" "latency" \
+  "memops --bandwidth --drop-last-step" "memops --bandwidth --timeline" "kernels --patterns aten::" "latency" \
   "device" "idle" "launches" "queue" "overlap" "critical-path" "critical-path --drop-last-step" "memory" \
   "memory --timeline" "ranks" "summary --format json" "ops --format csv"; do
   # (word splitting of $args is wanted)

@@ -9,7 +9,8 @@
 static const char kernels_usage[] =
     "tracedb kernels run.db [--kinds kernel,memcpy,memset] [--group-by name|launch | --by-type] [--sort KEY] [--limit N]\n"
     "                       [--from T] [--to T] [--range NAME] [--by-rank | --by-step]\n"
-    "                       [--format table|csv|json]";
+    "                       [--format table|csv|json]\n"
+    "       tracedb kernels run.db --patterns NAME [--min-kernels N] [--drop-last-step] [--limit N] [--format ...]";
 
 static const char *const kernels_sort_keys[] = {
     "total_ns", "total_ns", "instances", "instances", "avg_ns", "avg_ns",
@@ -37,18 +38,45 @@ static int kernels_kinds(const char *list, int64_t flags[3])
     return 0;
 }
 
+static const char *const pattern_sort_keys[] = {"count", "count", NULL};
+
+/* --patterns NAME: HTA's frequent CUDA kernel sequences (queries/kernels_patterns.sql), per rank. */
+static int kernel_patterns(const char *path, struct scope *sc, const char *name, int64_t min_kernels, struct cli *cli)
+{
+    if (!*name) {
+        fprintf(cli->io.err, "%s: --patterns needs a name (a part of the host events' names: aten::linear)\n", cli->io.prog);
+        return 2;
+    }
+    if (min_kernels < 1) {
+        fprintf(cli->io.err, "%s: --min-kernels is 1 or more\n", cli->io.prog);
+        return 2;
+    }
+    if (sc->sort && strcmp(sc->sort, "total_ns") == 0)
+        sc->sort = "count"; /* the default of the other table */
+    const char *sort = cli_report_sort(sc, pattern_sort_keys, cli);
+    if (!sort)
+        return 2;
+    sc->by_rank = 1; /* per rank, always */
+    const struct scope_param params[] = {{":name", name, 0}, {":min_kernels", NULL, min_kernels}, {NULL, NULL, 0}};
+    return cli_run_report(path, sc, sort, "kernels_patterns", params,
+                          "no host event with that name launched enough GPU work (--min-kernels)", cli);
+}
+
 int cmd_kernels(int argc, char **argv, struct cli *cli)
 {
     struct scope sc;
     scope_init(&sc, "total_ns");
-    const char *kinds = "kernel", *group_by = "name";
+    const char *kinds = "kernel", *group_by = "name", *patterns = NULL;
     int by_type = 0;
+    int64_t min_kernels = 3;
     const struct opt opts[] = {
         SCOPE_OPTIONS(sc),
         {"kinds", 'k', OPT_STRING, &kinds, "kernel (default), memcpy, memset, comma-separated"},
         {"group-by", 'g', OPT_STRING, &group_by, "name (default) or launch (grid, block, registers, shared memory)"},
         {"by-step", 0, OPT_FLAG, &sc.by_step, "one group of rows per ProfilerStep#N, by launch time (--limit: per step)"},
         {"by-type", 0, OPT_FLAG, &by_type, "HTA's kernel type breakdown: computation, communication, both; memory, other"},
+        {"patterns", 0, OPT_STRING, &patterns, "HTA's frequent kernel sequences under the host events whose name holds NAME"},
+        {"min-kernels", 0, OPT_INT, &min_kernels, "with --patterns: sequences of at least N GPU operations (3)"},
         OPT_END,
     };
     int n = cli_parse_options(argc, argv, opts, kernels_usage, cli);
@@ -57,6 +85,8 @@ int cmd_kernels(int argc, char **argv, struct cli *cli)
             cli_usage(opts, kernels_usage, cli->io.err);
         return 2;
     }
+    if (patterns)
+        return kernel_patterns(argv[0], &sc, patterns, min_kernels, cli);
     int64_t flags[3];
     if (kernels_kinds(kinds, flags) != 0) {
         fprintf(cli->io.err, "%s: unknown --kinds '%s' (kernel, memcpy, memset)\n", cli->io.prog, kinds);

@@ -38,7 +38,7 @@ static const char *const reports[][4] = {
     {"kernels", "--group-by", "launch"}, {"api"}, {"device"}, {"device", "--from", "1ms"}, {"idle"},
     {"idle", "--by-rank"}, {"launches"}, {"launches", "--each"}, {"queue"}, {"queue", "--drop-last-step"},
     {"overlap"}, {"overlap", "--drop-last-step"}, {"critical-path"}, {"critical-path", "--drop-last-step"},
-    {"latency"}, {"memops"}, {"memops", "--bandwidth"}, {"memops", "--bandwidth", "--timeline"}, {"memory"}, {"memory", "--timeline"}, {"memory", "--by-op"}, {"ranks"},
+    {"latency"}, {"memops"}, {"memops", "--bandwidth"}, {"memops", "--bandwidth", "--timeline"}, {"kernels", "--patterns", "a"}, {"memory"}, {"memory", "--timeline"}, {"memory", "--by-op"}, {"ranks"},
     {"diff"}, {"sql", "SELECT type_unions(kernel_type(s.value), e.start_ns, e.start_ns + e.dur_ns), "
                       "interval_union(e.start_ns, e.start_ns + e.dur_ns) FROM event e JOIN string s ON s.id = e.name_id"},
 };
