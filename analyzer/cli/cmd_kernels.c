@@ -85,6 +85,10 @@ int cmd_kernels(int argc, char **argv, struct cli *cli)
             cli_usage(opts, kernels_usage, cli->io.err);
         return 2;
     }
+    if (patterns && (sc.by_step || by_type || strcmp(group_by, "name") != 0 || strcmp(kinds, "kernel") != 0)) {
+        fprintf(cli->io.err, "%s: --patterns goes with none of --by-step, --by-type, --group-by, --kinds\n", cli->io.prog);
+        return 2;
+    }
     if (patterns)
         return kernel_patterns(argv[0], &sc, patterns, min_kernels, cli);
     int64_t flags[3];
