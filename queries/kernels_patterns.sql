@@ -42,9 +42,10 @@ anchor AS MATERIALIZED ( -- the main thread's annotations the backward calls han
   WHERE e.kind = {kind:range} AND e.name_id IN (SELECT id FROM steps_names)
     AND NOT EXISTS (SELECT 1 FROM host x WHERE x.thread_id = l.main AND x.mark & 4)
 ),
-up(cand_id, id, parent_id) AS ( -- each candidate on a linked backward thread up to its top-level call
+up(cand_id, id, parent_id) AS ( -- each candidate on a linked backward thread up to its top-level call (UNION: a
+  -- stranger's database may hold a loop of parents, which then ends)
   SELECT c.id, c.id, c.parent_id FROM cand c WHERE c.thread_id IN (SELECT bwd FROM linked)
-  UNION ALL SELECT u.cand_id, e.id, e.parent_id FROM up u JOIN event e ON e.id = u.parent_id
+  UNION SELECT u.cand_id, e.id, e.parent_id FROM up u JOIN event e ON e.id = u.parent_id
 ),
 top AS MATERIALIZED ( -- their top-level calls
   SELECT u.cand_id, t.thread_id, t.start_ns, t.start_ns + t.dur_ns AS en FROM up u JOIN event t ON t.id = u.id WHERE u.parent_id IS NULL

@@ -892,6 +892,20 @@ Test(hta, kernel_patterns_follow_the_backward_thread_link)
         cJSON_Delete(rows);
         free(out);
     }
+    /* a stranger's database with a loop of parents on the backward thread: the walk up ends (it ran forever) */
+    sqlite3 *d;
+    cr_assert_eq(sqlite3_open(db, &d), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(d, "UPDATE event SET parent_id = (SELECT c.id FROM event c WHERE c.parent_id = event.id) "
+                                 "WHERE thread_id = (SELECT thread_id FROM event WHERE parent_id IS NOT NULL ORDER BY thread_id DESC LIMIT 1) "
+                                 "AND depth = 0 AND kind = 1",
+                              NULL, NULL, NULL),
+                 SQLITE_OK);
+    cr_assert_gt(sqlite3_changes(d), 0);
+    sqlite3_close(d);
+    int st;
+    char *out = run_capture(&st, "timeout 60 '%s' kernels '%s' --patterns aten::mm --format json; echo rc=$?", tracedb(), db);
+    cr_expect(strstr(out, "rc=0") && strstr(out, "gemm_bwd"), "%s", out);
+    free(out);
     run("rm -rf '%s'", dir);
     free(dir);
 }
