@@ -378,11 +378,8 @@ int chrome_export(sqlite3 *db, const char *path, const char *write_to, struct re
         out.gz = gzopen(write_to, "wb6");
     else
         out.f = fopen(write_to, "wb");
-    if (!out.f && !out.gz) {
-        int e = errno;
-        char why[4200];
-        const char *reason = tdb_out_unwritable(path, why, sizeof why);
-        fprintf(io->err, "%s: cannot write %s: %s\n", io->prog, path, reason ? reason : e ? tdb_out_reason(e) : "out of memory");
+    if (!out.f && !out.gz) { /* (why the name cannot be made, cmd_export said before) */
+        fprintf(io->err, "%s: cannot write %s: %s\n", io->prog, path, errno ? tdb_out_reason(errno) : "out of memory");
         return 1;
     }
     export_header(db, &out);
