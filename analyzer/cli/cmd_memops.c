@@ -55,6 +55,6 @@ int cmd_memops(int argc, char **argv, struct cli *cli)
     if (!sort)
         return 2;
     sc.by_rank = 1; /* per rank, always (HTA's) */
-    return cli_run_report(argv[0], &sc, sort, timeline ? "memops_bandwidth_timeline" : "memops_bandwidth", NULL,
-                          "no memcpy or memset with a bandwidth (\"memory bandwidth (GB/s)\") in this trace", cli);
+    return cli_run_report(argv[0], &sc, sort, timeline ? "memops_bandwidth_timeline" : "memops_bandwidth", NULL, memops_hint,
+                          cli); /* (work without a bandwidth counts 0 GB/s: no rows means no memory work) */
 }
