@@ -8,6 +8,9 @@
 -- thread holding ProfilerStep#N (HTA's main stack) and one other holding autograd:: calls (its backward
 -- stack), the backward thread's top-level calls inside a "## backward ##" annotation of the main
 -- thread (else a ProfilerStep#N) count as that annotation's children, as HTA links them.
+-- This is the report in SQL alone: its C pass (analyzer/report/pattern_sweep.c) computes the same and serves
+-- every database tracedb writes; this serves a foreign one (a value not an integer where tracedb writes one),
+-- and the test hta/kernel_patterns_c_pass_equals_its_sql holds the two equal.
 WITH RECURSIVE
 named AS MATERIALIZED ( -- the names that matter, each with what it marks: 1 a candidate, 2 an autograd:: call, 4 a backward annotation
   SELECT id, (instr(value, :name) > 0) + 2 * (instr(value, 'autograd::') > 0) + 4 * (value GLOB '## backward ##*') AS mark

@@ -2,6 +2,7 @@
  * (queries/kernels.sql). */
 #include "cli.h"
 #include "kernel_sweep.h"
+#include "pattern_sweep.h"
 #include "report_options.h"
 #include "type_sweep.h"
 #include <string.h>
@@ -40,7 +41,8 @@ static int kernels_kinds(const char *list, int64_t flags[3])
 
 static const char *const pattern_sort_keys[] = {"count", "count", NULL};
 
-/* --patterns NAME: HTA's frequent CUDA kernel sequences (queries/kernels_patterns.sql), per rank. */
+/* --patterns NAME: HTA's frequent CUDA kernel sequences, per rank (analyzer/report/pattern_sweep.c; for a
+ * foreign database, queries/kernels_patterns.sql). */
 static int kernel_patterns(const char *path, struct scope *sc, const char *name, int64_t min_kernels, struct cli *cli)
 {
     if (!*name) {
@@ -58,8 +60,16 @@ static int kernel_patterns(const char *path, struct scope *sc, const char *name,
         return 2;
     sc->by_rank = 1; /* per rank, always */
     const struct scope_param params[] = {{":name", name, 0}, {":min_kernels", NULL, min_kernels}, {NULL, NULL, 0}};
-    return cli_run_report(path, sc, sort, "kernels_patterns", params,
-                          "no host event with that name launched enough GPU work (--min-kernels)", cli);
+    sqlite3 *db = scope_open(path, sc, &cli->io);
+    if (!db)
+        return 1;
+    scope_tables(sc, sc->filtered && !sc->drop_last_step ? "nothing in this window"
+                                                         : "no host event with that name launched enough GPU work (--min-kernels)");
+    int rc = pattern_sweep(db, name, min_kernels, &cli->io); /* one C pass; SQL alone for a foreign database */
+    if (rc != 1)
+        rc = scope_run(db, rc == 0 ? "kernels_patterns_summed" : "kernels_patterns", sc, sort, params, &cli->io);
+    sqlite3_close(db);
+    return rc;
 }
 
 int cmd_kernels(int argc, char **argv, struct cli *cli)
