@@ -70,18 +70,22 @@ struct pat_part { /* one reader of the rows: those with ids lo..hi on its connec
     int rc; /* 0; -1 SQLite's error or out of memory; 2 a value not an integer */
 };
 
-/* Room for one more of `size` bytes at v[n]. 0, or -1 when out of memory. */
-static int pat_grow(void *v, size_t *cap, size_t n, size_t size)
+/* v with room for one more row of `size` bytes at v[n] (grown, *cap its rows), or NULL when out of
+ * memory (v is still the caller's). */
+static void *pat_room(void *v, size_t *cap, size_t n, size_t size)
 {
     if (n < *cap)
-        return 0;
+        return v;
     size_t nc = *cap ? *cap * 2 : 4096;
-    void *p = realloc(*(void **)v, nc * size);
-    if (!p)
-        return -1;
-    *(void **)v = p, *cap = nc;
-    return 0;
+    void *p = realloc(v, nc * size);
+    if (p)
+        *cap = nc;
+    return p;
 }
+
+/* arr with room for one more row at arr[n]: 0, or -1 when out of memory (arr kept). The function using it
+ * declares void *pat_grown. */
+#define PAT_GROW(arr, cap, n) ((pat_grown = pat_room((arr), &(cap), (n), sizeof *(arr))) ? ((arr) = pat_grown, 0) : -1)
 
 static int pat_mark(const struct pat_name *v, size_t n, int64_t id)
 {
@@ -121,6 +125,7 @@ static void *pat_part_run(void *arg)
 {
     struct pat_part *p = arg;
     sqlite3_stmt *st = p->st;
+    void *pat_grown;
     int rc = 0, step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t v[10];
@@ -142,7 +147,7 @@ static void *pat_part_run(void *arg)
             /* HTA's rows on a stream: a sync on none is not one */
             if (!launched || (kind == TDB_KIND_SYNC && (!on || v[9] == -1)))
                 continue;
-            if (pat_grow(&p->work, &p->cap_work, p->n_work, sizeof *p->work) != 0) {
+            if (PAT_GROW(p->work, p->cap_work, p->n_work) != 0) {
                 rc = -1;
                 break;
             }
@@ -150,7 +155,7 @@ static void *pat_part_run(void *arg)
             continue;
         }
         if (kind == TDB_KIND_RUNTIME || kind == TDB_KIND_DRIVER) {
-            if (pat_grow(&p->launch, &p->cap_launch, p->n_launch, sizeof *p->launch) != 0) {
+            if (PAT_GROW(p->launch, p->cap_launch, p->n_launch) != 0) {
                 rc = -1;
                 break;
             }
@@ -168,7 +173,7 @@ static void *pat_part_run(void *arg)
             rc = 2;
             break;
         }
-        if (pat_grow(&p->host, &p->cap_host, p->n_host, sizeof *p->host) != 0) {
+        if (PAT_GROW(p->host, p->cap_host, p->n_host) != 0) {
             rc = -1;
             break;
         }
@@ -181,20 +186,21 @@ static void *pat_part_run(void *arg)
     return NULL;
 }
 
-/* Appends b's n rows of `size` bytes to a's. 0, or -1 when out of memory. */
-static int pat_append(void *a, size_t *na, size_t *cap, const void *b, size_t nb, size_t size)
+/* a (*na rows of `size` bytes, room for *cap) with b's nb rows after them; NULL with nb > 0 when out of
+ * memory (a is still the caller's). */
+static void *pat_append(void *a, size_t *na, size_t *cap, const void *b, size_t nb, size_t size)
 {
     if (nb == 0)
-        return 0;
+        return a;
     if (*na + nb > *cap) {
-        void *p = realloc(*(void **)a, (*na + nb) * size);
+        void *p = realloc(a, (*na + nb) * size);
         if (!p)
-            return -1;
-        *(void **)a = p, *cap = *na + nb;
+            return NULL;
+        a = p, *cap = *na + nb;
     }
-    memcpy((char *)*(void **)a + *na * size, b, nb * size);
+    memcpy((char *)a + *na * size, b, nb * size);
     *na += nb;
-    return 0;
+    return a;
 }
 
 static int cmp_i64(int64_t a, int64_t b)
@@ -343,9 +349,20 @@ static int pat_read(struct pat *c)
     c->host = part[0].host, c->n_host = part[0].n_host;
     c->launch = part[0].launch, c->n_launch = part[0].n_launch;
     c->work = part[0].work, c->n_work = part[0].n_work;
-    if (rc == 0 && (pat_append(&c->host, &c->n_host, &cap_host, part[1].host, part[1].n_host, sizeof *c->host) != 0 ||
-                    pat_append(&c->launch, &c->n_launch, &cap_launch, part[1].launch, part[1].n_launch, sizeof *c->launch) != 0 ||
-                    pat_append(&c->work, &c->n_work, &cap_work, part[1].work, part[1].n_work, sizeof *c->work) != 0)) {
+    void *x;
+    if (rc == 0 && !(x = pat_append(c->host, &c->n_host, &cap_host, part[1].host, part[1].n_host, sizeof *c->host)) && part[1].n_host)
+        rc = -3;
+    else if (rc == 0)
+        c->host = x;
+    if (rc == 0 && !(x = pat_append(c->launch, &c->n_launch, &cap_launch, part[1].launch, part[1].n_launch, sizeof *c->launch)) && part[1].n_launch)
+        rc = -3;
+    else if (rc == 0)
+        c->launch = x;
+    if (rc == 0 && !(x = pat_append(c->work, &c->n_work, &cap_work, part[1].work, part[1].n_work, sizeof *c->work)) && part[1].n_work)
+        rc = -3;
+    else if (rc == 0)
+        c->work = x;
+    if (rc == -3) {
         fprintf(c->io->err, "%s: out of memory\n", c->io->prog);
         rc = -2;
     }
@@ -368,9 +385,10 @@ static int pat_names(struct pat *c, const char *name)
         return -1;
     report_bind_text(st, ":name", name);
     size_t cap = 0;
+    void *pat_grown;
     int step, rc = 0;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        if (pat_grow(&c->names, &cap, c->n_names, sizeof *c->names) != 0) {
+        if (PAT_GROW(c->names, cap, c->n_names) != 0) {
             rc = -1;
             break;
         }
@@ -400,6 +418,7 @@ static int pat_link_depths(struct pat *c, const struct pat_span *steps, size_t n
     struct pat_link *links = NULL;
     struct pat_span *anchors = NULL; /* thread: the backward thread it is for */
     size_t n_links = 0, n_anchors = 0, cap_anchors = 0;
+    void *pat_grown;
     /* HTA's main threads: those holding a ProfilerStep#N; backward: the others holding an autograd:: call */
     if (n_steps && !(mains = malloc(n_steps * sizeof *mains)))
         goto oom;
@@ -414,7 +433,7 @@ static int pat_link_depths(struct pat *c, const struct pat_span *steps, size_t n
     n_mains = u;
     for (size_t k = 0; k < c->n_host; k++)
         if ((c->host[k].mark & MARK_AUTOGRAD) && (!n_mains || !bsearch(&(int64_t){c->host[k].thread}, mains, n_mains, sizeof *mains, i64_order))) {
-            if (pat_grow(&bwds, &cap, n_bwds, sizeof *bwds) != 0)
+            if (PAT_GROW(bwds, cap, n_bwds) != 0)
                 goto oom;
             bwds[n_bwds++] = c->host[k].thread;
         }
@@ -449,7 +468,7 @@ static int pat_link_depths(struct pat *c, const struct pat_span *steps, size_t n
         for (size_t k = 0; k < c->n_host; k++) {
             const struct pat_host *h = &c->host[k];
             if ((h->mark & MARK_BACKWARD) && h->thread == links[l].main) {
-                if (pat_grow(&anchors, &cap_anchors, n_anchors, sizeof *anchors) != 0)
+                if (PAT_GROW(anchors, cap_anchors, n_anchors) != 0)
                     goto oom;
                 anchors[n_anchors++] = (struct pat_span){links[l].bwd, h->start, h->start + h->dur, h->depth};
             }
@@ -457,7 +476,7 @@ static int pat_link_depths(struct pat *c, const struct pat_span *steps, size_t n
         int annotated = n_anchors > before;
         for (size_t k = 0; !annotated && k < n_steps; k++)
             if (steps[k].thread == links[l].main) {
-                if (pat_grow(&anchors, &cap_anchors, n_anchors, sizeof *anchors) != 0)
+                if (PAT_GROW(anchors, cap_anchors, n_anchors) != 0)
                     goto oom;
                 anchors[n_anchors] = steps[k];
                 anchors[n_anchors++].thread = links[l].bwd;
@@ -526,13 +545,14 @@ static int pat_steps(struct pat *c, struct pat_span **steps, size_t *n)
     if (!st)
         return -2;
     size_t cap = 0;
+    void *pat_grown;
     int step, rc = 0;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         if (!pat_int(st, 0) || !pat_int(st, 1) || !pat_int(st, 2) || !pat_int(st, 3)) {
             rc = 2;
             break;
         }
-        if (pat_grow(steps, &cap, *n, sizeof **steps) != 0) {
+        if (PAT_GROW(*steps, cap, *n) != 0) {
             fprintf(c->io->err, "%s: out of memory\n", c->io->prog);
             rc = -2;
             break;
@@ -685,7 +705,7 @@ static int pat_group(struct pat *c, const struct pat_root *roots, size_t n_roots
     struct sweep_index by_ids, by_text;
     sweep_index_init(&by_ids, sizeof(struct pat_group));
     sweep_index_init(&by_text, sizeof(struct pat_group));
-    int64_t *key = NULL;
+    char *key_buf = NULL; /* (bytes, seen as the key's integers) */
     size_t key_cap = 0;
     char *text = NULL;
     size_t text_cap = 0;
@@ -702,10 +722,11 @@ static int pat_group(struct pat *c, const struct pat_root *roots, size_t n_roots
             if (pat_string(&s, ops[j].name_id, &t, &l))
                 n++, gpu = tdb_sat_add(gpu, ops[j].dur);
         if (n > 0 && (int64_t)n >= min_kernels && pat_string(&s, roots[r].name_id, &t, &l)) {
-            if (pat_buf((char **)&key, &key_cap, (2 + (end - k)) * sizeof *key) != 0) {
+            if (pat_buf(&key_buf, &key_cap, (2 + (end - k)) * sizeof(int64_t)) != 0) {
                 rc = -3;
                 break;
             }
+            int64_t *key = (int64_t *)(void *)key_buf;
             key[0] = roots[r].rank, key[1] = roots[r].name_id;
             for (size_t j = k; j < end; j++)
                 if (pat_string(&s, ops[j].name_id, &t, &l))
@@ -773,7 +794,7 @@ static int pat_group(struct pat *c, const struct pat_root *roots, size_t n_roots
         rc = -2;
     }
     sqlite3_finalize(ins);
-    free(key), free(text);
+    free(key_buf), free(text);
     sweep_index_free(&by_ids), sweep_index_free(&by_text);
     pat_strings_free(&s);
     return rc;
@@ -790,6 +811,7 @@ static int pat_assign(struct pat *c, int64_t min_kernels)
     /* each rank's least depth among its candidates (ranks are few) */
     int64_t *rank = NULL, *least = NULL;
     size_t n_ranks = 0, cap = 0, cap2 = 0;
+    void *pat_grown;
     for (size_t k = 0; k < c->n_host; k++) {
         const struct pat_host *h = &c->host[k];
         if (!(h->mark & MARK_CANDIDATE))
@@ -799,7 +821,7 @@ static int pat_assign(struct pat *c, int64_t min_kernels)
         while (j < n_ranks && rank[j] != r)
             j++;
         if (j == n_ranks) {
-            if (pat_grow(&rank, &cap, n_ranks, sizeof *rank) != 0 || pat_grow(&least, &cap2, n_ranks, sizeof *least) != 0)
+            if ((PAT_GROW(rank, cap, n_ranks)) != 0 || (PAT_GROW(least, cap2, n_ranks)) != 0)
                 goto oom;
             rank[n_ranks] = r, least[n_ranks++] = h->depth;
         } else if (h->depth < least[j]) {
@@ -817,7 +839,7 @@ static int pat_assign(struct pat *c, int64_t min_kernels)
             j++;
         if (h->depth != least[j])
             continue;
-        if (pat_grow(&roots, &cap, n_roots, sizeof *roots) != 0)
+        if (PAT_GROW(roots, cap, n_roots) != 0)
             goto oom;
         roots[n_roots++] = (struct pat_root){h->thread, h->start, h->start + h->dur, h->id, h->name_id, r, h->dur};
     }
