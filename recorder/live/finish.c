@@ -30,7 +30,7 @@ static int finish_from_stage(const char *db_path, const char *stage, int fd, FIL
         fprintf(err, "tracedb: %s: cannot name a temporary file beside it\n", db_path);
         return -1;
     }
-    struct tdb_ingest *ing = tdb_ingest_open(tmp, TDB_OPEN_LIVE, err);
+    struct tdb_ingest *ing = tdb_ingest_open(tmp, TDB_OPEN_REBUILD, err);
     if (!ing) {
         tdb_out_discard(tmp);
         return -1;

@@ -555,7 +555,8 @@ struct tdb_ingest *tdb_ingest_open(const char *path, enum tdb_open_mode mode, FI
         fprintf(err, "tracedb: %s is a directory; name a database file in it\n", path);
         return NULL;
     }
-    if ((mode == TDB_OPEN_CREATE || mode == TDB_OPEN_LIVE) && exists) {
+    int live = mode == TDB_OPEN_LIVE || mode == TDB_OPEN_REBUILD;
+    if ((mode == TDB_OPEN_CREATE || live) && exists) {
         fprintf(err, "tracedb: %s already exists; use --force to replace it or --append to add to it\n", path);
         return NULL;
     }
@@ -590,7 +591,7 @@ struct tdb_ingest *tdb_ingest_open(const char *path, enum tdb_open_mode mode, FI
     ing->next_kind = TDB_KIND_FIRST_CUSTOM;
 
     const char *open_path = path;
-    ing->live = mode == TDB_OPEN_LIVE;
+    ing->live = live;
     ing->fresh = mode == TDB_OPEN_CREATE || mode == TDB_OPEN_FORCE || mode == TDB_OPEN_MEMORY;
     if (mode == TDB_OPEN_CREATE || mode == TDB_OPEN_FORCE) {
         size_t n = strlen(path) + 32;
@@ -603,7 +604,7 @@ struct tdb_ingest *tdb_ingest_open(const char *path, enum tdb_open_mode mode, FI
         }
         ing->replace = mode == TDB_OPEN_FORCE;
         open_path = ing->tmp_path;
-    } else if (mode == TDB_OPEN_LIVE) { /* claim the name now: a second recording to it fails here */
+    } else if (live) { /* claim the name now: a second recording to it fails here */
         int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
         if (fd < 0) {
             fprintf(err, "tracedb: %s: %s\n", path,
@@ -642,11 +643,12 @@ struct tdb_ingest *tdb_ingest_open(const char *path, enum tdb_open_mode mode, FI
         return NULL;
     }
     int ok;
-    if (mode == TDB_OPEN_LIVE) {
+    if (live) {
         /* Readers see each commit; a killed process keeps every committed batch (synchronous=OFF
          * risks only an operating-system crash). Indexes come at the end, as for imports: kept up
          * row by row they cost a range a fifth more. */
-        ok = ingest_exec(ing, "PRAGMA journal_mode=WAL; PRAGMA synchronous=OFF; PRAGMA cache_size=-4096; BEGIN;") == 0 &&
+        ok = ingest_exec(ing, mode == TDB_OPEN_REBUILD ? "PRAGMA synchronous=OFF; PRAGMA cache_size=-4096; BEGIN;" /* (a file no one reads) */
+                                                       : "PRAGMA journal_mode=WAL; PRAGMA synchronous=OFF; PRAGMA cache_size=-4096; BEGIN;") == 0 &&
              ingest_exec_file(ing, "schema/schema.sql") == 0 &&
              ingest_exec(ing, "PRAGMA user_version=" TDB_SCHEMA_VERSION_STR) == 0 &&
              ingest_exec_file(ing, "schema/views.sql") == 0 &&
@@ -674,7 +676,7 @@ struct tdb_ingest *tdb_ingest_open(const char *path, enum tdb_open_mode mode, FI
         }
         ok = ingest_exec(ing, "PRAGMA cache_size=-4096; BEGIN IMMEDIATE;") == 0 && ingest_load_existing(ing) == 0;
     }
-    if (ok && !(ing->rows = row_writer_start(ing->db, ing->path, err, ing->live || mode == TDB_OPEN_MEMORY, mode == TDB_OPEN_MEMORY)))
+    if (ok && !(ing->rows = row_writer_start(ing->db, ing->path, err, mode == TDB_OPEN_LIVE || mode == TDB_OPEN_MEMORY, mode == TDB_OPEN_MEMORY)))
         ok = 0;
     if (!ok) {
         tdb_ingest_abort(ing);

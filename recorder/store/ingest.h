@@ -28,7 +28,11 @@ enum tdb_open_mode {
     TDB_OPEN_APPEND, /* add to an existing database in one transaction */
     TDB_OPEN_LIVE,   /* the recorder: a new database written in place (WAL), committed as it goes and
                       * readable meanwhile; nesting, links and sums are computed when it ends */
-    TDB_OPEN_MEMORY  /* a new database in memory, gone at the end (fuzzing; path is ignored) */
+    TDB_OPEN_MEMORY, /* a new database in memory, gone at the end (fuzzing; path is ignored) */
+    TDB_OPEN_REBUILD /* tracedb finish: a recording's database made again from its staging file, as
+                      * TDB_OPEN_LIVE makes it, but its rows written on a thread of their own beside the
+                      * conversion (a live recording's converter writes them itself: one core is the
+                      * program's) */
 };
 
 /* A string that need not be NUL-terminated. */
