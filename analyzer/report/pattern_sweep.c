@@ -87,19 +87,6 @@ static void *pat_room(void *v, size_t *cap, size_t n, size_t size)
  * declares void *pat_grown. */
 #define PAT_GROW(arr, cap, n) ((pat_grown = pat_room((arr), &(cap), (n), sizeof *(arr))) ? ((arr) = pat_grown, 0) : -1)
 
-static int pat_mark(const struct pat_name *v, size_t n, int64_t id)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t m = lo + (hi - lo) / 2;
-        if (v[m].id < id)
-            lo = m + 1;
-        else
-            hi = m;
-    }
-    return lo < n && v[lo].id == id ? v[lo].mark : 0;
-}
-
 static int pat_int(sqlite3_stmt *st, int c)
 {
     return sqlite3_column_type(st, c) == SQLITE_INTEGER;
@@ -109,6 +96,26 @@ static int pat_int_or_null(sqlite3_stmt *st, int c)
 {
     int t = sqlite3_column_type(st, c);
     return t == SQLITE_INTEGER || t == SQLITE_NULL;
+}
+
+/* The index of the row with id in rows sorted by id (the id their first field), or n. */
+static size_t pat_find(const void *v, size_t n, size_t size, int64_t id)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t m = lo + (hi - lo) / 2;
+        if (*(const int64_t *)((const char *)v + m * size) < id)
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    return lo < n && *(const int64_t *)((const char *)v + lo * size) == id ? lo : n;
+}
+
+static int pat_mark(const struct pat_name *v, size_t n, int64_t id)
+{
+    size_t k = pat_find(v, n, sizeof *v, id);
+    return k < n ? v[k].mark : 0;
 }
 
 /* Column c of the row as an integer: 1; 0 when NULL; -1 when neither (a foreign database's text or real). */
@@ -254,20 +261,6 @@ static void pat_sort(void *v, size_t n, size_t size, int (*cmp)(const void *, co
             qsort(v, n, size, cmp);
             return;
         }
-}
-
-/* The index of the row with id in rows sorted by id (the id their first field), or n. */
-static size_t pat_find(const void *v, size_t n, size_t size, int64_t id)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t m = lo + (hi - lo) / 2;
-        if (*(const int64_t *)((const char *)v + m * size) < id)
-            lo = m + 1;
-        else
-            hi = m;
-    }
-    return lo < n && *(const int64_t *)((const char *)v + lo * size) == id ? lo : n;
 }
 
 struct pat {
@@ -670,6 +663,16 @@ static size_t pat_text(const struct pat_strings *s, const struct pat_root *root,
     return len;
 }
 
+/* Group g's text key (pat_text of its first occurrence): its length, or 0 when out of memory. */
+static size_t pat_group_text(const struct pat_strings *s, const struct pat_root *roots, const struct pat_op *ops, size_t n_ops,
+                             const struct pat_group *g, char **b, size_t *cap)
+{
+    size_t end = g->first_op;
+    while (end < n_ops && ops[end].root == g->root)
+        end++;
+    return pat_text(s, &roots[g->root], ops + g->first_op, end - g->first_op, b, cap);
+}
+
 /* Groups the roots' sequences and writes them into temp.pattern_stats. 0, 2, or -2 (printed). */
 static int pat_group(struct pat *c, const struct pat_root *roots, size_t n_roots, struct pat_op *ops, size_t n_ops,
                      int64_t min_kernels)
@@ -746,10 +749,7 @@ static int pat_group(struct pat *c, const struct pat_root *roots, size_t n_roots
     /* by text: names holding '|' may make two sequences one pattern, as SQL's text does */
     for (size_t k = 0; rc == 0 && k < by_ids.n; k++) {
         const struct pat_group *g = sweep_index_at(&by_ids, k);
-        size_t end = g->first_op;
-        while (end < n_ops && ops[end].root == g->root)
-            end++;
-        size_t len = pat_text(&s, &roots[g->root], ops + g->first_op, end - g->first_op, &text, &text_cap);
+        size_t len = pat_group_text(&s, roots, ops, n_ops, g, &text, &text_cap);
         int fresh;
         struct pat_group *x = len ? sweep_index_get(&by_text, text, len, &fresh) : NULL;
         if (!x) {
@@ -765,10 +765,7 @@ static int pat_group(struct pat *c, const struct pat_root *roots, size_t n_roots
         rc = -2;
     for (size_t k = 0; rc == 0 && k < by_text.n; k++) {
         const struct pat_group *g = sweep_index_at(&by_text, k);
-        size_t end = g->first_op;
-        while (end < n_ops && ops[end].root == g->root)
-            end++;
-        size_t len = pat_text(&s, &roots[g->root], ops + g->first_op, end - g->first_op, &text, &text_cap);
+        size_t len = pat_group_text(&s, roots, ops, n_ops, g, &text, &text_cap);
         if (!len) {
             rc = -3;
             break;
@@ -800,6 +797,15 @@ static int pat_group(struct pat *c, const struct pat_root *roots, size_t n_roots
     return rc;
 }
 
+/* Where rank r is among rank[0..n): its index, or n. */
+static size_t pat_slot(const int64_t *rank, size_t n, int64_t r)
+{
+    size_t j = 0;
+    while (j < n && rank[j] != r)
+        j++;
+    return j;
+}
+
 /* The roots, each GPU operation given to the root its launch lies in, and their groups. 0, 2, or -2. */
 static int pat_assign(struct pat *c, int64_t min_kernels)
 {
@@ -814,12 +820,10 @@ static int pat_assign(struct pat *c, int64_t min_kernels)
     void *pat_grown;
     for (size_t k = 0; k < c->n_host; k++) {
         const struct pat_host *h = &c->host[k];
-        if (!(h->mark & MARK_CANDIDATE))
+        int64_t r = h->mark & MARK_CANDIDATE ? pat_rank(c, h->thread) : 0;
+        size_t j = h->mark & MARK_CANDIDATE ? pat_slot(rank, n_ranks, r) : SIZE_MAX;
+        if (j == SIZE_MAX)
             continue;
-        int64_t r = pat_rank(c, h->thread);
-        size_t j = 0;
-        while (j < n_ranks && rank[j] != r)
-            j++;
         if (j == n_ranks) {
             if ((PAT_GROW(rank, cap, n_ranks)) != 0 || (PAT_GROW(least, cap2, n_ranks)) != 0)
                 goto oom;
@@ -831,14 +835,9 @@ static int pat_assign(struct pat *c, int64_t min_kernels)
     cap = 0;
     for (size_t k = 0; k < c->n_host; k++) {
         const struct pat_host *h = &c->host[k];
-        if (!(h->mark & MARK_CANDIDATE))
-            continue;
-        int64_t r = pat_rank(c, h->thread);
-        size_t j = 0;
-        while (rank[j] != r)
-            j++;
-        if (h->depth != least[j])
-            continue;
+        int64_t r = h->mark & MARK_CANDIDATE ? pat_rank(c, h->thread) : 0;
+        if (!(h->mark & MARK_CANDIDATE) || h->depth != least[pat_slot(rank, n_ranks, r)])
+            continue; /* (a candidate's rank has its slot) */
         if (PAT_GROW(roots, cap, n_roots) != 0)
             goto oom;
         roots[n_roots++] = (struct pat_root){h->thread, h->start, h->start + h->dur, h->id, h->name_id, r, h->dur};
