@@ -276,6 +276,8 @@ struct pat {
     sqlite3_stmt *row_st; /* a row of the whole table by id: parents and launches outside the window */
     struct tdb_phase_clock clock; /* TRACEDB_TIMING=1: each phase's time */
     int64_t rank_thread, rank_last; /* the last track whose rank was looked up (rank_thread -1: none) */
+    struct strmap lifted;           /* event id -> index in lift: each call's extra depth, found once */
+    struct sweep_values lift, path; /* (path: the ids a walk up passed) */
 };
 
 /* The rank of a track (SWEEP_RANK_NULL: NULL), as queries/parts/rank_of_event.sql gives it. */
@@ -400,6 +402,59 @@ struct pat_link {
     int64_t rank, main, bwd;
 };
 
+/* The extra depth of host call h on a linked backward thread (*plus): its top-level call (up its parents)
+ * hangs under the last anchor that holds it, one deeper than it; 0 when none holds it, or when it has no
+ * top-level call (a stranger's loop of parents, or a parent missing). Each call's is kept: the calls a
+ * walk passes have the same top-level call, so later walks stop where one has been. 0; 2 a value not an
+ * integer; -1 SQLite's error; -3 out of memory. */
+static int pat_lift(struct pat *c, const struct pat_host *h, const struct pat_span *anchors, size_t n_anchors, int64_t *plus)
+{
+    int64_t id = h->id, parent = h->parent, thread = h->thread, start = h->start, en = h->start + h->dur, tortoise = id;
+    size_t power = 1, lam = 0;
+    int top = 1;
+    c->path.n = 0;
+    for (;;) {
+        int64_t at = strmap_get(&c->lifted, &id, sizeof id);
+        if (at >= 0) {
+            *plus = c->lift.v[at];
+            top = -1; /* (known) */
+            break;
+        }
+        if (sweep_values_add(&c->path, id) != 0)
+            return -3;
+        if (parent == PAT_NONE)
+            break;
+        /* Brent's cycle test: the tortoise jumps to the hare at each power of two */
+        id = parent;
+        if (id == tortoise) {
+            top = 0;
+            break;
+        }
+        int got = pat_row(c, id, &parent, &thread, &start, &en);
+        if (got != 1) {
+            if (got != 0)
+                return got;
+            top = 0;
+            break;
+        }
+        if (++lam == power)
+            tortoise = id, power *= 2, lam = 0;
+    }
+    if (top >= 0) {
+        const struct pat_span *best = NULL;
+        for (size_t a = 0; top && a < n_anchors; a++)
+            if (anchors[a].thread == thread && start >= anchors[a].start && en <= anchors[a].en &&
+                (!best || anchors[a].start > best->start))
+                best = &anchors[a];
+        *plus = best ? tdb_sat_add(best->depth, 1) : 0;
+    }
+    for (size_t k = 0; k < c->path.n; k++)
+        if (sweep_values_add(&c->lift, *plus) != 0 ||
+            strmap_put(&c->lifted, &c->path.v[k], sizeof c->path.v[k], (int64_t)c->lift.n - 1) != 0)
+            return -3;
+    return 0;
+}
+
 /* HTA's extra depth of each candidate on a linked backward thread, added to host[].depth: its top-level
  * call (up its parents) hangs under the last anchor that holds it (the main thread's "## backward ##"
  * annotations, else its ProfilerSteps), one deeper than it. 0, 2, or -1. */
@@ -482,38 +537,15 @@ static int pat_link_depths(struct pat *c, const struct pat_span *steps, size_t n
             linked = h->thread == links[l].bwd;
         if (!(h->mark & MARK_CANDIDATE) || !linked)
             continue;
-        /* up the parents to the top-level call; a stranger's loop of parents, or a parent missing, has none
-         * (Brent's cycle test: the tortoise jumps to the hare at each power of two) */
-        int64_t parent = h->parent, thread = h->thread, start = h->start, en = h->start + h->dur, tortoise = h->id;
-        size_t power = 1, lam = 0;
-        int top = 1;
-        while (parent != PAT_NONE) {
-            int64_t id = parent;
-            if (id == tortoise) {
-                top = 0;
-                break;
-            }
-            int got = pat_row(c, id, &parent, &thread, &start, &en);
-            if (got != 1) {
-                if (got != 0) {
-                    rc = got == 2 ? 2 : -1;
-                    goto done;
-                }
-                top = 0;
-                break;
-            }
-            if (++lam == power)
-                tortoise = id, power *= 2, lam = 0;
+        int64_t plus;
+        int got = pat_lift(c, h, anchors, n_anchors, &plus);
+        if (got == -3)
+            goto oom;
+        if (got != 0) {
+            rc = got == 2 ? 2 : -1;
+            goto done;
         }
-        if (!top)
-            continue;
-        /* the last anchor holding it */
-        const struct pat_span *best = NULL;
-        for (size_t a = 0; a < n_anchors; a++)
-            if (anchors[a].thread == thread && start >= anchors[a].start && en <= anchors[a].en &&
-                (!best || anchors[a].start > best->start))
-                best = &anchors[a];
-        int64_t depth = tdb_sat_add(h->depth, tdb_sat_add(best ? best->depth : -1, 1));
+        int64_t depth = tdb_sat_add(h->depth, plus);
         if (depth != (int32_t)depth) {
             rc = 2;
             goto done;
@@ -912,6 +944,10 @@ done:
 int pattern_sweep(sqlite3 *db, const char *name, int64_t min_kernels, struct report_io *io)
 {
     struct pat c = {.db = db, .io = io, .rank_thread = -1};
+    strmap_init(&c.lifted);
+    /* one transaction for the pass: its point lookups (a parent, a launch outside the window, a name)
+     * would each take and drop the file's locks (on a 151,391-event trace, half the depths' time) */
+    int own = sqlite3_get_autocommit(db) && sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
     tdb_phase_start(&c.clock);
     struct pat_span *steps = NULL;
     size_t n_steps = 0;
@@ -932,7 +968,13 @@ int pattern_sweep(sqlite3 *db, const char *name, int64_t min_kernels, struct rep
     tdb_phase_end(&c.clock, "patterns: depths");
     if (rc == 0)
         rc = pat_assign(&c, min_kernels);
+    if (own && sqlite3_exec(db, rc == 0 ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL) != SQLITE_OK && rc == 0) {
+        fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
+        rc = -2;
+    }
     sweep_ranks_free(&c.ranks);
+    strmap_free(&c.lifted);
+    free(c.lift.v), free(c.path.v);
     sqlite3_finalize(c.row_st);
     free(c.names), free(c.host), free(c.launch), free(c.work), free(steps);
     return rc == 0 ? 0 : rc == 2 ? 2 : 1;
