@@ -3,7 +3,9 @@
  * The producer (the parser's thread) appends fixed-layout records to the current batch; a full batch
  * is handed to the writer thread, which binds each record to its prepared statement, while the
  * producer fills the other batch. Two batches of 4 MiB: memory is bounded, no allocation per row,
- * and parsing and SQLite's work run on the two cores at once. Event rows go 32 to a statement.
+ * and parsing and SQLite's work run on the two cores at once. Event rows go 32 to a statement. An
+ * event's record holds its columns only (120 bytes; tdb_event is 300 with its launch and memory details,
+ * which follow the record only for the rows that have them).
  * row_writer_sync() waits until every queued row is written; only then may the producer use the
  * database itself (the connection is never used by both threads at once).
  * Inline mode (a live recording, whose producer is the recorder's own background thread): no second
@@ -33,12 +35,43 @@ struct row_head {
     uint32_t size;  /* whole record, header included, a multiple of 8 */
 };
 
+/* An event's columns (tdb_event's, without its strings and its launch and memory details: a third of
+ * its bytes, which every event had been copied with; the parser thread is the import's slower one). */
+struct row_ev {
+    int64_t thread_id, start_ns, dur_ns, correlation, external_id, device, stream, bytes, launch_id, launch_ns, flow;
+    int64_t parent_id, self_ns;
+    int32_t kind, depth, has_launch;
+};
+
+/* A kernel's launch configuration or a memory event's record: after the event's record when it has one. */
+struct row_detail {
+    int64_t grid[3], block[3], registers, shared_mem;
+    double blocks_per_sm, warps_per_sm, occupancy_pct;
+    int64_t addr, total_allocated, total_reserved, device_type;
+};
+
 struct row_event {
     struct row_head h;
     int64_t id, name_id, cat_id;
-    struct tdb_event ev; /* its str pointers are not used here: text follows the record */
-    uint32_t args_len;
+    struct row_ev ev;
+    uint32_t args_len; /* the args text follows the record (and its detail, when it has one) */
 };
+
+/* Whether an event row carries a row_detail (a kernel launch's configuration or a memory record). */
+static int row_has_detail(const struct row_ev *ev)
+{
+    return ev->has_launch || ev->kind == TDB_KIND_MEMORY;
+}
+
+static const struct row_detail *row_detail(const struct row_event *r)
+{
+    return (const struct row_detail *)(r + 1);
+}
+
+static const char *row_args(const struct row_event *r)
+{
+    return (const char *)(r + 1) + (row_has_detail(&r->ev) ? sizeof(struct row_detail) : 0);
+}
 
 struct row_text { /* string, process and thread rows: two ids, a flag and text */
     struct row_head h;
@@ -223,7 +256,7 @@ static void bind_event_head(struct row_writer *w, sqlite3_stmt *st, int b, const
 static void bind_args(sqlite3_stmt *st, int i, const struct row_event *r)
 {
     if (r->args_len > 2)
-        sqlite3_bind_text(st, i, (const char *)(r + 1), (int)r->args_len, SQLITE_STATIC);
+        sqlite3_bind_text(st, i, row_args(r), (int)r->args_len, SQLITE_STATIC);
     else
         sqlite3_bind_null(st, i);
 }
@@ -231,7 +264,7 @@ static void bind_args(sqlite3_stmt *st, int i, const struct row_event *r)
 /* Binds event r as row `row` of the event statement st (EVENT_PARAMS parameters per row). */
 static void bind_event(struct row_writer *w, sqlite3_stmt *st, int row, const struct row_event *r)
 {
-    const struct tdb_event *ev = &r->ev;
+    const struct row_ev *ev = &r->ev;
     int b = row * EVENT_PARAMS;
     bind_event_head(w, st, b, r);
     tdb_bind_int_or_null(st, b + 8, ev->correlation);
@@ -251,7 +284,7 @@ static void bind_event(struct row_writer *w, sqlite3_stmt *st, int row, const st
 /* A row with nothing but kind, name, category, track, times, nesting and args: no GPU or memory fields. */
 static int is_host(const struct row_event *r)
 {
-    const struct tdb_event *ev = &r->ev;
+    const struct row_ev *ev = &r->ev;
     return ev->correlation == TDB_NULL && ev->external_id == TDB_NULL && ev->device == TDB_NULL &&
            ev->stream == TDB_NULL && ev->bytes == TDB_NULL && ev->launch_id == TDB_NULL && ev->launch_ns == TDB_NULL && ev->flow == TDB_NULL && !ev->has_launch &&
            ev->kind != TDB_KIND_MEMORY;
@@ -282,7 +315,7 @@ static void bind_group_row(sqlite3_stmt *st, int g, int b, const void *row)
         return;
     }
     const struct row_event *r = row;
-    const struct tdb_event *ev = &r->ev;
+    const struct row_detail *ev = row_detail(r);
     sqlite3_bind_int64(st, b + 1, r->id);
     if (g == G_LAUNCH) { /* its launch configuration */
         for (int i = 0; i < 3; i++) {
@@ -441,7 +474,7 @@ static int write_self_fix(struct row_writer *w, struct pending *p, const struct 
 {
     for (int i = p->nevents; i-- > 0 && p->events[i]->id >= r->id;)
         if (p->events[i]->id == r->id) { /* (a row that left the buffer open holds none: its whole time) */
-            struct tdb_event *ev = &p->events[i]->ev;
+            struct row_ev *ev = &p->events[i]->ev;
             ev->self_ns = (ev->self_ns == TDB_NULL ? ev->dur_ns : ev->self_ns) - r->less;
             return 0;
         }
@@ -685,14 +718,25 @@ int row_writer_stop(struct row_writer *w)
 int row_writer_event(struct row_writer *w, int64_t id, int64_t name_id, int64_t cat_id, const struct tdb_event *ev)
 {
     size_t alen = ev->args.p ? ev->args.n : 0;
-    struct row_event *r = row_reserve(w, ROW_EVENT, sizeof *r + alen);
+    int detail = ev->has_launch || ev->kind == TDB_KIND_MEMORY;
+    struct row_event *r = row_reserve(w, ROW_EVENT, sizeof *r + (detail ? sizeof(struct row_detail) : 0) + alen);
     if (!r)
         return -1;
     r->id = id, r->name_id = name_id, r->cat_id = cat_id;
-    r->ev = *ev;
+    r->ev = (struct row_ev){ev->thread_id, ev->start_ns, ev->dur_ns, ev->correlation, ev->external_id, ev->device,
+                            ev->stream, ev->bytes, ev->launch_id, ev->launch_ns, ev->flow, ev->parent_id, ev->self_ns,
+                            ev->kind, ev->depth, ev->has_launch};
     r->args_len = (uint32_t)alen;
+    char *tail = (char *)(r + 1);
+    if (detail) {
+        struct row_detail d = {{ev->grid[0], ev->grid[1], ev->grid[2]}, {ev->block[0], ev->block[1], ev->block[2]},
+                               ev->registers, ev->shared_mem, ev->blocks_per_sm, ev->warps_per_sm, ev->occupancy_pct,
+                               ev->addr, ev->total_allocated, ev->total_reserved, ev->device_type};
+        memcpy(tail, &d, sizeof d);
+        tail += sizeof d;
+    }
     if (alen)
-        memcpy(r + 1, ev->args.p, alen);
+        memcpy(tail, ev->args.p, alen);
     return 0;
 }
 
