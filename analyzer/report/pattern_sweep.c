@@ -58,6 +58,18 @@ struct pat_op { /* a GPU operation given to a root */
     int64_t start, id, name_id, dur;
 };
 
+/* A candidate still open on its track as the rows come (in id order, which is nearly always start order
+ * on a track): the calls that may hold the next ones. */
+struct pat_open {
+    int64_t id, en, depth;
+};
+
+struct pat_track {
+    int64_t thread;
+    struct pat_open *open; /* a stack: the innermost last */
+    size_t n, cap;
+};
+
 struct pat_part { /* one reader of the rows: those with ids lo..hi on its connection */
     _Alignas(128) sqlite3 *db; /* on lines of its own: the parts' threads write theirs at once */
     sqlite3_stmt *st;
@@ -67,6 +79,9 @@ struct pat_part { /* one reader of the rows: those with ids lo..hi on its connec
     struct pat_launch *launch;
     struct pat_work *work;
     size_t n_host, cap_host, n_launch, cap_launch, n_work, cap_work;
+    struct pat_track *tracks;
+    size_t n_tracks, cap_tracks, last_track;
+    int64_t pruned; /* candidates left out: a candidate's children (see pat_prune) */
     int rc; /* 0; -1 SQLite's error or out of memory; 2 a value not an integer */
 };
 
@@ -96,6 +111,37 @@ static int pat_int_or_null(sqlite3_stmt *st, int c)
 {
     int t = sqlite3_column_type(st, c);
     return t == SQLITE_INTEGER || t == SQLITE_NULL;
+}
+
+/* Whether candidate h (on its track's stack from now on) can be left out: its parent is a candidate on
+ * its track at a lesser depth. Such a call is never a root: on a track HTA does not link, its depth is
+ * more than its parent's; on a linked backward track both hang under one top-level call, so both are
+ * lifted by the same anchor's depth. It is kept when it marks something else too (an autograd:: call, a
+ * backward annotation). 1 leave out; 0 keep; -1 out of memory. */
+static int pat_prune(struct pat_part *p, const struct pat_host *h)
+{
+    void *pat_grown;
+    size_t t = p->last_track;
+    if (t >= p->n_tracks || p->tracks[t].thread != h->thread) {
+        for (t = 0; t < p->n_tracks && p->tracks[t].thread != h->thread; t++)
+            ;
+        if (t == p->n_tracks) {
+            if (PAT_GROW(p->tracks, p->cap_tracks, p->n_tracks) != 0)
+                return -1;
+            p->tracks[p->n_tracks++] = (struct pat_track){h->thread, NULL, 0, 0};
+        }
+        p->last_track = t;
+    }
+    struct pat_track *k = &p->tracks[t];
+    while (k->n && k->open[k->n - 1].en < h->start) /* ended before it began: holds nothing from here */
+        k->n--;
+    int parent = 0;
+    for (size_t i = k->n; i-- > 0 && !parent;)
+        parent = k->open[i].id == h->parent && k->open[i].depth < h->depth;
+    if (PAT_GROW(k->open, k->cap, k->n) != 0)
+        return -1;
+    k->open[k->n++] = (struct pat_open){h->id, h->start + h->dur, h->depth};
+    return parent && h->mark == MARK_CANDIDATE;
 }
 
 /* The index of the row with id in rows sorted by id (the id their first field), or n. */
@@ -180,12 +226,17 @@ static void *pat_part_run(void *arg)
             rc = 2;
             break;
         }
-        if (PAT_GROW(p->host, p->cap_host, p->n_host) != 0) {
+        struct pat_host h = {id, start, dur, has_parent ? v[7] : PAT_NONE, (int32_t)thread, (int32_t)name, (int32_t)v[6], mark};
+        int out = mark & MARK_CANDIDATE ? pat_prune(p, &h) : 0;
+        if (out == 1) {
+            p->pruned++;
+            continue;
+        }
+        if (out < 0 || PAT_GROW(p->host, p->cap_host, p->n_host) != 0) {
             rc = -1;
             break;
         }
-        p->host[p->n_host++] =
-            (struct pat_host){id, start, dur, has_parent ? v[7] : PAT_NONE, (int32_t)thread, (int32_t)name, (int32_t)v[6], mark};
+        p->host[p->n_host++] = h;
     }
     if (rc == 0 && step != SQLITE_DONE)
         rc = -1;
@@ -362,6 +413,11 @@ static int pat_read(struct pat *c)
         rc = -2;
     }
     free(part[1].host), free(part[1].launch), free(part[1].work);
+    for (int k = 0; k < 2; k++) {
+        for (size_t t = 0; t < part[k].n_tracks; t++)
+            free(part[k].tracks[t].open);
+        free(part[k].tracks);
+    }
     for (int k = 0; k < 2; k++)
         sqlite3_finalize(part[k].st);
     sweep_halves_close(&h);

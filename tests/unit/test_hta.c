@@ -910,6 +910,64 @@ Test(hta, kernel_patterns_follow_the_backward_thread_link)
     free(dir);
 }
 
+/* Roots that touch and a candidate inside a candidate, worked by hand: aten::a [0, 100] us launches k1,
+ * k2, k3; aten::b [100, 200] (it begins where aten::a ends: a sibling, not a child) holds aten::c [110,
+ * 170], whose three launches and a fourth after it (at 180 us, inside aten::b only) are aten::b's. Both
+ * are roots at depth 0: aten::a|k1|k2|k3 (30 us of GPU time, 100 us of CPU time) and
+ * aten::b|k4|k5|k6|k7 (40 us, 100 us); aten::c, deeper, is none. The C pass leaves a candidate inside a
+ * candidate out as it reads; one that leaves out a call whose neighbour ended at its start (aten::b) loses
+ * a root. */
+Test(hta, kernel_patterns_touching_and_nested_calls)
+{
+    char trace[4000] = "{\"traceEvents\":[", *p = trace + strlen(trace);
+    int corr = 0;
+#define EVENT(name, ts, dur) \
+    p += sprintf(p, "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"%s\",\"pid\":1,\"tid\":10,\"ts\":%d,\"dur\":%d},", name, ts, dur)
+#define LAUNCH(ts, kernel, kts)                                                                                          \
+    do {                                                                                                                 \
+        ++corr;                                                                                                          \
+        p += sprintf(p, "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":10,\"ts\":%d," \
+                        "\"dur\":5,\"args\":{\"correlation\":%d}},",                                                         \
+                     ts, corr);                                                                                          \
+        p += sprintf(p, "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":7,\"ts\":%d,\"dur\":10,"          \
+                        "\"args\":{\"device\":0,\"stream\":7,\"correlation\":%d}},",                                       \
+                     kernel, kts, corr);                                                                                 \
+    } while (0)
+    EVENT("aten::a", 0, 100);
+    LAUNCH(10, "k1", 20);
+    LAUNCH(30, "k2", 40);
+    LAUNCH(50, "k3", 60);
+    EVENT("aten::b", 100, 100);
+    EVENT("aten::c", 110, 60);
+    LAUNCH(120, "k4", 300);
+    LAUNCH(140, "k5", 320);
+    LAUNCH(160, "k6", 340);
+    LAUNCH(180, "k7", 360);
+#undef EVENT
+#undef LAUNCH
+    strcpy(p - 1, "]}");
+    char *dir = temp_dir(), db[600], cmd[1200];
+    import_text(dir, trace, db, sizeof db);
+    snprintf(cmd, sizeof cmd, "'%s' kernels '%s' --patterns aten:: --format json", tracedb(), db);
+    cJSON *rows = json_rows(cmd);
+    static const struct {
+        const char *pattern;
+        double kernels, gpu, cpu;
+    } want[] = {{"aten::a|k1|k2|k3", 3, 30000, 100000}, {"aten::b|k4|k5|k6|k7", 4, 40000, 100000}};
+    cr_expect_eq(cJSON_GetArraySize(rows), 2, "%d patterns", cJSON_GetArraySize(rows));
+    for (int i = 0; i < 2; i++) {
+        const cJSON *r = NULL, *x;
+        cJSON_ArrayForEach(x, rows) if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(x, "pattern")), want[i].pattern) == 0) r = x;
+        cr_expect(r && field(r, "count") == 1 && field(r, "kernels") == want[i].kernels && field(r, "gpu_ns") == want[i].gpu &&
+                      field(r, "cpu_ns") == want[i].cpu,
+                  "%s: %s, count %g, kernels %g, gpu %g, cpu %g", want[i].pattern, r ? "found" : "missing", field(r, "count"),
+                  field(r, "kernels"), field(r, "gpu_ns"), field(r, "cpu_ns"));
+    }
+    cJSON_Delete(rows);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
 static int lines(const char *s)
 {
     int n = 0;
