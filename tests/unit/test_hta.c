@@ -816,6 +816,24 @@ Test(hta, kernel_patterns_equal_hta, .timeout = 240)
     free(dir);
 }
 
+/* A Kineto-shaped trace built in a test: host events (pid 1) and launches with their kernel (pid 0, stream
+ * 7, 10 us each), written at p; each returns the end of what it wrote. */
+static char *trace_event(char *p, const char *name, const char *cat, int tid, int ts, int dur, const char *args)
+{
+    return p + sprintf(p, "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":1,\"tid\":%d,\"ts\":%d,\"dur\":%d%s},", cat, name,
+                       tid, ts, dur, args);
+}
+
+static char *trace_launch(char *p, int *corr, int tid, int ts, const char *kernel, int kts)
+{
+    char a[64];
+    snprintf(a, sizeof a, ",\"args\":{\"correlation\":%d}", ++*corr);
+    p = trace_event(p, "cudaLaunchKernel", "cuda_runtime", tid, ts, 5, a);
+    return p + sprintf(p, "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":7,\"ts\":%d,\"dur\":10,"
+                          "\"args\":{\"device\":0,\"stream\":7,\"correlation\":%d}},",
+                   kernel, kts, *corr);
+}
+
 /* The backward thread hung under the main thread's "## backward ##", as HTA links them (its output on this
  * trace, run once: 2 occurrences of aten::mm|gemm_a|gemm_b|add_c, 60 us of GPU time, 200 us of CPU
  * time). Three steps on thread 10 (main), each: ProfilerStep#k [1000k, +990], "## forward ##" [+10, +400]
@@ -830,17 +848,8 @@ Test(hta, kernel_patterns_follow_the_backward_thread_link)
 {
     char trace[12000] = "{\"traceEvents\":[", *p = trace + strlen(trace);
     int corr = 0;
-#define EVENT(name, cat, tid, ts, dur, args) \
-    p += sprintf(p, "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":1,\"tid\":%d,\"ts\":%d,\"dur\":%d%s},", cat, name, tid, ts, dur, args)
-#define LAUNCH(tid, ts, kernel, kts)                                                                                               \
-    do {                                                                                                                           \
-        char a[64];                                                                                                                \
-        snprintf(a, sizeof a, ",\"args\":{\"correlation\":%d}", ++corr);                                                          \
-        EVENT("cudaLaunchKernel", "cuda_runtime", tid, ts, 5, a);                                                                  \
-        p += sprintf(p, "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":7,\"ts\":%d,\"dur\":10,"              \
-                        "\"args\":{\"device\":0,\"stream\":7,\"correlation\":%d}},",                                             \
-                     kernel, kts, corr);                                                                                           \
-    } while (0)
+#define EVENT(name, cat, tid, ts, dur, args) p = trace_event(p, name, cat, tid, ts, dur, args)
+#define LAUNCH(tid, ts, kernel, kts) p = trace_launch(p, &corr, tid, ts, kernel, kts)
     for (int k = 0; k < 3; k++) {
         int b = 1000 * k;
         char step[32];
@@ -921,18 +930,8 @@ Test(hta, kernel_patterns_touching_and_nested_calls)
 {
     char trace[4000] = "{\"traceEvents\":[", *p = trace + strlen(trace);
     int corr = 0;
-#define EVENT(name, ts, dur) \
-    p += sprintf(p, "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"%s\",\"pid\":1,\"tid\":10,\"ts\":%d,\"dur\":%d},", name, ts, dur)
-#define LAUNCH(ts, kernel, kts)                                                                                          \
-    do {                                                                                                                 \
-        ++corr;                                                                                                          \
-        p += sprintf(p, "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":10,\"ts\":%d," \
-                        "\"dur\":5,\"args\":{\"correlation\":%d}},",                                                         \
-                     ts, corr);                                                                                          \
-        p += sprintf(p, "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":7,\"ts\":%d,\"dur\":10,"          \
-                        "\"args\":{\"device\":0,\"stream\":7,\"correlation\":%d}},",                                       \
-                     kernel, kts, corr);                                                                                 \
-    } while (0)
+#define EVENT(name, ts, dur) p = trace_event(p, name, "cpu_op", 10, ts, dur, "")
+#define LAUNCH(ts, kernel, kts) p = trace_launch(p, &corr, 10, ts, kernel, kts)
     EVENT("aten::a", 0, 100);
     LAUNCH(10, "k1", 20);
     LAUNCH(30, "k2", 40);
