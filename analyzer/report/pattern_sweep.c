@@ -81,7 +81,6 @@ struct pat_part { /* one reader of the rows: those with ids lo..hi on its connec
     size_t n_host, cap_host, n_launch, cap_launch, n_work, cap_work;
     struct pat_track *tracks;
     size_t n_tracks, cap_tracks, last_track;
-    int64_t pruned; /* candidates left out: a candidate's children (see pat_prune) */
     int rc; /* 0; -1 SQLite's error or out of memory; 2 a value not an integer */
 };
 
@@ -102,16 +101,6 @@ static void *pat_room(void *v, size_t *cap, size_t n, size_t size)
  * declares void *pat_grown. */
 #define PAT_GROW(arr, cap, n) ((pat_grown = pat_room((arr), &(cap), (n), sizeof *(arr))) ? ((arr) = pat_grown, 0) : -1)
 
-static int pat_int(sqlite3_stmt *st, int c)
-{
-    return sqlite3_column_type(st, c) == SQLITE_INTEGER;
-}
-
-static int pat_int_or_null(sqlite3_stmt *st, int c)
-{
-    int t = sqlite3_column_type(st, c);
-    return t == SQLITE_INTEGER || t == SQLITE_NULL;
-}
 
 /* Whether candidate h (on its track's stack from now on) can be left out: its parent is a candidate on
  * its track at a lesser depth. Such a call is never a root: on a track HTA does not link, its depth is
@@ -164,13 +153,17 @@ static int pat_mark(const struct pat_name *v, size_t n, int64_t id)
     return k < n ? v[k].mark : 0;
 }
 
-/* Column c of the row as an integer: 1; 0 when NULL; -1 when neither (a foreign database's text or real). */
-static int pat_value(sqlite3_stmt *st, int c, int64_t *v)
+/* Columns first..first+n-1 of st's row into v, each an integer (NULL where null[] is given): 1; 0 when
+ * one is not (a foreign database's text, real or NULL: SQL's pass then). */
+static int pat_ints(sqlite3_stmt *st, int first, int n, int64_t *v, int *null)
 {
-    sqlite3_value *x = sqlite3_column_value(st, c); /* (one call into the statement; the value's own are cheap) */
-    int t = sqlite3_value_type(x);
-    *v = sqlite3_value_int64(x);
-    return t == SQLITE_INTEGER ? 1 : t == SQLITE_NULL ? 0 : -1;
+    int none[8];
+    if (sweep_int_key(st, first, n, v, null ? null : none) != 0)
+        return 0;
+    for (int i = 0; !null && i < n; i++)
+        if (none[i])
+            return 0;
+    return 1;
 }
 
 /* Reads the part's rows: id, kind, name_id, thread_id, start_ns, dur_ns, depth, parent_id, launch_id, stream. */
@@ -182,23 +175,20 @@ static void *pat_part_run(void *arg)
     int rc = 0, step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t v[10];
-        int ok = 1;
-        for (int c = 0; c < 6; c++)
-            ok &= pat_value(st, c, &v[c]) == 1;
-        if (!ok) {
+        int null[10];
+        if (!pat_ints(st, 0, 6, v, NULL)) {
             rc = 2;
             break;
         }
         int64_t id = v[0], kind = v[1], name = v[2], thread = v[3];
         int64_t start = tdb_time_held(v[4]), dur = tdb_dur_held(v[5]);
         if (kind == TDB_KIND_KERNEL || kind == TDB_KIND_MEMCPY || kind == TDB_KIND_MEMSET || kind == TDB_KIND_SYNC) {
-            int launched = pat_value(st, 8, &v[8]), on = pat_value(st, 9, &v[9]);
-            if (launched < 0 || on < 0) {
+            if (!pat_ints(st, 8, 2, v + 8, null + 8)) {
                 rc = 2;
                 break;
             }
             /* HTA's rows on a stream: a sync on none is not one */
-            if (!launched || (kind == TDB_KIND_SYNC && (!on || v[9] == -1)))
+            if (null[8] || (kind == TDB_KIND_SYNC && (null[9] || v[9] == -1)))
                 continue;
             if (PAT_GROW(p->work, p->cap_work, p->n_work) != 0) {
                 rc = -1;
@@ -221,17 +211,15 @@ static void *pat_part_run(void *arg)
         int mark = pat_mark(p->names, p->n_names, name);
         if (!mark)
             continue;
-        int has_depth = pat_value(st, 6, &v[6]), has_parent = pat_value(st, 7, &v[7]);
-        if (has_depth != 1 || has_parent < 0 || v[6] != (int32_t)v[6] || thread != (int32_t)thread || name != (int32_t)name) {
+        if (!pat_ints(st, 6, 2, v + 6, null + 6) || null[6] || v[6] != (int32_t)v[6] || thread != (int32_t)thread ||
+            name != (int32_t)name) {
             rc = 2;
             break;
         }
-        struct pat_host h = {id, start, dur, has_parent ? v[7] : PAT_NONE, (int32_t)thread, (int32_t)name, (int32_t)v[6], mark};
+        struct pat_host h = {id, start, dur, null[7] ? PAT_NONE : v[7], (int32_t)thread, (int32_t)name, (int32_t)v[6], mark};
         int out = mark & MARK_CANDIDATE ? pat_prune(p, &h) : 0;
-        if (out == 1) {
-            p->pruned++;
+        if (out == 1)
             continue;
-        }
         if (out < 0 || PAT_GROW(p->host, p->cap_host, p->n_host) != 0) {
             rc = -1;
             break;
@@ -359,11 +347,13 @@ static int pat_row(struct pat *c, int64_t id, int64_t *parent, int64_t *thread, 
     sqlite3_bind_int64(st, 1, id);
     int step = sqlite3_step(st), rc;
     if (step == SQLITE_ROW) {
-        rc = pat_int_or_null(st, 0) && pat_int(st, 1) && pat_int(st, 2) && pat_int(st, 3) ? 1 : 2;
-        *parent = sqlite3_column_type(st, 0) == SQLITE_NULL ? PAT_NONE : sqlite3_column_int64(st, 0);
-        *thread = sqlite3_column_int64(st, 1);
-        *start = tdb_time_held(sqlite3_column_int64(st, 2));
-        *en = *start + tdb_dur_held(sqlite3_column_int64(st, 3));
+        int64_t v[4];
+        int null[4];
+        rc = pat_ints(st, 0, 4, v, null) && !null[1] && !null[2] && !null[3] ? 1 : 2;
+        *parent = null[0] ? PAT_NONE : v[0];
+        *thread = v[1];
+        *start = tdb_time_held(v[2]);
+        *en = *start + tdb_dur_held(v[3]);
     } else {
         rc = step == SQLITE_DONE ? 0 : -1;
     }
@@ -629,7 +619,8 @@ static int pat_steps(struct pat *c, struct pat_span **steps, size_t *n)
     void *pat_grown;
     int step, rc = 0;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        if (!pat_int(st, 0) || !pat_int(st, 1) || !pat_int(st, 2) || !pat_int(st, 3)) {
+        int64_t v[4];
+        if (!pat_ints(st, 0, 4, v, NULL)) {
             rc = 2;
             break;
         }
@@ -638,9 +629,8 @@ static int pat_steps(struct pat *c, struct pat_span **steps, size_t *n)
             rc = -2;
             break;
         }
-        int64_t start = tdb_time_held(sqlite3_column_int64(st, 1));
-        (*steps)[(*n)++] = (struct pat_span){sqlite3_column_int64(st, 0), start, start + tdb_dur_held(sqlite3_column_int64(st, 2)),
-                                             sqlite3_column_int64(st, 3)};
+        int64_t start = tdb_time_held(v[1]);
+        (*steps)[(*n)++] = (struct pat_span){v[0], start, start + tdb_dur_held(v[2]), v[3]};
     }
     if (rc == 0 && step != SQLITE_DONE) {
         fprintf(c->io->err, "%s: %s\n", c->io->prog, sqlite3_errmsg(c->db));
