@@ -646,7 +646,8 @@ struct tdb_ingest *tdb_ingest_open(const char *path, enum tdb_open_mode mode, FI
     if (live) {
         /* Readers see each commit; a killed process keeps every committed batch (synchronous=OFF
          * risks only an operating-system crash). Indexes come at the end, as for imports: kept up
-         * row by row they cost a range a fifth more. */
+         * row by row they cost a range a fifth more. A rebuild's file is read by no one until it
+         * is whole: no WAL (each page would be written twice). */
         ok = ingest_exec(ing, mode == TDB_OPEN_REBUILD ? "PRAGMA synchronous=OFF; PRAGMA cache_size=-4096; BEGIN;" /* (a file no one reads) */
                                                        : "PRAGMA journal_mode=WAL; PRAGMA synchronous=OFF; PRAGMA cache_size=-4096; BEGIN;") == 0 &&
              ingest_exec_file(ing, "schema/schema.sql") == 0 &&

@@ -30,9 +30,10 @@ enum tdb_open_mode {
                       * readable meanwhile; nesting, links and sums are computed when it ends */
     TDB_OPEN_MEMORY, /* a new database in memory, gone at the end (fuzzing; path is ignored) */
     TDB_OPEN_REBUILD /* tracedb finish: a recording's database made again from its staging file, as
-                      * TDB_OPEN_LIVE makes it, but its rows written on a thread of their own beside the
-                      * conversion (a live recording's converter writes them itself: one core is the
-                      * program's) */
+                      * TDB_OPEN_LIVE makes it, but into a file no one reads until it is whole: written
+                      * as an import writes one (no WAL, 16 KiB pages), its rows on a thread of their own
+                      * beside the conversion (a live recording's converter writes them itself: one core
+                      * is the program's) */
 };
 
 /* A string that need not be NUL-terminated. */
