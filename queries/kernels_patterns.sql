@@ -13,9 +13,7 @@
 -- and the test hta/kernel_patterns_c_pass_equals_its_sql holds the two equal.
 WITH RECURSIVE
 named AS MATERIALIZED ( -- the names that matter, each with what it marks: 1 a candidate, 2 an autograd:: call, 4 a backward annotation
-  SELECT id, (instr(value, :name) > 0) + 2 * (instr(value, 'autograd::') > 0) + 4 * (value GLOB '## backward ##*') AS mark
-  FROM string WHERE instr(value, :name) > 0 OR instr(value, 'autograd::') > 0 OR value GLOB '## backward ##*'
-),
+{sql:pattern_names}),
 steps_names AS MATERIALIZED (SELECT id FROM string WHERE value GLOB 'ProfilerStep#*'),
 host AS MATERIALIZED ( -- the window's host rows with a name that matters, in one pass (HTA's call stacks: no GPU
   -- work, no instants, memory or spans)
