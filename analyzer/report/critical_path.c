@@ -334,83 +334,127 @@ struct scan_part {
     int rc;     /* SQLITE_DONE, or what stopped it (SQLITE_NOMEM: out of memory) */
 };
 
+/* Makes room for one more row. 0, or -1 when out of memory. */
+static int scan_part_room(struct scan_part *p)
+{
+    if (p->n < p->cap)
+        return 0;
+    /* first as many as the part has ids (a database's own ids are dense) */
+    size_t cap = p->cap                              ? p->cap * 2
+                 : p->ids == 0 || p->ids > (1u << 22) ? (size_t)1 << 22
+                 : p->ids < 4096                      ? 4096
+                                                      : (size_t)p->ids;
+    struct cp_row *a;
+    struct id_value *b;
+    if (p->shared) { /* more rows than ids (a view): a buffer of its own from here */
+        a = tdb_big_malloc(cap * sizeof *a), b = tdb_big_malloc(cap * sizeof *b);
+        if (a && b)
+            memcpy(a, p->rows, p->n * sizeof *a), memcpy(b, p->launch, p->n * sizeof *b), p->shared = 0;
+        if (!a || !b) {
+            free(a), free(b);
+            return -1;
+        }
+        p->rows = a, p->launch = b;
+    } else {
+        a = tdb_big_realloc(p->rows, cap * sizeof *a), b = tdb_big_realloc(p->launch, cap * sizeof *b);
+        if (a)
+            p->rows = a;
+        if (b)
+            p->launch = b;
+        if (!a || !b)
+            return -1;
+    }
+    p->cap = cap;
+    return 0;
+}
+
+/* One row, its columns as critical_path_rows.sql gives them. 0, or -1 when out of memory. */
+static int scan_part_take(struct scan_part *p, sqlite3_value **v)
+{
+    if (scan_part_room(p) != 0)
+        return -1;
+    size_t n = p->n;
+    struct cp_row *r = &p->rows[n];
+    int64_t ts = sqlite3_value_int64(v[2]), dur = sqlite3_value_int64(v[3]);
+    tdb_event_held(&ts, &dur); /* a stranger's database may hold any times: differences fit in 64 bits */
+    r->id = sqlite3_value_int64(v[0]);
+    r->ts = ts, r->end = ts + dur;
+    if (p->round_us)
+        hta_round(r->ts, dur, &r->ts, &r->end);
+    r->stream = sqlite3_value_int64(v[4]), r->device = sqlite3_value_int64(v[5]);
+    r->flags = (uint16_t)id_map_get(p->flags, sqlite3_value_int64(v[7]), 0);
+    int64_t cat = sqlite3_value_int64(v[8]);
+    if (cat >= 0)
+        r->flags |= (uint16_t)(id_map_get(p->flags, cat, 0) & (CP_CAT_OP | CP_CAT_RUNTIME | CP_CAT_ANNOTATION | CP_CAT_SYNC));
+    r->correlation = sqlite3_value_int64(v[10]);
+    r->wait = -1;
+    if (sqlite3_value_int(v[9]) == TDB_KIND_SYNC) {
+        r->flags |= CP_CAT_SYNC;
+        struct cp_wait w = {sqlite3_value_int64(v[11]), sqlite3_value_int64(v[12])};
+        if (w.stream != -1 || w.corr != -1) {
+            if (p->nwaits == p->capwaits) {
+                size_t cap = p->capwaits ? 2 * p->capwaits : 256;
+                struct cp_wait *nw = tdb_big_realloc(p->waits, cap * sizeof *nw);
+                if (!nw)
+                    return -1;
+                p->waits = nw, p->capwaits = cap;
+            }
+            r->wait = (int32_t)p->nwaits, p->waits[p->nwaits++] = w;
+        }
+    }
+    p->sorted &= n == 0 || r->id > p->rows[n - 1].id;
+    r->thread = (int32_t)id_map_get(p->thread_of, sqlite3_value_int64(v[1]), -1);
+    r->link = -1, r->clipped = 0;
+    int64_t launch = sqlite3_value_int64(v[6]); /* ids may be negative: NULL is told by its type */
+    r->has_launch = launch != 0 || sqlite3_value_type(v[6]) != SQLITE_NULL;
+    /* v: the name id, for the edges' names (NO_NAME_ID where it is no integer: SQL looks it up) */
+    p->launch[n] = (struct id_value){launch, sqlite3_value_type(v[7]) == SQLITE_INTEGER ? sqlite3_value_int64(v[7]) : NO_NAME_ID};
+    p->n++;
+    return 0;
+}
+
+#define CP_ROW_ARGS 14 /* the scan part (a pointer bound to ?5), then the row's 13 columns */
+#define CP_ROW_PART "tracedb critical_path scan_part"
+
+/* cp_row(part, ...) in critical_path_rows.sql: takes each row as SQLite reads it, so that the rows
+ * never come back one by one through sqlite3_step and a call per column (a third of the scan's time:
+ * bench/run.sh's critical-path line). The query returns only their count. */
+static void cp_row_sql(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    struct scan_part *p = sqlite3_value_pointer(argv[0], CP_ROW_PART);
+    (void)argc; /* CP_ROW_ARGS: SQLite calls it with no other count */
+    if (!p) { /* only the pass's own statement binds a part */
+        sqlite3_result_error(ctx, "cp_row: no scan part", -1);
+        return;
+    }
+    if (scan_part_take(p, argv + 1) != 0) {
+        p->rc = SQLITE_NOMEM;
+        sqlite3_result_error_nomem(ctx);
+        return;
+    }
+    sqlite3_result_int(ctx, 0);
+}
+
+/* Registers cp_row() on a connection (SQLITE_DIRECTONLY: never called by a stranger's view or trigger).
+ * Before any statement of the connection runs: SQLite changes no function while one does. */
+static int cp_row_register(sqlite3 *db, struct report_io *io)
+{
+    if (sqlite3_create_function(db, "cp_row", CP_ROW_ARGS, SQLITE_UTF8 | SQLITE_DIRECTONLY, NULL, cp_row_sql, NULL, NULL) ==
+        SQLITE_OK)
+        return 0;
+    fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
+    return -1;
+}
+
 static void *scan_part_run(void *arg)
 {
     struct scan_part *p = arg;
-    sqlite3_stmt *st = p->st;
-    p->sorted = 1;
-    while ((p->rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (p->n == p->cap) { /* first as many as the part has ids (a database's own ids are dense) */
-            size_t cap = p->cap                              ? p->cap * 2
-                         : p->ids == 0 || p->ids > (1u << 22) ? (size_t)1 << 22
-                         : p->ids < 4096                      ? 4096
-                                                              : (size_t)p->ids;
-            struct cp_row *a;
-            struct id_value *b;
-            if (p->shared) { /* more rows than ids (a view): a buffer of its own from here */
-                a = tdb_big_malloc(cap * sizeof *a), b = tdb_big_malloc(cap * sizeof *b);
-                if (a && b)
-                    memcpy(a, p->rows, p->n * sizeof *a), memcpy(b, p->launch, p->n * sizeof *b), p->shared = 0;
-                if (!a || !b) {
-                    free(a), free(b);
-                    p->rc = SQLITE_NOMEM;
-                    return NULL;
-                }
-                p->rows = a, p->launch = b;
-            } else {
-                a = tdb_big_realloc(p->rows, cap * sizeof *a), b = tdb_big_realloc(p->launch, cap * sizeof *b);
-                if (a)
-                    p->rows = a;
-                if (b)
-                    p->launch = b;
-                if (!a || !b) {
-                    p->rc = SQLITE_NOMEM;
-                    return NULL;
-                }
-            }
-            p->cap = cap;
-        }
-        size_t n = p->n;
-        struct cp_row *r = &p->rows[n];
-        int64_t ts = sqlite3_column_int64(st, 2), dur = sqlite3_column_int64(st, 3);
-        tdb_event_held(&ts, &dur); /* a stranger's database may hold any times: differences fit in 64 bits */
-        r->id = sqlite3_column_int64(st, 0);
-        r->ts = ts, r->end = ts + dur;
-        if (p->round_us)
-            hta_round(r->ts, dur, &r->ts, &r->end);
-        r->stream = sqlite3_column_int64(st, 4), r->device = sqlite3_column_int64(st, 5);
-        r->flags = (uint16_t)id_map_get(p->flags, sqlite3_column_int64(st, 7), 0);
-        int64_t cat = sqlite3_column_int64(st, 8);
-        if (cat >= 0)
-            r->flags |= (uint16_t)(id_map_get(p->flags, cat, 0) &
-                                   (CP_CAT_OP | CP_CAT_RUNTIME | CP_CAT_ANNOTATION | CP_CAT_SYNC));
-        r->correlation = sqlite3_column_int64(st, 10);
-        r->wait = -1;
-        if (sqlite3_column_int(st, 9) == TDB_KIND_SYNC) {
-            r->flags |= CP_CAT_SYNC;
-            struct cp_wait w = {sqlite3_column_int64(st, 11), sqlite3_column_int64(st, 12)};
-            if (w.stream != -1 || w.corr != -1) {
-                if (p->nwaits == p->capwaits) {
-                    size_t cap = p->capwaits ? 2 * p->capwaits : 256;
-                    struct cp_wait *nw = tdb_big_realloc(p->waits, cap * sizeof *nw);
-                    if (!nw) {
-                        p->rc = SQLITE_NOMEM;
-                        return NULL;
-                    }
-                    p->waits = nw, p->capwaits = cap;
-                }
-                r->wait = (int32_t)p->nwaits, p->waits[p->nwaits++] = w;
-            }
-        }
-        p->sorted &= n == 0 || r->id > p->rows[n - 1].id;
-        r->thread = (int32_t)id_map_get(p->thread_of, sqlite3_column_int64(st, 1), -1);
-        r->link = -1, r->clipped = 0;
-        int64_t launch = sqlite3_column_int64(st, 6); /* ids may be negative: NULL is told by its type */
-        r->has_launch = launch != 0 || sqlite3_column_type(st, 6) != SQLITE_NULL;
-        /* v: the name id, for the edges' names (NO_NAME_ID where it is no integer: SQL looks it up) */
-        p->launch[n] = (struct id_value){launch, sqlite3_column_type(st, 7) == SQLITE_INTEGER ? sqlite3_column_int64(st, 7) : NO_NAME_ID};
-        p->n++;
-    }
+    p->sorted = 1, p->rc = SQLITE_OK;
+    int rc;
+    while ((rc = sqlite3_step(p->st)) == SQLITE_ROW)
+        ;
+    if (p->rc == SQLITE_OK) /* else what the row function met (out of memory) */
+        p->rc = rc;
     return NULL;
 }
 
@@ -464,8 +508,9 @@ static int scan_rows(sqlite3 *db, int64_t trace, const struct id_map *flags,
         p->rc = SQLITE_DONE;
         if (k && !db2)
             break;
-        if (!(p->st = report_prepare(p->db, "critical_path_rows", io)))
+        if ((k && cp_row_register(p->db, io) != 0) || !(p->st = report_prepare(p->db, "critical_path_rows", io)))
             goto done;
+        sqlite3_bind_pointer(p->st, 5, p, CP_ROW_PART, NULL);
         sqlite3_bind_int64(p->st, 1, trace);
         sqlite3_bind_int(p->st, 2, traces == 1);
         sqlite3_bind_int64(p->st, 3, k ? mid + 1 : lo);
@@ -782,6 +827,7 @@ int critical_path(sqlite3 *db, const char *path, const struct cp_window *given, 
                     "critical_path_sums (rank, trace_id, path_ns, cpu_ns, gpu_compute_ns, gpu_comm_ns, launch_ns, "
                     "kernel_gap_ns, start_ns, path_events, path_edges, graph_nodes, graph_edges)",
                     13, &sums, io) != 0 ||
+        cp_row_register(db, io) != 0 ||
         (w->each && sweep_table(db, "critical_path_steps (rank, seq, type, bound, dur_ns, from_ns, to_ns, event_id, name_id)", 9,
                                 &steps, io) != 0) ||
         load_flags(db, &flags, &nflags, io) != 0)
