@@ -36,7 +36,7 @@ SAN      = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 SQL      = $(wildcard schema/*.sql) $(wildcard queries/*.sql)
 SQL_PARTS = $(wildcard queries/parts/*.sql)
 ASSETS   = analyzer/export/report.html
-LIB_SRC  = recorder/store/db_guard.c recorder/store/output_claim.c recorder/store/stmt_cache.c recorder/store/ingest.c recorder/store/ingest_sweep.c recorder/store/ingest_checks.c recorder/store/nesting.c recorder/store/spill_sort.c recorder/store/stream_nest.c recorder/store/frame_log.c recorder/store/device_time.c recorder/store/row_writer.c util/strmap.c util/jsonbuf.c util/timeparse.c util/phase_clock.c util/bigmem.c util/time_range.c \
+LIB_SRC  = recorder/store/db_guard.c recorder/store/output_claim.c recorder/store/stmt_cache.c recorder/store/ingest.c recorder/store/ingest_sweep.c recorder/store/ingest_checks.c recorder/store/nesting.c recorder/store/spill_sort.c recorder/store/stream_nest.c recorder/store/frame_log.c recorder/store/device_time.c recorder/store/row_writer.c recorder/store/event_pack.c util/strmap.c util/jsonbuf.c util/timeparse.c util/phase_clock.c util/bigmem.c util/time_range.c \
            recorder/import/chrome_import.c recorder/import/chrome_parse.c recorder/import/chrome_events.c recorder/import/chrome_fast.c recorder/import/import.c recorder/import/merge.c recorder/import/db_copy.c recorder/live/recording.c recorder/live/recording_writer.c recorder/live/recording_convert.c recorder/live/stage_convert.c recorder/live/call_nest.c recorder/live/finish.c \
            analyzer/report/render.c analyzer/report/render_table.c analyzer/report/report.c analyzer/report/mann_whitney.c analyzer/report/diff_gate.c analyzer/report/sqlfuncs.c analyzer/report/type_union.c analyzer/report/type_sweep.c analyzer/report/flops.c analyzer/report/scope.c analyzer/report/queue_sweep.c analyzer/report/sweep_group.c analyzer/report/idle_sweep.c analyzer/report/launch_sweep.c analyzer/report/kernel_sweep.c analyzer/report/pattern_sweep.c analyzer/report/cp_graph.c analyzer/report/critical_path.c analyzer/report/device_sweep.c analyzer/report/memory_sweep.c analyzer/report/ops_sweep.c analyzer/report/step_index.c analyzer/report/shards.c \
            analyzer/export/chrome_export.c analyzer/export/html_report.c
@@ -103,7 +103,7 @@ endif
 # the injection library links what recording needs (the store and the live recorder), not the importers
 # nor the analyzer; --no-undefined keeps it honest
 RECORDING_SRC = recorder/store/db_guard.c recorder/store/output_claim.c recorder/store/stmt_cache.c recorder/store/ingest.c recorder/store/ingest_sweep.c recorder/store/ingest_checks.c recorder/store/nesting.c recorder/store/spill_sort.c recorder/store/stream_nest.c recorder/store/frame_log.c \
-                recorder/store/device_time.c recorder/store/row_writer.c util/strmap.c util/jsonbuf.c util/timeparse.c util/phase_clock.c util/bigmem.c \
+                recorder/store/device_time.c recorder/store/row_writer.c recorder/store/event_pack.c util/strmap.c util/jsonbuf.c util/timeparse.c util/phase_clock.c util/bigmem.c \
                 recorder/live/recording.c recorder/live/recording_writer.c recorder/live/recording_convert.c recorder/live/stage_convert.c recorder/live/call_nest.c
 RECORDING_OBJ = $(RECORDING_SRC:%.c=build/obj/%.o) $(CUPTI_SRC:%.c=build/obj/%.o) build/obj/embedded.o
 build/libtracedb_inject.so: build/obj/recorder/live/nvtx_inject.o $(INJECT_OBJ) $(RECORDING_OBJ)

@@ -6,6 +6,8 @@
 #include "cp_graph.h"
 #include "bigmem.h"
 #include "db_guard.h"
+#include "event_pack.h"
+#include "ingest.h"
 #include "kinds.h"
 #include "report.h"
 #include "sweep_group.h"
@@ -368,29 +370,32 @@ static int scan_part_room(struct scan_part *p)
     return 0;
 }
 
-/* One row, its columns as critical_path_rows.sql gives them. 0, or -1 when out of memory. */
-static int scan_part_take(struct scan_part *p, sqlite3_value **v)
+/* One row's columns as critical_path_rows.sql gives them (NULLs as -1, but the launch's and a name that
+ * is no integer told apart). */
+struct cp_cols {
+    int64_t id, thread, ts, dur, stream, device, launch, name, cat, corr, wait_stream, wait_corr;
+    int kind, launch_null, name_is_int;
+};
+
+/* Makes row n (of rows and launch) from c. 0, or -1 when out of memory. */
+static int scan_part_fill(struct scan_part *p, size_t n, const struct cp_cols *c)
 {
-    if (scan_part_room(p) != 0)
-        return -1;
-    size_t n = p->n;
     struct cp_row *r = &p->rows[n];
-    int64_t ts = sqlite3_value_int64(v[2]), dur = sqlite3_value_int64(v[3]);
+    int64_t ts = c->ts, dur = c->dur;
     tdb_event_held(&ts, &dur); /* a stranger's database may hold any times: differences fit in 64 bits */
-    r->id = sqlite3_value_int64(v[0]);
+    r->id = c->id;
     r->ts = ts, r->end = ts + dur;
     if (p->round_us)
         hta_round(r->ts, dur, &r->ts, &r->end);
-    r->stream = sqlite3_value_int64(v[4]), r->device = sqlite3_value_int64(v[5]);
-    r->flags = (uint16_t)id_map_get(p->flags, sqlite3_value_int64(v[7]), 0);
-    int64_t cat = sqlite3_value_int64(v[8]);
-    if (cat >= 0)
-        r->flags |= (uint16_t)(id_map_get(p->flags, cat, 0) & (CP_CAT_OP | CP_CAT_RUNTIME | CP_CAT_ANNOTATION | CP_CAT_SYNC));
-    r->correlation = sqlite3_value_int64(v[10]);
+    r->stream = c->stream, r->device = c->device;
+    r->flags = (uint16_t)id_map_get(p->flags, c->name, 0);
+    if (c->cat >= 0)
+        r->flags |= (uint16_t)(id_map_get(p->flags, c->cat, 0) & (CP_CAT_OP | CP_CAT_RUNTIME | CP_CAT_ANNOTATION | CP_CAT_SYNC));
+    r->correlation = c->corr;
     r->wait = -1;
-    if (sqlite3_value_int(v[9]) == TDB_KIND_SYNC) {
+    if (c->kind == TDB_KIND_SYNC) {
         r->flags |= CP_CAT_SYNC;
-        struct cp_wait w = {sqlite3_value_int64(v[11]), sqlite3_value_int64(v[12])};
+        struct cp_wait w = {c->wait_stream, c->wait_corr};
         if (w.stream != -1 || w.corr != -1) {
             if (p->nwaits == p->capwaits) {
                 size_t cap = p->capwaits ? 2 * p->capwaits : 256;
@@ -402,13 +407,30 @@ static int scan_part_take(struct scan_part *p, sqlite3_value **v)
             r->wait = (int32_t)p->nwaits, p->waits[p->nwaits++] = w;
         }
     }
-    p->sorted &= n == 0 || r->id > p->rows[n - 1].id;
-    r->thread = (int32_t)id_map_get(p->thread_of, sqlite3_value_int64(v[1]), -1);
+    r->thread = (int32_t)id_map_get(p->thread_of, c->thread, -1);
     r->link = -1, r->clipped = 0;
-    int64_t launch = sqlite3_value_int64(v[6]); /* ids may be negative: NULL is told by its type */
-    r->has_launch = launch != 0 || sqlite3_value_type(v[6]) != SQLITE_NULL;
+    r->has_launch = !c->launch_null; /* ids may be negative: NULL is told apart */
     /* v: the name id, for the edges' names (NO_NAME_ID where it is no integer: SQL looks it up) */
-    p->launch[n] = (struct id_value){launch, sqlite3_value_type(v[7]) == SQLITE_INTEGER ? sqlite3_value_int64(v[7]) : NO_NAME_ID};
+    p->launch[n] = (struct id_value){c->launch, c->name_is_int ? c->name : NO_NAME_ID};
+    return 0;
+}
+
+/* The next row, from SQLite's values. 0, or -1 when out of memory. */
+static int scan_part_take(struct scan_part *p, sqlite3_value **v)
+{
+    if (scan_part_room(p) != 0)
+        return -1;
+    struct cp_cols c = {
+        .id = sqlite3_value_int64(v[0]), .thread = sqlite3_value_int64(v[1]), .ts = sqlite3_value_int64(v[2]),
+        .dur = sqlite3_value_int64(v[3]), .stream = sqlite3_value_int64(v[4]), .device = sqlite3_value_int64(v[5]),
+        .launch = sqlite3_value_int64(v[6]), .name = sqlite3_value_int64(v[7]), .cat = sqlite3_value_int64(v[8]),
+        .kind = sqlite3_value_int(v[9]), .corr = sqlite3_value_int64(v[10]), .wait_stream = sqlite3_value_int64(v[11]),
+        .wait_corr = sqlite3_value_int64(v[12]), .launch_null = sqlite3_value_type(v[6]) == SQLITE_NULL,
+        .name_is_int = sqlite3_value_type(v[7]) == SQLITE_INTEGER};
+    size_t n = p->n;
+    if (scan_part_fill(p, n, &c) != 0)
+        return -1;
+    p->sorted &= n == 0 || p->rows[n].id > p->rows[n - 1].id;
     p->n++;
     return 0;
 }
@@ -595,6 +617,181 @@ done:
     return rc;
 }
 
+/* A sync row's waits from its args (critical_path_wait.sql), the pack holding none. 0, or -1 (printed). */
+static int pack_waits(sqlite3 *db, struct scan_part *p, const size_t *sync, size_t nsync, struct report_io *io)
+{
+    if (nsync == 0)
+        return 0;
+    sqlite3_stmt *st = report_prepare(db, "critical_path_wait", io);
+    if (!st)
+        return -1;
+    for (size_t i = 0; i < nsync; i++) {
+        struct cp_row *r = &p->rows[sync[i]];
+        sqlite3_bind_int64(st, 1, r->id);
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            struct cp_wait w = {sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)};
+            if (w.stream != -1 || w.corr != -1) {
+                if (p->nwaits == p->capwaits) {
+                    size_t cap = p->capwaits ? 2 * p->capwaits : 256;
+                    struct cp_wait *nw = tdb_big_realloc(p->waits, cap * sizeof *nw);
+                    if (!nw) {
+                        sqlite3_finalize(st);
+                        fprintf(io->err, "%s: out of memory\n", io->prog);
+                        return -1;
+                    }
+                    p->waits = nw, p->capwaits = cap;
+                }
+                r->wait = (int32_t)p->nwaits, p->waits[p->nwaits++] = w;
+            }
+        }
+        sqlite3_reset(st);
+    }
+    int rc = sqlite3_errcode(db);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_OK && rc != SQLITE_DONE && rc != SQLITE_ROW) {
+        fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
+        return -1;
+    }
+    return 0;
+}
+
+/* The sync rows (their places) in a pack read: at most this many looked up one by one; more, and the
+ * scan reads them all with the rows instead. */
+#define PACK_SYNC_MAX 100000
+
+/* Reads the trace's rows from the import's pack (recorder/store/event_pack.h) instead of the event
+ * table: 500 blobs for 2 M rows, not 2 M rows of 13 columns. The pack is used only when meta says it
+ * is whole, event is the table its triggers guard (event_pack_triggers.sql: they take the pack away at
+ * any change to the table), and the pack holds exactly
+ * one row for each id from the table's least to its largest; each row goes to its id's place, so the
+ * rows come out in id order. 1 when read; 0 when there is no whole pack, or it is not one (a
+ * stranger's bytes): then the caller scans the table; -1 on error (printed). */
+static int pack_rows(sqlite3 *db, const struct id_map *flags, const struct id_map *thread_of,
+                     int round_us, struct cp_row **rows, struct id_value **launch, size_t *count,
+                     struct cp_wait **waits, struct report_io *io)
+{
+    sqlite3_stmt *st = NULL;
+    int64_t packed = 0, lo = 0, hi = -1, traces = 0;
+    if (sqlite3_prepare_v2(db,
+                           /* the pack, and the table event with the triggers that guard it (a stranger may have
+                            * renamed the table and put a view in its place) */
+                           "SELECT (SELECT value FROM meta WHERE key = 'event_pack' AND typeof(value) = 'integer' AND "
+                           "(SELECT count(*) FROM sqlite_schema WHERE (type = 'table' AND name = 'event') OR (type = "
+                           "'trigger' AND tbl_name = 'event' AND name IN ('event_pack_stale_insert', "
+                           "'event_pack_stale_delete', 'event_pack_stale_update'))) = 4), "
+                           "(SELECT min(id) FROM event), (SELECT max(id) FROM event), (SELECT count(*) FROM trace)",
+                           -1, &st, NULL) != SQLITE_OK ||
+        sqlite3_step(st) != SQLITE_ROW || sqlite3_column_type(st, 0) != SQLITE_INTEGER) {
+        sqlite3_finalize(st);
+        return 0;
+    }
+    packed = sqlite3_column_int64(st, 0), lo = sqlite3_column_int64(st, 1), hi = sqlite3_column_int64(st, 2);
+    traces = sqlite3_column_int64(st, 3);
+    sqlite3_finalize(st), st = NULL;
+    /* one row each id from lo to hi (a span that fits, with room: the ids are the table's own) */
+    if (packed <= 0 || packed > ((int64_t)1 << 40) || hi < lo || (uint64_t)hi - (uint64_t)lo != (uint64_t)packed - 1)
+        return 0;
+    size_t n = (size_t)packed, nsync = 0, capsync = 0, decoded = 0;
+    struct scan_part p = {.flags = flags, .thread_of = thread_of, .round_us = round_us};
+    unsigned char *kept = calloc(n, 1); /* 1 a row kept, 2 a row left out: each id once */
+    size_t *sync = NULL;
+    p.rows = tdb_big_malloc(n * sizeof *p.rows), p.launch = tdb_big_malloc(n * sizeof *p.launch);
+    int rc = -1;
+    if (!kept || !p.rows || !p.launch) {
+        fprintf(io->err, "%s: out of memory\n", io->prog);
+        goto done;
+    }
+    rc = 0; /* from here, bytes that are no pack's send the caller to the table */
+    if (sqlite3_prepare_v2(db, "SELECT rows, data FROM event_pack ORDER BY block", -1, &st, NULL) != SQLITE_OK)
+        goto done;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        struct tdb_pack_reader rd;
+        struct tdb_pack_row x;
+        int64_t rows_said = sqlite3_column_int64(st, 0), got = 0;
+        const void *data = sqlite3_column_blob(st, 1);
+        tdb_pack_read_init(&rd, data, (size_t)sqlite3_column_bytes(st, 1));
+        int more;
+        while ((more = tdb_pack_next(&rd, &x)) == 1) {
+            got++;
+            if (x.id < lo || x.id > hi)
+                goto done;
+            size_t at = (size_t)((uint64_t)x.id - (uint64_t)lo);
+            if (kept[at])
+                goto done;
+            /* critical_path_rows.sql's WHERE: the trace's rows, but memory events, instants, spans */
+            int kind = (int)x.kind;
+            int keep = (traces == 1 || id_map_get(thread_of, x.thread_id, -1) >= 0) &&
+                       !(kind >= TDB_KIND_MEMORY && kind <= TDB_KIND_ASYNC);
+            kept[at] = keep ? 1 : 2;
+            if (!keep)
+                continue;
+            struct cp_cols c = {.id = x.id, .thread = x.thread_id, .ts = x.start_ns, .dur = x.dur_ns,
+                                .stream = x.stream == TDB_NULL ? -1 : x.stream, .device = x.device == TDB_NULL ? -1 : x.device,
+                                .launch = x.launch_id == TDB_NULL ? 0 : x.launch_id, .name = x.name_id,
+                                .cat = x.cat_id == TDB_NULL ? -1 : x.cat_id, .kind = kind,
+                                .corr = x.correlation == TDB_NULL ? -1 : x.correlation, .wait_stream = -1, .wait_corr = -1,
+                                .launch_null = x.launch_id == TDB_NULL, .name_is_int = 1};
+            if (scan_part_fill(&p, at, &c) != 0) {
+                fprintf(io->err, "%s: out of memory\n", io->prog);
+                rc = -1;
+                goto done;
+            }
+            if (kind == TDB_KIND_SYNC) {
+                if (nsync == PACK_SYNC_MAX)
+                    goto done;
+                if (nsync == capsync) {
+                    size_t cap = capsync ? 2 * capsync : 256;
+                    size_t *ns = realloc(sync, cap * sizeof *ns);
+                    if (!ns) {
+                        fprintf(io->err, "%s: out of memory\n", io->prog);
+                        rc = -1;
+                        goto done;
+                    }
+                    sync = ns, capsync = cap;
+                }
+                sync[nsync++] = at;
+            }
+        }
+        if (more < 0 || got != rows_said)
+            goto done;
+        decoded += (size_t)got;
+    }
+    if (sqlite3_errcode(db) != SQLITE_DONE && sqlite3_errcode(db) != SQLITE_OK && sqlite3_errcode(db) != SQLITE_ROW)
+        goto done;
+    sqlite3_finalize(st), st = NULL;
+    if (decoded != n)
+        goto done;
+    /* launches the import's end linked after the rows were packed */
+    if (sqlite3_prepare_v2(db, "SELECT id, launch_id FROM event_pack_fix", -1, &st, NULL) != SQLITE_OK)
+        goto done;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(st, 0);
+        if (id < lo || id > hi)
+            goto done;
+        size_t at = (size_t)((uint64_t)id - (uint64_t)lo);
+        if (kept[at] == 1) {
+            p.launch[at].id = sqlite3_column_int64(st, 1);
+            p.rows[at].has_launch = sqlite3_column_type(st, 1) != SQLITE_NULL;
+        }
+    }
+    sqlite3_finalize(st), st = NULL;
+    if (pack_waits(db, &p, sync, nsync, io) != 0) {
+        rc = -1;
+        goto done;
+    }
+    size_t k = 0; /* the kept rows down to the front, in id order */
+    for (size_t i = 0; i < n; i++)
+        if (kept[i] == 1)
+            p.rows[k] = p.rows[i], p.launch[k] = p.launch[i], k++;
+    *rows = p.rows, *launch = p.launch, *count = k, *waits = p.waits;
+    p.rows = NULL, p.launch = NULL, p.waits = NULL;
+    rc = 1;
+done:
+    sqlite3_finalize(st);
+    free(kept), free(sync), free(p.rows), free(p.launch), free(p.waits);
+    return rc;
+}
+
 /* One trace's rows, links and window marks. */
 static int load_rows(sqlite3 *db, int64_t trace, const struct id_map *flags, int64_t lo, int64_t hi,
                      int64_t cutoff, int round_us, struct cp_row **out, size_t *count, struct cp_wait **waits,
@@ -616,9 +813,10 @@ static int load_rows(sqlite3 *db, int64_t trace, const struct id_map *flags, int
         goto done;
     id_map_init(&thread_of, threads, nthreads);
     report_phase("cp: prepare");
-    if (scan_rows(db, trace, flags, &thread_of, round_us, &rows, &launch, &n, waits, &sorted, io) != 0)
+    int packed = pack_rows(db, flags, &thread_of, round_us, &rows, &launch, &n, waits, io);
+    if (packed < 0 || (packed == 0 && scan_rows(db, trace, flags, &thread_of, round_us, &rows, &launch, &n, waits, &sorted, io) != 0))
         goto done;
-    report_phase("cp: scan");
+    report_phase(packed ? "cp: scan (the import's pack)" : "cp: scan");
     if (names_out) {
         if (!(names = tdb_big_malloc((n + 1) * sizeof *names))) {
             fprintf(io->err, "%s: out of memory\n", io->prog);

@@ -524,8 +524,29 @@ static void ingest_close_db(struct tdb_ingest *ing)
     ing->db = NULL;
 }
 
+/* Fixes past this many (64 MB) leave the pack out instead: memory stays bounded. */
+#define PACK_FIXES_MAX ((size_t)1 << 22)
+
+void ingest_pack_fix(struct tdb_ingest *ing, int64_t id, int64_t launch_id)
+{
+    if (!ing->packing || ing->pack_broken)
+        return;
+    if (ing->npack_fixes == ing->cap_pack_fixes) {
+        size_t cap = ing->cap_pack_fixes ? 2 * ing->cap_pack_fixes : 1024;
+        int64_t(*a)[2] = cap <= PACK_FIXES_MAX ? realloc(ing->pack_fixes, cap * sizeof *a) : NULL;
+        if (!a) { /* the import goes on without its pack */
+            ing->pack_broken = 1;
+            return;
+        }
+        ing->pack_fixes = a, ing->cap_pack_fixes = cap;
+    }
+    ing->pack_fixes[ing->npack_fixes][0] = id, ing->pack_fixes[ing->npack_fixes][1] = launch_id;
+    ing->npack_fixes++;
+}
+
 static void ingest_free(struct tdb_ingest *ing)
 {
+    free(ing->pack_fixes);
     row_writer_stop(ing->rows);
     ing->rows = NULL;
     ingest_close_db(ing);
@@ -661,7 +682,9 @@ struct tdb_ingest *tdb_ingest_open(const char *path, enum tdb_open_mode mode, FI
         ok = ingest_exec(ing, "PRAGMA synchronous=OFF; PRAGMA cache_size=-4096;"
                               "PRAGMA temp_store=FILE; BEGIN;") == 0 &&
              ingest_exec_file(ing, "schema/schema.sql") == 0 && ingest_exec_file(ing, "schema/indexes_early.sql") == 0 &&
-             ingest_exec(ing, "PRAGMA user_version=" TDB_SCHEMA_VERSION_STR) == 0;
+             ingest_exec(ing, "PRAGMA user_version=" TDB_SCHEMA_VERSION_STR) == 0 &&
+             ingest_exec_file(ing, "schema/event_pack.sql") == 0;
+        ing->packing = 1;
     } else {
         sqlite3_stmt *st;
         int version = -1;
@@ -675,9 +698,13 @@ struct tdb_ingest *tdb_ingest_open(const char *path, enum tdb_open_mode mode, FI
             ingest_free(ing);
             return NULL;
         }
-        ok = ingest_exec(ing, "PRAGMA cache_size=-4096; BEGIN IMMEDIATE;") == 0 && ingest_load_existing(ing) == 0;
+        /* the rows to come would not be in an earlier import's pack: it goes first */
+        ok = ingest_exec(ing, "PRAGMA cache_size=-4096; BEGIN IMMEDIATE;") == 0 && ingest_exec_file(ing, "schema/event_pack_drop.sql") == 0 &&
+             ingest_load_existing(ing) == 0;
     }
     if (ok && !(ing->rows = row_writer_start(ing->db, ing->path, err, mode == TDB_OPEN_LIVE || mode == TDB_OPEN_MEMORY, mode == TDB_OPEN_MEMORY)))
+        ok = 0;
+    if (ok && ing->packing && row_writer_pack_start(ing->rows) != 0)
         ok = 0;
     if (!ok) {
         tdb_ingest_abort(ing);
@@ -1179,8 +1206,53 @@ int tdb_ingest_end_trace(struct tdb_ingest *ing, const struct tdb_trace_info *in
     return rc == SQLITE_DONE ? 0 : ingest_fail(ing, "cannot write");
 }
 
+/* A fresh import's pack is kept when it holds every event row and no row packed changed since but for
+ * its launch (event_pack_fix): then meta says so and triggers guard it; else it goes. Every row of a
+ * fresh import goes through the row writer, with ids from min to max, one each: as many rows packed as
+ * that span is every row. */
+static int ingest_pack_end(struct tdb_ingest *ing, int64_t packed)
+{
+    sqlite3_stmt *st;
+    int whole = 0;
+    if (packed > 0 && tdb_stmt_prepare(ing->db,
+                                       "SELECT (SELECT max(id) FROM event) - (SELECT min(id) FROM event) + 1 = ?1 " /* (one min or max a query: an index lookup each) */
+                                       "AND NOT EXISTS (SELECT 1 FROM temp.event_pack_broken)",
+                                       -1, 0, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, packed);
+        whole = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 1;
+        tdb_stmt_finalize(st);
+    }
+    if (!whole || ing->pack_broken)
+        return ingest_exec_file(ing, "schema/event_pack_drop.sql");
+    if (ing->npack_fixes) {
+        if (tdb_stmt_prepare(ing->db, "INSERT OR REPLACE INTO event_pack_fix (id, launch_id) VALUES (?1, ?2)", -1, 0, &st, NULL) !=
+            SQLITE_OK)
+            return ingest_fail(ing, "cannot prepare");
+        int rc = SQLITE_DONE;
+        for (size_t i = 0; i < ing->npack_fixes && rc == SQLITE_DONE; i++) {
+            sqlite3_bind_int64(st, 1, ing->pack_fixes[i][0]);
+            sqlite3_bind_int64(st, 2, ing->pack_fixes[i][1]);
+            rc = sqlite3_step(st);
+            sqlite3_reset(st);
+        }
+        tdb_stmt_finalize(st);
+        if (rc != SQLITE_DONE)
+            return ingest_fail(ing, "cannot write");
+    }
+    if (tdb_stmt_prepare(ing->db, "INSERT OR REPLACE INTO meta (key, value) VALUES ('event_pack', ?1)", -1, 0, &st, NULL) !=
+        SQLITE_OK)
+        return ingest_fail(ing, "cannot prepare");
+    sqlite3_bind_int64(st, 1, packed);
+    int rc = sqlite3_step(st);
+    tdb_stmt_finalize(st);
+    if (rc != SQLITE_DONE)
+        return ingest_fail(ing, "cannot write");
+    return ingest_exec_file(ing, "schema/event_pack_triggers.sql");
+}
+
 int tdb_ingest_finish(struct tdb_ingest *ing, int complete)
 {
+    int64_t packed = ing->packing ? row_writer_pack_end(ing->rows) : -1;
     int rc = row_writer_stop(ing->rows);
     ing->rows = NULL;
     if (rc != 0) {
@@ -1193,6 +1265,9 @@ int tdb_ingest_finish(struct tdb_ingest *ing, int complete)
     ingest_phase(ing, "indexes");
     if (rc == 0 && ing->fresh) /* views exist already in an appended or a live database */
         rc = ingest_exec_file(ing, "schema/views.sql");
+    if (rc == 0 && ing->packing)
+        rc = ingest_pack_end(ing, packed);
+    ingest_phase(ing, "pack end");
     if (rc == 0)
         rc = ingest_exec(ing, ing->borrowed ? "ROLLBACK" : "COMMIT");
     ingest_phase(ing, "commit");

@@ -82,6 +82,10 @@ struct tdb_ingest {
     char *path;              /* the database the user named */
     char *tmp_path;          /* where a new database is built, or NULL for an append */
     int fresh;               /* a database made by this ingest (not an append, not a recording) */
+    int packing;             /* its event rows go to event_pack too (event_pack.h): a fresh import's file */
+    int pack_broken;         /* a row packed changed beyond what event_pack_fix can say: no pack */
+    int64_t (*pack_fixes)[2]; /* (id, launch_id) of rows packed that its end linked late */
+    size_t npack_fixes, cap_pack_fixes;
     int borrowed;            /* db is the process's in-memory database: rolled back, never closed */
     struct nest_cursor *nest_slot; /* what tdb_nest() answers from, during the nesting update */
     int nest_registered;
@@ -168,5 +172,8 @@ int ingest_write_stats(struct tdb_ingest *ing);
 
 /* ingest_checks.c */
 int ingest_write_meta(struct tdb_ingest *ing, int complete);
+
+/* A packed row's launch link made at the end of the import (the rewrite): kept for event_pack_fix. */
+void ingest_pack_fix(struct tdb_ingest *ing, int64_t id, int64_t launch_id);
 
 #endif

@@ -225,6 +225,8 @@ static void nest_value(sqlite3_context *ctx, int argc, sqlite3_value **argv)
         break;
     case 3:
         if (launch != TDB_NULL)
+            ingest_pack_fix(c->ing, sqlite3_value_int64(argv[0]), launch);
+        if (launch != TDB_NULL)
             sqlite3_result_int64(ctx, launch);
         else
             sqlite3_result_null(ctx);
@@ -306,6 +308,8 @@ static int ingest_rewrite_rows(struct tdb_ingest *ing, struct nest_cursor *cur)
         sqlite3_bind_int(upd, 4, cur->depth);
         sqlite3_bind_int64(upd, 5, cur->self);
         tdb_bind_int_or_null(upd, 6, cur->linked ? cur->base + cur->launch : TDB_NULL);
+        if (cur->linked)
+            ingest_pack_fix(ing, cur->base + cur->at, cur->base + cur->launch);
         sqlite3_bind_int64(upd, 7, cur->launch_ns);
         rc = ingest_step(ing, upd);
         ing->changed += sqlite3_changes(ing->db);

@@ -17,6 +17,7 @@
 #include "phase_clock.h"
 #include "stmt_cache.h"
 #include "db_guard.h"
+#include "event_pack.h"
 #include "jsonbuf.h"
 
 #include <math.h>
@@ -186,6 +187,10 @@ struct row_writer {
     int quit;
     int failed;              /* a write failed: every later call fails */
     double busy_s, wait_s;   /* time the writer spent writing, and the producer spent waiting */
+    struct tdb_pack_block pack; /* with packing: the event rows' block being filled */
+    sqlite3_stmt *pack_st;      /* its INSERT into event_pack */
+    int packing;                /* 1 packing; -1 a block could not be made (the pack is not whole) */
+    int64_t packed, blocks;     /* rows packed, blocks written */
 };
 
 static double now_s(void)
@@ -426,6 +431,36 @@ static char *events_sql(int hosts)
 /* Writes n (1 or EVENT_ROWS) event records: one statement for all of them (the host statement when
  * every one is a host row: fewer values to bind and copy); their launch and memory rows join their
  * groups. */
+/* Writes the block being filled as the next row of event_pack. */
+static int pack_write(struct row_writer *w)
+{
+    if (w->pack.rows == 0)
+        return 0;
+    sqlite3_bind_int64(w->pack_st, 1, w->blocks);
+    sqlite3_bind_int(w->pack_st, 2, w->pack.rows);
+    sqlite3_bind_blob(w->pack_st, 3, w->pack.data, (int)w->pack.n, SQLITE_STATIC);
+    if (row_step(w, w->pack_st) != 0)
+        return -1;
+    w->blocks++, w->packed += w->pack.rows;
+    tdb_pack_reset(&w->pack);
+    return 0;
+}
+
+/* Packs the rows just written (as bound: TDB_NULL is NULL). */
+static int pack_rows(struct row_writer *w, struct row_event *const *r, int n)
+{
+    for (int i = 0; i < n && w->packing == 1; i++) {
+        const struct row_ev *ev = &r[i]->ev;
+        struct tdb_pack_row row = {r[i]->id,   ev->kind,     r[i]->name_id, r[i]->cat_id, ev->thread_id, ev->start_ns,
+                                   ev->dur_ns, ev->correlation, ev->device, ev->stream,   ev->launch_id};
+        if (tdb_pack_add(&w->pack, &row) != 0)
+            w->packing = -1; /* no block: the pack will not be whole, and the import goes on without it */
+        else if (w->pack.rows == TDB_PACK_ROWS && pack_write(w) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 static int write_events(struct row_writer *w, struct pending *p, struct row_event *const *r, int n)
 {
     int hosts = n > 1;
@@ -448,6 +483,8 @@ static int write_events(struct row_writer *w, struct pending *p, struct row_even
                 (long long)r[n - 1]->id, (long long)sqlite3_last_insert_rowid(w->db));
         return -1;
     }
+    if (w->packing == 1 && pack_rows(w, r, n) != 0)
+        return -1;
     for (int i = 0; i < n; i++)
         if ((r[i]->ev.has_launch && group_add(w, p, G_LAUNCH, r[i]) != 0) ||
             (r[i]->ev.kind == TDB_KIND_MEMORY && group_add(w, p, G_MEMORY, r[i]) != 0))
@@ -690,6 +727,27 @@ int row_writer_sync(struct row_writer *w)
     return failed ? -1 : 0;
 }
 
+int row_writer_pack_start(struct row_writer *w)
+{
+    if (prepare_built(w, strdup("INSERT INTO event_pack (block, rows, data) VALUES (?1, ?2, ?3)"), &w->pack_st) != 0)
+        return -1;
+    tdb_pack_reset(&w->pack);
+    w->packing = 1, w->packed = w->blocks = 0;
+    return 0;
+}
+
+int64_t row_writer_pack_end(struct row_writer *w)
+{
+    if (row_writer_sync(w) != 0 || w->packing != 1)
+        return -1;
+    w->packing = 0;
+    if (pack_write(w) != 0) { /* the writer thread waits: this thread may write */
+        w->failed = 1;
+        return -1;
+    }
+    return w->packed;
+}
+
 int row_writer_stop(struct row_writer *w)
 {
     if (!w)
@@ -711,6 +769,8 @@ int row_writer_stop(struct row_writer *w)
     for (int g = 0; g < G_COUNT; g++)
         tdb_stmt_finalize(w->group_st[g]);
     tdb_stmt_finalize(w->max_id_st);
+    tdb_stmt_finalize(w->pack_st);
+    tdb_pack_free(&w->pack);
     free(w->fill.data), free(w->work.data), free(w); /* work.data is NULL inline */
     return rc;
 }

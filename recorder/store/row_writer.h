@@ -20,6 +20,14 @@ int row_writer_sync(struct row_writer *w);
 /* Syncs, stops the thread, frees. Returns row_writer_sync's result. */
 int row_writer_stop(struct row_writer *w);
 
+/* Packs the event rows written from here on into table event_pack (event_pack.h), which the caller
+ * made. 0, or -1 (printed). */
+int row_writer_pack_start(struct row_writer *w);
+/* Syncs and writes the last block: the rows packed since row_writer_pack_start, or -1 when none were
+ * (not started, or memory ran out for a block: then the pack is not whole) or a write failed (printed;
+ * row_writer_sync fails from then on). */
+int64_t row_writer_pack_end(struct row_writer *w);
+
 /* Queue rows; each copies what it needs. -1 when a write already failed or memory ran out. */
 int row_writer_event(struct row_writer *w, int64_t id, int64_t name_id, int64_t cat_id, const struct tdb_event *ev);
 /* Event id's self time, written already or waiting, is less by less. */

@@ -1434,6 +1434,165 @@ Test(hta, critical_path_does_not_depend_on_the_scan_order, .timeout = 120)
     free(dir);
 }
 
+/* critical-path's sums and path, and whether it read the import's pack (its phase line under
+ * TRACEDB_TIMING). */
+static char *cp_listing(const char *db, const char *args, int *from_pack)
+{
+    int st;
+    char *out = run_capture(&st, "TRACEDB_TIMING=1 '%s' critical-path '%s' %s --format csv 2>&1 && '%s' critical-path '%s' %s --each --format csv",
+                            tracedb(), db, args, tracedb(), db, args); /* the sums (the graph's size too), then the path */
+    cr_assert_eq(st, 0, "%s %s: %s", db, args, out);
+    *from_pack = strstr(out, "tracedb: cp: scan (the import's pack)") != NULL;
+    char *w = out; /* the rows without the phases' lines */
+    for (char *line = out, *next; *line; line = next) {
+        next = strchr(line, '\n');
+        next = next ? next + 1 : line + strlen(line);
+        if (strncmp(line, "tracedb: ", 9) != 0) {
+            memmove(w, line, (size_t)(next - line));
+            w += next - line;
+        }
+    }
+    *w = 0;
+    return out;
+}
+
+static int64_t file_int(const char *db, const char *sql)
+{
+    sqlite3 *d;
+    sqlite3_stmt *st;
+    cr_assert_eq(sqlite3_open(db, &d), SQLITE_OK);
+    cr_assert_eq(sqlite3_prepare_v2(d, sql, -1, &st, NULL), SQLITE_OK, "%s: %s", sql, sqlite3_errmsg(d));
+    int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+    sqlite3_finalize(st);
+    sqlite3_close(d);
+    return v;
+}
+
+static void file_exec(const char *db, const char *sql)
+{
+    sqlite3 *d;
+    cr_assert_eq(sqlite3_open(db, &d), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(d, sql, NULL, NULL, NULL), SQLITE_OK, "%s: %s", sql, sqlite3_errmsg(d));
+    sqlite3_close(d);
+}
+
+/* On every real trace, critical-path's path, edge by edge, read from the import's pack (event_pack.h)
+ * equals the one read from the event table's rows, after an edit that changes no value took the pack
+ * away (its trigger: any UPDATE of a packed column). Imports whose end linked launches late hold fixes
+ * in the pack, and the traces with sync rows send their waits through the args. */
+Test(hta, critical_path_from_the_imports_pack_equals_the_tables_rows, .timeout = 300)
+{
+    static const char *const traces[] = {
+        "amd_trace_mi250_minitoy_train_ROCm6_2_kineto.json.gz", "cpu_only_rank-34.json.gz", "critical_path_alexnet_trace.json.gz",
+        "critical_path_cuda_event_sync_multi_stream_event_sync_trace.json.gz", "cupti_profiler_trace.json.gz",
+        "df_index_resolver_df_index_resolver.json.gz", "mtia_inference_trace_mtia_inference_rank_0.json.gz",
+        "nccl_parser_config_nccl_data.json.gz", "negative_queue_length_values_check_rank0.json.gz",
+        "ns_resolution_trace_rank-0.json.gz", "timeline_analysis_sampled_rank-0.json.gz", "trace_diff_control_control.json.gz",
+        "trace_diff_test_test.json.gz", "trace_file_list_inference_rank_1.json.gz", "trace_filter_sampled_rank-1.json.gz",
+        "triton_example_triton_example.json.gz"};
+    static const char *const windows[] = {"", "--drop-last-step"};
+    char *dir = temp_dir();
+    int64_t fixes = 0, syncs = 0;
+    int compared = 0;
+    for (size_t t = 0; t < sizeof traces / sizeof traces[0]; t++) {
+        char db[1200];
+        import_real(dir, traces[t], db, sizeof db);
+        cr_assert_eq(file_int(db, "SELECT value FROM meta WHERE key = 'event_pack'"), file_int(db, "SELECT count(*) FROM event"), "%s",
+                     traces[t]);
+        fixes += file_int(db, "SELECT count(*) FROM event_pack_fix");
+        syncs += file_int(db, "SELECT count(*) FROM event WHERE kind = (SELECT id FROM kind WHERE name = 'sync') AND args LIKE '%wait_on%'");
+        char *packed[2];
+        int from_pack;
+        for (int w = 0; w < 2; w++) {
+            packed[w] = cp_listing(db, windows[w], &from_pack);
+            cr_assert(from_pack, "%s: the pack was not read", traces[t]);
+        }
+        file_exec(db, "UPDATE event SET start_ns = start_ns WHERE id = (SELECT min(id) FROM event)");
+        cr_assert_eq(file_int(db, "SELECT count(*) FROM event_pack"), 0, "%s: the trigger left the pack", traces[t]);
+        for (int w = 0; w < 2; w++) {
+            char *rows = cp_listing(db, windows[w], &from_pack);
+            cr_assert(!from_pack, "%s: a pack was read after the edit", traces[t]);
+            cr_expect_str_eq(packed[w], rows, "%s %s: the pack and the rows differ", traces[t], windows[w]);
+            compared += strlen(rows) > 200;
+            free(rows), free(packed[w]);
+        }
+    }
+    cr_expect_gt(fixes, 100, "no import's end linked a launch late: the fixes are not tested");
+    cr_expect_gt(syncs, 0, "no sync row waits: their lookup is not tested");
+    cr_expect_geq(compared, 20);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* The pack follows the table or goes: an edit of a value is read (the pack gone with it), an append
+ * drops the earlier import's pack, a second trace's rows are kept apart, and a stranger's bytes in the
+ * pack send critical-path to the rows (the listing as the table's, not a crash). */
+Test(hta, critical_path_pack_goes_when_the_table_changes_and_is_not_trusted, .timeout = 120)
+{
+    char *dir = temp_dir(), db[1200], two[1300];
+    import_real(dir, "critical_path_alexnet_trace.json.gz", db, sizeof db);
+    int from_pack;
+    char *before = cp_listing(db, "", &from_pack);
+    cr_assert(from_pack);
+    /* an edit that moves a kernel: the listing changes, and is the table's */
+    file_exec(db, "UPDATE event SET dur_ns = dur_ns * 3 WHERE id = (SELECT id FROM event WHERE stream IS NOT NULL "
+                "ORDER BY dur_ns DESC LIMIT 1)");
+    char *edited = cp_listing(db, "", &from_pack);
+    cr_assert(!from_pack);
+    cr_expect_str_neq(before, edited, "the edit changed nothing: it tests nothing");
+    free(before), free(edited);
+    /* a stranger's bytes where the pack was (its meta row back, the trigger not fired) */
+    char *fresh_rows;
+    import_real(dir, "critical_path_cuda_event_sync_multi_stream_event_sync_trace.json.gz", db, sizeof db);
+    char *good = cp_listing(db, "", &from_pack);
+    cr_assert(from_pack);
+    static const char *const damage[] = {
+        "UPDATE event_pack SET data = randomblob(length(data)) WHERE block = 0",
+        "UPDATE event_pack SET data = substr(data, 1, length(data) - 3) WHERE block = 0",
+        "UPDATE event_pack SET rows = rows + 1 WHERE block = 0",
+        "UPDATE event_pack SET data = zeroblob(length(data)) WHERE block = 0",
+        "UPDATE meta SET value = value + 1 WHERE key = 'event_pack'",
+        "INSERT INTO event_pack SELECT block + 1000, rows, data FROM event_pack",
+        "INSERT INTO event_pack_fix VALUES (-5, 1)",
+    };
+    for (size_t k = 0; k < sizeof damage / sizeof damage[0]; k++) {
+        char copy[1400];
+        snprintf(copy, sizeof copy, "%s/damaged.db", dir);
+        cr_assert_eq(run("cp '%s' '%s'", db, copy), 0);
+        file_exec(copy, damage[k]);
+        char *out = cp_listing(copy, "", &from_pack);
+        cr_expect(!from_pack, "%s: read as a pack", damage[k]);
+        cr_expect_str_eq(good, out, "%s", damage[k]);
+        free(out);
+    }
+    /* two traces in one database: each trace's own rows from the one pack */
+    snprintf(two, sizeof two, "%s/two.db", dir);
+    cr_assert_eq(run("'%s' import -q --allow-duplicate '%s' '%s' -o '%s' 2>/dev/null", tracedb(),
+                     src_path("tests/data/kineto/critical_path_alexnet_trace.json.gz"),
+                     src_path("tests/data/kineto/critical_path_cuda_event_sync_multi_stream_event_sync_trace.json.gz"), two),
+                 0);
+    file_exec(two, "UPDATE trace SET rank = 1 WHERE id = (SELECT max(id) FROM trace)");
+    char *both = cp_listing(two, "", &from_pack);
+    cr_assert(from_pack);
+    file_exec(two, "UPDATE event SET kind = kind WHERE id = (SELECT min(id) FROM event)");
+    fresh_rows = cp_listing(two, "", &from_pack);
+    cr_assert(!from_pack);
+    cr_expect_str_eq(both, fresh_rows);
+    cr_expect_gt(lines(both), 100);
+    free(both), free(fresh_rows);
+    /* an append: the first import's pack goes, and the rows are read */
+    cr_assert_eq(run("'%s' import -q --append --allow-duplicate '%s' -o '%s' 2>/dev/null", tracedb(),
+                     src_path("tests/data/kineto/critical_path_alexnet_trace.json.gz"), db),
+                 0);
+    cr_expect_eq(file_int(db, "SELECT count(*) FROM meta WHERE key = 'event_pack'"), 0);
+    cr_expect_eq(file_int(db, "SELECT count(*) FROM sqlite_schema WHERE name LIKE 'event_pack%'"), 0);
+    char *appended = cp_listing(db, "", &from_pack);
+    cr_expect(!from_pack);
+    free(appended), free(good);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
 /* A stranger's event view that gives every row twice (more rows than ids: each half of the read
  * outgrows the room its ids gave it): every row is read, so every node of the graph comes twice. */
 Test(hta, critical_path_reads_every_row_of_a_view_with_repeated_ids, .timeout = 120)

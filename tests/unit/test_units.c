@@ -2,6 +2,7 @@
  * Expected values are worked by hand (or by numpy/pandas, quoted in each case). */
 #include "helpers.h"
 #include "bigmem.h"
+#include "event_pack.h"
 #include "frame_log.h"
 #include "ingest.h" /* TDB_NULL */
 #include "jsonbuf.h"
@@ -24,6 +25,53 @@ static int64_t ns(const char *s)
     int64_t v = 0;
     cr_assert_eq(tdb_us_to_ns(s, strlen(s), &v), 0, "parse %s", s);
     return v;
+}
+
+/* The pack's rows come back as they went in: every int64 at both ends, NULLs in every column that may
+ * hold one, ids and times that go back; a cut or a stray byte is refused, never read past. */
+Test(event_pack, rows_round_trip_at_the_ends_of_int64_and_refuse_bad_bytes)
+{
+    static const int64_t v[] = {0, 1, -1, INT64_MAX, INT64_MIN + 1, INT64_MAX - 1, 1000000007, -999, TDB_NULL};
+    enum { NV = sizeof v / sizeof v[0], ROWS = 400 };
+    struct tdb_pack_row in[ROWS];
+    for (int i = 0; i < ROWS; i++) { /* each column walks the values at its own pace */
+        int64_t *c = &in[i].id;
+        for (int k = 0; k < 11; k++) {
+            int64_t x = v[(i * (k + 1) + k * 3) % NV];
+            int nullable = k == 3 || k == 7 || k == 8 || k == 9 || k == 10; /* cat, corr, device, stream, launch */
+            c[k] = x == TDB_NULL && !nullable ? 42 : x;
+        }
+    }
+    struct tdb_pack_block b = {0};
+    tdb_pack_reset(&b);
+    for (int i = 0; i < ROWS; i++)
+        cr_assert_eq(tdb_pack_add(&b, &in[i]), 0);
+    cr_assert_eq(b.rows, ROWS);
+    struct tdb_pack_reader r;
+    struct tdb_pack_row out;
+    tdb_pack_read_init(&r, b.data, b.n);
+    for (int i = 0; i < ROWS; i++) {
+        cr_assert_eq(tdb_pack_next(&r, &out), 1, "row %d", i);
+        cr_assert(memcmp(&out, &in[i], sizeof out) == 0, "row %d differs", i);
+    }
+    cr_assert_eq(tdb_pack_next(&r, &out), 0);
+    for (size_t cut = 1; cut < 40; cut++) { /* cut anywhere inside the first rows: refused, or fewer whole rows */
+        int got = 0, last;
+        tdb_pack_read_init(&r, b.data, cut);
+        while ((last = tdb_pack_next(&r, &out)) == 1)
+            got++;
+        cr_assert(last == -1 || got < ROWS, "cut at %zu", cut);
+        cr_assert(r.p <= b.data + cut);
+    }
+    unsigned char bad[] = {0x80, 1, 2}; /* flags no row has */
+    tdb_pack_read_init(&r, bad, sizeof bad);
+    cr_assert_eq(tdb_pack_next(&r, &out), -1);
+    unsigned char endless[16]; /* a varint over 10 bytes */
+    memset(endless, 0xff, sizeof endless);
+    endless[0] = 0;
+    tdb_pack_read_init(&r, endless, sizeof endless);
+    cr_assert_eq(tdb_pack_next(&r, &out), -1);
+    tdb_pack_free(&b);
 }
 
 Test(timeparse, exact_beyond_double_precision)
