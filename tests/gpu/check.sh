@@ -105,6 +105,18 @@ run $PY "$HERE/check.py" launches torch.db
 for r in summary kernels launches; do echo "-- tracedb $r torch.db"; run "$T" $r torch.db --limit 15; done
 for r in queue critical-path api; do echo "-- tracedb $r torch.db"; run "$T" $r torch.db; done
 echo "-- tracedb ops torch_nvtx.db"; run "$T" ops torch_nvtx.db --limit 15
+# the import's pack (event_pack.h) against the rows: the profiler's own GPU trace, its path edge by edge
+for db in kineto.db mixed_rt.db; do
+    [ -f $db ] || continue
+    cp $db edited_$db
+    $PY -c "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('UPDATE event SET kind = kind WHERE id = (SELECT min(id) FROM event)'); c.commit()" edited_$db
+    for f in $db edited_$db; do
+        TRACEDB_TIMING=1 "$T" critical-path $f --format csv > cp_$f.txt 2> cp_$f.err && "$T" critical-path $f --each --format csv >> cp_$f.txt
+    done
+    if grep -q "import's pack" cp_$db.err && ! grep -q "import's pack" cp_edited_$db.err && cmp -s cp_$db.txt cp_edited_$db.txt; then
+        echo "PASS critical-path on $db: from the import's pack as from the rows ($(wc -l < cp_$db.txt) lines)"
+    else echo "FAIL critical-path on $db: the pack and the rows differ, or the pack was not read"; fails=$((fails + 1)); fi
+done
 [ -f kineto.json ] && gzip -c kineto.json > "$O/kineto.json.gz"
 fi
 
