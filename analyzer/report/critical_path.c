@@ -377,6 +377,22 @@ struct cp_cols {
     int kind, launch_null, name_is_int;
 };
 
+/* A sync row's waits (none when both are -1). 0, or -1 when out of memory. */
+static int scan_part_wait(struct scan_part *p, struct cp_row *r, int64_t stream, int64_t corr)
+{
+    if (stream == -1 && corr == -1)
+        return 0;
+    if (p->nwaits == p->capwaits) {
+        size_t cap = p->capwaits ? 2 * p->capwaits : 256;
+        struct cp_wait *nw = tdb_big_realloc(p->waits, cap * sizeof *nw);
+        if (!nw)
+            return -1;
+        p->waits = nw, p->capwaits = cap;
+    }
+    r->wait = (int32_t)p->nwaits, p->waits[p->nwaits++] = (struct cp_wait){stream, corr};
+    return 0;
+}
+
 /* Makes row n (of rows and launch) from c. 0, or -1 when out of memory. */
 static int scan_part_fill(struct scan_part *p, size_t n, const struct cp_cols *c)
 {
@@ -395,17 +411,8 @@ static int scan_part_fill(struct scan_part *p, size_t n, const struct cp_cols *c
     r->wait = -1;
     if (c->kind == TDB_KIND_SYNC) {
         r->flags |= CP_CAT_SYNC;
-        struct cp_wait w = {c->wait_stream, c->wait_corr};
-        if (w.stream != -1 || w.corr != -1) {
-            if (p->nwaits == p->capwaits) {
-                size_t cap = p->capwaits ? 2 * p->capwaits : 256;
-                struct cp_wait *nw = tdb_big_realloc(p->waits, cap * sizeof *nw);
-                if (!nw)
-                    return -1;
-                p->waits = nw, p->capwaits = cap;
-            }
-            r->wait = (int32_t)p->nwaits, p->waits[p->nwaits++] = w;
-        }
+        if (scan_part_wait(p, r, c->wait_stream, c->wait_corr) != 0)
+            return -1;
     }
     r->thread = (int32_t)id_map_get(p->thread_of, c->thread, -1);
     r->link = -1, r->clipped = 0;
@@ -625,34 +632,19 @@ static int pack_waits(sqlite3 *db, struct scan_part *p, const size_t *sync, size
     sqlite3_stmt *st = report_prepare(db, "critical_path_wait", io);
     if (!st)
         return -1;
-    for (size_t i = 0; i < nsync; i++) {
+    int rc = SQLITE_DONE;
+    for (size_t i = 0; i < nsync && (rc == SQLITE_DONE || rc == SQLITE_ROW); i++) {
         struct cp_row *r = &p->rows[sync[i]];
         sqlite3_bind_int64(st, 1, r->id);
-        if (sqlite3_step(st) == SQLITE_ROW) {
-            struct cp_wait w = {sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)};
-            if (w.stream != -1 || w.corr != -1) {
-                if (p->nwaits == p->capwaits) {
-                    size_t cap = p->capwaits ? 2 * p->capwaits : 256;
-                    struct cp_wait *nw = tdb_big_realloc(p->waits, cap * sizeof *nw);
-                    if (!nw) {
-                        sqlite3_finalize(st);
-                        fprintf(io->err, "%s: out of memory\n", io->prog);
-                        return -1;
-                    }
-                    p->waits = nw, p->capwaits = cap;
-                }
-                r->wait = (int32_t)p->nwaits, p->waits[p->nwaits++] = w;
-            }
-        }
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW && scan_part_wait(p, r, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)) != 0)
+            rc = SQLITE_NOMEM;
         sqlite3_reset(st);
     }
-    int rc = sqlite3_errcode(db);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+        fprintf(io->err, "%s: %s\n", io->prog, rc == SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(db));
     sqlite3_finalize(st);
-    if (rc != SQLITE_OK && rc != SQLITE_DONE && rc != SQLITE_ROW) {
-        fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
-        return -1;
-    }
-    return 0;
+    return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : -1;
 }
 
 /* The sync rows (their places) in a pack read: at most this many looked up one by one; more, and the
@@ -704,7 +696,8 @@ static int pack_rows(sqlite3 *db, const struct id_map *flags, const struct id_ma
     rc = 0; /* from here, bytes that are no pack's send the caller to the table */
     if (sqlite3_prepare_v2(db, "SELECT rows, data FROM event_pack ORDER BY block", -1, &st, NULL) != SQLITE_OK)
         goto done;
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         struct tdb_pack_reader rd;
         struct tdb_pack_row x;
         int64_t rows_said = sqlite3_column_int64(st, 0), got = 0;
@@ -756,10 +749,8 @@ static int pack_rows(sqlite3 *db, const struct id_map *flags, const struct id_ma
             goto done;
         decoded += (size_t)got;
     }
-    if (sqlite3_errcode(db) != SQLITE_DONE && sqlite3_errcode(db) != SQLITE_OK && sqlite3_errcode(db) != SQLITE_ROW)
-        goto done;
     sqlite3_finalize(st), st = NULL;
-    if (decoded != n)
+    if (step != SQLITE_DONE || decoded != n) /* (a damaged file: the scan says what SQLite found) */
         goto done;
     /* launches the import's end linked after the rows were packed */
     if (sqlite3_prepare_v2(db, "SELECT id, launch_id FROM event_pack_fix", -1, &st, NULL) != SQLITE_OK)

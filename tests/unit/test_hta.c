@@ -982,6 +982,21 @@ static int lines(const char *s)
  * the same rows: the second run's database holds an instant at each operator's start whose duration is
  * a real number, which neither counts but which sends the report to SQL. TRACEDB_TIMING's phases say
  * which ran ("patterns: grouped" is the C pass's last). */
+/* Takes TRACEDB_TIMING's lines ("tracedb: ...") out of a command's output, in place. */
+static void drop_phase_lines(char *out)
+{
+    char *w = out;
+    for (char *line = out, *next; *line; line = next) {
+        next = strchr(line, '\n');
+        next = next ? next + 1 : line + strlen(line);
+        if (strncmp(line, "tracedb: ", 9) != 0) {
+            memmove(w, line, (size_t)(next - line));
+            w += next - line;
+        }
+    }
+    *w = 0;
+}
+
 Test(hta, kernel_patterns_c_pass_equals_its_sql, .timeout = 300)
 {
     static const char *const names[] = {"aten::", "autograd::", "nccl"};
@@ -1014,17 +1029,7 @@ Test(hta, kernel_patterns_c_pass_equals_its_sql, .timeout = 300)
                 /* (a window without operators holds no foreign instant: the C pass then runs, and finds nothing) */
                 cr_expect(pass == 0 ? timing != NULL : timing == NULL || lines(c_out[r]) < 2, "%s %s %s, %s: %s",
                           trace->string, name, window, pass == 0 ? "the C pass" : "SQL", out);
-                /* the rows without the phases' lines */
-                char *w = out;
-                for (char *line = out, *next; *line; line = next) {
-                    next = strchr(line, '\n');
-                    next = next ? next + 1 : line + strlen(line);
-                    if (strncmp(line, "tracedb: ", 9) != 0) {
-                        memmove(w, line, (size_t)(next - line));
-                        w += next - line;
-                    }
-                }
-                *w = 0;
+                drop_phase_lines(out); /* the rows without the phases' lines */
                 if (pass == 0) {
                     c_out[r] = out;
                     continue;
@@ -1443,16 +1448,7 @@ static char *cp_listing(const char *db, const char *args, int *from_pack)
                             tracedb(), db, args, tracedb(), db, args); /* the sums (the graph's size too), then the path */
     cr_assert_eq(st, 0, "%s %s: %s", db, args, out);
     *from_pack = strstr(out, "tracedb: cp: scan (the import's pack)") != NULL;
-    char *w = out; /* the rows without the phases' lines */
-    for (char *line = out, *next; *line; line = next) {
-        next = strchr(line, '\n');
-        next = next ? next + 1 : line + strlen(line);
-        if (strncmp(line, "tracedb: ", 9) != 0) {
-            memmove(w, line, (size_t)(next - line));
-            w += next - line;
-        }
-    }
-    *w = 0;
+    drop_phase_lines(out); /* the rows without the phases' lines */
     return out;
 }
 
