@@ -651,71 +651,42 @@ static int pack_waits(sqlite3 *db, struct scan_part *p, const size_t *sync, size
  * scan reads them all with the rows instead. */
 #define PACK_SYNC_MAX 100000
 
-/* Reads the trace's rows from the import's pack (recorder/store/event_pack.h) instead of the event
- * table: 500 blobs for 2 M rows, not 2 M rows of 13 columns. The pack is used only when meta says it
- * is whole, event is the table its triggers guard (event_pack_triggers.sql: they take the pack away at
- * any change to the table), and the pack holds exactly
- * one row for each id from the table's least to its largest; each row goes to its id's place, so the
- * rows come out in id order. 1 when read; 0 when there is no whole pack, or it is not one (a
- * stranger's bytes): then the caller scans the table; -1 on error (printed). */
-static int pack_rows(sqlite3 *db, const struct id_map *flags, const struct id_map *thread_of,
-                     int round_us, struct cp_row **rows, struct id_value **launch, size_t *count,
-                     struct cp_wait **waits, struct report_io *io)
+/* One part of a pack read (blocks first..last) on one connection: the rows go to their ids' places in
+ * the arrays both parts share. */
+struct pack_part {
+    _Alignas(128) sqlite3 *db; /* on lines of its own: the parts' threads write theirs at once */
+    sqlite3_stmt *st;
+    struct scan_part p;        /* rows and launch: both parts' */
+    unsigned char *kept;       /* per id: 1 a row kept, 2 left out, 0 none yet (exchanged atomically) */
+    int64_t lo, hi, traces;    /* the table's ids; traces in the database */
+    size_t *sync, nsync, capsync, decoded;
+    int rc;                    /* 1 read; 0 bytes that are no pack's; -1 out of memory */
+};
+
+/* Decodes one part's blocks. */
+static void *pack_part_run(void *arg)
 {
-    sqlite3_stmt *st = NULL;
-    int64_t packed = 0, lo = 0, hi = -1, traces = 0;
-    if (sqlite3_prepare_v2(db,
-                           /* the pack, and the table event with the triggers that guard it (a stranger may have
-                            * renamed the table and put a view in its place) */
-                           "SELECT (SELECT value FROM meta WHERE key = 'event_pack' AND typeof(value) = 'integer' AND "
-                           "(SELECT count(*) FROM sqlite_schema WHERE (type = 'table' AND name = 'event') OR (type = "
-                           "'trigger' AND tbl_name = 'event' AND name IN ('event_pack_stale_insert', "
-                           "'event_pack_stale_delete', 'event_pack_stale_update'))) = 4), "
-                           "(SELECT min(id) FROM event), (SELECT max(id) FROM event), (SELECT count(*) FROM trace)",
-                           -1, &st, NULL) != SQLITE_OK ||
-        sqlite3_step(st) != SQLITE_ROW || sqlite3_column_type(st, 0) != SQLITE_INTEGER) {
-        sqlite3_finalize(st);
-        return 0;
-    }
-    packed = sqlite3_column_int64(st, 0), lo = sqlite3_column_int64(st, 1), hi = sqlite3_column_int64(st, 2);
-    traces = sqlite3_column_int64(st, 3);
-    sqlite3_finalize(st), st = NULL;
-    /* one row each id from lo to hi (a span that fits, with room: the ids are the table's own) */
-    if (packed <= 0 || packed > ((int64_t)1 << 40) || hi < lo || (uint64_t)hi - (uint64_t)lo != (uint64_t)packed - 1)
-        return 0;
-    size_t n = (size_t)packed, nsync = 0, capsync = 0, decoded = 0;
-    struct scan_part p = {.flags = flags, .thread_of = thread_of, .round_us = round_us};
-    unsigned char *kept = calloc(n, 1); /* 1 a row kept, 2 a row left out: each id once */
-    size_t *sync = NULL;
-    p.rows = tdb_big_malloc(n * sizeof *p.rows), p.launch = tdb_big_malloc(n * sizeof *p.launch);
-    int rc = -1;
-    if (!kept || !p.rows || !p.launch) {
-        fprintf(io->err, "%s: out of memory\n", io->prog);
-        goto done;
-    }
-    rc = 0; /* from here, bytes that are no pack's send the caller to the table */
-    if (sqlite3_prepare_v2(db, "SELECT rows, data FROM event_pack ORDER BY block", -1, &st, NULL) != SQLITE_OK)
-        goto done;
+    struct pack_part *q = arg;
     int step;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+    q->rc = 0;
+    while ((step = sqlite3_step(q->st)) == SQLITE_ROW) {
         struct tdb_pack_reader rd;
         struct tdb_pack_row x;
-        int64_t rows_said = sqlite3_column_int64(st, 0), got = 0;
-        const void *data = sqlite3_column_blob(st, 1);
-        tdb_pack_read_init(&rd, data, (size_t)sqlite3_column_bytes(st, 1));
+        int64_t rows_said = sqlite3_column_int64(q->st, 0), got = 0;
+        const void *data = sqlite3_column_blob(q->st, 1);
+        tdb_pack_read_init(&rd, data, (size_t)sqlite3_column_bytes(q->st, 1));
         int more;
         while ((more = tdb_pack_next(&rd, &x)) == 1) {
             got++;
-            if (x.id < lo || x.id > hi)
-                goto done;
-            size_t at = (size_t)((uint64_t)x.id - (uint64_t)lo);
-            if (kept[at])
-                goto done;
+            if (x.id < q->lo || x.id > q->hi)
+                return NULL;
+            size_t at = (size_t)((uint64_t)x.id - (uint64_t)q->lo);
             /* critical_path_rows.sql's WHERE: the trace's rows, but memory events, instants, spans */
             int kind = (int)x.kind;
-            int keep = (traces == 1 || id_map_get(thread_of, x.thread_id, -1) >= 0) &&
+            int keep = (q->traces == 1 || id_map_get(q->p.thread_of, x.thread_id, -1) >= 0) &&
                        !(kind >= TDB_KIND_MEMORY && kind <= TDB_KIND_ASYNC);
-            kept[at] = keep ? 1 : 2;
+            if (__atomic_exchange_n(&q->kept[at], keep ? 1 : 2, __ATOMIC_RELAXED) != 0) /* an id twice */
+                return NULL;
             if (!keep)
                 continue;
             struct cp_cols c = {.id = x.id, .thread = x.thread_id, .ts = x.start_ns, .dur = x.dur_ns,
@@ -724,33 +695,105 @@ static int pack_rows(sqlite3 *db, const struct id_map *flags, const struct id_ma
                                 .cat = x.cat_id == TDB_NULL ? -1 : x.cat_id, .kind = kind,
                                 .corr = x.correlation == TDB_NULL ? -1 : x.correlation, .wait_stream = -1, .wait_corr = -1,
                                 .launch_null = x.launch_id == TDB_NULL, .name_is_int = 1};
-            if (scan_part_fill(&p, at, &c) != 0) {
-                fprintf(io->err, "%s: out of memory\n", io->prog);
-                rc = -1;
-                goto done;
-            }
+            scan_part_fill(&q->p, at, &c); /* (no wait yet: nothing to allocate) */
             if (kind == TDB_KIND_SYNC) {
-                if (nsync == PACK_SYNC_MAX)
-                    goto done;
-                if (nsync == capsync) {
-                    size_t cap = capsync ? 2 * capsync : 256;
-                    size_t *ns = realloc(sync, cap * sizeof *ns);
+                if (q->nsync == PACK_SYNC_MAX)
+                    return NULL;
+                if (q->nsync == q->capsync) {
+                    size_t cap = q->capsync ? 2 * q->capsync : 256;
+                    size_t *ns = realloc(q->sync, cap * sizeof *ns);
                     if (!ns) {
-                        fprintf(io->err, "%s: out of memory\n", io->prog);
-                        rc = -1;
-                        goto done;
+                        q->rc = -1;
+                        return NULL;
                     }
-                    sync = ns, capsync = cap;
+                    q->sync = ns, q->capsync = cap;
                 }
-                sync[nsync++] = at;
+                q->sync[q->nsync++] = at;
             }
         }
         if (more < 0 || got != rows_said)
-            goto done;
-        decoded += (size_t)got;
+            return NULL;
+        q->decoded += (size_t)got;
     }
+    q->rc = step == SQLITE_DONE; /* (a damaged file: the scan says what SQLite found) */
+    return NULL;
+}
+
+/* Reads the trace's rows from the import's pack (recorder/store/event_pack.h) instead of the event
+ * table: 500 blobs for 2 M rows, not 2 M rows of 13 columns; the blocks in two halves on two
+ * connections and threads, as the scan reads the rows. The pack is used only when meta says it
+ * is whole, event is the table its triggers guard (event_pack_triggers.sql: they take the pack away at
+ * any change to the table), and the pack holds exactly one row for each id from the table's least to
+ * its largest; each row goes to its id's place, so the rows come out in id order. 1 when read; 0 when
+ * there is no whole pack, or it is not one (a stranger's bytes), or no room for it: then the caller
+ * scans the table; -1 on error (printed). */
+static int pack_rows(sqlite3 *db, const struct id_map *flags, const struct id_map *thread_of,
+                     int round_us, struct cp_row **rows, struct id_value **launch, size_t *count,
+                     struct cp_wait **waits, struct report_io *io)
+{
+    sqlite3_stmt *st = NULL;
+    int64_t packed = 0, lo = 0, hi = -1, traces = 0, first = 0, last = -1;
+    if (sqlite3_prepare_v2(db,
+                           /* the pack, and the table event with the triggers that guard it (a stranger may have
+                            * renamed the table and put a view in its place) */
+                           "SELECT (SELECT value FROM meta WHERE key = 'event_pack' AND typeof(value) = 'integer' AND "
+                           "(SELECT count(*) FROM sqlite_schema WHERE (type = 'table' AND name = 'event') OR (type = "
+                           "'trigger' AND tbl_name = 'event' AND name IN ('event_pack_stale_insert', "
+                           "'event_pack_stale_delete', 'event_pack_stale_update'))) = 4), "
+                           "(SELECT min(id) FROM event), (SELECT max(id) FROM event), (SELECT count(*) FROM trace), "
+                           "(SELECT min(block) FROM event_pack), (SELECT max(block) FROM event_pack)",
+                           -1, &st, NULL) != SQLITE_OK ||
+        sqlite3_step(st) != SQLITE_ROW || sqlite3_column_type(st, 0) != SQLITE_INTEGER) {
+        sqlite3_finalize(st);
+        return 0;
+    }
+    packed = sqlite3_column_int64(st, 0), lo = sqlite3_column_int64(st, 1), hi = sqlite3_column_int64(st, 2);
+    traces = sqlite3_column_int64(st, 3), first = sqlite3_column_int64(st, 4), last = sqlite3_column_int64(st, 5);
     sqlite3_finalize(st), st = NULL;
-    if (step != SQLITE_DONE || decoded != n) /* (a damaged file: the scan says what SQLite found) */
+    /* one row each id from lo to hi (a span that fits, with room: the ids are the table's own) */
+    if (packed <= 0 || packed > ((int64_t)1 << 40) || hi < lo || (uint64_t)hi - (uint64_t)lo != (uint64_t)packed - 1 ||
+        last < first)
+        return 0;
+    size_t n = (size_t)packed;
+    struct pack_part part[2] = {{0}};
+    pthread_t thread;
+    int threaded = 0, rc = 0;
+    unsigned char *kept = calloc(n, 1);
+    struct cp_row *all_rows = tdb_big_malloc(n * sizeof *all_rows);
+    struct id_value *all_launch = tdb_big_malloc(n * sizeof *all_launch);
+    struct scan_part fix = {.rows = all_rows, .launch = all_launch}; /* the waits, once both parts are done */
+    if (!kept || !all_rows || !all_launch) /* (a stranger's ids may span more than memory: the scan reads what is there) */
+        goto done;
+    const char *file = sqlite3_db_filename(db, "main");
+    sqlite3 *db2 = NULL;
+    if (last > first && file && *file && tdb_db_open(file, SQLITE_OPEN_READONLY, &db2) != SQLITE_OK)
+        sqlite3_close(db2), db2 = NULL;
+    int64_t mid = db2 ? (int64_t)((uint64_t)first + ((uint64_t)last - (uint64_t)first) / 2) : last;
+    for (int k = 0; k < 2; k++) {
+        struct pack_part *q = &part[k];
+        q->db = k ? db2 : db, q->kept = kept, q->lo = lo, q->hi = hi, q->traces = traces;
+        q->p = (struct scan_part){.flags = flags, .thread_of = thread_of, .round_us = round_us, .rows = all_rows, .launch = all_launch};
+        q->rc = 1;
+        if (k && !db2)
+            break;
+        if (sqlite3_prepare_v2(q->db, "SELECT rows, data FROM event_pack WHERE block BETWEEN ?1 AND ?2 ORDER BY block", -1,
+                               &q->st, NULL) != SQLITE_OK)
+            goto done;
+        sqlite3_bind_int64(q->st, 1, k ? mid + 1 : first);
+        sqlite3_bind_int64(q->st, 2, k ? last : mid);
+    }
+    threaded = db2 && pthread_create(&thread, NULL, pack_part_run, &part[1]) == 0;
+    pack_part_run(&part[0]);
+    if (threaded)
+        pthread_join(thread, NULL);
+    else if (db2)
+        pack_part_run(&part[1]);
+    if (part[0].rc < 0 || part[1].rc < 0) {
+        fprintf(io->err, "%s: out of memory\n", io->prog);
+        rc = -1;
+        goto done;
+    }
+    if (part[0].rc == 0 || part[1].rc == 0 || part[0].decoded + part[1].decoded != n)
         goto done;
     /* launches the import's end linked after the rows were packed */
     if (sqlite3_prepare_v2(db, "SELECT id, launch_id FROM event_pack_fix", -1, &st, NULL) != SQLITE_OK)
@@ -761,25 +804,32 @@ static int pack_rows(sqlite3 *db, const struct id_map *flags, const struct id_ma
             goto done;
         size_t at = (size_t)((uint64_t)id - (uint64_t)lo);
         if (kept[at] == 1) {
-            p.launch[at].id = sqlite3_column_int64(st, 1);
-            p.rows[at].has_launch = sqlite3_column_type(st, 1) != SQLITE_NULL;
+            all_launch[at].id = sqlite3_column_int64(st, 1);
+            all_rows[at].has_launch = sqlite3_column_type(st, 1) != SQLITE_NULL;
         }
     }
     sqlite3_finalize(st), st = NULL;
-    if (pack_waits(db, &p, sync, nsync, io) != 0) {
+    if (pack_waits(db, &fix, part[0].sync, part[0].nsync, io) != 0 ||
+        pack_waits(db, &fix, part[1].sync, part[1].nsync, io) != 0) {
         rc = -1;
         goto done;
     }
-    size_t k = 0; /* the kept rows down to the front, in id order */
+    size_t nkept = 0; /* the kept rows down to the front, in id order */
     for (size_t i = 0; i < n; i++)
         if (kept[i] == 1)
-            p.rows[k] = p.rows[i], p.launch[k] = p.launch[i], k++;
-    *rows = p.rows, *launch = p.launch, *count = k, *waits = p.waits;
-    p.rows = NULL, p.launch = NULL, p.waits = NULL;
+            all_rows[nkept] = all_rows[i], all_launch[nkept] = all_launch[i], nkept++;
+    *rows = all_rows, *launch = all_launch, *count = nkept, *waits = fix.waits;
+    all_rows = NULL, all_launch = NULL, fix.waits = NULL;
     rc = 1;
 done:
     sqlite3_finalize(st);
-    free(kept), free(sync), free(p.rows), free(p.launch), free(p.waits);
+    for (int k = 0; k < 2; k++) {
+        sqlite3_finalize(part[k].st);
+        free(part[k].sync);
+    }
+    if (part[1].db)
+        sqlite3_close(part[1].db);
+    free(kept), free(all_rows), free(all_launch), free(fix.waits);
     return rc;
 }
 
