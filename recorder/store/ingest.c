@@ -1265,9 +1265,10 @@ int tdb_ingest_finish(struct tdb_ingest *ing, int complete)
     ingest_phase(ing, "indexes");
     if (rc == 0 && ing->fresh) /* views exist already in an appended or a live database */
         rc = ingest_exec_file(ing, "schema/views.sql");
-    if (rc == 0 && ing->packing)
+    if (rc == 0 && ing->packing) {
         rc = ingest_pack_end(ing, packed);
-    ingest_phase(ing, "pack end");
+        ingest_phase(ing, "pack end");
+    }
     if (rc == 0)
         rc = ingest_exec(ing, ing->borrowed ? "ROLLBACK" : "COMMIT");
     ingest_phase(ing, "commit");
