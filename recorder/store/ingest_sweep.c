@@ -224,11 +224,10 @@ static void nest_value(sqlite3_context *ctx, int argc, sqlite3_value **argv)
         sqlite3_result_int64(ctx, c->self);
         break;
     case 3:
-        if (launch != TDB_NULL)
-            ingest_pack_fix(c->ing, sqlite3_value_int64(argv[0]), launch);
-        if (launch != TDB_NULL)
+        if (launch != TDB_NULL) {
+            ingest_pack_fix(c->ing, sqlite3_value_int64(argv[0]), launch); /* (the row may be packed already) */
             sqlite3_result_int64(ctx, launch);
-        else
+        } else
             sqlite3_result_null(ctx);
         break;
     case 6:

@@ -428,9 +428,6 @@ static char *events_sql(int hosts)
     return sql;
 }
 
-/* Writes n (1 or EVENT_ROWS) event records: one statement for all of them (the host statement when
- * every one is a host row: fewer values to bind and copy); their launch and memory rows join their
- * groups. */
 /* Writes the block being filled as the next row of event_pack. */
 static int pack_write(struct row_writer *w)
 {
@@ -461,6 +458,9 @@ static int pack_rows(struct row_writer *w, struct row_event *const *r, int n)
     return 0;
 }
 
+/* Writes n (1 or EVENT_ROWS) event records: one statement for all of them (the host statement when
+ * every one is a host row: fewer values to bind and copy); their launch and memory rows join their
+ * groups. */
 static int write_events(struct row_writer *w, struct pending *p, struct row_event *const *r, int n)
 {
     int hosts = n > 1;
@@ -742,7 +742,11 @@ int64_t row_writer_pack_end(struct row_writer *w)
         return -1;
     w->packing = 0;
     if (pack_write(w) != 0) { /* the writer thread waits: this thread may write */
+        if (!w->inline_writes) /* (inline: no lock, no thread) */
+            pthread_mutex_lock(&w->lock);
         w->failed = 1;
+        if (!w->inline_writes)
+            pthread_mutex_unlock(&w->lock);
         return -1;
     }
     return w->packed;
