@@ -1,6 +1,6 @@
 -- event_pack.sql: made by a fresh import (recorder/store/ingest.c), before its rows. The event table's
 -- columns critical-path reads, packed by the row writer in blocks of rows as it writes them
--- (recorder/store/event_pack.c has the format): a report reads 500 blobs instead of 2 M rows.
+-- (recorder/store/event_pack.c has the format): a report reads 491 blobs instead of 2 M rows.
 -- The pack is whole only while meta holds 'event_pack' (its rows' count): the import writes it last,
 -- and the triggers of event_pack_triggers.sql take it away at any change to the event table.
 CREATE TABLE event_pack (

@@ -720,7 +720,7 @@ static void *pack_part_run(void *arg)
 }
 
 /* Reads the trace's rows from the import's pack (recorder/store/event_pack.h) instead of the event
- * table: 500 blobs for 2 M rows, not 2 M rows of 13 columns; the blocks in two halves on two
+ * table: 491 blobs for 2 M events, not 1.5 M rows of 13 columns; the blocks in two halves on two
  * connections and threads, as the scan reads the rows. The pack is used only when meta says it
  * is whole, event is the table its triggers guard (event_pack_triggers.sql: they take the pack away at
  * any change to the table), and the pack holds exactly one row for each id from the table's least to
