@@ -13,7 +13,6 @@
 #include "sweep_group.h"
 #include "time_range.h"
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -511,8 +510,7 @@ static int scan_rows(sqlite3 *db, int64_t trace, const struct id_map *flags,
     sqlite3_stmt *st = NULL;
     sqlite3 *db2 = NULL;
     int64_t lo = 0, hi = -1, traces = 0;
-    int rc = -1, threaded = 0;
-    pthread_t thread;
+    int rc = -1;
     if (sqlite3_prepare_v2(db, "SELECT (SELECT min(id) FROM event), (SELECT max(id) FROM event), (SELECT count(*) FROM trace)", -1, &st, NULL) !=
             SQLITE_OK ||
         sqlite3_step(st) != SQLITE_ROW) {
@@ -559,12 +557,7 @@ static int scan_rows(sqlite3 *db, int64_t trace, const struct id_map *flags,
             }
         }
     }
-    threaded = db2 && pthread_create(&thread, NULL, scan_part_run, &part[1]) == 0;
-    scan_part_run(&part[0]);
-    if (threaded)
-        pthread_join(thread, NULL);
-    else if (db2)
-        scan_part_run(&part[1]);
+    sweep_halves_run(&(struct sweep_halves){.n = db2 ? 2 : 1}, scan_part_run, &part[0], &part[1]);
     for (int k = 0; k < 2; k++)
         if (part[k].rc != SQLITE_DONE) {
             fprintf(io->err, "%s: %s\n", io->prog,
@@ -756,8 +749,7 @@ static int pack_rows(sqlite3 *db, const struct id_map *flags, const struct id_ma
         return 0;
     size_t n = (size_t)packed;
     struct pack_part part[2] = {{0}};
-    pthread_t thread;
-    int threaded = 0, rc = 0;
+    int rc = 0;
     unsigned char *kept = calloc(n, 1);
     struct cp_row *all_rows = tdb_big_malloc(n * sizeof *all_rows);
     struct id_value *all_launch = tdb_big_malloc(n * sizeof *all_launch);
@@ -782,12 +774,7 @@ static int pack_rows(sqlite3 *db, const struct id_map *flags, const struct id_ma
         sqlite3_bind_int64(q->st, 1, k ? mid + 1 : first);
         sqlite3_bind_int64(q->st, 2, k ? last : mid);
     }
-    threaded = db2 && pthread_create(&thread, NULL, pack_part_run, &part[1]) == 0;
-    pack_part_run(&part[0]);
-    if (threaded)
-        pthread_join(thread, NULL);
-    else if (db2)
-        pack_part_run(&part[1]);
+    sweep_halves_run(&(struct sweep_halves){.n = db2 ? 2 : 1}, pack_part_run, &part[0], &part[1]);
     if (part[0].rc < 0 || part[1].rc < 0) {
         fprintf(io->err, "%s: out of memory\n", io->prog);
         rc = -1;
