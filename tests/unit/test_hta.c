@@ -1454,12 +1454,8 @@ static char *cp_listing(const char *db, const char *args, int *from_pack)
 
 static int64_t file_int(const char *db, const char *sql)
 {
-    sqlite3 *d;
-    sqlite3_stmt *st;
-    cr_assert_eq(sqlite3_open(db, &d), SQLITE_OK);
-    cr_assert_eq(sqlite3_prepare_v2(d, sql, -1, &st, NULL), SQLITE_OK, "%s: %s", sql, sqlite3_errmsg(d));
-    int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
-    sqlite3_finalize(st);
+    sqlite3 *d = db_open(db);
+    int64_t v = db_int(d, sql);
     sqlite3_close(d);
     return v;
 }
@@ -1476,48 +1472,50 @@ static void file_exec(const char *db, const char *sql)
  * equals the one read from the event table's rows, after an edit that changes no value took the pack
  * away (its trigger: any UPDATE of a packed column). Imports whose end linked launches late hold fixes
  * in the pack, and the traces with sync rows send their waits through the args. */
+struct pack_check {
+    char *dir;
+    int64_t fixes, syncs;
+    int compared;
+};
+
+/* One real trace: its pack's listing against its rows' (see the test below). */
+static void pack_against_rows(const char *path, void *ctx)
+{
+    static const char *const windows[] = {"", "--drop-last-step"};
+    struct pack_check *c = ctx;
+    char db[1200];
+    snprintf(db, sizeof db, "%s/%s.db", c->dir, strrchr(path, '/') + 1);
+    cr_assert_eq(import_to(path, db), 0, "%s", path);
+    cr_assert_eq(file_int(db, "SELECT value FROM meta WHERE key = 'event_pack'"), file_int(db, "SELECT count(*) FROM event"), "%s",
+                 path);
+    c->fixes += file_int(db, "SELECT count(*) FROM event_pack_fix");
+    c->syncs += file_int(db, "SELECT count(*) FROM event WHERE kind = (SELECT id FROM kind WHERE name = 'sync') AND args LIKE '%wait_on%'");
+    char *packed[2];
+    int from_pack;
+    for (int w = 0; w < 2; w++) {
+        packed[w] = cp_listing(db, windows[w], &from_pack);
+        cr_assert(from_pack, "%s: the pack was not read", path);
+    }
+    file_exec(db, "UPDATE event SET start_ns = start_ns WHERE id = (SELECT min(id) FROM event)");
+    cr_assert_eq(file_int(db, "SELECT count(*) FROM event_pack"), 0, "%s: the trigger left the pack", path);
+    for (int w = 0; w < 2; w++) {
+        char *rows = cp_listing(db, windows[w], &from_pack);
+        cr_assert(!from_pack, "%s: a pack was read after the edit", path);
+        cr_expect_str_eq(packed[w], rows, "%s %s: the pack and the rows differ", path, windows[w]);
+        c->compared += strlen(rows) > 200;
+        free(rows), free(packed[w]);
+    }
+}
+
 Test(hta, critical_path_from_the_imports_pack_equals_the_tables_rows, .timeout = 300)
 {
-    static const char *const traces[] = {
-        "amd_trace_mi250_minitoy_train_ROCm6_2_kineto.json.gz", "cpu_only_rank-34.json.gz", "critical_path_alexnet_trace.json.gz",
-        "critical_path_cuda_event_sync_multi_stream_event_sync_trace.json.gz", "cupti_profiler_trace.json.gz",
-        "df_index_resolver_df_index_resolver.json.gz", "mtia_inference_trace_mtia_inference_rank_0.json.gz",
-        "nccl_parser_config_nccl_data.json.gz", "negative_queue_length_values_check_rank0.json.gz",
-        "ns_resolution_trace_rank-0.json.gz", "timeline_analysis_sampled_rank-0.json.gz", "trace_diff_control_control.json.gz",
-        "trace_diff_test_test.json.gz", "trace_file_list_inference_rank_1.json.gz", "trace_filter_sampled_rank-1.json.gz",
-        "triton_example_triton_example.json.gz"};
-    static const char *const windows[] = {"", "--drop-last-step"};
-    char *dir = temp_dir();
-    int64_t fixes = 0, syncs = 0;
-    int compared = 0;
-    for (size_t t = 0; t < sizeof traces / sizeof traces[0]; t++) {
-        char db[1200];
-        import_real(dir, traces[t], db, sizeof db);
-        cr_assert_eq(file_int(db, "SELECT value FROM meta WHERE key = 'event_pack'"), file_int(db, "SELECT count(*) FROM event"), "%s",
-                     traces[t]);
-        fixes += file_int(db, "SELECT count(*) FROM event_pack_fix");
-        syncs += file_int(db, "SELECT count(*) FROM event WHERE kind = (SELECT id FROM kind WHERE name = 'sync') AND args LIKE '%wait_on%'");
-        char *packed[2];
-        int from_pack;
-        for (int w = 0; w < 2; w++) {
-            packed[w] = cp_listing(db, windows[w], &from_pack);
-            cr_assert(from_pack, "%s: the pack was not read", traces[t]);
-        }
-        file_exec(db, "UPDATE event SET start_ns = start_ns WHERE id = (SELECT min(id) FROM event)");
-        cr_assert_eq(file_int(db, "SELECT count(*) FROM event_pack"), 0, "%s: the trigger left the pack", traces[t]);
-        for (int w = 0; w < 2; w++) {
-            char *rows = cp_listing(db, windows[w], &from_pack);
-            cr_assert(!from_pack, "%s: a pack was read after the edit", traces[t]);
-            cr_expect_str_eq(packed[w], rows, "%s %s: the pack and the rows differ", traces[t], windows[w]);
-            compared += strlen(rows) > 200;
-            free(rows), free(packed[w]);
-        }
-    }
-    cr_expect_gt(fixes, 100, "no import's end linked a launch late: the fixes are not tested");
-    cr_expect_gt(syncs, 0, "no sync row waits: their lookup is not tested");
-    cr_expect_geq(compared, 20);
-    run("rm -rf '%s'", dir);
-    free(dir);
+    struct pack_check c = {.dir = temp_dir()};
+    cr_assert_geq(each_real_trace(pack_against_rows, &c), 16);
+    cr_expect_gt(c.fixes, 100, "no import's end linked a launch late: the fixes are not tested");
+    cr_expect_gt(c.syncs, 0, "no sync row waits: their lookup is not tested");
+    cr_expect_geq(c.compared, 20);
+    run("rm -rf '%s'", c.dir);
+    free(c.dir);
 }
 
 /* A trace holding rows critical_path_rows.sql leaves out (an async span, an instant), over operators
@@ -1527,9 +1525,7 @@ Test(hta, critical_path_from_the_imports_pack_equals_the_tables_rows, .timeout =
  * same range as the SQL's. */
 Test(hta, critical_path_pack_equals_the_rows_with_async_spans_and_instants, .timeout = 60)
 {
-    char *dir = temp_dir(), json[1100], db[1100];
-    snprintf(json, sizeof json, "%s/t.json", dir);
-    snprintf(db, sizeof db, "%s/t.db", dir);
+    char *dir = temp_dir(), db[1100];
     const char *trace =
         "{\"traceEvents\": ["
         "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":50},"
@@ -1546,8 +1542,7 @@ Test(hta, critical_path_pack_equals_the_rows_with_async_spans_and_instants, .tim
         "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"add\",\"pid\":0,\"tid\":7,\"ts\":220,\"dur\":60,"
         "\"args\":{\"correlation\":8,\"device\":0,\"stream\":7}}"
         "]}";
-    write_file(json, trace, (long)strlen(trace));
-    cr_assert_eq(run("'%s' import -q '%s' -o '%s' 2>/dev/null", tracedb(), json, db), 0);
+    import_text(dir, trace, db, sizeof db);
     cr_assert_gt(file_int(db, "SELECT count(*) FROM event WHERE kind = (SELECT id FROM kind WHERE name = 'async')"), 0,
                  "the trace holds no async span: the test would test nothing");
     int from_pack;
