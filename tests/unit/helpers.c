@@ -143,6 +143,14 @@ int64_t db_int(sqlite3 *db, const char *sql)
     return v;
 }
 
+int64_t file_int(const char *path, const char *sql)
+{
+    sqlite3 *d = db_open(path);
+    int64_t v = db_int(d, sql);
+    sqlite3_close(d);
+    return v;
+}
+
 int64_t launch_ns_wrong(sqlite3 *db, const char *schema)
 {
     char sql[512];

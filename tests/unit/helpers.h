@@ -30,6 +30,8 @@ void import_text(const char *dir, const char *trace, char *db, size_t n);
 sqlite3 *db_open(const char *path);
 /* The first column of the first row of sql as an integer (INT64_MIN when NULL or no row). */
 int64_t db_int(sqlite3 *db, const char *sql);
+/* db_int on the database file at path, opened for that query alone. */
+int64_t file_int(const char *path, const char *sql);
 double db_double(sqlite3 *db, const char *sql);
 /* ... as text (malloc'd, NULL when NULL). */
 char *db_text(sqlite3 *db, const char *sql);

@@ -1452,14 +1452,6 @@ static char *cp_listing(const char *db, const char *args, int *from_pack)
     return out;
 }
 
-static int64_t file_int(const char *db, const char *sql)
-{
-    sqlite3 *d = db_open(db);
-    int64_t v = db_int(d, sql);
-    sqlite3_close(d);
-    return v;
-}
-
 static void file_exec(const char *db, const char *sql)
 {
     sqlite3 *d;

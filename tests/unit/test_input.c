@@ -54,14 +54,6 @@ static int err_has(const struct fixture *f, const char *text)
     return found;
 }
 
-static int64_t q(const char *db, const char *sql)
-{
-    sqlite3 *d = db_open(db);
-    int64_t v = db_int(d, sql);
-    sqlite3_close(d);
-    return v;
-}
-
 Test(nesting, parents_depth_and_self_time_by_hand)
 {
     struct fixture f = fx_new(
@@ -77,16 +69,16 @@ Test(nesting, parents_depth_and_self_time_by_hand)
     cr_assert_eq(fx_import(&f, ""), 0);
     /* outer [0,100) > a [10,30) > b [10,15) > mark @12. c [50,110) outlives outer: not nested (PyTorch
      * closes outer), so c is a root and d [60,70) is c's child. */
-    cr_assert_eq(q(f.db, "SELECT self_ns FROM events WHERE name = 'outer'"), 80000);
-    cr_assert_eq(q(f.db, "SELECT self_ns FROM events WHERE name = 'a'"), 15000);
-    cr_assert_eq(q(f.db, "SELECT depth FROM events WHERE name = 'b'"), 2);
-    cr_assert_eq(q(f.db, "SELECT e.depth * 10 + (p.name = 'b') FROM events e JOIN events p ON p.id = e.parent_id "
+    cr_assert_eq(file_int(f.db, "SELECT self_ns FROM events WHERE name = 'outer'"), 80000);
+    cr_assert_eq(file_int(f.db, "SELECT self_ns FROM events WHERE name = 'a'"), 15000);
+    cr_assert_eq(file_int(f.db, "SELECT depth FROM events WHERE name = 'b'"), 2);
+    cr_assert_eq(file_int(f.db, "SELECT e.depth * 10 + (p.name = 'b') FROM events e JOIN events p ON p.id = e.parent_id "
                          "WHERE e.name = 'mark'"), 31);
-    cr_assert_eq(q(f.db, "SELECT parent_id IS NULL AND depth = 0 FROM events WHERE name = 'c'"), 1);
-    cr_assert_eq(q(f.db, "SELECT self_ns FROM events WHERE name = 'c'"), 50000);
-    cr_assert_eq(q(f.db, "SELECT p.name = 'c' FROM events e JOIN events p ON p.id = e.parent_id WHERE e.name = 'd'"), 1);
-    cr_assert_eq(q(f.db, "SELECT parent_id IS NULL FROM events WHERE name = 'other'"), 1);
-    cr_assert_eq(q(f.db, "SELECT overlaps FROM trace"), 1);
+    cr_assert_eq(file_int(f.db, "SELECT parent_id IS NULL AND depth = 0 FROM events WHERE name = 'c'"), 1);
+    cr_assert_eq(file_int(f.db, "SELECT self_ns FROM events WHERE name = 'c'"), 50000);
+    cr_assert_eq(file_int(f.db, "SELECT p.name = 'c' FROM events e JOIN events p ON p.id = e.parent_id WHERE e.name = 'd'"), 1);
+    cr_assert_eq(file_int(f.db, "SELECT parent_id IS NULL FROM events WHERE name = 'other'"), 1);
+    cr_assert_eq(file_int(f.db, "SELECT overlaps FROM trace"), 1);
     fx_free(&f);
 }
 
@@ -105,7 +97,7 @@ static void assert_nested(const char *db, const struct nested *want, size_t n, c
                  "SELECT e.depth * 1000000000 + e.self_ns + (coalesce(p.name, '') = '%s') * 100000000 "
                  "FROM events e LEFT JOIN events p ON p.id = e.parent_id WHERE e.name = '%s'",
                  want[i].parent ? want[i].parent : "", want[i].name);
-        cr_assert_eq(q(db, sql), want[i].depth * 1000000000LL + want[i].self_us * 1000 + 100000000,
+        cr_assert_eq(file_int(db, sql), want[i].depth * 1000000000LL + want[i].self_us * 1000 + 100000000,
                      "%s: parent %s, depth %d, self %lld us (%s)", want[i].name, want[i].parent ? want[i].parent : "none",
                      want[i].depth, (long long)want[i].self_us, how);
     }
@@ -161,9 +153,9 @@ static void check_streamed_and_swept_nesting(const char *kib)
         {"K", NULL, 0, 10}, {"J", "K", 1, 10}, {"L", NULL, 0, 700},
     };
     assert_nested(f.db, want, sizeof want / sizeof want[0], kib);
-    cr_assert_eq(q(f.db, "SELECT count(*) FROM events e JOIN events p ON p.id = e.parent_id "
+    cr_assert_eq(file_int(f.db, "SELECT count(*) FROM events e JOIN events p ON p.id = e.parent_id "
                          "WHERE e.name = 'leaf' AND p.name = 'L' AND e.depth = 1 AND e.self_ns = 2000"), 150);
-    cr_assert_eq(q(f.db, "SELECT overlaps FROM trace"), 1);
+    cr_assert_eq(file_int(f.db, "SELECT overlaps FROM trace"), 1);
     fx_free(&f);
 }
 
@@ -195,10 +187,10 @@ Test(nesting, an_overlap_popped_again_by_a_later_runs_event_counts_once)
         "]}";
     for (int sweep = 0; sweep < 2; sweep++) {
         struct fixture f = imported_nested(json, sweep);
-        cr_expect_eq(q(f.db, "SELECT overlaps FROM trace"), 2, "sweep %d", sweep);
-        cr_expect_eq(q(f.db, "SELECT p.name = 'P' FROM events e JOIN events p ON p.id = e.parent_id WHERE e.name = 'launch'"), 1);
-        cr_expect_eq(q(f.db, "SELECT count(*) FROM events WHERE name IN ('P', 'Q', 'L2') AND parent_id IS NULL"), 3);
-        cr_expect_eq(q(f.db, "SELECT self_ns FROM events WHERE name = 'P'"), 80000, "sweep %d", sweep);
+        cr_expect_eq(file_int(f.db, "SELECT overlaps FROM trace"), 2, "sweep %d", sweep);
+        cr_expect_eq(file_int(f.db, "SELECT p.name = 'P' FROM events e JOIN events p ON p.id = e.parent_id WHERE e.name = 'launch'"), 1);
+        cr_expect_eq(file_int(f.db, "SELECT count(*) FROM events WHERE name IN ('P', 'Q', 'L2') AND parent_id IS NULL"), 3);
+        cr_expect_eq(file_int(f.db, "SELECT self_ns FROM events WHERE name = 'P'"), 80000, "sweep %d", sweep);
         fx_free(&f);
     }
 }
@@ -245,7 +237,7 @@ Test(nesting, an_earlier_runs_instant_at_a_later_events_start_nests_in_it)
     for (int sweep = 0; sweep < 2; sweep++) {
         struct fixture f = imported_nested(json, sweep);
         assert_nested(f.db, want, sizeof want / sizeof want[0], sweep ? "the sweep" : "streaming");
-        cr_expect_eq(q(f.db, "SELECT overlaps FROM trace"), 0);
+        cr_expect_eq(file_int(f.db, "SELECT overlaps FROM trace"), 0);
         fx_free(&f);
     }
 }
@@ -303,13 +295,13 @@ static void check_late_links(int late, int at_end, const char *how)
     struct fixture f = fx_new(json, "json");
     cr_assert_eq(fx_import_timed(&f, ""), 0);
     cr_assert(err_has(&f, how), "the rewrite went another way than %s", how);
-    cr_assert_eq(q(f.db, "SELECT count(*) FROM events k JOIN events a ON a.id = k.parent_id "
+    cr_assert_eq(file_int(f.db, "SELECT count(*) FROM events k JOIN events a ON a.id = k.parent_id "
                          "JOIN events l ON l.id = k.launch_id WHERE k.name = 'k' AND a.name = 'ann' AND a.start_ns = "
                          "k.start_ns - 10000 AND k.depth = 1 AND k.self_ns = 30000 AND l.name = 'cudaLaunchKernel' AND "
                          "l.correlation = k.correlation AND l.start_ns = k.start_ns - 20000"), 40);
-    cr_assert_eq(q(f.db, "SELECT count(*) FROM events WHERE name = 'ann' AND parent_id IS NULL AND depth = 0 "
+    cr_assert_eq(file_int(f.db, "SELECT count(*) FROM events WHERE name = 'ann' AND parent_id IS NULL AND depth = 0 "
                          "AND self_ns = 70000"), 40);
-    cr_assert_eq(q(f.db, "SELECT count(*) FROM events q JOIN events p ON p.id = q.parent_id WHERE q.name = 'Q' "
+    cr_assert_eq(file_int(f.db, "SELECT count(*) FROM events q JOIN events p ON p.id = q.parent_id WHERE q.name = 'Q' "
                          "AND p.name = 'P' AND q.depth = 1 AND q.self_ns = 10000 AND p.self_ns = 40000 AND p.depth = 0"), 1);
     fx_free(&f);
 }
@@ -394,12 +386,12 @@ Test(nesting, raf_begin_end_pairs)
         "{\"ph\":\"E\",\"pid\":0,\"tid\":\"stream 0\",\"ts\":120},\n"
         "{\"ph\":\"E\",\"pid\":0,\"tid\":\"stream 0\",\"ts\":200}]", "json");
     cr_assert_eq(fx_import(&f, ""), 0);
-    cr_assert_eq(q(f.db, "SELECT dur_ns FROM ops WHERE name = 'fused_matmul'"), 100000);
-    cr_assert_eq(q(f.db, "SELECT self_ns FROM ops WHERE name = 'fused_matmul'"), 90000);
-    cr_assert_eq(q(f.db, "SELECT p.name = 'fused_matmul' FROM ops o JOIN ops p ON p.id = o.parent_id WHERE o.name = 'inner'"), 1);
-    cr_assert_eq(q(f.db, "SELECT json_extract(args, '$.args_string') = 'T<768x768xf32>,|T<768x768xf16>' FROM ops "
+    cr_assert_eq(file_int(f.db, "SELECT dur_ns FROM ops WHERE name = 'fused_matmul'"), 100000);
+    cr_assert_eq(file_int(f.db, "SELECT self_ns FROM ops WHERE name = 'fused_matmul'"), 90000);
+    cr_assert_eq(file_int(f.db, "SELECT p.name = 'fused_matmul' FROM ops o JOIN ops p ON p.id = o.parent_id WHERE o.name = 'inner'"), 1);
+    cr_assert_eq(file_int(f.db, "SELECT json_extract(args, '$.args_string') = 'T<768x768xf32>,|T<768x768xf16>' FROM ops "
                          "WHERE name = 'fused_matmul'"), 1);
-    cr_assert_eq(q(f.db, "SELECT tid = 'stream 0' FROM thread"), 1);
+    cr_assert_eq(file_int(f.db, "SELECT tid = 'stream 0' FROM thread"), 1);
     fx_free(&f);
 }
 
@@ -410,16 +402,16 @@ Test(badinput, unmatched_begin_is_kept_flagged_and_counted)
     struct fixture f = fx_new("[{\"ph\":\"B\",\"name\":\"a\",\"pid\":0,\"tid\":0,\"ts\":1},"
                               "{\"ph\":\"X\",\"name\":\"x\",\"pid\":0,\"tid\":0,\"ts\":1,\"dur\":1}]", "json");
     cr_assert_eq(fx_import(&f, ""), 0);
-    cr_assert_eq(q(f.db, "SELECT count(*) FROM event"), 2);
-    cr_assert_eq(q(f.db, "SELECT dur_ns FROM events WHERE name = 'a'"), 1000);
-    cr_assert_eq(q(f.db, "SELECT json_extract(args, '$.\"tracedb.anomaly\"') = 'never ended' FROM events WHERE name = 'a'"), 1);
-    cr_assert_eq(q(f.db, "SELECT value FROM meta WHERE key = 'anomalies.begin_never_ended'"), 1);
-    cr_assert_eq(q(f.db, "SELECT value = 'complete' FROM meta WHERE key = 'import_status'"), 1);
+    cr_assert_eq(file_int(f.db, "SELECT count(*) FROM event"), 2);
+    cr_assert_eq(file_int(f.db, "SELECT dur_ns FROM events WHERE name = 'a'"), 1000);
+    cr_assert_eq(file_int(f.db, "SELECT json_extract(args, '$.\"tracedb.anomaly\"') = 'never ended' FROM events WHERE name = 'a'"), 1);
+    cr_assert_eq(file_int(f.db, "SELECT value FROM meta WHERE key = 'anomalies.begin_never_ended'"), 1);
+    cr_assert_eq(file_int(f.db, "SELECT value = 'complete' FROM meta WHERE key = 'import_status'"), 1);
     cr_assert(err_has(&f, "1 event(s) were B events never ended"));
     run("rm -f '%s'", f.db);
     cr_assert_eq(fx_import(&f, "--strict"), 1);
-    cr_assert_eq(q(f.db, "SELECT count(*) FROM event"), 1);
-    cr_assert_eq(q(f.db, "SELECT skipped_events FROM trace"), 1);
+    cr_assert_eq(file_int(f.db, "SELECT count(*) FROM event"), 1);
+    cr_assert_eq(file_int(f.db, "SELECT skipped_events FROM trace"), 1);
     cr_assert(err_has(&f, "never ended"));
     fx_free(&f);
 }
@@ -444,10 +436,10 @@ Test(badinput, truncated_file_keeps_every_whole_event)
     *cut = 0;
     struct fixture f = fx_new(full, "json");
     cr_assert_eq(fx_import(&f, ""), 1, "non-zero exit");
-    cr_assert_eq(q(f.db, "SELECT count(*) FROM event"), 57, "e0..e56 kept");
-    cr_assert_eq(q(f.db, "SELECT max(name) = 'e56' FROM ops WHERE name GLOB 'e5*'"), 1);
-    cr_assert_eq(q(f.db, "SELECT value = 'partial' FROM meta WHERE key = 'import_status'"), 1);
-    cr_assert_eq(q(f.db, "SELECT status = 'partial' FROM trace"), 1);
+    cr_assert_eq(file_int(f.db, "SELECT count(*) FROM event"), 57, "e0..e56 kept");
+    cr_assert_eq(file_int(f.db, "SELECT max(name) = 'e56' FROM ops WHERE name GLOB 'e5*'"), 1);
+    cr_assert_eq(file_int(f.db, "SELECT value = 'partial' FROM meta WHERE key = 'import_status'"), 1);
+    cr_assert_eq(file_int(f.db, "SELECT status = 'partial' FROM trace"), 1);
     char at[64]; /* the file ends at byte strlen(full): the offset named is the end, not past it */
     snprintf(at, sizeof at, "near byte %zu: the file ends", strlen(full));
     cr_assert(err_has(&f, f.trace) && err_has(&f, at), "names file and offset (%s)", at);
@@ -464,9 +456,9 @@ Test(badinput, truncated_gzip_keeps_every_whole_event)
     cr_assert_eq(run("gzip -c '%s' | head -c 600 > '%s'", f.trace, gz), 0);
     snprintf(f.trace, sizeof f.trace, "%s", gz);
     cr_assert_eq(fx_import(&f, ""), 1);
-    int64_t n = q(f.db, "SELECT count(*) FROM event");
+    int64_t n = file_int(f.db, "SELECT count(*) FROM event");
     cr_assert(n > 0 && n < 100, "some whole events kept: %lld", (long long)n);
-    cr_assert_eq(q(f.db, "SELECT count(*) FROM ops WHERE name = 'e' || (id - 1)"), n, "in order, none damaged");
+    cr_assert_eq(file_int(f.db, "SELECT count(*) FROM ops WHERE name = 'e' || (id - 1)"), n, "in order, none damaged");
     fx_free(&f);
     free(full);
 }
@@ -477,7 +469,7 @@ Test(badinput, invalid_json_midway)
                               "{\"ph\":\"X\",\"name\":\"b\",\"pid\":1,\"tid\":1,\"ts\":2,\"dur\":1},"
                               "{\"ph\":\"X\",,\"name\":\"c\"}]", "json");
     cr_assert_eq(fx_import(&f, ""), 1);
-    cr_assert_eq(q(f.db, "SELECT count(*) FROM event"), 2);
+    cr_assert_eq(file_int(f.db, "SELECT count(*) FROM event"), 2);
     cr_assert(err_has(&f, "invalid JSON near byte 117"));
     fx_free(&f);
 }
@@ -495,20 +487,20 @@ Test(badinput, wrong_types_and_absurd_values_skip_only_that_event)
                               "{\"ph\":\"X\",\"name\":\"ok2\",\"pid\":\"str\",\"ts\":9,\"dur\":1,\"args\":{\"n\":[1,{\"x\":null}]}}]",
                               "json");
     cr_assert_eq(fx_import(&f, ""), 1);
-    cr_assert_eq(q(f.db, "SELECT count(*) FROM event"), 3);
-    cr_assert_eq(q(f.db, "SELECT count(*) FROM ops WHERE name IN ('ok1', 'ok2')"), 2);
-    cr_assert_eq(q(f.db, "SELECT dur_ns FROM ops WHERE name = 'neg'"), 0, "a negative dur is an anomaly: kept as 0");
-    cr_assert_eq(q(f.db, "SELECT skipped_events FROM trace"), 6);
-    cr_assert_eq(q(f.db, "SELECT args = '{\"n\":[1,{\"x\":null}]}' FROM ops WHERE name = 'ok2'"), 1);
-    cr_assert_eq(q(f.db, "SELECT pid = 'str' AND tid = 'str' FROM events WHERE name = 'ok2'"), 1,
+    cr_assert_eq(file_int(f.db, "SELECT count(*) FROM event"), 3);
+    cr_assert_eq(file_int(f.db, "SELECT count(*) FROM ops WHERE name IN ('ok1', 'ok2')"), 2);
+    cr_assert_eq(file_int(f.db, "SELECT dur_ns FROM ops WHERE name = 'neg'"), 0, "a negative dur is an anomaly: kept as 0");
+    cr_assert_eq(file_int(f.db, "SELECT skipped_events FROM trace"), 6);
+    cr_assert_eq(file_int(f.db, "SELECT args = '{\"n\":[1,{\"x\":null}]}' FROM ops WHERE name = 'ok2'"), 1);
+    cr_assert_eq(file_int(f.db, "SELECT pid = 'str' AND tid = 'str' FROM events WHERE name = 'ok2'"), 1,
                  "missing tid defaults to pid");
     cr_assert(err_has(&f, "\"ts\" is a string"));
     cr_assert(err_has(&f, "had a negative \"dur\": kept with dur 0"));
     cr_assert(err_has(&f, "out of range"));
     run("rm -f '%s'", f.db);
     cr_assert_eq(fx_import(&f, "--strict"), 1);
-    cr_assert_eq(q(f.db, "SELECT count(*) FROM event"), 2);
-    cr_assert_eq(q(f.db, "SELECT skipped_events FROM trace"), 7);
+    cr_assert_eq(file_int(f.db, "SELECT count(*) FROM event"), 2);
+    cr_assert_eq(file_int(f.db, "SELECT skipped_events FROM trace"), 7);
     cr_assert(err_has(&f, "skipped: negative \"dur\""));
     fx_free(&f);
 }
@@ -547,11 +539,11 @@ Test(database, existing_database_is_never_clobbered)
     snprintf(f.trace, sizeof f.trace, "%s", saved);
     cr_assert_eq(fx_import(&f, "--append"), 1, "the same trace again is refused");
     cr_assert_eq(fx_import(&f, "--append --allow-duplicate"), 0);
-    cr_assert_eq(q(f.db, "SELECT count(*) FROM trace"), 2);
-    cr_assert_eq(q(f.db, "SELECT count(*) FROM event"), 2);
-    cr_assert_eq(q(f.db, "SELECT count(DISTINCT thread_id) FROM event"), 2, "each trace has its own tracks");
+    cr_assert_eq(file_int(f.db, "SELECT count(*) FROM trace"), 2);
+    cr_assert_eq(file_int(f.db, "SELECT count(*) FROM event"), 2);
+    cr_assert_eq(file_int(f.db, "SELECT count(DISTINCT thread_id) FROM event"), 2, "each trace has its own tracks");
     cr_assert_eq(fx_import(&f, "--force"), 0);
-    cr_assert_eq(q(f.db, "SELECT count(*) FROM trace"), 1);
+    cr_assert_eq(file_int(f.db, "SELECT count(*) FROM trace"), 1);
     fx_free(&f);
 }
 
@@ -560,9 +552,9 @@ Test(database, standard_input_and_legacy_array)
     struct fixture f = fx_new(NULL, "json");
     cr_assert_eq(run("gzip -dc '%s' | '%s' import -q - -o '%s'", src_path("samples/train_schedule.json.gz"), tracedb(),
                      f.db), 0);
-    cr_assert_eq(q(f.db, "SELECT count(*) FROM steps"), 3);
-    cr_assert_eq(q(f.db, "SELECT value = 'chrome-array' FROM meta WHERE key = 'source_format'"), 1);
-    cr_assert_eq(q(f.db, "SELECT count(*) FROM event"), 390);
+    cr_assert_eq(file_int(f.db, "SELECT count(*) FROM steps"), 3);
+    cr_assert_eq(file_int(f.db, "SELECT value = 'chrome-array' FROM meta WHERE key = 'source_format'"), 1);
+    cr_assert_eq(file_int(f.db, "SELECT count(*) FROM event"), 390);
     fx_free(&f);
 }
 
@@ -604,7 +596,7 @@ Test(badinput, cut_and_corrupted_real_trace_never_crashes, .timeout = 120)
                   i < 60 ? "cut" : "changed", at, st);
         struct stat sb;
         if (stat(f.db, &sb) == 0) /* a database that opens, or none when the cut left no trace (and it says so) */
-            cr_assert_geq(q(f.db, "SELECT count(*) FROM event"), 0);
+            cr_assert_geq(file_int(f.db, "SELECT count(*) FROM event"), 0);
         else
             cr_assert(err_has(&f, "nothing written"), "no database, and no word why (%s at byte %ld)",
                       i < 60 ? "cut" : "changed", at);
@@ -619,12 +611,12 @@ Test(database, counter_events_become_one_series_per_arg)
                               "{\"ph\":\"C\",\"name\":\"mem\",\"pid\":1,\"tid\":1,\"ts\":2,\"args\":{\"a\":3}},"
                               "{\"ph\":\"C\",\"name\":\"mem\",\"pid\":1,\"tid\":1,\"ts\":3,\"args\":{\"q\\\"t\\u0001\":7}}]", "json");
     cr_assert_eq(fx_import(&f, ""), 0);
-    cr_assert_eq(q(f.db, "SELECT count(*) FROM counter"), 4);
+    cr_assert_eq(file_int(f.db, "SELECT count(*) FROM counter"), 4);
     /* a key with escapes keeps them, as JSON writes them */
-    cr_assert_eq(q(f.db, "SELECT c.value FROM counter c JOIN string n ON n.id = c.name_id WHERE n.value = 'mem.q\\\"t\\u0001'"), 7);
-    cr_assert_eq(q(f.db, "SELECT sum(c.value) FROM counter c JOIN string n ON n.id = c.name_id WHERE n.value = 'mem.a'"), 4);
-    cr_assert_eq(q(f.db, "SELECT c.ts_ns FROM counter c JOIN string n ON n.id = c.name_id WHERE n.value = 'mem.b'"), 1000);
-    cr_assert_eq(q(f.db, "SELECT c.value * 10 FROM counter c JOIN string n ON n.id = c.name_id WHERE n.value = 'mem.b'"), 25);
+    cr_assert_eq(file_int(f.db, "SELECT c.value FROM counter c JOIN string n ON n.id = c.name_id WHERE n.value = 'mem.q\\\"t\\u0001'"), 7);
+    cr_assert_eq(file_int(f.db, "SELECT sum(c.value) FROM counter c JOIN string n ON n.id = c.name_id WHERE n.value = 'mem.a'"), 4);
+    cr_assert_eq(file_int(f.db, "SELECT c.ts_ns FROM counter c JOIN string n ON n.id = c.name_id WHERE n.value = 'mem.b'"), 1000);
+    cr_assert_eq(file_int(f.db, "SELECT c.value * 10 FROM counter c JOIN string n ON n.id = c.name_id WHERE n.value = 'mem.b'"), 25);
     fx_free(&f);
 }
 
@@ -639,8 +631,8 @@ Test(database, furiosa_spans)
                               "{\"ph\":\"X\",\"cat\":\"NPU Execution\",\"name\":\"exec\",\"pid\":2,\"tid\":0,\"ts\":20,\"dur\":40,"
                               "\"args\":{\"pe_index\":0,\"execution_index\":7}}]", "json");
     cr_assert_eq(fx_import(&f, ""), 0);
-    cr_assert_eq(q(f.db, "SELECT count(*) FROM ops WHERE name = 'Conv' AND json_extract(args, '$.operator_index') = 3"), 1);
-    cr_assert_eq(q(f.db, "SELECT count(*) FROM events WHERE kind = 'npu execution' AND name = 'exec'"), 1);
+    cr_assert_eq(file_int(f.db, "SELECT count(*) FROM ops WHERE name = 'Conv' AND json_extract(args, '$.operator_index') = 3"), 1);
+    cr_assert_eq(file_int(f.db, "SELECT count(*) FROM events WHERE kind = 'npu execution' AND name = 'exec'"), 1);
     int st;
     char *out = run_capture(&st, "'%s' latency '%s' --name inference --format csv", tracedb(), f.db);
     cr_assert_eq(st, 0);
@@ -672,12 +664,12 @@ Test(database, batched_rows_keep_every_column)
     snprintf(json + n, sizeof json - n, "]}");
     struct fixture f = fx_new(json, "json");
     cr_assert_eq(fx_import(&f, ""), 0);
-    cr_assert_eq(q(f.db, "SELECT count(*) FROM events"), 100);
-    cr_assert_eq(q(f.db, "SELECT count(*) FROM events WHERE kind = 'op' AND name = 'e' || (start_ns / 10000) AND "
+    cr_assert_eq(file_int(f.db, "SELECT count(*) FROM events"), 100);
+    cr_assert_eq(file_int(f.db, "SELECT count(*) FROM events WHERE kind = 'op' AND name = 'e' || (start_ns / 10000) AND "
                          "dur_ns = 5000 AND self_ns = 5000 AND json_extract(args, '$.k') = start_ns / 10000 AND "
                          "cat = 'cpu_op' AND parent_id IS NULL AND depth = 0 AND device IS NULL AND stream IS NULL AND "
                          "correlation IS NULL AND bytes IS NULL AND launch_id IS NULL AND tid = 1"), 95);
-    cr_assert_eq(q(f.db, "SELECT count(*) FROM events WHERE kind = 'kernel' AND name = 'k' || (start_ns / 10000) AND "
+    cr_assert_eq(file_int(f.db, "SELECT count(*) FROM events WHERE kind = 'kernel' AND name = 'k' || (start_ns / 10000) AND "
                          "dur_ns = 4000 AND device = 0 AND stream = 7 AND correlation = start_ns / 10000 + 1000 AND "
                          "cat = 'kernel' AND tid = 7"), 5);
     fx_free(&f);
@@ -705,17 +697,17 @@ Test(database, grouped_rows_keep_every_column_and_their_order)
     struct fixture f = fx_new(json, "json");
     cr_assert_eq(fx_import(&f, ""), 0);
     /* row i's values, worked from i by the formulas above */
-    cr_assert_eq(q(f.db, "SELECT count(*) FROM kernel_launch l JOIN event e ON e.id = l.event_id WHERE "
+    cr_assert_eq(file_int(f.db, "SELECT count(*) FROM kernel_launch l JOIN event e ON e.id = l.event_id WHERE "
                          "l.grid_x = e.start_ns / 10000 + 1 AND grid_y = 2 AND grid_z = 3 AND block_x = 4 AND block_y = 5 "
                          "AND block_z = e.start_ns / 10000 + 6 AND registers = e.start_ns / 10000 + 7 AND "
                          "shared_mem = e.start_ns / 10000 + 8"), 100);
-    cr_assert_eq(q(f.db, "SELECT count(*) FROM memory_event m JOIN event e ON e.id = m.event_id WHERE "
+    cr_assert_eq(file_int(f.db, "SELECT count(*) FROM memory_event m JOIN event e ON e.id = m.event_id WHERE "
                          "m.addr = (e.start_ns - 5000) / 10000 + 9 AND total_allocated = (e.start_ns - 5000) / 10000 + 11 "
                          "AND total_reserved = (e.start_ns - 5000) / 10000 + 12 AND device_type = 1 AND "
                          "e.bytes = (e.start_ns - 5000) / 10000 + 10"), 100);
-    cr_assert_eq(q(f.db, "SELECT count(*) FROM flow_loose WHERE flow_id = id + 999 AND ts_ns = (id - 1) * 10000 + 1 AND phase = 'f' "
+    cr_assert_eq(file_int(f.db, "SELECT count(*) FROM flow_loose WHERE flow_id = id + 999 AND ts_ns = (id - 1) * 10000 + 1 AND phase = 'f' "
                          "AND bind_enclosing = 1"), 100);
-    cr_assert_eq(q(f.db, "SELECT count(*) FROM flow"), 100);
+    cr_assert_eq(file_int(f.db, "SELECT count(*) FROM flow"), 100);
     fx_free(&f);
 }
 
@@ -754,16 +746,16 @@ Test(database, flow_halves_right_after_their_event_ride_in_its_row)
     const char *dbs[] = {f.db, again};
     for (int i = 0; i < 2; i++) {
         const char *db = dbs[i];
-        cr_assert_eq(q(db, "SELECT count(*) FROM flow"), 8, "%s", db);
-        cr_assert_eq(q(db, "SELECT count(*) FROM flow_loose"), 6, "%s", db);
-        cr_assert_eq(q(db, "SELECT count(*) FROM event WHERE flow IS NOT NULL"), 2, "%s", db);
+        cr_assert_eq(file_int(db, "SELECT count(*) FROM flow"), 8, "%s", db);
+        cr_assert_eq(file_int(db, "SELECT count(*) FROM flow_loose"), 6, "%s", db);
+        cr_assert_eq(file_int(db, "SELECT count(*) FROM event WHERE flow IS NOT NULL"), 2, "%s", db);
         /* the rows carrying them, their values worked from the file */
-        cr_assert_eq(q(db, "SELECT count(*) FROM event e JOIN string n ON n.id = e.name_id WHERE n.value = 'cudaLaunchKernel' "
+        cr_assert_eq(file_int(db, "SELECT count(*) FROM event e JOIN string n ON n.id = e.name_id WHERE n.value = 'cudaLaunchKernel' "
                            "AND e.start_ns = 5000 AND e.flow = (SELECT id FROM string WHERE value = 'ac2g') * 8 + 1"), 1, "%s", db);
-        cr_assert_eq(q(db, "SELECT count(*) FROM event e JOIN string n ON n.id = e.name_id WHERE n.value = 'k' "
+        cr_assert_eq(file_int(db, "SELECT count(*) FROM event e JOIN string n ON n.id = e.name_id WHERE n.value = 'k' "
                            "AND e.flow = (SELECT id FROM string WHERE value = 'ac2g') * 8 + 4 + 3"), 1, "%s", db);
         /* the view gives them as the file did */
-        cr_assert_eq(q(db, "SELECT count(*) FROM flow f JOIN thread t ON t.id = f.thread_id JOIN process p ON p.id = t.process_id "
+        cr_assert_eq(file_int(db, "SELECT count(*) FROM flow f JOIN thread t ON t.id = f.thread_id JOIN process p ON p.id = t.process_id "
                            "JOIN string c ON c.id = f.cat_id WHERE f.event_id IS NOT NULL AND c.value = 'ac2g' AND f.flow_id = 7 AND "
                            "((f.phase = 's' AND f.bind_enclosing = 0 AND f.ts_ns = 5000 AND p.pid = 1 AND t.tid = 1) OR "
                            "(f.phase = 'f' AND f.bind_enclosing = 1 AND f.ts_ns = 10000 AND p.pid = 0 AND t.tid = 7))"), 2, "%s", db);
@@ -851,10 +843,10 @@ static const char three_runs_trace[] = "{\"traceEvents\":["
 static void check_three_runs(const struct fixture *f)
 {
     cr_assert(err_has(f, "0 rows to rewrite of 7"), "the later runs were not nested as they came");
-    cr_assert_eq(q(f->db, "SELECT count(*) FROM events WHERE name = 'P' AND parent_id IS NULL AND depth = 0 AND self_ns = 30000"), 1);
-    cr_assert_eq(q(f->db, "SELECT count(*) FROM events c JOIN events p ON p.id = c.parent_id WHERE p.name = 'P' AND "
+    cr_assert_eq(file_int(f->db, "SELECT count(*) FROM events WHERE name = 'P' AND parent_id IS NULL AND depth = 0 AND self_ns = 30000"), 1);
+    cr_assert_eq(file_int(f->db, "SELECT count(*) FROM events c JOIN events p ON p.id = c.parent_id WHERE p.name = 'P' AND "
                           "c.depth = 1 AND ((c.name = 'A' AND c.self_ns = 20000) OR (c.name = 'B' AND c.self_ns = 30000))"), 2);
-    cr_assert_eq(q(f->db, "SELECT count(*) FROM events c JOIN events p ON p.id = c.parent_id WHERE c.depth = 2 AND "
+    cr_assert_eq(file_int(f->db, "SELECT count(*) FROM events c JOIN events p ON p.id = c.parent_id WHERE c.depth = 2 AND "
                           "((p.name = 'A' AND c.start_ns IN (15000, 30000)) OR (p.name = 'B' AND c.start_ns IN (55000, 70000)))"), 4);
 }
 
@@ -950,7 +942,7 @@ Test(nesting, an_overlap_met_again_in_a_later_run_counts_once)
         "{\"ph\":\"X\",\"name\":\"B\",\"pid\":1,\"tid\":1,\"ts\":5,\"dur\":15},"
         "{\"ph\":\"X\",\"name\":\"C\",\"pid\":1,\"tid\":1,\"ts\":2,\"dur\":1}]}", "0 rows to rewrite of 3", want,
         sizeof want / sizeof want[0], "an overlap across runs");
-    cr_assert_eq(q(f.db, "SELECT overlaps FROM trace"), 1);
+    cr_assert_eq(file_int(f.db, "SELECT overlaps FROM trace"), 1);
     fx_free(&f);
 }
 
@@ -1141,7 +1133,7 @@ Test(nesting, a_thread_going_back_at_every_event_stays_linear, .timeout = 15)
     struct fixture f = fx_new(json, "json");
     free(json);
     cr_assert_eq(fx_import(&f, ""), 0);
-    cr_assert_eq(q(f.db, "SELECT count(*) FROM events m JOIN events o ON o.id = m.parent_id WHERE m.name = 'm' AND "
+    cr_assert_eq(file_int(f.db, "SELECT count(*) FROM events m JOIN events o ON o.id = m.parent_id WHERE m.name = 'm' AND "
                          "o.name = 'op' AND o.start_ns = m.start_ns - 2000 AND m.depth = 1 AND o.self_ns = 5000"), N);
     fx_free(&f);
 }
