@@ -5,6 +5,8 @@
 #     run in turn with the import, 3 rounds, the ratio each round's (the median printed);
 #   - Python json.load + pandas groupby, what users write today (when python3-pandas is installed);
 #   - tracedb import: wall time, peak RSS, events/s; database size against the JSON;
+#   - a gzip copy of the trace, imported with its inflating on a thread of its own and on the parser's
+#     (TRACEDB_READ_AHEAD=on/off, bench/read_ahead.sh), and the plain file both ways, in turn;
 #   - the same trace in the order PyTorch's profiler writes it (gen_trace --kineto-order: CPU tracks as
 #     sorted runs far apart, kernels before their launches), each beside the tokenizer on its own file;
 #   - tracedb import of a 1 GB trace (BENCH_BIG_MB), in both orders: peak RSS at a second size, to show it flat;
@@ -274,6 +276,8 @@ if [ -n "${mpi_n2:-}" ]; then
   echo "  ops --by-rank: one database $(printf '%.3f' "$mpi_ops_one") s; mpirun -n 2 over the shards $(printf '%.3f' "$mpi_ops_n2") s"
 fi
 echo
+echo "gzip input, inflated on a thread of its own or on the parser's (bench/read_ahead.sh, gzip -1 of the $MB MB trace):"
+bash bench/read_ahead.sh build/tracedb "$trace" 3
 echo "import: $(echo "$events / $imp" | bc) events/s; $(echo "$bytes / 1000000 / $imp" | bc) MB/s of JSON"
 echo "database: $((dbbytes / 1000000)) MB = $(echo "scale=2; $dbbytes / $bytes" | bc) of the JSON"
 echo "targets: import <= 1.5x tokenizer (never above 2x) and >= 10x pandas, >= 1M events/s, RSS < 64 MB; summary < 0.5 s; each report < 1 s;"

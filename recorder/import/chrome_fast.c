@@ -46,12 +46,12 @@ int chrome_fast_take(struct chrome *c, const unsigned char *p, size_t n)
     return 3;
 }
 
-/* Reads until the buffer holds FAST_RUN bytes or the input ends (gzread's last result kept for
+/* Reads until the buffer holds FAST_RUN bytes or the input ends (the read's last result kept for
  * chrome_read, which reports it). */
-static void fast_fill(struct chrome *c, gzFile gz)
+static void fast_fill(struct chrome *c, struct read_ahead *in)
 {
     while (!c->gz_end && c->fb_n < FAST_RUN) {
-        int got = gzread(gz, c->fb + c->fb_n, (unsigned)(FAST_RUN - c->fb_n));
+        int got = read_ahead_read(in, c->fb + c->fb_n, (unsigned)(FAST_RUN - c->fb_n));
         if (got <= 0) {
             c->gz_end = 1, c->gz_end_n = got;
             break;
@@ -88,7 +88,7 @@ static size_t run_end(const unsigned char *b, size_t n)
 /* Everything from fb[at] on goes to a new yajl handle, primed to stand between the events' array
  * elements: before one (after_event 0: fb[at] is an event's '{') or after one (1: a ',' or the array's
  * end is next). Returns what chrome_feed returns. */
-static int fast_handback(struct chrome *c, gzFile gz, size_t at, int after_event)
+static int fast_handback(struct chrome *c, struct read_ahead *in, size_t at, int after_event)
 {
     if (chrome_yajl_new(c) != 0) {
         fprintf(c->err, "tracedb: out of memory\n");
@@ -102,7 +102,7 @@ static int fast_handback(struct chrome *c, gzFile gz, size_t at, int after_event
     c->replay = 0;
     c->chunk_base = c->fb_base + at;
     c->scan.state = SC_BETWEEN, c->scan.esc = 0, c->scan.len = 0;
-    return at < c->fb_n ? chrome_feed(c, gz, c->chunk, c->fb + at, c->fb_n - at) : 0;
+    return at < c->fb_n ? chrome_feed(c, in, c->chunk, c->fb + at, c->fb_n - at) : 0;
 }
 
 /* After a walk stopped inside an event, the parser's state is put back to between events (the event's
@@ -116,16 +116,16 @@ static void fast_rollback(struct chrome *c)
     c->oversize = 0;
 }
 
-int chrome_fast_lane(struct chrome *c, gzFile gz)
+int chrome_fast_lane(struct chrome *c, struct read_ahead *in)
 {
     struct json_sink sink;
     chrome_fast_sink(c, &sink);
     for (;;) { /* fb[0] is an event's '{' */
-        fast_fill(c, gz);
+        fast_fill(c, in);
         size_t end = run_end(c->fb, c->fb_n);
         if (end == 0) { /* one event fills the buffer, or the last ones before the array's end */
             c->fast_from = c->fb_base + c->fb_n;
-            return fast_handback(c, gz, 0, 0);
+            return fast_handback(c, in, 0, 0);
         }
         unsigned char *run = c->fb - 1, keep = c->fb[end + 1];
         run[0] = '[', c->fb[end + 1] = ']';
@@ -141,7 +141,7 @@ int chrome_fast_lane(struct chrome *c, gzFile gz)
         if (w == JSON_WALK_STOPPED) {
             fast_rollback(c);
             c->fast_from = c->fb_base + end + 1; /* yajl reads the rest of the run */
-            return fast_handback(c, gz, after - 1, after > 1);
+            return fast_handback(c, in, after - 1, after > 1);
         }
         size_t next = end + 1; /* the next event's '{', as run_end found it */
         while (c->fb[next] != '{')
@@ -149,7 +149,7 @@ int chrome_fast_lane(struct chrome *c, gzFile gz)
         memmove(c->fb, c->fb + next, c->fb_n - next);
         c->fb_n -= next, c->fb_base += next;
         if (c->tty && c->fb_base >= c->next_report) {
-            chrome_progress(c, c->total ? (size_t)gzoffset(gz) : c->fb_base, 0);
+            chrome_progress(c, c->total ? read_ahead_offset(in) : c->fb_base, 0);
             c->next_report += 8u << 20;
         }
     }

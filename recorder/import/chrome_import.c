@@ -199,14 +199,14 @@ static int chrome_json_error(struct chrome *c, int n)
 
 /* Reads the whole input, chunk by chunk, into the parser. 0: the JSON is whole; 1: damaged input (printed,
  * every whole event before it kept); -1: a database error. */
-static int chrome_read(struct chrome *c, gzFile gz)
+static int chrome_read(struct chrome *c, struct read_ahead *in)
 {
     c->next_report = 8u << 20;
     char kept[sizeof c->res->first_error];
     for (;;) {
-        int n = c->gz_end ? c->gz_end_n : gzread(gz, c->chunk, (unsigned)c->chunk_size); /* gz_end: the fast lane read to the end */
+        int n = c->gz_end ? c->gz_end_n : read_ahead_read(in, c->chunk, (unsigned)c->chunk_size); /* gz_end: the fast lane read to the end */
         int zerr = Z_OK;
-        const char *zmsg = n <= 0 ? gzerror(gz, &zerr) : NULL;
+        const char *zmsg = n <= 0 ? read_ahead_error(in, &zerr) : NULL;
         if (n < 0) {
             snprintf(kept, sizeof kept, "byte %zu: compressed data damaged: %s", c->chunk_base, zmsg);
             return chrome_input_error(c, kept, "compressed data damaged after byte %zu of the trace: %s",
@@ -223,9 +223,9 @@ static int chrome_read(struct chrome *c, gzFile gz)
         if (n == 0)
             fed = yajl_complete_parse(c->h) == yajl_status_ok ? 0 : c->db_error ? -1 : 2;
         else
-            fed = chrome_feed(c, gz, c->chunk, c->chunk, (size_t)n);
+            fed = chrome_feed(c, in, c->chunk, c->chunk, (size_t)n);
         while (fed == 3)
-            fed = chrome_fast_lane(c, gz);
+            fed = chrome_fast_lane(c, in);
         if (fed == 1 || fed == -1)
             return fed;
         if (fed == 2)
@@ -233,7 +233,7 @@ static int chrome_read(struct chrome *c, gzFile gz)
         if (n == 0)
             break;
         if (c->tty && c->chunk_base >= c->next_report) {
-            chrome_progress(c, c->total ? (size_t)gzoffset(gz) : c->chunk_base, 0);
+            chrome_progress(c, c->total ? read_ahead_offset(in) : c->chunk_base, 0);
             c->next_report += 8u << 20;
         }
     }
@@ -323,15 +323,16 @@ int tdb_import_chrome(struct tdb_ingest *ing, const char *path, int show_progres
     gzFile gz = chrome_open_input(path, file, err, &total);
     if (!gz)
         return -1;
-    struct chrome *c = chrome_new(ing, file, err, res, total);
+    struct read_ahead *in = read_ahead_open(gz, total);
+    struct chrome *c = in ? chrome_new(ing, file, err, res, total) : NULL;
     if (!c) {
-        gzclose(gz);
+        read_ahead_close(in);
         fprintf(err, "tracedb: out of memory\n");
         return -1;
     }
     /* status: 0 complete, 1 damaged input (every whole event kept), -1 database error */
     c->tty = show_progress && isatty(2), c->total = total;
-    int status = tdb_ingest_begin_trace(ing, file, "chrome") < 0 ? -1 : chrome_read(c, gz);
+    int status = tdb_ingest_begin_trace(ing, file, "chrome") < 0 ? -1 : chrome_read(c, in);
     if (status >= 0 && chrome_close_open_ranges(c) != 0)
         status = -1;
     if (status >= 0)
@@ -341,6 +342,6 @@ int tdb_import_chrome(struct tdb_ingest *ing, const char *path, int show_progres
     if (getenv("TRACEDB_TIMING"))
         fprintf(err, "tracedb: json lanes: %zu events read by simdjson, %zu by yajl\n", c->fast_events, c->yajl_events);
     chrome_free(c);
-    gzclose(gz);
+    read_ahead_close(in);
     return status;
 }

@@ -6,6 +6,7 @@
 #define TDB_CHROME_INTERNAL_H
 #include "chrome_import.h"
 #include "json_fast.h"
+#include "read_ahead.h"
 #include "jsonbuf.h"
 #include "timeparse.h"
 #include <cjson/cJSON.h>
@@ -172,7 +173,7 @@ int chrome_range_write(struct chrome *c, struct open_range *o, int64_t end, enum
 int chrome_top_scalar(struct chrome *c, enum vtype type, const char *text, size_t n);
 int chrome_top_value_done(struct chrome *c, struct buf *value);
 int chrome_no_trace(struct chrome *c);
-int chrome_feed(struct chrome *c, gzFile gz, unsigned char *chunk, const unsigned char *p, size_t n);
+int chrome_feed(struct chrome *c, struct read_ahead *in, unsigned char *chunk, const unsigned char *p, size_t n);
 
 void chrome_progress(struct chrome *c, size_t done, int final);
 
@@ -182,7 +183,7 @@ void chrome_fast_sink(struct chrome *c, struct json_sink *k);
 
 /* chrome_fast.c */
 int chrome_fast_take(struct chrome *c, const unsigned char *p, size_t n);
-int chrome_fast_lane(struct chrome *c, gzFile gz);
+int chrome_fast_lane(struct chrome *c, struct read_ahead *in);
 int chrome_yajl_new(struct chrome *c);
 
 #endif

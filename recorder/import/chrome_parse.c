@@ -435,7 +435,7 @@ static int long_string_damage(struct chrome *c, size_t off, const char *why)
 
 /* yajl has consumed everything up to c->chunk_base and stands inside a string longer than a chunk.
  * 0 to go on, 1 damaged (reported), -1 database error. */
-static int feed_long_string(struct chrome *c, gzFile gz, unsigned char *chunk)
+static int feed_long_string(struct chrome *c, struct read_ahead *in, unsigned char *chunk)
 {
     struct scan *sc = &c->scan;
     size_t start = c->chunk_base; /* file offset of the first byte yajl has not seen */
@@ -443,7 +443,7 @@ static int feed_long_string(struct chrome *c, gzFile gz, unsigned char *chunk)
     int esc_seen = sc->esc;       /* the escape state where yajl stands */
     c->longbuf.n = 0;
     for (;;) {
-        int got = gzread(gz, chunk, (unsigned)c->chunk_size);
+        int got = read_ahead_read(in, chunk, (unsigned)c->chunk_size);
         if (got < 0)
             return long_string_damage(c, start + seen, "compressed data damaged inside a string");
         if (got == 0) { /* the file ends inside the string: yajl says so at the end */
@@ -477,13 +477,13 @@ static int feed_long_string(struct chrome *c, gzFile gz, unsigned char *chunk)
         c->oversize = 0;
         c->chunk_base = quote + 1;
         sc->state = SC_BETWEEN, sc->esc = 0, sc->len = 0;
-        return chrome_feed(c, gz, chunk, chunk + end + 1, (size_t)got - end - 1);
+        return chrome_feed(c, in, chunk, chunk + end + 1, (size_t)got - end - 1);
     }
     if (sc->len > (int64_t)c->max_string) /* cut, and the file ended */
         return 0;
     /* yajl gets the rest of the string at once; the scan goes on from the state at its start */
     sc->state = SC_STRING, sc->esc = esc_seen, sc->len = 0;
-    int rc = c->longbuf.n ? chrome_feed(c, gz, chunk, (const unsigned char *)c->longbuf.p, c->longbuf.n) : 0;
+    int rc = c->longbuf.n ? chrome_feed(c, in, chunk, (const unsigned char *)c->longbuf.p, c->longbuf.n) : 0;
     if (c->longbuf.cap > 4 * CHUNK)
         buf_free(&c->longbuf);
     return rc;
@@ -493,7 +493,7 @@ static int feed_long_string(struct chrome *c, gzFile gz, unsigned char *chunk)
  * offset in the file and moves past it. 0 to go on, 1 damaged (reported), -1 database error,
  * 2 a yajl error (reported by the caller), 3 yajl stopped at an event for the fast lane (which now holds
  * the rest of p: chrome_fast_lane goes on from there). */
-int chrome_feed(struct chrome *c, gzFile gz, unsigned char *chunk, const unsigned char *p, size_t n)
+int chrome_feed(struct chrome *c, struct read_ahead *in, unsigned char *chunk, const unsigned char *p, size_t n)
 {
     c->close_end = NO_TOKEN;
     if (yajl_parse(c->h, p, n) != yajl_status_ok) {
@@ -512,7 +512,7 @@ int chrome_feed(struct chrome *c, gzFile gz, unsigned char *chunk, const unsigne
         return 0;
     if (c->scan.state == SC_LITERAL)
         return long_string_damage(c, c->chunk_base, "a number or literal longer than 256 KiB");
-    return feed_long_string(c, gz, chunk);
+    return feed_long_string(c, in, chunk);
 }
 
 /* The document holds no events array: say what it is instead. 1 (damaged input). */

@@ -1,0 +1,165 @@
+/* test_read_ahead.c: the input read ahead on its own thread (recorder/import/read_ahead.c) gives the
+ * importer the bytes gzread gives it. TRACEDB_READ_AHEAD=on reads ahead whatever the input, =off reads
+ * on the parser's thread: both must give the same database, messages and exit status, on the real
+ * traces, on a trace of many blocks (plain, gzip, from a pipe) and on a gzip file cut short; on damaged
+ * gzip data the thread keeps every whole event read before the damage, in order. */
+#include "helpers.h"
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct outcome {
+    int status;
+    char *msgs, *dump;
+};
+
+/* Imports trace (a shell word: a path, or "-" with input) with TRACEDB_READ_AHEAD=mode into dir:
+ * exit status, messages (timing lines removed) and the database dumped without meta (the import's
+ * time is there). */
+static struct outcome import_mode(const char *input, const char *trace, const char *dir, const char *mode)
+{
+    struct outcome o;
+    o.status = run("%s TRACEDB_READ_AHEAD=%s '%s' import -q '%s' -o '%s/run.db' --force 2>'%s/%s.err'", input, mode,
+                   tracedb(), trace, dir, dir, mode); /* one name: the messages name the database */
+    run("(test -f '%s/run.db' && sqlite3 '%s/run.db' .dump | grep -v '^INSERT INTO meta') > '%s/%s.dump' 2>&1", dir, dir, dir,
+        mode);
+    run("mv -f '%s/run.db' '%s/%s.db' 2>/dev/null", dir, dir, mode);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s.err", dir, mode);
+    o.msgs = read_file(path, NULL);
+    snprintf(path, sizeof path, "%s/%s.dump", dir, mode);
+    o.dump = read_file(path, NULL);
+    return o;
+}
+
+static void outcome_free(struct outcome *o)
+{
+    free(o->msgs), free(o->dump);
+}
+
+/* The trace imported with the thread and without: the same in every way. Returns the dump's size. */
+static size_t modes_agree(const char *input, const char *trace, const char *dir)
+{
+    struct outcome on = import_mode(input, trace, dir, "on"), off = import_mode(input, trace, dir, "off");
+    cr_assert_eq(on.status, off.status, "%s: exit status %d with the thread, %d without", trace, on.status, off.status);
+    cr_assert_str_eq(on.msgs, off.msgs, "%s: messages differ", trace);
+    cr_assert(strcmp(on.dump, off.dump) == 0, "%s: databases differ", trace);
+    size_t n = strlen(on.dump);
+    outcome_free(&on), outcome_free(&off);
+    return n;
+}
+
+static void real_trace(const char *path, void *ctx)
+{
+    size_t n = modes_agree("", path, ctx);
+    cr_assert(n > 1000, "%s: no database", path);
+}
+
+Test(read_ahead, real_traces_read_ahead_equal_read_in_place)
+{
+    char *dir = temp_dir();
+    cr_assert_geq(each_real_trace(real_trace, dir), 17);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* A trace of n complete events named e0, e1, ... on one thread, one after another (no nesting), each
+ * with args, so that it spans many of the thread's 256 KiB blocks. */
+static void write_many(const char *path, int n)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fputs("{\"traceEvents\": [\n", f);
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%s{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"e%d\", \"pid\": 1, \"tid\": 1, \"ts\": %d, \"dur\": 5, "
+                   "\"args\": {\"External id\": %d, \"Input Dims\": [[32, 128], [128]], \"note\": \"%0*d\"}}",
+                i ? ",\n" : "", i, 10 * i, i, 1 + i % 97, 0);
+    fputs("\n]}\n", f);
+    cr_assert_eq(fclose(f), 0);
+}
+
+Test(read_ahead, a_trace_of_many_blocks_plain_gzip_and_piped)
+{
+    char *dir = temp_dir();
+    char trace[1024], gz[1100], db[1100];
+    snprintf(trace, sizeof trace, "%s/many.json", dir);
+    snprintf(gz, sizeof gz, "%s/many.json.gz", dir);
+    write_many(trace, 40000); /* about 7 MB: 28 blocks, the ring of 4 wraps 7 times */
+    cr_assert_eq(run("gzip -k '%s'", trace), 0);
+    modes_agree("", trace, dir);
+    modes_agree("", gz, dir);
+    char input[1200];
+    snprintf(input, sizeof input, "cat '%s' |", gz); /* a pipe: size unknown, read ahead by default */
+    modes_agree(input, "-", dir);
+    /* by default (no knob), each way gives the same rows, every event kept in order */
+    snprintf(db, sizeof db, "%s/default.db", dir);
+    const char *ways[3] = {trace, gz, "-"};
+    for (int i = 0; i < 3; i++) {
+        cr_assert_eq(run("%s '%s' import -q '%s' -o '%s' --force", i == 2 ? input : "", tracedb(), ways[i], db), 0);
+        cr_assert_eq(file_int(db, "SELECT count(*) FROM event"), 40000);
+        cr_assert_eq(file_int(db, "SELECT count(*) FROM ops WHERE name = 'e' || (id - 1)"), 40000, "in order");
+    }
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+Test(read_ahead, a_gzip_file_cut_short_gives_the_same_rows_and_message)
+{
+    char *dir = temp_dir();
+    char trace[1024], gz[1100];
+    snprintf(trace, sizeof trace, "%s/many.json", dir);
+    snprintf(gz, sizeof gz, "%s/cut.json.gz", dir);
+    write_many(trace, 40000);
+    cr_assert_eq(run("gzip -c '%s' | head -c 200000 > '%s'", trace, gz), 0); /* about half of it */
+    struct outcome on = import_mode("", gz, dir, "on"), off = import_mode("", gz, dir, "off");
+    cr_assert_eq(on.status, 1);
+    cr_assert_eq(off.status, 1);
+    cr_assert_str_eq(on.msgs, off.msgs);
+    cr_assert(strstr(on.msgs, "compressed file is truncated after byte"), "%s", on.msgs);
+    cr_assert(strcmp(on.dump, off.dump) == 0, "databases differ");
+    char db[1100];
+    snprintf(db, sizeof db, "%s/on.db", dir);
+    int64_t n = file_int(db, "SELECT count(*) FROM event");
+    cr_assert(n > 10000 && n < 40000, "the whole events before the cut: %lld", (long long)n);
+    cr_assert_eq(file_int(db, "SELECT count(*) FROM ops WHERE name = 'e' || (id - 1)"), n, "in order");
+    outcome_free(&on), outcome_free(&off);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+Test(read_ahead, damaged_gzip_data_keeps_the_whole_events_before_it)
+{
+    char *dir = temp_dir();
+    char trace[1024], gz[1100];
+    snprintf(trace, sizeof trace, "%s/many.json", dir);
+    snprintf(gz, sizeof gz, "%s/bad.json.gz", dir);
+    write_many(trace, 40000);
+    /* the first 3 MB as one gzip member, then a member whose first deflate block has the reserved type
+     * (0x07): zlib stops there with "invalid block type" */
+    cr_assert_eq(run("head -c 3000000 '%s' | gzip -c > '%s' && printf '\\037\\213\\010\\0\\0\\0\\0\\0\\0\\003\\007junk' >> '%s'",
+                     trace, gz, gz), 0);
+    struct outcome on = import_mode("", gz, dir, "on"), off = import_mode("", gz, dir, "off");
+    cr_assert_eq(on.status, 1, "%s", on.msgs);
+    cr_assert_eq(off.status, 1, "%s", off.msgs);
+    cr_assert(strstr(on.msgs, "compressed data damaged after byte") && strstr(on.msgs, "invalid block type"), "%s", on.msgs);
+    char db_on[1100], db_off[1100];
+    snprintf(db_on, sizeof db_on, "%s/on.db", dir);
+    snprintf(db_off, sizeof db_off, "%s/off.db", dir);
+    /* the whole events in the first member, counted from the text: each ends with "}}" */
+    long len;
+    char *text = read_file(trace, &len);
+    int64_t whole = 0;
+    for (long i = 1; i < 3000000 && i < len; i++)
+        whole += text[i - 1] == '}' && text[i] == '}';
+    free(text);
+    int64_t n_on = file_int(db_on, "SELECT count(*) FROM event"), n_off = file_int(db_off, "SELECT count(*) FROM event");
+    /* zlib drops what it inflated in the call that meets the damage: the thread asks 32 KiB at a time, the
+     * parser up to 256 KiB, so the thread keeps as many whole events or more; most are kept either way */
+    cr_assert(n_on >= n_off && n_on <= whole && n_on > whole * 9 / 10, "events kept: %lld with the thread, %lld without, of %lld",
+              (long long)n_on, (long long)n_off, (long long)whole);
+    cr_assert_eq(file_int(db_on, "SELECT count(*) FROM ops WHERE name = 'e' || (id - 1)"), n_on, "in order, whole");
+    outcome_free(&on), outcome_free(&off);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
