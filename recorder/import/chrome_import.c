@@ -84,31 +84,18 @@ static char *buf_cstr(struct buf *b)
     return b->p;
 }
 
-/* Opens path ("-": stdin) through zlib; *total gets a regular file's size (0 when unknown). NULL on error
- * (printed). */
-static gzFile chrome_open_input(const char *path, const char *file, FILE *err, size_t *total)
+/* Opens path ("-": stdin); *total gets a regular file's size (0 when unknown). -1 on error (printed). */
+static int chrome_open_input(const char *path, const char *file, FILE *err, size_t *total)
 {
     int is_stdin = strcmp(path, "-") == 0;
     int fd = is_stdin ? dup(0) : open(path, O_RDONLY);
     if (fd < 0) {
         fprintf(err, "tracedb: cannot open %s: %s\n", file, strerror(errno));
-        return NULL;
+        return -1;
     }
     struct stat sb;
     *total = (!is_stdin && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)) ? (size_t)sb.st_size : 0;
-    gzFile gz = gzdopen(fd, "rb");
-    if (!gz) {
-        close(fd);
-        fprintf(err, "tracedb: cannot read %s\n", file);
-        return NULL;
-    }
-    /* A plain regular file gets zlib's smallest buffer: zlib then reads every request of twice that or
-     * more (all of the importer's) straight into the caller's buffer, not through its own and a copy
-     * (which was 2% of the parser thread's instructions). A gzip file inflates through 128 KiB. */
-    unsigned char magic[2];
-    int plain = *total && (pread(fd, magic, 2, 0) != 2 || magic[0] != 0x1f || magic[1] != 0x8b);
-    gzbuffer(gz, plain || (*total && *total < 64 * 1024) ? 8 * 1024 : 128 * 1024);
-    return gz;
+    return fd;
 }
 
 /* The reader's state for one file, its chunk buffer sized to the file (a small plain file gets a buffer
@@ -205,8 +192,12 @@ static int chrome_read(struct chrome *c, struct read_ahead *in)
     char kept[sizeof c->res->first_error];
     for (;;) {
         int n = c->gz_end ? c->gz_end_n : read_ahead_read(in, c->chunk, (unsigned)c->chunk_size); /* gz_end: the fast lane read to the end */
-        int zerr = Z_OK;
-        const char *zmsg = n <= 0 ? read_ahead_error(in, &zerr) : NULL;
+        const char *zmsg = NULL;
+        enum read_ahead_end why = n <= 0 ? read_ahead_end(in, &zmsg) : READ_AHEAD_WHOLE;
+        if (n < 0 && why == READ_AHEAD_IO) {
+            snprintf(kept, sizeof kept, "byte %zu: read error: %s", c->chunk_base, zmsg);
+            return chrome_input_error(c, kept, "cannot read after byte %zu of the trace: %s", c->chunk_base, zmsg);
+        }
         if (n < 0) {
             snprintf(kept, sizeof kept, "byte %zu: compressed data damaged: %s", c->chunk_base, zmsg);
             return chrome_input_error(c, kept, "compressed data damaged after byte %zu of the trace: %s",
@@ -214,7 +205,7 @@ static int chrome_read(struct chrome *c, struct read_ahead *in)
         }
         if (n == 0 && c->chunk_base == 0)
             return chrome_input_error(c, "empty file", "empty file: no trace events");
-        if (n == 0 && zerr == Z_BUF_ERROR) { /* the gzip stream ends early */
+        if (n == 0 && why == READ_AHEAD_TRUNCATED) { /* the gzip stream ends early */
             snprintf(kept, sizeof kept, "byte %zu: compressed file truncated", c->chunk_base);
             return chrome_input_error(c, kept, "compressed file is truncated after byte %zu of the trace",
                                       c->chunk_base);
@@ -320,10 +311,10 @@ int tdb_import_chrome(struct tdb_ingest *ing, const char *path, int show_progres
     res->strict = options.strict;
     const char *file = strcmp(path, "-") == 0 ? "<stdin>" : path;
     size_t total;
-    gzFile gz = chrome_open_input(path, file, err, &total);
-    if (!gz)
+    int fd = chrome_open_input(path, file, err, &total);
+    if (fd < 0)
         return -1;
-    struct read_ahead *in = read_ahead_open(gz, total);
+    struct read_ahead *in = read_ahead_open(fd, total);
     struct chrome *c = in ? chrome_new(ing, file, err, res, total) : NULL;
     if (!c) {
         read_ahead_close(in);

@@ -19,7 +19,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <yajl/yajl_parse.h>
-#include <zlib.h>
 
 #define CHUNK (256 * 1024)
 #define MAX_REPORTED 5 /* skipped events described one by one; the rest are counted */
@@ -147,7 +146,7 @@ struct chrome {
     unsigned char *fb;       /* the fast lane's bytes: fb[-1] is room for the run's '[' */
     size_t fb_n, fb_cap;     /* bytes held; room (not counting the '[' and simdjson's padding) */
     size_t fb_base;          /* file offset of fb[0] */
-    int gz_end, gz_end_n;    /* the fast lane met the input's end (gzread's last result) */
+    int gz_end, gz_end_n;    /* the fast lane met the input's end (the read's last result) */
     size_t fast_events, yajl_events; /* events read by each lane (TRACEDB_TIMING prints them) */
     int tty;                 /* progress shown on the terminal */
     size_t total, next_report;
