@@ -5,10 +5,10 @@
  * every byte before the damage comes first, then the error.
  *
  * A gzip input of 256 KiB or more (or from a pipe) is read and inflated ahead on a thread of its own, so
- * that the parser's thread spends no time inflating: where a core is free for it, a gzip trace imports
- * about as fast as a plain one (1.20-1.30x faster on 16 cores, 1.07x on 2: bench/read_ahead.sh). The
- * thread fills a ring of 4 blocks of 256 KiB. Plain JSON is read on the caller's thread: a thread made
- * plain imports slower (0.84-0.86x on 16 cores: the bytes cross to the parser's core once more).
+ * that the parser's thread spends no time inflating (on this project's 2-vCPU machine 1.04-1.09x faster:
+ * bench/read_ahead.sh, in make bench). The thread fills a ring of 4 blocks of 256 KiB. Plain JSON is
+ * read on the caller's thread: a thread for it measured no faster here (0.95 s best against 1.00 s in
+ * 12 rounds; 0.98x-1.03x in make bench), and the bytes would cross to the parser's core once more.
  * TRACEDB_READ_AHEAD=on|off forces either way (the tests compare the two). */
 #ifndef TDB_READ_AHEAD_H
 #define TDB_READ_AHEAD_H
