@@ -1105,6 +1105,7 @@ int tdb_ingest_commit(struct tdb_ingest *ing)
 
 struct sqlite3 *tdb_ingest_sqlite(struct tdb_ingest *ing)
 {
+    ing->lent = 1;
     return ingest_sync(ing) == 0 ? ing->db : NULL;
 }
 

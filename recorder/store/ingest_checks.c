@@ -153,14 +153,25 @@ int ingest_write_meta(struct tdb_ingest *ing, int complete)
     if (rc != 0)
         return rc;
     /* The first trace's facts, under plain keys, for users who read meta alone. */
-    return ingest_run(ing,
-                       "INSERT OR REPLACE INTO meta (key, value) SELECT k, v FROM (SELECT 'source_file' k, source_file v, 1 o FROM trace WHERE id = (SELECT min(id) FROM trace) UNION ALL "
-                       "SELECT 'source_format', source_format, 2 FROM trace WHERE id = (SELECT min(id) FROM trace) UNION ALL "
-                       "SELECT 'trace_name', name, 3 FROM trace WHERE id = (SELECT min(id) FROM trace) UNION ALL "
-                       "SELECT 'base_time_ns', base_time_ns, 4 FROM trace WHERE id = (SELECT min(id) FROM trace) UNION ALL "
-                       "SELECT 'device_properties', device_properties, 5 FROM trace WHERE id = (SELECT min(id) FROM trace) UNION ALL "
-                       "SELECT 'distributed_info', distributed_info, 6 FROM trace WHERE id = (SELECT min(id) FROM trace) UNION ALL "
-                       "SELECT 'trace_count', count(*), 7 FROM trace UNION ALL "
-                       "SELECT 'event_count', count(*), 8 FROM event) ORDER BY o");
+    if (ingest_run(ing,
+                   "INSERT OR REPLACE INTO meta (key, value) SELECT k, v FROM (SELECT 'source_file' k, source_file v, 1 o FROM trace WHERE id = (SELECT min(id) FROM trace) UNION ALL "
+                   "SELECT 'source_format', source_format, 2 FROM trace WHERE id = (SELECT min(id) FROM trace) UNION ALL "
+                   "SELECT 'trace_name', name, 3 FROM trace WHERE id = (SELECT min(id) FROM trace) UNION ALL "
+                   "SELECT 'base_time_ns', base_time_ns, 4 FROM trace WHERE id = (SELECT min(id) FROM trace) UNION ALL "
+                   "SELECT 'device_properties', device_properties, 5 FROM trace WHERE id = (SELECT min(id) FROM trace) UNION ALL "
+                   "SELECT 'distributed_info', distributed_info, 6 FROM trace WHERE id = (SELECT min(id) FROM trace) UNION ALL "
+                   "SELECT 'trace_count', count(*), 7 FROM trace) ORDER BY o") != 0)
+        return -1;
+    /* A database this ingest made holds the rows it wrote and no other (no one had its connection):
+     * their count is known. Else count(*), which reads every page of the table (23 ms of a 0.95 s
+     * import of 931,602 events). */
+    if (tdb_stmt_prepare(ing->db, ing->fresh && !ing->lent ? "INSERT OR REPLACE INTO meta (key, value) VALUES ('event_count', ?1)"
+                                                           : "INSERT OR REPLACE INTO meta (key, value) SELECT 'event_count', count(*) FROM event",
+                         -1, 0, &st, NULL) != SQLITE_OK)
+        return ingest_fail(ing, "cannot prepare");
+    sqlite3_bind_int64(st, 1, ing->events);
+    rc = ingest_step(ing, st);
+    tdb_stmt_finalize(st);
+    return rc;
 }
 

@@ -82,6 +82,7 @@ struct tdb_ingest {
     char *path;              /* the database the user named */
     char *tmp_path;          /* where a new database is built, or NULL for an append */
     int fresh;               /* a database made by this ingest (not an append, not a recording) */
+    int lent;                /* tdb_ingest_sqlite gave the connection out: rows may come other ways */
     int packing;             /* its event rows go to event_pack too (event_pack.h): a fresh import's file */
     int pack_broken;         /* a row packed changed beyond what event_pack_fix can say: no pack */
     int64_t (*pack_fixes)[2]; /* (id, launch_id) of rows packed that its end linked late */

@@ -1137,3 +1137,45 @@ Test(nesting, a_thread_going_back_at_every_event_stays_linear, .timeout = 15)
                          "o.name = 'op' AND o.start_ns = m.start_ns - 2000 AND m.depth = 1 AND o.self_ns = 5000"), N);
     fx_free(&f);
 }
+
+/* meta's event_count is the event table's row count however the database was made: a fresh import takes
+ * the count of rows it wrote (count(*) reads every page of the table), an append counts them. */
+static void event_count_is_the_rows(const char *db, const char *how)
+{
+    int64_t said = file_int(db, "SELECT value FROM meta WHERE key = 'event_count'");
+    int64_t rows = file_int(db, "SELECT count(*) FROM event");
+    cr_assert(rows > 0 && said == rows, "%s: meta says %lld events, the table holds %lld", how, (long long)said,
+              (long long)rows);
+}
+
+static void real_trace_event_count(const char *path, void *ctx)
+{
+    char db[1024];
+    snprintf(db, sizeof db, "%s/one.db", (const char *)ctx);
+    cr_assert_eq(run("'%s' import -q '%s' -o '%s' --force 2>/dev/null", tracedb(), path, db), 0);
+    event_count_is_the_rows(db, path);
+}
+
+Test(database, meta_event_count_is_the_rows_count_fresh_appended_and_cut)
+{
+    char *dir = temp_dir();
+    cr_assert_geq(each_real_trace(real_trace_event_count, dir), 17);
+    char db[1024];
+    snprintf(db, sizeof db, "%s/several.db", dir);
+    cr_assert_eq(run("'%s' import -q '%s' '%s' '%s' -o '%s' 2>/dev/null", tracedb(), src_path("tests/data/kineto/trace_diff_test_test.json.gz"),
+                     src_path("tests/data/kineto/cpu_only_rank-34.json.gz"), src_path("tests/data/kineto/call_stack_backward_thread.json"),
+                     db), 0);
+    event_count_is_the_rows(db, "three traces at once");
+    cr_assert_eq(run("'%s' import -q '%s' -o '%s' --append 2>/dev/null", tracedb(), src_path("tests/data/kineto/timeline_analysis_sampled_rank-0.json.gz"),
+                     db), 0);
+    event_count_is_the_rows(db, "appended");
+    char *full = hundred_events(), cut[1024];
+    snprintf(cut, sizeof cut, "%s/cut.json", dir);
+    write_file(cut, full, (long)strlen(full) - 40); /* the last events cut off: a partial import */
+    free(full);
+    snprintf(db, sizeof db, "%s/cut.db", dir);
+    cr_assert_eq(run("'%s' import -q '%s' -o '%s' 2>/dev/null", tracedb(), cut, db), 1);
+    event_count_is_the_rows(db, "cut short");
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
