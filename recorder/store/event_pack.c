@@ -91,6 +91,9 @@ void tdb_pack_free(struct tdb_pack_block *b)
 
 void tdb_pack_read_init(struct tdb_pack_reader *r, const void *data, size_t n)
 {
+    static const unsigned char none[1] = {0};
+    if (!data) /* SQLite gives an empty blob (a stranger's block) as NULL: no rows, and no arithmetic on NULL */
+        data = none, n = 0;
     r->p = data, r->end = r->p + n;
     memset(&r->prev, 0, sizeof r->prev);
     r->prev.correlation = TDB_NULL;
