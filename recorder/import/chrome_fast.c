@@ -50,10 +50,10 @@ int chrome_fast_take(struct chrome *c, const unsigned char *p, size_t n)
  * chrome_read, which reports it). */
 static void fast_fill(struct chrome *c, struct read_ahead *in)
 {
-    while (!c->gz_end && c->fb_n < FAST_RUN) {
+    while (!c->in_end && c->fb_n < FAST_RUN) {
         int got = read_ahead_read(in, c->fb + c->fb_n, (unsigned)(FAST_RUN - c->fb_n));
         if (got <= 0) {
-            c->gz_end = 1, c->gz_end_n = got;
+            c->in_end = 1, c->in_end_n = got;
             break;
         }
         c->fb_n += (size_t)got;

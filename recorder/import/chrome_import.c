@@ -1,7 +1,7 @@
 /* chrome_import.c: streams a Chrome trace JSON file (PyTorch/Kineto, RAF, Furiosa; plain or gzip)
  * into the ingest writer.
  *
- * The file is read in 256 KiB chunks through zlib (which passes plain files through) and tokenized by
+ * The file is read in 256 KiB chunks through read_ahead.c (plain, or gzip inflated) and tokenized by
  * yajl's callback parser, so memory stays bounded whatever the file size. Each event object is
  * collected in one reusable arena (its fields, and each arg as raw JSON text), and handed to the
  * writer when its closing brace arrives: a file cut anywhere keeps every event that was whole.
@@ -191,7 +191,7 @@ static int chrome_read(struct chrome *c, struct read_ahead *in)
     c->next_report = 8u << 20;
     char kept[sizeof c->res->first_error];
     for (;;) {
-        int n = c->gz_end ? c->gz_end_n : read_ahead_read(in, c->chunk, (unsigned)c->chunk_size); /* gz_end: the fast lane read to the end */
+        int n = c->in_end ? c->in_end_n : read_ahead_read(in, c->chunk, (unsigned)c->chunk_size); /* in_end: the fast lane read to the end */
         const char *zmsg = NULL;
         enum read_ahead_end why = n <= 0 ? read_ahead_end(in, &zmsg) : READ_AHEAD_WHOLE;
         if (n < 0 && why == READ_AHEAD_IO) {

@@ -146,7 +146,7 @@ struct chrome {
     unsigned char *fb;       /* the fast lane's bytes: fb[-1] is room for the run's '[' */
     size_t fb_n, fb_cap;     /* bytes held; room (not counting the '[' and simdjson's padding) */
     size_t fb_base;          /* file offset of fb[0] */
-    int gz_end, gz_end_n;    /* the fast lane met the input's end (the read's last result) */
+    int in_end, in_end_n;    /* the fast lane met the input's end (the read's last result) */
     size_t fast_events, yajl_events; /* events read by each lane (TRACEDB_TIMING prints them) */
     int tty;                 /* progress shown on the terminal */
     size_t total, next_report;
