@@ -169,7 +169,8 @@ int ingest_write_meta(struct tdb_ingest *ing, int complete)
                                                            : "INSERT OR REPLACE INTO meta (key, value) SELECT 'event_count', count(*) FROM event",
                          -1, 0, &st, NULL) != SQLITE_OK)
         return ingest_fail(ing, "cannot prepare");
-    sqlite3_bind_int64(st, 1, ing->events);
+    if (sqlite3_bind_parameter_count(st))
+        sqlite3_bind_int64(st, 1, ing->events);
     rc = ingest_step(ing, st);
     tdb_stmt_finalize(st);
     return rc;

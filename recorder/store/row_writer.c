@@ -624,7 +624,8 @@ static void *writer_main(void *arg)
         w->busy = 0;
         pthread_cond_broadcast(&w->cond);
     }
-    w->writer_cpu_s = thread_cpu_s();
+    if (tdb_timing_wanted())
+        w->writer_cpu_s = thread_cpu_s();
     pthread_mutex_unlock(&w->lock);
     return NULL;
 }
@@ -766,7 +767,7 @@ int row_writer_stop(struct row_writer *w)
     if (!w)
         return 0;
     int rc = row_writer_sync(w);
-    double producer_cpu_s = thread_cpu_s();
+    double producer_cpu_s = tdb_timing_wanted() ? thread_cpu_s() : 0;
     if (!w->inline_writes) {
         pthread_mutex_lock(&w->lock);
         w->quit = 1;
