@@ -58,6 +58,20 @@ int64_t strmap_get(const struct strmap *m, const void *key, size_t len)
     return m->hash[i] ? m->val[i] : -1;
 }
 
+int64_t strmap_get_hinted(const struct strmap *m, const void *key, size_t len, size_t *hint)
+{
+    size_t i = *hint;
+    if (i < m->cap && m->hash[i] && m->len[i] == len && (len == 0 || memcmp(m->arena + m->off[i], key, len) == 0))
+        return m->val[i];
+    if (!m->cap)
+        return -1;
+    i = strmap_find(m, strmap_hash(key, len), key, len);
+    if (!m->hash[i])
+        return -1;
+    *hint = i;
+    return m->val[i];
+}
+
 static int strmap_grow(struct strmap *m)
 {
     size_t ncap = m->cap ? m->cap * 2 : 256;

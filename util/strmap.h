@@ -20,6 +20,10 @@ void strmap_init(struct strmap *m);
 void strmap_free(struct strmap *m);
 /* The value for key, or -1 when absent (values stored must be >= 0). */
 int64_t strmap_get(const struct strmap *m, const void *key, size_t len);
+/* strmap_get, looking first at slot *hint (where this caller found a key last: names repeat), which
+ * it checks holds key itself (a wrong or stale hint costs one comparison); a key found elsewhere
+ * becomes the hint. */
+int64_t strmap_get_hinted(const struct strmap *m, const void *key, size_t len, size_t *hint);
 /* Stores key -> val (key must be absent). Returns 0, or -1 when out of memory. */
 int strmap_put(struct strmap *m, const void *key, size_t len, int64_t val);
 

@@ -413,7 +413,11 @@ static char *ingest_key(struct tdb_ingest *ing, size_t need)
 /* The string.id of s, interned on first sight. -1 on error. */
 static int64_t ingest_string(struct tdb_ingest *ing, struct tdb_str s)
 {
-    int64_t id = strmap_get(&ing->strings, s.p, s.n);
+    /* the hint: where a string of this length, first, middle and last byte was found last */
+    size_t h = s.n ? (s.n * 0x9Eu) ^ ((size_t)(unsigned char)s.p[0] << 2) ^ ((size_t)(unsigned char)s.p[s.n / 2] << 5) ^
+                         (size_t)(unsigned char)s.p[s.n - 1]
+                   : 0;
+    int64_t id = strmap_get_hinted(&ing->strings, s.p, s.n, &ing->string_hint[h % STRING_HINTS]);
     if (id >= 0)
         return id;
     id = ing->next_string++;

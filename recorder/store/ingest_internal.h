@@ -47,6 +47,10 @@ struct corr_rec {
  * as a recording's does, is written with its launch_id and needs no update. */
 #define RECENT_LAUNCHES 65536
 
+/* Names found lately, kept by a hash of their length and three of their bytes: most events repeat a
+ * few names, found again without hashing the whole name. */
+#define STRING_HINTS 256
+
 /* Bytes of memory each of the end of trace's sorts may hold (then they spill to disk). */
 #define SORT_BUDGET (8u << 20)
 
@@ -93,6 +97,7 @@ struct tdb_ingest {
     int replace;             /* --force: the new database replaces path at the end */
     int64_t anomalies[TDB_ANOMALY_COUNT]; /* counted for meta */
     struct strmap strings;   /* interned names/categories -> string.id */
+    size_t string_hint[STRING_HINTS]; /* slots in strings where names were found lately (ingest_string) */
     struct strmap processes; /* (trace, pid) -> process.id */
     struct strmap threads;   /* (trace, pid, tid) -> thread.id */
     struct strmap kinds;     /* custom category (lower case) -> kind.id */

@@ -434,6 +434,41 @@ Test(strmap, interns_many_keys)
     strmap_free(&m);
 }
 
+/* A hint is only where to look first: a right one, a wrong one (another key's slot, an empty slot, past
+ * the table), one made stale by the table growing, one shared by keys of one length and the same first
+ * and last bytes: every lookup answers what strmap_get answers, and an absent key stays absent. */
+Test(strmap, hinted_lookups_answer_as_plain_ones_whatever_the_hint)
+{
+    struct strmap m;
+    strmap_init(&m);
+    size_t hint = 12345;
+    cr_assert_eq(strmap_get_hinted(&m, "a", 1, &hint), -1, "an empty map");
+    char key[32];
+    size_t shared = 0; /* one hint for every lookup: it follows the last key found */
+    for (int i = 0; i < 3000; i++) {
+        snprintf(key, sizeof key, "op_%04d_x", i); /* one length, first and last bytes for all */
+        cr_assert_eq(strmap_get_hinted(&m, key, strlen(key), &shared), -1, "%s before it was put", key);
+        cr_assert_eq(strmap_put(&m, key, strlen(key), i * 7), 0);
+        cr_assert_eq(strmap_get_hinted(&m, key, strlen(key), &shared), i * 7, "%s just put", key);
+        if (i % 97 == 0) /* an older key, with the hint at the newest: the slot holds another key */
+            for (int j = 0; j <= i; j += 31) {
+                snprintf(key, sizeof key, "op_%04d_x", j);
+                cr_assert_eq(strmap_get_hinted(&m, key, strlen(key), &shared), j * 7, "%s", key);
+            }
+    }
+    for (size_t h = 0; h < m.cap + 3; h += 61) { /* every kind of slot as the hint: each key still found */
+        size_t mine = h;
+        cr_assert_eq(strmap_get_hinted(&m, "op_0042_x", 9, &mine), 42 * 7);
+        mine = h;
+        cr_assert_eq(strmap_get_hinted(&m, "op_9999_x", 9, &mine), -1, "absent, hint %zu", h);
+        mine = h;
+        cr_assert_eq(strmap_get_hinted(&m, "op_0042_x", 9, &mine), 42 * 7); /* mine: that key's slot */
+        cr_assert_eq(strmap_get_hinted(&m, "op_0042_", 8, &mine), -1, "a prefix of the key at the hint");
+        cr_assert_eq(strmap_get_hinted(&m, "op_0043_x", 9, &mine), 43 * 7, "another key, hint at op_0042_x");
+    }
+    strmap_free(&m);
+}
+
 static char *render_sql(const char *sql, enum render_format fmt)
 {
     sqlite3 *db;
