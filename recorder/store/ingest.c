@@ -62,8 +62,8 @@ static void ingest_free_keys(struct tdb_ingest *ing)
     strmap_free(&ing->path_index);
     free(ing->paths);
     ing->paths = NULL, ing->npaths = ing->paths_cap = 0;
-    free(ing->recent_corr), free(ing->recent_ord), free(ing->recent_start);
-    ing->recent_corr = NULL, ing->recent_ord = NULL, ing->recent_start = NULL;
+    free(ing->recent);
+    ing->recent = NULL;
 }
 
 int ingest_sort_failed(struct tdb_ingest *ing, struct spill_sort *s)
@@ -87,26 +87,26 @@ static int ingest_sorts_new(struct tdb_ingest *ing)
     ing->corrs = spill_sort_new(sizeof(struct corr_rec), ing->sort_budget / 2, corr_rec_cmp, ing->sort_dir);
     ing->results = spill_sort_new(sizeof(struct result_rec), ing->sort_budget / 2, result_rec_cmp, ing->sort_dir);
     ing->rewrites = 0, ing->stream_abs = 0, ing->keys_in_rows = 0;
-    ing->recent_corr = malloc(RECENT_LAUNCHES * sizeof *ing->recent_corr);
-    ing->recent_ord = malloc(RECENT_LAUNCHES * sizeof *ing->recent_ord);
-    ing->recent_start = malloc(RECENT_LAUNCHES * sizeof *ing->recent_start);
+    ing->recent = malloc(RECENT_LAUNCHES * sizeof *ing->recent);
     ing->paths = malloc(256 * sizeof *ing->paths);
-    if (!ing->keys || !ing->corrs || !ing->results || !ing->recent_corr || !ing->recent_ord || !ing->recent_start ||
-        !ing->paths) {
+    if (!ing->keys || !ing->corrs || !ing->results || !ing->recent || !ing->paths) {
         fprintf(ing->err, "tracedb: out of memory\n");
         return -1;
     }
     for (size_t i = 0; i < RECENT_LAUNCHES; i++)
-        ing->recent_corr[i] = TDB_NULL;
+        ing->recent[i].corr = TDB_NULL;
     ing->paths_cap = 256, ing->npaths = 1;
     ing->paths[0] = (struct call_path){0, 0, 0, 0, 0};
     return 0;
 }
 
+/* A correlation's slot: its low 16 bits, moved by a hash of the rest. Correlations count up (CUPTI's), so
+ * launches and their work, close in the trace, find slots next to each other (a hash of the whole id
+ * spread them over the table: a cache miss each); ids 65536 apart (or 2^32, 2^48) land far apart. */
 static size_t recent_slot(int64_t corr)
 {
-    uint64_t x = (uint64_t)corr * 0x9E3779B97F4A7C15ULL;
-    return (size_t)((x ^ (x >> 29)) & (RECENT_LAUNCHES - 1));
+    uint64_t x = (uint64_t)corr, high = (x >> 16) * 0x9E3779B97F4A7C15ULL;
+    return (size_t)((x + (high >> 48)) & (RECENT_LAUNCHES - 1));
 }
 
 /* Adds event ev (named name_id) to its (kind, name, device) aggregate; returns the aggregate's index. */
@@ -237,11 +237,11 @@ static int64_t ingest_keep_keys(struct tdb_ingest *ing, size_t ord, const struct
         return -2;
     size_t slot = recent_slot(ev->correlation);
     int64_t known = -2;
-    if (launch && ing->recent_corr[slot] != ev->correlation) /* the first launch seen stays */
-        ing->recent_corr[slot] = ev->correlation, ing->recent_ord[slot] = (uint32_t)ord,
-        ing->recent_start[slot] = ev->start_ns;
-    else if (gpu && !written && ing->recent_corr[slot] == ev->correlation)
-        known = ing->recent_ord[slot], *launch_ns = ing->recent_start[slot];
+    struct recent_launch *r = &ing->recent[slot];
+    if (launch && r->corr != ev->correlation) /* the first launch seen stays */
+        *r = (struct recent_launch){ev->correlation, ev->start_ns, (uint32_t)ord};
+    else if (gpu && !written && r->corr == ev->correlation)
+        known = r->ord, *launch_ns = r->start;
     if (gpu && !written)
         return known; /* its record goes when its row leaves the reorder buffer (ingest_emit_row), which
                        * may have linked it to a launch that came after it */

@@ -123,9 +123,11 @@ struct tdb_ingest {
     int64_t changed;             /* rows the rewrite wrote (TRACEDB_TIMING): by id, every one; in one pass, those it changed */
     size_t sort_budget;          /* bytes of memory per sort (TRACEDB_SORT_KIB) */
     char *sort_dir;              /* where sorts spill: beside the database */
-    int64_t *recent_corr;        /* RECENT_LAUNCHES slots: correlation ... */
-    uint32_t *recent_ord;        /* ... and the ord of its first launch seen ... */
-    int64_t *recent_start;       /* ... and that launch's start */
+    struct recent_launch {       /* RECENT_LAUNCHES slots: a correlation, the start of its first launch
+                                  * seen and that launch's ord (one cache line holds all three) */
+        int64_t corr, start;
+        uint32_t ord;
+    } *recent;
     struct strmap path_index;    /* (enclosing, stat) -> index in paths */
     struct call_path *paths;     /* [0]: none */
     size_t npaths, paths_cap;

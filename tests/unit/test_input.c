@@ -323,6 +323,34 @@ Test(nesting, kernels_just_before_their_launch_are_written_linked)
     check_late_links(40, 0, "3 rows to rewrite of 123: by id");
 }
 
+/* Launches whose correlations are 65536 apart (and 2^32, 2^48 apart), all before their kernels: each
+ * kernel is written with its own launch as it comes (the recent launches' table gives each correlation
+ * a slot of its own), none is left to the end's rewrite, and each links to its launch. */
+Test(nesting, launches_65536_apart_each_link_their_kernel_as_it_comes)
+{
+    static const long long corr[] = {5, 65541, 131077, 4294967301LL, 281474976710661LL, 70};
+    enum { N = sizeof corr / sizeof corr[0] };
+    char json[8192];
+    size_t o = (size_t)snprintf(json, sizeof json, "{\"traceEvents\":[\n");
+    for (int i = 0; i < N; i++)
+        o += (size_t)snprintf(json + o, sizeof json - o,
+                              "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
+                              "\"ts\":%d,\"dur\":5,\"args\":{\"correlation\":%lld}},\n", 10 * i, corr[i]);
+    for (int i = 0; i < N; i++)
+        o += (size_t)snprintf(json + o, sizeof json - o,
+                              "%s{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%d\",\"pid\":0,\"tid\":7,\"ts\":%d,\"dur\":3,"
+                              "\"args\":{\"device\":0,\"stream\":7,\"correlation\":%lld}}", i ? ",\n" : "", i, 100 + 10 * i, corr[i]);
+    snprintf(json + o, sizeof json - o, "\n]}");
+    struct fixture f = fx_new(json, "json");
+    cr_assert_eq(fx_import_timed(&f, ""), 0);
+    cr_assert(err_has(&f, "tracedb: 0 rows to rewrite of 12"), "a kernel was left to the end's rewrite");
+    cr_assert_eq(file_int(f.db, "SELECT count(*) FROM events k JOIN events l ON l.id = k.launch_id JOIN event r ON r.id = k.id "
+                         "WHERE k.name LIKE 'k%' AND l.name = 'cudaLaunchKernel' AND l.correlation = k.correlation AND "
+                         "r.launch_ns = l.start_ns AND l.start_ns = k.start_ns - 100000"),
+                 N);
+    fx_free(&f);
+}
+
 /* The bench's generator writes the same events in time order and in PyTorch's order (CPU ops, then
  * [memory] instants, then kernels each before its launch): both are nested as they stream in (in
  * PyTorch's order each later run among the earlier runs read back from the frame log, the operators'
