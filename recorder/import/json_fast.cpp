@@ -131,8 +131,7 @@ int walk_object(ondemand::object o, const json_sink *k, int depth)
             return NOT_FAST;
         if ((r = k->map_key(k->ctx, reinterpret_cast<const unsigned char *>(key), static_cast<size_t>(end - key))) != GO)
             return r;
-        ondemand::value v = f.value();
-        if ((r = walk(v, k, depth, '}')) != GO)
+        if ((r = walk(f.value(), k, depth, '}')) != GO) /* the value in place too: a copy was reloaded at once */
             return r;
     }
     return k->end_map(k->ctx);
