@@ -259,6 +259,22 @@ static int cb_end_array(void *ctx)
     return on_close(ctx, ']');
 }
 
+/* The event's own keys, by length and first byte; F_OTHER for the rest (kept with the args). */
+static enum field event_field(const unsigned char *k, size_t n)
+{
+    switch (n) {
+    case 2:
+        return k[0] == 'p' && k[1] == 'h' ? F_PH : k[0] == 't' && k[1] == 's' ? F_TS
+             : k[0] == 'i' && k[1] == 'd' ? F_ID : k[0] == 'b' && k[1] == 'p' ? F_BP : F_OTHER;
+    case 3:
+        return memcmp(k, "cat", 3) == 0 ? F_CAT : memcmp(k, "pid", 3) == 0 ? F_PID
+             : memcmp(k, "tid", 3) == 0 ? F_TID : memcmp(k, "dur", 3) == 0 ? F_DUR : F_OTHER;
+    case 4:
+        return memcmp(k, "name", 4) == 0 ? F_NAME : memcmp(k, "args", 4) == 0 ? F_ARGS : F_OTHER;
+    }
+    return F_OTHER;
+}
+
 static int cb_map_key(void *ctx, const unsigned char *k, size_t n)
 {
     struct chrome *c = ctx;
@@ -286,20 +302,7 @@ static int cb_map_key(void *ctx, const unsigned char *k, size_t n)
     if (c->depth == event_depth + 1 && c->in_args)
         return chrome_arg_key(c, k, n);
     if (c->depth == event_depth) {
-        enum field f = F_OTHER;
-        switch (n) { /* the event's own keys, by length and first byte */
-        case 2:
-            f = k[0] == 'p' && k[1] == 'h' ? F_PH : k[0] == 't' && k[1] == 's' ? F_TS
-              : k[0] == 'i' && k[1] == 'd' ? F_ID : k[0] == 'b' && k[1] == 'p' ? F_BP : F_OTHER;
-            break;
-        case 3:
-            f = memcmp(k, "cat", 3) == 0 ? F_CAT : memcmp(k, "pid", 3) == 0 ? F_PID
-              : memcmp(k, "tid", 3) == 0 ? F_TID : memcmp(k, "dur", 3) == 0 ? F_DUR : F_OTHER;
-            break;
-        case 4:
-            f = memcmp(k, "name", 4) == 0 ? F_NAME : memcmp(k, "args", 4) == 0 ? F_ARGS : F_OTHER;
-            break;
-        }
+        enum field f = event_field(k, n);
         if (f != F_OTHER) {
             c->field = f;
             return 1;
@@ -326,10 +329,24 @@ static int fast_string(void *ctx, const unsigned char *s, size_t n)
     return n > c->max_string ? -1 : on_scalar(c, V_STRING, (const char *)s, n);
 }
 
+/* An event's own keys and its args' keys go straight where cb_map_key would send them (the walk is of
+ * whole events: no replay, no top level); the rest (a capture, a cut string, other keys) through it. */
 static int fast_key(void *ctx, const unsigned char *k, size_t n)
 {
     struct chrome *c = ctx;
-    return n > c->max_string ? -1 : cb_map_key(c, k, n);
+    if (n > c->max_string)
+        return -1;
+    if (!c->oversize && !c->cap_depth && c->events_depth) {
+        int event_depth = c->events_depth + 1;
+        if (c->depth == event_depth + 1 && c->in_args)
+            return chrome_arg_key(c, k, n);
+        enum field f;
+        if (c->depth == event_depth && (f = event_field(k, n)) != F_OTHER) {
+            c->field = f;
+            return 1;
+        }
+    }
+    return cb_map_key(c, k, n);
 }
 
 static int fast_number(void *ctx, const char *s, size_t n)
