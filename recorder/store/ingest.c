@@ -1054,9 +1054,6 @@ int64_t tdb_ingest_event(struct tdb_ingest *ing, const struct tdb_event *in)
         return -1;
     if (ingest_keep_gpu_time(ing, (size_t)(id - ing->trace_first_event), ev) != 0)
         return -1;
-    struct tdb_event row = *ev;
-    row.launch_id = launch >= 0 ? ing->trace_first_event + launch : TDB_NULL;
-    row.launch_ns = launch >= 0 ? launch_ns : TDB_NULL;
     const struct stream_nest_calls calls = {ingest_emit_row, ingest_fix_self, ingest_self_sum, ingest_path,
                                             ingest_stream_path, ing};
     if (!ing->stream && !(ing->stream = stream_nest_new(ing->sort_budget / 2, &calls, ing->sort_dir))) {
@@ -1066,7 +1063,8 @@ int64_t tdb_ingest_event(struct tdb_ingest *ing, const struct tdb_event *in)
     /* GPU work whose launch has not come yet waits for it a little in the reorder buffer (CUPTI hands a
      * kernel over a row or two before its launch); a launch links the work waiting for it */
     int64_t wait = links_to_launch(ev) && launch < 0 ? ev->correlation : TDB_NULL;
-    if (stream_nest_add(ing->stream, id, name, cat, &row, (uint32_t)ing->last_stat, attributes_of(ev), wait) != 0)
+    if (stream_nest_add(ing->stream, id, name, cat, ev, launch >= 0 ? ing->trace_first_event + launch : TDB_NULL,
+                        launch >= 0 ? launch_ns : TDB_NULL, (uint32_t)ing->last_stat, attributes_of(ev), wait) != 0)
         return -1;
     if ((ev->kind == TDB_KIND_RUNTIME || ev->kind == TDB_KIND_DRIVER) && ev->correlation != TDB_NULL)
         stream_nest_link(ing->stream, ev->correlation, id, ev->start_ns);

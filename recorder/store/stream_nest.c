@@ -434,7 +434,7 @@ static int comes_ahead(struct stream_nest *s, struct track *t, const struct tdb_
 }
 
 int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t cat_id, const struct tdb_event *ev,
-                    uint32_t stat, int attributes, int64_t wait_correlation)
+                    int64_t launch_id, int64_t launch_ns, uint32_t stat, int attributes, int64_t wait_correlation)
 {
     struct frame_rec taken[AHEAD_MAX];
     int ahead = 0; /* instants it comes ahead of */
@@ -462,6 +462,7 @@ int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t 
             if (release(s, 1) != 0)
                 return -1;
         struct tdb_event row = *ev; /* (no wait: it leaves at once) */
+        row.launch_id = launch_id, row.launch_ns = launch_ns;
         s->inexact = 1;
         return s->c.emit(s->c.ctx, id, name_id, cat_id, &row);
     }
@@ -479,6 +480,7 @@ int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t 
     struct held *h = &s->q[s->tail % s->cap];
     h->id = id, h->name_id = name_id, h->cat_id = cat_id, h->stat = stat, h->context = 0, h->attributes = attributes;
     h->ev = *ev;
+    h->ev.launch_id = launch_id, h->ev.launch_ns = launch_ns;
     h->args_end = s->bytes_tail, h->args_at = s->bytes_tail - n;
     if (n)
         memcpy(s->bytes + h->args_at % s->bytes_cap, ev->args.p, n);

@@ -40,11 +40,12 @@ struct stream_nest_calls {
  * disk (frame_log.h). NULL when out of memory. */
 struct stream_nest *stream_nest_new(size_t budget, const struct stream_nest_calls *calls, const char *dir);
 /* Row id of event ev (on track ev->thread_id, counted in aggregate stat; attributes: a launch or a
- * [memory] event, whose values go to the operators around it) comes in. wait_correlation (ev's
- * correlation, or TDB_NULL): GPU work whose launch has not come yet; its row waits a few rows for
+ * [memory] event, whose values go to the operators around it) comes in, its row to hold launch_id and
+ * launch_ns (GPU work whose launch came just before; TDB_NULL else) in place of ev's. wait_correlation
+ * (ev's correlation, or TDB_NULL): GPU work whose launch has not come yet; its row waits a few rows for
  * stream_nest_link(). 0, or -1 (out of memory, or a call failed). */
 int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t cat_id, const struct tdb_event *ev,
-                    uint32_t stat, int attributes, int64_t wait_correlation);
+                    int64_t launch_id, int64_t launch_ns, uint32_t stat, int attributes, int64_t wait_correlation);
 /* A launch (row launch_id, starting at launch_ns) of this correlation came: the GPU work waiting for it
  * takes them as its launch_id and launch_ns. 1 when a row was linked. */
 int stream_nest_link(struct stream_nest *s, int64_t correlation, int64_t launch_id, int64_t launch_ns);
