@@ -5,6 +5,7 @@
 #include "read_ahead.h"
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -218,6 +219,16 @@ static void *ahead_main(void *arg)
     return NULL;
 }
 
+/* The CPUs this process may run on (its affinity mask: a container's share, not the machine's). */
+static int cpus_usable(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
 struct read_ahead *read_ahead_open(int fd, size_t total)
 {
     struct read_ahead *r = calloc(1, sizeof *r);
@@ -232,10 +243,10 @@ struct read_ahead *read_ahead_open(int fd, size_t total)
     }
     const char *knob = getenv("TRACEDB_READ_AHEAD");
     /* by default: gzip, big or of unknown size (inflating is work to move off the parser's thread; a
-     * plain file's read(2) is not: see read_ahead.h) */
+     * plain file's read(2) is not: see read_ahead.h), with a third CPU to inflate on */
     int want = knob && strcmp(knob, "on") == 0    ? 1
              : knob && strcmp(knob, "off") == 0 ? 0
-             : r->src.gzip && (total == 0 || total >= THREAD_FROM);
+             : r->src.gzip && (total == 0 || total >= THREAD_FROM) && cpus_usable() >= 3;
     if (!want || !(r->ring = malloc((size_t)READ_AHEAD_BLOCKS * BLOCK)))
         return r; /* read on this thread (out of memory for the ring: so too) */
     pthread_mutex_init(&r->lock, NULL);
