@@ -176,6 +176,15 @@ static int source_read(struct source *s, unsigned char *out, unsigned n)
     return s->end == READ_AHEAD_DAMAGED || s->end == READ_AHEAD_IO ? -1 : 0;
 }
 
+/* Closes the input and frees what source_open made. */
+static void source_close(struct source *s)
+{
+    if (s->z_ready)
+        inflateEnd(&s->z);
+    close(s->fd);
+    free(s->raw);
+}
+
 static size_t source_offset(const struct source *s)
 {
     return s->raw_off - (s->gzip ? s->z.avail_in : s->plain_n);
@@ -232,13 +241,13 @@ static int cpus_usable(void)
 struct read_ahead *read_ahead_open(int fd, size_t total)
 {
     struct read_ahead *r = calloc(1, sizeof *r);
-    if (!r || source_open(&r->src, fd) != 0) {
-        if (r && r->src.z_ready)
-            inflateEnd(&r->src.z);
-        if (r)
-            free(r->src.raw);
-        free(r);
+    if (!r) {
         close(fd);
+        return NULL;
+    }
+    if (source_open(&r->src, fd) != 0) {
+        source_close(&r->src);
+        free(r);
         return NULL;
     }
     const char *knob = getenv("TRACEDB_READ_AHEAD");
@@ -333,10 +342,7 @@ void read_ahead_close(struct read_ahead *r)
         pthread_mutex_destroy(&r->lock);
         pthread_cond_destroy(&r->cond);
     }
-    if (r->src.z_ready)
-        inflateEnd(&r->src.z);
-    close(r->src.fd);
-    free(r->src.raw);
+    source_close(&r->src);
     free(r->ring);
     free(r);
 }
