@@ -353,8 +353,10 @@ static int diff_json(const char *baseline, const char *db_path, const struct htm
     return rc;
 }
 
-/* The page with the data in place of its marker; "</" in the JSON is written "<\/" so that no string in
- * a trace ends the script element. */
+/* The page with the data in place of its marker. Every '<', '>' and '&' of the JSON (they occur only
+ * inside its strings) is written as a \u escape, so that no name in a trace can end the script element,
+ * open a comment ("<!--") or a script inside it ("<script"): the HTML parser sees none of them. U+2028
+ * and U+2029 too, which older JavaScript does not take inside a string. */
 static int write_page(FILE *f, const struct buf *data)
 {
     const char *page = tdb_embedded_get("analyzer/export/report.html");
@@ -363,14 +365,15 @@ static int write_page(FILE *f, const struct buf *data)
         return -1;
     fwrite(page, 1, (size_t)(mark - page), f);
     for (size_t i = 0; i < data->n; i++) {
-        if (data->p[i] == '<' && i + 1 < data->n && data->p[i + 1] == '/')
-            fputs("<\\", f);
-        else if (data->p[i] == '\xe2' && i + 2 < data->n && data->p[i + 1] == '\x80' &&
-                 (data->p[i + 2] == '\xa8' || data->p[i + 2] == '\xa9')) { /* U+2028/2029: not in older JS strings */
+        char c = data->p[i];
+        if (c == '<' || c == '>' || c == '&')
+            fprintf(f, "\\u%04x", (unsigned)c);
+        else if (c == '\xe2' && i + 2 < data->n && data->p[i + 1] == '\x80' &&
+                 (data->p[i + 2] == '\xa8' || data->p[i + 2] == '\xa9')) {
             fputs(data->p[i + 2] == '\xa8' ? "\\u2028" : "\\u2029", f);
             i += 2;
         } else
-            fputc(data->p[i], f);
+            fputc(c, f);
     }
     fputs(mark + strlen("/*TRACEDB_DATA*/null"), f);
     return ferror(f) ? -1 : 0;
@@ -551,7 +554,8 @@ int html_report(const char *db_path, const struct html_report_options *o, FILE *
         buf_add(&b, "null", 4);
     buf_addc(&b, '}');
     if (rc == 0 && write_page(f, &b) != 0) {
-        fprintf(io->err, "%s: cannot write the report\n", io->prog);
+        if (!ferror(f)) /* a write error is said with its reason where the file is closed */
+            fprintf(io->err, "%s: cannot write the report (its page template is missing)\n", io->prog);
         rc = 1;
     }
     buf_free(&b);

@@ -284,7 +284,11 @@ Test(html, hostile_names_stay_text, .timeout = 120)
     snprintf(html, sizeof html, "%s/t.html", dir);
     const char *json = "{\"traceEvents\":["
                        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"</script><img src=x onerror=alert(1)>\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":10},"
-                       "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\\u2028b <b>bold</b>\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":5}]}";
+                       "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\\u2028b <b>bold</b>\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":5},"
+                       /* "<!--" then "<script" inside a script element: the HTML parser's "escaped" states,
+                        * in which the script's own </script> no longer ends it (an empty <main>) */
+                       "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"<!--<script>\",\"pid\":1,\"tid\":1,\"ts\":30,\"dur\":5},"
+                       "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"x&amp;y >\",\"pid\":1,\"tid\":1,\"ts\":40,\"dur\":5}]}";
     write_file(trace, json, (long)strlen(json));
     cr_assert_eq(import_to(trace, db), 0);
     cr_assert_eq(run("'%s' report '%s' -o '%s' 2>/dev/null", tracedb(), db, html), 0);
@@ -297,6 +301,13 @@ Test(html, hostile_names_stay_text, .timeout = 120)
     cr_expect(!strstr(body, "<img"), "no element made from a name");
     cr_expect(strstr(body, "&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;"), "the name, as text");
     cr_expect(strstr(body, "a\xe2\x80\xa8" "b &lt;b&gt;bold&lt;/b&gt;"), "the other one too (U+2028 kept)");
+    cr_expect(strstr(body, "&lt;!--&lt;script&gt;"), "a name opening a comment and a script, as text");
+    cr_expect(strstr(body, "x&amp;amp;y &gt;"), "an entity and a tag end, as text");
+    char *page = read_file(html, NULL);
+    char *first = strstr(page, "<!--"), *end = strstr(page, "-->");
+    cr_expect(first && end && !strstr(first + 4, "<!--") && !strstr(end + 3, "-->"),
+              "the page's own comment is its only one: no name reaches the HTML parser as markup");
+    free(page);
     free(dom), free(log);
     run("rm -rf '%s'", dir);
     free(dir);
