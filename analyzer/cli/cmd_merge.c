@@ -1,5 +1,6 @@
 /* cmd_merge.c: `tracedb merge rank0.db rank1.db ... -o job.db`: one database for a whole job. */
 #include "cli.h"
+#include "output_claim.h"
 #include "tracedb.h"
 
 static const char merge_usage[] = "tracedb merge IN.db... -o job.db [--force]";
@@ -19,6 +20,11 @@ int cmd_merge(int argc, char **argv, struct cli *cli)
             cli_usage(opts, merge_usage, cli->io.err);
         return 2;
     }
+    for (int i = 0; i < n; i++)
+        if (tdb_out_same_file(out, argv[i])) {
+            fprintf(cli->io.err, "%s: %s is an input of this merge; name another output\n", cli->io.prog, out);
+            return 2;
+        }
     int rc = tdb_merge(out, (const char *const *)argv, n, force ? TDB_IMPORT_FORCE : 0u, cli->io.err);
     return rc < 0 ? 1 : rc;
 }

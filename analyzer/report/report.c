@@ -47,7 +47,11 @@ sqlite3 *report_open(const char *path, int writable, struct report_io *io)
     if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
         version = sqlite3_column_int(st, 0);
     else {
-        fprintf(io->err, "%s: %s: not an SQLite database (%s)\n", io->prog, path, sqlite3_errmsg(db));
+        char why[9000];
+        if (tdb_db_unreadable_why(db, path, why, sizeof why))
+            fprintf(io->err, "%s: %s\n", io->prog, why);
+        else
+            fprintf(io->err, "%s: %s: not an SQLite database (%s)\n", io->prog, path, sqlite3_errmsg(db));
         sqlite3_finalize(st);
         sqlite3_close(db);
         return NULL;

@@ -3,6 +3,7 @@
  * next. A side table's row comes only with its event. */
 #include "db_copy.h"
 #include "db_guard.h"
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -105,8 +106,15 @@ static int run(sqlite3 *db, const char *sql, int position, const char *prog, con
         rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
     }
     sqlite3_finalize(st);
-    if (rc != SQLITE_OK)
-        fprintf(err, "%s: %s: %s\n", prog, what, sqlite3_errmsg(db));
+    if (rc != SQLITE_OK) {
+        char why[600];
+        int code = sqlite3_errcode(db) & 0xff, e = sqlite3_system_errno(db);
+        if (code == SQLITE_FULL || (code == SQLITE_IOERR && (e == ENOSPC || e == EFBIG || e == EDQUOT)))
+            fprintf(err, "%s: cannot write the output while copying %s into it: %s\n", prog, what,
+                    tdb_db_errmsg(db, why, sizeof why)); /* the output's disk, not the input */
+        else
+            fprintf(err, "%s: %s: %s\n", prog, what, sqlite3_errmsg(db));
+    }
     return rc == SQLITE_OK ? 0 : -1;
 }
 

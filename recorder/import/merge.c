@@ -7,8 +7,10 @@
 #include "db_copy.h"
 #include "db_guard.h"
 #include "ingest.h"
+#include <errno.h>
 #include <sqlite3.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* 1 when the input is a complete tracedb database of our schema, 0 when partial, -1 when unusable. */
 static int merge_check(sqlite3 *db, const char *input, FILE *err)
@@ -21,6 +23,12 @@ static int merge_check(sqlite3 *db, const char *input, FILE *err)
         sqlite3_step(st) == SQLITE_ROW) {
         version = sqlite3_column_int(st, 0);
         complete = sqlite3_column_int(st, 1);
+    }
+    char why[9000];
+    if (version == -1 && tdb_db_unreadable_why(db, input, why, sizeof why)) {
+        sqlite3_finalize(st);
+        fprintf(err, "tracedb: %s\n", why);
+        return -1;
     }
     sqlite3_finalize(st);
     if (version != 1) {
@@ -39,22 +47,34 @@ int tdb_merge(const char *db_path, const char *const *inputs, int ninputs, unsig
     int complete = 1;
     for (int i = 0; db && i < ninputs; i++) {
         sqlite3_stmt *st;
-        int ok = sqlite3_prepare_v2(db, "ATTACH ?1 AS src", -1, &st, NULL) == SQLITE_OK;
+        char uri[12400], why[9000];
+        struct stat sb;
+        if (stat(inputs[i], &sb) != 0 || !S_ISREG(sb.st_mode)) { /* never made by ATTACH */
+            fprintf(err, "tracedb: cannot open %s: %s\n", inputs[i], errno == 0 || errno == ENOENT ?
+                    "no such database" : strerror(errno));
+            tdb_ingest_abort(ing);
+            fprintf(err, "tracedb: nothing written to %s\n", db_path);
+            return -1;
+        }
+        /* read-only: an input is neither created nor changed (its journal is not rolled back into it) */
+        int ok = tdb_db_readonly_uri(inputs[i], uri, sizeof uri) &&
+                 sqlite3_prepare_v2(db, "ATTACH ?1 AS src", -1, &st, NULL) == SQLITE_OK;
         if (ok) {
-            char literal[4096];
-            sqlite3_bind_text(st, 1, tdb_db_literal_path(inputs[i], literal, sizeof literal), -1, SQLITE_TRANSIENT);
+            sqlite3_bind_text(st, 1, uri, -1, SQLITE_STATIC);
             ok = sqlite3_step(st) == SQLITE_DONE;
         }
         sqlite3_finalize(st);
         int c = ok ? merge_check(db, inputs[i], err) : -1;
-        if (!ok)
+        if (!ok && tdb_db_unreadable_why(db, inputs[i], why, sizeof why))
+            fprintf(err, "tracedb: %s\n", why);
+        else if (!ok)
             fprintf(err, "tracedb: cannot open %s: %s\n", inputs[i], sqlite3_errmsg(db));
         const struct tdb_copy all = {"1", i, TDB_COPY_EVENT_TABLES | TDB_COPY_SERIES}; /* every row */
         if (c >= 0 && tdb_copy_attached(db, &all, "tracedb", inputs[i], err) != 0)
             c = -1;
         /* DETACH is refused inside a transaction: the new file is not in place yet, so commit here */
-        if (ok && sqlite3_exec(db, "COMMIT; DETACH src; BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
-            fprintf(err, "tracedb: %s: %s\n", inputs[i], sqlite3_errmsg(db));
+        if (ok && c >= 0 && sqlite3_exec(db, "COMMIT; DETACH src; BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
+            fprintf(err, "tracedb: cannot write %s: %s\n", db_path, tdb_db_errmsg(db, why, sizeof why));
             c = -1;
         }
         if (c < 0) {

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 enum { GUARD_BASE, GUARD_READONLY };
 static const int guard_modes[2] = {GUARD_BASE, GUARD_READONLY};
@@ -124,6 +125,64 @@ const char *tdb_db_errmsg(sqlite3 *db, char *buf, size_t n)
     else
         snprintf(buf, n, "%s", sqlite3_errmsg(db));
     return buf;
+}
+
+const char *tdb_db_readonly_uri(const char *path, char *out, size_t n)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    /* an absolute path after "file://" (an empty authority), a relative one after "file:" */
+    size_t k = (size_t)snprintf(out, n, "%s", path[0] == '/' ? "file://" : "file:");
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        int plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '/' ||
+                    *p == '.' || *p == '_' || *p == '-';
+        if (k + 4 >= n)
+            return NULL;
+        if (plain)
+            out[k++] = (char)*p;
+        else
+            out[k++] = '%', out[k++] = hex[*p >> 4], out[k++] = hex[*p & 15];
+    }
+    if (k + sizeof "?mode=ro" > n)
+        return NULL;
+    memcpy(out + k, "?mode=ro", sizeof "?mode=ro");
+    return out;
+}
+
+/* The size of path + suffix (a side file of SQLite's), or -1 when there is none. */
+static long long side_file_size(const char *path, const char *suffix)
+{
+    char side[4200];
+    struct stat sb;
+    if ((size_t)snprintf(side, sizeof side, "%s%s", path, suffix) >= sizeof side || stat(side, &sb) != 0)
+        return -1;
+    return (long long)sb.st_size;
+}
+
+const char *tdb_db_unreadable_why(sqlite3 *db, const char *path, char *buf, size_t n)
+{
+    int code = db ? sqlite3_extended_errcode(db) : 0;
+    if (code == SQLITE_READONLY_ROLLBACK || ((code & 0xff) == SQLITE_READONLY && side_file_size(path, "-journal") > 0))
+        snprintf(buf, n, "%s has a hot journal (%s-journal: a write that was interrupted); a read-only reader may not "
+                         "roll it back: open it once with sqlite3 %s (or tracedb sql %s --write) to recover it",
+                 path, path, path, path);
+    else if (code == SQLITE_READONLY_RECOVERY || code == SQLITE_READONLY_CANTINIT ||
+             ((code & 0xff) == SQLITE_READONLY && side_file_size(path, "-wal") > 0))
+        snprintf(buf, n, "%s has a write-ahead log (%s-wal) that needs recovery, which a read-only reader may not do: "
+                         "open it once with sqlite3 %s to recover it",
+                 path, path, path);
+    else
+        return NULL;
+    return buf;
+}
+
+int tdb_db_recover(const char *path)
+{
+    sqlite3 *db;
+    int rc = tdb_db_open(path, SQLITE_OPEN_READWRITE, &db);
+    if (rc == SQLITE_OK) /* the first read of a database with a hot journal rolls it back */
+        rc = sqlite3_exec(db, "SELECT count(*) FROM sqlite_schema", NULL, NULL, NULL);
+    sqlite3_close(db);
+    return rc;
 }
 
 int tdb_db_compiles(sqlite3 *db, const char *sql)

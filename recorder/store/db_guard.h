@@ -31,6 +31,21 @@ int tdb_db_check_readonly(sqlite3_stmt *st, char *why, size_t n);
  * made before a column from one that has it. */
 int tdb_db_compiles(sqlite3 *db, const char *sql);
 
+/* path as an SQLite URI that opens it read-only ("file:...?mode=ro", every byte that is not plain
+ * percent-encoded), for ATTACH of an input that must be neither created nor changed; in out (size n).
+ * NULL when it does not fit. */
+const char *tdb_db_readonly_uri(const char *path, char *out, size_t n);
+
+/* Why a database could not be read, when it is a state of the file rather than damage: a hot journal
+ * (an interrupted write that a read-only reader may not roll back) or a write-ahead log that needs
+ * recovery; in buf (size n). NULL when it is none of these (then sqlite3_errmsg says it). */
+const char *tdb_db_unreadable_why(sqlite3 *db, const char *path, char *buf, size_t n);
+
+/* Rolls back what a failed write left in path (a hot journal, after an append that met a full disk or
+ * ulimit -f: SQLite leaves its rollback to the next connection) by opening it read-write once, so the
+ * database is as it was before the write as soon as the writer has failed. 0, or SQLite's code. */
+int tdb_db_recover(const char *path);
+
 /* sqlite3_errmsg, with the system's reason for a failed write in words ("disk full", "file too
  * large (...ulimit -f)") when there is one; in buf (size n). */
 const char *tdb_db_errmsg(sqlite3 *db, char *buf, size_t n);

@@ -239,3 +239,62 @@ Test(merge, a_database_numbering_its_rows_below_one)
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+/* Python's sqlite3 (Debian's /usr/bin/python3) leaves db as a killed writer would: a hot journal
+ * (journal) or a write-ahead log with a committed row not yet checkpointed (wal). */
+static void leave_interrupted(const char *db, const char *how)
+{
+    int rc = run("/usr/bin/python3 -c \"import sqlite3, os, sys; c = sqlite3.connect(sys.argv[1], isolation_level=None); "
+                 "wal = sys.argv[2] == 'wal'; c.execute('PRAGMA journal_mode=WAL' if wal else 'PRAGMA cache_size=1'); "
+                 "c.execute('BEGIN'); c.execute('DELETE FROM event'); "
+                 "c.executemany('INSERT INTO meta VALUES (?, ?)', [(str(i), 'x' * 1000) for i in range(2000)]); "
+                 "c.execute('COMMIT') if wal else None; os._exit(0)\" '%s' %s",
+                 db, how);
+    cr_assert_eq(rc, 0, "python3 made the %s", how);
+}
+
+/* The input's files (name, and its -journal or -wal) byte for byte: malloc'd "size:sum ..." text. */
+static char *input_files(const char *db)
+{
+    int st;
+    return run_capture(&st, "cd \"$(dirname '%s')\" && for f in \"$(basename '%s')\" \"$(basename '%s')\"-journal "
+                            "\"$(basename '%s')\"-wal; do [ -f \"$f\" ] && cksum < \"$f\"; done; true",
+                       db, db, db, db);
+}
+
+Test(merge, inputs_are_read_only_a_hot_journal_is_refused_with_its_reason_a_wal_is_read_in_place)
+{
+    char *dir = temp_dir(), hot[600], wal[600];
+    snprintf(hot, sizeof hot, "%s/hot.db", dir);
+    snprintf(wal, sizeof wal, "%s/wal.db", dir);
+    const char *trace = src_path("tests/data/kineto/critical_path_alexnet_trace.json.gz");
+    cr_assert_eq(import_to(trace, hot), 0);
+    cr_assert_eq(import_to(trace, wal), 0);
+    leave_interrupted(hot, "journal");
+    leave_interrupted(wal, "wal");
+    char *hot_before = input_files(hot), *wal_before = input_files(wal);
+    cr_assert(strchr(strchr(hot_before, '\n') + 1, '\n'), "hot.db has its journal: %s", hot_before);
+    int st;
+    char *text = run_capture(&st, "cd '%s' && '%s' merge hot.db -o m1.db 2>&1", dir, tracedb());
+    cr_expect_eq(st, 1, "%s", text);
+    cr_expect(strstr(text, "hot.db has a hot journal") && strstr(text, "to recover it"), "the reason: %s", text);
+    cr_expect(!strstr(text, "not an SQLite database"), "%s", text);
+    free(text);
+    /* the WAL's committed rows are the input's: read, and neither checkpointed into it nor deleted */
+    text = run_capture(&st, "cd '%s' && '%s' merge wal.db -o m2.db 2>&1 && '%s' sql m2.db "
+                            "'SELECT count(*) FROM event' --format csv", dir, tracedb(), tracedb());
+    cr_expect_eq(st, 0, "%s", text);
+    cr_expect_str_eq(text, "count(*)\r\n0\r\n", "the WAL's DELETE is seen");
+    free(text);
+    char *hot_after = input_files(hot), *wal_after = input_files(wal);
+    cr_expect_str_eq(hot_after, hot_before, "hot.db and its journal are as they were");
+    cr_expect_str_eq(wal_after, wal_before, "wal.db and its -wal are as they were");
+    free(hot_before), free(hot_after), free(wal_before), free(wal_after);
+    /* a mistyped input is named, and not created */
+    text = run_capture(&st, "cd '%s' && '%s' merge wal.db nosuch.db -o m3.db 2>&1; ls", dir, tracedb());
+    cr_expect(strstr(text, "cannot open nosuch.db: no such database"), "%s", text);
+    cr_expect(!strstr(text, "\nnosuch.db\n") && !strstr(text, "\nm3.db"), "neither nosuch.db nor m3.db made: %s", text);
+    free(text);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
