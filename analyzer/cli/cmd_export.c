@@ -11,10 +11,12 @@
 #include "scope.h"
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char export_usage[] =
     "tracedb export chrome run.db -o trace.json[.gz] [--kinds op,kernel,...] [--from T] [--to T] [--range NAME]\n"
-    "       tracedb export csv run.db (--table NAME | --query SQL | --report NAME [-- REPORT-OPTIONS]) [-o out.csv]";
+    "       tracedb export csv run.db (--table NAME | --query SQL | --report NAME [-- REPORT-OPTIONS]) [-o out.csv]\n"
+    "       (an existing output is replaced only with --force; the database read is never an output)";
 
 /* Fills temp.export_kinds from "op,kernel" (names from the kind table), or every kind. */
 static int export_kinds(sqlite3 *db, const char *list, struct cli *cli)
@@ -134,7 +136,7 @@ static int export_to(int argc, char **argv, int n, const char *output, const cha
 {
     (void)argc;
     if (report) { /* the report opens the database itself */
-        FILE *out = tmp ? fopen(tmp, "wb") : cli->io.out;
+        FILE *out = tmp ? tdb_out_fopen(tmp) : cli->io.out;
         if (!out) {
             fprintf(cli->io.err, "%s: cannot write %s: %s\n", cli->io.prog, output, tdb_out_reason(errno));
             return 1;
@@ -153,7 +155,7 @@ static int export_to(int argc, char **argv, int n, const char *output, const cha
     if (chrome) {
         rc = export_kinds(db, kinds, cli) != 0 ? 1 : chrome_export(db, output, tmp ? tmp : output, &cli->io);
     } else {
-        FILE *out = tmp ? fopen(tmp, "wb") : cli->io.out;
+        FILE *out = tmp ? tdb_out_fopen(tmp) : cli->io.out;
         if (!out) {
             fprintf(cli->io.err, "%s: cannot write %s: %s\n", cli->io.prog, output, tdb_out_reason(errno));
             sqlite3_close(db);
@@ -174,6 +176,7 @@ int cmd_export(int argc, char **argv, struct cli *cli)
     struct scope sc;
     scope_init(&sc, "");
     const char *output = NULL, *kinds = NULL, *table = NULL, *query = NULL, *report = NULL;
+    int force = 0;
     const struct opt opts[] = {
         {"output", 'o', OPT_STRING, &output, "where to write (chrome: required; .gz compresses; csv: stdout)"},
         {"kinds", 'k', OPT_STRING, &kinds, "chrome: only these kinds (op,range,runtime,kernel,memcpy,memset,...)"},
@@ -183,6 +186,7 @@ int cmd_export(int argc, char **argv, struct cli *cli)
         {"table", 0, OPT_STRING, &table, "csv: a table or view (events, ops, kernels, ...)"},
         {"query", 0, OPT_STRING, &query, "csv: one read-only SQL query"},
         {"report", 0, OPT_STRING, &report, "csv: a report (ops, kernels, latency, ...); its options after --"},
+        {"force", 'f', OPT_FLAG, &force, "replace the output if it exists"},
         OPT_END,
     };
     int n = cli_parse_options(argc, argv, opts, export_usage, cli);
@@ -209,13 +213,22 @@ int cmd_export(int argc, char **argv, struct cli *cli)
         fprintf(cli->io.err, "%s: cannot write %s: %s\n", cli->io.prog, output, why);
         return 1;
     }
+    if (to_file && tdb_out_same_file(output, argv[1])) {
+        fprintf(cli->io.err, "%s: %s is the database this export reads; name another output\n", cli->io.prog, output);
+        return 2;
+    }
+    struct stat sb;
+    if (to_file && !force && lstat(output, &sb) == 0) {
+        fprintf(cli->io.err, "%s: %s already exists; use --force to replace it\n", cli->io.prog, output);
+        return 2;
+    }
     if (to_file && tdb_out_begin(output, tmp, sizeof tmp) != 0) {
         fprintf(cli->io.err, "%s: cannot name a temporary file beside %s\n", cli->io.prog, output);
         return 1;
     }
     int rc = export_to(argc, argv, n, output, to_file ? tmp : NULL, chrome, table, query, report, kinds, &sc, cli);
     if (to_file && rc == 0)
-        rc = tdb_out_commit(tmp, output, 1, cli->io.err) != 0;
+        rc = tdb_out_commit(tmp, output, force, cli->io.err) != 0;
     else if (to_file)
         tdb_out_discard(tmp);
     return rc;

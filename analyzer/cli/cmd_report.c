@@ -44,6 +44,11 @@ int cmd_report(int argc, char **argv, struct cli *cli)
         fprintf(cli->io.err, "%s: cannot write %s: %s\n", cli->io.prog, output, why);
         return 1;
     }
+    if (tdb_out_same_file(output, argv[0]) || (baseline && tdb_out_same_file(output, baseline)) ||
+        (chrome && tdb_out_same_file(output, chrome))) {
+        fprintf(cli->io.err, "%s: %s is an input of this report; name another output\n", cli->io.prog, output);
+        return 2;
+    }
     FILE *probe = fopen(output, "r");
     if (probe && !force) {
         fclose(probe);
@@ -56,12 +61,14 @@ int cmd_report(int argc, char **argv, struct cli *cli)
         fprintf(cli->io.err, "%s: cannot name a temporary file beside %s\n", cli->io.prog, output);
         return 1;
     }
-    FILE *f = fopen(tmp, "w");
+    FILE *f = tdb_out_fopen(tmp);
     int rc = f ? html_report(argv[0], &o, f, &cli->io) : 1;
     if (!f)
         fprintf(cli->io.err, "%s: cannot write %s: %s\n", cli->io.prog, output, tdb_out_reason(errno));
-    if (f && fclose(f) != 0)
+    if (f && fclose(f) != 0) {
+        fprintf(cli->io.err, "%s: error writing %s: %s\n", cli->io.prog, output, tdb_out_reason(errno));
         rc = 1;
+    }
     if (rc == 0)
         rc = tdb_out_commit(tmp, output, 1, cli->io.err) != 0;
     else

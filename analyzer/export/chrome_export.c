@@ -22,17 +22,16 @@
 struct sink {
     FILE *f;
     gzFile gz;
-    int failed;
+    int failed; /* errno of the first write that failed (EIO where none was set) */
 };
 
 static void sink_write(struct sink *s, const char *p, size_t n)
 {
     if (s->failed || n == 0)
         return;
-    if (s->gz)
-        s->failed = gzwrite(s->gz, p, (unsigned)n) != (int)n;
-    else
-        s->failed = fwrite(p, 1, n, s->f) != n;
+    errno = 0;
+    if (s->gz ? gzwrite(s->gz, p, (unsigned)n) != (int)n : fwrite(p, 1, n, s->f) != n)
+        s->failed = errno ? errno : EIO;
 }
 
 /* Appends ns as microseconds with exactly three decimals (digits, no printf: it was a fifth of the
@@ -377,7 +376,7 @@ int chrome_export(sqlite3 *db, const char *path, const char *write_to, struct re
     else if (n > 3 && strcmp(path + n - 3, ".gz") == 0)
         out.gz = gzopen(write_to, "wb6");
     else
-        out.f = fopen(write_to, "wb");
+        out.f = tdb_out_fopen(write_to);
     if (!out.f && !out.gz) { /* (why the name cannot be made, cmd_export said before) */
         fprintf(io->err, "%s: cannot write %s: %s\n", io->prog, path, errno ? tdb_out_reason(errno) : "out of memory");
         return 1;
@@ -396,12 +395,11 @@ int chrome_export(sqlite3 *db, const char *path, const char *write_to, struct re
     sink_write(&out, "\n]\n}\n", 5);
     buf_free(&b);
     int failed = out.failed;
-    if (out.gz)
-        failed |= gzclose(out.gz) != Z_OK;
-    else if (!to_stdout)
-        failed |= fclose(out.f) != 0;
+    errno = 0;
+    if (out.gz ? gzclose(out.gz) != Z_OK : !to_stdout && fclose(out.f) != 0)
+        failed = failed ? failed : errno ? errno : EIO;
     if (failed) {
-        fprintf(io->err, "%s: error writing %s\n", io->prog, path);
+        fprintf(io->err, "%s: error writing %s: %s\n", io->prog, path, tdb_out_reason(failed));
         return 1;
     }
     return rc != 0;

@@ -1305,5 +1305,7 @@ void tdb_ingest_abort(struct tdb_ingest *ing)
     ingest_close_db(ing);
     if (ing->tmp_path)
         tdb_out_discard(ing->tmp_path);
+    else if (!ing->live && !ing->borrowed && ing->path) /* an append: the old database, whole again */
+        tdb_db_recover(ing->path);
     ingest_free(ing);
 }

@@ -159,6 +159,78 @@ void tdb_out_cleanup_on_signals(void)
     signal(SIGXFSZ, SIG_IGN);
 }
 
+/* The checked file behind tdb_out_fopen: a descriptor and the first error its writes met. */
+struct checked_file {
+    int fd;
+    int first_error;
+};
+
+static ssize_t checked_write(void *cookie, const char *p, size_t n)
+{
+    struct checked_file *c = cookie;
+    size_t done = 0;
+    while (done < n) {
+        ssize_t w = write(c->fd, p + done, n - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            if (!c->first_error)
+                c->first_error = w < 0 ? errno : ENOSPC;
+            errno = c->first_error;
+            return 0; /* fopencookie: 0 on error, and stdio marks the stream failed */
+        }
+        done += (size_t)w;
+    }
+    return (ssize_t)n;
+}
+
+static int checked_close(void *cookie)
+{
+    struct checked_file *c = cookie;
+    int e = close(c->fd) != 0 ? errno : 0;
+    if (c->first_error)
+        e = c->first_error;
+    free(c);
+    if (e) {
+        errno = e;
+        return -1;
+    }
+    return 0;
+}
+
+FILE *tdb_out_fopen(const char *tmp)
+{
+    struct checked_file *c = malloc(sizeof *c);
+    if (!c) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    c->first_error = 0;
+    c->fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (c->fd < 0) {
+        int e = errno;
+        free(c);
+        errno = e;
+        return NULL;
+    }
+    cookie_io_functions_t io = {NULL, checked_write, NULL, checked_close};
+    FILE *f = fopencookie(c, "w", io);
+    if (!f) {
+        close(c->fd);
+        free(c);
+        errno = ENOMEM;
+        return NULL;
+    }
+    setvbuf(f, NULL, _IOFBF, 1 << 16);
+    return f;
+}
+
+int tdb_out_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 const char *tdb_out_reason(int e)
 {
     switch (e) {

@@ -29,6 +29,15 @@ void tdb_out_cleanup_on_signals(void);
  * recording would otherwise run the whole program first) and for the words of an open that failed. */
 const char *tdb_out_unwritable(const char *path, char *why, size_t n);
 
+/* Opens tmp for writing (created, or emptied) through a FILE that keeps the first write error it met:
+ * a full disk or ulimit -f in the middle of a file then makes fclose() fail with that error in errno,
+ * even when the last flush succeeds (stdio alone forgets it: only ferror() would tell, without why).
+ * NULL with errno set when tmp cannot be opened. */
+FILE *tdb_out_fopen(const char *tmp);
+
+/* 1 when a and b name the same existing file (one inode), else 0: an output that is an input. */
+int tdb_out_same_file(const char *a, const char *b);
+
 /* A reason for a write error, in words a user acts on: "file too large (over the shell's ulimit -f)",
  * "disk full", or strerror. */
 const char *tdb_out_reason(int err);

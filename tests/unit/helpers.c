@@ -202,3 +202,12 @@ void write_file(const char *path, const char *data, long len)
     cr_assert_eq(fwrite(data, 1, (size_t)len, f), (size_t)len);
     fclose(f);
 }
+
+int count_files(const char *dir, const char *part)
+{
+    int st;
+    char *out = run_capture(&st, "ls -a '%s' | grep -c -F -- '%s'", dir, part);
+    int n = atoi(out);
+    free(out);
+    return n;
+}

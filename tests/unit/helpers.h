@@ -16,6 +16,8 @@ const char *src_path(const char *rel);
 /* Calls each(path, ctx) for every real trace in tests/data/kineto (its path in the source tree);
  * returns how many there were. */
 int each_real_trace(void (*each)(const char *path, void *ctx), void *ctx);
+/* Files in dir whose name contains part (a count). */
+int count_files(const char *dir, const char *part);
 /* A new empty directory under /tmp (malloc'd). */
 char *temp_dir(void);
 /* Imports trace into dir/name.db with tracedb (quiet); returns the exit status. */

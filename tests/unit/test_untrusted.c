@@ -167,16 +167,6 @@ Test(untrusted_sql, a_path_is_never_read_as_a_uri)
     free(dir);
 }
 
-/* Files in dir whose name contains part (a count). */
-static int count_files(const char *dir, const char *part)
-{
-    int st;
-    char *out = run_capture(&st, "ls -a '%s' | grep -c -F -- '%s'", dir, part);
-    int n = atoi(out);
-    free(out);
-    return n;
-}
-
 Test(untrusted_outputs, two_imports_racing_for_one_name_one_wins_one_fails)
 {
     char *dir = temp_dir();

@@ -1,0 +1,144 @@
+/* test_write_errors.c: every writer outside import (export csv and chrome, report, merge, an append)
+ * meets a full disk or `ulimit -f` mid-file and says so: a non-zero exit, the reason in words, and no
+ * file, whole or cut, under the name asked for; an append leaves the old database as it was. Outputs
+ * are never replaced without --force, and never the database being read. */
+#include "helpers.h"
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A fresh dir holding a.db (alexnet's trace: its csv of events is 80 KB, its Chrome JSON 250 KB). */
+static char *dir_with_db(void)
+{
+    char *dir = temp_dir();
+    char db[600];
+    snprintf(db, sizeof db, "%s/a.db", dir);
+    cr_assert_eq(import_to(src_path("tests/data/kineto/critical_path_alexnet_trace.json.gz"), db), 0);
+    return dir;
+}
+
+/* Runs ARGS (a.db in dir) under ulimit -f 4 (2 KB, dash's 512-byte blocks): the output named out must
+ * fail with the reason, exit 1, and leave nothing under its name (no temporary either). */
+static void fails_past_file_limit(const char *dir, const char *args, const char *out)
+{
+    int st;
+    char *text = run_capture(&st, "cd '%s' && (ulimit -f 4; '%s' %s) 2>&1; echo rc=$?", dir, tracedb(), args);
+    cr_expect(strstr(text, "rc=1\n"), "%s: exit 1 (not 0, not death by SIGXFSZ): %s", args, text);
+    cr_expect(strstr(text, "file too large"), "%s: the reason is said: %s", args, text);
+    cr_expect(strstr(text, out), "%s: the output is named: %s", args, text);
+    cr_expect_eq(count_files(dir, out), 0, "%s: nothing left under %s's name", args, out);
+    free(text);
+}
+
+Test(write_errors, every_export_and_the_report_past_ulimit_f_fail_with_the_reason_and_leave_nothing)
+{
+    char *dir = dir_with_db();
+    fails_past_file_limit(dir, "export csv a.db --table event -o t.csv", "t.csv");
+    fails_past_file_limit(dir, "export csv a.db --query 'SELECT * FROM event' -o q.csv", "q.csv");
+    fails_past_file_limit(dir, "export csv a.db --report ops -o r.csv", "r.csv");
+    fails_past_file_limit(dir, "export chrome a.db -o c.json", "c.json");
+    fails_past_file_limit(dir, "export chrome a.db -o z.json.gz", "z.json.gz");
+    fails_past_file_limit(dir, "report a.db -o p.html", "p.html");
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+Test(write_errors, a_full_disk_on_standard_output_is_an_error_with_its_reason)
+{
+    char *dir = dir_with_db();
+    static const char *const cmds[] = {"export csv a.db --table event", "export chrome a.db -o -", "ops a.db",
+                                       "sql a.db 'SELECT * FROM event'"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        int st;
+        char *text = run_capture(&st, "cd '%s' && '%s' %s 2>&1 >/dev/full; echo rc=$?", dir, tracedb(), cmds[i]);
+        cr_expect(strstr(text, "rc=1\n"), "%s > /dev/full: exit 1: %s", cmds[i], text);
+        cr_expect(strstr(text, "No space left on device") || strstr(text, "disk full"), "%s: the reason: %s", cmds[i],
+                  text);
+        free(text);
+    }
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+Test(write_errors, an_append_past_ulimit_f_leaves_the_old_database_byte_for_byte_and_readable)
+{
+    char *dir = dir_with_db();
+    char db[600], copy[600];
+    snprintf(db, sizeof db, "%s/a.db", dir);
+    snprintf(copy, sizeof copy, "%s/before", dir);
+    run("cp '%s' '%s'", db, copy);
+    int st;
+    /* the append needs a journal and pages well past 1000 blocks (500 KB) for this 12 MB trace */
+    char *text = run_capture(&st, "cd '%s' && (ulimit -f 1000; '%s' import -q '%s' -o a.db --append) 2>&1; echo rc=$?",
+                             dir, tracedb(), src_path("tests/data/kineto/trace_diff_test_test.json.gz"));
+    cr_expect(strstr(text, "rc=1\n"), "the append fails: %s", text);
+    cr_expect(strstr(text, "file too large"), "with the reason: %s", text);
+    free(text);
+    long n1, n2;
+    char *a = read_file(db, &n1), *b = read_file(copy, &n2);
+    cr_expect(n1 == n2 && memcmp(a, b, (size_t)n1) == 0, "a.db is as before the append (%ld vs %ld bytes)", n1, n2);
+    free(a), free(b);
+    cr_expect_eq(count_files(dir, "a.db-journal"), 0, "no hot journal left for the next reader");
+    text = run_capture(&st, "'%s' sql '%s' 'SELECT count(*) FROM event' --format csv 2>&1", tracedb(), db);
+    cr_expect_eq(st, 0, "a read-only reader opens it at once: %s", text);
+    free(text);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+Test(write_errors, merge_past_ulimit_f_blames_its_output_not_its_inputs)
+{
+    char *dir = dir_with_db();
+    char b[600];
+    snprintf(b, sizeof b, "%s/b.db", dir);
+    cr_assert_eq(import_to(src_path("tests/data/kineto/trace_diff_test_test.json.gz"), b), 0);
+    int st;
+    char *text = run_capture(&st, "cd '%s' && (ulimit -f 1000; '%s' merge a.db b.db -o m.db) 2>&1; echo rc=$?", dir,
+                             tracedb());
+    cr_expect(strstr(text, "rc=1\n"), "the merge fails: %s", text);
+    cr_expect(strstr(text, "m.db") && strstr(text, "file too large"), "the output is named, with the reason: %s", text);
+    cr_expect(!strstr(text, "b.db:"), "the input is not blamed: %s", text);
+    cr_expect_eq(count_files(dir, "m.db"), 0, "no m.db, whole or cut");
+    free(text);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+Test(write_errors, an_existing_output_is_replaced_only_with_force_and_the_input_never)
+{
+    char *dir = dir_with_db();
+    run("cd '%s' && echo keep > t.csv && echo keep > c.json && cp a.db before.db", dir);
+    static const struct {
+        const char *args, *says;
+        int rc;
+    } cases[] = {
+        {"export csv a.db --table meta -o t.csv", "t.csv already exists; use --force", 2},
+        {"export chrome a.db -o c.json", "c.json already exists; use --force", 2},
+        {"export csv a.db --table meta -o a.db", "a.db is the database this export reads", 2},
+        {"export csv a.db --table meta -o a.db --force", "a.db is the database this export reads", 2},
+        {"export chrome a.db -o a.db --force", "a.db is the database this export reads", 2},
+        {"export chrome a.db -o ./a.db --force", "is the database this export reads", 2},
+        {"report a.db -o a.db --force", "a.db is an input of this report", 2},
+        {"merge a.db before.db -o a.db --force", "a.db is an input of this merge", 2},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int st;
+        char *text = run_capture(&st, "cd '%s' && '%s' %s 2>&1", dir, tracedb(), cases[i].args);
+        cr_expect_eq(st, cases[i].rc, "%s: exit %d: %s", cases[i].args, cases[i].rc, text);
+        cr_expect(strstr(text, cases[i].says), "%s: says '%s': %s", cases[i].args, cases[i].says, text);
+        free(text);
+    }
+    int st;
+    char *text = run_capture(&st, "cd '%s' && cat t.csv c.json && cmp a.db before.db && echo same", dir);
+    cr_expect_str_eq(text, "keep\nkeep\nsame\n", "nothing was replaced");
+    free(text);
+    /* with --force, an existing output (not an input) is replaced by the export */
+    text = run_capture(&st, "cd '%s' && '%s' export csv a.db --table meta -o t.csv --force && head -1 t.csv", dir,
+                       tracedb());
+    cr_expect_eq(st, 0);
+    cr_expect_str_eq(text, "key,value\r\n", "t.csv is the export now (csv: RFC 4180 line ends)");
+    free(text);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
