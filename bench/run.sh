@@ -179,9 +179,9 @@ if [ "$HTA_MB" -gt 0 ]; then
   measure critical_path_rows_2m build/tracedb critical-path "$dir/hta-edited.db" --drop-last-step
   rm -f "$dir/hta-edited.db"
 fi
-measure csv_tracedb build/tracedb export csv "$dir/bench.db" --table event -o "$dir/event.csv"
+measure csv_tracedb build/tracedb export csv "$dir/bench.db" --table event -o "$dir/event.csv" --force
 measure csv_sqlite3 sh -c "sqlite3 -csv -header '$dir/bench.db' 'SELECT * FROM event' > '$dir/event-sqlite3.csv'"
-measure export_chrome build/tracedb export chrome "$dir/bench.db" -o "$dir/export.json"
+measure export_chrome build/tracedb export chrome "$dir/bench.db" -o "$dir/export.json" --force
 measure report build/tracedb report "$dir/bench.db" -o "$dir/report.html" --force
 events=$(sqlite3 "$dir/bench.db" "SELECT value FROM meta WHERE key = 'event_count'")
 flows=$(sqlite3 "$dir/bench.db" "SELECT count(*) FROM flow")

@@ -81,7 +81,7 @@ Test(export, chrome_window_and_kinds_filters)
     char *out = run_capture(&st, "grep -c '\"ph\":\"X\"' '%s'", json);
     cr_assert_eq(atoi(out), 79 + 16, "79 kernels and 16 memcpy, nothing else");
     free(out);
-    cr_assert_neq(run("'%s' export chrome '%s' -o '%s' --kinds nonsense 2>/dev/null", tracedb(), db, json), 0);
+    cr_assert_neq(run("'%s' export chrome '%s' -o '%s' --kinds nonsense --force 2>/dev/null", tracedb(), db, json), 0);
     run("rm -rf '%s'", dir);
     free(dir);
 }
