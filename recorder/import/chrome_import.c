@@ -184,6 +184,25 @@ static int chrome_json_error(struct chrome *c, int n)
     return 1;
 }
 
+/* The name of the wide encoding a trace's first bytes are in (UTF-16 or UTF-32, by its byte order mark, or by
+ * the zero bytes beside its first ASCII character), or NULL. */
+static const char *wide_encoding(const unsigned char *p, size_t n)
+{
+    if (n >= 4 && p[0] == 0xff && p[1] == 0xfe && p[2] == 0 && p[3] == 0)
+        return "UTF-32LE";
+    if (n >= 4 && p[0] == 0 && p[1] == 0 && p[2] == 0xfe && p[3] == 0xff)
+        return "UTF-32BE";
+    if (n >= 2 && p[0] == 0xff && p[1] == 0xfe)
+        return "UTF-16LE";
+    if (n >= 2 && p[0] == 0xfe && p[1] == 0xff)
+        return "UTF-16BE";
+    if (n >= 2 && p[0] == 0 && p[1] != 0)
+        return "UTF-16BE";
+    if (n >= 2 && p[0] != 0 && p[1] == 0)
+        return "UTF-16LE";
+    return NULL;
+}
+
 /* Reads the whole input, chunk by chunk, into the parser. 0: the JSON is whole; 1: damaged input (printed,
  * every whole event before it kept); -1: a database error. */
 static int chrome_read(struct chrome *c, struct read_ahead *in)
@@ -210,11 +229,22 @@ static int chrome_read(struct chrome *c, struct read_ahead *in)
             return chrome_input_error(c, kept, "compressed file is truncated after byte %zu of the trace",
                                       c->chunk_base);
         }
+        size_t skip = 0; /* a UTF-8 byte order mark: not JSON, but what some editors and tools write first */
+        if (c->chunk_base == 0 && n > 0) {
+            const char *enc = wide_encoding(c->chunk, (size_t)n);
+            if (enc) {
+                snprintf(kept, sizeof kept, "byte 0: %s text, not UTF-8", enc);
+                return chrome_input_error(c, kept, "the trace is %s text; JSON for tracedb is UTF-8 (convert it: "
+                                          "iconv -f %s -t UTF-8)", enc, enc);
+            }
+            if (n >= 3 && memcmp(c->chunk, "\xef\xbb\xbf", 3) == 0)
+                skip = 3, c->chunk_base = 3; /* offsets stay the file's */
+        }
         int fed;
         if (n == 0)
             fed = yajl_complete_parse(c->h) == yajl_status_ok ? 0 : c->db_error ? -1 : 2;
         else
-            fed = chrome_feed(c, in, c->chunk, c->chunk, (size_t)n);
+            fed = chrome_feed(c, in, c->chunk, c->chunk + skip, (size_t)n - skip);
         while (fed == 3)
             fed = chrome_fast_lane(c, in);
         if (fed == 1 || fed == -1)
