@@ -1,12 +1,14 @@
 // cuda_counts.cu: a CUDA program whose GPU work is known in advance, for checking `tracedb record`
-// on a real GPU (tests/gpu/check.sh). It prints what it launched as one line of "name=count" pairs;
-// the check compares the recording with that line and with CUPTI's own count (tests/gpu/cupti_count.c).
+// on a real GPU (tests/gpu/check.sh). It prints what it launched as one line of "name=count" pairs,
+// each a counter the program kept as it made the calls (a launch, a copy, a memset, a graph launch and
+// the kernels its graph holds, an NVTX push), printed only when every call succeeded; the check compares
+// the recording with that line and with CUPTI's own count (tests/gpu/cupti_count.c).
 //   cuda_counts            the mixed workload: kernels on three streams, a templated kernel, a CUDA
 //                          graph replayed, copies of every direction, memsets, NVTX ranges
 //   cuda_counts --burst N  N empty kernels launched back to back (the recorder's rate, with no drop)
 //   cuda_counts --nosync   20 kernels of ~10 ms each, and exit without waiting for them
 //   cuda_counts --threads T  T host threads, each in its own NVTX range launching 1000 fill kernels
-//                          on its own stream
+//                          on its own stream (fill_thread_I=N: thread I's own count)
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
 #include <stdio.h>
@@ -31,6 +33,68 @@ static double now(void)
             exit(1);                                                                               \
         }                                                                                          \
     } while (0)
+
+/* What the program did, counted as it did it (the main thread's; --threads counts per thread) */
+static struct {
+    long fill, axpy, scale, tmpl_kernel, graph_step, empty_kernel, spin; /* kernels run, by name */
+    long kernels;                                                       /* all of them */
+    long cudaLaunchKernel, cudaGraphLaunch;                             /* the calls made */
+    long htod, dtoh, dtod, memset, nvtx;
+} counted;
+
+/* A kernel launch: its calls and, unless the stream is being captured into a graph, its kernel */
+#define LAUNCH(counter, capturing, kernel, grid, block, stream, ...)                                  \
+    do {                                                                                           \
+        kernel<<<grid, block, 0, stream>>>(__VA_ARGS__);                                           \
+        counted.cudaLaunchKernel++;                                                                \
+        if (!(capturing))                                                                          \
+            counted.counter++, counted.kernels++;                                                  \
+    } while (0)
+
+static void push(const char *name)
+{
+    nvtxRangePushA(name);
+    counted.nvtx++;
+}
+
+static void copy(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind, cudaStream_t s, bool async)
+{
+    if (async)
+        CHECK(cudaMemcpyAsync(dst, src, bytes, kind, s));
+    else
+        CHECK(cudaMemcpy(dst, src, bytes, kind));
+    if (kind == cudaMemcpyHostToDevice)
+        counted.htod++;
+    else if (kind == cudaMemcpyDeviceToHost)
+        counted.dtoh++;
+    else if (kind == cudaMemcpyDeviceToDevice)
+        counted.dtod++;
+}
+
+static void set(void *dst, size_t bytes, cudaStream_t s, bool async)
+{
+    if (async)
+        CHECK(cudaMemsetAsync(dst, 0, bytes, s));
+    else
+        CHECK(cudaMemset(dst, 0, bytes));
+    counted.memset++;
+}
+
+/* The kernel nodes a graph holds, as the graph itself lists them */
+static long graph_kernels(cudaGraph_t graph)
+{
+    size_t n = 0;
+    CHECK(cudaGraphGetNodes(graph, NULL, &n));
+    std::vector<cudaGraphNode_t> nodes(n);
+    CHECK(cudaGraphGetNodes(graph, nodes.data(), &n));
+    long k = 0;
+    for (size_t i = 0; i < n; i++) {
+        cudaGraphNodeType type;
+        CHECK(cudaGraphNodeGetType(nodes[i], &type));
+        k += type == cudaGraphNodeTypeKernel;
+    }
+    return k;
+}
 
 __global__ void fill(float *a, float v, int n)
 {
@@ -82,27 +146,32 @@ static int burst(long n)
     CHECK(cudaStreamCreate(&s));
     CHECK(cudaFree(0));
     double t0 = now();
-    nvtxRangePushA("burst");
+    push("burst");
     for (long i = 0; i < n; i++)
-        empty_kernel<<<1, 1, 0, s>>>();
+        LAUNCH(empty_kernel, false, empty_kernel, 1, 1, s);
     CHECK(cudaGetLastError());
     CHECK(cudaStreamSynchronize(s));
     nvtxRangePop();
-    fprintf(stderr, "cuda_counts: %ld launches and their completion in %.3f s\n", n, now() - t0);
+    fprintf(stderr, "cuda_counts: %ld launches and their completion in %.3f s\n", counted.empty_kernel, now() - t0);
     CHECK(cudaStreamDestroy(s));
-    printf("empty_kernel=%ld nvtx=1\n", n);
+    printf("empty_kernel=%ld kernels=%ld cudaLaunchKernel=%ld nvtx=%ld\n", counted.empty_kernel, counted.kernels,
+           counted.cudaLaunchKernel, counted.nvtx);
     return 0;
 }
 
-static void thread_work(int t, float *a, int n)
+/* One host thread's launches, counted by the thread itself (counted is the main thread's) */
+static void thread_work(int t, float *a, int n, long *launched)
 {
     char name[32];
     snprintf(name, sizeof name, "thread %d", t);
     cudaStream_t s;
     CHECK(cudaStreamCreate(&s));
     nvtxRangePushA(name);
-    for (int i = 0; i < 1000; i++)
+    for (int i = 0; i < 1000; i++) {
         fill<<<(n + 255) / 256, 256, 0, s>>>(a, (float)t, n);
+        (*launched)++;
+    }
+    CHECK(cudaGetLastError());
     CHECK(cudaStreamSynchronize(s));
     nvtxRangePop();
     CHECK(cudaStreamDestroy(s));
@@ -113,13 +182,29 @@ static int threads(int t)
     const int n = 1 << 16;
     float *a;
     CHECK(cudaMalloc(&a, (size_t)n * t * sizeof(float)));
+    std::vector<long> launched(t, 0);
     std::vector<std::thread> pool;
     for (int i = 0; i < t; i++)
-        pool.emplace_back(thread_work, i, a + (size_t)n * i, n);
+        pool.emplace_back(thread_work, i, a + (size_t)n * i, n, &launched[i]);
     for (auto &th : pool)
         th.join();
     CHECK(cudaFree(a));
-    printf("fill=%d threads=%d\n", 1000 * t, t);
+    long fills = 0;
+    for (int i = 0; i < t; i++)
+        fills += launched[i];
+    printf("fill=%ld threads=%zu", fills, pool.size());
+    for (int i = 0; i < t; i++)
+        printf(" fill_thread_%d=%ld", i, launched[i]);
+    printf("\n");
+    return 0;
+}
+
+static int nosync(void) /* main returns with the GPU still busy */
+{
+    for (int i = 0; i < 20; i++)
+        LAUNCH(spin, false, spin, 1, 1, 0, 20000000);
+    CHECK(cudaGetLastError());
+    printf("spin=%ld\n", counted.spin);
     return 0;
 }
 
@@ -127,13 +212,8 @@ int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--burst") == 0)
         return burst(atol(argv[2]));
-    if (argc == 2 && strcmp(argv[1], "--nosync") == 0) { /* main returns with the GPU still busy */
-        for (int i = 0; i < 20; i++)
-            spin<<<1, 1>>>(20000000);
-        CHECK(cudaGetLastError());
-        printf("spin=20\n");
-        return 0;
-    }
+    if (argc == 2 && strcmp(argv[1], "--nosync") == 0)
+        return nosync();
     if (argc == 3 && strcmp(argv[1], "--threads") == 0)
         return threads(atoi(argv[2]));
     const int n = 1 << 20, threads = 256, blocks = (n + threads - 1) / threads;
@@ -141,7 +221,7 @@ int main(int argc, char **argv)
     float *a, *b, *c, *host, *pinned;
     cudaStream_t s1, s2;
 
-    nvtxRangePushA("setup");
+    push("setup");
     CHECK(cudaMalloc(&a, bytes));
     CHECK(cudaMalloc(&b, bytes));
     CHECK(cudaMalloc(&c, bytes));
@@ -153,50 +233,54 @@ int main(int argc, char **argv)
     CHECK(cudaStreamCreate(&s2));
     nvtxRangePop();
 
-    nvtxRangePushA("copy_in");
+    push("copy_in");
     for (int i = 0; i < 4; i++) /* pageable, synchronous */
-        CHECK(cudaMemcpy(i % 2 ? a : b, host, bytes, cudaMemcpyHostToDevice));
+        copy(i % 2 ? a : b, host, bytes, cudaMemcpyHostToDevice, 0, false);
     for (int i = 0; i < 2; i++) /* pinned, asynchronous */
-        CHECK(cudaMemcpyAsync(c, pinned, bytes, cudaMemcpyHostToDevice, s1));
-    CHECK(cudaMemset(a, 0, bytes));
-    CHECK(cudaMemset(b, 0, bytes));
-    CHECK(cudaMemset(c, 0, bytes));
-    CHECK(cudaMemsetAsync(a, 0, bytes, s2));
-    CHECK(cudaMemsetAsync(b, 0, bytes, s2));
+        copy(c, pinned, bytes, cudaMemcpyHostToDevice, s1, true);
+    set(a, bytes, 0, false);
+    set(b, bytes, 0, false);
+    set(c, bytes, 0, false);
+    set(a, bytes, s2, true);
+    set(b, bytes, s2, true);
     CHECK(cudaDeviceSynchronize());
     nvtxRangePop();
 
-    nvtxRangePushA("compute");
+    push("compute");
     for (int i = 0; i < 100; i++)
-        fill<<<blocks, threads, 0, s1>>>(a, 1.0f, n);
+        LAUNCH(fill, false, fill, blocks, threads, s1, a, 1.0f, n);
     for (int i = 0; i < 50; i++)
-        axpy<<<blocks, threads, 0, s2>>>(b, c, 2.0f, n);
+        LAUNCH(axpy, false, axpy, blocks, threads, s2, b, c, 2.0f, n);
     for (int i = 0; i < 25; i++)
-        scale<<<blocks, threads>>>(c, 0.5f, n);
+        LAUNCH(scale, false, scale, blocks, threads, 0, c, 0.5f, n);
     for (int i = 0; i < 10; i++)
-        tmpl_kernel<3><<<blocks, threads, 0, s1>>>(a, n);
+        LAUNCH(tmpl_kernel, false, tmpl_kernel<3>, blocks, threads, s1, a, n);
     CHECK(cudaGetLastError());
     CHECK(cudaDeviceSynchronize());
     nvtxRangePop();
 
-    nvtxRangePushA("graph");
+    push("graph");
     cudaGraph_t graph;
     cudaGraphExec_t exec;
     CHECK(cudaStreamBeginCapture(s1, cudaStreamCaptureModeGlobal));
-    for (int i = 0; i < 5; i++)
-        graph_step<<<blocks, threads, 0, s1>>>(a, n);
+    for (int i = 0; i < 5; i++) /* launch calls made, no kernel run: captured */
+        LAUNCH(graph_step, true, graph_step, blocks, threads, s1, a, n);
     CHECK(cudaStreamEndCapture(s1, &graph));
     CHECK(cudaGraphInstantiate(&exec, graph, 0));
-    for (int i = 0; i < 4; i++)
+    long per_launch = graph_kernels(graph); /* all of them graph_step */
+    for (int i = 0; i < 4; i++) {
         CHECK(cudaGraphLaunch(exec, s1));
+        counted.cudaGraphLaunch++;
+        counted.graph_step += per_launch, counted.kernels += per_launch;
+    }
     CHECK(cudaStreamSynchronize(s1));
     nvtxRangePop();
 
-    nvtxRangePushA("copy_out");
+    push("copy_out");
     for (int i = 0; i < 3; i++)
-        CHECK(cudaMemcpy(host, a, bytes, cudaMemcpyDeviceToHost));
+        copy(host, a, bytes, cudaMemcpyDeviceToHost, 0, false);
     for (int i = 0; i < 2; i++)
-        CHECK(cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice));
+        copy(b, a, bytes, cudaMemcpyDeviceToDevice, 0, false);
     CHECK(cudaDeviceSynchronize());
     nvtxRangePop();
 
@@ -209,9 +293,12 @@ int main(int argc, char **argv)
     CHECK(cudaFree(c));
     CHECK(cudaFreeHost(pinned));
     free(host);
-    /* what the recording must hold: kernels by name, copies by direction, memsets, NVTX ranges,
-     * cudaLaunchKernel calls: 185 launches, and the 5 made while the stream was captured into the graph */
-    printf("fill=100 axpy=50 scale=25 tmpl_kernel=10 graph_step=20 kernels=205 htod=6 dtoh=3 dtod=2 memset=5 "
-           "nvtx=5 cudaLaunchKernel=190 cudaGraphLaunch=4\n");
+    /* what the recording must hold: kernels by name, copies by direction, memsets, NVTX ranges, and the
+     * launch calls (cudaLaunchKernel counts those made while the stream was captured into the graph) */
+    printf("fill=%ld axpy=%ld scale=%ld tmpl_kernel=%ld graph_step=%ld kernels=%ld htod=%ld dtoh=%ld dtod=%ld "
+           "memset=%ld nvtx=%ld cudaLaunchKernel=%ld cudaGraphLaunch=%ld graph_kernels=%ld\n",
+           counted.fill, counted.axpy, counted.scale, counted.tmpl_kernel, counted.graph_step, counted.kernels,
+           counted.htod, counted.dtoh, counted.dtod, counted.memset, counted.nvtx, counted.cudaLaunchKernel,
+           counted.cudaGraphLaunch, per_launch);
     return 0;
 }
