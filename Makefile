@@ -312,7 +312,7 @@ gpu-bundle: build/tracedb build/libtracedb_inject.so tests/gpu/cuda_counts.cu te
 	$(CUDA_HOME)/bin/nvcc -O2 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
 	  -gencode arch=compute_90,code=compute_90 -I$(CUDA_HOME)/include -o .gpu/bin/cuda_counts tests/gpu/cuda_counts.cu
 	$(CC) $(CSTD) $(WARN) -O2 -shared -fPIC -I$(CUDA_HOME)/include -o .gpu/bin/libcupti_count.so tests/gpu/cupti_count.c \
-	  -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcupti
+	  -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcupti -lstdc++
 	for l in $(GPU_LIBS); do cp -L $$(ldd build/tracedb build/libtracedb_inject.so | awk '$$1 ~ /^lib'$$l'\.so/ {print $$3; exit}') .gpu/lib/; done
 	cp -L $(CUDA_HOME)/lib64/libcupti.so.* .gpu/cupti/ 2>/dev/null || cp -L $$(ldd build/libtracedb_inject.so | awk '/libcupti/ {print $$3}') .gpu/cupti/
 
