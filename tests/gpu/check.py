@@ -1,11 +1,14 @@
 """check.py: compares a `tracedb record` database made on a real GPU with what is known independently:
-the program's own count of what it launched (tests/gpu/cuda_counts.cu prints it), CUPTI's own count of
-its activity records (tests/gpu/cupti_count.c), and PyTorch's profiler (Kineto) on the same work.
-Prints one PASS/FAIL line per check and exits 1 when any fails.
+the program's own count of what it launched (tests/gpu/cuda_counts.cu counts as it goes and prints it),
+CUPTI's own count of its activity records in a separate run of the same program (tests/gpu/cupti_count.c:
+per kind and per kernel name), and PyTorch's profiler (Kineto) on the same work. Never the recording
+with itself. Prints one PASS/FAIL line per check (a count that cannot be had is a FAIL with its reason)
+and exits 1 when any fails. tests/gpu/test_check.py checks these comparisons on made-up databases.
 
   check.py counts   DB "APP LINE" CUPTI_COUNTS     the mixed program (cuda_counts)
   check.py burst    DB "APP LINE" CUPTI_COUNTS     cuda_counts --burst N
-  check.py kineto   RECORDED_DB KINETO_DB          torch_app.py recorded vs its Kineto trace imported
+  check.py kineto   RECORDED_DB KINETO_DB CUPTI_COUNTS  torch_app.py recorded vs its Kineto trace imported
+                                                   and vs CUPTI's count of another run of it
   check.py nvtx_ops NVTX_DB KINETO_DB              torch_app.py --nvtx (emit_nvtx) ops vs Kineto's
   check.py launches RECORDED_DB                    tracedb launches ($TRACEDB) on a recording
   check.py threads  DB "APP LINE" CUPTI_COUNTS     cuda_counts --threads T
@@ -31,8 +34,10 @@ def check(ok, what, detail=""):
 
 
 def db(path):
-    c = sqlite3.connect("file:" + path + "?mode=ro", uri=True)
-    return c
+    """A database to read; a missing file is an error, never a new empty database."""
+    if not os.path.isfile(path):
+        raise sqlite3.OperationalError(f"no database {path}")
+    return sqlite3.connect("file:" + path + "?mode=ro", uri=True)
 
 
 def one(c, sql, *args):
@@ -40,32 +45,102 @@ def one(c, sql, *args):
 
 
 def app_counts(line):
+    """The program's own counts: its one line of name=count pairs."""
+    if not line.strip():
+        raise ValueError("the program printed no counts (it failed before its end?)")
     return {k: int(v) for k, v in (p.split("=") for p in line.split())}
 
 
+# the kinds CUPTI counts that become rows of the same kind; where calls may differ from run to run (a
+# Python program's), only the GPU's
+CUPTI_KINDS = ("kernel", "memcpy", "memset", "memory", "runtime", "driver")
+GPU_KINDS = ("kernel", "memcpy", "memset", "memory")
+
+
+def demangle(mangled):
+    """Demangled names by c++filt (binutils), for a counts file that gives only CUPTI's mangled ones."""
+    out = subprocess.run(["c++filt"], input="\n".join(mangled) + "\n", capture_output=True, text=True,
+                         check=True).stdout.split("\n")
+    return dict(zip(mangled, out))
+
+
 def cupti_counts(path):
-    kinds, names = {}, collections.Counter()
-    for line in open(path):
-        parts = line.rstrip("\n").split(" ", 2)
-        if parts[0] == "name":
-            names[parts[2]] += int(parts[1])
-        else:
+    """CUPTI's own counts as cupti_count.c writes them: ({kind: n}, Counter of kernels by demangled name),
+    or None after a FAIL line saying why there are none."""
+    what = "CUPTI's own counts (a separate run) read"
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError as e:
+        check(False, what, f"{path}: {e.strerror}")
+        return None
+    if not text.strip():
+        check(False, what, f"{path} is empty (the counted run never reached its exit?)")
+        return None
+    kinds, names, mangled = {}, collections.Counter(), collections.Counter()
+    for line in text.splitlines():
+        parts = line.split(" ", 3)
+        if parts[0] == "error":
+            check(False, what, line)
+            return None
+        if parts[0] == "name" and len(parts) >= 3 and parts[1].isdigit():
+            if len(parts) == 4:
+                names[parts[3]] += int(parts[1])
+            else:
+                mangled[parts[2]] += int(parts[1])
+        elif len(parts) == 2 and parts[1].isdigit():
             kinds[parts[0]] = int(parts[1])
+        else:
+            check(False, what, f"{path}: a line not in cupti_count's form: {line[:80]!r}")
+            return None
+    if mangled:  # an older counts file: the names as CUPTI gave them
+        try:
+            readable = demangle(sorted(mangled))
+        except (OSError, subprocess.CalledProcessError) as e:
+            check(False, what, f"its kernel names are mangled and c++filt (binutils) failed: {e}")
+            return None
+        for name, n in mangled.items():
+            names[readable[name] or name] += n
     return kinds, names
+
+
+def kernel_names(c):
+    return collections.Counter(dict(c.execute("SELECT name, count(*) FROM kernels GROUP BY name").fetchall()))
+
+
+def cupti_compare(c, cupti, kinds):
+    """The recording's rows of each kind, and its kernels name by name, against CUPTI's count of another run."""
+    rows = kernel_names(c)
+    if cupti is None:
+        check(False, "the recording against CUPTI's own counts", "no counts to compare with (above)")
+        return rows
+    counts, names = cupti
+    for kind in kinds:
+        if kind not in counts:
+            check(False, f"{kind} rows = CUPTI's {kind} records", f"CUPTI's file holds no count of {kind}")
+            continue
+        n = kind_count(c, kind)
+        seen = counts[kind] > 0 or kind != "kernel"
+        check(n == counts[kind] and seen, f"{kind} rows = CUPTI's {kind} records",
+              f"{n} vs {counts[kind]}" + ("" if seen else " (CUPTI saw no kernel)"))
+    check(counts.get("dropped") == 0, "CUPTI dropped nothing in its own run",
+          counts["dropped"] if "dropped" in counts else "CUPTI's file has no dropped line")
+    check(sum(names.values()) == counts.get("kernel"), "CUPTI's kernels by name add up to its kernel count",
+          f"{sum(names.values())} vs {counts.get('kernel', 'none')}")
+    diff = {n: (rows[n], names[n]) for n in sorted(set(rows) | set(names)) if rows[n] != names[n]}
+    check(names and not diff, "kernels name by name = CUPTI's (recorded, CUPTI)",
+          dict(list(diff.items())[:8]) if diff else f"{len(names)} names")
+    return rows
 
 
 def kind_count(c, kind):
     return one(c, "SELECT count(*) FROM event e JOIN kind k ON k.id = e.kind WHERE k.name = ?", kind)
 
 
-def common(c, cupti):
-    """What every recording must hold: CUPTI's records, each GPU row linked to its launch, sane times."""
-    kinds, names = cupti
-    for kind in ("kernel", "memcpy", "memset", "runtime", "driver"):
-        if kind in kinds:
-            check(kind_count(c, kind) == kinds[kind], f"{kind} rows = CUPTI's {kind} records",
-                  f"{kind_count(c, kind)} vs {kinds[kind]}")
-    check(kinds.get("dropped", 0) == 0, "CUPTI dropped nothing in its own run", kinds.get("dropped"))
+def common(c, cupti, kinds=CUPTI_KINDS):
+    """What every recording must hold: CUPTI's records (kinds, and kernels name by name), each GPU row
+    linked to its launch, sane times. Returns the recording's kernels by name."""
+    rows = cupti_compare(c, cupti, kinds)
     skipped = one(c, "SELECT coalesce(sum(skipped_events), 0) FROM trace")
     check(skipped == 0, "the recording dropped nothing (trace.skipped_events)", skipped)
     status = one(c, "SELECT value FROM meta WHERE key = 'import_status'")
@@ -88,10 +163,6 @@ def common(c, cupti):
         apart = one(c, "SELECT count(DISTINCT r.thread_id) FROM ranges r "
                        "WHERE NOT EXISTS (SELECT 1 FROM api_calls a WHERE a.thread_id = r.thread_id)")
         check(apart == 0, "each thread's NVTX ranges and calls share its track", f"{apart} tracks of ranges alone")
-    # each kernel name as CUPTI gave it (mangled) must appear as many times, demangled, in the database
-    rows = collections.Counter(dict(c.execute("SELECT name, count(*) FROM kernels GROUP BY name").fetchall()))
-    check(sum(rows.values()) == sum(names.values()), "kernels by name: the same total as CUPTI's",
-          f"{sum(rows.values())} vs {sum(names.values())}")
     return rows
 
 
@@ -104,6 +175,8 @@ def by_base(rows, base):
 def cmd_counts(path, line, cupti_path):
     c, want = db(path), app_counts(line)
     rows = common(c, cupti_counts(cupti_path))
+    k = kind_count(c, "kernel")
+    check(k == want["kernels"], "kernels = the program's count of the kernels it ran", f"{k} vs {want['kernels']}")
     for base in ("fill", "axpy", "scale", "tmpl_kernel", "graph_step"):
         check(by_base(rows, base) == want[base], f"{base} kernels = launched", f"{by_base(rows, base)} vs {want[base]}")
     copies = dict(c.execute("SELECT CASE WHEN name LIKE 'Memcpy HtoD%' THEN 'htod' WHEN name LIKE 'Memcpy DtoH%' "
@@ -130,7 +203,8 @@ def cmd_counts(path, line, cupti_path):
                 rng, "%" + base + "%")
         check(n == want[base], f"{base} launches inside the {rng} range", f"{n} vs {want[base]}")
     graph_launches = one(c, "SELECT count(DISTINCT launch_id) FROM kernels WHERE name LIKE '%graph_step%'")
-    check(graph_launches == want["cudaGraphLaunch"], "graph kernels: 5 per cudaGraphLaunch", graph_launches)
+    check(graph_launches == want["cudaGraphLaunch"], "graph kernels: one launch link per cudaGraphLaunch",
+          f"{graph_launches} vs {want['cudaGraphLaunch']}")
     geo = c.execute("SELECT DISTINCT grid_x, grid_y, grid_z, block_x, block_y, block_z FROM kernels "
                     "WHERE name LIKE 'fill%'").fetchall()
     check(geo == [(4096, 1, 1, 256, 1, 1)], "fill's launch geometry (4096 blocks of 256)", geo)
@@ -146,14 +220,15 @@ def cmd_burst(path, line, cupti_path):
 
 
 def cmd_threads(path, line, cupti_path):
-    """cuda_counts --threads T: each thread's range holds its 1000 launches, on its own track."""
+    """cuda_counts --threads T: each thread's range holds the launches it counted, on its own track."""
     c, want = db(path), app_counts(line)
     rows = common(c, cupti_counts(cupti_path))
     check(by_base(rows, "fill") == want["fill"], "fill kernels = launched", f"{by_base(rows, 'fill')} vs {want['fill']}")
-    per = c.execute("SELECT r.name, count(*) FROM kernels k JOIN event l ON l.id = k.launch_id "
-                    "JOIN ranges r ON r.id = l.parent_id WHERE k.name LIKE 'fill%' GROUP BY r.name").fetchall()
-    check(len(per) == want["threads"] and all(n == 1000 for _, n in per),
-          "each thread's 1000 launch calls nest in its own range", per)
+    per = dict(c.execute("SELECT r.name, count(*) FROM kernels k JOIN event l ON l.id = k.launch_id "
+                         "JOIN ranges r ON r.id = l.parent_id WHERE k.name LIKE 'fill%' GROUP BY r.name").fetchall())
+    launched = {f"thread {i}": want.get(f"fill_thread_{i}") for i in range(want["threads"])}
+    check(per == launched, "each thread's launch calls nest in its own range, as many as it counted",
+          f"{per} vs {launched}")
     tracks = one(c, "SELECT count(DISTINCT r.thread_id) FROM ranges r WHERE r.name LIKE 'thread %'")
     check(tracks == want["threads"], "a track per thread", tracks)
 
@@ -161,7 +236,7 @@ def cmd_threads(path, line, cupti_path):
 def cmd_nosync(path, line):
     """cuda_counts --nosync: the kernels still running when main returned are recorded, whole."""
     c, want = db(path), app_counts(line)
-    rows = collections.Counter(dict(c.execute("SELECT name, count(*) FROM kernels GROUP BY name").fetchall()))
+    rows = kernel_names(c)
     check(by_base(rows, "spin") == want["spin"], "kernels still running at exit recorded", f"{by_base(rows, 'spin')} vs {want['spin']}")
     check(one(c, "SELECT count(*) FROM kernels WHERE dur_ns <= 0 OR launch_id IS NULL") == 0,
           "each whole and linked to its launch", "")
@@ -224,14 +299,19 @@ def kernel_counts(c, window):
     return collections.Counter(dict(c.execute(sql + " GROUP BY k.name").fetchall()))
 
 
-def cmd_kineto(recorded, kineto):
-    r, k = kernel_counts(db(recorded), True), kernel_counts(db(kineto), False)
+def cmd_kineto(recorded, kineto, cupti_path):
+    """torch_app.py recorded: its measured window against Kineto's trace of another run (kernels name by
+    name), the whole run against CUPTI's count of a third (GPU kinds, kernels name by name), and the
+    recording's own soundness. PyTorch's calls are not compared by count: its threads' device queries
+    need not repeat from run to run."""
+    c = db(recorded)
+    r, k = kernel_counts(c, True), kernel_counts(db(kineto), False)
     check(sum(r.values()) > 0 and sum(r.values()) == sum(k.values()), "kernels in the measured window = Kineto's",
           f"{sum(r.values())} vs {sum(k.values())}")
-    diff = {n: (r[n], k[n]) for n in set(r) | set(k) if r[n] != k[n]}
-    check(not diff, "kernel names and counts = Kineto's", dict(list(diff.items())[:8]))
-    common(db(recorded), ({}, collections.Counter(dict(db(recorded).execute(
-        "SELECT name, count(*) FROM kernels GROUP BY name").fetchall()))))
+    diff = {n: (r[n], k[n]) for n in sorted(set(r) | set(k)) if r[n] != k[n]}
+    check(k and not diff, "kernel names and counts in the window = Kineto's (recorded, Kineto)",
+          dict(list(diff.items())[:8]) if diff else f"{len(k)} names")
+    common(c, cupti_counts(cupti_path), GPU_KINDS)
 
 
 def report_rows(path, *args):
@@ -270,8 +350,14 @@ def cmd_nvtx_ops(nvtx, kineto):
     check(a and a == b, "the aten operators with GPU time of their own = Kineto's", sorted(a ^ b)[:8])
 
 
+COMMANDS = {"counts": cmd_counts, "burst": cmd_burst, "kineto": cmd_kineto, "nvtx_ops": cmd_nvtx_ops,
+            "launches": cmd_launches, "threads": cmd_threads, "killed": cmd_killed, "nosync": cmd_nosync,
+            "maxrss": cmd_maxrss, "scale": cmd_scale}
+
+
 if __name__ == "__main__":
-    {"counts": cmd_counts, "burst": cmd_burst, "kineto": cmd_kineto, "nvtx_ops": cmd_nvtx_ops,
-     "launches": cmd_launches, "threads": cmd_threads, "killed": cmd_killed, "nosync": cmd_nosync,
-     "maxrss": cmd_maxrss, "scale": cmd_scale}[sys.argv[1]](*sys.argv[2:])
+    try:
+        COMMANDS[sys.argv[1]](*sys.argv[2:])
+    except (sqlite3.Error, OSError, KeyError, ValueError, TypeError, subprocess.CalledProcessError) as e:
+        check(False, "check.py " + " ".join(sys.argv[1:2]), f"stopped: {type(e).__name__}: {e}")
     sys.exit(1 if failed else 0)
