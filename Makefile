@@ -47,7 +47,7 @@ CLI_SRC  = analyzer/cli/main.c analyzer/cli/commands.c analyzer/cli/cmd_api.c an
 UNIT_SRC = $(filter-out $(if $(HAVE_CUPTI),,tests/unit/test_cupti.c tests/unit/test_record.c),$(wildcard tests/unit/*.c))
 HDRS     = $(wildcard include/*.h $(addsuffix /*.h,$(SRC_DIRS)))
 
-.PHONY: all build demo test check test-run clang-check valgrind bench fuzz fuzzers install deps clean gpu-bundle gpu-check
+.PHONY: all build demo test check test-run clang-check valgrind bench fuzz fuzzers install deps clean gpu-bundle gpu-bundle-files gpu-check
 all:
 	@sh tools/deps.sh build
 	@$(MAKE) --no-print-directory build
@@ -303,21 +303,46 @@ fuzz:
 
 # --- a real GPU (tests/gpu/check.sh): the programs and libraries the check runs, in .gpu/ (not tracked),
 #   to be run where a GPU is: `bash tests/gpu/check.sh .gpu OUTDIR` (needs the CUDA toolkit here);
-#   make gpu-check: both, on a machine with the toolkit and a GPU (results in build/gpu-check)
+#   make gpu-check: both, on a machine with the toolkit and a GPU (results in build/gpu-check).
+#   gpu-bundle first installs, as root on Debian, what the build and the check need (tools/deps.sh gpu).
+# cuda_counts is built for this machine's GPU (-arch=native) when nvidia-smi lists one, else for each
+# architecture from Volta (sm_70) to Hopper (sm_90) that this nvcc builds, with PTX of the last for newer
+# GPUs. CUDA 13's nvcc starts at sm_75 (Turing, T4): a V100 (sm_70) needs a CUDA 12 toolkit, whose
+# --list-gpu-code lists sm_70, and then it is built for too.
 GPU_LIBS = sqlite3 yajl simdjson cjson csv
-gpu-bundle: build/tracedb build/libtracedb_inject.so tests/gpu/cuda_counts.cu tests/gpu/cupti_count.c
+NVCC = $(CUDA_HOME)/bin/nvcc
+GPU_ARCHS = $(filter sm_70 sm_75 sm_80 sm_86 sm_89 sm_90,$(shell $(NVCC) --list-gpu-code 2>/dev/null))
+GPU_GENCODE = $(foreach a,$(GPU_ARCHS),-gencode arch=compute_$(a:sm_%=%),code=$(a)) \
+  -gencode arch=compute_$(lastword $(GPU_ARCHS:sm_%=%)),code=compute_$(lastword $(GPU_ARCHS:sm_%=%))
+CUDA_COUNTS_BUILD = $(NVCC) -O2 -I$(CUDA_HOME)/include -o .gpu/bin/cuda_counts tests/gpu/cuda_counts.cu
+gpu-bundle:
+	@sh tools/deps.sh gpu
 	@test -n "$(HAVE_CUPTI)" || { echo "gpu-bundle: needs the CUDA toolkit (CUDA_HOME)"; exit 1; }
+	@$(MAKE) --no-print-directory gpu-bundle-files
+
+gpu-bundle-files: build/tracedb build/libtracedb_inject.so tests/gpu/cuda_counts.cu tests/gpu/cupti_count.c
 	rm -rf .gpu && mkdir -p .gpu/bin .gpu/lib .gpu/cupti
 	cp build/tracedb build/libtracedb_inject.so .gpu/bin/
-	$(CUDA_HOME)/bin/nvcc -O2 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
-	  -gencode arch=compute_90,code=compute_90 -I$(CUDA_HOME)/include -o .gpu/bin/cuda_counts tests/gpu/cuda_counts.cu
+	@if nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then \
+	  echo "$(CUDA_COUNTS_BUILD) -arch=native"; \
+	  if $(CUDA_COUNTS_BUILD) -arch=native; then echo "-arch=native: $$(nvidia-smi --query-gpu=name,compute_cap --format=csv,noheader | head -1)" > .gpu/built_for.txt; \
+	  else echo "gpu-bundle: nvcc -arch=native failed (this GPU too old or too new for this nvcc?): building for $(GPU_ARCHS)"; fi; \
+	fi; \
+	if [ ! -f .gpu/built_for.txt ]; then \
+	  test -n "$(GPU_ARCHS)" || { echo "gpu-bundle: $(NVCC) lists none of sm_70 to sm_90"; exit 1; }; \
+	  echo "$(CUDA_COUNTS_BUILD) $(GPU_GENCODE)"; \
+	  $(CUDA_COUNTS_BUILD) $(GPU_GENCODE) && echo "$(GPU_ARCHS) and PTX of the last" > .gpu/built_for.txt; \
+	fi
 	$(CC) $(CSTD) $(WARN) -O2 -shared -fPIC -I$(CUDA_HOME)/include -o .gpu/bin/libcupti_count.so tests/gpu/cupti_count.c \
 	  -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcupti -lstdc++
 	for l in $(GPU_LIBS); do cp -L $$(ldd build/tracedb build/libtracedb_inject.so | awk '$$1 ~ /^lib'$$l'\.so/ {print $$3; exit}') .gpu/lib/; done
 	cp -L $(CUDA_HOME)/lib64/libcupti.so.* .gpu/cupti/ 2>/dev/null || cp -L $$(ldd build/libtracedb_inject.so | awk '/libcupti/ {print $$3}') .gpu/cupti/
 
-gpu-check: gpu-bundle
-	bash tests/gpu/check.sh .gpu build/gpu-check
+# the set-up and the check within 10 minutes: the check gets what the set-up left of 570 s
+gpu-check:
+	@t0=$$(date +%s); $(MAKE) --no-print-directory gpu-bundle && \
+	  echo "gpu-check: set-up in $$(($$(date +%s) - t0)) s" && \
+	  TOTAL_SECONDS=$${TOTAL_SECONDS:-$$((570 - $$(date +%s) + t0))} bash tests/gpu/check.sh .gpu build/gpu-check
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/tracedb \
