@@ -2,7 +2,7 @@
  * words ("Self CPU", not self_cpu_ns; the cells carry the units), columns empty in every row left out
  * (and those a report hides: ops' device columns on a trace with no GPU work), the table fitted to the terminal by cutting the widest names in the middle (the
  * template arguments' tail stays), and a line saying why when there are no rows. `tracedb sql` gets
- * its columns as named and every value whole. Cells never carry raw control characters. */
+ * its columns as named and every value whole. Neither cells nor headers carry raw control characters. */
 #include "render.h"
 #include "jsonbuf.h"
 #include <math.h>
@@ -651,7 +651,7 @@ static int table_collect(struct table *t, FILE *err)
 }
 
 /* The shown columns' headers (in words for a report; two alike told apart) and the widths their cells
- * need. 0 or -1. */
+ * need, each header as terminal-safe text. 0 or -1. */
 static int table_headers(struct table *t)
 {
     char head[128];
@@ -668,9 +668,15 @@ static int table_headers(struct table *t)
                     strncat(head, ends_with(name, "_ns") ? " time" : ends_with(name, "_bytes") ? " bytes" : " (2)",
                             sizeof head - strlen(head) - 1);
         }
-        t->heads[i] = strdup(opts.report ? head : name);
-        if (!t->heads[i])
+        /* terminal-safe as the cells are: a view's column may be named "\e]0;...\a" by whoever made the file */
+        struct buf b = {0};
+        const char *shown_name = opts.report ? head : name ? name : "";
+        table_text(&b, shown_name, strlen(shown_name));
+        if (buf_addc(&b, 0) != 0) {
+            buf_free(&b);
             return -1;
+        }
+        t->heads[i] = b.p;
         t->width[i] = text_width(t->heads[i]);
         if (t->cell_width[i] > t->width[i])
             t->width[i] = t->cell_width[i];

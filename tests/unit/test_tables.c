@@ -306,3 +306,22 @@ Test(tables, summary_of_a_job_and_of_a_machine_with_idle_gpus)
     run("rm -rf '%s'", dir);
     free(db), free(dir);
 }
+
+/* A database is a stranger's file: a view's column named with terminal escapes ("\e]0;...\a" retitles
+ * the window, "\e[2J" clears the screen) is shown escaped in the header, as cells are. */
+Test(tables, column_names_reach_the_terminal_escaped)
+{
+    char *dir = temp_dir();
+    char *db = db_of(dir, "tests/data/kineto/critical_path_alexnet_trace.json.gz");
+    cr_assert_eq(run("/usr/bin/python3 -c \"import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
+                     "c.execute('CREATE VIEW v AS SELECT 1 AS \\\"' + chr(27) + ']0;PWNED' + chr(7) + chr(27) + '[2J\\\"'); "
+                     "c.commit()\" '%s'", db),
+                 0);
+    int st;
+    char *out = run_capture(&st, "'%s' sql '%s' 'SELECT * FROM v'", tracedb(), db);
+    cr_expect_eq(st, 0, "%s", out);
+    cr_expect(!strchr(out, 0x1b) && !strchr(out, 0x07), "no raw escape reaches the terminal: %s", out);
+    cr_expect(strstr(out, "\\x1b]0;PWNED\\x07\\x1b[2J"), "the name, escaped: %s", out);
+    free(out);
+    cleanup(dir, db);
+}
