@@ -16,6 +16,10 @@ const char *src_path(const char *rel);
 /* Calls each(path, ctx) for every real trace in tests/data/kineto (its path in the source tree);
  * returns how many there were. */
 int each_real_trace(void (*each)(const char *path, void *ctx), void *ctx);
+/* Ends the test as skipped because what it needs is missing (why: what, and how to get it). Under CI
+ * (CI=true) a missing tool is a failure instead; elsewhere the reason is added to $TRACEDB_SKIPS (a
+ * file), which `make test` prints in one line at its end. */
+void skip_for_missing(const char *why);
 /* Files in dir whose name contains part (a count). */
 int count_files(const char *dir, const char *part);
 /* A new empty directory under /tmp (malloc'd). */

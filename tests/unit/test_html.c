@@ -102,7 +102,7 @@ static void expect_clean_render(const char *dom, const char *log)
 Test(html, report_shows_the_reports_numbers, .timeout = 300)
 {
     if (!have_chromium())
-        cr_skip_test("chromium is not installed (tools/deps.sh test installs it)");
+        skip_for_missing("chromium is not installed (tools/deps.sh test installs it)");
     char *dir = temp_dir(), db[1100], html[1100];
     snprintf(db, sizeof db, "%s/df.db", dir);
     snprintf(html, sizeof html, "%s/report.html", dir);
@@ -233,7 +233,7 @@ Test(html, report_shows_the_reports_numbers, .timeout = 300)
 Test(html, baseline_report_puts_the_gate_verdict_on_top, .timeout = 300)
 {
     if (!have_chromium())
-        cr_skip_test("chromium is not installed (tools/deps.sh test installs it)");
+        skip_for_missing("chromium is not installed (tools/deps.sh test installs it)");
     char *dir = temp_dir(), base[1100], new_db[1100], html[1100];
     snprintf(base, sizeof base, "%s/base.db", dir);
     snprintf(new_db, sizeof new_db, "%s/new.db", dir);
@@ -277,7 +277,7 @@ Test(html, baseline_report_puts_the_gate_verdict_on_top, .timeout = 300)
 Test(html, hostile_names_stay_text, .timeout = 120)
 {
     if (!have_chromium())
-        cr_skip_test("chromium is not installed (tools/deps.sh test installs it)");
+        skip_for_missing("chromium is not installed (tools/deps.sh test installs it)");
     char *dir = temp_dir(), trace[1100], db[1100], html[1100];
     snprintf(trace, sizeof trace, "%s/t.json", dir);
     snprintf(db, sizeof db, "%s/t.db", dir);

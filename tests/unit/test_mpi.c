@@ -49,7 +49,7 @@ static void check_against_plain_imports(int procs)
 {
     const char *mpi = mpi_binary();
     if (!mpi)
-        cr_skip_test("no tracedb-mpi (make mpi needs Open MPI: sh tools/deps.sh mpi)");
+        skip_for_missing("no tracedb-mpi (make mpi needs Open MPI: sh tools/deps.sh mpi)");
     char *dir = temp_dir(), cmd[8000], out[1200];
     snprintf(out, sizeof out, "%s/shards", dir);
     int o = snprintf(cmd, sizeof cmd, MPIRUN " '%s' import -q -o '%s'", procs, mpi, out);
@@ -118,7 +118,7 @@ Test(mpi, a_bad_trace_fails_its_shard_alone, .timeout = 300)
 {
     const char *mpi = mpi_binary();
     if (!mpi)
-        cr_skip_test("no tracedb-mpi");
+        skip_for_missing("no tracedb-mpi (make mpi needs Open MPI: sh tools/deps.sh mpi)");
     char *dir = temp_dir(), bad[1200], out[1200];
     snprintf(bad, sizeof bad, "%s/bad.json", dir);
     snprintf(out, sizeof out, "%s/shards", dir);
@@ -261,7 +261,7 @@ static void reports_under_mpi(int procs)
 {
     const char *mpi = mpi_binary();
     if (!mpi)
-        cr_skip_test("no tracedb-mpi");
+        skip_for_missing("no tracedb-mpi (make mpi needs Open MPI: sh tools/deps.sh mpi)");
     char *dir = temp_dir();
     make_job(dir);
     char runner[1200];
@@ -288,7 +288,7 @@ Test(mpi, a_process_past_its_timeout_ends_the_job, .timeout = 300)
 {
     const char *mpi = mpi_binary();
     if (!mpi)
-        cr_skip_test("no tracedb-mpi");
+        skip_for_missing("no tracedb-mpi (make mpi needs Open MPI: sh tools/deps.sh mpi)");
     char *dir = temp_dir(), fifo[1200];
     snprintf(fifo, sizeof fifo, "%s/stalled.json", dir);
     cr_assert_eq(run("mkfifo '%s'", fifo), 0);
