@@ -509,7 +509,13 @@ Test(reports, windows_over_a_trace_with_no_events, .timeout = 120)
     cleanup(dir, db);
 }
 
-Test(reports, every_report_runs_on_every_real_trace, .timeout = 300)
+/* A smoke test: each report exits 0 and prints JSON that parses, on every real trace. It checks no number;
+ * each report's numbers have tests of their own: summary (hta::summary_line_agrees_with_the_reports), ops
+ * (ops_device_time_and_memory_match_the_python_tree_walk, ops_rows_order_and_percentages_by_hand, FLOPs in
+ * resnet18_flops_match_pytorch, shapes in group_by_stack_and_shape), kernels and latency
+ * (latency_percentiles_and_kernel_stats_match_pandas, kernels_by_launch_configuration_by_hand), api
+ * (api_by_hand), memops and device (device_run_io_wait_idle_by_hand), memory (memory_peaks_leaks_by_hand). */
+Test(reports, smoke_every_report_exits_0_with_json_on_every_real_trace, .timeout = 300)
 {
     static const char *const reports[] = {"summary", "ops", "ops --with-flops --group-by shape", "kernels --kinds kernel,memcpy,memset",
                                           "kernels --group-by launch", "api", "memops", "latency", "latency --top-level --each",
