@@ -21,19 +21,26 @@ static const char export_usage[] =
 /* Fills temp.export_kinds from "op,kernel" (names from the kind table), or every kind. */
 static int export_kinds(sqlite3 *db, const char *list, struct cli *cli)
 {
-    if (sqlite3_exec(db, "CREATE TEMP TABLE export_kinds (id INTEGER PRIMARY KEY)", NULL, NULL, NULL) != SQLITE_OK)
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_exec(db, "CREATE TEMP TABLE export_kinds (id INTEGER PRIMARY KEY)", NULL, NULL, NULL) != SQLITE_OK ||
+        (!list && sqlite3_exec(db, "INSERT INTO export_kinds SELECT id FROM kind", NULL, NULL, NULL) != SQLITE_OK) ||
+        (list && sqlite3_prepare_v2(db, "INSERT INTO export_kinds SELECT id FROM kind WHERE name = ?1", -1, &st, NULL) !=
+                     SQLITE_OK)) { /* a damaged database, say */
+        fprintf(cli->io.err, "%s: %s\n", cli->io.prog, sqlite3_errmsg(db));
         return -1;
+    }
     if (!list)
-        return sqlite3_exec(db, "INSERT INTO export_kinds SELECT id FROM kind", NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "INSERT INTO export_kinds SELECT id FROM kind WHERE name = ?1", -1, &st, NULL) != SQLITE_OK)
-        return -1;
+        return 0;
     const char *p = list;
     int rc = 0;
     while (*p && rc == 0) {
         size_t n = strcspn(p, ",");
         sqlite3_bind_text(st, 1, p, (int)n, SQLITE_STATIC);
-        if (sqlite3_step(st) != SQLITE_DONE || sqlite3_changes(db) != 1) {
+        int step = sqlite3_step(st);
+        if (step != SQLITE_DONE) {
+            fprintf(cli->io.err, "%s: %s\n", cli->io.prog, sqlite3_errmsg(db));
+            rc = -1;
+        } else if (sqlite3_changes(db) != 1) {
             fprintf(cli->io.err, "%s: unknown kind '%.*s' (see: tracedb sql run.db \"SELECT name FROM kind\")\n",
                     cli->io.prog, (int)n, p);
             rc = -1;
@@ -54,8 +61,10 @@ static int export_table(sqlite3 *db, const char *name, FILE *out, struct cli *cl
     const char *found = NULL;
     char *quoted = NULL;
     if (sqlite3_prepare_v2(db, "SELECT name FROM sqlite_schema WHERE type IN ('table', 'view') AND name = ?1", -1, &st,
-                           NULL) != SQLITE_OK)
+                           NULL) != SQLITE_OK) {
+        fprintf(cli->io.err, "%s: %s\n", cli->io.prog, sqlite3_errmsg(db));
         return 1;
+    }
     sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
     if (sqlite3_step(st) == SQLITE_ROW)
         found = (const char *)sqlite3_column_text(st, 0);
@@ -71,7 +80,8 @@ static int export_table(sqlite3 *db, const char *name, FILE *out, struct cli *cl
     if (sqlite3_prepare_v2(db, quoted, -1, &st, NULL) == SQLITE_OK) {
         rc = render_query(st, FMT_CSV, out, cli->io.err) < 0;
         sqlite3_finalize(st);
-    }
+    } else
+        fprintf(cli->io.err, "%s: %s\n", cli->io.prog, sqlite3_errmsg(db));
     sqlite3_free(quoted);
     return rc;
 }

@@ -14,6 +14,7 @@
 #define CELL_MAX 4096  /* longer values are cut in the middle even with --wide */
 #define MIN_FIT_WIDTH 20 /* a name column is not narrowed below this to fit the terminal */
 #define NO_TERMINAL_WIDTH 100 /* with no terminal to fit (a pipe, a file), names are cut at this width */
+#define TABLE_MAX_ROWS 200000 /* `tracedb sql`'s table is read whole before it prints (its widths): held to this many rows */
 
 static struct render_options opts; /* zero: `tracedb sql` (raw headers, nothing cut or left out) */
 static char opts_text[4][512];     /* copies of its strings: a caller's buffer may be gone by the render */
@@ -464,6 +465,7 @@ struct table {
     sqlite3_stmt *st;
     int first, ncol, nshow;
     int64_t rows;
+    int held;                     /* the query had more than TABLE_MAX_ROWS rows: the table stops there */
     struct buf cells;             /* every cell, NUL-terminated, row after row */
     size_t *row_at, caprows;      /* where each row's first cell starts in cells */
     size_t *cell_width;           /* each column's widest cell */
@@ -612,16 +614,25 @@ static int table_collect(struct table *t, FILE *err)
 {
     int rc;
     enum cell_class *cls = malloc(((size_t)t->ncol + 1) * sizeof *cls);
-    if (!cls)
+    if (!cls) {
+        fprintf(err, "tracedb: out of memory\n");
         return -1;
+    }
     for (int i = 0; i < t->ncol; i++)
         cls[i] = cell_class_of(sqlite3_column_name(t->st, t->first + i));
     while ((rc = sqlite3_step(t->st)) == SQLITE_ROW) {
+        if (!opts.report && t->rows == TABLE_MAX_ROWS) { /* (a report reads its rows whole, to count them) */
+            t->held = 1;
+            rc = SQLITE_DONE;
+            break;
+        }
         if ((size_t)t->rows == t->caprows) {
             t->caprows = t->caprows ? t->caprows * 2 : 256;
             size_t *n = realloc(t->row_at, t->caprows * sizeof *n);
             if (!n) {
                 free(cls);
+                fprintf(err, "tracedb: out of memory after %lld rows of the table (--format csv streams them)\n",
+                        (long long)t->rows);
                 return -1;
             }
             t->row_at = n;
@@ -633,6 +644,8 @@ static int table_collect(struct table *t, FILE *err)
             table_cell(t->st, t->first + i, type, cls[i], &t->cells);
             if (t->cells.n <= at || t->cells.p[t->cells.n - 1] != 0) { /* out of memory: the cell is not whole */
                 free(cls);
+                fprintf(err, "tracedb: out of memory after %lld rows of the table (--format csv streams them)\n",
+                        (long long)t->rows);
                 return -1;
             }
             size_t w = text_width(t->cells.p + at);
@@ -812,6 +825,11 @@ int64_t render_table(sqlite3_stmt *st, int first, FILE *out, FILE *err)
     table_rule(&t, o);
     table_body(&t, o);
     result = t.rows;
+    if (t.held) { /* said after the rows it shows; an error, since rows are missing */
+        fprintf(err, "tracedb: the table stops at its first %d rows (the query has more): --format csv or json "
+                     "streams every row, or add LIMIT\n", TABLE_MAX_ROWS);
+        result = -1;
+    }
 done:
     if (o && o->n) /* (only the lines before a failure) */
         out_flush(o);

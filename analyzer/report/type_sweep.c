@@ -32,12 +32,14 @@ struct row_keys {
     struct strmap types; /* name id -> TU_* type */
 };
 
-/* 0; 1 when a rank is neither NULL nor an integer; -1 on error. */
+/* 0; 1 when a rank is neither NULL nor an integer; -1 on error (printed). */
 static int keys_load(struct row_keys *k, sqlite3 *db, struct report_io *io)
 {
     strmap_init(&k->types);
     int rc = sweep_ranks_load(&k->ranks, db), step;
     sqlite3_stmt *st = NULL;
+    if (rc < 0)
+        fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
     if (rc != 0 || !(st = report_prepare(db, "gpu_name_types", io)))
         return rc ? rc : -1;
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
@@ -49,6 +51,8 @@ static int keys_load(struct row_keys *k, sqlite3 *db, struct report_io *io)
     }
     if (rc == 0 && step != SQLITE_DONE)
         rc = -1;
+    if (rc < 0) /* a damaged database, say: said here, as every other error of the pass is */
+        fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
     sqlite3_finalize(st);
     return rc;
 }

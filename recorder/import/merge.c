@@ -82,6 +82,9 @@ int tdb_merge(const char *db_path, const char *const *inputs, int ninputs, unsig
             fprintf(err, "tracedb: nothing written to %s\n", db_path);
             return -1;
         }
+        if (c == 0)
+            fprintf(err, "tracedb: %s is partial (meta import_status: its import or recording did not complete): the "
+                         "merged database is marked partial too\n", inputs[i]);
         complete &= c;
     }
     if (!db) {

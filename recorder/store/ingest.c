@@ -585,6 +585,11 @@ struct tdb_ingest *tdb_ingest_open(const char *path, enum tdb_open_mode mode, FI
         fprintf(err, "tracedb: %s already exists; use --force to replace it or --append to add to it\n", path);
         return NULL;
     }
+    if ((mode == TDB_OPEN_CREATE || live) && lstat(path, &sb) == 0) { /* a link to nothing: said before any work */
+        fprintf(err, "tracedb: %s is a symbolic link to a file that does not exist; name the file itself, or use "
+                     "--force to replace the link\n", path);
+        return NULL;
+    }
     if (mode == TDB_OPEN_APPEND && !exists) {
         fprintf(err, "tracedb: %s: no such database to append to\n", path);
         return NULL;
