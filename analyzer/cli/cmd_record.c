@@ -7,14 +7,17 @@
 #include "cli.h"
 #include "db_guard.h"
 #include "output_claim.h"
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char record_usage[] =
@@ -76,6 +79,32 @@ static void record_summary(const char *path, struct cli *cli)
     sqlite3_close(db);
 }
 
+/* The recordings of the program's child processes (each writes its own, OUT.PID, recording.c), made since
+ * started: named, so that none is left unsaid. */
+static void record_children(const char *out, time_t started, struct cli *cli)
+{
+    const char *slash = strrchr(out, '/');
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - out) + (slash == out) : 1, slash ? out : ".");
+    const char *base = slash ? slash + 1 : out;
+    size_t bn = strlen(base);
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        const char *digits = e->d_name + bn + 1;
+        char path[PATH_MAX + 256];
+        struct stat sb;
+        if (strncmp(e->d_name, base, bn) != 0 || e->d_name[bn] != '.' || !*digits ||
+            strspn(digits, "0123456789") != strlen(digits))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (stat(path, &sb) == 0 && sb.st_mtime >= started)
+            fprintf(cli->io.err, "tracedb: process %s (a child of the program, or another recorder of %s) recorded "
+                                 "into %s\n", digits, out, slash ? path : e->d_name);
+    }
+    if (d)
+        closedir(d);
+}
+
 int cmd_record(int argc, char **argv, struct cli *cli)
 {
     const char *out = "run.db", *kinds = NULL, *schedule = NULL;
@@ -131,6 +160,26 @@ int cmd_record(int argc, char **argv, struct cli *cli)
                 cli->io.prog);
         return 1;
     }
+    /* the name claimed now, atomically (an empty file the program's recording takes over): of two
+     * recordings started at once to one name, one runs and the other is told, before its program runs */
+    char token[PATH_MAX + 8];
+    snprintf(token, sizeof token, "%s-claim", out);
+    int claim = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644), e = errno;
+    if (claim < 0) {
+        fprintf(cli->io.err, "%s: %s %s\n", cli->io.prog, out,
+                e == EEXIST ? "already exists (another recording took it meanwhile); use --force to replace it"
+                            : tdb_out_reason(e));
+        return e == EEXIST ? 2 : 1;
+    }
+    close(claim);
+    int token_fd = open(token, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644); /* the first process to remove it takes out */
+    if (token_fd < 0) {
+        fprintf(cli->io.err, "%s: cannot write %s: %s\n", cli->io.prog, token, tdb_out_reason(errno));
+        unlink(out);
+        return 1;
+    }
+    close(token_fd);
+    time_t started = time(NULL);
     if (out[0] == '/')
         snprintf(abs_out, sizeof abs_out, "%s", out);
     else {
@@ -149,6 +198,7 @@ int cmd_record(int argc, char **argv, struct cli *cli)
     char lv[8];
     snprintf(lv, sizeof lv, "%d", (int)level);
     setenv("TRACEDB_OUTPUT", abs_out, 1);
+    setenv("TRACEDB_OUTPUT_CLAIMED", abs_out, 1); /* the empty file there is this recording's to take */
     setenv("TRACEDB_LEVEL", lv, 1);
     if (kinds)
         setenv("TRACEDB_KINDS", kinds, 1);
@@ -159,6 +209,7 @@ int cmd_record(int argc, char **argv, struct cli *cli)
     pid_t pid = fork();
     if (pid < 0) {
         fprintf(cli->io.err, "%s: fork: %s\n", cli->io.prog, strerror(errno));
+        unlink(out), unlink(token);
         return 1;
     }
     if (pid == 0) {
@@ -169,7 +220,13 @@ int cmd_record(int argc, char **argv, struct cli *cli)
     int status;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
-    record_summary(out, cli);
+    if (unlink(token) == 0 && stat(out, &sb) == 0 && sb.st_size == 0) { /* never taken: no recording was made */
+        unlink(out);
+        fprintf(cli->io.err, "tracedb: no database was written at %s (did the program make any NVTX, CUDA or tracedb "
+                             "call?)\n", out);
+    } else
+        record_summary(out, cli);
+    record_children(out, started, cli);
     if (WIFSIGNALED(status)) {
         fprintf(cli->io.err, "tracedb: %s was killed by signal %d\n", cmd[0], WTERMSIG(status));
         return 128 + WTERMSIG(status);

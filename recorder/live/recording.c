@@ -671,7 +671,15 @@ __attribute__((constructor)) static void rec_env_open(void)
         return;
     struct stat sb;
     char alt[4096];
-    if (stat(out, &sb) == 0) { /* one database per process: a child of a recorded program gets its own */
+    /* tracedb record claimed the name (an empty file) and left a token beside it: the first process of the
+     * program to remove the token (unlink succeeds once) takes the name; any other gets a name of its own */
+    const char *claimed = getenv("TRACEDB_OUTPUT_CLAIMED");
+    char token[4096];
+    if (claimed && strcmp(claimed, out) == 0 && (size_t)snprintf(token, sizeof token, "%s-claim", out) < sizeof token &&
+        unlink(token) == 0) {
+        if (stat(out, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == 0)
+            unlink(out);
+    } else if (stat(out, &sb) == 0) { /* one database per process: a child of a recorded program gets its own */
         snprintf(alt, sizeof alt, "%s.%ld", out, (long)getpid());
         out = alt;
     }

@@ -567,3 +567,46 @@ Test(record, a_thread_moves_to_the_next_recording)
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+/* Two recordings started at once to one name: the name is claimed before either program runs, so one
+ * records into it and the other is refused ("already exists"), never both saying they wrote it. Two
+ * processes of one recorded program: the first takes the name, the other records into NAME.PID, and
+ * tracedb record names it. A program that records nothing leaves no file behind. */
+Test(record, one_name_one_recording_and_every_other_database_named, .timeout = 60)
+{
+    char *dir = temp_dir();
+    const char *sample = build_path("build/nvtx_sample");
+    for (int round = 0; round < 3; round++) {
+        int st;
+        char *out = run_capture(&st,
+                                "cd '%s' && rm -f s.db*; { '%s' record -o s.db -- sh -c 'sleep 0.3; exec \"$0\"' '%s' "
+                                ">/dev/null 2>a.err; echo a=$?; } & { '%s' record -o s.db -- sh -c 'sleep 0.3; exec \"$0\"' "
+                                "'%s' >/dev/null 2>b.err; echo b=$?; }; wait; cat a.err b.err; ls",
+                                dir, tracedb(), sample, tracedb(), sample);
+        cr_expect((strstr(out, "a=0") != NULL) + (strstr(out, "b=0") != NULL) == 1, "one recording ran: %s", out);
+        cr_expect((strstr(out, "a=2") != NULL) + (strstr(out, "b=2") != NULL) == 1, "the other was refused: %s", out);
+        cr_expect(strstr(out, "s.db already exists"), "and said why: %s", out);
+        const char *said = strstr(out, "dropped. Next:");
+        cr_expect(said && !strstr(said + 1, "dropped. Next:"), "one summary only: %s", out);
+        cr_expect(!strstr(out, "s.db."), "no database under another name: %s", out);
+        free(out);
+    }
+    int st;
+    char *out = run_capture(&st, "cd '%s' && rm -f c.db*; '%s' record -o c.db -- sh -c '\"$0\" & \"$0\"; wait' '%s' "
+                                 "2>&1 >/dev/null; ls", dir, tracedb(), sample);
+    cr_expect_eq(st, 0, "%s", out);
+    const char *child = strstr(out, "recorded into c.db.");
+    cr_expect(child, "the second process's database is named: %s", out);
+    if (child) {
+        char name[64];
+        snprintf(name, sizeof name, "\n%.*s\n", (int)strcspn(child + 14, "\n"), child + 14);
+        cr_expect(strstr(out, name), "and it is there (%s): %s", name + 1, out);
+    }
+    cr_expect(!strstr(out, "c.db-claim"), "the claim's token is gone: %s", out);
+    free(out);
+    out = run_capture(&st, "cd '%s' && '%s' record -o t.db -- true 2>&1; ls", dir, tracedb());
+    cr_expect(strstr(out, "no database was written at t.db") && !strstr(out, "\nt.db"), "nothing left: %s", out);
+    free(out);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
