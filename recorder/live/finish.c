@@ -9,6 +9,7 @@
  * closing would have given its committed events, through the importer's own end-of-trace path. */
 #define _GNU_SOURCE
 #include "tracedb.h"
+#include "db_guard.h"
 #include "ingest.h"
 #include "output_claim.h"
 #include "stage_convert.h"
@@ -18,6 +19,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* The events a database holds (its committed ones, its WAL's included), or -1 when it cannot be read. */
+static int64_t event_count(const char *path)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st = NULL;
+    int64_t n = -1;
+    if (tdb_db_open(path, SQLITE_OPEN_READONLY, &db) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, "SELECT count(*) FROM event", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        n = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return n;
+}
 
 /* Builds db_path from the staging file at stage (fd open on it). */
 static int finish_from_stage(const char *db_path, const char *stage, int fd, FILE *err)
@@ -64,6 +79,17 @@ static int finish_from_stage(const char *db_path, const char *stage, int fd, FIL
         return -1;
     }
     if (tdb_ingest_finish(ing, closed && !dropped) != 0) {
+        tdb_out_discard(tmp);
+        return -1;
+    }
+    /* never a database that holds less than the one it replaces: a staging file cut short (or damaged
+     * past its first chunks) would lose what the recording had committed */
+    int64_t had = event_count(db_path), has = event_count(tmp);
+    if (had > has) {
+        fprintf(err, "tracedb: %s: its staging file %s holds %lld events, fewer than the %lld the database already "
+                     "has (the file was cut short or damaged): the database is left as it was, and the staging file "
+                     "too; remove the staging file to keep the database as it is\n",
+                db_path, stage, (long long)has, (long long)had);
         tdb_out_discard(tmp);
         return -1;
     }

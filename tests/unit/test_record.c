@@ -610,3 +610,33 @@ Test(record, one_name_one_recording_and_every_other_database_named, .timeout = 6
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+/* A staging file cut short (a full disk, a copy cut short) holds fewer events than the database had
+ * committed from it: finish refuses to replace the database with less, says both counts, and leaves the
+ * database and the staging file as they were. */
+Test(record, finish_never_replaces_a_database_with_one_holding_less, .timeout = 60)
+{
+    char *dir = temp_dir(), db[1100], stage[1200];
+    snprintf(db, sizeof db, "%s/cut.db", dir);
+    snprintf(stage, sizeof stage, "%s-stage", db);
+    cr_assert_eq(run("'%s' crash '%s' > /dev/null & pid=$!; sleep 0.8; kill -9 $pid; wait $pid; true",
+                     build_path("build/test/record_sample"), db), 0);
+    struct stat sb;
+    cr_assert_eq(stat(stage, &sb), 0);
+    int64_t had = file_int(db, "SELECT count(*) FROM event");
+    cr_assert_gt(had, 1000, "the recording committed its marks before the kill (%lld)", (long long)had);
+    cr_assert_gt(sb.st_size, 65536);
+    cr_assert_eq(truncate(stage, 8192), 0, "cut to its first 8 KiB: a few hundred events at most");
+    int st;
+    char *out = run_capture(&st, "'%s' finish '%s' 2>&1", tracedb(), db);
+    cr_expect_eq(st, 1, "%s", out);
+    char want[64];
+    snprintf(want, sizeof want, "fewer than the %lld the database already has", (long long)had);
+    cr_expect(strstr(out, want), "'%s' in: %s", want, out);
+    free(out);
+    cr_expect_eq(file_int(db, "SELECT count(*) FROM event"), had, "the database holds what it held");
+    struct stat after;
+    cr_expect(stat(stage, &after) == 0 && after.st_size == 8192, "the staging file is kept");
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
