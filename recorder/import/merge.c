@@ -46,7 +46,7 @@ int tdb_merge(const char *db_path, const char *const *inputs, int ninputs, unsig
     sqlite3 *db = tdb_ingest_sqlite(ing);
     int complete = 1;
     for (int i = 0; db && i < ninputs; i++) {
-        sqlite3_stmt *st;
+        sqlite3_stmt *st = NULL;
         char uri[12400], why[9000];
         struct stat sb;
         if (stat(inputs[i], &sb) != 0 || !S_ISREG(sb.st_mode)) { /* never made by ATTACH */
