@@ -33,7 +33,8 @@ one() {
     echo "fuzz $t: FAILED after ${runs:-?} runs (build/fuzz/$t.log):"; grep -m1 -A25 'ERROR\|==ERROR\|runtime error\|deadly signal\|timeout' "build/fuzz/$t.log"
     return 1
   fi
-  echo "fuzz $t: ${runs:-?} runs in ${seconds} s (${speed:-?}/s), $cov, corpus $(ls "build/fuzz/corpus/$t" | wc -l) new inputs"
+  reached=$(grep -o 'fuzz_cli: [0-9]* of [0-9]* runs reached their report' "build/fuzz/$t.log" | tail -1 | sed 's/^fuzz_cli: /; /')
+  echo "fuzz $t: ${runs:-?} runs in ${seconds} s (${speed:-?}/s), $cov, corpus $(ls "build/fuzz/corpus/$t" | wc -l) new inputs$reached"
 }
 set -- "$@"
 while [ $# -gt 0 ]; do
