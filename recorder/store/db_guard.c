@@ -76,11 +76,35 @@ int tdb_db_open(const char *path, int flags, sqlite3 **db)
     return tdb_db_open_new(path, flags, NULL, db);
 }
 
+/* Whether path is a database in WAL mode (its header's read and write versions are 2) with no -wal file
+ * beside it: no connection has it open, and a reader would create -wal and -shm and write into them. */
+static int wal_mode_and_closed(const char *path)
+{
+    unsigned char head[20];
+    FILE *f = fopen(path, "rb");
+    size_t got = f ? fread(head, 1, sizeof head, f) : 0;
+    if (f)
+        fclose(f);
+    char wal[4200];
+    struct stat sb;
+    return got == sizeof head && memcmp(head, "SQLite format 3", 16) == 0 && head[18] == 2 && head[19] == 2 &&
+           (size_t)snprintf(wal, sizeof wal, "%s-wal", path) < sizeof wal && stat(wal, &sb) != 0;
+}
+
 int tdb_db_open_new(const char *path, int flags, const char *setup, sqlite3 **db)
 {
-    char literal[4096];
+    char literal[4096], uri[12400];
     *db = NULL;
-    int rc = sqlite3_open_v2(tdb_db_literal_path(path, literal, sizeof literal), db, flags | SQLITE_OPEN_NOMUTEX, NULL);
+    const char *name = tdb_db_literal_path(path, literal, sizeof literal);
+    /* read-only on a closed WAL-mode database: immutable, so that nothing is created or written beside it
+     * (with a -wal there, a writer may be at work: SQLite's shared memory is then how readers see it) */
+    if ((flags & SQLITE_OPEN_READONLY) && wal_mode_and_closed(path) && tdb_db_readonly_uri(path, uri, sizeof uri) &&
+        strlen(uri) + sizeof "&immutable=1" <= sizeof uri) {
+        strcat(uri, "&immutable=1");
+        name = uri;
+        flags |= SQLITE_OPEN_URI;
+    }
+    int rc = sqlite3_open_v2(name, db, flags | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc != SQLITE_OK)
         return rc;
     if (setup && (rc = sqlite3_exec(*db, setup, NULL, NULL, NULL)) != SQLITE_OK)
