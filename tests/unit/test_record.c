@@ -295,15 +295,22 @@ Test(record, a_full_disk_drops_counted_never_silent, .timeout = 120)
 
 /* A staging file torn by the crash keeps its whole chunks; one damaged inside is refused with its byte
  * offset, and the database is left as it was. */
+/* dir/name, recorded by record_sample crash and killed with SIGKILL after 0.8 s: its path in db (n bytes),
+ * its staging file's in stage (n + 100), the staging file's stat in sb. */
+static void killed_recording(const char *dir, const char *name, char *db, char *stage, size_t n, struct stat *sb)
+{
+    snprintf(db, n, "%s/%s", dir, name);
+    snprintf(stage, n + 100, "%s-stage", db);
+    cr_assert_eq(run("'%s' crash '%s' > /dev/null & pid=$!; sleep 0.8; kill -9 $pid; wait $pid; true",
+                     build_path("build/test/record_sample"), db), 0);
+    cr_assert_eq(stat(stage, sb), 0);
+}
+
 Test(record, finish_keeps_whole_chunks_and_names_damage, .timeout = 60)
 {
     char *dir = temp_dir(), db[1100], stage[1200];
-    snprintf(db, sizeof db, "%s/torn.db", dir);
-    snprintf(stage, sizeof stage, "%s-stage", db);
-    cr_assert_eq(run("'%s' crash '%s' > /dev/null & pid=$!; sleep 0.8; kill -9 $pid; wait $pid; true",
-                     build_path("build/test/record_sample"), db), 0);
     struct stat sb;
-    cr_assert_eq(stat(stage, &sb), 0);
+    killed_recording(dir, "torn.db", db, stage, sizeof db, &sb);
     int st;
     char *refused = run_capture(&st, "rm '%s' && '%s' record -o '%s' -- true 2>&1", db, tracedb(), db);
     cr_assert_eq(st, 2, "a new recording does not start over a staging file left behind: %s", refused);
@@ -617,12 +624,8 @@ Test(record, one_name_one_recording_and_every_other_database_named, .timeout = 6
 Test(record, finish_never_replaces_a_database_with_one_holding_less, .timeout = 60)
 {
     char *dir = temp_dir(), db[1100], stage[1200];
-    snprintf(db, sizeof db, "%s/cut.db", dir);
-    snprintf(stage, sizeof stage, "%s-stage", db);
-    cr_assert_eq(run("'%s' crash '%s' > /dev/null & pid=$!; sleep 0.8; kill -9 $pid; wait $pid; true",
-                     build_path("build/test/record_sample"), db), 0);
     struct stat sb;
-    cr_assert_eq(stat(stage, &sb), 0);
+    killed_recording(dir, "cut.db", db, stage, sizeof db, &sb);
     int64_t had = file_int(db, "SELECT count(*) FROM event");
     cr_assert_gt(had, 1000, "the recording committed its marks before the kill (%lld)", (long long)had);
     cr_assert_gt(sb.st_size, 65536);
