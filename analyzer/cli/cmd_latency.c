@@ -36,6 +36,10 @@ int cmd_latency(int argc, char **argv, struct cli *cli)
         fprintf(cli->io.err, "%s: --name and --top-level do not go together\n", cli->io.prog);
         return 2;
     }
+    if (tid && !top) { /* a filter left unapplied would give every thread's numbers as if they were one's */
+        fprintf(cli->io.err, "%s: --thread goes with --top-level\n", cli->io.prog);
+        return 2;
+    }
     if (each && sc.sort[0] == 't') /* the default sort of the instance list is time */
         sc.sort = "start_ns";
     const char *sort = scope_sort_column(&sc, latency_sort_keys, &cli->io);
