@@ -2,6 +2,7 @@
 #include "cli.h"
 #include "output_claim.h"
 #include "tracedb.h"
+#include <sys/stat.h>
 
 static const char merge_usage[] = "tracedb merge IN.db... -o job.db [--force]";
 
@@ -25,6 +26,11 @@ int cmd_merge(int argc, char **argv, struct cli *cli)
             fprintf(cli->io.err, "%s: %s is an input of this merge; name another output\n", cli->io.prog, out);
             return 2;
         }
+    struct stat sb;
+    if (!force && stat(out, &sb) == 0 && !S_ISDIR(sb.st_mode)) { /* said here: the library's message offers --append, which merge lacks */
+        fprintf(cli->io.err, "%s: %s already exists; use --force to replace it\n", cli->io.prog, out);
+        return 1;
+    }
     int rc = tdb_merge(out, (const char *const *)argv, n, force ? TDB_IMPORT_FORCE : 0u, cli->io.err);
     return rc < 0 ? 1 : rc;
 }

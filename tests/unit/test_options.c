@@ -463,6 +463,7 @@ Test(options, merge_replaces_an_existing_output_only_with_force)
     char *err = run_capture(&st, "'%s' merge '%s' -o '%s' 2>&1", tracedb(), bdb, job);
     cr_expect_eq(st, 1, "refused: %s", err);
     cr_expect(strstr(err, "job.db already exists; use --force to replace it"), "%s", err);
+    cr_expect(!strstr(err, "--append"), "no option merge lacks is offered: %s", err);
     free(err);
     cr_expect_eq(run("cmp -s '%s' '%s/job.before'", job, dir), 0, "job.db is as it was");
     cr_assert_eq(run("'%s' merge '%s' -o '%s' --force 2>/dev/null", tracedb(), bdb, job), 0);
