@@ -1,6 +1,8 @@
 /* record_sample.c: a program that uses tracedb's C API, for tests/unit/test_record.c.
  *   record_sample api DB     ranges, scopes, marks, counters, memory, steps under a schedule
  *   record_sample env        the same calls with no tdb_open: TRACEDB_OUTPUT decides
+ *   record_sample steps      6 steps (tdb_step), each making the calls of env once, with no tdb_open:
+ *                            TRACEDB_OUTPUT, TRACEDB_SCHEDULE, TRACEDB_KINDS and TRACEDB_LEVEL decide
  *   record_sample crash DB   records 10 ranges and 1000 marks, begins a range it never ends, waits 300 ms (past a
  *                            commit), then records 100 marks a millisecond until killed, printing the
  *                            count after each 1000
@@ -201,6 +203,13 @@ int main(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "env") == 0) {
         for (int i = 0; i < 3; i++)
             work();
+        return 0; /* closed at exit */
+    }
+    if (argc >= 2 && strcmp(argv[1], "steps") == 0) {
+        for (int i = 0; i < 6; i++) {
+            tdb_step();
+            work();
+        }
         return 0; /* closed at exit */
     }
     if (argc >= 3 && strcmp(argv[1], "flushes") == 0) {

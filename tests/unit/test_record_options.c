@@ -1,0 +1,205 @@
+/* test_record_options.c: tracedb record's --kinds, --level and --schedule, and the TRACEDB_KINDS, TRACEDB_LEVEL
+ * and TRACEDB_SCHEDULE variables a recorded program reads, on what the recording holds. What the programs
+ * record, read from them:
+ *   tests/record_sample.c `steps`: 6 steps (tdb_step: ranges ProfilerStep#1..6), each holding forward {
+ *   aten::linear { alloc, counter loss, free } } and a mark: 2 ranges, 1 mark, 2 memory events and 1 counter
+ *   a step, with no tdb_open (TRACEDB_OUTPUT names the database);
+ *   samples/nvtx_sample.c, through the injection library: 8 ranges, 2 operators (emit_nvtx names) and 1 mark.
+ * Built only with the CUDA toolkit (the NVTX headers and the injection library), as test_record.c is. */
+#include "helpers.h"
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Commands start with none of the variables from the test's own environment. */
+#define CLEAN_ENV "env -u TRACEDB_KINDS -u TRACEDB_LEVEL -u TRACEDB_SCHEDULE -u TRACEDB_OUTPUT "
+
+/* What a recording of record_sample steps holds, in one line. */
+static char *steps_held(const char *db)
+{
+    sqlite3 *d = db_open(db);
+    char *s = db_text(d, "SELECT 'steps ' || coalesce((SELECT group_concat(step, ',') FROM (SELECT step FROM steps ORDER BY step)), '-')"
+                         " || '; forward ' || (SELECT count(*) FROM ranges WHERE name = 'forward')"
+                         " || '; aten::linear ' || (SELECT count(*) FROM ranges WHERE name = 'aten::linear')"
+                         " || '; marks ' || (SELECT count(*) FROM events WHERE kind = 'instant' AND name = 'mark')"
+                         " || '; counters ' || (SELECT count(*) FROM counter)"
+                         " || '; memory ' || (SELECT count(*) FROM memory_events)"
+                         " || '; events ' || (SELECT count(*) FROM events)");
+    sqlite3_close(d);
+    return s;
+}
+
+/* What a recording of nvtx_sample holds, in one line. */
+static char *nvtx_held(const char *db)
+{
+    sqlite3 *d = db_open(db);
+    char *s = db_text(d, "SELECT 'ranges ' || (SELECT count(*) FROM events WHERE kind = 'range')"
+                         " || '; ops ' || (SELECT count(*) FROM events WHERE kind = 'op')"
+                         " || '; marks ' || (SELECT count(*) FROM events WHERE kind = 'instant')"
+                         " || '; events ' || (SELECT count(*) FROM events)");
+    sqlite3_close(d);
+    return s;
+}
+
+static const char *inject_lib(void)
+{
+    const char *lib = getenv("TRACEDB_INJECT");
+    return lib && *lib ? lib : src_path("build/libtracedb_inject.so");
+}
+
+/* Runs `ENV tracedb record -o DIR/NAME.db FLAGS -- PROGRAM` (program: record_sample steps or nvtx_sample) and
+ * returns what the recording holds. */
+static char *recorded(const char *dir, const char *name, const char *env, const char *flags, int nvtx)
+{
+    char db[1200];
+    snprintf(db, sizeof db, "%s/%s.db", dir, name);
+    int st = run(CLEAN_ENV "%s '%s' record -o '%s' %s -- '%s'%s 2>/dev/null", env, tracedb(), db, flags,
+                 src_path(nvtx ? "build/nvtx_sample" : "build/test/record_sample"), nvtx ? "" : " steps");
+    cr_assert_eq(st, 0, "record %s %s: the program's status", env, flags);
+    return nvtx ? nvtx_held(db) : steps_held(db);
+}
+
+/* Runs PROGRAM with ENV and TRACEDB_OUTPUT=DIR/NAME.db (nvtx_sample through the injection library), no
+ * tracedb record, and returns what the recording holds. */
+static char *recorded_by_env(const char *dir, const char *name, const char *env, int nvtx)
+{
+    char db[1200];
+    snprintf(db, sizeof db, "%s/%s.db", dir, name);
+    int st;
+    if (nvtx)
+        st = run(CLEAN_ENV "%s TRACEDB_OUTPUT='%s' NVTX_INJECTION64_PATH='%s' '%s' 2>/dev/null", env, db, inject_lib(),
+                 src_path("build/nvtx_sample"));
+    else
+        st = run(CLEAN_ENV "%s TRACEDB_OUTPUT='%s' '%s' steps 2>/dev/null", env, db, src_path("build/test/record_sample"));
+    cr_assert_eq(st, 0, "%s: the program ran", env);
+    return nvtx ? nvtx_held(db) : steps_held(db);
+}
+
+static const char all_steps[] = "steps 1,2,3,4,5,6; forward 6; aten::linear 6; marks 6; counters 6; memory 12; events 36";
+static const char all_nvtx[] = "ranges 8; ops 2; marks 1; events 11";
+
+/* --kinds LIST keeps exactly those host kinds. record_sample steps (36 events: 6 steps, 6 forward, 6
+ * aten::linear, 6 marks, 12 memory; 6 counters apart):
+ *   no --kinds: everything;  --kinds instant,counter: 6 marks and 6 counters (the steps are ranges: none);
+ *   --kinds memory: the 12 memory events alone;  --kinds range: the steps and both ranges of each, 18
+ * nvtx_sample (11 events): --kinds range: 8 ranges and 2 operators;  --kinds instant: the mark alone. */
+Test(options, record_kinds_keeps_exactly_those_kinds, .timeout = 120)
+{
+    char *dir = temp_dir();
+    static const struct {
+        const char *flags, *held;
+        int nvtx;
+    } want[] = {
+        {"", all_steps, 0},
+        {"--kinds instant,counter", "steps -; forward 0; aten::linear 0; marks 6; counters 6; memory 0; events 6", 0},
+        {"--kinds memory", "steps -; forward 0; aten::linear 0; marks 0; counters 0; memory 12; events 12", 0},
+        {"--kinds range", "steps 1,2,3,4,5,6; forward 6; aten::linear 6; marks 0; counters 0; memory 0; events 18", 0},
+        {"", all_nvtx, 1},
+        {"--kinds range", "ranges 8; ops 2; marks 0; events 10", 1},
+        {"--kinds instant", "ranges 0; ops 0; marks 1; events 1", 1},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "kinds%zu", i);
+        char *held = recorded(dir, name, "", want[i].flags, want[i].nvtx);
+        cr_expect_str_eq(held, want[i].held, "record %s -- %s", want[i].flags, want[i].nvtx ? "nvtx_sample" : "record_sample steps");
+        free(held);
+    }
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* --level 1 is device work only: with no GPU work in either program, a recording of nothing (a database of
+ * 0 events); --level 2, the default, everything. */
+Test(options, record_level_1_keeps_no_host_events, .timeout = 120)
+{
+    char *dir = temp_dir();
+    static const struct {
+        const char *flags, *held;
+        int nvtx;
+    } want[] = {
+        {"--level 1", "steps -; forward 0; aten::linear 0; marks 0; counters 0; memory 0; events 0", 0},
+        {"--level 2", all_steps, 0},
+        {"--level 1", "ranges 0; ops 0; marks 0; events 0", 1},
+        {"--level 2", all_nvtx, 1},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "level%zu", i);
+        char *held = recorded(dir, name, "", want[i].flags, want[i].nvtx);
+        cr_expect_str_eq(held, want[i].held, "record %s -- %s", want[i].flags, want[i].nvtx ? "nvtx_sample" : "record_sample steps");
+        free(held);
+    }
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* --schedule skip_first,wait,warmup,active,repeat (PyTorch's), over record_sample's 6 steps; a step k is
+ * kept when k - 1 - skip_first = pos >= 0, pos % (wait + warmup + active) >= wait + warmup, and (repeat > 0)
+ * pos < repeat cycles; what happens in a step goes with it (2 ranges, 1 mark, 1 counter, 2 memory events).
+ *   0,1,0,1,2: cycles of 2 steps, the second active, twice: pos 1 and 3, steps 2 and 4
+ *   3,0,0,2,0: skip 3, then every step (cycles of 2 active, forever): steps 4, 5 and 6
+ *   1,1,1,2,1: skip 1, wait 1, warm up 1, then 2 active, once: steps 4 and 5 */
+Test(options, record_schedule_keeps_the_active_steps, .timeout = 120)
+{
+    char *dir = temp_dir();
+    static const struct {
+        const char *flags, *held;
+    } want[] = {
+        {"", all_steps},
+        {"--schedule 0,1,0,1,2", "steps 2,4; forward 2; aten::linear 2; marks 2; counters 2; memory 4; events 12"},
+        {"--schedule 3,0,0,2,0", "steps 4,5,6; forward 3; aten::linear 3; marks 3; counters 3; memory 6; events 18"},
+        {"--schedule 1,1,1,2,1", "steps 4,5; forward 2; aten::linear 2; marks 2; counters 2; memory 4; events 12"},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "schedule%zu", i);
+        char *held = recorded(dir, name, "", want[i].flags, 0);
+        cr_expect_str_eq(held, want[i].held, "record %s", want[i].flags);
+        free(held);
+    }
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* The variables themselves, with no tracedb record: a program linked with libtracedb (record_sample) and an
+ * NVTX program through the injection library read them when TRACEDB_OUTPUT opens their recording. Expected
+ * as for the options above:
+ *   TRACEDB_KINDS=instant,counter: 6 marks, 6 counters;  TRACEDB_KINDS=range (nvtx): 8 ranges, 2 operators
+ *   TRACEDB_LEVEL=1: nothing (both programs);  TRACEDB_LEVEL=2: everything
+ *   TRACEDB_SCHEDULE=2,0,1,1,0: skip 2, cycles of warmup 1 and active 1, forever: pos = k - 3 odd: steps 4, 6
+ *   TRACEDB_SCHEDULE=2,0,1,1,0 with TRACEDB_KINDS=memory: the 2 memory events of steps 4 and 6 each
+ * and tracedb record's option wins over a variable the program would inherit. */
+Test(options, environment_variables_choose_kinds_level_schedule, .timeout = 120)
+{
+    char *dir = temp_dir();
+    static const struct {
+        const char *env, *held;
+        int nvtx;
+    } want[] = {
+        {"", all_steps, 0},
+        {"TRACEDB_KINDS=instant,counter", "steps -; forward 0; aten::linear 0; marks 6; counters 6; memory 0; events 6", 0},
+        {"TRACEDB_LEVEL=1", "steps -; forward 0; aten::linear 0; marks 0; counters 0; memory 0; events 0", 0},
+        {"TRACEDB_LEVEL=2", all_steps, 0},
+        {"TRACEDB_SCHEDULE=2,0,1,1,0", "steps 4,6; forward 2; aten::linear 2; marks 2; counters 2; memory 4; events 12", 0},
+        {"TRACEDB_SCHEDULE=2,0,1,1,0 TRACEDB_KINDS=memory",
+         "steps -; forward 0; aten::linear 0; marks 0; counters 0; memory 4; events 4", 0},
+        {"", all_nvtx, 1},
+        {"TRACEDB_KINDS=range", "ranges 8; ops 2; marks 0; events 10", 1},
+        {"TRACEDB_LEVEL=1", "ranges 0; ops 0; marks 0; events 0", 1},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "env%zu", i);
+        char *held = recorded_by_env(dir, name, want[i].env, want[i].nvtx);
+        cr_expect_str_eq(held, want[i].held, "%s %s", want[i].env, want[i].nvtx ? "nvtx_sample" : "record_sample steps");
+        free(held);
+    }
+    char *held = recorded(dir, "wins", "TRACEDB_KINDS=memory TRACEDB_LEVEL=1", "--kinds instant,counter --level 2", 0);
+    cr_expect_str_eq(held, "steps -; forward 0; aten::linear 0; marks 6; counters 6; memory 0; events 6");
+    free(held);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
