@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "db_guard.h"
 #include "output_claim.h"
+#include "recording.h"
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -133,6 +134,9 @@ int cmd_record(int argc, char **argv, struct cli *cli)
         fprintf(cli->io.err, "%s: --level is 1 or 2\n", cli->io.prog);
         return 2;
     }
+    struct tdb_options checked; /* --kinds and --schedule as the program's recording will read them: said now */
+    if (tdb_recording_options(NULL, kinds, schedule, &checked, cli->io.err) != 0)
+        return 2;
     struct stat sb;
     char stage[PATH_MAX];
     const char *why = tdb_out_unwritable(out, stage, sizeof stage);

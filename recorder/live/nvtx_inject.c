@@ -2,7 +2,7 @@
  * PyTorch's emit_nvtx use it) loads the library named by NVTX_INJECTION64_PATH at the first NVTX
  * call and calls its InitializeInjectionNvtx2(); we write our functions into NVTX's callback tables
  * (core and domain modules), so every push/pop, start/end, mark and domain range of the program lands
- * in the recording (recording.c), opened from TRACEDB_OUTPUT if it is not open yet.
+ * in the recording (recording.c) that TRACEDB_OUTPUT names, opened by this library's constructor.
  * PyTorch's "aten::mm, seq = 3, op_id = 7, sizes = [...]" ranges become operators with their shapes. */
 #define _GNU_SOURCE
 #include "recording.h"
@@ -144,11 +144,11 @@ int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get); /* NVTX looks this u
 
 __attribute__((visibility("default"))) int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get)
 {
-    if (!tdb_current()) { /* the program did not open one: TRACEDB_OUTPUT says where */
-        const char *out = getenv("TRACEDB_OUTPUT");
-        if (!out || !tdb_open(out, NULL))
-            return 0; /* NVTX then calls nothing of ours */
-    }
+    /* the recording TRACEDB_OUTPUT names, opened by this library's constructor (recording.c) with the options
+     * TRACEDB_LEVEL, TRACEDB_KINDS and TRACEDB_SCHEDULE give; none when they were refused (CUPTI's capture
+     * does the same) */
+    if (!tdb_current())
+        return 0; /* NVTX then calls nothing of ours */
     const NvtxExportTableCallbacks *cb = get ? (const NvtxExportTableCallbacks *)get(NVTX_ETID_CALLBACKS) : NULL;
     if (!cb || !cb->GetModuleFunctionTable)
         return 0;

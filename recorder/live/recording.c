@@ -318,6 +318,33 @@ static int rec_kinds(const struct tdb_options *o, unsigned *mask)
     return 0;
 }
 
+int tdb_recording_options(const char *level, const char *kinds, const char *schedule, struct tdb_options *o, FILE *err)
+{
+    *o = (struct tdb_options){.level = 2, .kinds = kinds};
+    if (level)
+        o->level = atoi(level);
+    unsigned mask;
+    if (rec_kinds(o, &mask) != 0) {
+        fprintf(err, "tracedb: unknown kind in '%s' (range, instant, counter, memory)\n", kinds);
+        return -1;
+    }
+    int *v[] = {&o->skip_first, &o->wait, &o->warmup, &o->active, &o->repeat};
+    const char *p = schedule;
+    for (size_t i = 0; p && i < sizeof v / sizeof v[0]; i++) { /* five whole numbers, comma-separated, nothing else */
+        char *end = NULL;
+        errno = 0;
+        long n = *p >= '0' && *p <= '9' ? strtol(p, &end, 10) : -1;
+        if (n < 0 || n > 1000000000 || errno || *end != (i + 1 < sizeof v / sizeof v[0] ? ',' : '\0')) {
+            fprintf(err, "tracedb: a schedule is skip_first,wait,warmup,active,repeat (five whole numbers of steps), not '%s'\n",
+                    schedule);
+            return -1;
+        }
+        *v[i] = (int)n;
+        p = end + 1;
+    }
+    return 0;
+}
+
 /* Whether records may hold the processor's time-stamp counter instead of CLOCK_REALTIME (half the cost
  * of a clock read): on x86-64 when the kernel itself keeps time with it (its clocksource is "tsc", which
  * it chooses only when the counter is constant-rate and synchronized across cores), unless
@@ -669,6 +696,10 @@ __attribute__((constructor)) static void rec_env_open(void)
     const char *out = getenv("TRACEDB_OUTPUT");
     if (!out || !*out || atomic_load(&rec_global))
         return;
+    struct tdb_options o;
+    /* options refused: nothing recorded, and the name tracedb record claimed is left to it to say so */
+    if (tdb_recording_options(getenv("TRACEDB_LEVEL"), getenv("TRACEDB_KINDS"), getenv("TRACEDB_SCHEDULE"), &o, stderr) != 0)
+        return;
     struct stat sb;
     char alt[4096];
     /* tracedb record claimed the name (an empty file) and left a token beside it: the first process of the
@@ -682,15 +713,6 @@ __attribute__((constructor)) static void rec_env_open(void)
     } else if (stat(out, &sb) == 0) { /* one database per process: a child of a recorded program gets its own */
         snprintf(alt, sizeof alt, "%s.%ld", out, (long)getpid());
         out = alt;
-    }
-    struct tdb_options o = {.level = 2};
-    const char *level = getenv("TRACEDB_LEVEL"), *schedule = getenv("TRACEDB_SCHEDULE");
-    if (level)
-        o.level = atoi(level);
-    o.kinds = getenv("TRACEDB_KINDS");
-    if (schedule && sscanf(schedule, "%d,%d,%d,%d,%d", &o.skip_first, &o.wait, &o.warmup, &o.active, &o.repeat) != 5) {
-        fprintf(stderr, "tracedb: TRACEDB_SCHEDULE wants skip_first,wait,warmup,active,repeat, not '%s'\n", schedule);
-        return;
     }
     if (tdb_open(out, &o))
         atexit(rec_env_close);

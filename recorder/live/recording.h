@@ -3,11 +3,17 @@
 #ifndef TDB_RECORDING_H
 #define TDB_RECORDING_H
 #include "tracedb.h"
+#include <stdio.h>
 
 /* A range with a category (an NVTX domain, whose handle stays valid until the process ends), and the
  * end of the innermost range of that domain on this thread (NVTX keeps a range stack per domain). */
 void tdb_range_push_cat(const char *name, const char *cat);
 void tdb_range_pop_cat(const char *cat);
+
+/* The options TRACEDB_LEVEL, TRACEDB_KINDS and TRACEDB_SCHEDULE give (each NULL: its default), into *o
+ * (the strings are not copied): 0, or -1 with the reason on err when one names no kind recording keeps
+ * or the schedule is not five whole numbers of steps (tracedb record says so before the program runs). */
+int tdb_recording_options(const char *level, const char *kinds, const char *schedule, struct tdb_options *o, FILE *err);
 
 /* Appends complete events (stage_event records, stage_format.h: CUPTI's) to the recording's staging file. */
 int tdb_recording_stage_events(tdb_recording *rec, const void *events, size_t bytes);

@@ -203,3 +203,68 @@ Test(options, environment_variables_choose_kinds_level_schedule, .timeout = 120)
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+/* A kind or a schedule recording cannot take is refused before the program runs: exit 2, the reason said,
+ * the program not run (it would touch a file), no database: --kinds rnage (no such kind), --schedule with
+ * four numbers, a negative one, or a number followed by letters. Given as variables to a program run without
+ * tracedb record, the program runs, says why, and records nothing: no database, no staging file, through the
+ * injection library as through libtracedb; through tracedb record (a variable the program inherits), it says
+ * that no database was written. */
+Test(options, record_refuses_kinds_and_schedules_it_cannot_take, .timeout = 120)
+{
+    char *dir = temp_dir();
+    static const struct {
+        const char *flags, *says;
+    } bad[] = {
+        {"--kinds rnage", "unknown kind in 'rnage'"},
+        {"--schedule 1,1,1,2", "not '1,1,1,2'"},
+        {"--schedule 1,1,1,2,-1", "not '1,1,1,2,-1'"},
+        {"--schedule 1,1,1,2,1x", "not '1,1,1,2,1x'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int st;
+        char *err = run_capture(&st, "cd '%s' && " CLEAN_ENV "'%s' record -o bad.db %s -- sh -c 'touch ran' 2>&1", dir, tracedb(),
+                                bad[i].flags);
+        cr_expect_eq(st, 2, "record %s: exit 2: %s", bad[i].flags, err);
+        cr_expect(strstr(err, bad[i].says), "record %s: says %s: %s", bad[i].flags, bad[i].says, err);
+        free(err);
+        cr_expect_eq(count_files(dir, "ran"), 0, "record %s: the program did not run", bad[i].flags);
+        cr_expect_eq(count_files(dir, "bad.db"), 0, "record %s: no database", bad[i].flags);
+        run("rm -f '%s/ran' '%s'/bad.db*", dir, dir);
+    }
+    static const struct {
+        const char *env;
+        int nvtx;
+        const char *says;
+    } vars[] = {
+        {"TRACEDB_KINDS=rnage", 1, "unknown kind in 'rnage'"},
+        {"TRACEDB_SCHEDULE=1,2", 1, "not '1,2'"},
+        {"TRACEDB_KINDS=rnage", 0, "unknown kind in 'rnage'"},
+        {"TRACEDB_SCHEDULE=1,2", 0, "not '1,2'"},
+    };
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        int st;
+        char *err;
+        if (vars[i].nvtx)
+            err = run_capture(&st, "cd '%s' && " CLEAN_ENV "%s TRACEDB_OUTPUT=var.db NVTX_INJECTION64_PATH='%s' '%s' 2>&1", dir,
+                              vars[i].env, inject_lib(), src_path("build/nvtx_sample"));
+        else
+            err = run_capture(&st, "cd '%s' && " CLEAN_ENV "%s TRACEDB_OUTPUT=var.db '%s' steps 2>&1", dir, vars[i].env,
+                              src_path("build/test/record_sample"));
+        cr_expect_eq(st, 0, "%s: the program ran: %s", vars[i].env, err);
+        cr_expect(strstr(err, vars[i].says), "%s: says %s: %s", vars[i].env, vars[i].says, err);
+        free(err);
+        cr_expect_eq(count_files(dir, "var.db"), 0, "%s %s: no database, no staging file", vars[i].env,
+                     vars[i].nvtx ? "nvtx_sample" : "record_sample steps");
+        run("rm -f '%s'/var.db*", dir);
+    }
+    int st;
+    char *err = run_capture(&st, "cd '%s' && " CLEAN_ENV "TRACEDB_KINDS=rnage '%s' record -o inherited.db -- '%s' 2>&1", dir,
+                            tracedb(), src_path("build/nvtx_sample"));
+    cr_expect_eq(st, 0, "the program's status: %s", err);
+    cr_expect(strstr(err, "unknown kind in 'rnage'") && strstr(err, "no database was written at inherited.db"), "%s", err);
+    free(err);
+    cr_expect_eq(count_files(dir, "inherited.db"), 0, "no database, no staging file, no claim left");
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
