@@ -1,0 +1,245 @@
+/* test_hta_critical_path.c: tracedb critical-path against HTA's critical_path_analysis (run once:
+ * tests/oracle/hta_critical_path.py and hta_critical_path_hand.py; tests/data/hta_critical_path_expected.json,
+ * critical_path_hand/expected.json) and a trace worked by hand. */
+#include "hta_helpers.h"
+#include "helpers.h"
+#include <cjson/cJSON.h>
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdint.h>
+#include <unistd.h>
+
+/* critical-path DB --each lists n edges: each (type, bound, event name) and its weight in ns. */
+static void expect_path(const char *db, size_t n, const char *const (*want)[3], const double *dur)
+{
+    cJSON *each = critical_path_json(db, "--each"), *s;
+    cr_assert_eq(cJSON_GetArraySize(each), (int)n);
+    size_t i = 0;
+    cJSON_ArrayForEach(s, each)
+    {
+        const char *type = cJSON_GetObjectItem(s, "type")->valuestring, *bound = cJSON_GetObjectItem(s, "bound")->valuestring;
+        const char *name = cJSON_GetObjectItem(s, "name")->valuestring;
+        cr_expect(strcmp(type, want[i][0]) == 0 && strcmp(bound, want[i][1]) == 0 && strcmp(name, want[i][2]) == 0 &&
+                      field(s, "dur_ns") == dur[i],
+                  "edge %zu: %s %s %s %g; want %s %s %s %g", i + 1, type, bound, name, field(s, "dur_ns"), want[i][0],
+                  want[i][1], want[i][2], dur[i]);
+        i++;
+    }
+    cJSON_Delete(each);
+}
+
+static double bound_us(const cJSON *c, const char *k)
+{
+    return field(cJSON_GetObjectItem(c, "bound_us"), k);
+}
+
+/* tracedb critical-path equals HTA's critical_path_analysis on 14 cases from 12 real traces (HTA's own
+ * test traces, alexnet in 3 windows and the multi-stream event sync one, and every other real trace HTA's
+ * analysis runs on): in HTA's window and rounding (--drop-last-step --hta-rounding) the path's length, its
+ * sums per bound, its edges (count, types, and a digest of their weights in order; for paths of up to
+ * 4000 edges each edge's type, weight and event name) and the graph's size. Where tracedb differs on
+ * purpose: HTA keeps one kernel per CUDA graph launch (it links a launch call to the last kernel sharing
+ * its correlation), tracedb every one, so on the two traces replaying CUDA graphs the graph has 2 nodes
+ * more per dropped kernel (counted here in SQL) and the same path. */
+Test(hta, critical_path_equals_hta, .timeout = 300)
+{
+    cJSON *doc;
+    char rel[200];
+    snprintf(rel, sizeof rel, "tests/data/%s", "hta_critical_path_expected.json");
+    char *text = read_file(src_path(rel), NULL), *dir = temp_dir();
+    doc = cJSON_Parse(text);
+    free(text);
+    cJSON *cases = cJSON_GetObjectItem(doc, "cases"), *c;
+    cr_assert(cJSON_GetArraySize(cases) >= 14);
+    int checked = 0, listed = 0;
+    cJSON_ArrayForEach(c, cases)
+    {
+        const char *trace = cJSON_GetObjectItem(c, "trace")->valuestring;
+        const char *annotation = cJSON_GetObjectItem(c, "annotation")->valuestring;
+        const cJSON *inst = cJSON_GetObjectItem(c, "instance");
+        char db[1200], args[600];
+        snprintf(db, sizeof db, "%s/%s.db", dir, trace);
+        if (access(db, F_OK) != 0)
+            import_real(dir, trace, db, sizeof db);
+        if (*annotation)
+            snprintf(args, sizeof args, "--range '%s#%d' --drop-last-step --hta-rounding", annotation, inst->valueint);
+        else
+            snprintf(args, sizeof args, "--drop-last-step --hta-rounding");
+        cJSON *rows = critical_path_json(db, args), *row = cJSON_GetArrayItem(rows, 0);
+        cr_assert_eq(cJSON_GetArraySize(rows), 1, "%s %s", trace, args);
+        cr_expect_eq(field(row, "path_ns"), field(c, "path_us") * 1000, "%s %s: %g vs HTA %g us", trace, args,
+                     field(row, "path_ns"), field(c, "path_us"));
+        static const char *const bounds[][2] = {{"cpu_ns", "cpu_bound"},
+                                                {"gpu_compute_ns", "gpu_compute_bound"},
+                                                {"gpu_comm_ns", "gpu_communication_bound"},
+                                                {"launch_ns", "gpu_kernel_launch_overhead"},
+                                                {"kernel_gap_ns", "gpu_kernel_kernel_overhead"}};
+        for (size_t b = 0; b < 5; b++)
+            cr_expect_eq(field(row, bounds[b][0]), bound_us(c, bounds[b][1]) * 1000, "%s %s: %s %g vs HTA %g us", trace, args,
+                         bounds[b][0], field(row, bounds[b][0]), bound_us(c, bounds[b][1]));
+        cr_expect_eq(field(row, "path_edges"), field(c, "path_edges"), "%s: edges", trace);
+        cr_expect_eq(field(row, "path_events"), field(c, "path_events"), "%s: events", trace);
+        /* HTA drops all but the last kernel of a CUDA graph launch from its graph */
+        sqlite3 *d = db_open(db);
+        int64_t dropped = db_int(d, "WITH last AS (SELECT coalesce((SELECT max(e.start_ns) FROM event e JOIN string n ON n.id = e.name_id "
+                                    "  WHERE e.kind = 2 AND n.value GLOB 'ProfilerStep#[0-9]*' HAVING count(DISTINCT n.value) >= 2), "
+                                    "  9223372036854775807) AS s) "
+                                    "SELECT count(*) FROM event g JOIN event l ON l.id = g.launch_id, last "
+                                    "WHERE g.stream IS NOT NULL AND g.stream != -1 AND l.start_ns < last.s AND l.dur_ns > 0 "
+                                    "AND EXISTS (SELECT 1 FROM event g2 WHERE g2.launch_id = g.launch_id AND g2.id > g.id "
+                                    "  AND g2.stream IS NOT NULL AND g2.stream != -1)");
+        sqlite3_close(d);
+        cr_expect_eq(field(row, "graph_nodes"), field(c, "graph_nodes") + 2.0 * (double)dropped, "%s: %g nodes, HTA %g + 2 x %lld",
+                     trace, field(row, "graph_nodes"), field(c, "graph_nodes"), (long long)dropped);
+        if (dropped == 0)
+            cr_expect_eq(field(row, "graph_edges"), field(c, "graph_edges"), "%s: graph edges", trace);
+        /* the path itself, edge by edge */
+        snprintf(args + strlen(args), sizeof args - strlen(args), " --each");
+        cJSON *each = critical_path_json(db, args), *s;
+        cr_assert_eq(cJSON_GetArraySize(each), (int)field(c, "path_edges"), "%s: --each rows", trace);
+        uint64_t digest = 0;
+        int i = 0;
+        const cJSON *steps = cJSON_GetObjectItem(c, "steps"), *types = cJSON_GetObjectItem(c, "types");
+        int type_count[5] = {0};
+        static const char *const type_names[] = {"operator", "dependency", "launch_delay", "kernel_gap", "sync"};
+        cJSON_ArrayForEach(s, each)
+        {
+            double w = field(s, "dur_ns") / 1000;
+            digest = (digest + (uint64_t)(i + 1) * (uint64_t)w) % (1ULL << 61);
+            const char *type = cJSON_GetObjectItem(s, "type")->valuestring;
+            for (int t = 0; t < 5; t++)
+                type_count[t] += strcmp(type, type_names[t]) == 0;
+            if (cJSON_IsArray(steps)) {
+                const cJSON *h = cJSON_GetArrayItem(steps, i);
+                const cJSON *name = cJSON_GetObjectItem(s, "name");
+                cr_expect(strcmp(type, cJSON_GetArrayItem(h, 0)->valuestring) == 0 &&
+                              w == cJSON_GetArrayItem(h, 1)->valuedouble && cJSON_IsString(name) &&
+                              strcmp(name->valuestring, cJSON_GetArrayItem(h, 2)->valuestring) == 0,
+                          "%s: edge %d: %s %g %s; HTA %s %g %s", trace, i + 1, type, w, cJSON_IsString(name) ? name->valuestring : "-",
+                          cJSON_GetArrayItem(h, 0)->valuestring, cJSON_GetArrayItem(h, 1)->valuedouble,
+                          cJSON_GetArrayItem(h, 2)->valuestring);
+                listed++;
+            }
+            i++;
+        }
+        cr_expect_eq((double)digest, field(c, "digest"), "%s: the weights in path order differ", trace);
+        for (int t = 0; t < 5; t++)
+            cr_expect_eq(type_count[t], (int)field(types, type_names[t]), "%s: %s edges", trace, type_names[t]);
+        cJSON_Delete(each);
+        cJSON_Delete(rows);
+        checked++;
+    }
+    cr_expect(checked >= 14 && listed > 8000, "%d cases, %d edges listed", checked, listed);
+    cJSON_Delete(doc);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* A hand-worked trace in ns (all times us): op A [0, 100] launches K1 (L1 [10, 20]) and K2 (L2 [30, 40])
+ * on stream 7 and waits in cudaDeviceSynchronize S [50, 100]; op B [100, 130] follows. K1 runs [25, 60],
+ * K2 [60.25, 90.125]. The path: A's start to L1 (10, cpu), launch delay to K1 (15: the queue was empty),
+ * K1 (35), the gap to K2 (0.25: K2 was queued behind K1), K2 (29.875), the context sync to S's end (0),
+ * A's end (0), B (30, cpu): 120.125 us. Had S's own 50 us counted (a blocking call), the host path
+ * A, L1, L2, S, B (130) would win. With HTA's rounding K2 is [61, 90]: the gap 1, K2 29, the path 120. */
+Test(hta, critical_path_by_hand)
+{
+    static const char trace[] =
+        "{\"traceEvents\":["
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"A\",\"pid\":1,\"tid\":1,\"ts\":1000,\"dur\":100},"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":1010,\"dur\":10,\"args\":{\"correlation\":1}},"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":1030,\"dur\":10,\"args\":{\"correlation\":2}},"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaDeviceSynchronize\",\"pid\":1,\"tid\":1,\"ts\":1050,\"dur\":50,\"args\":{\"correlation\":3}},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"B\",\"pid\":1,\"tid\":1,\"ts\":1100,\"dur\":30},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"K1\",\"pid\":0,\"tid\":7,\"ts\":1025,\"dur\":35,\"args\":{\"device\":0,\"stream\":7,\"correlation\":1}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"K2\",\"pid\":0,\"tid\":7,\"ts\":1060.250,\"dur\":29.875,\"args\":{\"device\":0,\"stream\":7,\"correlation\":2}},"
+        "{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"Context Sync\",\"pid\":0,\"tid\":-1,\"ts\":1050,\"dur\":50,\"args\":{\"device\":0,\"stream\":-1,\"correlation\":3}}"
+        "]}";
+    char *dir = temp_dir(), db[600];
+    import_text(dir, trace, db, sizeof db);
+    static const struct {
+        const char *args;
+        double path, cpu, compute, launch, gap;
+    } want[] = {{"", 120125, 40000, 64875, 15000, 250}, {"--hta-rounding", 120000, 40000, 64000, 15000, 1000}};
+    for (size_t k = 0; k < 2; k++) {
+        cJSON *rows = critical_path_json(db, want[k].args), *row = cJSON_GetArrayItem(rows, 0);
+        cr_expect(field(row, "path_ns") == want[k].path && field(row, "cpu_ns") == want[k].cpu &&
+                      field(row, "gpu_compute_ns") == want[k].compute && field(row, "launch_ns") == want[k].launch &&
+                      field(row, "kernel_gap_ns") == want[k].gap && field(row, "gpu_comm_ns") == 0,
+                  "%s: path %g cpu %g compute %g launch %g gap %g", want[k].args, field(row, "path_ns"), field(row, "cpu_ns"),
+                  field(row, "gpu_compute_ns"), field(row, "launch_ns"), field(row, "kernel_gap_ns"));
+        cJSON_Delete(rows);
+    }
+    static const char *const path[][3] = {{"operator", "cpu", "A"},         {"launch_delay", "launch", "K1"},
+                                          {"operator", "gpu_compute", "K1"}, {"kernel_gap", "kernel_gap", "K1"},
+                                          {"operator", "gpu_compute", "K2"}, {"sync", "", "cudaDeviceSynchronize"},
+                                          {"operator", "cpu", "A"},         {"dependency", "", "B"},
+                                          {"operator", "cpu", "B"}};
+    static const double dur[] = {10000, 15000, 35000, 250, 29875, 0, 0, 0, 30000};
+    expect_path(db, 9, path, dur);
+    /* a window: B alone (by name), and an instance that is not there */
+    cJSON *b = critical_path_json(db, "--range B");
+    cr_expect_eq(field(cJSON_GetArrayItem(b, 0), "path_ns"), 30000);
+    cJSON_Delete(b);
+    int st;
+    char *out = run_capture(&st, "'%s' critical-path '%s' --range 'A#1' 2>&1", tracedb(), db);
+    cr_expect(st == 1 && strstr(out, "'A' has 1 instance") && strstr(out, "#1 is not one"), "%s", out);
+    free(out);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* HTA's critical path on hand-written traces (tests/data/critical_path_hand; HTA's paths, edge by edge,
+ * in expected.json, from tests/oracle/hta_critical_path_hand.py), each pinning a rule of HTA's that no
+ * real trace here decides (times in us):
+ * - ties.json: op foo [0, 100] launches K (cudaLaunchKernel [10, 20]; K runs [30, 40] on stream 7) and
+ *   waits in cudaDeviceSynchronize [40, 60] (a blocking call: its own edge weighs 0). The sync's end is
+ *   reached at 40 both from its start (the host's edge, added first) and from K's end (the context sync
+ *   edge, added later); networkx keeps the first predecessor with the longest distance, so the path
+ *   stays on the host (foo 10, cudaLaunchKernel 10, foo 20, the sync 0, foo 40). Had the later edge won,
+ *   it would run through K's launch delay and K.
+ * - equal_times.json: C [0, 5] comes in the file before P [0, 20] and starts with it, so P, the longer,
+ *   opens first (C is P's child); Q [5, 10] starts as C ends (the end first: Q is P's child, not C's);
+ *   R [15, 20] ends with P (the shorter first). In file order at equal times C would hold P.
+ * - overlap.json: A [0, 10], B [5, 15]: B starts inside A; A's end pops the top of the stack (B) and B's
+ *   end pops A, so the tree is A > B and the walk enters A, enters B, exits B, exits A (A 5, B 10, A -5,
+ *   counted 0). Walked in the order of the times, A's end would come before B's. */
+Test(hta, critical_path_follows_hta_on_hand_traces)
+{
+    char *text = read_file(src_path("tests/data/critical_path_hand/expected.json"), NULL), *dir = temp_dir();
+    cJSON *doc = cJSON_Parse(text), *c;
+    free(text);
+    cJSON *cases = cJSON_GetObjectItem(doc, "cases");
+    cr_assert_eq(cJSON_GetArraySize(cases), 3);
+    cJSON_ArrayForEach(c, cases)
+    {
+        const char *trace = cJSON_GetObjectItem(c, "trace")->valuestring;
+        char rel[300], db[900];
+        snprintf(rel, sizeof rel, "tests/data/critical_path_hand/%s", trace);
+        snprintf(db, sizeof db, "%s/%s.db", dir, trace);
+        cr_assert_eq(import_to(src_path(rel), db), 0, "%s", trace);
+        const cJSON *steps = cJSON_GetObjectItem(c, "steps");
+        cJSON *each = critical_path_json(db, "--each"), *s;
+        cr_assert_eq(cJSON_GetArraySize(each), cJSON_GetArraySize(steps), "%s: edges", trace);
+        int i = 0;
+        cJSON_ArrayForEach(s, each)
+        {
+            const cJSON *h = cJSON_GetArrayItem(steps, i);
+            const char *type = cJSON_GetObjectItem(s, "type")->valuestring, *name = cJSON_GetObjectItem(s, "name")->valuestring;
+            double hta_us = cJSON_GetArrayItem(h, 1)->valuedouble;
+            cr_expect(strcmp(type, cJSON_GetArrayItem(h, 0)->valuestring) == 0 &&
+                          strcmp(name, cJSON_GetArrayItem(h, 2)->valuestring) == 0 &&
+                          field(s, "dur_ns") == (hta_us > 0 ? hta_us * 1000 : 0),
+                      "%s: edge %d: %s %s %g ns; HTA %s %s %g us", trace, i + 1, type, name, field(s, "dur_ns"),
+                      cJSON_GetArrayItem(h, 0)->valuestring, cJSON_GetArrayItem(h, 2)->valuestring, hta_us);
+            i++;
+        }
+        cJSON_Delete(each);
+    }
+    cJSON_Delete(doc);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+

@@ -1,0 +1,182 @@
+/* test_hta_idle_launches.c: tracedb idle (GPU idle time by cause) and launches (launch statistics)
+ * against HTA's get_idle_time_breakdown and get_cuda_kernel_launch_stats, run once on the real traces
+ * (tests/oracle/hta_idle_launches.py, tests/data/hta_idle_launches_expected.json). */
+#include "hta_helpers.h"
+#include "helpers.h"
+#include <cjson/cJSON.h>
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* tracedb idle --negative-gaps equals HTA's get_idle_time_breakdown per stream and cause on the
+ * us-resolution traces (with negative gaps clipped, the default, no figure is below HTA's); on the ns one,
+ * the total is within 1% (HTA's rounding to whole us). */
+static void check_idle_against_hta(int text_devices)
+{
+    cJSON *doc, *traces = hta_output("hta_idle_launches_expected.json", &doc), *trace;
+    char *dir = temp_dir();
+    int streams = 0;
+    cJSON_ArrayForEach(trace, traces)
+    {
+        char db[1200];
+        import_real(dir, trace->string, db, sizeof db);
+        if (text_devices) { /* keys that are not integers: the pass takes SQL's order of the work (idle_sorted.sql) */
+            sqlite3 *d;
+            cr_assert_eq(sqlite3_open(db, &d), SQLITE_OK);
+            cr_assert_eq(sqlite3_exec(d, "UPDATE event SET device = 'gpu' || device WHERE device IS NOT NULL", NULL, NULL, NULL),
+                         SQLITE_OK);
+            sqlite3_close(d);
+        }
+        int ns = ns_resolution(db);
+        cJSON *hta_rows = command_json("idle --negative-gaps", db), *clipped = command_json("idle", db), *rank;
+        cJSON_ArrayForEach(rank, trace)
+        {
+            cJSON *stream;
+            cJSON_ArrayForEach(stream, cJSON_GetObjectItem(rank, "idle"))
+            {
+                const cJSON *row = NULL, *plain = NULL, *r;
+                cJSON_ArrayForEach(r, hta_rows) if ((long)field(r, "stream") == atol(stream->string)) row = r;
+                cJSON_ArrayForEach(r, clipped) if ((long)field(r, "stream") == atol(stream->string)) plain = r;
+                cr_assert(row && plain, "%s: stream %s", trace->string, stream->string);
+                cr_expect_eq(field(row, "rank"), atof(rank->string), "%s stream %s: rank %g, HTA's %s", trace->string,
+                             stream->string, field(row, "rank"), rank->string);
+                static const char *const cats[][2] = {{"host_wait", "host_wait_ns"}, {"kernel_wait", "kernel_wait_ns"},
+                                                      {"other", "other_ns"}};
+                double ours = 0, hta = 0;
+                for (int c = 0; c < 3; c++) {
+                    const cJSON *h = cJSON_GetObjectItem(stream, cats[c][0]);
+                    double want = cJSON_IsNumber(h) ? 1000 * h->valuedouble : 0;
+                    ours += field(row, cats[c][1]), hta += want;
+                    if (!ns)
+                        cr_expect_eq(field(row, cats[c][1]), want, "%s stream %s %s: %.0f ns, HTA %.0f", trace->string,
+                                     stream->string, cats[c][0], field(row, cats[c][1]), want);
+                    cr_expect_geq(field(plain, cats[c][1]), field(row, cats[c][1]), "clipping never lowers a figure");
+                }
+                if (ns)
+                    cr_expect(fabs(ours - hta) <= 0.01 * hta, "%s stream %s: %.0f ns idle, HTA %.0f", trace->string,
+                              stream->string, ours, hta);
+                streams++;
+            }
+        }
+        cJSON_Delete(hta_rows), cJSON_Delete(clipped);
+    }
+    cr_assert_eq(streams, 20, "20 streams on 6 traces");
+    cJSON_Delete(doc);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+Test(hta, idle_equals_hta, .timeout = 240)
+{
+    check_idle_against_hta(0);
+}
+
+Test(hta, idle_equals_hta_with_devices_named_in_text, .timeout = 240)
+{
+    check_idle_against_hta(1);
+}
+
+/* tracedb launches --each, summed per kernel name, equals HTA's get_cuda_kernel_launch_stats per launch
+ * summed the same way (launches, call, GPU and delay time, the three outlier counts) on the us-resolution
+ * traces; on the ns one the launch counts are equal. The summary rows agree with --each. */
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* numpy.percentile's default (linear) over sorted v[0..n). */
+static double linear_percentile(const double *v, int n, double p)
+{
+    double pos = p / 100 * (n - 1);
+    int lo = (int)pos, hi = lo + 1 < n ? lo + 1 : lo;
+    return v[lo] + (v[hi] - v[lo]) * (pos - lo);
+}
+
+static void check_launches_against_hta(int text_ranks)
+{
+    cJSON *doc, *traces = hta_output("hta_idle_launches_expected.json", &doc), *trace;
+    char *dir = temp_dir();
+    int names = 0;
+    cJSON_ArrayForEach(trace, traces)
+    {
+        char db[1200];
+        import_real(dir, trace->string, db, sizeof db);
+        if (text_ranks) { /* ranks that are not integers: the sums come from SQL alone (launches_grouped.sql) */
+            sqlite3 *d;
+            cr_assert_eq(sqlite3_open(db, &d), SQLITE_OK);
+            cr_assert_eq(sqlite3_exec(d, "UPDATE trace SET rank = 'r' || coalesce(rank, 0)", NULL, NULL, NULL), SQLITE_OK);
+            sqlite3_close(d);
+        }
+        int ns = ns_resolution(db);
+        cJSON *each = command_json("launches --each", db), *summary = command_json("launches --by-rank", db), *rank;
+        cJSON_ArrayForEach(rank, trace)
+        {
+            cJSON *k;
+            cJSON_ArrayForEach(k, cJSON_GetObjectItem(rank, "launches"))
+            {
+                double n = 0, cpu = 0, gpu = 0, delay = 0, mx = 0, shorts = 0, rt = 0, dl = 0;
+                double *delays = malloc((size_t)cJSON_GetArraySize(each) * sizeof *delays);
+                const cJSON *r;
+                cJSON_ArrayForEach(r, each)
+                {
+                    if (strcmp(cJSON_GetObjectItem(r, "name")->valuestring, k->string) != 0)
+                        continue;
+                    double c = field(r, "cpu_ns"), g = field(r, "gpu_ns"), d = field(r, "delay_ns");
+                    delays[(int)n] = d;
+                    n++, cpu += c, gpu += g, delay += d, mx = d > mx ? d : mx;
+                    shorts += c <= 50000 && g < c, rt += c > 50000, dl += d > 100000;
+                }
+                cr_expect_eq(n, field(k, "launches"), "%s: %s launches", trace->string, k->string);
+                if (!ns) {
+                    cr_expect(cpu == 1000 * field(k, "cpu_us") && gpu == 1000 * field(k, "gpu_us") &&
+                                  delay == 1000 * field(k, "delay_us") && mx == 1000 * field(k, "delay_max_us"),
+                              "%s: %s times", trace->string, k->string);
+                    cr_expect(shorts == field(k, "short") && rt == field(k, "runtime_outliers") && dl == field(k, "delay_outliers"),
+                              "%s: %s counts", trace->string, k->string);
+                }
+                const cJSON *s = NULL;
+                cJSON_ArrayForEach(r, summary) if (strcmp(cJSON_GetObjectItem(r, "name")->valuestring, k->string) == 0) s = r;
+                cr_assert(s, "%s in the summary", k->string);
+                char want_rank[32]; /* HTA's rank, as the text the database was given */
+                snprintf(want_rank, sizeof want_rank, "r%s", rank->string);
+                const cJSON *got_rank = cJSON_GetObjectItem(s, "rank");
+                if (text_ranks)
+                    cr_expect(cJSON_IsString(got_rank) && strcmp(got_rank->valuestring, want_rank) == 0, "%s: %s rank",
+                              trace->string, k->string);
+                else
+                    cr_expect_eq(field(s, "rank"), atof(rank->string), "%s: %s rank %g, HTA's %s", trace->string,
+                                 k->string, field(s, "rank"), rank->string);
+                cr_expect(field(s, "launches") == n && field(s, "delay_max_ns") == mx && field(s, "short_kernels") == shorts &&
+                              field(s, "runtime_outliers") == rt && field(s, "delay_outliers") == dl &&
+                              fabs(field(s, "delay_avg_ns") - delay / n) <= 0.5,
+                          "%s: %s summary", trace->string, k->string);
+                qsort(delays, (size_t)n, sizeof *delays, cmp_dbl); /* the delay's median and p99, numpy's way */
+                cr_expect(fabs(field(s, "delay_p50_ns") - linear_percentile(delays, (int)n, 50)) <= 0.5 &&
+                              fabs(field(s, "delay_p99_ns") - linear_percentile(delays, (int)n, 99)) <= 0.5,
+                          "%s: %s delay p50 %g p99 %g", trace->string, k->string, field(s, "delay_p50_ns"),
+                          field(s, "delay_p99_ns"));
+                free(delays);
+                names++;
+            }
+        }
+        cJSON_Delete(each), cJSON_Delete(summary);
+    }
+    cr_assert_eq(names, 479, "479 kernel names on 6 traces");
+    cJSON_Delete(doc);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+Test(hta, launches_equal_hta, .timeout = 240)
+{
+    check_launches_against_hta(0);
+}
+
+Test(hta, launches_equal_hta_with_ranks_named_in_text, .timeout = 240)
+{
+    check_launches_against_hta(1);
+}
+
