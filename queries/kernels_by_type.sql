@@ -1,7 +1,8 @@
 -- kernels_by_type: HTA's kernel type breakdown (get_gpu_kernel_breakdown): per rank, the GPU time in
 -- which exactly these kinds of work run: computation, communication, memory, and each overlap of them
 -- ("computation overlapping communication", ...), each kind's intervals merged; and each one's share of
--- their sum (summed over ranks unless --by-rank, as HTA sums them). Other GPU work (syncs, waits),
+-- their sum (summed over ranks unless --by-rank, as HTA sums them), to 0.01%, or with :hta_rounding to
+-- 0.1% as HTA's table rounds it (numpy's round of (time / sum) * 100). Other GPU work (syncs, waits),
 -- which HTA leaves out, comes last with no share. Kinds by kernel_type(). The exclusive times come from
 -- unions of the kinds' intervals by inclusion-exclusion (A: computation, B: communication, C: memory), all
 -- eight from one sort of each rank's intervals' ends (analyzer/report/type_sweep.c, temp table type_stats).
@@ -23,7 +24,8 @@ t AS (
   FROM r GROUP BY 1, hta, kernel_type
 )
 SELECT rank, kernel_type, time_ns,
-       CASE WHEN hta THEN round(100.0 * time_ns / nullif((SELECT sum(time_ns) FROM t x WHERE x.hta AND x.rank IS t.rank), 0), 2) END
+       CASE WHEN hta THEN CASE WHEN :hta_rounding THEN hta_share(time_ns, (SELECT sum(time_ns) FROM t x WHERE x.hta AND x.rank IS t.rank), 1)
+                          ELSE round(100.0 * time_ns / nullif((SELECT sum(time_ns) FROM t x WHERE x.hta AND x.rank IS t.rank), 0), 2) END END
          AS time_pct,
        kernels
 FROM t

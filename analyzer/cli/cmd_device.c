@@ -7,7 +7,7 @@
 
 static const char device_usage[] =
     "tracedb device run.db [--steps NAME|GLOB] [--limit N] [--from T] [--to T] [--range NAME]\n"
-    "                      [--format table|csv|json]";
+    "                      [--drop-last-step] [--hta-rounding] [--format table|csv|json]";
 
 static const char *const device_sort_keys[] = {"time", "time", NULL};
 
@@ -18,6 +18,7 @@ int cmd_device(int argc, char **argv, struct cli *cli)
     const char *steps = "ProfilerStep#*";
     const struct opt opts[] = {
         SCOPE_OPTIONS(sc),
+        HTA_ROUNDING_OPTION(sc),
         {"steps", 0, OPT_STRING, &steps, "the ranges that make a row each (default 'ProfilerStep#*')"},
         OPT_END,
     };
@@ -35,9 +36,10 @@ int cmd_device(int argc, char **argv, struct cli *cli)
     sqlite3 *db = scope_open(argv[0], &sc, &cli->io);
     if (!db)
         return 1;
-    int rc = device_sweep(db, steps, sc.filtered, &cli->io);
+    int swept = sc.filtered || sc.hta_rounding; /* else the import's sums serve (device_stats, not rounded) */
+    int rc = device_sweep(db, steps, swept, &cli->io);
     if (rc == 0) {
-        const struct scope_param params[] = {{":filtered", NULL, sc.filtered}, {NULL, NULL, 0}};
+        const struct scope_param params[] = {{":filtered", NULL, swept}, {NULL, NULL, 0}};
         rc = scope_run(db, "device", &sc, sort, params, &cli->io);
     }
     sqlite3_close(db);

@@ -6,7 +6,7 @@
 
 static const char idle_usage[] =
     "tracedb idle run.db [--kernel-wait-below T] [--negative-gaps] [--drop-last-step] [--sort stream|idle_ns]\n"
-    "                    [--from T] [--to T]\n"
+    "                    [--hta-rounding] [--from T] [--to T]\n"
     "                    [--range NAME] [--format table|csv|json]";
 
 static const char *const idle_sort_keys[] = {"stream", "stream", "idle_ns", "idle_ns", NULL};
@@ -19,6 +19,7 @@ int cmd_idle(int argc, char **argv, struct cli *cli)
     int negative = 0;
     const struct opt opts[] = {
         SCOPE_OPTIONS(sc),
+        HTA_ROUNDING_OPTION(sc),
         {"kernel-wait-below", 0, OPT_STRING, &below, "a shorter gap between kernels is kernel wait (default 30us, HTA's)"},
         {"negative-gaps", 0, OPT_FLAG, &negative, "sum the negative gaps of kernels overlapping on a stream, as HTA does"},
         OPT_END,

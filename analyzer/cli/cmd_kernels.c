@@ -8,8 +8,8 @@
 #include <string.h>
 
 static const char kernels_usage[] =
-    "tracedb kernels run.db [--kinds kernel,memcpy,memset] [--group-by name|launch | --by-type] [--sort KEY] [--limit N]\n"
-    "                       [--from T] [--to T] [--range NAME] [--by-rank | --by-step]\n"
+    "tracedb kernels run.db [--kinds kernel,memcpy,memset] [--group-by name|launch | --by-type [--hta-rounding]]\n"
+    "                       [--sort KEY] [--limit N] [--from T] [--to T] [--range NAME] [--by-rank | --by-step]\n"
     "                       [--format table|csv|json]\n"
     "       tracedb kernels run.db --patterns NAME [--min-kernels N] [--drop-last-step] [--limit N] [--format ...]";
 
@@ -81,6 +81,7 @@ int cmd_kernels(int argc, char **argv, struct cli *cli)
     int64_t min_kernels = 3;
     const struct opt opts[] = {
         SCOPE_OPTIONS(sc),
+        HTA_ROUNDING_OPTION(sc),
         {"kinds", 'k', OPT_STRING, &kinds, "kernel (default), memcpy, memset, comma-separated"},
         {"group-by", 'g', OPT_STRING, &group_by, "name (default) or launch (grid, block, registers, shared memory)"},
         {"by-step", 0, OPT_FLAG, &sc.by_step, "one group of rows per ProfilerStep#N, by launch time (--limit: per step)"},
@@ -97,6 +98,10 @@ int cmd_kernels(int argc, char **argv, struct cli *cli)
     }
     if (patterns && (sc.by_step || by_type || strcmp(group_by, "name") != 0 || strcmp(kinds, "kernel") != 0)) {
         fprintf(cli->io.err, "%s: --patterns goes with none of --by-step, --by-type, --group-by, --kinds\n", cli->io.prog);
+        return 2;
+    }
+    if (sc.hta_rounding && !by_type) {
+        fprintf(cli->io.err, "%s: --hta-rounding goes with --by-type\n", cli->io.prog);
         return 2;
     }
     if (patterns)

@@ -6,7 +6,7 @@
 #include "report_options.h"
 
 static const char launches_usage[] =
-    "tracedb launches run.db [--short-below T] [--delay-above T] [--each] [--drop-last-step]\n"
+    "tracedb launches run.db [--short-below T] [--delay-above T] [--each] [--drop-last-step] [--hta-rounding]\n"
     "                        [--sort delay_avg_ns|launches|delay_max_ns|name] [--limit N] [--from T] [--to T]\n"
     "                        [--range NAME] [--format table|csv|json]";
 
@@ -21,6 +21,7 @@ int cmd_launches(int argc, char **argv, struct cli *cli)
     int each = 0;
     const struct opt opts[] = {
         SCOPE_OPTIONS(sc),
+        HTA_ROUNDING_OPTION(sc),
         {"short-below", 0, OPT_STRING, &short_text, "a launch call this short or shorter can be a short kernel's (50us)"},
         {"delay-above", 0, OPT_STRING, &delay_text, "a launch delay over this is an outlier (100us)"},
         {"each", 0, OPT_FLAG, &each, "every launch: call start, call, GPU and delay time"},

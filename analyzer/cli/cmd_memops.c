@@ -10,7 +10,7 @@
 static const char memops_usage[] =
     "tracedb memops run.db [--sort total_ns|count|total_bytes|name] [--limit N]\n"
     "                      [--from T] [--to T] [--range NAME] [--by-rank] [--format table|csv|json]\n"
-    "       tracedb memops run.db --bandwidth [--timeline] [--drop-last-step] [--limit N]\n"
+    "       tracedb memops run.db --bandwidth [--timeline] [--drop-last-step] [--hta-rounding] [--limit N]\n"
     "                      [--from T] [--to T] [--range NAME] [--format table|csv|json]";
 
 static const char *const memops_sort_keys[] = {
@@ -28,6 +28,7 @@ int cmd_memops(int argc, char **argv, struct cli *cli)
     int bandwidth = 0, timeline = 0;
     const struct opt opts[] = {
         SCOPE_OPTIONS(sc),
+        HTA_ROUNDING_OPTION(sc),
         {"bandwidth", 0, OPT_FLAG, &bandwidth, "HTA's memory bandwidth counters: the concurrent GB/s per rank and memory type"},
         {"timeline", 0, OPT_FLAG, &timeline, "with --bandwidth: the series, every time the bandwidth changes"},
         OPT_END,
@@ -40,6 +41,10 @@ int cmd_memops(int argc, char **argv, struct cli *cli)
     }
     if (timeline && !bandwidth) {
         fprintf(cli->io.err, "%s: --timeline goes with --bandwidth\n", cli->io.prog);
+        return 2;
+    }
+    if (sc.hta_rounding && !bandwidth) {
+        fprintf(cli->io.err, "%s: --hta-rounding goes with --bandwidth\n", cli->io.prog);
         return 2;
     }
     if (!bandwidth) {

@@ -4,7 +4,7 @@
 #include "report_options.h"
 #include "type_sweep.h"
 
-static const char overlap_usage[] = "tracedb overlap run.db [--drop-last-step] [--from T] [--to T] [--range NAME]\n"
+static const char overlap_usage[] = "tracedb overlap run.db [--drop-last-step] [--hta-rounding] [--from T] [--to T] [--range NAME]\n"
                                     "                       [--format table|csv|json]";
 
 static const char *const overlap_sort_keys[] = {"rank", "rank", NULL};
@@ -13,7 +13,7 @@ int cmd_overlap(int argc, char **argv, struct cli *cli)
 {
     struct scope sc;
     scope_init(&sc, "rank");
-    const struct opt opts[] = {SCOPE_OPTIONS(sc), OPT_END};
+    const struct opt opts[] = {SCOPE_OPTIONS(sc), HTA_ROUNDING_OPTION(sc), OPT_END};
     int n = cli_parse_options(argc, argv, opts, overlap_usage, cli);
     if (n != 1) {
         if (n >= 0)

@@ -5,7 +5,7 @@
 #include "queue_sweep.h"
 #include "report_options.h"
 
-static const char queue_usage[] = "tracedb queue run.db [--timeline] [--blocked-at N] [--drop-last-step] [--limit N]\n"
+static const char queue_usage[] = "tracedb queue run.db [--timeline] [--blocked-at N] [--drop-last-step] [--hta-rounding] [--limit N]\n"
                                   "                     [--from T] [--to T] [--range NAME] [--format table|csv|json]";
 
 static const char *const queue_sort_keys[] = {"stream", "stream", NULL};
@@ -18,6 +18,7 @@ int cmd_queue(int argc, char **argv, struct cli *cli)
     int64_t blocked_at = 1024;
     const struct opt opts[] = {
         SCOPE_OPTIONS(sc),
+        HTA_ROUNDING_OPTION(sc),
         {"timeline", 0, OPT_FLAG, &timeline, "the series: every change of every stream's queue length"},
         {"blocked-at", 0, OPT_INT, &blocked_at, "a queue this long or longer blocks the launching thread (1024)"},
         OPT_END,

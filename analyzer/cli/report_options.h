@@ -18,6 +18,11 @@
     {"wide", 'w', OPT_FLAG, &(s).wide, "tables: every name whole, however wide the terminal"},             \
     {"columns", 0, OPT_STRING, &(s).columns, "tables: exactly these columns, as csv names them (a,b,c)"}
 
+/* --hta-rounding, for the reports of HTA's analyses (struct scope). */
+#define HTA_ROUNDING_OPTION(s)                                                                               \
+    {"hta-rounding", 0, OPT_FLAG, &(s).hta_rounding,                                                         \
+     "HTA's rounding: times to whole us as its parser rounds ns-resolution traces (start up, end down), shares as its tables"}
+
 /* The options' checks every report makes: --sort is one of sort_keys (NULL-terminated pairs, see
  * scope_sort_column), --by-step and --by-rank not both. The sort column, or NULL (said why). */
 const char *cli_report_sort(const struct scope *sc, const char *const *sort_keys, struct cli *cli);

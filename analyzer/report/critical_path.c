@@ -7,6 +7,7 @@
 #include "bigmem.h"
 #include "db_guard.h"
 #include "event_pack.h"
+#include "hta_round.h"
 #include "ingest.h"
 #include "kinds.h"
 #include "report.h"
@@ -296,24 +297,6 @@ static int64_t ceil_us(int64_t ns)
     return -floor_us(-ns);
 }
 
-/* ns as the double a JSON parser makes of the same time in microseconds ("%lld.%03lld" read correctly
- * rounded, as Python's json reads it). */
-static double us_double(int64_t ns)
-{
-    char text[48];
-    int64_t a = ns < 0 ? -ns : ns;
-    snprintf(text, sizeof text, "%s%lld.%03lld", ns < 0 ? "-" : "", (long long)(a / 1000), (long long)(a % 1000));
-    return strtod(text, NULL);
-}
-
-/* HTA's parser on float (ns-resolution) traces: the end is ts + dur in doubles (where microseconds near
- * 1.7e15 are a quarter apart), then the start rounds up and the end down to whole microseconds. */
-static void hta_round(int64_t ts, int64_t dur, int64_t *start, int64_t *end)
-{
-    double t = us_double(ts), e = t + us_double(dur);
-    *start = (int64_t)ceil(t) * 1000, *end = (int64_t)floor(e) * 1000;
-}
-
 /* A row's name id that is not an integer (a stranger's database): its edges' names are looked up by
  * the event, in SQL, as SQL compares it. */
 #define NO_NAME_ID INT64_MIN
@@ -401,7 +384,7 @@ static int scan_part_fill(struct scan_part *p, size_t n, const struct cp_cols *c
     r->id = c->id;
     r->ts = ts, r->end = ts + dur;
     if (p->round_us)
-        hta_round(r->ts, dur, &r->ts, &r->end);
+        tdb_hta_round(r->ts, dur, &r->ts, &r->end); /* HTA's parser (hta_round.c) */
     r->stream = c->stream, r->device = c->device;
     r->flags = (uint16_t)id_map_get(p->flags, c->name, 0);
     if (c->cat >= 0)

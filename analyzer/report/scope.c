@@ -8,6 +8,7 @@
 #include "report.h"
 #include "shards.h"
 #include "db_guard.h"
+#include "hta_round.h"
 #include "sqlfuncs.h"
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,16 @@ static int scope_exec(sqlite3 *db, const char *sql, struct report_io *io)
     return 0;
 }
 
+/* scope_exec of a statement made by sqlite3_mprintf (NULL: out of memory), which it frees. */
+static int scope_view(sqlite3 *db, char *sql, struct report_io *io)
+{
+    int rc = sql ? scope_exec(db, sql, io) : -1;
+    if (!sql)
+        fprintf(io->err, "%s: out of memory\n", io->prog);
+    sqlite3_free(sql);
+    return rc;
+}
+
 /* The sums (event_stats) hold a row for every kind the events have, so they alone tell; the events are
  * searched only in a recording not closed, which has no sums yet (on a trace with no memory events that
  * search read all of them: 0.2-0.38 s for every report on 2 M events; CASE stops at the first answer,
@@ -98,12 +109,41 @@ void scope_tables(const struct scope *s, const char *hint)
  * key out). A database made before event.launch_ns gets the start from the join, as a column of that
  * name; scope_event from a lookup. */
 #define SCOPE_GPU_VIEW                                                                                        \
-    "CREATE TEMP VIEW scope_gpu AS SELECT e.*, la.dur_ns AS launch_dur_ns, "                                 \
+    "CREATE TEMP VIEW scope_gpu AS SELECT %s, %s AS launch_dur_ns, "                                         \
     "la.name_id AS launch_name_id FROM main.event e LEFT JOIN main.event la ON la.id = e.launch_id"
 #define SCOPE_GPU_VIEW_OLD                                                                                    \
-    "CREATE TEMP VIEW scope_gpu AS SELECT e.*, la.start_ns AS launch_ns, la.dur_ns AS launch_dur_ns, "       \
+    "CREATE TEMP VIEW scope_gpu AS SELECT %s, %s AS launch_ns, %s AS launch_dur_ns, "                        \
     "la.name_id AS launch_name_id FROM main.event e LEFT JOIN main.event la ON la.id = e.launch_id"
 #define SCOPE_LAUNCH_LOOKUP "(SELECT a.start_ns FROM main.event a WHERE a.id = e.launch_id)"
+
+/* --hta-rounding: a time column of the views as HTA's parser makes it (hta_round.c), else as it is */
+#define HTA_START(round, x) ((round) ? "hta_start(" x ")" : x)
+#define HTA_DUR(round, a) ((round) ? "hta_end(" a ".start_ns, " a ".dur_ns) - hta_start(" a ".start_ns)" : a ".dur_ns")
+
+/* The event table's columns as the views give them (sqlite3_free): e.* as they are; with round, every
+ * column named, the start, duration and launch start as HTA's parser rounds them. NULL on error. */
+static char *scope_event_columns(sqlite3 *db, int round)
+{
+    if (!round)
+        return sqlite3_mprintf("e.*");
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "SELECT * FROM main.event LIMIT 0", -1, &st, NULL) != SQLITE_OK)
+        return NULL;
+    char *cols = sqlite3_mprintf("%s", "");
+    for (int c = 0; cols && c < sqlite3_column_count(st); c++) {
+        const char *name = sqlite3_column_name(st, c), *sep = c ? ", " : "";
+        if (strcmp(name, "start_ns") == 0)
+            cols = sqlite3_mprintf("%z%shta_start(e.start_ns) AS start_ns", cols, sep);
+        else if (strcmp(name, "dur_ns") == 0)
+            cols = sqlite3_mprintf("%z%shta_end(e.start_ns, e.dur_ns) - hta_start(e.start_ns) AS dur_ns", cols, sep);
+        else if (strcmp(name, "launch_ns") == 0)
+            cols = sqlite3_mprintf("%z%shta_start(e.launch_ns) AS launch_ns", cols, sep);
+        else
+            cols = sqlite3_mprintf("%z%se.\"%w\"", cols, sep, name);
+    }
+    sqlite3_finalize(st);
+    return cols;
+}
 
 /* Whether the database's events hold launch_ns (every database tracedb writes now; see schema.sql). */
 static int scope_has_launch_ns(sqlite3 *db)
@@ -194,7 +234,16 @@ sqlite3 *scope_open(const char *path, struct scope *s, struct report_io *io)
     int recording = report_is_recording(db, path, s->quiet ? NULL : io);
     s->filtered = s->from || s->to || s->range || recording || s->drop_last_step;
     int has = scope_has_launch_ns(db); /* else scope_event looks the start up, scope_gpu joins it */
-    const char *event_cols = has ? "" : ", " SCOPE_LAUNCH_LOOKUP " AS launch_ns", *gpu_view = has ? SCOPE_GPU_VIEW : SCOPE_GPU_VIEW_OLD;
+    int round = s->hta_rounding;
+    char *cols = scope_event_columns(db, round), *gpu_view = NULL;
+    const char *event_cols = has ? "" : round ? ", hta_start(" SCOPE_LAUNCH_LOOKUP ") AS launch_ns" : ", " SCOPE_LAUNCH_LOOKUP " AS launch_ns";
+    if (cols)
+        gpu_view = has ? sqlite3_mprintf(SCOPE_GPU_VIEW, cols, HTA_DUR(round, "la"))
+                       : sqlite3_mprintf(SCOPE_GPU_VIEW_OLD, cols, HTA_START(round, "la.start_ns"), HTA_DUR(round, "la"));
+    if (!gpu_view) {
+        fprintf(io->err, "%s: %s\n", io->prog, cols ? "out of memory" : sqlite3_errmsg(db));
+        goto fail;
+    }
     if (scope_exec(db, "CREATE TEMP TABLE scope_window (start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL)", io) != 0)
         goto fail;
     /* each track's rank, looked up by queries/parts/rank_of_event.sql (one key lookup a row, not three joins) */
@@ -266,46 +315,45 @@ sqlite3 *scope_open(const char *path, struct scope *s, struct report_io *io)
             int how = scope_last_shape(db, &one);
             if (how < 0)
                 goto fail;
-            const char *at = "l.last_start";
+            /* (with HTA's rounding, the times compared are rounded as HTA compares them) */
+            const char *at = HTA_START(round, "l.last_start");
             char value[32];
             if (how == 1) {
-                snprintf(value, sizeof value, "%lld", (long long)one);
+                snprintf(value, sizeof value, "%lld", (long long)(round ? tdb_hta_start(one) : one));
                 at = value;
             }
             if (how == 2)
                 snprintf(join, sizeof join, " LEFT JOIN scope_last l ON l.thread_id = e.thread_id");
             if (how != 0)
                 snprintf(last, sizeof last,
-                         " AND (%s OR CASE WHEN e.kind IN " SCOPE_GPU_KINDS " THEN %s < %s ELSE e.start_ns < %s END)",
-                         how == 2 ? "l.last_start IS NULL" : "0", has ? "e.launch_ns" : SCOPE_LAUNCH_LOOKUP, at, at);
+                         " AND (%s OR CASE WHEN e.kind IN " SCOPE_GPU_KINDS " THEN %s < %s ELSE %s < %s END)",
+                         how == 2 ? "l.last_start IS NULL" : "0",
+                         has ? HTA_START(round, "e.launch_ns") : HTA_START(round, SCOPE_LAUNCH_LOOKUP), at,
+                         HTA_START(round, "e.start_ns"), at);
             if (how != 0) /* the same test in scope_gpu, its launch joined once */
                 snprintf(gpu_last, sizeof gpu_last, " AND (%s OR %s < %s)", how == 2 ? "l.last_start IS NULL" : "0",
-                         has ? "e.launch_ns" : "la.start_ns", at);
+                         has ? HTA_START(round, "e.launch_ns") : HTA_START(round, "la.start_ns"), at);
         }
-        char window[512], view[1024]; /* the window's test, the same in both views */
+        char window[512]; /* the window's test, the same in both views */
         snprintf(window, sizeof window,
                  "e.start_ns >= (SELECT min(start_ns) FROM scope_window) "
                  "AND e.start_ns < (SELECT max(end_ns) FROM scope_window)%s",
                  several ? " AND EXISTS (SELECT 1 FROM scope_window w WHERE e.start_ns >= w.start_ns AND e.start_ns < w.end_ns)"
                          : "");
-        snprintf(view, sizeof view, "CREATE TEMP VIEW scope_event AS SELECT e.*%s FROM main.event e%s WHERE %s%s",
-                 event_cols, join, window, last);
-        if (scope_exec(db, view, io) != 0)
-            goto fail;
-        snprintf(view, sizeof view, "%s%s WHERE e.kind IN " SCOPE_GPU_KINDS " AND %s%s", gpu_view, join, window, gpu_last);
-        if (scope_exec(db, view, io) != 0)
+        if (scope_view(db, sqlite3_mprintf("CREATE TEMP VIEW scope_event AS SELECT %s%s FROM main.event e%s WHERE %s%s", cols,
+                                           event_cols, join, window, last), io) != 0 ||
+            scope_view(db, sqlite3_mprintf("%s%s WHERE e.kind IN " SCOPE_GPU_KINDS " AND %s%s", gpu_view, join, window, gpu_last),
+                       io) != 0)
             goto fail;
     } else {
-        char view[512];
-        snprintf(view, sizeof view, "CREATE TEMP VIEW scope_event AS SELECT e.*%s FROM main.event e", event_cols);
-        if (scope_exec(db, view, io) != 0)
-            goto fail;
-        snprintf(view, sizeof view, "%s WHERE e.kind IN " SCOPE_GPU_KINDS, gpu_view);
-        if (scope_exec(db, view, io) != 0)
+        if (scope_view(db, sqlite3_mprintf("CREATE TEMP VIEW scope_event AS SELECT %s%s FROM main.event e", cols, event_cols), io) != 0 ||
+            scope_view(db, sqlite3_mprintf("%s WHERE e.kind IN " SCOPE_GPU_KINDS, gpu_view), io) != 0)
             goto fail;
     }
+    sqlite3_free(cols), sqlite3_free(gpu_view);
     return db;
 fail:
+    sqlite3_free(cols), sqlite3_free(gpu_view);
     sqlite3_close(db);
     return NULL;
 }
@@ -394,6 +442,7 @@ void scope_bind(sqlite3_stmt *st, const struct scope *s, const char *sort_column
         report_bind_text(st, ":sort", sort_column);
     report_bind_int(st, ":by_rank", s->by_rank);
     report_bind_int(st, ":by_step", s->by_step);
+    report_bind_int(st, ":hta_rounding", s->hta_rounding);
 }
 
 int scope_render(sqlite3_stmt *st, const struct scope *s, struct report_io *io)

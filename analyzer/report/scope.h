@@ -16,6 +16,8 @@ struct scope {
     int by_step;        /* ops, kernels: one group of rows per ProfilerStep#N (in the rank column's place) */
     int drop_last_step; /* HTA's window: host events starting before the last ProfilerStep starts, and the GPU
                          * work they launched (traces with >= 2 ProfilerStep#N names; others whole) */
+    int hta_rounding;   /* times as HTA's parser rounds an ns-resolution trace: each event's start up and end
+                         * down to whole us (a launch's start too), shares as HTA's tables round them */
     int filtered;       /* set by scope_open: a window applies */
     int quiet;          /* scope_open does not repeat that the database is a recording not closed */
     int wide;           /* tables: nothing cut to fit the terminal */
@@ -48,7 +50,7 @@ int scope_parse_duration(const char *text, int64_t *ns);
  * (with a message listing the keys). */
 const char *scope_sort_column(const struct scope *s, const char *const *keys, struct report_io *io);
 
-/* Binds :limit, :sort, :by_rank where the statement has them. */
+/* Binds :limit, :sort, :by_rank, :by_step, :hta_rounding where the statement has them. */
 void scope_bind(sqlite3_stmt *st, const struct scope *s, const char *sort_column);
 
 /* Tables leave out the device columns of a trace with no GPU work, the memory columns of one with no

@@ -12,6 +12,7 @@
  * Values are collected and sorted at the end: exact, not approximated. NULLs are ignored. */
 #include "sqlfuncs.h"
 #include "device_time.h"
+#include "hta_round.h"
 #include "mann_whitney.h"
 #include "type_union.h"
 #include "time_range.h"
@@ -347,5 +348,5 @@ int tdb_register_functions(sqlite3 *db)
         sqlite3_create_function(db, "tdb_device_class", 2, flags, NULL, device_class_fn, NULL, NULL) != SQLITE_OK ||
         sqlite3_create_function(db, "kernel_type", 1, flags, NULL, kernel_type_fn, NULL, NULL) != SQLITE_OK)
         return -1;
-    return tdb_register_flops(db);
+    return tdb_register_hta_round(db) == 0 ? tdb_register_flops(db) : -1; /* hta_start, hta_end, hta_share */
 }
