@@ -11,9 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* tracedb queue equals HTA's get_queue_length_summary per stream: samples, max, min and median exactly,
- * the sample mean within 0.5% (HTA orders a launch and a kernel start at the same us at random; tracedb
- * counts the launch first; ns traces are rounded to us by HTA). The time-weighted mean is the series' (--timeline) integral over its span. */
+/* tracedb queue --hta-rounding equals HTA's get_queue_length_summary per stream (ns traces rounded to
+ * whole us as HTA does): samples, max, min and median exactly; the sample mean exactly where no two steps
+ * of a stream share a time. Where they do, HTA's order of them is its unstable sort's (numpy's quicksort
+ * of its table), which tracedb does not copy: it counts launches first. Each launch HTA puts after a
+ * kernel start of the same time lowers one sample by 2, so the sum of tracedb's samples (its series,
+ * --timeline) less HTA's (mean * count) is even, at least 0, and at most 2ab summed over the times where
+ * a launches and b kernel starts meet (bounded here by m^2 / 2 for the m steps at one time). The
+ * time-weighted mean is the series' integral over its span. */
 static void check_queue_against_hta(int text_devices)
 {
     cJSON *doc, *traces = hta_output("hta_queue_expected.json", &doc), *trace;
@@ -30,7 +35,7 @@ static void check_queue_against_hta(int text_devices)
                          SQLITE_OK);
             sqlite3_close(d);
         }
-        cJSON *rows = command_json("queue", db), *series = command_json("queue --timeline", db), *rank;
+        cJSON *rows = command_json("queue --hta-rounding", db), *series = command_json("queue --timeline --hta-rounding", db), *rank;
         cJSON_ArrayForEach(rank, trace)
         {
             cJSON *h;
@@ -46,11 +51,8 @@ static void check_queue_against_hta(int text_devices)
                           "%s stream %s: %g samples, max %g, min %g, p50 %g; HTA %g, %g, %g, %g", trace->string, h->string,
                           field(row, "samples"), field(row, "max_queue"), field(row, "min_queue"), field(row, "p50_queue"),
                           field(h, "count"), field(h, "max"), field(h, "min"), field(h, "50%"));
-                cr_expect(fabs(field(row, "sample_mean") - field(h, "mean")) <= 0.005 * field(h, "mean") + 0.001,
-                          "%s stream %s: mean %.3f, HTA %.3f", trace->string, h->string, field(row, "sample_mean"),
-                          field(h, "mean"));
-                /* the time-weighted mean from the series itself */
-                double area = 0, first = -1, last = 0, prev_ts = 0, prev_q = 0;
+                /* the time-weighted mean, the samples' sum and the steps at one time, from the series itself */
+                double area = 0, first = -1, last = 0, prev_ts = 0, prev_q = 0, sum = 0, tied = 0, run = 0;
                 cJSON_ArrayForEach(r, series)
                 {
                     if ((long)field(r, "stream") != atol(h->string))
@@ -60,8 +62,17 @@ static void check_queue_against_hta(int text_devices)
                         first = ts;
                     else
                         area += prev_q * (ts - prev_ts);
-                    prev_ts = ts, prev_q = field(r, "queue"), last = ts;
+                    run = run > 0 && ts == prev_ts ? run + 1 : 1; /* m steps at one time: floor(m^2 / 2) in all */
+                    tied += floor(run * run / 2) - floor((run - 1) * (run - 1) / 2);
+                    prev_ts = ts, prev_q = field(r, "queue"), last = ts, sum += prev_q;
                 }
+                double hta_sum = round(field(h, "mean") * field(h, "count")), lower = sum - hta_sum;
+                cr_expect(lower >= 0 && fmod(lower, 2) == 0 && lower <= tied, /* no steps at one time: equal sums */
+                          "%s stream %s: the samples sum to %.0f, HTA's to %.0f (%.0f steps' orders at one time)", trace->string,
+                          h->string, sum, hta_sum, tied);
+                cr_expect(fabs(field(row, "sample_mean") - sum / field(h, "count")) <= 0.0005, /* printed to 3 decimals */
+                          "%s stream %s: mean %.3f, its series' %.6f",
+                          trace->string, h->string, field(row, "sample_mean"), sum / field(h, "count"));
                 if (last > first)
                     cr_expect(fabs(field(row, "mean_queue") - area / (last - first)) < 0.0006, "%s stream %s: %.3f vs %.4f",
                               trace->string, h->string, field(row, "mean_queue"), area / (last - first));
@@ -118,17 +129,19 @@ static int bw_stats_equal(const cJSON *row, const cJSON *want, const char *what)
  * (tests/oracle/hta_membw.py: HTA's window and kernel types, tracedb's rules in pandas: times in ns, every
  * change at one time applied at once, 0 when nothing runs); and HTA's own get_memory_bw_summary wherever
  * no two of the type's steps share a time (elsewhere HTA's order of them, and so its samples, is
- * arbitrary). The series (--timeline) has a row per change, and its integral gives the weighted mean. */
+ * arbitrary), with --hta-rounding too (HTA's times: the same samples, in HTA's order where none tie).
+ * The series (--timeline) has a row per change, and its integral gives the weighted mean. */
 Test(hta, memory_bandwidth_equals_hta, .timeout = 240)
 {
     cJSON *doc, *traces = hta_output("hta_membw_expected.json", &doc), *trace;
     char *dir = temp_dir();
-    int groups = 0, as_hta = 0;
+    int groups = 0, as_hta = 0, as_hta_rounded = 0;
     cJSON_ArrayForEach(trace, traces)
     {
         char db[1200];
         import_real(dir, trace->string, db, sizeof db);
         cJSON *rows = command_json("memops --bandwidth", db), *series = command_json("memops --bandwidth --timeline", db);
+        cJSON *rounded = command_json("memops --bandwidth --hta-rounding", db);
         cJSON *rank, *r;
         int want_rows = 0;
         cJSON_ArrayForEach(rank, trace)
@@ -160,6 +173,13 @@ Test(hta, memory_bandwidth_equals_hta, .timeout = 240)
                     char h[700];
                     snprintf(h, sizeof h, "%s (HTA's own)", what);
                     as_hta += bw_stats_equal(row, hta, h);
+                    const cJSON *rrow = NULL;
+                    cJSON_ArrayForEach(r, rounded)
+                    if (field(r, "rank") == atof(rank->string) && strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(r, "operation")), op->string) == 0)
+                        rrow = r;
+                    snprintf(h, sizeof h, "%s (HTA's own, --hta-rounding)", what);
+                    cr_expect(rrow, "%s: no row", h);
+                    as_hta_rounded += rrow && bw_stats_equal(rrow, hta, h);
                 }
                 /* the series: a row per change; its integral is the weighted mean times the busy time */
                 double area = 0, prev_ts = 0, prev_v = 0, first_ts = 0;
@@ -185,10 +205,11 @@ Test(hta, memory_bandwidth_equals_hta, .timeout = 240)
             }
         }
         cr_expect_eq(cJSON_GetArraySize(rows), want_rows, "%s: %d rows, the oracle %d", trace->string, cJSON_GetArraySize(rows), want_rows);
-        cJSON_Delete(rows), cJSON_Delete(series);
+        cJSON_Delete(rows), cJSON_Delete(series), cJSON_Delete(rounded);
     }
     cr_assert_geq(groups, 30, "%d memory types over the traces (30 on 11)", groups);
     cr_assert_geq(as_hta, 27, "%d of them equal HTA's own summary", as_hta);
+    cr_assert_eq(as_hta_rounded, as_hta, "%d of them with --hta-rounding, %d without", as_hta_rounded, as_hta);
     cJSON_Delete(doc);
     run("rm -rf '%s'", dir);
     free(dir);
