@@ -65,8 +65,8 @@ static void ranks_as_text(const char *db)
 
 /* tracedb overlap --drop-last-step --hta-rounding equals HTA's get_comm_comp_overlap per rank, exactly: the
  * merged communication and computation times HTA's helpers give and its comp_comm_overlap_pctg (numpy's
- * round to 2 decimals of 100 * overlap / communication; null when there is no communication), on 7 real
- * traces, two of them at ns resolution (nccl_parser_config, the AMD one), where HTA rounds each event to
+ * round to 2 decimals of 100 * overlap / communication; null when there is no communication), on 8 real
+ * traces, three of them at ns resolution (nccl_parser_config, ns_resolution, the AMD one), where HTA rounds each event to
  * whole us (start up, end down) as --hta-rounding does. On the us-resolution traces the rounding changes
  * nothing: the times without it are the same. */
 static void check_overlap_against_hta(int text_ranks)
@@ -106,8 +106,8 @@ static void check_overlap_against_hta(int text_ranks)
         }
         cJSON_Delete(rows), cJSON_Delete(plain);
     }
-    cr_assert_eq(checked, 7, "seven traces, one rank each");
-    cr_assert_eq(ns_traces, 2, "two of them at ns resolution");
+    cr_assert_eq(checked, 8, "eight traces, one rank each");
+    cr_assert_eq(ns_traces, 3, "three of them at ns resolution");
     cJSON_Delete(doc);
     run("rm -rf '%s'", dir);
     free(dir);
@@ -152,7 +152,7 @@ Test(hta, drop_last_step_is_htas_window, .timeout = 120)
 
 /* tracedb kernels --by-type --drop-last-step --hta-rounding equals HTA's kernel type breakdown exactly,
  * category by category (exclusive time of computation, communication, memory and each overlap of them,
- * and each one's share as HTA's table rounds it, to 0.1%), on 7 real traces, two at ns resolution; a
+ * and each one's share as HTA's table rounds it, to 0.1%), on 8 real traces, three at ns resolution; a
  * category of HTA's that tracedb lacks fails, and so does one of tracedb's (of HTA's kinds: 'other', the
  * syncs HTA leaves out, has no share) that HTA lacks. One kind of row differs on purpose: HTA lists a
  * category of 0 us where one kind's merged interval ends at the time another's starts and its unstable
@@ -205,7 +205,7 @@ static void check_kernel_types_against_hta(int text_ranks)
         cr_expect_eq(our_rows, hta_rows, "%s: %d categories, HTA %d", trace->string, our_rows, hta_rows);
         cJSON_Delete(ours), cJSON_Delete(plain);
     }
-    cr_assert_eq(categories, 32, "the categories HTA found on 7 traces (%d)", categories);
+    cr_assert_eq(categories, 34, "the categories HTA found on 8 traces (%d)", categories);
     cr_assert_eq(empty, 1, "HTA's empty category");
     cJSON_Delete(doc);
     run("rm -rf '%s'", dir);
@@ -266,8 +266,8 @@ static double np_round(double x, int digits)
 /* tracedb device --drop-last-step --hta-rounding's whole-trace row equals HTA's temporal breakdown exactly:
  * span = kernel time, run = compute, IO-wait = non-compute, idle = idle, and the shares of the last three
  * as HTA rounds them (numpy's round of 100 * (time / kernel time) to 2 decimals, from HTA's own times),
- * on the traces whose GPU rows are kernels, memcpy and memset, the ns-resolution one (nccl_parser_config)
- * among them. HTA also counts synchronization rows that carry a stream (Event Sync, Context Sync) as GPU
+ * on the traces whose GPU rows are kernels, memcpy and memset, the ns-resolution ones (nccl_parser_config,
+ * ns_resolution) among them. HTA also counts synchronization rows that carry a stream (Event Sync, Context Sync) as GPU
  * time, which tracedb does not: on the one trace that has them (alexnet) compute time is equal and the
  * span differs by their extent. */
 Test(hta, device_equals_htas_temporal_breakdown, .timeout = 240)
@@ -313,8 +313,8 @@ Test(hta, device_equals_htas_temporal_breakdown, .timeout = 240)
         }
         cJSON_Delete(rows);
     }
-    cr_assert_eq(ranks, 6, "six traces");
-    cr_assert_eq(ns_traces, 1, "one at ns resolution");
+    cr_assert_eq(ranks, 7, "seven traces");
+    cr_assert_eq(ns_traces, 2, "two at ns resolution");
     cJSON_Delete(doc);
     run("rm -rf '%s'", dir);
     free(dir);

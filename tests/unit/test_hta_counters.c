@@ -81,7 +81,7 @@ static void check_queue_against_hta(int text_devices)
         }
         cJSON_Delete(rows), cJSON_Delete(series);
     }
-    cr_assert_eq(streams, 20, "20 streams on 6 traces");
+    cr_assert_eq(streams, 21, "21 streams on 7 traces");
     cJSON_Delete(doc);
     run("rm -rf '%s'", dir);
     free(dir);

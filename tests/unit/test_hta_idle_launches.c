@@ -13,8 +13,8 @@
 /* tracedb idle --negative-gaps --hta-rounding equals HTA's get_idle_time_breakdown exactly, per stream
  * and cause (host wait, kernel wait, other; a cause HTA lists no kernel of is 0 here), and each cause's
  * share as HTA rounds its idle_time_ratio (numpy's round to 2 decimals of the cause's time over the
- * stream's, from HTA's own times: a whole percent), on 6 real traces, the ns-resolution one
- * (nccl_parser_config) among them: --hta-rounding makes each kernel and each launch call's start HTA's
+ * stream's, from HTA's own times: a whole percent), on 7 real traces, the ns-resolution ones
+ * (nccl_parser_config, ns_resolution) among them: --hta-rounding makes each kernel and each launch call's start HTA's
  * whole us. With negative gaps clipped (the default) no figure is below HTA's. On the us-resolution traces
  * the rounding changes no time. */
 static void check_idle_against_hta(int text_devices)
@@ -74,8 +74,8 @@ static void check_idle_against_hta(int text_devices)
         }
         cJSON_Delete(hta_rows), cJSON_Delete(clipped), cJSON_Delete(unrounded);
     }
-    cr_assert_eq(streams, 20, "20 streams on 6 traces");
-    cr_assert_eq(ns_traces, 1, "one at ns resolution");
+    cr_assert_eq(streams, 21, "21 streams on 7 traces");
+    cr_assert_eq(ns_traces, 2, "two at ns resolution");
     cJSON_Delete(doc);
     run("rm -rf '%s'", dir);
     free(dir);
@@ -93,7 +93,7 @@ Test(hta, idle_equals_hta_with_devices_named_in_text, .timeout = 240)
 
 /* tracedb launches --each --hta-rounding, summed per kernel name, equals HTA's get_cuda_kernel_launch_stats
  * per launch summed the same way, exactly (launches, call, GPU and delay time, the three outlier counts),
- * on 6 real traces, the ns-resolution one among them (--hta-rounding: HTA's whole-us starts and ends of
+ * on 7 real traces, the two at ns resolution among them (--hta-rounding: HTA's whole-us starts and ends of
  * the launch calls and the work); a kernel name of HTA's that tracedb lacks fails, and so does one of
  * tracedb's that HTA lacks. The summary rows agree with --each (its averages and percentiles are printed
  * in whole ns: within 0.5 ns of the exact ones). */
@@ -184,7 +184,7 @@ static void check_launches_against_hta(int text_ranks)
                      cJSON_GetArraySize(summary), hta_names);
         cJSON_Delete(each), cJSON_Delete(summary);
     }
-    cr_assert_eq(names, 479, "479 kernel names on 6 traces");
+    cr_assert_eq(names, 558, "558 kernel names on 7 traces");
     cJSON_Delete(doc);
     run("rm -rf '%s'", dir);
     free(dir);
