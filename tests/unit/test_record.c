@@ -412,7 +412,8 @@ Test(record, rings_of_exited_threads_are_freed, .timeout = 120)
     cr_assert_eq(sscanf(out, "rss growth %ld KiB", &growth), 1, "%s", out);
     /* kept, 40 rings of 1 MiB (each 0.94 MiB used) would add 38 MiB; freed, what grows is the converter's
      * batch and SQLite's cache */
-    cr_assert_lt(growth, 24 * 1024, "the rings of exited threads were kept: %ld KiB", growth);
+    /* (measured: 20-25 MiB freed, the converter's batch growing when the machine is loaded; kept, 38 more) */
+    cr_assert_lt(growth, 32 * 1024, "the rings of exited threads were kept: %ld KiB", growth);
     free(out);
     sqlite3 *d = db_open(db);
     cr_assert_eq(db_int(d, "SELECT count(*) FROM events WHERE name = 'burst'") + db_int(d, "SELECT skipped_events FROM trace"),
