@@ -7,11 +7,10 @@
  * A gzip input of 256 KiB or more (or from a pipe) is read and inflated ahead on a thread of its own
  * when the process may run on 3 CPUs or more, so that the parser's thread spends no time inflating; the
  * thread fills a ring of 4 blocks of 256 KiB. The import's parser and row writer keep two CPUs busy: on
- * this project's 2-vCPU machine the thread was 1.04-1.09x faster while the parser was the slower of the
- * two (session 34), and 0.97x (best) / 0.98x (median) once it no longer was (session 35, 8 rounds of
- * bench/read_ahead.sh): there gzip is inflated on the parser's thread. Plain JSON is read on the
- * caller's thread: a thread for it measured no faster here (0.95 s best against 1.00 s in 12 rounds;
- * 0.99x in session 35), and the bytes would cross to the parser's core once more.
+ * a 2-vCPU machine the thread measured 0.97x (best) / 0.98x (median) of 8 rounds of bench/read_ahead.sh,
+ * so there gzip is inflated on the parser's thread. Plain JSON is read on the caller's thread: a thread
+ * for it measured no faster (0.95 s best against 1.00 s in 12 rounds), and the bytes would cross to the
+ * parser's core once more.
  * TRACEDB_READ_AHEAD=on|off forces either way (the tests compare the two). */
 #ifndef TDB_READ_AHEAD_H
 #define TDB_READ_AHEAD_H
