@@ -703,14 +703,19 @@ __attribute__((constructor)) static void rec_env_open(void)
     struct stat sb;
     char alt[4096];
     /* tracedb record claimed the name (an empty file) and left a token beside it: the first process of the
-     * program to remove the token (unlink succeeds once) takes the name; any other gets a name of its own */
+     * program to remove the token (unlink succeeds once) takes the name; any other gets a name of its own,
+     * even in the moment the winner has removed the empty file and not yet made its database there */
     const char *claimed = getenv("TRACEDB_OUTPUT_CLAIMED");
     char token[4096];
-    if (claimed && strcmp(claimed, out) == 0 && (size_t)snprintf(token, sizeof token, "%s-claim", out) < sizeof token &&
-        unlink(token) == 0) {
-        if (stat(out, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == 0)
+    int own_name;
+    if (claimed && strcmp(claimed, out) == 0) {
+        own_name = (size_t)snprintf(token, sizeof token, "%s-claim", out) >= sizeof token || unlink(token) != 0;
+        if (!own_name && stat(out, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == 0)
             unlink(out);
-    } else if (stat(out, &sb) == 0) { /* one database per process: a child of a recorded program gets its own */
+    } else { /* one database per process: a child of a recorded program gets its own */
+        own_name = stat(out, &sb) == 0;
+    }
+    if (own_name) {
         snprintf(alt, sizeof alt, "%s.%ld", out, (long)getpid());
         out = alt;
     }

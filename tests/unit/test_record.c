@@ -619,6 +619,23 @@ Test(record, one_name_one_recording_and_every_other_database_named, .timeout = 6
     free(dir);
 }
 
+/* The moment of the race above made still: the claim's token is already taken (another process of the
+ * program removed it) and the name is momentarily absent (that process has removed the empty file and not
+ * yet made its database). This process records under a name of its own, never the claimed one. */
+Test(record, a_process_that_lost_the_claim_never_takes_the_name)
+{
+    char *dir = temp_dir();
+    int st;
+    char *out = run_capture(&st, "cd '%s' && TRACEDB_OUTPUT=\"$PWD/c.db\" TRACEDB_OUTPUT_CLAIMED=\"$PWD/c.db\" "
+                                 "NVTX_INJECTION64_PATH='%s' '%s' >/dev/null 2>&1; ls",
+                                 dir, build_path("build/libtracedb_inject.so"), build_path("build/nvtx_sample"));
+    cr_expect_eq(st, 0, "%s", out);
+    cr_expect(strncmp(out, "c.db.", 5) == 0 && !strchr(out, '\n')[1], "one database, under its own name: %s", out);
+    free(out);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
 /* A staging file cut short (a full disk, a copy cut short) holds fewer events than the database had
  * committed from it: finish refuses to replace the database with less, says both counts, and leaves the
  * database and the staging file as they were. */
