@@ -257,13 +257,14 @@ Test(record, flushes_beside_the_writer_stage_each_record_once, .timeout = 120)
  * range offered is a row or two dropped records (a range cut at the limit may be both). A ring's chunk is
  * staged whole or not at all: with 64 KiB rings the file holds at least 1 MB less one ring (with the 4 MiB
  * default, a writer kept off the CPU long enough stages a chunk of most of 1 MB, or none: CI once saw
- * 5,888 ranges held). */
+ * 5,888 ranges held). The program offers ranges for a whole second, so that a writer that gets the CPU
+ * only now and then still meets the limit. */
 Test(record, a_full_disk_drops_counted_never_silent, .timeout = 120)
 {
     char *dir = temp_dir(), db[1100];
     snprintf(db, sizeof db, "%s/full.db", dir);
     int st;
-    char *out = run_capture(&st, "TRACEDB_STAGE_MAX=1M TRACEDB_RING_KIB=64 '%s' paced '%s' 1000000 0.25 2>&1",
+    char *out = run_capture(&st, "TRACEDB_STAGE_MAX=1M TRACEDB_RING_KIB=64 '%s' paced '%s' 1000000 1 2>&1",
                             build_path("build/test/record_sample"), db);
     cr_assert_eq(st, 0, "closing succeeds: %s", out);
     cr_assert(strstr(out, "reached TRACEDB_STAGE_MAX"), "said once: %s", out);
@@ -412,8 +413,9 @@ Test(record, rings_of_exited_threads_are_freed, .timeout = 120)
     cr_assert_eq(sscanf(out, "rss growth %ld KiB", &growth), 1, "%s", out);
     /* kept, 40 rings of 1 MiB (each 0.94 MiB used) would add 38 MiB; freed, what grows is the converter's
      * batch and SQLite's cache */
-    /* (measured: 20-25 MiB freed, the converter's batch growing when the machine is loaded; kept, 38 more) */
-    cr_assert_lt(growth, 32 * 1024, "the rings of exited threads were kept: %ld KiB", growth);
+    /* (measured: 20-25 MiB freed, the converter's batch growing when the machine is loaded; kept, 38 more:
+     * the limit lies between the two) */
+    cr_assert_lt(growth, 44 * 1024, "the rings of exited threads were kept: %ld KiB", growth);
     free(out);
     sqlite3 *d = db_open(db);
     cr_assert_eq(db_int(d, "SELECT count(*) FROM events WHERE name = 'burst'") + db_int(d, "SELECT skipped_events FROM trace"),
