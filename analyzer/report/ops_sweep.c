@@ -6,7 +6,8 @@
  *     step holding its start, as queries/parts/step_of.sql), name id and input shapes;
  *   - each piece of GPU work then adds its duration to the group of the operator around its launch
  *     ("self device") and to the groups of it and every event above it ("device total"), by parent_id
- *     through any event, in scope or not; each [memory] event likewise its bytes, host or device;
+ *     through any event, in scope or not, each once (chain_sums.c: linear in the events, however deep);
+ *     each [memory] event likewise its bytes, host or device;
  *   - groups whose names read the same merge (every ProfilerStep#N is ProfilerStep*).
  * The events are read in two halves of their ids at once, the upper on a second connection
  * (scope_reopen) and thread, each into groups of its own that then join: reading rows is SQLite's
@@ -14,6 +15,7 @@
  * Sums are int64, and an overflow is an error, as SQL's sum() makes it; FLOPs sum as integers while they
  * fit, then as a double (where sum() would stop with an error). */
 #include "ops_sweep.h"
+#include "chain_sums.h"
 #include "embedded.h"
 #include "jsonbuf.h"
 #include "report.h"
@@ -26,7 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_WALK 65536        /* ancestors followed at most: a parent cycle (a foreign database) ends there */
 #define UNREAD (INT64_MIN + 1) /* a parent not read yet */
 #define NO_PARENT INT64_MIN    /* none, or no such event */
 #define BLOCK 4096
@@ -265,79 +266,53 @@ static struct group *group_of(struct ops_pass *p, int64_t id)
     return s && s->group >= 0 ? sweep_index_at(&p->part[0].groups, (size_t)s->group) : NULL;
 }
 
-/* How many distinct events the chain from op up through its parents holds (op included; at most
- * MAX_WALK), by Brent's cycle search: a foreign database's parents may loop, and each event of the loop
- * counts once. -1 on error. */
-static long chain_length(struct ops_pass *p, int64_t op)
+/* parent_of, as chain_sums.c calls it. */
+static int parent_step(void *p, int64_t id, int64_t *parent)
 {
-    int64_t tortoise = op, hare = op;
-    long power = 1, lam = 1, steps = 1;
-    int rc = parent_of(p, hare, &hare);
-    if (rc <= 0)
-        return rc < 0 ? -1 : 1;
-    while (tortoise != hare) { /* the loop's length, lam */
-        if (power == lam)
-            tortoise = hare, power *= 2, lam = 0;
-        if ((rc = parent_of(p, hare, &hare)) <= 0)
-            return rc < 0 ? -1 : steps + 1; /* the chain ends: no loop */
-        lam++;
-        if (++steps >= MAX_WALK)
-            return MAX_WALK;
-    }
-    tortoise = hare = op; /* where the loop starts: mu events before it */
-    for (long i = 0; i < lam; i++)
-        if (parent_of(p, hare, &hare) < 0)
-            return -1;
-    long mu = 0;
-    for (; tortoise != hare && mu + lam < MAX_WALK; mu++)
-        if (parent_of(p, tortoise, &tortoise) < 0 || parent_of(p, hare, &hare) < 0)
-            return -1;
-    return mu + lam;
+    return parent_of(p, id, parent);
 }
 
-/* v to the `self` sum of op's group and the `total` sum of the groups of op and every event above it
- * (offsets into struct sums), each event once: the chain is measured first, so that a loop of parents
- * (a foreign database) is walked round once, where every step up to MAX_WALK had added v again (and a
- * launch under a loop cost 65,536 steps: `ops --by-step` took 9 s on 68,326 events that were all
- * their own parents). */
-static int attribute(struct ops_pass *p, int64_t op, int64_t v, size_t self, size_t total)
+/* Totals from chain_sums.c into the group of the event they are at (none: no CPU-side event in scope). */
+static void take_total(void *ctx, int64_t id, const int64_t *sums)
 {
-    struct group *g = group_of(p, op);
+    struct ops_pass *p = ctx;
+    struct group *g = group_of(p, id);
     if (g)
-        add(&p->overflow, (int64_t *)((char *)&g->s + self), v);
-    long len = chain_length(p, op);
-    if (len < 0)
-        return -1;
-    for (long n = 0; n < len; n++) {
-        if ((g = group_of(p, op)))
-            add(&p->overflow, (int64_t *)((char *)&g->s + total), v);
-        if (n + 1 < len && parent_of(p, op, &op) < 0)
-            return -1;
-    }
-    return 0;
+        add(&p->overflow, &g->s.dev_total, sums[0]), add(&p->overflow, &g->s.cpu_mem, sums[1]),
+            add(&p->overflow, &g->s.dev_mem, sums[2]);
 }
 
+/* Each piece of GPU work's duration and each [memory] event's bytes to the `self` sum of the operator's
+ * group (the launch's parent; the [memory] event's), and to the `total` sums of it and of every event
+ * above it, each once (chain_sums.c: a walk up from each cost the depth each time, O(N^2) on N nested
+ * operators with a launch in each, where the chain is long). */
 static int attribute_all(struct ops_pass *p)
 {
     const struct ops_part *all = &p->part[0];
-    for (size_t i = 0; i < all->nlaunches; i++) {
+    struct chain_sums c;
+    chain_sums_init(&c, p->lo, p->blocks ? p->span : 0, parent_step, take_total, p);
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < all->nlaunches; i++) {
         int64_t op;
-        int rc = parent_of(p, all->launches[i].launch, &op);
-        if (rc < 0)
-            return -1;
-        if (rc == 0) /* the launch has no operator around it (or is no event): the work counts nowhere */
-            continue;
+        if ((rc = parent_of(p, all->launches[i].launch, &op)) <= 0)
+            continue; /* 0: the launch has no operator around it (or is no event): the work counts nowhere */
+        struct group *g = group_of(p, op);
         add(&p->overflow, &p->total_device, all->launches[i].dur);
-        if (attribute(p, op, all->launches[i].dur, offsetof(struct sums, self_dev), offsetof(struct sums, dev_total)) != 0)
-            return -1;
+        if (g)
+            add(&p->overflow, &g->s.self_dev, all->launches[i].dur);
+        rc = chain_sums_add(&c, op, 0, all->launches[i].dur, &p->overflow);
     }
-    for (size_t i = 0; i < all->nmems; i++) {
+    for (size_t i = 0; rc == 0 && i < all->nmems; i++) {
         const struct mem *m = &all->mems[i];
-        if (attribute(p, m->op, m->bytes, m->on_device ? offsetof(struct sums, self_dev_mem) : offsetof(struct sums, self_cpu_mem),
-                      m->on_device ? offsetof(struct sums, dev_mem) : offsetof(struct sums, cpu_mem)) != 0)
-            return -1;
+        struct group *g = group_of(p, m->op);
+        if (g)
+            add(&p->overflow, m->on_device ? &g->s.self_dev_mem : &g->s.self_cpu_mem, m->bytes);
+        rc = chain_sums_add(&c, m->op, m->on_device ? 2 : 1, m->bytes, &p->overflow);
     }
-    return 0;
+    if (rc == 0)
+        chain_sums_end(&c, &p->overflow);
+    chain_sums_free(&c);
+    return rc < 0 ? -1 : 0;
 }
 
 /* Appends value v to a group key as GROUP BY tells values apart (a type byte, then its bytes). */

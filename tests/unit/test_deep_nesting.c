@@ -1,0 +1,133 @@
+/* test_deep_nesting.c: reports on one thread of operators nested in each other (event i of n at i us
+ * for 2n - 2i us: 50,000 of them, each launching a kernel), against numbers worked out from that shape:
+ * every event's self time is 2 us less its launch, its total 2n - 2i us, and what each operator launches
+ * counts in its own total and in every one's above it. The reports that walked up from each event took
+ * the depth each time, O(n^2): `ops --from 0` took over a minute; each must now stay well inside its
+ * bound (sanitizers included). */
+#include "helpers.h"
+#include <cjson/cJSON.h>
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define N_LAUNCHING 50000 /* operators nested, each launching a kernel */
+#define BOUND_S 20.0 /* a report's time at most: seconds, on a shared machine under AddressSanitizer */
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* `tracedb ops DB ARGS --format json` on n nested operators, parsed, within BOUND_S seconds (stopped at 3
+ * times that). */
+static cJSON *ops_json(const char *db, const char *args, int n)
+{
+    int st;
+    double t0 = now_s();
+    char *out = run_capture(&st, "timeout %d '%s' ops '%s' %s --format json 2>/dev/null", (int)(3 * BOUND_S), tracedb(), db, args);
+    double took = now_s() - t0;
+    cr_assert_eq(st, 0, "ops %s: exit status %d (124: stopped after %.0f s)", args, st, 3 * BOUND_S);
+    cr_assert_lt(took, BOUND_S, "ops %s on %d nested operators took %.1f s", args, n, took);
+    cJSON *rows = cJSON_Parse(out);
+    cr_assert(cJSON_IsArray(rows), "ops %s: %s", args, out);
+    free(out);
+    return rows;
+}
+
+static double num(const cJSON *row, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItem(row, key);
+    cr_assert(cJSON_IsNumber(v), "%s", key);
+    return v->valuedouble;
+}
+
+static const char *text(const cJSON *row, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItem(row, key);
+    cr_assert(cJSON_IsString(v), "%s", key);
+    return v->valuestring;
+}
+
+/* Imports the trace of events 0..count-1, each(out, i) writing event i's JSON objects (comma-led after the
+ * first). */
+static void import_nested(char *dir, int count, void (*each)(FILE *out, int i), char *db, size_t n)
+{
+    char *json = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&json, &len);
+    cr_assert(out);
+    fputs("{\"traceEvents\":[\n", out);
+    for (int i = 0; i < count; i++)
+        each(out, i);
+    fputs("]}\n", out);
+    fclose(out);
+    import_text(dir, json, db, n);
+    free(json);
+}
+
+/* Operators aten::op_<i % 5>, each launching a kernel of 1 us (its cudaLaunchKernel in the last 0.5 us
+ * of the last us it holds beside the next operator) and holding a [memory] event of 1,024 device bytes. */
+static void with_launches(FILE *out, int i)
+{
+    const int n = N_LAUNCHING;
+    int end = 2 * n - i - 1; /* operator i alone from here to its end */
+    fprintf(out,
+            "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::op_%d\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":%d},\n"
+            "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":%d.25,"
+            "\"dur\":0.5,\"args\":{\"correlation\":%d}},\n"
+            "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":%d,\"dur\":1,"
+            "\"args\":{\"device\":0,\"stream\":7,\"correlation\":%d}},\n"
+            "{\"ph\":\"i\",\"cat\":\"cpu_instant_event\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":%d.1,"
+            "\"args\":{\"Bytes\":1024,\"Addr\":%d,\"Device Id\":0,\"Device Type\":1}}\n",
+            i ? "," : "", i % 5, i, 2 * n - 2 * i, end, i + 1, 2 * n + 10 + i, i + 1, end, 4096 + i);
+}
+
+/* By hand: operator i of n takes 1.5 us itself (2 us less its launch) and 2n - 2i in all; its own kernel
+ * and bytes are its self device time and memory, those of it and the n - 1 - i below it its totals. */
+Test(deep_nesting, ops_device_and_memory_totals_on_50000_nested_operators, .timeout = 300)
+{
+    char *dir = temp_dir(), db[1100];
+    const int n = N_LAUNCHING;
+    import_nested(dir, n, with_launches, db, sizeof db);
+    double want[5][6] = {{0}}; /* by name: calls, self, total, self device, device total, device bytes total */
+    for (int i = 0; i < n; i++) {
+        double *w = want[i % 5];
+        w[0]++, w[1] += 1500, w[2] += (2.0 * n - 2.0 * i) * 1000, w[3] += 1000, w[4] += (n - i) * 1000.0,
+            w[5] += (n - i) * 1024.0;
+    }
+    static const char *const ways[] = {"--from 0", "--by-step"};
+    for (size_t k = 0; k < sizeof ways / sizeof *ways; k++) {
+        cJSON *rows = ops_json(db, ways[k], n), *r;
+        int seen = 0;
+        cJSON_ArrayForEach(r, rows)
+        {
+            const char *name = text(r, "name");
+            if (strcmp(name, "cudaLaunchKernel") == 0) {
+                cr_expect_eq(num(r, "calls"), n);
+                cr_expect_eq(num(r, "self_cpu_ns"), n * 500.0);
+                cr_expect_eq(num(r, "device_total_ns"), 0, "%s: a launch holds no kernel", ways[k]);
+                continue;
+            }
+            cr_assert(strncmp(name, "aten::op_", 9) == 0 && name[9] >= '0' && name[9] <= '4' && !name[10], "%s", name);
+            const double *w = want[name[9] - '0'];
+            seen++;
+            cr_expect_eq(num(r, "calls"), w[0], "%s %s: calls", ways[k], name);
+            cr_expect_eq(num(r, "self_cpu_ns"), w[1], "%s %s: self", ways[k], name);
+            cr_expect_eq(num(r, "cpu_total_ns"), w[2], "%s %s: total", ways[k], name);
+            cr_expect_eq(num(r, "self_device_ns"), w[3], "%s %s: self device", ways[k], name);
+            cr_expect_eq(num(r, "device_total_ns"), w[4], "%s %s: device total %.0f, not %.0f", ways[k], name,
+                         num(r, "device_total_ns"), w[4]);
+            cr_expect_eq(num(r, "self_device_mem_bytes"), 1024.0 * w[0], "%s %s: self device bytes", ways[k], name);
+            cr_expect_eq(num(r, "device_mem_bytes"), w[5], "%s %s: device bytes", ways[k], name);
+            cr_expect_eq(num(r, "cpu_mem_bytes"), 0, "%s %s: host bytes", ways[k], name);
+        }
+        cr_expect_eq(seen, 5, "%s: %d operator rows", ways[k], seen);
+        cJSON_Delete(rows);
+    }
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
