@@ -7,7 +7,7 @@
 --                and everything below it (total); memory likewise from [memory] events (PyTorch's
 --                CPU Mem / CUDA Mem: bytes allocated minus bytes freed).
 -- Percentages are of the self totals (PyTorch's "Self CPU time total" and "Self CUDA time total").
--- ops_events.sql computes the same from the events when a window, shapes, stacks or FLOPs are asked for.
+-- ops_agg.sql gives the same from the events (ops_sweep.c) when a window, shapes, stacks or FLOPs are asked for.
 -- Parameters: :sort (a column), :limit, :by_rank.
 WITH agg AS (
   SELECT CASE WHEN :by_rank THEN t.rank END AS rank,

@@ -1,8 +1,7 @@
--- ops_agg: the per-operator table of ops_events.sql from the rows the C pass put in temp.ops_agg
--- (analyzer/report/ops_sweep.c: windows, shapes, steps, ranks, FLOPs), in the order it put them (seq)
--- with each row's percentages' base (its step's totals with :by_step, else every row's) and its place in
--- its step: the percentages, order and limits of queries/parts/ops_tail.sql, which the stack grouping
--- runs, with no sort here. Parameters: :limit, :by_step.
+-- ops_agg: the per-operator table of ops.sql from the events, from the rows the C pass put in
+-- temp.ops_agg (analyzer/report/ops_sweep.c: windows, shapes, stacks, steps, ranks, FLOPs), in the order
+-- it put them (seq) with each row's percentages' base (its step's totals with :by_step, else every row's)
+-- and its place in its step, with no sort here. Parameters: :limit, :by_step.
 SELECT rank, name, calls,
        self_cpu_ns, round(100.0 * self_cpu_ns / nullif(base_cpu_ns, 0), 2) AS self_cpu_pct,
        cpu_total_ns, round(100.0 * cpu_total_ns / nullif(base_cpu_ns, 0), 2) AS cpu_total_pct,

@@ -1,6 +1,6 @@
 -- ops_event_rows: what the C pass of `tracedb ops` (analyzer/report/ops_sweep.c) reads, in one pass over
 -- scope_event in table order: every event in scope, with the input shapes and FLOPs of CPU-side ones
--- (operators, ranges, runtime and driver calls) as ops_events.sql gives them. Ids :lo to :hi: the pass
+-- (operators, ranges, runtime and driver calls) as ops.sql names them. Ids :lo to :hi: the pass
 -- reads two halves at once, each on its own connection, and only the columns its grouping uses (a query
 -- around this one names them: SQLite computes no other, so no flag guards the shapes and FLOPs here).
 -- The pass picks the rows it uses by their kind (CPU-side events, GPU work with its launch) and their

@@ -1,6 +1,7 @@
 /* cmd_ops.c: `tracedb ops run.db`: the per-operator table with PyTorch key_averages() semantics
- * (queries/ops.sql from the import's per-name sums; queries/ops_events.sql from the events when a
- * window, shapes, stacks or FLOPs are asked for), with PyTorch's footer totals in table form. */
+ * (queries/ops.sql from the import's per-name sums; from the events, by the C pass of
+ * analyzer/report/ops_sweep.c into queries/ops_agg.sql, when a window, shapes, stacks, steps or FLOPs
+ * are asked for), with PyTorch's footer totals in table form. */
 #include "cli.h"
 #include "ops_sweep.h"
 #include "kinds.h"
@@ -29,22 +30,17 @@ static const char *const ops_sort_keys[] = {
     NULL,
 };
 
-/* PyTorch's footer: "Self CPU time total" and "Self CUDA time total" over every row (swept: the C
- * pass's own totals, analyzer/report/ops_sweep.c). */
-static void ops_footer(sqlite3 *db, int from_events, int swept, struct cli *cli)
+/* PyTorch's footer: "Self CPU time total" and "Self CUDA time total" over every row (from the events:
+ * the C pass's own totals, analyzer/report/ops_sweep.c). */
+static void ops_footer(sqlite3 *db, int from_events, struct cli *cli)
 {
-    const char *sql = swept ? "SELECT self_cpu_ns, device_ns FROM temp.ops_totals"
-                      : from_events
-                          ? "SELECT (SELECT sum(self_ns) FROM scope_event WHERE kind IN (?1, ?2, ?3, ?4)), "
-                            "(SELECT sum(g.dur_ns) FROM scope_event g JOIN event a ON a.id = g.launch_id "
-                            "WHERE g.kind IN (?5, ?6, ?7) AND a.parent_id IS NOT NULL)"
-                          : "SELECT sum(self_ns), sum(self_device_ns) FROM event_stats WHERE kind IN (?1, ?2, ?3, ?4)";
-    static const int kinds[] = {TDB_KIND_OP, TDB_KIND_RANGE, TDB_KIND_RUNTIME, TDB_KIND_DRIVER,
-                                TDB_KIND_KERNEL, TDB_KIND_MEMCPY, TDB_KIND_MEMSET};
+    const char *sql = from_events ? "SELECT self_cpu_ns, device_ns FROM temp.ops_totals"
+                                  : "SELECT sum(self_ns), sum(self_device_ns) FROM event_stats WHERE kind IN (?1, ?2, ?3, ?4)";
+    static const int kinds[] = {TDB_KIND_OP, TDB_KIND_RANGE, TDB_KIND_RUNTIME, TDB_KIND_DRIVER};
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
         return;
-    for (int i = 0; i < 7; i++)
+    for (int i = 0; i < 4; i++)
         if (i < sqlite3_bind_parameter_count(st))
             sqlite3_bind_int(st, i + 1, kinds[i]);
     if (sqlite3_step(st) == SQLITE_ROW) {
@@ -112,26 +108,24 @@ int cmd_ops(int argc, char **argv, struct cli *cli)
             fprintf(cli->io.err, "%s: %s\n", cli->io.prog, needs[i].note);
         sqlite3_finalize(q);
     }
+    /* from the events: one C pass into temp.ops_agg */
     int from_events = sc.filtered || with_flops || sc.by_step || strcmp(group_by, "name") != 0;
-    /* from the events: one C pass into temp.ops_agg, except stacks (ops_events.sql walks the frames) */
-    int swept = from_events && strcmp(group_by, "stack") != 0;
-    struct ops_sweep_options so = {sc.by_rank, sc.by_step, strcmp(group_by, "shape") == 0, with_flops, sort};
-    if (swept && ops_sweep(db, &so, &cli->io) != 0) {
+    struct ops_sweep_options so = {.by_rank = sc.by_rank, .by_step = sc.by_step, .by_shape = strcmp(group_by, "shape") == 0,
+                                   .with_flops = with_flops, .by_stack = strcmp(group_by, "stack") == 0,
+                                   .stack_depth = stack_depth, .sort = sort};
+    if (from_events && ops_sweep(db, &so, &cli->io) != 0) {
         sqlite3_close(db);
         return 1;
     }
-    sqlite3_stmt *st = report_prepare(db, !from_events ? "ops" : swept ? "ops_agg" : "ops_events", &cli->io);
+    sqlite3_stmt *st = report_prepare(db, from_events ? "ops_agg" : "ops", &cli->io);
     int rc = 1;
     if (st) {
         scope_bind(st, &sc, sort);
-        report_bind_text(st, ":group_by", group_by);
-        report_bind_int(st, ":stack_depth", stack_depth);
-        report_bind_int(st, ":with_flops", with_flops);
         rc = scope_render(st, &sc, &cli->io) != 0;
         sqlite3_finalize(st);
         report_phase("ops: render");
         if (rc == 0 && sc.format == FMT_TABLE)
-            ops_footer(db, from_events, swept, cli);
+            ops_footer(db, from_events, cli);
     }
     sqlite3_close(db);
     return rc;

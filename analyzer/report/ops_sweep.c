@@ -1,9 +1,11 @@
-/* ops_sweep.c: `tracedb ops` over a window, per shape, step or rank, or with FLOPs (see ops_sweep.h).
- * queries/ops_events.sql did this in SQL: recursive walks up every launch's and [memory] event's
- * operators, four joins per event and a GROUP BY over names and shapes: 7 s on a 2 M-event database.
- * Here, with the same rules, in one pass over the events in scope (queries/ops_event_rows.sql):
+/* ops_sweep.c: `tracedb ops` over a window, per shape, Python stack, step or rank, or with FLOPs (see
+ * ops_sweep.h). SQL did this (queries/ops_events.sql, now gone): recursive walks up every launch's,
+ * [memory] event's and operator's parents, four joins per event and a GROUP BY over names and shapes:
+ * 7 s on a 2 M-event database, and the depth for each event (O(N^2) on N nested operators). Here, with
+ * the same rules, in one pass over the events in scope (queries/ops_event_rows.sql):
  *   - each CPU-side event goes to its group: rank (by_rank: its trace's; by_step: the latest-starting
- *     step holding its start, as queries/parts/step_of.sql), name id and input shapes;
+ *     step holding its start, as queries/parts/step_of.sql), name id, input shapes and stack (its
+ *     parent's, op_stacks.c);
  *   - each piece of GPU work then adds its duration to the group of the operator around its launch
  *     ("self device") and to the groups of it and every event above it ("device total"), by parent_id
  *     through any event, in scope or not, each once (chain_sums.c: linear in the events, however deep);
@@ -18,6 +20,7 @@
 #include "chain_sums.h"
 #include "embedded.h"
 #include "jsonbuf.h"
+#include "op_stacks.h"
 #include "report.h"
 #include "step_index.h"
 #include "sweep_group.h"
@@ -49,11 +52,12 @@ struct sums {
     int flops_seen, flops_real;
 };
 
-struct group { /* by rank, name id and shapes; then by rank, name and shapes */
+struct group { /* by rank, name id, shapes and stack id; then by rank, name, shapes and stack */
     const sqlite3_value *rank;
     int64_t rank_key; /* the rank's or step's first index among those of equal value; -1 for none */
     int64_t name_id;
     char *name, *shapes; /* shapes: NULL when not grouped by them */
+    int32_t stack;       /* by stack: its id (op_stacks.h) */
     struct sums s;
 };
 
@@ -83,6 +87,7 @@ struct ops_part {
      * lookup were 6% of the pass) */
     struct group_seen {
         int64_t rank_key, name_id;
+        int32_t stack;
         size_t group; /* its index in groups, plus 1; 0: none yet */
     } seen[GROUPS_SEEN];
 };
@@ -107,6 +112,7 @@ struct ops_pass {
     sqlite3_value **ranks; /* by thread: scope_rank's value */
     int64_t *rank_key;     /* by thread: the first index in ranks of an equal value; -1 for NULL */
     struct strmap rank_ix; /* thread id -> index in ranks */
+    struct op_stacks *stacks; /* by stack: every event's */
     size_t nranks;
     struct step_index steps;
     struct mem_record *records; /* memory_event, in event id order: looked up by the events with bytes */
@@ -403,11 +409,12 @@ static void sums_add(int *overflow, struct sums *to, const struct sums *s)
     }
 }
 
-/* A group's key: its rank's or step's key, its name id and its shapes (when grouped by them). */
-static int group_key(struct buf *key, int64_t rank_key, int64_t name_id, const char *shapes)
+/* A group's key: its rank's or step's key, its name id, its stack's and its shapes (when grouped by them). */
+static int group_key(struct buf *key, int64_t rank_key, int64_t name_id, int32_t stack, const char *shapes)
 {
     key->n = 0;
     return buf_add(key, &rank_key, sizeof rank_key) != 0 || buf_add(key, &name_id, sizeof name_id) != 0 ||
+                   buf_add(key, &stack, sizeof stack) != 0 ||
                    (shapes && buf_add(key, shapes, strlen(shapes) + 1) != 0)
                ? -1 : 0;
 }
@@ -482,22 +489,25 @@ static int take_cpu_event(struct ops_part *part, sqlite3_stmt *st, struct buf *k
     }
     int64_t name_id = sqlite3_column_int64(st, C_NAME);
     const char *shapes = p->o->by_shape ? (const char *)sqlite3_column_text(st, C_SHAPES) : NULL;
-    struct group_seen *seen = &part->seen[((uint64_t)name_id * 0x9E3779B97F4A7C15u + (uint64_t)rank_key) >> 32 & (GROUPS_SEEN - 1)];
+    sqlite3_value *parent = sqlite3_column_value(st, C_PARENT); /* one column call for its type and value */
+    int32_t stack = p->stacks ? op_stacks_of(p->stacks, parent) : 0;
+    struct group_seen *seen =
+        &part->seen[((uint64_t)name_id * 0x9E3779B97F4A7C15u + (uint64_t)rank_key + (uint64_t)stack) >> 32 & (GROUPS_SEEN - 1)];
     struct group *g;
-    if (!p->o->by_shape && seen->group && seen->name_id == name_id && seen->rank_key == rank_key)
+    if (!p->o->by_shape && seen->group && seen->name_id == name_id && seen->rank_key == rank_key && seen->stack == stack)
         g = sweep_index_at(&part->groups, seen->group - 1);
     else {
         int fresh;
-        g = group_key(key, rank_key, name_id, shapes) == 0 ? sweep_index_get(&part->groups, key->p, key->n, &fresh) : NULL;
+        g = group_key(key, rank_key, name_id, stack, shapes) == 0 ? sweep_index_get(&part->groups, key->p, key->n, &fresh) : NULL;
         if (!g)
             return -2;
         if (fresh) {
-            g->rank = rank, g->rank_key = rank_key, g->name_id = name_id;
+            g->rank = rank, g->rank_key = rank_key, g->name_id = name_id, g->stack = stack;
             if (shapes && !(g->shapes = strdup(shapes)))
                 return -2;
         }
         if (!p->o->by_shape)
-            *seen = (struct group_seen){rank_key, name_id, (size_t)((char *)g - part->groups.groups) / part->groups.size + 1};
+            *seen = (struct group_seen){rank_key, name_id, stack, (size_t)((char *)g - part->groups.groups) / part->groups.size + 1};
     }
     struct sums s = {.calls = 1, .self_cpu = sqlite3_column_int64(st, C_SELF), .cpu_total = sqlite3_column_int64(st, C_DUR)};
     int ft = p->o->with_flops ? sqlite3_column_type(st, C_FLOPS) : SQLITE_NULL;
@@ -511,7 +521,6 @@ static int take_cpu_event(struct ops_part *part, sqlite3_stmt *st, struct buf *k
     if (!sl)
         return -2;
     sl->group = (int32_t)(((char *)g - part->groups.groups) / (ptrdiff_t)part->groups.size);
-    sqlite3_value *parent = sqlite3_column_value(st, C_PARENT); /* one column call for its type and value */
     return slot_set_parent(p, sl, sqlite3_value_type(parent) == SQLITE_NULL ? NO_PARENT : sqlite3_value_int64(parent))
                ? -2 : 0;
 }
@@ -603,12 +612,14 @@ static int join_parts(struct ops_pass *p)
     for (size_t i = 0; rc == 0 && i < b->groups.n; i++) {
         struct group *g = sweep_index_at(&b->groups, i), *m = NULL;
         int fresh;
-        if (group_key(&key, g->rank_key, g->name_id, g->shapes) != 0 || !(m = sweep_index_get(&a->groups, key.p, key.n, &fresh))) {
+        if (group_key(&key, g->rank_key, g->name_id, g->stack, g->shapes) != 0 ||
+            !(m = sweep_index_get(&a->groups, key.p, key.n, &fresh))) {
             rc = -1;
             break;
         }
         if (fresh)
-            m->rank = g->rank, m->rank_key = g->rank_key, m->name_id = g->name_id, m->shapes = g->shapes, g->shapes = NULL;
+            m->rank = g->rank, m->rank_key = g->rank_key, m->name_id = g->name_id, m->stack = g->stack, m->shapes = g->shapes,
+            g->shapes = NULL;
         sums_add(&a->overflow, &m->s, &g->s);
         to[i] = (int32_t)(((char *)m - a->groups.groups) / (ptrdiff_t)a->groups.size);
     }
@@ -751,6 +762,7 @@ struct ordered {
     const struct group *m;
     struct number key;           /* the --sort column's value (queries/parts/ops_sort_key.sql's sort_key) */
     struct rank_tot *rank; /* its rank's (step's) totals */
+    const char *stack;     /* by stack: its text */
 };
 
 struct rank_tot { /* a rank's (step's) rows: the percentages' base with --by-step, its start, its rows so far */
@@ -770,6 +782,8 @@ static int cmp_ordered(const void *a, const void *b)
         c = cmp_text(x->m->name, y->m->name);
     if (!c)
         c = cmp_text(x->m->shapes, y->m->shapes);
+    if (!c)
+        c = cmp_text(x->stack, y->stack);
     return c;
 }
 
@@ -833,9 +847,8 @@ static int rank_totals(struct ops_pass *p, struct sweep_index *merged, struct sw
 /* The merged groups into temp.ops_agg in the order queries/ops_agg.sql prints them (ORDER BY seq, no
  * sort there: SQLite's sort of 30,316 rows of 24 columns took half of that query), each with the base of
  * its percentages (its step's totals by step, else every row's, as SQL's sum() adds them) and its place
- * in its step (for --limit by step). The order is the SQL one (queries/parts/ops_tail.sql, which the
- * stack grouping still runs): by step, the step's first start; then the --sort value, descending; then
- * rank, name and shapes, as ORDER BY compares values. 0, or -1 (out of memory, or an SQLite error). */
+ * in its step (for --limit by step). The order is SQL's ORDER BY: by step, the step's first start; then
+ * the --sort value, descending; then rank, name, shapes and stack, as ORDER BY compares values. 0, or -1 (out of memory, or an SQLite error). */
 static int write_ordered(struct ops_pass *p, struct sweep_index *merged, sqlite3_stmt *ins)
 {
     struct sweep_index ranks;
@@ -846,7 +859,8 @@ static int write_ordered(struct ops_pass *p, struct sweep_index *merged, sqlite3
     int rc = merged->n && (!v || !rank_of) ? -1 : rank_totals(p, merged, &ranks, rank_of);
     for (size_t i = 0; rc == 0 && i < merged->n; i++) { /* the ranks are all made: their places hold */
         const struct group *m = sweep_index_at(merged, i);
-        v[i] = (struct ordered){m, sort_key(m, p->o->sort), sweep_index_at(&ranks, rank_of[i])};
+        v[i] = (struct ordered){m, sort_key(m, p->o->sort), sweep_index_at(&ranks, rank_of[i]),
+                                p->stacks ? op_stacks_text(p->stacks, m->stack) : NULL};
         add(&p->overflow, &cpu, m->s.self_cpu), add(&p->overflow, &dev, m->s.self_dev);
     }
     if (rc == 0 && merged->n)
@@ -861,7 +875,7 @@ static int write_ordered(struct ops_pass *p, struct sweep_index *merged, sqlite3
             sqlite3_bind_null(ins, 2);
         sqlite3_bind_text(ins, 3, m->name, -1, SQLITE_STATIC);
         sqlite3_bind_text(ins, 4, m->shapes, -1, SQLITE_STATIC);
-        sqlite3_bind_null(ins, 5);
+        sqlite3_bind_text(ins, 5, v[i].stack, -1, SQLITE_STATIC);
         const int64_t s[] = {m->s.calls, m->s.self_cpu, m->s.cpu_total, m->s.self_dev, m->s.dev_total,
                              m->s.cpu_mem, m->s.self_cpu_mem, m->s.dev_mem, m->s.self_dev_mem};
         for (int c = 0; c < 9; c++)
@@ -913,16 +927,18 @@ static int write_groups(struct ops_pass *p)
             break;
         }
         size_t len = name ? strlen(name) : 0;
-        unsigned char has_name = name != NULL, has_shapes = g->shapes != NULL;
+        const char *stack = p->stacks ? op_stacks_text(p->stacks, g->stack) : NULL;
+        unsigned char has_name = name != NULL, has_shapes = g->shapes != NULL, has_stack = stack != NULL;
         key.n = 0;
         int fresh = 0;
         struct group *m = NULL;
         if (key_add(&key, g->rank) == 0 && buf_add(&key, &has_name, 1) == 0 && buf_add(&key, &len, sizeof len) == 0 &&
             (!len || buf_add(&key, name, len) == 0) && buf_add(&key, &has_shapes, 1) == 0 &&
-            (!has_shapes || buf_add(&key, g->shapes, strlen(g->shapes) + 1) == 0))
+            (!has_shapes || buf_add(&key, g->shapes, strlen(g->shapes) + 1) == 0) && buf_add(&key, &has_stack, 1) == 0 &&
+            (!has_stack || buf_add(&key, stack, strlen(stack) + 1) == 0))
             m = sweep_index_get(&merged, key.p, key.n, &fresh);
         if (m && fresh) {
-            m->rank = g->rank;
+            m->rank = g->rank, m->stack = g->stack;
             m->shapes = g->shapes, g->shapes = NULL;
             if (name && !(m->name = strdup(name)))
                 m = NULL;
@@ -970,6 +986,8 @@ int ops_sweep(sqlite3 *db, const struct ops_sweep_options *o, struct report_io *
     int own = sqlite3_get_autocommit(db) && sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
     int rc = sqlite3_prepare_v2(db, "SELECT parent_id FROM main.event WHERE id = ?1", -1, &p.parent_of, NULL) == SQLITE_OK
                  ? 0 : -1;
+    if (rc == 0 && o->by_stack && !(p.stacks = op_stacks_build(db, o->stack_depth)))
+        rc = -1;
     if (rc == 0)
         rc = ids_range(&p);
     if (rc == 0)
@@ -1009,6 +1027,7 @@ int ops_sweep(sqlite3 *db, const struct ops_sweep_options *o, struct report_io *
     free(p.rank_key);
     strmap_free(&p.slot_ix);
     strmap_free(&p.rank_ix);
+    op_stacks_free(p.stacks);
     sqlite3_finalize(p.parent_of);
     return rc != 0 || p.overflow ? 1 : 0;
 }

@@ -1,5 +1,6 @@
-/* ops_sweep.h: `tracedb ops`'s per-operator sums over a window (or per shape, step or rank, with FLOPs)
- * in one pass over the events, where queries/ops_events.sql joined and sorted every event. */
+/* ops_sweep.h: `tracedb ops`'s per-operator sums over a window (or per shape, Python stack, step or rank,
+ * with FLOPs) in one pass over the events, where SQL (queries/ops_events.sql, now gone) joined and sorted
+ * every event. */
 #ifndef TDB_OPS_SWEEP_H
 #define TDB_OPS_SWEEP_H
 #include "report_io.h"
@@ -8,13 +9,14 @@
 
 struct ops_sweep_options {
     int by_rank, by_step, by_shape, with_flops;
+    int by_stack;        /* per Python stack (op_stacks.h): the innermost stack_depth frames above */
+    int64_t stack_depth;
     const char *sort; /* the --sort column (queries/parts/ops_sort_key.sql's names): the rows' order */
 };
 
-/* Fills temp table ops_agg (ops_events.sql's agg: rank, name, input_shapes, stack, calls and the sums,
- * with each row's percentages' base and place in its step, in the order printed) from scope_event,
- * scope_rank and scope_steps (scope.c), for queries/ops_agg.sql to print. Stacks are not grouped here
- * (ops_events.sql does them). 0, or 1 on error (printed). */
+/* Fills temp table ops_agg (rank, name, input_shapes, stack, calls and the sums, with each row's
+ * percentages' base and place in its step, in the order printed) from scope_event, scope_rank and
+ * scope_steps (scope.c), for queries/ops_agg.sql to print. 0, or 1 on error (printed). */
 int ops_sweep(sqlite3 *db, const struct ops_sweep_options *o, struct report_io *io);
 
 #endif

@@ -1,4 +1,4 @@
--- ops_sort_key: the value ops.sql and ops_events.sql sort by (descending), from :sort
+-- ops_sort_key: the value ops.sql sorts by (descending), from :sort (ops_sweep.c's sort_key, the same)
 CASE :sort WHEN 'name' THEN 0
            WHEN 'calls' THEN calls
            WHEN 'cpu_total_ns' THEN cpu_total_ns

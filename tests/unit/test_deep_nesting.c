@@ -1,9 +1,10 @@
 /* test_deep_nesting.c: reports on one thread of operators nested in each other (event i of n at i us
- * for 2n - 2i us: 50,000 of them, each launching a kernel), against numbers worked out from that shape:
- * every event's self time is 2 us less its launch, its total 2n - 2i us, and what each operator launches
- * counts in its own total and in every one's above it. The reports that walked up from each event took
- * the depth each time, O(n^2): `ops --from 0` took over a minute; each must now stay well inside its
- * bound (sanitizers included). */
+ * for 2n - 2i us: 20,000 of them, 50,000 each launching a kernel), against numbers worked out from that
+ * shape: every event's self time is 2 us (less what it holds beside the next one in), its total 2n - 2i
+ * us, what each operator launches counts in its own total and in every one's above it, and its Python
+ * stack is the frames above it. The reports that walked up from each event took the depth each time,
+ * O(n^2): `ops --group-by stack` on the 20,000 did not finish in 100 s, `ops --from 0` on the 50,000 took
+ * over a minute; each must now stay well inside its bound (sanitizers included). */
 #include "helpers.h"
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
@@ -12,8 +13,9 @@
 #include <string.h>
 #include <time.h>
 
+#define N 20000           /* events nested */
 #define N_LAUNCHING 50000 /* operators nested, each launching a kernel */
-#define BOUND_S 20.0 /* a report's time at most: seconds, on a shared machine under AddressSanitizer */
+#define BOUND_S 20.0      /* a report's time at most: seconds, on a shared machine under AddressSanitizer */
 
 static double now_s(void)
 {
@@ -69,6 +71,70 @@ static void import_nested(char *dir, int count, void (*each)(FILE *out, int i), 
     free(json);
 }
 
+/* Every fourth event (i % 4 == 3) a Python frame, a.py and b.py in turn; the others operators. */
+static void with_frames(FILE *out, int i)
+{
+    fprintf(out, "%s{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":%d}\n", i ? "," : "",
+            i % 4 == 3 ? "python_function" : "cpu_op", i % 4 != 3 ? "aten::op" : (i / 4) % 2 ? "b.py(2): b" : "a.py(1): a", i,
+            2 * N - 2 * i);
+}
+
+/* What `ops --group-by stack --stack-depth depth` gives, by hand: operator i has i / 4 frames above it
+ * (frame m at 4m + 3: a.py for m even, b.py for odd), innermost first; it takes 2 us itself and 2N - 2i
+ * in all. */
+struct want {
+    char stack[128];
+    double calls, self_ns, total_ns;
+};
+
+static int expected_stacks(int depth, struct want *w)
+{
+    int n = 0;
+    for (int i = 0; i < N; i++) {
+        if (i % 4 == 3)
+            continue;
+        char s[128] = "";
+        for (int m = i / 4 - 1; m >= 0 && m > i / 4 - 1 - depth; m--)
+            snprintf(s + strlen(s), sizeof s - strlen(s), "%s%s", s[0] ? "; " : "", m % 2 ? "b.py(2): b" : "a.py(1): a");
+        int k = 0;
+        while (k < n && strcmp(w[k].stack, s) != 0)
+            k++;
+        if (k == n)
+            memset(&w[n++], 0, sizeof *w), strcpy(w[k].stack, s);
+        w[k].calls++, w[k].self_ns += 2000, w[k].total_ns += (2.0 * N - 2.0 * i) * 1000;
+    }
+    return n;
+}
+
+Test(deep_nesting, ops_group_by_stack_on_20000_nested_operators, .timeout = 300)
+{
+    char *dir = temp_dir(), db[1100];
+    import_nested(dir, N, with_frames, db, sizeof db);
+    static const int depths[] = {5, 1, 0};
+    for (size_t d = 0; d < sizeof depths / sizeof *depths; d++) {
+        struct want w[16];
+        int n = expected_stacks(depths[d], w); /* depth 5: "", 4 shallow stacks and the two that alternate */
+        char args[64];
+        snprintf(args, sizeof args, "--group-by stack --stack-depth %d", depths[d]);
+        cJSON *rows = ops_json(db, args, N), *r;
+        cr_assert_eq(cJSON_GetArraySize(rows), n, "%s: %d rows, not %d", args, cJSON_GetArraySize(rows), n);
+        cJSON_ArrayForEach(r, rows)
+        {
+            int k = 0;
+            while (k < n && strcmp(w[k].stack, text(r, "stack")) != 0)
+                k++;
+            cr_assert_lt(k, n, "%s: stack '%s'", args, text(r, "stack"));
+            cr_assert_str_eq(text(r, "name"), "aten::op");
+            cr_expect_eq(num(r, "calls"), w[k].calls, "%s '%s': calls", args, w[k].stack);
+            cr_expect_eq(num(r, "self_cpu_ns"), w[k].self_ns, "%s '%s': self", args, w[k].stack);
+            cr_expect_eq(num(r, "cpu_total_ns"), w[k].total_ns, "%s '%s': total", args, w[k].stack);
+        }
+        cJSON_Delete(rows);
+    }
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
 /* Operators aten::op_<i % 5>, each launching a kernel of 1 us (its cudaLaunchKernel in the last 0.5 us
  * of the last us it holds beside the next operator) and holding a [memory] event of 1,024 device bytes. */
 static void with_launches(FILE *out, int i)
@@ -99,7 +165,7 @@ Test(deep_nesting, ops_device_and_memory_totals_on_50000_nested_operators, .time
         w[0]++, w[1] += 1500, w[2] += (2.0 * n - 2.0 * i) * 1000, w[3] += 1000, w[4] += (n - i) * 1000.0,
             w[5] += (n - i) * 1024.0;
     }
-    static const char *const ways[] = {"--from 0", "--by-step"};
+    static const char *const ways[] = {"--from 0", "--by-step", "--group-by stack"};
     for (size_t k = 0; k < sizeof ways / sizeof *ways; k++) {
         cJSON *rows = ops_json(db, ways[k], n), *r;
         int seen = 0;

@@ -687,7 +687,7 @@ Test(reports, by_step_takes_the_latest_step_holding_the_start)
  * step's percentages are of its own total (100 and 50 us; z's of the no-step rows'), the no-step rows come
  * first, then the steps by start; in a step, the --sort value descending, ties by name (ASCII: 'P' < 'a');
  * --limit N keeps each step's first N. Whole (--from 0), the percentages are of all 157 us. The C pass's
- * order (ops_sweep.c) and the stack grouping's SQL (ops_tail.sql) alike. */
+ * order (ops_sweep.c), per name and per stack alike. */
 static const char ordered_trace[] =
     "[{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},\n"
     "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":30},\n"

@@ -701,7 +701,7 @@ Test(untrusted_sql, ops_walks_a_foreign_databases_parents_safely, .timeout = 60)
     cr_assert_eq(st, 0, "%s", after);
     cr_assert(strstr(after, "aten::conv2d"), "%s", after);
     free(after);
-    after = run_capture(&st, "'%s' ops '%s' --group-by stack --format csv 2>&1", tracedb(), db); /* ops_events.sql */
+    after = run_capture(&st, "'%s' ops '%s' --group-by stack --format csv 2>&1", tracedb(), db); /* stacks */
     cr_assert_eq(st, 0, "%s", after);
     cr_assert(strstr(after, "aten::conv2d"), "%s", after);
     free(after);
