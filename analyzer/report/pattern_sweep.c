@@ -102,11 +102,11 @@ static void *pat_room(void *v, size_t *cap, size_t n, size_t size)
 #define PAT_GROW(arr, cap, n) ((pat_grown = pat_room((arr), &(cap), (n), sizeof *(arr))) ? ((arr) = pat_grown, 0) : -1)
 
 
-/* Whether candidate h (on its track's stack from now on) can be left out: its parent is a candidate on
- * its track at a lesser depth. Such a call is never a root: on a track HTA does not link, its depth is
- * more than its parent's; on a linked backward track both hang under one top-level call, so both are
- * lifted by the same anchor's depth. It is kept when it marks something else too (an autograd:: call, a
- * backward annotation). 1 leave out; 0 keep; -1 out of memory. */
+/* Whether candidate h (on its track's stack from now on) can be left out: its parent is the innermost
+ * open candidate on its track at a lesser depth (above it lie only calls that ended as h began, 64 of
+ * them looked past at most: a scan of the whole stack cost the depth for each call). Such a call is
+ * never a root (deeper than its parent; on a linked backward track both are lifted alike), so a miss
+ * only keeps it; kept too when it marks something else. 1 leave out; 0 keep; -1 out of memory. */
 static int pat_prune(struct pat_part *p, const struct pat_host *h)
 {
     void *pat_grown;
@@ -124,13 +124,13 @@ static int pat_prune(struct pat_part *p, const struct pat_host *h)
     struct pat_track *k = &p->tracks[t];
     while (k->n && k->open[k->n - 1].en < h->start) /* ended before it began: holds nothing from here */
         k->n--;
-    int parent = 0;
-    for (size_t i = k->n; i-- > 0 && !parent;)
-        parent = k->open[i].id == h->parent && k->open[i].depth < h->depth;
+    size_t i = k->n, past = k->n > 64 ? k->n - 64 : 0;
+    while (i > past && k->open[i - 1].depth >= h->depth)
+        i--;
     if (PAT_GROW(k->open, k->cap, k->n) != 0)
         return -1;
     k->open[k->n++] = (struct pat_open){h->id, h->start + h->dur, h->depth};
-    return parent && h->mark == MARK_CANDIDATE;
+    return i > past && k->open[i - 1].id == h->parent && h->mark == MARK_CANDIDATE;
 }
 
 /* The index of the row with id in rows sorted by id (the id their first field), or n. */

@@ -1,10 +1,12 @@
-/* test_deep_nesting.c: reports on one thread of operators nested in each other (event i of n at i us
- * for 2n - 2i us: 20,000 of them, 50,000 each launching a kernel), against numbers worked out from that
- * shape: every event's self time is 2 us (less what it holds beside the next one in), its total 2n - 2i
- * us, what each operator launches counts in its own total and in every one's above it, and its Python
- * stack is the frames above it. The reports that walked up from each event took the depth each time,
- * O(n^2): `ops --group-by stack` on the 20,000 did not finish in 100 s, `ops --from 0` on the 50,000 took
- * over a minute; each must now stay well inside its bound (sanitizers included). */
+/* test_deep_nesting.c: reports on one thread of calls nested in each other (event i of n at i us for
+ * 2n - 2i us: 20,000 of them; 50,000 each launching a kernel; 400,000, past the depth the import counts
+ * to), against numbers worked out from that shape: every event's self time is 2 us (less what it holds
+ * beside the next one in), its total 2n - 2i us, what each operator launches counts in its own total and
+ * in every one's above it, and its Python stack is the frames above it. The reports that walked up from
+ * each event took the depth each time, O(n^2): `ops --group-by stack` on the 20,000 did not finish in
+ * 100 s, `ops --from 0` on the 50,000 took over a minute, `kernels --patterns` on the 400,000 a minute
+ * (it looked for each call's parent down the whole stack); each must now stay well inside its bound,
+ * sanitizers included. */
 #include "helpers.h"
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
@@ -15,6 +17,7 @@
 
 #define N 20000           /* events nested */
 #define N_LAUNCHING 50000 /* operators nested, each launching a kernel */
+#define N_PATTERN 400000  /* calls nested, past the depth the import counts to (65,535) */
 #define BOUND_S 20.0      /* a report's time at most: seconds, on a shared machine under AddressSanitizer */
 
 static double now_s(void)
@@ -194,6 +197,41 @@ Test(deep_nesting, ops_device_and_memory_totals_on_50000_nested_operators, .time
         cr_expect_eq(seen, 5, "%s: %d operator rows", ways[k], seen);
         cJSON_Delete(rows);
     }
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* Calls aten::op nested N_PATTERN deep, the innermost launching kernels k0, k1 and k2 (1 us each). */
+static void with_kernels(FILE *out, int i)
+{
+    const int n = N_PATTERN;
+    fprintf(out, "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::op\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":%d}\n",
+            i ? "," : "", i, 2 * n - 2 * i);
+    for (int k = 0; i == n - 1 && k < 3; k++)
+        fprintf(out,
+                ",{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":%d.%d,"
+                "\"dur\":0.2,\"args\":{\"correlation\":%d}}\n"
+                ",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%d\",\"pid\":0,\"tid\":7,\"ts\":%d,\"dur\":1,"
+                "\"args\":{\"device\":0,\"stream\":7,\"correlation\":%d}}\n",
+                i, 2 + 3 * k, k + 1, k, 2 * n + 10 + 2 * k, k + 1);
+}
+
+/* By hand: the one root is the outermost call (depth 0, 2n us), its sequence the three kernels. */
+Test(deep_nesting, kernels_patterns_on_400000_nested_calls, .timeout = 300)
+{
+    char *dir = temp_dir(), db[1100];
+    import_nested(dir, N_PATTERN, with_kernels, db, sizeof db);
+    int st;
+    double t0 = now_s();
+    char *out = run_capture(&st, "timeout %d '%s' kernels '%s' --patterns aten::op --format csv", (int)(3 * BOUND_S), tracedb(), db);
+    double took = now_s() - t0;
+    cr_assert_eq(st, 0, "kernels --patterns: exit status %d (124: stopped after %.0f s)", st, 3 * BOUND_S);
+    cr_assert_lt(took, BOUND_S, "kernels --patterns on %d nested calls took %.1f s", N_PATTERN, took);
+    char want[256];
+    snprintf(want, sizeof want, "rank,count,kernels,gpu_ns,cpu_ns,pattern\r\n,1,3,3000,%lld,aten::op|k0|k1|k2\r\n",
+             2LL * N_PATTERN * 1000);
+    cr_assert_str_eq(out, want);
+    free(out);
     run("rm -rf '%s'", dir);
     free(dir);
 }
