@@ -6,7 +6,11 @@
  * writes them: every CPU op and range first, then the [memory] instants, then the GPU activity as
  * CUPTI hands it over (each kernel and its flow end before the launch and its flow start), so CPU
  * tracks arrive as sorted runs far apart and kernels before their launches.
- * Usage: gen_trace MEGABYTES [--kineto-order] > trace.json      (deterministic for a given size) */
+ * With --nested N instead: N operators nested on one thread (operator i at i us for 2N - 2i us, names
+ * aten::op_0 to _4 in turn), every tenth launching a kernel from the last us it holds alone: the shape
+ * where walking up the parents from every event costs O(N^2).
+ * Usage: gen_trace MEGABYTES [--kineto-order] > trace.json      (deterministic for a given size)
+ *        gen_trace --nested N > trace.json */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,8 +32,27 @@ static const char *kernels[] = {
     "void at::native::(anonymous namespace)::softmax_warp_forward<float, float, float, 10, false>(float*, float const*, int, int, int)",
     "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)"};
 
+static int nested(long long n)
+{
+    printf("{\"traceEvents\": [\n");
+    for (long long i = 0; i < n; i++) {
+        printf("%s{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::op_%lld\", \"pid\": 1, \"tid\": 1, \"ts\": %lld, "
+               "\"dur\": %lld}", i ? ",\n" : "", i % 5, i, 2 * n - 2 * i);
+        if (i % 10 == 0)
+            printf(",\n{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, "
+                   "\"ts\": %lld.250, \"dur\": 0.500, \"args\": {\"correlation\": %lld}},\n"
+                   "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": %lld, \"dur\": 0.500, "
+                   "\"args\": {\"device\": 0, \"stream\": 7, \"correlation\": %lld}}",
+                   2 * n - i - 1, i + 1, 2 * n + 10 + i, i + 1);
+    }
+    printf("\n]}\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 2 && strcmp(argv[1], "--nested") == 0)
+        return nested(atoll(argv[2]));
     long long target = (argc > 1 ? atoll(argv[1]) : 300) * 1000000LL, written = 0;
     int kineto = argc > 2 && strcmp(argv[2], "--kineto-order") == 0;
     FILE *cpu = stdout, *mem = kineto ? tmpfile() : stdout, *gpu = kineto ? tmpfile() : stdout;

@@ -12,6 +12,7 @@
 #   - tracedb import of a 1 GB trace (BENCH_BIG_MB), in both orders: peak RSS at a second size, to show it flat;
 #   - every report on the database, HTA's analyses also on a ~2 M-event one (BENCH_HTA_MB), the three
 #     slowest beside SQLite alone reading the same rows' columns (the floor under a pass over them);
+#   - the reports that go up the parents on 1 M operators nested on one thread (BENCH_DEEP);
 #   - the recorder's benchmark (bench/recorder_bench.c).
 # Ratios are what to read: these machines are noisy, so each tool runs in the same minute.
 set -eu
@@ -76,11 +77,11 @@ paired() {
   main_cmd() { timed "$p_imp" build/tracedb import -q "$p_file" -o "$p_db"; }
   in_turn "$p_tok" "$p_imp"
 }
-# beside_floor NAME FLOOR SQL CMD...: sqlite3 running SQL on the 2 M-event database (FLOOR) then CMD
-# (NAME), in turn
+# beside_floor NAME FLOOR SQL CMD...: sqlite3 running SQL on the 2 M-event database (or $floor_db: FLOOR)
+# then CMD (NAME), in turn
 beside_floor() {
   b_name=$1; b_floor=$2; b_sql=$3; shift 3
-  base_cmd() { timed "$b_floor" sqlite3 "$dir/hta.db" "$b_sql"; }
+  base_cmd() { timed "$b_floor" sqlite3 "${floor_db:-$dir/hta.db}" "$b_sql"; }
   main_prep() { :; }
   main_cmd() { timed "$b_name" "$@"; }
   in_turn "$b_floor" "$b_name" "$@"
@@ -179,6 +180,23 @@ if [ "$HTA_MB" -gt 0 ]; then
   measure critical_path_rows_2m build/tracedb critical-path "$dir/hta-edited.db" --drop-last-step
   rm -f "$dir/hta-edited.db"
 fi
+# deep nesting (#50): BENCH_DEEP operators nested on one thread (default 1,000,000; 0 skips), every tenth
+# launching a kernel (gen_trace --nested): the reports that go up the parents (the Python stacks, the
+# device totals, HTA's call stacks), the first two beside SQLite reading the columns the stacks' scan
+# reads (in turn, 3 rounds).
+DEEP=${BENCH_DEEP:-1000000}
+if [ "$DEEP" -gt 0 ]; then
+  deep_trace=$dir/deep-$DEEP.json
+  [ -s "$deep_trace" ] || build/gen_trace --nested "$DEEP" > "$deep_trace"
+  rm -f "$dir/deep.db"; build/tracedb import -q "$deep_trace" -o "$dir/deep.db"
+  floor_db=$dir/deep.db
+  deep_floor="SELECT count(*), total(id), total(parent_id), total(depth), total(kind), total(name_id) FROM event"
+  beside_floor deep_stack deep_floor "$deep_floor" build/tracedb ops "$dir/deep.db" --group-by stack
+  beside_floor deep_from deep_floor_from "$deep_floor" build/tracedb ops "$dir/deep.db" --from 0
+  measure deep_patterns build/tracedb kernels "$dir/deep.db" --patterns aten::
+  floor_db=""
+  rm -f "$dir/deep.db"
+fi
 measure csv_tracedb build/tracedb export csv "$dir/bench.db" --table event -o "$dir/event.csv" --force
 measure csv_sqlite3 sh -c "sqlite3 -csv -header '$dir/bench.db' 'SELECT * FROM event' > '$dir/event-sqlite3.csv'"
 measure export_chrome build/tracedb export chrome "$dir/bench.db" -o "$dir/export.json" --force
@@ -245,6 +263,13 @@ if [ "$HTA_MB" -gt 0 ]; then
   row "  on $hta_events events: kernels --patterns aten::" kernels_patterns_2m "(target <= 0.5 s; 7.40 s in SQL; $(floor kernels_patterns_2m))"
   row "    floor: SQLite reading its rows' columns" patterns_floor_2m "(sqlite3, one thread; tracedb reads them on two)"
   row "  on $hta_events events: kernels --patterns aten::linear" kernels_patterns_one_2m "(target <= 0.5 s; 2.2-3.1 s in SQL)"
+fi
+if [ "$DEEP" -gt 0 ]; then
+  deep_ratio() { echo "$(printf '%.2f' "$(cat $dir/$1.ratio)")x the floor below, median of 3 rounds in turn"; }
+  row "  $DEEP nested: ops --group-by stack" deep_stack "(55 s on 10,000 walking up from each; $(deep_ratio deep_stack))"
+  row "    floor: SQLite reading the parents' columns" deep_floor "(sqlite3, one thread)"
+  row "  $DEEP nested: ops --from 0" deep_from "(a launch in every tenth: device totals; $(deep_ratio deep_from))"
+  row "  $DEEP nested: kernels --patterns aten::" deep_patterns "(a minute on 400,000 looking down the whole stack)"
 fi
 row "tracedb export chrome (whole trace)" export_chrome ""
 # HTA itself beside tracedb on one real trace, where HTA's source is at hand (tests/oracle/*.py's way):
