@@ -47,7 +47,7 @@ CLI_SRC  = analyzer/cli/main.c analyzer/cli/commands.c analyzer/cli/cmd_api.c an
 UNIT_SRC = $(filter-out $(if $(HAVE_CUPTI),,tests/unit/test_cupti.c tests/unit/test_record.c tests/unit/test_record_options.c),$(wildcard tests/unit/*.c))
 HDRS     = $(wildcard include/*.h $(addsuffix /*.h,$(SRC_DIRS)))
 
-.PHONY: all build demo test check test-run clang-check valgrind bench fuzz fuzzers install deps clean gpu-bundle gpu-bundle-files gpu-check
+.PHONY: all build demo test check test-run clang-check valgrind bench fuzz fuzz-long fuzzers install deps clean gpu-bundle gpu-bundle-files gpu-check
 all:
 	@sh tools/deps.sh build
 	@$(MAKE) --no-print-directory build
@@ -259,6 +259,8 @@ bench:
 # --- fuzzing (libFuzzer, clang): seven targets over in-memory databases, seeded from tests/fuzz/corpus;
 #   make fuzz          each target for FUZZ_SECONDS (default 300), two at a time
 #   make test          replays tests/fuzz/regress (every crash found, kept), then FUZZ_TEST_SECONDS each (60)
+#   make fuzz-long     a nightly run of the targets whose runs cost most (json, db, stage: a few hundred runs
+#                      a second at best, the others thousands), FUZZ_LONG_SECONDS each (default 3600)
 FUZZ_TARGETS = json gzip sql cli db stage $(if $(HAVE_CUPTI),cupti)
 FUZZ_FLAGS   = $(CSTD) $(WARN) -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
                $(INCS) $(CUPTI_INC) -DTDB_SOURCE_DIR='"$(CURDIR)"'
@@ -305,6 +307,11 @@ fuzz:
 	@sh tools/deps.sh test
 	@$(MAKE) --no-print-directory fuzzers
 	sh tests/fuzz/run.sh $${FUZZ_SECONDS:-300} $(FUZZ_TARGETS)
+
+fuzz-long:
+	@sh tools/deps.sh test
+	@$(MAKE) --no-print-directory build/fuzz/fuzz_json build/fuzz/fuzz_db build/fuzz/fuzz_stage
+	sh tests/fuzz/run.sh $${FUZZ_LONG_SECONDS:-3600} json db stage
 
 # --- a real GPU (tests/gpu/check.sh): the programs and libraries the check runs, in .gpu/ (not tracked),
 #   to be run where a GPU is: `bash tests/gpu/check.sh .gpu OUTDIR` (needs the CUDA toolkit here);

@@ -87,14 +87,12 @@ static int ingest_sorts_new(struct tdb_ingest *ing)
     ing->corrs = spill_sort_new(sizeof(struct corr_rec), ing->sort_budget / 2, corr_rec_cmp, ing->sort_dir);
     ing->results = spill_sort_new(sizeof(struct result_rec), ing->sort_budget / 2, result_rec_cmp, ing->sort_dir);
     ing->rewrites = 0, ing->stream_abs = 0, ing->keys_in_rows = 0;
-    ing->recent = malloc(RECENT_LAUNCHES * sizeof *ing->recent);
+    ing->recent = calloc(RECENT_LAUNCHES, sizeof *ing->recent);
     ing->paths = malloc(256 * sizeof *ing->paths);
     if (!ing->keys || !ing->corrs || !ing->results || !ing->recent || !ing->paths) {
         fprintf(ing->err, "tracedb: out of memory\n");
         return -1;
     }
-    for (size_t i = 0; i < RECENT_LAUNCHES; i++)
-        ing->recent[i].corr = TDB_NULL;
     ing->paths_cap = 256, ing->npaths = 1;
     ing->paths[0] = (struct call_path){0, 0, 0, 0, 0};
     return 0;
@@ -238,9 +236,9 @@ static int64_t ingest_keep_keys(struct tdb_ingest *ing, size_t ord, const struct
     size_t slot = recent_slot(ev->correlation);
     int64_t known = -2;
     struct recent_launch *r = &ing->recent[slot];
-    if (launch && r->corr != ev->correlation) /* the first launch seen stays */
-        *r = (struct recent_launch){ev->correlation, ev->start_ns, (uint32_t)ord};
-    else if (gpu && !written && r->corr == ev->correlation)
+    if (launch && (!r->used || r->corr != ev->correlation)) /* the first launch seen stays */
+        *r = (struct recent_launch){ev->correlation, ev->start_ns, (uint32_t)ord, 1};
+    else if (gpu && !written && r->used && r->corr == ev->correlation)
         known = r->ord, *launch_ns = r->start;
     if (gpu && !written)
         return known; /* its record goes when its row leaves the reorder buffer (ingest_emit_row), which

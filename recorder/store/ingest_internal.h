@@ -124,9 +124,10 @@ struct tdb_ingest {
     size_t sort_budget;          /* bytes of memory per sort (TRACEDB_SORT_KIB) */
     char *sort_dir;              /* where sorts spill: beside the database */
     struct recent_launch {       /* RECENT_LAUNCHES slots: a correlation, the start of its first launch
-                                  * seen and that launch's ord (one cache line holds all three) */
+                                  * seen and that launch's ord (one cache line holds all three); used 0:
+                                  * an empty slot (calloc'd: an import touches only the pages it uses) */
         int64_t corr, start;
-        uint32_t ord;
+        uint32_t ord, used;
     } *recent;
     struct strmap path_index;    /* (enclosing, stat) -> index in paths */
     struct call_path *paths;     /* [0]: none */

@@ -6,7 +6,10 @@
  * input twice, through the fast lane and through yajl alone (TRACEDB_JSON=yajl), and aborts when the two
  * disagree on the outcome: status, counts, the first error and its offset, the anomalies; and a third
  * time with every track left to the end-of-trace sweep (TRACEDB_NEST=sweep), aborting when the nesting
- * computed as events stream in (reorder buffer, frame log merges, fixes) differs from the sweep's. */
+ * computed as events stream in (reorder buffer, frame log merges, fixes) differs from the sweep's.
+ * The sorts' budget is 64 KiB (TRACEDB_SORT_KIB), not 8 MiB: small inputs reach the paths that spill,
+ * and a run does not map and unmap megabytes of buffers that AddressSanitizer poisons (a corpus of 151
+ * inputs ran in 2.2 s instead of 5.0 s). */
 #define _GNU_SOURCE
 #include "chrome_import.h"
 #include "ingest.h"
@@ -110,8 +113,10 @@ static int import_once(const uint8_t *data, size_t size, struct tdb_import_resul
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (!devnull)
+    if (!devnull) {
         devnull = fopen("/dev/null", "w");
+        setenv("TRACEDB_SORT_KIB", "64", 0);
+    }
     struct tdb_import_result fast;
     uint64_t streamed = 0;
     int rc = import_once(data, size, &fast, &streamed);

@@ -6,7 +6,8 @@
  * into an in-memory database, which is then finished (nesting, links, sums); or, for inputs whose size
  * has bit 3 set, into a recording's database (a file, written as it comes, CUPTI's chunks nested as
  * they are converted: call_nest.c), as `tracedb finish` does. Seeds: recordings made by the C API (both
- * clock modes) and a chunk of CUPTI events. */
+ * clock modes) and a chunk of CUPTI events. The sorts' budget is 64 KiB (TRACEDB_SORT_KIB), as in
+ * fuzz_import.c: spills reached by small inputs, no megabytes mapped a run. */
 #include "stage_convert.h"
 #include <stdint.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static char path[512], side[600];
     if (!devnull) {
         devnull = fopen("/dev/null", "w");
+        setenv("TRACEDB_SORT_KIB", "64", 0);
         const char *tmp = getenv("TMPDIR");
         snprintf(path, sizeof path, "%s/fuzz_stage_%ld.db", tmp && *tmp ? tmp : "/tmp", (long)getpid());
     }
