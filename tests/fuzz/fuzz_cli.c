@@ -1,9 +1,13 @@
 /* fuzz_cli.c: libFuzzer target for the command line: option parsing (every option type, sizes, times,
- * globs, sort keys, formats) and the reports it drives, against the sample database. The input is an
- * argument list (NUL or newline separated); its first byte picks a read-only command. Arguments that
- * would write files or print help and exit are left out. A second byte with its top bit set makes the rest a
- * structured input (structured_args); tests/fuzz/cli.dict gives libFuzzer the options and their values; at exit the target prints how many runs got past option parsing (exit status other than 2)
- * to their report, which run.sh shows beside the coverage. */
+ * globs, sort keys, formats) and the reports it drives, against HTA's AlexNet trace (kernels, launches,
+ * memory copies, ranges; sample_db.h). The input's first byte picks a read-only command. Its
+ * second byte picks the form of the rest: below 0x10, raw text (arguments separated by NUL or newline,
+ * tests/fuzz/cli.dict giving libFuzzer the options and their values); otherwise a structured input
+ * (structured_args), each byte picking one of the arguments the command takes, with a value valid for
+ * the trace, so that most runs get past option parsing and into the report. Arguments that would write
+ * files or print help and exit are left out. At exit the target prints how many runs got past option
+ * parsing (an exit status other than 2) to their report, which run.sh shows beside the coverage. */
+#define FUZZ_SAMPLE_TRACE "/tests/data/kineto/critical_path_alexnet_trace.json.gz"
 #include "cli.h"
 #include "sample_db.h"
 #include <stdint.h>
@@ -20,37 +24,52 @@ static void say_reached(void)
     fprintf(stderr, "fuzz_cli: %ld of %ld runs reached their report\n", reached, runs);
 }
 
-static const char *const commands[] = {"summary", "ops",    "kernels", "api",  "memops",   "latency",
-                                       "device",  "memory", "ranks",   "sql",  "export",   "diff",
-                                       "overlap", "idle",   "launches", "queue"};
+static const char *const commands[] = {"summary", "ops",     "kernels", "api",     "memops",  "latency",
+                                       "device",  "memory",  "ranks",   "sql",     "export",  "diff",
+                                       "overlap", "idle",    "launches", "queue",  "critical-path"};
 
-/* Structured inputs (the second byte's top bit set): each later byte picks one argument, with its value,
- * from the options every report takes or from its own (as its --help lists them), so that most runs get
- * past option parsing to the report; a byte picking the one choice past the lists takes raw text up to the
- * next newline (a value no table holds). */
-static const char *const common_args[] = {
-    "--limit\n3", "--limit\n0", "--format\njson", "--format\ncsv", "--from\n1ms", "--to\n40ms", "--from\n0",
-    "--range\nProfilerStep#*", "--range\n*", "--by-rank", "--drop-last-step", "--wide", "--columns\nname",
-    NULL};
+/* What every report takes: its output, and the window (each value one the trace has). */
+#define OUTPUT "--limit\n3", "--limit\n0", "--format\njson", "--format\ncsv"
+#define WINDOW "--from\n1ms", "--to\n40ms", "--from\n0", "--range\n*measure|forward]", "--by-rank", \
+               "--drop-last-step", "--wide"
+/* Structured inputs: each byte picks one argument, with its value, from the options the command takes
+ * (as its --help lists them), so that most runs get past option parsing to the report; a byte 0xff
+ * takes raw text up to the next newline instead (a value no table holds). */
 static const struct {
-    const char *command, *args[12];
+    const char *command, *args[32];
 } own_args[] = {
-    {"ops", {"--group-by\nshape", "--group-by\nstack", "--stack-depth\n2", "--with-flops", "--by-step",
-             "--sort\nself_cpu_ns", "--sort\ncalls", "--sort\nflops", NULL}},
-    {"kernels", {"--kinds\nkernel,memcpy,memset", "--group-by\nlaunch", "--by-step", "--by-type",
-                 "--patterns\naten::", "--min-kernels\n2", "--sort\ninstances", "--sort\nmed_ns", NULL}},
-    {"api", {"--sort\ncalls", "--sort\nmax_ns", NULL}},
-    {"memops", {"--bandwidth", "--timeline", "--sort\ntotal_bytes", NULL}},
-    {"latency", {"--name\naten::*", "--top-level", "--thread\n1", "--each", "--sort\nmedian_ns", NULL}},
-    {"device", {"--steps\nProfilerStep#*", "--steps\n*", NULL}},
-    {"memory", {"--by-op", "--timeline", NULL}},
-    {"ranks", {"--sort\nstraggle_ns", NULL}},
-    {"idle", {"--kernel-wait-below\n5us", "--negative-gaps", "--sort\nidle_ns", NULL}},
-    {"launches", {"--short-below\n10us", "--delay-above\n1us", "--each", "--sort\ndelay_max_ns", NULL}},
-    {"diff", {"--tolerance\n1", "--fail-above\n5", "--metric\nkernel_total", "--alpha\n0.1", NULL}},
-    {"sql", {"SELECT count(*), median(dur_ns) FROM events", "SELECT * FROM kernels", NULL}},
-    {"export", {"--table\nevents", "--query\nSELECT * FROM ops", "--report\nops", "--kinds\nkernel", NULL}},
+    {"summary", {OUTPUT, NULL}},
+    {"ops", {OUTPUT, WINDOW, "--group-by\nshape", "--group-by\nstack", "--stack-depth\n2", "--with-flops",
+             "--by-step", "--sort\nself_cpu_ns", "--sort\ncalls", "--sort\nflops", "--columns\nname", NULL}},
+    {"kernels", {OUTPUT, WINDOW, "--hta-rounding", "--kinds\nkernel,memcpy,memset", "--group-by\nlaunch",
+                 "--by-step", "--by-type", "--patterns\naten::", "--min-kernels\n2", "--sort\ninstances",
+                 "--sort\nmed_ns", NULL}},
+    {"api", {OUTPUT, WINDOW, "--sort\ncalls", "--sort\nmax_ns", NULL}},
+    {"memops", {OUTPUT, WINDOW, "--hta-rounding", "--bandwidth", "--timeline", "--sort\ntotal_bytes", NULL}},
+    {"latency", {OUTPUT, WINDOW, "--name\naten::*", "--top-level", "--thread\n1", "--each", "--sort\nmedian_ns",
+                 NULL}},
+    {"device", {OUTPUT, WINDOW, "--hta-rounding", "--steps\n*measure*", "--steps\n*", NULL}},
+    {"memory", {OUTPUT, WINDOW, "--by-op", "--timeline", NULL}},
+    {"ranks", {OUTPUT, WINDOW, "--sort\nstraggle_ns", NULL}},
+    {"sql", {"--format\njson", "--format\ncsv", "SELECT count(*), median(dur_ns) FROM events",
+             "SELECT * FROM kernels", NULL}},
+    {"export", {"--table\nevents", "--query\nSELECT * FROM ops", "--report\nops", "--kinds\nkernel", "--from\n1ms",
+                "--to\n40ms", "--range\n*measure|forward]", NULL}},
+    {"diff", {"--limit\n3", "--format\njson", "--format\ncsv", "--kinds\nkernel", "--tolerance\n1",
+              "--section\nsteps", "--section\ndevice", "--by-shape", "--fail-above\n5", "--metric\nkernel_total",
+              "--alpha\n0.1", "--on-inconclusive\npass", NULL}},
+    {"overlap", {OUTPUT, WINDOW, "--hta-rounding", NULL}},
+    {"idle", {OUTPUT, WINDOW, "--hta-rounding", "--kernel-wait-below\n5us", "--negative-gaps", "--sort\nidle_ns",
+              NULL}},
+    {"launches", {OUTPUT, WINDOW, "--hta-rounding", "--short-below\n10us", "--delay-above\n1us", "--each",
+                  "--sort\ndelay_max_ns", NULL}},
+    {"queue", {OUTPUT, WINDOW, "--hta-rounding", "--timeline", "--blocked-at\n2", NULL}},
+    {"critical-path", {OUTPUT, WINDOW, "--hta-rounding", "--each", NULL}},
 };
+
+/* At most this many arguments a structured input: options that do not go together are refused (as
+ * they should be), and more picks make such a pair likelier, not new paths. */
+#define MAX_PICKS 6
 
 /* The structured input's argument list, newline-separated, into out (malloc'd). */
 static char *structured_args(const char *command, const uint8_t *data, size_t size)
@@ -59,16 +78,14 @@ static char *structured_args(const char *command, const uint8_t *data, size_t si
     for (size_t i = 0; i < sizeof own_args / sizeof own_args[0]; i++)
         if (strcmp(own_args[i].command, command) == 0)
             own = own_args[i].args;
-    size_t ncommon = 0, nown = 0;
-    while (common_args[ncommon])
-        ncommon++;
+    size_t nown = 0;
     while (own && own[nown])
         nown++;
     size_t cap = 64 * size + 1, n = 0;
     char *out = malloc(cap);
-    for (size_t i = 0; out && i < size; i++) {
-        size_t k = data[i] % (ncommon + nown + 1), len; /* the last choice: raw text */
-        const char *arg = k < ncommon ? common_args[k] : k - ncommon < nown ? own[k - ncommon] : NULL;
+    for (size_t i = 0, picked = 0; out && i < size && picked < MAX_PICKS; i++, picked++) {
+        size_t len;
+        const char *arg = data[i] == 0xff || !nown ? NULL : own[data[i] % nown]; /* 0xff: raw text */
         if (!arg) { /* raw text, to the next newline */
             size_t j = i + 1;
             while (j < size && data[j] != '\n')
@@ -111,7 +128,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!cmd)
         return 0;
     char *text;
-    if (size >= 2 && (data[1] & 0x80)) { /* structured: arguments picked from the tables */
+    int structured = size >= 2 && data[1] >= 0x10;
+    if (structured) { /* arguments picked from the tables */
         text = structured_args(name, data + 2, size - 2);
         if (!text)
             return 0;
@@ -120,12 +138,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memcpy(text, data + 1, size - 1);
         text[size - 1] = 0;
     }
-    size_t text_len = size >= 2 && (data[1] & 0x80) ? strlen(text) : size - 1; /* raw: NULs separate too */
+    size_t text_len = structured ? strlen(text) : size - 1; /* raw: NULs separate too */
     char *argv[76];
     int argc = 0;
     argv[argc++] = (char *)name;
     if (strcmp(name, "export") == 0)
         argv[argc++] = (data[0] & 0x80) ? "chrome" : "csv";
+    if (structured && strcmp(name, "export") == 0 && !(data[0] & 0x80)) { /* csv: what it writes */
+        static const char *const what[][2] = {{"--table", "events"}, {"--query", "SELECT * FROM ops"},
+                                              {"--report", "kernels"}, {"--report", "ops"}};
+        argv[argc++] = (char *)what[(data[0] >> 5) & 3][0];
+        argv[argc++] = (char *)what[(data[0] >> 5) & 3][1];
+    }
     argv[argc++] = (char *)db;
     if (strcmp(name, "diff") == 0)
         argv[argc++] = (char *)db;
