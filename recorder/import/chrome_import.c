@@ -241,6 +241,10 @@ static int chrome_read(struct chrome *c, struct read_ahead *in)
                 skip = 3, c->chunk_base = 3; /* offsets stay the file's */
         }
         int fed;
+        if (n == 0 && c->resync.active) { /* the input ended while skipping damage */
+            chrome_resync_end(c);
+            break;
+        }
         if (n == 0)
             fed = yajl_complete_parse(c->h) == yajl_status_ok ? 0 : c->db_error ? -1 : 2;
         else
@@ -284,6 +288,7 @@ static int chrome_close_open_ranges(struct chrome *c)
 static int chrome_check_document(struct chrome *c, int status)
 {
     struct tdb_import_result *res = c->res;
+    chrome_resync_report(c);
     for (int a = 0; a < TDB_ANOMALY_COUNT; a++)
         if (res->anomalies[a])
             fprintf(c->err, "tracedb: %s: %lld event(s) %s (the first at byte %zu%s)\n", c->file,
@@ -303,7 +308,7 @@ static int chrome_check_document(struct chrome *c, int status)
             chrome_input_error(c, "empty file", "empty file: no trace events");
         status = 1;
     }
-    if (status == 0 && res->skipped)
+    if (status == 0 && (res->skipped || c->resync.spans))
         status = 1;
     return status;
 }
@@ -313,6 +318,7 @@ static int chrome_end_trace(struct chrome *c, int status)
 {
     struct tdb_import_result *res = c->res;
     chrome_devices(c);
+    chrome_resync_extra(c);
     jw_close(&c->extra_w, '}');
     int64_t rank = chrome_rank(c);
     struct tdb_trace_info info = {

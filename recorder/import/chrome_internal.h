@@ -63,6 +63,25 @@ struct scan {
     int64_t len; /* bytes of the pending string or literal so far */
 };
 
+/* Damage inside the events array (chrome_resync.c): the bytes from it to the next event that parses whole
+ * are skipped, as one span. */
+struct damaged_span {
+    size_t from, to;  /* the bytes skipped, both ends included (from: the damaged event's '{', or the damage) */
+    size_t at;        /* where the parser met the damage */
+    int64_t events;   /* events kept when the span ended (those after it: the total less this) */
+    char why[120];
+};
+struct resync {
+    int active;         /* skipping: looking for the next event's '{' */
+    int depth;          /* containers open inside the events array, as the skipped bytes say (0: between events) */
+    int in_string, esc; /* the skip is inside a string; after a backslash */
+    unsigned char prev; /* the last byte skipped, not blank and not in a string */
+    int trial;          /* a candidate '{' is being parsed: an error before it closes extends the span */
+    size_t trial_events;  /* events read when the candidate began */
+    int64_t spans;      /* damaged spans (the first MAX_REPORTED described in span[]) */
+    struct damaged_span span[MAX_REPORTED];
+};
+
 /* A B event waiting for its E, on one track. */
 struct open_range {
     int64_t thread_id, start_ns, seq;
@@ -81,6 +100,7 @@ struct chrome {
     int depth;          /* containers open */
     int shape;          /* 0 unknown, 1 bare array, 2 object */
     int events_depth;   /* depth of the events array, 0 when outside it */
+    int events_closed;  /* the events array's depth once it closed, until a top-level key follows (else 0) */
     int top_field;      /* in an object: the pending top-level key is: 0 other, 1 traceEvents */
     struct buf top_key; /* the pending top-level key (unescaped) */
 
@@ -151,6 +171,8 @@ struct chrome {
     int tty;                 /* progress shown on the terminal */
     size_t total, next_report;
 
+    struct resync resync; /* damage skipped inside the events array (chrome_resync.c) */
+
     struct buf out_args; /* the args JSON handed to the writer */
     struct buf series;   /* a counter series name */
     struct tdb_import_result *res;
@@ -184,5 +206,13 @@ void chrome_fast_sink(struct chrome *c, struct json_sink *k);
 int chrome_fast_take(struct chrome *c, const unsigned char *p, size_t n);
 int chrome_fast_lane(struct chrome *c, struct read_ahead *in);
 int chrome_yajl_new(struct chrome *c);
+
+/* chrome_resync.c */
+int chrome_resync_begin(struct chrome *c);
+size_t chrome_resync_scan(struct chrome *c, const unsigned char *p, size_t n);
+int chrome_resync_resume(struct chrome *c, size_t offset);
+void chrome_resync_end(struct chrome *c);
+void chrome_resync_report(struct chrome *c);
+void chrome_resync_extra(struct chrome *c);
 
 #endif

@@ -231,6 +231,7 @@ static int on_close(struct chrome *c, char bracket)
         c->in_args = 0;
         c->field = F_NONE;
     } else if (c->events_depth && c->depth == c->events_depth) {
+        c->events_closed = c->events_depth;
         c->events_depth = 0;
     }
     c->depth--;
@@ -288,6 +289,7 @@ static int cb_map_key(void *ctx, const unsigned char *k, size_t n)
     if (c->cap_depth)
         return jw_key(&c->cap, (const char *)k, n) == 0;
     if (c->shape == 2 && c->depth == 1) {
+        c->events_closed = 0;
         c->top_skip = c->top_skip == 2; /* a new top-level value; 2: this key itself was cut */
         c->top_key.n = 0;
         c->top_field = n == 11 && memcmp(k, "traceEvents", 11) == 0;
@@ -507,16 +509,37 @@ static int feed_long_string(struct chrome *c, struct read_ahead *in, unsigned ch
 }
 
 /* Hands p[0..n) (a chunk as read, or what feed_long_string gathered) to yajl; c->chunk_base is p's
- * offset in the file and moves past it. 0 to go on, 1 damaged (reported), -1 database error,
+ * offset in the file and moves past it. Damage inside the events array is skipped to the next event
+ * (chrome_resync.c), in this chunk or a later one. 0 to go on, 1 damaged (reported), -1 database error,
  * 2 a yajl error (reported by the caller), 3 yajl stopped at an event for the fast lane (which now holds
  * the rest of p: chrome_fast_lane goes on from there). */
 int chrome_feed(struct chrome *c, struct read_ahead *in, unsigned char *chunk, const unsigned char *p, size_t n)
 {
-    c->close_end = NO_TOKEN;
-    if (yajl_parse(c->h, p, n) != yajl_status_ok) {
+    for (;;) {
+        if (__builtin_expect(c->resync.active, 0)) {
+            size_t k = chrome_resync_scan(c, p, n);
+            if (k == n) {
+                c->chunk_base += n;
+                return 0;
+            }
+            if (chrome_resync_resume(c, c->chunk_base + k) != 0)
+                return -1;
+            p += k, n -= k;
+        }
+        c->close_end = NO_TOKEN;
+        yajl_status st = yajl_parse(c->h, p, n);
+        if (__builtin_expect(st == yajl_status_ok, 1))
+            break;
         if (c->fast_switch)
             return chrome_fast_take(c, p + (c->fast_at - c->chunk_base), n - (c->fast_at - c->chunk_base));
-        return c->db_error ? -1 : 2;
+        if (c->db_error)
+            return -1;
+        if (st != yajl_status_error || !chrome_resync_begin(c))
+            return 2;
+        size_t used = yajl_get_bytes_consumed(c->h);
+        if (used && p[used - 1] == '{' && !c->resync.depth)
+            used--; /* refused where an event may start ('}{', a stray ']'): the scan looks at it again */
+        p += used, n -= used, c->chunk_base += used;
     }
     c->chunk_base += n;
     size_t from = 0;
