@@ -511,53 +511,37 @@ static void chrome_promote(struct chrome *c, struct tdb_event *ev)
 
 static int open_push(struct chrome *c, int64_t thread, int64_t start, int kind)
 {
-    if (c->nopen == c->open_cap) {
-        size_t ncap = c->open_cap ? c->open_cap * 2 : 16;
-        struct open_range *n = realloc(c->open, ncap * sizeof *n);
-        if (!n)
-            return -1;
-        memset(n + c->open_cap, 0, (ncap - c->open_cap) * sizeof *n);
-        c->open = n, c->open_cap = ncap;
-    }
-    struct open_range *o = &c->open[c->nopen++];
-    o->thread_id = thread, o->start_ns = start, o->kind = kind, o->offset = c->event_offset;
-    o->name.n = o->cat.n = o->args.n = 0;
-    o->has_cat = c->cat.set;
     struct tdb_str a = args_json(c);
-    if (buf_add(&o->name, text_ptr(c, &c->name), c->name.n) != 0 ||
-        buf_add(&o->cat, text_ptr(c, &c->cat), c->cat.n) != 0 || buf_add(&o->args, a.p, a.n) != 0)
-        return -1;
-    return 0;
+    struct open_range r = {thread, start, c->event_offset, kind, c->cat.set, {text_ptr(c, &c->name), c->name.n},
+                           {text_ptr(c, &c->cat), c->cat.n}, a};
+    return open_ranges_push(&c->open, &r);
 }
 
 /* The E event: closes the innermost open B on its track. */
 static int open_pop(struct chrome *c, int64_t thread, int64_t end)
 {
-    for (size_t i = c->nopen; i-- > 0;) {
-        struct open_range *o = &c->open[i];
-        if (o->thread_id != thread)
-            continue;
-        enum tdb_anomaly flag = TDB_ANOMALY_COUNT;
-        if (end < o->start_ns) {
-            if (chrome_anomaly(c, TDB_ANOMALY_END_BEFORE_BEGIN, c->event_offset))
-                return 0;
-            end = o->start_ns;
-            flag = TDB_ANOMALY_END_BEFORE_BEGIN;
-        }
-        if (chrome_range_write(c, o, end, flag) != 0)
-            return -1;
-        /* remove frame i, keeping the order of the rest */
-        struct open_range keep = *o;
-        memmove(&c->open[i], &c->open[i + 1], (c->nopen - i - 1) * sizeof *o);
-        c->open[--c->nopen] = keep;
+    struct open_range o;
+    int found = open_ranges_find(&c->open, thread, &o);
+    if (found < 0)
+        return -1;
+    if (!found) {
+        chrome_anomaly(c, TDB_ANOMALY_END_WITHOUT_BEGIN, c->event_offset);
         return 0;
     }
-    chrome_anomaly(c, TDB_ANOMALY_END_WITHOUT_BEGIN, c->event_offset);
-    return 0;
+    enum tdb_anomaly flag = TDB_ANOMALY_COUNT;
+    if (end < o.start_ns) {
+        if (chrome_anomaly(c, TDB_ANOMALY_END_BEFORE_BEGIN, c->event_offset))
+            return 0;
+        end = o.start_ns;
+        flag = TDB_ANOMALY_END_BEFORE_BEGIN;
+    }
+    if (chrome_range_write(c, &o, end, flag) != 0)
+        return -1;
+    return open_ranges_drop(&c->open);
 }
 
 /* Writes the range of B event o, ending at end; flag: an anomaly to note in its args, or COUNT. */
-int chrome_range_write(struct chrome *c, struct open_range *o, int64_t end, enum tdb_anomaly flag)
+int chrome_range_write(struct chrome *c, const struct open_range *o, int64_t end, enum tdb_anomaly flag)
 {
     struct tdb_event ev;
     tdb_event_init(&ev);

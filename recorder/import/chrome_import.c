@@ -120,6 +120,9 @@ static struct chrome *chrome_new(struct tdb_ingest *ing, const char *file, FILE 
     c->base_time_ns = TDB_NULL;
     c->max_string = res->max_string ? res->max_string : DEFAULT_MAX_STRING;
     c->strict = res->strict;
+    const char *dir;
+    size_t budget = tdb_ingest_spill_budget(ing, &dir);
+    open_ranges_init(&c->open, budget, dir, err);
     jw_init(&c->extra_w, &c->extra);
     jw_open(&c->extra_w, '{');
     return c;
@@ -132,12 +135,7 @@ static void chrome_free(struct chrome *c)
     json_fast_free(c->fast);
     if (c->fb)
         free(c->fb - 1);
-    for (size_t i = 0; i < c->open_cap; i++) {
-        buf_free(&c->open[i].name);
-        buf_free(&c->open[i].cat);
-        buf_free(&c->open[i].args);
-    }
-    free(c->open);
+    open_ranges_free(&c->open);
     struct buf *bufs[] = {&c->arena, &c->out_args, &c->series,   &c->top_key,   &c->extra,   &c->devprops,
                           &c->distinfo, &c->trace_name, &c->top_value, &c->longbuf, &c->top_keys};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
@@ -267,20 +265,20 @@ static int chrome_read(struct chrome *c, struct read_ahead *in)
     return 0;
 }
 
-/* Ranges begun and never ended, in file order: kept, ending at their thread's last event (flagged). */
+/* A range begun and never ended: kept, ending at its thread's last event (flagged). */
+static int chrome_close_range(void *ctx, const struct open_range *o)
+{
+    struct chrome *c = ctx;
+    if (chrome_anomaly(c, TDB_ANOMALY_NEVER_ENDED, o->offset))
+        return 0;
+    int64_t last = (size_t)o->thread_id < c->thread_last_n ? c->thread_last[o->thread_id] : INT64_MIN;
+    return chrome_range_write(c, o, last > o->start_ns ? last : o->start_ns, TDB_ANOMALY_NEVER_ENDED) != 0 ? -1 : 0;
+}
+
+/* Ranges begun and never ended, in file order. */
 static int chrome_close_open_ranges(struct chrome *c)
 {
-    int status = 0;
-    for (size_t i = 0; status == 0 && i < c->nopen; i++) {
-        struct open_range *o = &c->open[i];
-        if (chrome_anomaly(c, TDB_ANOMALY_NEVER_ENDED, o->offset))
-            continue;
-        int64_t last = (size_t)o->thread_id < c->thread_last_n ? c->thread_last[o->thread_id] : INT64_MIN;
-        if (chrome_range_write(c, o, last > o->start_ns ? last : o->start_ns, TDB_ANOMALY_NEVER_ENDED) != 0)
-            status = -1;
-    }
-    c->nopen = 0;
-    return status;
+    return open_ranges_each(&c->open, chrome_close_range, c) != 0 ? -1 : 0;
 }
 
 /* Once the file is read: says what anomalies it held, and whether it was a trace at all. Returns the

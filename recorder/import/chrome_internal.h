@@ -6,6 +6,7 @@
 #define TDB_CHROME_INTERNAL_H
 #include "chrome_import.h"
 #include "json_fast.h"
+#include "open_ranges.h"
 #include "read_ahead.h"
 #include "jsonbuf.h"
 #include "timeparse.h"
@@ -82,15 +83,6 @@ struct resync {
     struct damaged_span span[MAX_REPORTED];
 };
 
-/* A B event waiting for its E, on one track. */
-struct open_range {
-    int64_t thread_id, start_ns, seq;
-    size_t offset; /* of the B event in the file */
-    int kind;
-    struct buf name, cat, args;
-    int has_cat;
-};
-
 struct chrome {
     struct tdb_ingest *ing;
     const char *file;
@@ -128,9 +120,8 @@ struct chrome {
     struct buf devprops, distinfo, trace_name;
     int64_t base_time_ns;
 
-    /* B/E matching */
-    struct open_range *open;
-    size_t nopen, open_cap;
+    /* B/E matching: the B events waiting for their E */
+    struct open_ranges open;
 
     /* long strings (see feed_long_string) */
     size_t close_end;     /* offset in the chunk being parsed just past the last '}' or ']'; NO_TOKEN before one */
@@ -190,7 +181,7 @@ size_t chrome_offset(struct chrome *c);
 void chrome_skip(struct chrome *c, size_t offset, const char *reason);
 void chrome_event_bad(struct chrome *c, const char *fmt, const char *what);
 void chrome_event_reset(struct chrome *c);
-int chrome_range_write(struct chrome *c, struct open_range *o, int64_t end, enum tdb_anomaly flag);
+int chrome_range_write(struct chrome *c, const struct open_range *o, int64_t end, enum tdb_anomaly flag);
 int chrome_top_scalar(struct chrome *c, enum vtype type, const char *text, size_t n);
 int chrome_top_value_done(struct chrome *c, struct buf *value);
 int chrome_no_trace(struct chrome *c);

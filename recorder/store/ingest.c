@@ -1108,6 +1108,12 @@ int tdb_ingest_commit(struct tdb_ingest *ing)
     return ingest_exec(ing, "COMMIT; BEGIN;");
 }
 
+size_t tdb_ingest_spill_budget(const struct tdb_ingest *ing, const char **dir)
+{
+    *dir = ing->sort_dir;
+    return ing->sort_budget;
+}
+
 struct sqlite3 *tdb_ingest_sqlite(struct tdb_ingest *ing)
 {
     ing->lent = 1;

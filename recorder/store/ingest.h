@@ -154,6 +154,10 @@ void tdb_ingest_abort(struct tdb_ingest *ing);
 /* Live mode: makes everything queued so far durable and visible to readers. */
 int tdb_ingest_commit(struct tdb_ingest *ing);
 
+/* What an importer may hold of its own in memory (bytes, as each sort: TRACEDB_SORT_KIB) before it
+ * spills to a temporary file in *dir (beside the database). */
+size_t tdb_ingest_spill_budget(const struct tdb_ingest *ing, const char **dir);
+
 /* The database itself, for bulk work done in SQL (merging): waits until every queued row is written.
  * The caller must not leave statements open. */
 struct sqlite3 *tdb_ingest_sqlite(struct tdb_ingest *ing);
