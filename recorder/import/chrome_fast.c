@@ -24,6 +24,26 @@ int chrome_yajl_new(struct chrome *c)
     return 0;
 }
 
+/* A new yajl handle standing between the events' array elements, as the old one would: before one
+ * (after_event 0) or after one (1: a ',' or the array's end is next); the input goes on at file offset
+ * base. 0, or -1 out of memory (printed). */
+int chrome_yajl_between_events(struct chrome *c, size_t base, int after_event)
+{
+    if (chrome_yajl_new(c) != 0) {
+        fprintf(c->err, "tracedb: out of memory\n");
+        return -1;
+    }
+    c->replay = 1;
+    const char *prime = c->events_depth == 1 ? "[" : "{\"\":[";
+    yajl_parse(c->h, (const unsigned char *)prime, strlen(prime));
+    if (after_event)
+        yajl_parse(c->h, (const unsigned char *)"[]", 2);
+    c->replay = 0;
+    c->chunk_base = base;
+    c->scan.state = SC_BETWEEN, c->scan.esc = 0, c->scan.len = 0;
+    return 0;
+}
+
 /* yajl stopped at an event's '{', p[0]: the fast lane takes p[0..n) (the rest of what yajl was given).
  * Returns 3, or -1 out of memory. */
 int chrome_fast_take(struct chrome *c, const unsigned char *p, size_t n)
@@ -90,18 +110,8 @@ static size_t run_end(const unsigned char *b, size_t n)
  * end is next). Returns what chrome_feed returns. */
 static int fast_handback(struct chrome *c, struct read_ahead *in, size_t at, int after_event)
 {
-    if (chrome_yajl_new(c) != 0) {
-        fprintf(c->err, "tracedb: out of memory\n");
+    if (chrome_yajl_between_events(c, c->fb_base + at, after_event) != 0)
         return -1;
-    }
-    c->replay = 1;
-    const char *prime = c->events_depth == 1 ? "[" : "{\"\":[";
-    yajl_parse(c->h, (const unsigned char *)prime, strlen(prime));
-    if (after_event)
-        yajl_parse(c->h, (const unsigned char *)"[]", 2);
-    c->replay = 0;
-    c->chunk_base = c->fb_base + at;
-    c->scan.state = SC_BETWEEN, c->scan.esc = 0, c->scan.len = 0;
     return at < c->fb_n ? chrome_feed(c, in, c->chunk, c->fb + at, c->fb_n - at) : 0;
 }
 

@@ -197,6 +197,7 @@ void chrome_fast_sink(struct chrome *c, struct json_sink *k);
 int chrome_fast_take(struct chrome *c, const unsigned char *p, size_t n);
 int chrome_fast_lane(struct chrome *c, struct read_ahead *in);
 int chrome_yajl_new(struct chrome *c);
+int chrome_yajl_between_events(struct chrome *c, size_t base, int after_event);
 
 /* chrome_resync.c */
 int chrome_resync_begin(struct chrome *c);

@@ -102,16 +102,8 @@ int chrome_resync_resume(struct chrome *c, size_t offset)
         s->events = c->res->events;
     }
     yajl_free(c->h);
-    if (chrome_yajl_new(c) != 0) {
-        fprintf(c->err, "tracedb: out of memory\n");
+    if (chrome_yajl_between_events(c, offset, 0) != 0)
         return -1;
-    }
-    c->replay = 1;
-    const char *prime = c->events_depth == 1 ? "[" : "{\"\":[";
-    yajl_parse(c->h, (const unsigned char *)prime, strlen(prime));
-    c->replay = 0;
-    c->chunk_base = offset;
-    c->scan.state = SC_BETWEEN, c->scan.esc = 0, c->scan.len = 0;
     if (c->fast_from <= offset)
         c->fast_from = offset + 1;
     r->active = 0, r->trial = 1;
