@@ -44,6 +44,8 @@ CLI_SRC  = analyzer/cli/main.c analyzer/cli/commands.c analyzer/cli/cmd_api.c an
            analyzer/cli/cmd_kernels.c analyzer/cli/cmd_latency.c analyzer/cli/cmd_ranks.c analyzer/cli/cmd_merge.c analyzer/cli/cmd_record.c analyzer/cli/cmd_finish.c analyzer/cli/cmd_report.c analyzer/cli/cmd_overlap.c analyzer/cli/cmd_idle.c analyzer/cli/cmd_launches.c analyzer/cli/cmd_queue.c analyzer/cli/cmd_critical_path.c \
            analyzer/cli/cmd_memops.c analyzer/cli/cmd_memory.c analyzer/cli/cmd_ops.c analyzer/cli/cmd_summary.c analyzer/cli/cmd_sql.c \
            analyzer/cli/cmd_import.c analyzer/cli/options.c analyzer/cli/report_options.c
+# libtracedb.so's SQLite extension entry point (README: SQL), linked into the shared library alone
+EXT_SRC  = analyzer/cli/sql_extension.c
 UNIT_SRC = $(filter-out $(if $(HAVE_CUPTI),,tests/unit/test_cupti.c tests/unit/test_record.c tests/unit/test_record_options.c),$(wildcard tests/unit/*.c))
 HDRS     = $(wildcard include/*.h $(addsuffix /*.h,$(SRC_DIRS)))
 
@@ -83,8 +85,9 @@ CLI_OBJ = $(CLI_SRC:%.c=build/obj/%.o)
 build/libtracedb.a: $(LIB_OBJ)
 	ar rcs $@ $^
 
-build/libtracedb.so: $(LIB_OBJ) include/libtracedb.map
-	$(CC) -shared -o $@ $(LIB_OBJ) $(LIBS) -Wl,--version-script=include/libtracedb.map
+EXT_OBJ = $(EXT_SRC:%.c=build/obj/%.o)
+build/libtracedb.so: $(LIB_OBJ) $(EXT_OBJ) include/libtracedb.map
+	$(CC) -shared -o $@ $(LIB_OBJ) $(EXT_OBJ) $(LIBS) -Wl,--version-script=include/libtracedb.map
 
 # NVTX capture: one shared object, exporting only the injection entry points
 NVTX_INC  = -I$(CUDA_HOME)/include
@@ -200,7 +203,7 @@ test check:
 
 # every source through clang too, warnings as errors (the brief: no warnings under gcc and clang)
 clang-check: build/embedded.c
-	@for f in $(LIB_SRC) $(CUPTI_SRC) $(CLI_SRC) build/embedded.c bench/gen_trace.c bench/tokenize.c tools/embed.c; do \
+	@for f in $(LIB_SRC) $(CUPTI_SRC) $(CLI_SRC) $(EXT_SRC) build/embedded.c bench/gen_trace.c bench/tokenize.c tools/embed.c; do \
 	  clang $(CSTD) $(WARN) $(CUPTI_INC) $(INCS) -fsyntax-only $$f || exit 1; done
 	@clang++ $(filter-out $(CFLAGS),$(ALL_CXXFLAGS)) -fsyntax-only $(CXX_SRC)
 	@clang $(CSTD) $(WARN) $(NVTX_INC) $(INCS) -fsyntax-only recorder/live/nvtx_inject.c $(INJECT_OBJ:build/obj/%.o=%.c) samples/nvtx_sample.c tests/record_sample.c
