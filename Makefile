@@ -43,8 +43,9 @@ LIB_SRC  = recorder/store/db_guard.c recorder/store/output_claim.c recorder/stor
 CLI_SRC  = analyzer/cli/main.c analyzer/cli/commands.c analyzer/cli/cmd_api.c analyzer/cli/cmd_device.c analyzer/cli/cmd_diff.c analyzer/cli/cmd_export.c \
            analyzer/cli/cmd_kernels.c analyzer/cli/cmd_latency.c analyzer/cli/cmd_ranks.c analyzer/cli/cmd_merge.c analyzer/cli/cmd_record.c analyzer/cli/cmd_finish.c analyzer/cli/cmd_report.c analyzer/cli/cmd_overlap.c analyzer/cli/cmd_idle.c analyzer/cli/cmd_launches.c analyzer/cli/cmd_queue.c analyzer/cli/cmd_critical_path.c \
            analyzer/cli/cmd_memops.c analyzer/cli/cmd_memory.c analyzer/cli/cmd_ops.c analyzer/cli/cmd_summary.c analyzer/cli/cmd_sql.c \
-           analyzer/cli/cmd_import.c analyzer/cli/options.c analyzer/cli/report_options.c
-# libtracedb.so's SQLite extension entry point (README: SQL), linked into the shared library alone
+           analyzer/cli/cmd_import.c analyzer/cli/options.c analyzer/cli/report_options.c analyzer/cli/sql_reports.c
+# libtracedb.so's SQLite extension entry point (README: SQL), linked into the shared library alone, with
+# the commands (but main.c): the reports' table functions run them
 EXT_SRC  = analyzer/cli/sql_extension.c
 UNIT_SRC = $(filter-out $(if $(HAVE_CUPTI),,tests/unit/test_cupti.c tests/unit/test_record.c tests/unit/test_record_options.c),$(wildcard tests/unit/*.c))
 HDRS     = $(wildcard include/*.h $(addsuffix /*.h,$(SRC_DIRS)))
@@ -86,8 +87,9 @@ build/libtracedb.a: $(LIB_OBJ)
 	ar rcs $@ $^
 
 EXT_OBJ = $(EXT_SRC:%.c=build/obj/%.o)
-build/libtracedb.so: $(LIB_OBJ) $(EXT_OBJ) include/libtracedb.map
-	$(CC) -shared -o $@ $(LIB_OBJ) $(EXT_OBJ) $(LIBS) -Wl,--version-script=include/libtracedb.map
+SO_CLI_OBJ = $(filter-out build/obj/analyzer/cli/main.o,$(CLI_OBJ))
+build/libtracedb.so: $(LIB_OBJ) $(EXT_OBJ) $(SO_CLI_OBJ) include/libtracedb.map
+	$(CC) -shared -o $@ $(LIB_OBJ) $(EXT_OBJ) $(SO_CLI_OBJ) $(LIBS) -Wl,--version-script=include/libtracedb.map
 
 # NVTX capture: one shared object, exporting only the injection entry points
 NVTX_INC  = -I$(CUDA_HOME)/include

@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "render.h"
 #include "report.h"
+#include "sql_reports.h"
 #include <string.h>
 
 static const char sql_usage[] = "tracedb sql run.db \"SQL\" [--format table|csv|json] [--write]";
@@ -25,6 +26,11 @@ int cmd_sql(int argc, char **argv, struct cli *cli)
     sqlite3 *db = report_open(argv[0], writable, &cli->io);
     if (!db)
         return 1;
+    if (tdb_register_report_tables(db) != 0) { /* tracedb_ops(), tracedb_kernels(), ... */
+        fprintf(cli->io.err, "%s: cannot register the reports' table functions\n", cli->io.prog);
+        sqlite3_close(db);
+        return 1;
+    }
     int rc = report_run_sql(db, argv[1], writable, fmt, &cli->io);
     sqlite3_close(db);
     return rc;

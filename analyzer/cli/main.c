@@ -83,7 +83,7 @@ static const char *closest_command(const char *typed)
 #endif
 int TDB_MAIN(int argc, char **argv)
 {
-    struct cli cli = {{stdout, stderr, "tracedb"}, NULL};
+    struct cli cli = {{stdout, stderr, "tracedb", NULL}, NULL};
     char *help_args[] = {NULL, "--help", NULL};
     /* a closed pipe (tracedb ops run.db | head) ends tracedb quietly, as it ends git: SIGPIPE's default */
     signal(SIGPIPE, SIG_DFL);

@@ -1,6 +1,7 @@
 /* sql_extension.c: libtracedb.so as a SQLite loadable extension (`.load build/libtracedb`): its entry point. */
 #define SQLITE_CORE 1 /* sqlite3ext.h for the routines' type alone, not its macros: see same_sqlite */
 #include <sqlite3ext.h>
+#include "sql_reports.h"
 #include "sqlfuncs.h"
 
 /* A loaded extension must reach SQLite through the host's routines. This library calls SQLite directly
@@ -18,7 +19,8 @@ static int same_sqlite(const sqlite3_api_routines *api)
 int sqlite3_tracedb_init(sqlite3 *db, char **err, const sqlite3_api_routines *api);
 
 /* The entry point SQLite derives from the file name libtracedb.so: the functions of `tracedb sql`
- * (sqlfuncs.c's one registration: median, percentile, stddev, interval_union, kernel_type, ...). */
+ * (sqlfuncs.c's one registration: median, percentile, stddev, interval_union, kernel_type, ...) and the
+ * reports as table functions, tracedb_ops() ... (sql_reports.c). */
 int sqlite3_tracedb_init(sqlite3 *db, char **err, const sqlite3_api_routines *api)
 {
     if (!same_sqlite(api)) {
@@ -29,7 +31,7 @@ int sqlite3_tracedb_init(sqlite3 *db, char **err, const sqlite3_api_routines *ap
                                 api->libversion ? api->libversion() : "?", sqlite3_libversion());
         return SQLITE_ERROR;
     }
-    if (tdb_register_functions(db) != 0) {
+    if (tdb_register_functions(db) != 0 || tdb_register_report_tables(db) != 0) {
         if (err)
             *err = sqlite3_mprintf("tracedb: cannot register its SQL functions: %s", sqlite3_errmsg(db));
         return SQLITE_ERROR;

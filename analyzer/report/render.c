@@ -151,6 +151,41 @@ void render_step_error(sqlite3_stmt *st, FILE *err)
         fprintf(err, "tracedb: %s\n", msg);
 }
 
+int64_t render_to_sink(sqlite3_stmt *st, int first, struct render_sink *sink, FILE *err)
+{
+    if (first >= sqlite3_column_count(st))
+        first = 0;
+    int ncol = sqlite3_column_count(st) - first;
+    const char **names = malloc(sizeof *names * (size_t)(ncol > 0 ? ncol : 1));
+    if (!names) {
+        fprintf(err, "tracedb: out of memory\n");
+        return -1;
+    }
+    for (int i = 0; i < ncol; i++)
+        names[i] = render_column_name(st, first + i);
+    int go = sink->columns(sink, ncol, names);
+    free(names);
+    if (go != 0) {
+        if (go < 0)
+            fprintf(err, "tracedb: out of memory\n");
+        return go < 0 ? -1 : 0;
+    }
+    int64_t rows = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (sink->row(sink, st, first, ncol) != 0) {
+            fprintf(err, "tracedb: out of memory\n");
+            return -1;
+        }
+        rows++;
+    }
+    if (rc != SQLITE_DONE) {
+        render_step_error(st, err);
+        return -1;
+    }
+    return rows;
+}
+
 int64_t render_query(sqlite3_stmt *st, enum render_format fmt, FILE *out, FILE *err)
 {
     return render_query_from(st, fmt, 0, out, err);

@@ -11,6 +11,16 @@ int64_t render_query(sqlite3_stmt *st, enum render_format fmt, FILE *out, FILE *
 /* The same, leaving out the first `first` columns (a report's rank column without --by-rank). */
 int64_t render_query_from(sqlite3_stmt *st, enum render_format fmt, int first, FILE *out, FILE *err);
 
+/* A render target inside the process: a report's column names (as csv and json name them), then each
+ * row's values. columns() returns 0 to go on, 1 to stop before the rows, -1 on failure (out of memory);
+ * row() 0 or -1. */
+struct render_sink {
+    int (*columns)(struct render_sink *s, int ncol, const char *const *names);
+    int (*row)(struct render_sink *s, sqlite3_stmt *st, int first, int ncol); /* columns first .. first+ncol-1 */
+};
+/* Steps st to the end, handing its rows (from column first) to sink. Rows, or -1 (said why to err). */
+int64_t render_to_sink(sqlite3_stmt *st, int first, struct render_sink *sink, FILE *err);
+
 /* How tables look (render_table.c). All zero, as `tracedb sql` wants: headers as named, every value
  * whole, every column. */
 struct render_options {

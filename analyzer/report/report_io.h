@@ -8,10 +8,14 @@
 
 enum render_format { FMT_TABLE, FMT_CSV, FMT_JSON };
 
+struct render_sink; /* render.h */
+
 struct report_io {
     FILE *out;        /* results */
     FILE *err;        /* diagnostics */
     const char *prog; /* "tracedb": the start of every message */
+    struct render_sink *sink; /* when set, a report's rows go here instead of out, in any format (the SQL
+                               * table functions, analyzer/cli/sql_reports.c) */
 };
 
 #endif

@@ -447,7 +447,10 @@ void scope_bind(sqlite3_stmt *st, const struct scope *s, const char *sort_column
 
 int scope_render(sqlite3_stmt *st, const struct scope *s, struct report_io *io)
 {
-    return render_query_from(st, s->format, s->by_rank || s->by_step ? 0 : 1, io->out, io->err) < 0 ? -1 : 0;
+    int first = s->by_rank || s->by_step ? 0 : 1;
+    if (io->sink) /* the rows the format would print, to a table function */
+        return render_to_sink(st, first, io->sink, io->err) < 0 ? -1 : 0;
+    return render_query_from(st, s->format, first, io->out, io->err) < 0 ? -1 : 0;
 }
 
 int scope_run(sqlite3 *db, const char *query, const struct scope *s, const char *sort_column,

@@ -1,0 +1,9 @@
+/* sql_reports.h: tracedb's reports as SQL table functions, tracedb_<report>(options) (sql_reports.c). */
+#ifndef TDB_SQL_REPORTS_H
+#define TDB_SQL_REPORTS_H
+#include <sqlite3.h>
+
+/* Registers tracedb_ops, tracedb_kernels, ... (one module per report command) on db. 0, or -1. */
+int tdb_register_report_tables(sqlite3 *db);
+
+#endif
