@@ -31,6 +31,15 @@ int cmd_sql(int argc, char **argv, struct cli *cli)
         sqlite3_close(db);
         return 1;
     }
+    /* a table or view of the database's own under a report's name hides the report: said, so that rows
+     * a database carries are never taken for tracedb's */
+    sqlite3_stmt *own;
+    if (sqlite3_prepare_v2(db, "SELECT name FROM main.sqlite_schema WHERE type IN ('table', 'view') AND "
+                               "name LIKE 'tracedb\\_%' ESCAPE '\\' ORDER BY name", -1, &own, NULL) == SQLITE_OK)
+        while (sqlite3_step(own) == SQLITE_ROW)
+            fprintf(cli->io.err, "%s: warning: %s has its own %s, which hides tracedb's report of that name\n",
+                    cli->io.prog, argv[0], (const char *)sqlite3_column_text(own, 0));
+    sqlite3_finalize(own);
     int rc = report_run_sql(db, argv[1], writable, fmt, &cli->io);
     sqlite3_close(db);
     return rc;

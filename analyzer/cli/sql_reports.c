@@ -17,10 +17,13 @@
 #include "sql_reports.h"
 #include "cli.h"
 #include "render.h"
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MAX_ARGS 64
+
+static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* One value of a row, as the report's statement gave it. */
 struct cell {
@@ -110,7 +113,7 @@ static int split_options(char *text, char **argv, int from, const char **why)
             p++;
         if (!*p)
             break;
-        if (n >= MAX_ARGS - 3)
+        if (n >= MAX_ARGS - 5)
             return *why = "too many options", -1;
         argv[n++] = w;
         while (*p && *p != ' ' && *p != '\t' && *p != '\n') {
@@ -152,20 +155,25 @@ static int run_report(const struct cli_command *c, const char *path, const char 
     const char *why = "out of memory";
     int argc = -1;
     if (text && err && out) {
-        argv[0] = (char *)c->name, argv[1] = (char *)path;
-        argc = split_options(text, argv, 2, &why);
+        argv[0] = (char *)c->name;
+        argc = split_options(text, argv, 1, &why);
     }
     int rc = SQLITE_ERROR;
     if (argc >= 0) {
-        argv[argc++] = "--format", argv[argc++] = "csv", argv[argc] = NULL; /* nothing else printed */
+        argv[argc++] = "--format", argv[argc++] = "csv"; /* nothing else printed */
+        argv[argc++] = "--", argv[argc++] = (char *)path, argv[argc] = NULL; /* a file named -h is a file */
         char prog[64];
         snprintf(prog, sizeof prog, "tracedb_%s", c->name);
         struct cli sub = {{out, err, prog, &r->sink}, c->example};
+        /* one report at a time in the process: the renderer's options are the process's (render_table.c),
+         * and a host may run reports in several threads at once */
+        pthread_mutex_lock(&report_lock);
         int status = c->fn(argc, argv, &sub);
         /* the table functions run in `tracedb sql` (whose tables take no report options) or in a host that
          * renders nothing of tracedb's: the report's table options go back to none */
         struct render_options none = {0};
         render_configure(&none);
+        pthread_mutex_unlock(&report_lock);
         fflush(err);
         if (status == 0 && r->names)
             rc = SQLITE_OK;
@@ -210,6 +218,12 @@ struct report_cursor {
 static const char *main_file(sqlite3 *db, char **msg)
 {
     const char *f = sqlite3_db_filename(db, "main");
+    /* a file on the operating system's own VFS ("unix", "unix-excl", ...): a name on another VFS (memdb,
+     * a deserialized database) need not be a file, and a file of that name would be another database */
+    sqlite3_vfs *vfs = NULL;
+    if (f && *f && (sqlite3_file_control(db, "main", SQLITE_FCNTL_VFS_POINTER, &vfs) != SQLITE_OK || !vfs ||
+                    strncmp(vfs->zName, "unix", 4) != 0))
+        f = NULL;
     if (!f || !*f)
         *msg = sqlite3_mprintf("the reports read a database file, and this connection's main database is in memory");
     return f && *f ? f : NULL;
@@ -260,7 +274,9 @@ static int report_disconnect(sqlite3_vtab *vt)
 static int report_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **msg)
 {
     const struct cli_command *c = aux;
-    if (argc > 3 && strcmp(argv[1], "temp") != 0) {
+    /* eponymous (the table is the module) or made in temp; any other is a table a database file carries
+     * (CREATE VIRTUAL TABLE x USING tracedb_ops, with or without options): refused */
+    if (strcmp(argv[1], "temp") != 0 && (argc > 3 || strcmp(argv[2], argv[0]) != 0)) {
         *msg = sqlite3_mprintf("%s tables are made in temp: CREATE VIRTUAL TABLE temp.%s USING %s(...)", argv[0],
                                argv[2], argv[0]);
         return SQLITE_ERROR;

@@ -56,3 +56,60 @@ Test(sql_reports, tracedb_sql_filters_a_report_and_views_cannot_run_one, .timeou
     free(out);
     cleanup(dir, db);
 }
+
+/* Hosts and databases an attacker picks. A main database on another VFS (memdb under the name "--help", a
+ * deserialized one) is not a file: refused, the host goes on (a name read as --help once ended the host
+ * with status 0; the deserialized database's name once read a file of that name in the directory). A
+ * report table a database file carries (CREATE VIRTUAL TABLE x USING tracedb_ops, no options) is refused
+ * at its creation; `tracedb sql` says when the database's own table hides a report's name. Two threads of
+ * one host, each with its own connection, run reports at once and each gets its own report's columns. */
+Test(sql_reports, hostile_hosts_and_databases, .timeout = 300)
+{
+    char *dir;
+    char *db = imported("tests/data/kineto/critical_path_alexnet_trace.json.gz", &dir);
+    const char *lib = src_path("build/libtracedb");
+    int st;
+    char *out = run_capture(&st, "cd '%s' && cp '%s' x && /usr/bin/python3 - '%s' '%s' 2>&1 <<'PY'\n"
+                                 "import sqlite3, sys, threading\n"
+                                 "lib, db = sys.argv[1], sys.argv[2]\n"
+                                 "def con(name, **kw):\n"
+                                 "    c = sqlite3.connect(name, check_same_thread=False, **kw)\n"
+                                 "    c.enable_load_extension(True); c.load_extension(lib); return c\n"
+                                 "for name in ('file:--help?vfs=memdb', 'file:-h?vfs=memdb'):\n"
+                                 "    try:\n"
+                                 "        con(name, uri=True).execute('SELECT * FROM tracedb_kernels()').fetchall(); print('ran on', name)\n"
+                                 "    except sqlite3.Error as e: print('refused:', e)\n"
+                                 "c = con(':memory:'); c.deserialize(open(db, 'rb').read())\n"
+                                 "try: print('deserialized ran:', c.execute('SELECT count(*) FROM tracedb_ops()').fetchone())\n"
+                                 "except sqlite3.Error as e: print('refused:', e)\n"
+                                 "got = {}\n"
+                                 "def run(report, opts, n):\n"
+                                 "    c = con(db)\n"
+                                 "    for i in range(n):\n"
+                                 "        c.execute('CREATE VIRTUAL TABLE temp.t%%d USING %%s(%%s)' %% (i, report, opts))\n"
+                                 "        cur = c.execute('SELECT * FROM t%%d' %% i)\n"
+                                 "        got.setdefault((report, cur.description[0][0]), 0); got[(report, cur.description[0][0])] += 1\n"
+                                 "ts = [threading.Thread(target=run, args=a) for a in (('tracedb_ops', \"'--by-step'\", 40), ('tracedb_kernels', \"'--by-rank'\", 40))]\n"
+                                 "[t.start() for t in ts]; [t.join() for t in ts]\n"
+                                 "print('columns', sorted(got.items()))\n"
+                                 "print('host alive')\n"
+                                 "PY",
+                            dir, db, lib, db);
+    cr_assert_eq(st, 0, "%s", out);
+    cr_expect(strstr(out, "host alive"), "the host went on: %s", out);
+    cr_expect(!strstr(out, "ran on") && !strstr(out, "deserialized ran"), "nothing ran off a file: %s", out);
+    /* by hand: ops --by-step's first column is step, kernels --by-rank's is rank, in every run */
+    cr_expect(strstr(out, "columns [(('tracedb_kernels', 'rank'), 40), (('tracedb_ops', 'step'), 40)]"), "%s", out);
+    free(out);
+    out = run_capture(&st, "cd '%s' && cp '%s' vt.db && sqlite3 vt.db '.load %s' 'CREATE VIRTUAL TABLE x USING tracedb_ops' 2>&1; "
+                           "sqlite3 vt.db \"SELECT count(*) FROM sqlite_schema WHERE name = 'x'\"",
+                      dir, db, lib);
+    cr_expect(strstr(out, "made in temp") && strstr(out, "\n0\n"), "refused, nothing stored: %s", out);
+    free(out);
+    out = run_capture(&st, "cd '%s' && cp '%s' own.db && sqlite3 own.db 'CREATE TABLE tracedb_kernels(name, total_ns)' && "
+                           "'%s' sql own.db 'SELECT count(*) FROM tracedb_kernels' 2>&1",
+                      dir, db, tracedb());
+    cr_expect(strstr(out, "has its own tracedb_kernels, which hides tracedb's report"), "%s", out);
+    free(out);
+    cleanup(dir, db);
+}
