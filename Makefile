@@ -12,7 +12,7 @@ PREFIX  ?= /usr/local
 CSTD     = -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L
 WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS  ?= -O2 -g
-# one folder per layer (README: Layout); sources include headers by name
+# one folder per layer (docs/layout.md); sources include headers by name
 SRC_DIRS = util recorder/store recorder/import recorder/live analyzer/report analyzer/export analyzer/cli
 INCS     = -Iinclude $(addprefix -I,$(SRC_DIRS))
 ALL_CFLAGS = $(CSTD) $(WARN) $(CFLAGS) -fPIC $(INCS)
@@ -44,7 +44,7 @@ CLI_SRC  = analyzer/cli/main.c analyzer/cli/commands.c analyzer/cli/cmd_api.c an
            analyzer/cli/cmd_kernels.c analyzer/cli/cmd_latency.c analyzer/cli/cmd_ranks.c analyzer/cli/cmd_merge.c analyzer/cli/cmd_record.c analyzer/cli/cmd_finish.c analyzer/cli/cmd_report.c analyzer/cli/cmd_overlap.c analyzer/cli/cmd_idle.c analyzer/cli/cmd_launches.c analyzer/cli/cmd_queue.c analyzer/cli/cmd_critical_path.c \
            analyzer/cli/cmd_memops.c analyzer/cli/cmd_memory.c analyzer/cli/cmd_ops.c analyzer/cli/cmd_summary.c analyzer/cli/cmd_sql.c \
            analyzer/cli/cmd_import.c analyzer/cli/options.c analyzer/cli/report_options.c analyzer/cli/sql_reports.c
-# libtracedb.so's SQLite extension entry point (README: SQL), linked into the shared library alone, with
+# libtracedb.so's SQLite extension entry point (docs/sql.md), linked into the shared library alone, with
 # the commands (but main.c): the reports' table functions run them
 EXT_SRC  = analyzer/cli/sql_extension.c
 UNIT_SRC = $(filter-out $(if $(HAVE_CUPTI),,tests/unit/test_cupti.c tests/unit/test_record.c tests/unit/test_record_options.c),$(wildcard tests/unit/*.c))

@@ -180,7 +180,7 @@ if [ "$HTA_MB" -gt 0 ]; then
   measure critical_path_rows_2m build/tracedb critical-path "$dir/hta-edited.db" --drop-last-step
   rm -f "$dir/hta-edited.db"
 fi
-# deep nesting (#50): BENCH_DEEP operators nested on one thread (default 1,000,000; 0 skips), every tenth
+# deep nesting: BENCH_DEEP operators nested on one thread (default 1,000,000; 0 skips), every tenth
 # launching a kernel (gen_trace --nested): the reports that go up the parents (the Python stacks, the
 # device totals, HTA's call stacks), the first two beside SQLite reading the columns the stacks' scan
 # reads (in turn, 3 rounds).

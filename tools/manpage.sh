@@ -36,5 +36,5 @@ cat <<EOF
 0 on success; 1 on an error or damaged input (every whole event is kept); 2 on a usage error;
 3 when \\fBtracedb diff \\-\\-fail\\-above\\fR finds a regression.
 .SH SEE ALSO
-The README, and the database's schema: schema/schema.sql and schema/views.sql in the source.
+The README and docs/ (commands, recording, database, sql, performance), and the database's schema: schema/schema.sql and schema/views.sql in the source.
 EOF

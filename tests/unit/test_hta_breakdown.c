@@ -1,7 +1,7 @@
 /* test_hta_breakdown.c: tracedb's kernel types, kernel type breakdown (kernels --by-type), communication
  * overlap (overlap), HTA's window (--drop-last-step), temporal breakdown (device) and summary line against
  * HTA itself. HTA was run once on the real traces (tests/oracle/hta_*.py; its output committed as
- * tests/data/hta_*_expected.json); the tests never need it. Where tracedb differs on purpose (README: HTA's
+ * tests/data/hta_*_expected.json); the tests never need it. Where tracedb differs on purpose (docs/commands.md: HTA's
  * analyses) the test checks the corrected figure and that HTA's own rule, applied to tracedb's data, gives
  * HTA's number. */
 #include "hta_helpers.h"

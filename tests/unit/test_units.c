@@ -780,7 +780,7 @@ Test(library, shared_library_exports_only_the_public_api)
     for (char *name = strtok(out, "\n"); name; name = strtok(NULL, "\n"), n++) {
         char decl[128];
         snprintf(decl, sizeof decl, "%s(", name);
-        if (strcmp(name, "sqlite3_tracedb_init") == 0) /* `.load build/libtracedb` (README: SQL) */
+        if (strcmp(name, "sqlite3_tracedb_init") == 0) /* `.load build/libtracedb` (docs/sql.md) */
             continue;
         cr_assert(strncmp(name, "tdb_", 4) == 0 && strstr(header, decl), "'%s' is exported but not public", name);
     }
@@ -806,7 +806,7 @@ Test(library, injection_library_links_only_the_recorder)
     free(out);
 }
 
-/* The layers of README's Layout: a source file includes headers of its own folder, of include/, and of
+/* The layers of docs/layout.md: a source file includes headers of its own folder, of include/, and of
  * folders below its own, never of a folder beside or above it (the report and export layers do not know
  * the command line; the recorder knows nothing of the analyzer; import and live do not lean on each other). */
 static const struct {

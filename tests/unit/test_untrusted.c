@@ -1,4 +1,4 @@
-/* test_untrusted.c: what tracedb guarantees on input from strangers (README, "Untrusted input"):
+/* test_untrusted.c: what tracedb guarantees on input from strangers (docs/untrusted-input.md):
  * defensive SQLite connections, a read-only `sql` that writes nothing anywhere, outputs claimed
  * atomically, huge strings in linear time, temporary files cleaned up, valid UTF-8 and escaped
  * terminal output, documents that hold no trace, appends of foreign traces, anomalies versus damage. */
