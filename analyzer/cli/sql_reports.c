@@ -9,19 +9,26 @@
  *     taken, options that give other columns are refused at the query, naming the form below;
  *   - CREATE VIRTUAL TABLE temp.t USING tracedb_<report>('options') declares the columns of the report
  *     with those options; SELECT * FROM t (or t('more options')) runs it with them.
- * Each query runs the report again on the connection's main database file, read through the report's
- * own read-only connection (what the file holds committed). The options are the command's own, one
+ * A query runs the report on the connection's main database file, read through the report's own
+ * read-only connection (what the file holds committed). Its rows are kept with the table for the next
+ * query with the same options while the file holds what it held (file_state below): a join that scans the
+ * report once per outer row, a second query, and the first query after the columns were learned (the
+ * report run then, in full) take them instead of running the report again. The options are the command's own, one
  * text, split at blanks ('...' or "..." keep blanks in a value); --format and --help are refused.
  * The modules are SQLITE_VTAB_DIRECTONLY (no view or trigger of a database can make a report run), and
  * CREATE VIRTUAL TABLE takes the temp schema alone (no database file carries one). */
 #include "sql_reports.h"
 #include "cli.h"
 #include "render.h"
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define MAX_ARGS 64
+#define MAX_KEPT_CELLS (1 << 20) /* a report's rows kept for the next query: up to this many values */
 
 static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -37,7 +44,6 @@ struct cell {
 /* A report's output: its column names, then rows of cells. */
 struct rows {
     struct render_sink sink; /* first: the sink is the rows */
-    int names_only;          /* stop before the rows */
     int ncol;
     char **names;
     struct cell *cells; /* n rows of ncol */
@@ -67,7 +73,7 @@ static int sink_columns(struct render_sink *s, int ncol, const char *const *name
     for (int i = 0; i < ncol; i++)
         if (!(r->names[i] = strdup(names[i])))
             return -1;
-    return r->names_only;
+    return 0;
 }
 
 static int sink_row(struct render_sink *s, sqlite3_stmt *st, int first, int ncol)
@@ -101,6 +107,64 @@ static int sink_row(struct render_sink *s, sqlite3_stmt *st, int first, int ncol
         }
     }
     return 0;
+}
+
+/* What a database file holds committed, as far as a reader can tell without opening it: for the file and
+ * its -wal and -shm, identity, size and time, and the counters SQLite changes at every commit (the
+ * database header's change counter, the WAL header's salts, the WAL index's frame count and checksums, all
+ * in the files' first bytes). Equal states: the report would read the same rows. */
+struct file_state {
+    struct {
+        dev_t dev;
+        ino_t ino;
+        off_t size;
+        long mtime_s, mtime_ns;
+        unsigned char head[136]; /* the WAL index header's two copies and its checkpoint info: 136 bytes */
+    } part[3];
+};
+
+/* 0 with *st filled, or -1 (the state cannot be told: nothing is kept). */
+static int file_state_read(const char *path, struct file_state *st)
+{
+    static const char *const suffix[3] = {"", "-wal", "-shm"};
+    memset(st, 0, sizeof *st);
+    for (int k = 0; k < 3; k++) {
+        char name[4096];
+        if ((size_t)snprintf(name, sizeof name, "%s%s", path, suffix[k]) >= sizeof name)
+            return -1;
+        int fd = open(name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0) {
+            if (k == 0)
+                return -1;
+            continue; /* no WAL: its part stays zero */
+        }
+        struct stat s;
+        int ok = fstat(fd, &s) == 0 && S_ISREG(s.st_mode) && pread(fd, st->part[k].head, sizeof st->part[k].head, 0) >= 0;
+        close(fd);
+        if (!ok)
+            return -1;
+        st->part[k].dev = s.st_dev, st->part[k].ino = s.st_ino, st->part[k].size = s.st_size;
+        st->part[k].mtime_s = (long)s.st_mtim.tv_sec, st->part[k].mtime_ns = s.st_mtim.tv_nsec;
+    }
+    return 0;
+}
+
+/* A report's rows for one options text, shared by the cursors reading them and the table keeping them. */
+struct result {
+    int refs;
+    char *options;
+    int state_known;
+    struct file_state state; /* the file's, taken before the report ran */
+    struct rows r;
+};
+
+static void result_release(struct result *res)
+{
+    if (res && --res->refs == 0) {
+        rows_free(&res->r);
+        sqlite3_free(res->options);
+        sqlite3_free(res);
+    }
 }
 
 /* options split at blanks into argv[from..]; quotes keep blanks. The count, or -1 (why in *why). */
@@ -139,13 +203,10 @@ static int split_options(char *text, char **argv, int from, const char **why)
     return n;
 }
 
-/* Runs report c on the database file path with options (NULL: none) into r (its column names alone
- * with names_only). SQLITE_OK, or an error code with the reason in *msg (sqlite3_malloc'd). */
-static int run_report(const struct cli_command *c, const char *path, const char *options, int names_only,
-                      struct rows *r, char **msg)
+/* Runs report c on the database file path with options (NULL: none) into r. SQLITE_OK, or an error code with the reason in *msg (sqlite3_malloc'd). */
+static int run_report(const struct cli_command *c, const char *path, const char *options, struct rows *r, char **msg)
 {
     memset(r, 0, sizeof *r);
-    r->names_only = names_only;
     r->sink.columns = sink_columns;
     r->sink.row = sink_row;
     char *text = strdup(options ? options : ""), *err_text = NULL, *out_text = NULL;
@@ -205,11 +266,12 @@ struct report_vtab {
     char *fixed; /* CREATE VIRTUAL TABLE's options, or NULL */
     int ncol;    /* the report's columns; then the hidden options */
     char **names;
+    struct result *kept; /* the last query's rows (report_rows), or NULL */
 };
 
 struct report_cursor {
     sqlite3_vtab_cursor base;
-    struct rows r;
+    struct result *res; /* the rows read, or NULL */
     size_t row;
     char *options; /* this query's, for the hidden column */
 };
@@ -262,12 +324,48 @@ static char *module_options(int argc, const char *const *argv)
 static int report_disconnect(sqlite3_vtab *vt)
 {
     struct report_vtab *v = (struct report_vtab *)vt;
+    result_release(v->kept);
     for (int i = 0; i < v->ncol; i++)
         sqlite3_free(v->names[i]);
     sqlite3_free(v->names);
     sqlite3_free(v->fixed);
     sqlite3_free(v->module);
     sqlite3_free(v);
+    return SQLITE_OK;
+}
+
+/* The rows of v's report with options (never NULL) on the file path into *out (a reference:
+ * result_release): those v keeps when the options are the same and the file holds what it held when they
+ * were read, else the report run now (and kept, within MAX_KEPT_CELLS). SQLITE_OK, or a code with *msg. */
+static int report_rows(struct report_vtab *v, const char *path, const char *options, struct result **out, char **msg)
+{
+    struct file_state now;
+    int known = file_state_read(path, &now) == 0;
+    struct result *k = v->kept;
+    if (k && known && k->state_known && strcmp(k->options, options) == 0 && memcmp(&k->state, &now, sizeof now) == 0) {
+        k->refs++;
+        *out = k;
+        return SQLITE_OK;
+    }
+    struct result *res = sqlite3_malloc64(sizeof *res);
+    if (res)
+        memset(res, 0, sizeof *res);
+    if (!res || !(res->options = sqlite3_mprintf("%s", options))) {
+        sqlite3_free(res);
+        return SQLITE_NOMEM;
+    }
+    res->refs = 1, res->state_known = known, res->state = now;
+    int rc = run_report(v->cmd, path, options, &res->r, msg);
+    if (rc != SQLITE_OK) {
+        result_release(res);
+        return rc;
+    }
+    if (known && res->r.n <= MAX_KEPT_CELLS / (size_t)(res->r.ncol > 0 ? res->r.ncol : 1)) {
+        result_release(v->kept);
+        v->kept = res;
+        res->refs++;
+    }
+    *out = res;
     return SQLITE_OK;
 }
 
@@ -293,28 +391,29 @@ static int report_connect(sqlite3 *db, void *aux, int argc, const char *const *a
         report_disconnect(&v->base);
         return SQLITE_NOMEM;
     }
-    struct rows probe; /* the report's columns: run, stopped before its rows */
+    struct result *probe = NULL; /* the report's columns: the report run (its rows kept for the first query) */
     char *why = NULL;
-    int rc = run_report(c, path, v->fixed, 1, &probe, &why);
+    int rc = report_rows(v, path, v->fixed ? v->fixed : "", &probe, &why);
     if (rc == SQLITE_OK) {
+        const struct rows *r = &probe->r;
         sqlite3_str *decl = sqlite3_str_new(db);
         sqlite3_str_appendall(decl, "CREATE TABLE x(");
-        for (int i = 0; i < probe.ncol; i++)
-            sqlite3_str_appendf(decl, "\"%w\", ", probe.names[i]);
+        for (int i = 0; i < r->ncol; i++)
+            sqlite3_str_appendf(decl, "\"%w\", ", r->names[i]);
         sqlite3_str_appendall(decl, "options HIDDEN)");
         char *sql = sqlite3_str_finish(decl);
-        v->names = sqlite3_malloc64(sizeof *v->names * (size_t)(probe.ncol + 1));
+        v->names = sqlite3_malloc64(sizeof *v->names * (size_t)(r->ncol + 1));
         if (!sql || !v->names)
             rc = SQLITE_NOMEM;
-        for (int i = 0; rc == SQLITE_OK && i < probe.ncol; i++, v->ncol++)
-            if (!(v->names[i] = sqlite3_mprintf("%s", probe.names[i])))
+        for (int i = 0; rc == SQLITE_OK && i < r->ncol; i++, v->ncol++)
+            if (!(v->names[i] = sqlite3_mprintf("%s", r->names[i])))
                 rc = SQLITE_NOMEM;
         if (rc == SQLITE_OK)
             rc = sqlite3_declare_vtab(db, sql);
         if (rc == SQLITE_OK)
             rc = sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
         sqlite3_free(sql);
-        rows_free(&probe);
+        result_release(probe);
     } else {
         *msg = sqlite3_mprintf("%s: %s", argv[0], why);
         sqlite3_free(why);
@@ -361,7 +460,7 @@ static int report_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
 static int report_close(sqlite3_vtab_cursor *c)
 {
     struct report_cursor *cur = (struct report_cursor *)c;
-    rows_free(&cur->r);
+    result_release(cur->res);
     sqlite3_free(cur->options);
     sqlite3_free(cur);
     return SQLITE_OK;
@@ -378,7 +477,8 @@ static int report_filter(sqlite3_vtab_cursor *c, int idx, const char *idx_str, i
     (void)idx_str;
     struct report_cursor *cur = (struct report_cursor *)c;
     struct report_vtab *v = (struct report_vtab *)c->pVtab;
-    rows_free(&cur->r);
+    result_release(cur->res);
+    cur->res = NULL;
     sqlite3_free(cur->options);
     cur->options = NULL;
     cur->row = 0;
@@ -388,21 +488,23 @@ static int report_filter(sqlite3_vtab_cursor *c, int idx, const char *idx_str, i
     char *all = sqlite3_mprintf("%s%s%s", v->fixed ? v->fixed : "", v->fixed && given ? " " : "", given ? given : "");
     char *msg = NULL;
     const char *path = all ? main_file(v->db, &msg) : NULL;
-    int rc = !all ? SQLITE_NOMEM : !path ? SQLITE_ERROR : run_report(v->cmd, path, all, 0, &cur->r, &msg);
-    int same = rc == SQLITE_OK && cur->r.ncol == v->ncol;
+    int rc = !all ? SQLITE_NOMEM : !path ? SQLITE_ERROR : report_rows(v, path, all, &cur->res, &msg);
+    const struct rows *r = rc == SQLITE_OK ? &cur->res->r : NULL;
+    int same = r && r->ncol == v->ncol;
     for (int i = 0; same && i < v->ncol; i++)
-        same = strcmp(cur->r.names[i], v->names[i]) == 0;
-    if (rc == SQLITE_OK && !same) { /* the rule at the top of this file */
+        same = strcmp(r->names[i], v->names[i]) == 0;
+    if (r && !same) { /* the rule at the top of this file */
         sqlite3_str *cols = sqlite3_str_new(NULL);
-        for (int i = 0; i < cur->r.ncol; i++)
-            sqlite3_str_appendf(cols, "%s%s", i ? ", " : "", cur->r.names[i]);
+        for (int i = 0; i < r->ncol; i++)
+            sqlite3_str_appendf(cols, "%s%s", i ? ", " : "", r->names[i]);
         char *list = sqlite3_str_finish(cols), *call = call_text(v, all);
         msg = sqlite3_mprintf("%s: these options give the columns (%s), not the %d this table declared; "
                               "CREATE VIRTUAL TABLE temp.t USING %s('%q') declares them",
                               call ? call : "", list ? list : "", v->ncol, v->module, all);
         sqlite3_free(list);
         sqlite3_free(call);
-        rows_free(&cur->r);
+        result_release(cur->res);
+        cur->res = NULL;
         rc = SQLITE_ERROR;
     } else if (rc != SQLITE_OK && msg) {
         char *call = call_text(v, all), *full = sqlite3_mprintf("%s: %s", call ? call : "", msg);
@@ -427,18 +529,19 @@ static int report_next(sqlite3_vtab_cursor *c)
 static int report_eof(sqlite3_vtab_cursor *c)
 {
     struct report_cursor *cur = (struct report_cursor *)c;
-    return cur->row >= cur->r.n;
+    return !cur->res || cur->row >= cur->res->r.n;
 }
 
 static int report_column(sqlite3_vtab_cursor *c, sqlite3_context *ctx, int col)
 {
     struct report_cursor *cur = (struct report_cursor *)c;
-    if (col >= cur->r.ncol) { /* the hidden options */
+    const struct rows *r = &cur->res->r;
+    if (col >= r->ncol) { /* the hidden options */
         if (cur->options)
             sqlite3_result_text(ctx, cur->options, -1, SQLITE_TRANSIENT);
         return SQLITE_OK;
     }
-    const struct cell *k = &cur->r.cells[cur->row * (size_t)cur->r.ncol + (size_t)col];
+    const struct cell *k = &r->cells[cur->row * (size_t)r->ncol + (size_t)col];
     switch (k->type) {
     case SQLITE_INTEGER:
         sqlite3_result_int64(ctx, k->i);

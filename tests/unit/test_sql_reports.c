@@ -31,6 +31,23 @@ Test(sql_reports, every_report_table_function_equals_its_csv, .timeout = 600)
         cleanup(dirs[i], dbs[i]);
 }
 
+/* tests/sql_reports_kept_check.py: a report's rows are kept for the next query only while the file is
+ * unchanged: after an append (rollback journal), a commit into the WAL and the file replaced, the same query
+ * on the same connection counts what the kernels view counts. */
+Test(sql_reports, kept_rows_follow_the_file_as_it_changes, .timeout = 300)
+{
+    char *dir;
+    char *db = imported("tests/data/kineto/nccl_parser_config_nccl_data.json.gz", &dir);
+    int st;
+    char *out = run_capture(&st, "/usr/bin/python3 '%s' '%s' '%s' '%s' '%s' 2>&1", src_path("tests/sql_reports_kept_check.py"),
+                            tracedb(), src_path("build/libtracedb"), db,
+                            src_path("tests/data/kineto/trace_diff_control_control.json.gz"));
+    cr_assert_eq(st, 0, "%s", out);
+    cr_assert(strstr(out, "0 failures"), "%s", out);
+    free(out);
+    cleanup(dir, db);
+}
+
 /* `tracedb sql` has them: a filter over tracedb_kernels() gives the NCCL kernels' names and total time that
  * plain SQL over the kernels view counts; a view cannot make a report run (SQLITE_VTAB_DIRECTONLY; a view in the database file, as one sent to you would hold). */
 Test(sql_reports, tracedb_sql_filters_a_report_and_views_cannot_run_one, .timeout = 120)
