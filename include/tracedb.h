@@ -111,6 +111,13 @@ static inline void tdb_scope_end_(int *unused)
  * launch links and sums. The trace is then marked partial. 0 on success. */
 int tdb_finish(const char *db_path, FILE *err);
 
+/* Runs one tracedb command in this process, as the tracedb program does (libtracedb.so): argv[0] is the
+ * command ("summary", "diff", "report", "sql", ...; "record" excepted: it runs a program), then its
+ * arguments. What it prints goes to out_fd, its messages to err_fd. Returns its exit status: 0 done,
+ * 1 failed (err_fd says why), 2 a usage error, 3 diff's gate failed. Commands run one at a time in a
+ * process: a call from another thread waits. */
+int tdb_run(int argc, const char *const *argv, int out_fd, int err_fd);
+
 /* The library's version, e.g. "0.1.0". */
 const char *tdb_version(void);
 

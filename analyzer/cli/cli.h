@@ -34,6 +34,10 @@ struct opt {
 int cli_parse_options(int argc, char **argv, const struct opt *opts, const char *usage, struct cli *cli);
 void cli_usage(const struct opt *opts, const char *usage, FILE *to);
 
+/* Runs the command argv[0] (help, --version, or a command of the table) with its arguments, printing to
+ * out and err; its exit status. The tracedb program's and tdb_run's (dispatch.c). */
+int cli_dispatch(int argc, char **argv, FILE *out, FILE *err);
+
 /* One subcommand. */
 struct cli_command {
     const char *name;

@@ -21,7 +21,6 @@
 #include "cli.h"
 #include "render.h"
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -30,7 +29,6 @@
 #define MAX_ARGS 64
 #define MAX_KEPT_CELLS (1 << 20) /* a report's rows kept for the next query: up to this many values */
 
-static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* One value of a row, as the report's statement gave it. */
 struct cell {
@@ -227,14 +225,12 @@ static int run_report(const struct cli_command *c, const char *path, const char 
         snprintf(prog, sizeof prog, "tracedb_%s", c->name);
         struct cli sub = {{out, err, prog, &r->sink}, c->example};
         /* one report at a time in the process: the renderer's options are the process's (render_table.c),
-         * and a host may run reports in several threads at once */
-        pthread_mutex_lock(&report_lock);
+         * and a host may run reports in several threads at once. After it, the options are none again: the
+         * table functions run in `tracedb sql` (whose tables take no report options) or in a host that
+         * renders nothing of tracedb's */
+        render_exclusive_begin();
         int status = c->fn(argc, argv, &sub);
-        /* the table functions run in `tracedb sql` (whose tables take no report options) or in a host that
-         * renders nothing of tracedb's: the report's table options go back to none */
-        struct render_options none = {0};
-        render_configure(&none);
-        pthread_mutex_unlock(&report_lock);
+        render_exclusive_end();
         fflush(err);
         if (status == 0 && r->names)
             rc = SQLITE_OK;

@@ -33,6 +33,10 @@ struct render_options {
     const char *first_name; /* every format: the first column's name instead of the query's ("step" for "rank") */
 };
 void render_configure(const struct render_options *o); /* copies the strings; until the next call */
+/* The options above are the process's: a command that renders (a report run as an SQL table, tdb_run)
+ * runs between these, one thread at a time (a thread may nest them); the end sets the options to none. */
+void render_exclusive_begin(void);
+void render_exclusive_end(void);
 /* A column's name as output shows it (first_name for column 0). */
 const char *render_column_name(sqlite3_stmt *st, int col);
 

@@ -6,6 +6,7 @@
 #include "render.h"
 #include "jsonbuf.h"
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -30,6 +31,31 @@ static const char *keep(int slot, const char *s)
 const char *render_column_name(sqlite3_stmt *st, int col)
 {
     return col == 0 && opts.first_name ? opts.first_name : sqlite3_column_name(st, col);
+}
+
+static pthread_once_t exclusive_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t exclusive; /* recursive: a command run by tdb_run may run reports as SQL tables */
+
+static void exclusive_init(void)
+{
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&exclusive, &a);
+    pthread_mutexattr_destroy(&a);
+}
+
+void render_exclusive_begin(void)
+{
+    pthread_once(&exclusive_once, exclusive_init);
+    pthread_mutex_lock(&exclusive);
+}
+
+void render_exclusive_end(void)
+{
+    struct render_options none = {0};
+    render_configure(&none); /* what the next caller (tracedb sql's tables, a host's) starts from */
+    pthread_mutex_unlock(&exclusive);
 }
 
 void render_configure(const struct render_options *o)
