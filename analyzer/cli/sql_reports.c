@@ -221,8 +221,8 @@ static int run_report(const struct cli_command *c, const char *path, const char 
     if (argc >= 0) {
         argv[argc++] = "--format", argv[argc++] = "csv"; /* nothing else printed */
         argv[argc++] = "--", argv[argc++] = (char *)path, argv[argc] = NULL; /* a file named -h is a file */
-        char prog[64];
-        snprintf(prog, sizeof prog, "tracedb_%s", c->name);
+        char prog[64]; /* its messages are the command line's: "tracedb ops: ..." */
+        snprintf(prog, sizeof prog, "tracedb %s", c->name);
         struct cli sub = {{out, err, prog, &r->sink}, c->example};
         /* one report at a time in the process: the renderer's options are the process's (render_table.c),
          * and a host may run reports in several threads at once. After it, the options are none again: the
@@ -411,7 +411,7 @@ static int report_connect(sqlite3 *db, void *aux, int argc, const char *const *a
         sqlite3_free(sql);
         result_release(probe);
     } else {
-        *msg = sqlite3_mprintf("%s: %s", argv[0], why);
+        *msg = sqlite3_mprintf("%s('%q'): %s", argv[0], v->fixed ? v->fixed : "", why);
         sqlite3_free(why);
     }
     if (rc != SQLITE_OK) {
