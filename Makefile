@@ -214,7 +214,7 @@ clang-check: build/embedded.c
 	@$(if $(HAVE_CUPTI),clang $(CSTD) $(WARN) $(CUPTI_INC) $(INCS) -fsyntax-only bench/cupti_stage.c tests/gpu/cupti_count.c)
 	@echo "clang: no warnings"
 
-test-run: build/test/tracedb build/test/unit build/test/record_sample build/libtracedb.so build/gen_trace \
+test-run: build/test/tracedb build/test/unit build/test/record_sample build/tracedb build/libtracedb.so build/gen_trace \
           $(if $(HAVE_CUPTI),build/libtracedb_inject.so build/nvtx_sample build/inject_probe) $(if $(HAVE_MPI),build/test/tracedb-mpi)
 	@rm -f build/test/skipped.txt
 	@$(if $(HAVE_CUPTI),,if [ "$$CI" = true ]; then echo "make test: CI=true and no CUDA toolkit at $(CUDA_HOME): the recording and CUPTI tests would not be built" >&2; exit 1; fi; \
@@ -223,6 +223,7 @@ test-run: build/test/tracedb build/test/unit build/test/record_sample build/libt
 	  TRACEDB_MPI=$(if $(HAVE_MPI),$(CURDIR)/build/test/tracedb-mpi) TRACEDB_SKIPS=$(CURDIR)/build/test/skipped.txt \
 	  UBSAN_OPTIONS=print_stacktrace=1 build/test/unit --jobs 2
 	/usr/bin/python3 tests/gpu/test_check.py
+	TRACEDB=$(CURDIR)/build/tracedb PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 -m pytest -q -p no:cacheprovider python/tests
 	@$(MAKE) --no-print-directory fuzzers
 	sh tests/fuzz/run.sh $${FUZZ_TEST_SECONDS:-60} $(FUZZ_TARGETS)
 	@if [ -s build/test/skipped.txt ]; then echo "make test: passed, with skips: $$(sort -u build/test/skipped.txt | paste -sd ';' | sed 's/;/; /g')"; fi
@@ -361,7 +362,15 @@ gpu-check:
 	  echo "gpu-check: set-up in $$(($$(date +%s) - t0)) s" && \
 	  TOTAL_SECONDS=$${TOTAL_SECONDS:-$$((570 - $$(date +%s) + t0))} bash tests/gpu/check.sh .gpu build/gpu-check
 
+# the Python package goes where Debian's /usr/bin/python3 looks under PREFIX (PYTHONDIR= overrides), told
+# where the library is (python/tracedb/_native.py reads _where.py)
+PYTHON_MINOR := $(shell /usr/bin/python3 -c 'import sys; print(sys.version_info[1])' 2>/dev/null)
+PYTHONDIR ?= $(PREFIX)/lib/python3$(if $(PYTHON_MINOR),.$(PYTHON_MINOR))/dist-packages
 install: build
+	install -d $(DESTDIR)$(PYTHONDIR)/tracedb
+	install -m 644 python/tracedb/*.py $(DESTDIR)$(PYTHONDIR)/tracedb/
+	printf '"""_where.py: written by make install: the library installed with this package."""\nLIBRARY = %s\n' \
+	  "'$(PREFIX)/lib/libtracedb.so'" > $(DESTDIR)$(PYTHONDIR)/tracedb/_where.py
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/tracedb \
 	  $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 644 build/tracedb.1 $(DESTDIR)$(PREFIX)/share/man/man1/

@@ -1,0 +1,133 @@
+"""profile.py: recording a Python program with the C recorder, the way Furiosa's and RAF's profilers are
+used: `with tracedb.profile("run.db") as p:`, labelled sections `with p.record("warm up"):` (nested, from
+any thread), `p.step()` for schedules; after the block p.trace is the database and p.print_summary()
+prints each label's latency (count, min, max, mean, median, p90 ... p99.9 in ns)."""
+import contextlib
+import ctypes
+import os
+import threading
+
+from . import _native
+from .errors import Error
+from .trace import Trace
+
+
+class _Options(ctypes.Structure):  # struct tdb_options (include/tracedb.h)
+    _fields_ = [("level", ctypes.c_int), ("kinds", ctypes.c_char_p), ("skip_first", ctypes.c_int),
+                ("wait", ctypes.c_int), ("warmup", ctypes.c_int), ("active", ctypes.c_int),
+                ("repeat", ctypes.c_int), ("on_cycle", ctypes.c_void_p), ("on_cycle_arg", ctypes.c_void_p)]
+
+
+def _typed(lib):
+    lib.tdb_open.argtypes = [ctypes.c_char_p, ctypes.POINTER(_Options)]
+    lib.tdb_open.restype = ctypes.c_void_p
+    lib.tdb_close.argtypes = [ctypes.c_void_p]
+    lib.tdb_current.restype = ctypes.c_void_p
+    lib.tdb_range_push.argtypes = [ctypes.c_char_p]
+    lib.tdb_range_push_args.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+    lib.tdb_instant.argtypes = [ctypes.c_char_p]
+    lib.tdb_counter.argtypes = [ctypes.c_char_p, ctypes.c_double]
+    lib.tdb_dropped.restype = ctypes.c_int64
+    return lib
+
+
+class profile:
+    """Records this process into a new database at path (refused when it exists, unless force=True).
+    skip_first, wait, warmup, active and repeat are PyTorch's schedule: p.step() ends a step, as
+    prof.step() does, and the code before the first p.step() is the schedule's first step."""
+
+    def __init__(self, path, force=False, skip_first=0, wait=0, warmup=0, active=0, repeat=0):
+        self.path = os.fspath(path)
+        self.force = force
+        self.schedule = (skip_first, wait, warmup, active, repeat)
+        self.trace = None
+        self._rec = None
+        self._labels = []
+        self._labels_lock = threading.Lock()
+        self._lib = None
+
+    def __enter__(self):
+        lib = _typed(_native.lib())
+        if lib.tdb_current():
+            raise Error("a recording is already open in this process (one at a time)")
+        if os.path.exists(self.path):
+            if not self.force:
+                raise Error(f"{self.path} already exists (force=True replaces it)")
+            for suffix in ("", "-stage", "-journal", "-wal", "-shm"):
+                with contextlib.suppress(FileNotFoundError):
+                    os.remove(self.path + suffix)
+        skip_first, wait, warmup, active, repeat = self.schedule
+        opts = _Options(level=2, kinds=None, skip_first=skip_first, wait=wait, warmup=warmup, active=active,
+                        repeat=repeat)
+        rec = lib.tdb_open(os.fsencode(self.path), ctypes.byref(opts))
+        if not rec:
+            raise Error(f"cannot record into {self.path} (the reason was printed on stderr)")
+        self._lib, self._rec = lib, rec
+        if active > 0:  # PyTorch counts the steps from the block's start: the first is the schedule's first
+            lib.tdb_step()
+        return self
+
+    def __exit__(self, *exc):
+        rec, self._rec = self._rec, None
+        if rec is None:
+            return False
+        if self._lib.tdb_close(rec) != 0:
+            raise Error(f"{self.path}: the recording could not be completed; `tracedb finish {self.path}` "
+                        "builds it from its staging file")
+        self.trace = Trace(self.path)
+        return False
+
+    def _open(self):
+        if self._rec is None:
+            raise Error("not recording: use the profile inside its `with` block")
+        return self._lib
+
+    @contextlib.contextmanager
+    def record(self, label):
+        """A labelled section of this thread, nested in the open ones."""
+        lib = self._open()
+        with self._labels_lock:
+            if label not in self._labels:
+                self._labels.append(label)
+        lib.tdb_range_push(str(label).encode())
+        try:
+            yield
+        finally:
+            lib.tdb_range_pop()
+
+    def step(self):
+        """A step boundary (ProfilerStep#N; the schedule counts these)."""
+        self._open().tdb_step()
+
+    def mark(self, name):
+        """An instant event."""
+        self._open().tdb_instant(str(name).encode())
+
+    def counter(self, name, value):
+        """A counter's value now."""
+        self._open().tdb_counter(str(name).encode(), float(value))
+
+    @property
+    def dropped(self):
+        """Events dropped so far (a ring was full)."""
+        return self._open().tdb_dropped()
+
+    def summary(self):
+        """Per label recorded, its latency (tracedb latency --name LABEL): a DataFrame, one row a label."""
+        if self.trace is None:
+            raise Error("the summary is there after the `with` block")
+        from . import frames
+        rows, columns = [], None
+        for label in self._labels:
+            df = self.trace.latency(name=label)
+            columns = list(df.columns)
+            rows += [list(r) for r in df.itertuples(index=False, name=None)]
+        return frames.frame(columns or [], rows)
+
+    def print_summary(self):
+        """Furiosa's summary: for each label, count, min, max, mean, median, p90, p95, p97, p99, p99.9 (ns)."""
+        df = self.summary()
+        for row in df.to_dict("records"):
+            print(f"{row['name']}:")
+            for key in df.columns[1:]:
+                print(f"    {key:<10} {row[key]}")

@@ -1,0 +1,312 @@
+"""trace.py: tracedb.load and Trace: a database (imported from traces when given them) whose reports are
+methods returning DataFrames. Each report runs as its SQL table function (tracedb_ops(), ... from the
+libtracedb SQLite extension): the command itself, its rows typed as SQLite holds them; summary and the
+HTML page run as their commands (tdb_run)."""
+import itertools
+import json
+import os
+import re
+import sqlite3
+import tempfile
+import urllib.parse
+import warnings
+import weakref
+
+from . import _native, frames
+from .errors import Error
+
+REPORTS = ("ops", "kernels", "api", "memops", "latency", "device", "memory", "ranks", "overlap", "idle",
+           "launches", "queue", "critical_path")
+TRACE_SUFFIXES = (".json", ".json.gz", ".pt.trace.json", ".pt.trace.json.gz")
+_tables = itertools.count(1)
+
+
+def option_args(options):
+    """Keyword arguments as the command's options: group_by="shape" -> --group-by shape, a True flag ->
+    --flag (False and None: left out), a list -> a,b."""
+    args = []
+    for key, value in options.items():
+        if value is None or value is False:
+            continue
+        flag = "--" + key.replace("_", "-")
+        if value is True:
+            args.append(flag)
+            continue
+        if isinstance(value, (list, tuple)):
+            value = ",".join(str(v) for v in value)
+        args += [flag, str(value)]
+    return args
+
+
+def _options_text(args):
+    """The options as one text for a table function (blanks separate; quotes keep a value's blanks)."""
+    words = []
+    for a in args:
+        if a and not re.search(r"[\s'\"]", a):
+            words.append(a)
+        elif "'" not in a:
+            words.append("'" + a + "'")
+        elif '"' not in a:
+            words.append('"' + a + '"')
+        else:
+            raise Error(f"an option value holds both kinds of quote: {a!r}")
+    return " ".join(words)
+
+
+def _message(error):
+    """A table function's error as the command line says it: without "tracedb_ops('...'): "."""
+    text = str(error)
+    m = re.match(r"tracedb_\w+\('(?:[^']|'')*'\): ", text)
+    return text[m.end():] if m else text
+
+
+def trace_files(path):
+    """The trace files a path names: itself, or the traces in a directory (sorted)."""
+    if os.path.isdir(path):
+        found = sorted(os.path.join(path, f) for f in os.listdir(path)
+                       if f.endswith(TRACE_SUFFIXES) and os.path.isfile(os.path.join(path, f)))
+        if not found:
+            raise Error(f"{path}: no traces in this directory (.json, .json.gz)")
+        return found
+    return [path]
+
+
+def is_database(path):
+    with open(path, "rb") as f:
+        return f.read(16) == b"SQLite format 3\0"
+
+
+def _passed_on(messages):
+    """The import's warnings, as Python warnings."""
+    for line in messages.splitlines():
+        if line.strip():
+            warnings.warn(line, stacklevel=3)
+
+
+def _cached(db, traces):
+    """Whether db holds an import of exactly these traces, newer than each of them."""
+    try:
+        if not is_database(db) or os.path.getmtime(db) < max(os.path.getmtime(t) for t in traces):
+            return False
+        with sqlite3.connect(_readonly_uri(db), uri=True) as con:
+            held = sorted(r[0] for r in con.execute("SELECT source_file FROM trace"))
+            status = con.execute("SELECT value FROM meta WHERE key = 'import_status'").fetchone()
+        return held == sorted(traces) and status is not None
+    except (OSError, sqlite3.Error, ValueError):
+        return False
+
+
+def import_traces(traces, db, force=False, append=False):
+    """tracedb import TRACES -o DB, in this process; its warnings passed on, a failure raised."""
+    mode = ["--force"] if force else ["--append"] if append else []
+    status, _, messages = _native.run("import", "-q", *traces, "-o", db, *mode)
+    if status == 0 or (status == 1 and os.path.exists(db) and "partial" in _meta(db, "import_status", "")):
+        _passed_on(messages)
+        return
+    raise Error(messages.strip() or f"tracedb import failed (status {status})")
+
+
+def _meta(db, key, default=None):
+    try:
+        with sqlite3.connect(_readonly_uri(db), uri=True) as con:
+            row = con.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else default
+    except sqlite3.Error:
+        return default
+
+
+def _readonly_uri(path):
+    return "file:" + urllib.parse.quote(os.path.abspath(path)) + "?mode=ro"
+
+
+def load(path, db=None):
+    """A Trace: path is a tracedb database, a trace (.json, .json.gz) or a directory of traces. Traces are
+    imported into db (by default a database beside them, PATH.tracedb, reused while they are unchanged, or
+    a temporary one where that cannot be written)."""
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise Error(f"{path}: no such file or directory")
+    if os.path.isfile(path) and is_database(path):
+        if db is not None:
+            raise Error(f"{path} is a database already: db= names where traces are imported")
+        return Trace(path)
+    traces = [os.path.abspath(t) for t in trace_files(path)]
+    temporary = None
+    if db is not None:
+        db = os.fspath(db)
+        import_traces(traces, db)
+    else:
+        db = os.path.abspath(path).rstrip(os.sep) + ".tracedb"
+        if os.path.exists(db) and _cached(db, traces):
+            return Trace(db)
+        ours = not os.path.exists(db) or _meta(db, "schema_version") is not None
+        if ours and os.access(os.path.dirname(db), os.W_OK):
+            import_traces(traces, db, force=os.path.exists(db))
+        else:
+            temporary = tempfile.TemporaryDirectory(prefix="tracedb-")
+            db = os.path.join(temporary.name, os.path.basename(db))
+            import_traces(traces, db)
+    t = Trace(db)
+    if temporary is not None:
+        t._temporary = temporary  # removed with the Trace
+    return t
+
+
+class Trace:
+    """A tracedb database. Its reports are methods returning DataFrames, with the command's options as
+    keyword arguments (t.ops(group_by="shape", limit=20)); sql() runs a query."""
+
+    def __init__(self, db):
+        self.path = os.fspath(db)
+        self._con = None
+        self._temporary = None
+
+    def __repr__(self):
+        return f"tracedb.Trace({self.path!r})"
+
+    def _connection(self):
+        """This Trace's connection: read-only, views and triggers of the database limited to innocuous
+        functions (no report runs from one), tracedb's functions and report tables loaded."""
+        if self._con is None:
+            try:
+                con = sqlite3.connect(_readonly_uri(self.path), uri=True, check_same_thread=False)
+                con.enable_load_extension(True)
+                con.load_extension(_native.extension_path())
+                con.enable_load_extension(False)
+                con.execute("PRAGMA trusted_schema = OFF")
+                con.execute("PRAGMA cell_size_check = ON")
+            except sqlite3.Error as e:
+                raise Error(f"{self.path}: {e}") from None
+            self._con = con
+            weakref.finalize(self, con.close)
+        return self._con
+
+    def close(self):
+        if self._con is not None:
+            self._con.close()
+            self._con = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _report(self, name, options):
+        """Report name's rows as a DataFrame: a temporary table of its function with these options (its
+        columns those the options give), read once."""
+        con = self._connection()
+        text = _options_text(option_args(options))
+        table = f"temp.tracedb_report_{next(_tables)}"
+        literal = "'" + text.replace("'", "''") + "'"
+        try:
+            con.execute(f"CREATE VIRTUAL TABLE {table} USING tracedb_{name}({literal})")
+            try:
+                return frames.from_cursor(con.execute(f"SELECT * FROM {table}"))
+            finally:
+                con.execute(f"DROP TABLE {table}")
+        except sqlite3.Error as e:
+            raise Error(_message(e)) from None
+
+    def ops(self, **options):
+        """PyTorch's key_averages() table (tracedb ops): group_by, limit, sort, range, by_step, ..."""
+        return self._report("ops", options)
+
+    def kernels(self, **options):
+        """GPU kernels per name (tracedb kernels; nsys cuda_gpu_kern_sum)."""
+        return self._report("kernels", options)
+
+    def api(self, **options):
+        """Runtime and driver API calls per name (tracedb api)."""
+        return self._report("api", options)
+
+    def memops(self, **options):
+        """memcpy and memset by operation (tracedb memops)."""
+        return self._report("memops", options)
+
+    def latency(self, **options):
+        """Step or range latency percentiles (tracedb latency)."""
+        return self._report("latency", options)
+
+    def device(self, **options):
+        """Per step and device: busy, run, IO-wait and idle time (tracedb device)."""
+        return self._report("device", options)
+
+    def memory(self, **options):
+        """Memory high-water marks, leaks, per-operator bytes (tracedb memory)."""
+        return self._report("memory", options)
+
+    def ranks(self, **options):
+        """Per-rank step latency and stragglers (tracedb ranks)."""
+        return self._report("ranks", options)
+
+    def overlap(self, **options):
+        """Communication and computation overlap per rank (tracedb overlap; HTA)."""
+        return self._report("overlap", options)
+
+    def idle(self, **options):
+        """GPU idle time by cause (tracedb idle; HTA)."""
+        return self._report("idle", options)
+
+    def launches(self, **options):
+        """Kernel launch delays and outliers (tracedb launches; HTA)."""
+        return self._report("launches", options)
+
+    def queue(self, **options):
+        """The launch queue's length (tracedb queue; HTA)."""
+        return self._report("queue", options)
+
+    def critical_path(self, **options):
+        """The critical path per rank (tracedb critical-path; HTA)."""
+        return self._report("critical_path", options)
+
+    def summary(self, **options):
+        """tracedb summary's sections: a dict of DataFrames (trace, kinds, devices, ops, kernels, ...)."""
+        status, out, messages = _native.run("summary", self.path, "--format", "json", *option_args(options))
+        if status != 0:
+            raise Error(messages.strip())
+        return {name: frames.from_records(rows) for name, rows in json.loads(out).items()}
+
+    def sql(self, query, params=()):
+        """The rows of one SQL statement (read-only; tracedb's functions and report tables loaded)."""
+        try:
+            return frames.from_cursor(self._connection().execute(query, params))
+        except sqlite3.Error as e:
+            raise Error(_message(e)) from None
+
+    def report(self, path=None, baseline=None, force=False):
+        """The HTML report: written to path; with no path, the page (displayed inline in Jupyter)."""
+        target = path
+        scratch = None
+        if target is None:
+            scratch = tempfile.TemporaryDirectory(prefix="tracedb-")
+            target = os.path.join(scratch.name, "report.html")
+        args = ["report", self.path, "-o", target]
+        if baseline is not None:
+            args += ["--baseline", baseline.path if isinstance(baseline, Trace) else os.fspath(baseline)]
+        if force:
+            args.append("--force")
+        status, _, messages = _native.run(*args)
+        if status != 0:
+            raise Error(messages.strip())
+        if scratch is None:
+            return path
+        with open(target, encoding="utf-8") as f:
+            page = Page(f.read())
+        scratch.cleanup()
+        return page
+
+    def _repr_html_(self):
+        import html
+        parts = [f"<p><b>tracedb</b> {html.escape(self.path)}</p>"]
+        for name, df in self.summary().items():
+            parts.append(f"<h4>{html.escape(name)}</h4>" + df.to_html(index=False))
+        return "\n".join(parts)
+
+
+class Page(str):
+    """An HTML page, shown inline by Jupyter."""
+
+    def _repr_html_(self):
+        import html
+        return f'<iframe srcdoc="{html.escape(self)}" style="width:100%;height:640px;border:0"></iframe>'
