@@ -291,6 +291,20 @@ if /usr/bin/python3 bench/hta_time.py "$real" > "$dir/hta_times" 2>/dev/null; th
 else
   echo "HTA beside tracedb: skipped (HTA's source not at \${HTA_SRC:-/tmp/hta}, or its Python dependencies missing)"
 fi
+# the Python package and the reports as SQL table functions beside the commands (bench/python_bench.py)
+if [ "$HTA_MB" -gt 0 ] && /usr/bin/python3 -c "import pandas" 2>/dev/null; then
+  echo "Python and SQL beside the command (median of 3 rounds in turn, best seconds: Python or SQL / command):"
+  /usr/bin/python3 bench/python_bench.py build/tracedb "$trace" "$dir/hta.db" "$dir" | while read -r n r p c; do
+    case $n in
+      load) what="tracedb.load($MB MB trace) / tracedb import"; target="target <= 1.1x" ;;
+      ops) what="t.ops() on $hta_events events / tracedb ops"; target="target <= 1.3x" ;;
+      ops_from0) what="t.ops(from_=0) / tracedb ops --from 0"; target="target <= 1.3x" ;;
+      table_*) what="SELECT * FROM tracedb_${n#table_}(...)"; target="target <= 1.05x" ;;
+      *) what=$n; target="" ;;
+    esac
+    printf '  %-52s %5sx  %7s s / %7s s  (%s)\n' "$what" "$r" "$p" "$c" "$target"
+  done
+fi
 row "tracedb report (HTML page)" report "$(($(stat -c %s "$dir/report.html") / 1000)) KB page (targets: < 2 s, < 5 MB)"
 row "sqlite3 -csv of table event (baseline)" csv_sqlite3 ""
 row "tracedb export csv --table event" csv_tracedb "$(echo "scale=2; $(cat $dir/csv_tracedb.s) / $(cat $dir/csv_sqlite3.s)" | bc)x sqlite3"

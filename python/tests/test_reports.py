@@ -12,7 +12,7 @@ from conftest import THREE, command
 import tracedb
 
 OPTIONS = {  # keyword arguments, and the same as command-line options
-    "ops": [dict(group_by="shape"), dict(by_rank=True, limit=5)],
+    "ops": [dict(group_by="shape"), dict(by_rank=True, limit=5), dict(from_=0, to="1s")],
     "kernels": [dict(kinds="kernel,memcpy,memset", sort="instances"), dict(by_type=True)],
     "api": [dict(limit=3), dict(by_rank=True)],
     "memops": [dict(bandwidth=True), dict(limit=2)],
@@ -31,7 +31,7 @@ OPTIONS = {  # keyword arguments, and the same as command-line options
 def as_args(options):
     args = []
     for k, v in options.items():
-        args.append("--" + k.replace("_", "-"))
+        args.append("--" + k.rstrip("_").replace("_", "-"))
         if v is not True:
             args.append(str(v))
     return args

@@ -23,12 +23,12 @@ _tables = itertools.count(1)
 
 def option_args(options):
     """Keyword arguments as the command's options: group_by="shape" -> --group-by shape, a True flag ->
-    --flag (False and None: left out), a list -> a,b."""
+    --flag (False and None: left out), a list -> a,b; a trailing _ goes (from_="2s": --from, a Python word)."""
     args = []
     for key, value in options.items():
         if value is None or value is False:
             continue
-        flag = "--" + key.replace("_", "-")
+        flag = "--" + key.rstrip("_").replace("_", "-")
         if value is True:
             args.append(flag)
             continue
