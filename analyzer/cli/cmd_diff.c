@@ -102,6 +102,17 @@ int cmd_diff(int argc, char **argv, struct cli *cli)
     sqlite3 *db = diff_open(argv[0], argv[1], &cli->io);
     if (!db)
         return 1;
+    char gpus[1024];
+    int differ = diff_gpus_differ(db, gpus, sizeof gpus, &cli->io);
+    if (differ < 0) {
+        sqlite3_close(db);
+        return 1;
+    }
+    if (differ) { /* said first, in every format: on the table's top, and beside csv or json */
+        fprintf(cli->io.err, "%s: warning: %s\n", cli->io.prog, gpus);
+        if (fmt == FMT_TABLE)
+            fprintf(cli->io.out, "Warning: %s\n\n", gpus);
+    }
     int rc = 0;
     for (int i = 0; i < 4 && rc == 0; i++)
         if (only < 0 || only == i)

@@ -317,7 +317,8 @@ static void meta_json(sqlite3 *db, const struct html_report_options *o, const ch
     add_key(b, "version"), add_text(b, (const unsigned char *)TDB_VERSION), buf_addc(b, '}');
 }
 
-/* "diff": the sections of `tracedb diff baseline run` and the gate's verdict on the step median. */
+/* "diff": the sections of `tracedb diff baseline run`, the gate's verdict on the step median, and the
+ * sentence saying the runs used different GPUs when they did (gpus_differ, else null). */
 static int diff_json(const char *baseline, const char *db_path, const struct html_report_options *o, struct buf *b,
                      struct report_io *io)
 {
@@ -345,6 +346,15 @@ static int diff_json(const char *baseline, const char *db_path, const struct htm
         buf_addc(b, ',');
         sqlite3_finalize(st);
     }
+    char gpus[1024] = "";
+    int differ = rc == 0 ? diff_gpus_differ(db, gpus, sizeof gpus, io) : 0;
+    rc = differ < 0 ? -1 : rc;
+    add_key(b, "gpus_differ");
+    if (differ > 0)
+        add_text(b, (const unsigned char *)gpus);
+    else
+        buf_add(b, "null", 4);
+    buf_addc(b, ',');
     char line[512] = "";
     int gate = rc == 0 ? diff_gate(db, o->metric, o->fail_above, o->alpha, 1, line, sizeof line, io) : 1;
     add_key(b, "gate_rc"), add_num(b, gate), buf_addc(b, ',');

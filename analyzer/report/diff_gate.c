@@ -151,3 +151,24 @@ int diff_gate(sqlite3 *db, const char *metric, double threshold, double alpha, i
     return rc;
 }
 
+
+int diff_gpus_differ(sqlite3 *db, char *line, size_t n, struct report_io *io)
+{
+    sqlite3_stmt *st = report_prepare(db, "diff_gpus", io);
+    if (!st)
+        return -1;
+    int rc = -1;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        const char *base = (const char *)sqlite3_column_text(st, 0), *fresh = (const char *)sqlite3_column_text(st, 1);
+        base = base ? base : "", fresh = fresh ? fresh : "";
+        rc = sqlite3_column_int(st, 2) != 0;
+        if (rc)
+            snprintf(line, n,
+                     "the runs used different GPUs: base ran on %s, new on %s; device times and kernels are compared "
+                     "across different hardware (devices paired by position, kernels by name)",
+                     *base ? base : "no GPU", *fresh ? fresh : "no GPU");
+    } else
+        fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
+    sqlite3_finalize(st);
+    return rc;
+}

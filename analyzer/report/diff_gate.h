@@ -9,6 +9,11 @@
  * error (printed). */
 sqlite3 *diff_open(const char *base, const char *new_path, struct report_io *io);
 
+/* When the runs did their GPU work on different GPUs (models, count or memory: queries/diff_gpus.sql), 1
+ * with the sentence that says so, naming both, in line; 0 when they are the same (or neither used a GPU);
+ * -1 on error (printed). */
+int diff_gpus_differ(sqlite3 *db, char *line, size_t n, struct report_io *io);
+
 /* The gate's options as typed: --fail-above PCT (fail_text; NULL: no gate, *threshold 0), --alpha P in (0, 1),
  * --metric one of the five. 0, or -1 with what is wrong said on io->err. */
 int diff_gate_options(const char *fail_text, const char *alpha_text, const char *metric, double *threshold, double *alpha,

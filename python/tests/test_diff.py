@@ -42,6 +42,9 @@ def test_the_gate_agrees_with_scipy(runs):
     assert d.text == [ln for ln in err.splitlines() if "FAIL" in ln][-1]
     assert tracedb.diff(base, base, fail_above=5).verdict in ("pass", "inconclusive")
     assert tracedb.diff(base, new).verdict is None
+    assert d.warnings and "base ran on 1 x NVIDIA A100-PG509-200" in d.warnings[0] \
+        and "new on 1 x Tesla V100-SXM2-16GB" in d.warnings[0]
+    assert tracedb.diff(base, base).warnings == []
 
 
 @pytest.mark.parametrize("section", ["ops", "steps", "device", "memory"])

@@ -18,10 +18,12 @@ def _path(run):
 class Diff:
     """A comparison of two runs: the sections as DataFrames (d.ops, d.steps, d.device, d.memory); with
     fail_above, d.verdict ("pass", "fail" or "inconclusive"), d.passed, d.p_value (the Mann-Whitney U test's
-    on the steps, when the metric is a step metric) and d.text (the command's verdict line)."""
+    on the steps, when the metric is a step metric) and d.text (the command's verdict line); d.warnings,
+    what the command warned of (the runs used different GPUs, ...)."""
 
-    def __init__(self, sections, text, status):
+    def __init__(self, sections, text, status, warnings=()):
         self.sections = sections
+        self.warnings = list(warnings)
         self.text = text
         self.status = status
         self.verdict = None
@@ -54,18 +56,20 @@ def diff(base, new, fail_above=None, metric=None, alpha=None, on_inconclusive=No
     common = option_args(options)
     gate = option_args({"fail_above": fail_above, "metric": metric, "alpha": alpha,
                         "on_inconclusive": on_inconclusive})
-    sections, text, status = {}, None, 0
+    sections, text, status, said = {}, None, 0, []
     for section in SECTIONS:
         extra = gate if section == "ops" else []
         code, out, messages = _native.run("diff", a, b, "--format", "json", "--section", section, *common, *extra)
         if code not in (0, 3) or (code == 3 and not gate):
             raise Error(messages.strip() or f"tracedb diff failed (status {code})")
+        if section == "ops":
+            said = [ln.split("warning: ", 1)[1] for ln in messages.splitlines() if ": warning: " in ln]
         if extra and fail_above is not None:
             status = code
             lines = [ln for ln in messages.splitlines() if "PASS" in ln or "FAIL" in ln or "INCONCLUSIVE" in ln]
             text = lines[-1] if lines else messages.strip()
         sections[section] = frames.from_records(json.loads(out) if out.strip() else [])
-    d = Diff(sections, text, status)
+    d = Diff(sections, text, status, said)
     steps = sections["steps"]
     if d.verdict is not None and d.p_value is not None and "p_value" in steps and len(steps) == 2:
         d.p_value = float(steps["p_value"].iloc[1])  # the test's own figure, not the line's rounding

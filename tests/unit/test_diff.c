@@ -175,6 +175,39 @@ Test(diff_gate, real_regression_fails_and_identical_runs_pass)
     free(dir);
 }
 
+/* The real pair ran on an A100 (control) and a V100 (test): said on top of the table, on stderr beside csv,
+ * and in the device section's columns, naming both (the models and totalGlobalMem of the traces'
+ * deviceProperties: 42505273344 and 16945512448 bytes, 39.6 and 15.8 GiB). Runs on the same model say
+ * nothing, also when the card reports a little other memory (AlexNet's A100: 42297524224 bytes). */
+Test(diff, runs_on_other_gpus_are_said_on_top)
+{
+    char *dir = temp_dir(), c[600], t[600], a[700];
+    real_pair(dir, c, t);
+    snprintf(a, sizeof a, "%s/alexnet.db", dir);
+    cr_assert_eq(import_to(src_path("tests/data/kineto/critical_path_alexnet_trace.json.gz"), a), 0);
+    static const char said[] = "the runs used different GPUs: base ran on 1 x NVIDIA A100-PG509-200 (39.6 GiB), new on "
+                               "1 x Tesla V100-SXM2-16GB (15.8 GiB)";
+    int st;
+    char *out = run_capture(&st, "'%s' diff '%s' '%s' 2>/dev/null | head -1", tracedb(), c, t);
+    cr_assert(strncmp(out, "Warning: ", 9) == 0 && strstr(out, said), "%s", out);
+    free(out);
+    out = run_capture(&st, "'%s' diff '%s' '%s' --format csv 2>&1 >/dev/null", tracedb(), c, t);
+    cr_assert(strstr(out, "tracedb diff: warning: ") && strstr(out, said), "%s", out);
+    free(out);
+    out = run_capture(&st, "'%s' diff '%s' '%s' --section device --format csv 2>/dev/null", tracedb(), c, t);
+    cr_assert(strstr(out, ",base_gpu,new_gpu\r\n") && strstr(out, ",NVIDIA A100-PG509-200,Tesla V100-SXM2-16GB\r\n"),
+              "%s", out);
+    free(out);
+    out = run_capture(&st, "'%s' diff '%s' '%s' 2>&1", tracedb(), c, c);
+    cr_assert(!strstr(out, "different GPUs"), "%s", out);
+    free(out);
+    out = run_capture(&st, "'%s' diff '%s' '%s' 2>&1", tracedb(), c, a);
+    cr_assert(!strstr(out, "different GPUs"), "%s", out);
+    free(out);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
 /* The sections people read on the real pair: runtime calls under their own kind, the ops table cut at 20
  * rows with the count of the rest, devices paired although the runs used GPU 3 and GPU 1, the steps'
  * Mann-Whitney p instead of a 0/1 "beyond spread". */

@@ -245,6 +245,8 @@ Test(html, baseline_report_puts_the_gate_verdict_on_top, .timeout = 300)
     char *gate = run_capture(&st, "'%s' diff '%s' '%s' --fail-above 5 2>&1 >/dev/null", tracedb(), base, new_db);
     cr_assert_eq(st, 3, "the CLI gate fails this pair: %s", gate);
     const char *line = strstr(gate, "tracedb diff: ");
+    while (line && strncmp(line + strlen("tracedb diff: "), "warning: ", 9) == 0) /* the GPUs' warning first */
+        line = strstr(line + 1, "tracedb diff: ");
     cr_assert(line, "%s", gate);
     line += strlen("tracedb diff: ");
     char verdict[600];
@@ -271,6 +273,12 @@ Test(html, baseline_report_puts_the_gate_verdict_on_top, .timeout = 300)
     cr_expect(in_v && v_end && in_v < v_end, "the CLI's verdict, in the verdict element: %s", shown);
     cr_assert(strstr(verdict, "+49.27%"), "%s", verdict);
     cr_assert_lt(v - dom, strstr(dom, "id=\"timeline\"") - dom, "the verdict comes first");
+    /* the pair ran on an A100 and a V100: said above the verdict */
+    const char *g = strstr(dom, "id=\"gpus-differ\"");
+    cr_assert(g && g < v, "the GPUs' warning, above the verdict");
+    cr_assert(strstr(g, "NVIDIA A100-PG509-200") < strstr(g, "</div>") &&
+                  strstr(g, "Tesla V100-SXM2-16GB") < strstr(g, "</div>"),
+              "naming both GPUs");
     free(gate);
     /* the diff's largest increase, cudaMemcpyAsync, with its change */
     int st2;
