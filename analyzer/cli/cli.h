@@ -16,6 +16,7 @@
 struct cli {
     struct report_io io; /* results, diagnostics, program name: what report/ and export/ take */
     const char *example; /* the command's examples, for --help (from its table entry) */
+    int in_process;      /* run inside another program (tdb_run, a report table): --help fails, never exits */
 };
 
 enum opt_type { OPT_FLAG, OPT_STRING, OPT_INT, OPT_FORMAT, OPT_SIZE }; /* OPT_SIZE: bytes, "64M", "1G" -> int64_t */
@@ -35,8 +36,8 @@ int cli_parse_options(int argc, char **argv, const struct opt *opts, const char 
 void cli_usage(const struct opt *opts, const char *usage, FILE *to);
 
 /* Runs the command argv[0] (help, --version, or a command of the table) with its arguments, printing to
- * out and err; its exit status. The tracedb program's and tdb_run's (dispatch.c). */
-int cli_dispatch(int argc, char **argv, FILE *out, FILE *err);
+ * out and err; its exit status. The tracedb program's and (in_process) tdb_run's (dispatch.c). */
+int cli_dispatch(int argc, char **argv, FILE *out, FILE *err, int in_process);
 
 /* One subcommand. */
 struct cli_command {

@@ -81,14 +81,14 @@ static const char *closest_command(const char *typed)
     return best;
 }
 
-int cli_dispatch(int argc, char **argv, FILE *out, FILE *err)
+int cli_dispatch(int argc, char **argv, FILE *out, FILE *err, int in_process)
 {
     char *help_args[] = {NULL, "--help", NULL};
     if (argc < 1) {
         usage(err);
         return 2;
     }
-    if (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0 || strcmp(argv[0], "help") == 0) {
+    if (!in_process && (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0 || strcmp(argv[0], "help") == 0)) {
         if (argc < 2) {
             usage(out);
             return 0;
@@ -104,7 +104,7 @@ int cli_dispatch(int argc, char **argv, FILE *out, FILE *err)
     if (c) {
         char prog[64];
         snprintf(prog, sizeof prog, "tracedb %s", c->name);
-        struct cli cli = {{out, err, prog, NULL}, c->example};
+        struct cli cli = {{out, err, prog, NULL}, c->example, in_process};
         int64_t first;
         long held = tdb_times_held(&first);
         int rc = c->fn(argc, argv, &cli);
@@ -143,7 +143,7 @@ int tdb_run(int argc, const char *const *argv, int out_fd, int err_fd)
         fprintf(err, "tracedb: record runs a program: use the tracedb command (tdb_open records this process)\n"), rc = 2;
     else {
         render_exclusive_begin(); /* one command at a time: the renderer's options are the process's */
-        rc = cli_dispatch(argc, args, out, err);
+        rc = cli_dispatch(argc, args, out, err, 1);
         render_exclusive_end();
     }
     for (size_t i = 0; owned && i < n; i++)

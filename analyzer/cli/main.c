@@ -16,5 +16,5 @@ int TDB_MAIN(int argc, char **argv)
      * them, 2% of the import's row writer. Before SQLite starts; later (tracedb-mpi's second call) a no-op. */
     sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
     tdb_out_cleanup_on_signals(); /* no temporary outlives a SIGTERM; ulimit -f is a reported error */
-    return cli_dispatch(argc - 1, argv + 1, stdout, stderr);
+    return cli_dispatch(argc - 1, argv + 1, stdout, stderr, 0);
 }

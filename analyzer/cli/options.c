@@ -93,6 +93,11 @@ int cli_parse_options(int argc, char **argv, const struct opt *opts, const char 
             continue;
         }
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            if (cli->in_process) { /* the host program goes on: no exit, no usage in its results */
+                fprintf(cli->io.err, "%s: %s is the command line's: its options are listed by %s --help\n", cli->io.prog,
+                        a, cli->io.prog);
+                return -1;
+            }
             cli_usage(opts, usage, cli->io.out);
             if (cli->example) {
                 fprintf(cli->io.out, "\nexamples:\n");

@@ -74,6 +74,16 @@ Test(run, a_command_in_process_prints_what_the_program_prints, .timeout = 120)
     cr_assert_eq(st, 2);
     cr_assert(strstr(msg, "record runs a program"), "%s", msg);
     free(msg);
+    /* --help in a program that loads the library: an error, never the end of the program (it exited 0) */
+    const char *help[] = {"summary", db, "--help"};
+    free(run_in_process(f, 3, help, &st, &msg));
+    cr_assert_eq(st, 2, "%s", msg);
+    cr_assert(strstr(msg, "tracedb summary: --help is the command line's"), "%s", msg);
+    free(msg);
+    const char *short_help[] = {"diff", "-h", db};
+    free(run_in_process(f, 3, short_help, &st, &msg));
+    cr_assert_eq(st, 2, "%s", msg);
+    free(msg);
     const char *typo[] = {"opz"};
     free(run_in_process(f, 1, typo, &st, &msg));
     cr_assert_eq(st, 2);
