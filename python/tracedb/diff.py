@@ -1,18 +1,17 @@
 """diff.py: tracedb.diff(base, new): the tracedb diff command in this process, its sections as
 DataFrames (ops, steps, device, memory) and, with fail_above, its gate's verdict."""
 import json
-import os
 import re
 
 from . import _native, frames
 from .errors import Error
-from .trace import Trace, option_args
+from .trace import Trace, _path, option_args
 
 SECTIONS = ("ops", "steps", "device", "memory")
 
 
-def _path(run):
-    return run.path if isinstance(run, Trace) else os.fspath(run)
+def _run_path(run):
+    return run.path if isinstance(run, Trace) else _path(run)
 
 
 class Diff:
@@ -52,14 +51,16 @@ class Diff:
 def diff(base, new, fail_above=None, metric=None, alpha=None, on_inconclusive=None, **options):
     """Compares two runs (Traces or database paths) as `tracedb diff BASE NEW` does; the options are the
     command's (kinds, by_shape, tolerance, limit)."""
-    a, b = _path(base), _path(new)
+    a, b = _run_path(base), _run_path(new)
+    if "section" in options:
+        raise Error("section= is not an option here: every section is there (d.ops, d.steps, d.device, d.memory)")
     common = option_args(options)
     gate = option_args({"fail_above": fail_above, "metric": metric, "alpha": alpha,
                         "on_inconclusive": on_inconclusive})
     sections, text, status, said = {}, None, 0, []
     for section in SECTIONS:
         extra = gate if section == "ops" else []
-        code, out, messages = _native.run("diff", a, b, "--format", "json", "--section", section, *common, *extra)
+        code, out, messages = _native.run("diff", "--format", "json", "--section", section, *common, *extra, "--", a, b)
         if code not in (0, 3) or (code == 3 and not gate):
             raise Error(messages.strip() or f"tracedb diff failed (status {code})")
         if section == "ops":

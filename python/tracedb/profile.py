@@ -9,7 +9,7 @@ import threading
 
 from . import _native
 from .errors import Error
-from .trace import Trace
+from .trace import Trace, _path
 
 
 class _Options(ctypes.Structure):  # struct tdb_options (include/tracedb.h)
@@ -37,14 +37,15 @@ class profile:
     prof.step() does, and the code before the first p.step() is the schedule's first step."""
 
     def __init__(self, path, force=False, skip_first=0, wait=0, warmup=0, active=0, repeat=0):
-        self.path = os.fspath(path)
+        self.path = _path(path)
         self.force = force
         self.schedule = (skip_first, wait, warmup, active, repeat)
         self.trace = None
         self._rec = None
-        self._labels = []
+        self._labels = {}  # label: None, in the order first recorded
         self._labels_lock = threading.Lock()
         self._lib = None
+        self._dropped = 0
 
     def __enter__(self):
         lib = _typed(_native.lib())
@@ -71,6 +72,7 @@ class profile:
         rec, self._rec = self._rec, None
         if rec is None:
             return False
+        self._dropped = self._lib.tdb_dropped()
         if self._lib.tdb_close(rec) != 0:
             raise Error(f"{self.path}: the recording could not be completed; `tracedb finish {self.path}` "
                         "builds it from its staging file")
@@ -86,10 +88,16 @@ class profile:
     def record(self, label):
         """A labelled section of this thread, nested in the open ones."""
         lib = self._open()
-        with self._labels_lock:
-            if label not in self._labels:
-                self._labels.append(label)
-        lib.tdb_range_push(str(label).encode())
+        if isinstance(label, bytes):
+            label = label.decode("utf-8", "replace")
+        label = str(label)
+        if label not in self._labels:
+            text = label.encode()
+            if b"\0" in text or len(text) > 1024:
+                raise Error(f"a label is text of up to 1024 bytes with no NUL: {label[:40]!r}...")
+            with self._labels_lock:
+                self._labels.setdefault(label, None)
+        lib.tdb_range_push(label.encode())
         try:
             yield
         finally:
@@ -109,8 +117,8 @@ class profile:
 
     @property
     def dropped(self):
-        """Events dropped so far (a ring was full)."""
-        return self._open().tdb_dropped()
+        """Events dropped (a ring was full): so far, or in the whole recording after the block."""
+        return self._lib.tdb_dropped() if self._rec is not None else self._dropped
 
     def summary(self):
         """Per label recorded, its latency (tracedb latency --name LABEL): a DataFrame, one row a label."""

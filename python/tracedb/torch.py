@@ -10,7 +10,7 @@ import os
 import tempfile
 
 from .errors import Error
-from .trace import Trace, import_traces
+from .trace import Trace, _path, import_traces
 
 _USER_SCOPE = 7  # torch.autograd.RecordScope.USER_SCOPE: record_function and ProfilerStep#N
 
@@ -37,11 +37,12 @@ def events_trace(prof):
     events = []
     for e in results.events():
         start, dur, tid = e.start_us(), e.duration_us(), e.start_thread_id()
-        if e.name() == "[memory]":
+        if e.name() == "[memory]":  # Kineto's fields: device type 0 and id -1 on the host
+            on_cpu = str(e.device_type()).endswith("CPU")
             events.append({"ph": "i", "s": "t", "cat": "cpu_instant_event", "name": "[memory]", "pid": pid,
                            "tid": tid, "ts": start,
-                           "args": {"Bytes": e.nbytes(), "Device Type": 0 if e.device_index() < 0 else 1,
-                                    "Device Id": e.device_index()}})
+                           "args": {"Bytes": e.nbytes(), "Device Type": 0 if on_cpu else 1,
+                                    "Device Id": -1 if on_cpu else e.device_index()}})
             continue
         args = {"External id": e.correlation_id()}
         shapes = e.shapes()
@@ -88,9 +89,16 @@ class trace_handler:
     (made by the first; an existing file is refused unless force=True, which replaces it)."""
 
     def __init__(self, db, force=False):
-        self.db = os.fspath(db)
+        self.db = _path(db)
         self.force = force
         self.cycles = 0
+        # said now, before the model runs: at the first cycle it would come after the work, and PyTorch
+        # hides an exception of on_trace_ready behind one of its own
+        folder = os.path.dirname(self.db)
+        if os.path.exists(self.db) and not force:
+            raise Error(f"{self.db} already exists (trace_handler(..., force=True) replaces it)")
+        if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+            raise Error(f"{folder}: not a folder this process can write into")
 
     def __call__(self, prof):
         if self.cycles == 0 and os.path.exists(self.db):
@@ -110,7 +118,7 @@ def load(prof, db=None):
     """A Trace of a finished profiler's events (the last cycle's, as prof.key_averages() has them): into
     db (refused when it exists), or a temporary database."""
     if db is not None:
-        db = os.fspath(db)
+        db = _path(db)
         if os.path.exists(db):
             raise Error(f"{db} already exists")
         _import_cycle(prof, db, append=False)

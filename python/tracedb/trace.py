@@ -4,6 +4,7 @@ libtracedb SQLite extension): the command itself, its rows typed as SQLite holds
 HTML page run as their commands (tdb_run)."""
 import itertools
 import json
+import threading
 import os
 import re
 import sqlite3
@@ -18,6 +19,8 @@ from .errors import Error
 REPORTS = ("ops", "kernels", "api", "memops", "latency", "device", "memory", "ranks", "overlap", "idle",
            "launches", "queue", "critical_path")
 TRACE_SUFFIXES = (".json", ".json.gz", ".pt.trace.json", ".pt.trace.json.gz")
+NOT_OPTIONS = ("format", "help", "h")  # the DataFrame is the format; --help is the command line's
+SOURCES_KEY = "tracedb.python.sources"  # in a cached database's meta: each trace's path, size and time
 _tables = itertools.count(1)
 
 
@@ -26,6 +29,11 @@ def option_args(options):
     --flag (False and None: left out), a list -> a,b; a trailing _ goes (from_="2s": --from, a Python word)."""
     args = []
     for key, value in options.items():
+        if key.rstrip("_") in NOT_OPTIONS:
+            raise Error(f"{key}= is not an option here: the result is a DataFrame (tracedb COMMAND --help lists "
+                        "a command's options)")
+        if type(value).__name__ == "bool_":  # numpy's
+            value = bool(value)
         if value is None or value is False:
             continue
         flag = "--" + key.rstrip("_").replace("_", "-")
@@ -76,34 +84,56 @@ def is_database(path):
         return f.read(16) == b"SQLite format 3\0"
 
 
-def _passed_on(messages):
-    """The import's warnings, as Python warnings."""
+def _passed_on(messages, stacklevel=4):
+    """The import's warnings, as Python warnings (at the caller of load())."""
     for line in messages.splitlines():
         if line.strip():
-            warnings.warn(line, stacklevel=3)
+            warnings.warn(line, stacklevel=stacklevel)
+
+
+def _stamp(traces):
+    """What each trace is now: its path, size and modification time in ns."""
+    out = []
+    for t in traces:
+        st = os.stat(t)
+        out.append([t, st.st_size, st.st_mtime_ns])
+    return out
 
 
 def _cached(db, traces):
-    """Whether db holds an import of exactly these traces, newer than each of them."""
+    """Whether db is load()'s import of exactly these traces as they are now (path, size, time)."""
     try:
-        if not is_database(db) or os.path.getmtime(db) < max(os.path.getmtime(t) for t in traces):
-            return False
-        with sqlite3.connect(_readonly_uri(db), uri=True) as con:
-            held = sorted(r[0] for r in con.execute("SELECT source_file FROM trace"))
-            status = con.execute("SELECT value FROM meta WHERE key = 'import_status'").fetchone()
-        return held == sorted(traces) and status is not None
-    except (OSError, sqlite3.Error, ValueError):
+        return is_database(db) and json.loads(_meta(db, SOURCES_KEY, "null")) == _stamp(traces)
+    except (OSError, ValueError):
         return False
 
 
-def import_traces(traces, db, force=False, append=False):
+def import_traces(traces, db, force=False, append=False, stacklevel=4):
     """tracedb import TRACES -o DB, in this process; its warnings passed on, a failure raised."""
     mode = ["--force"] if force else ["--append"] if append else []
-    status, _, messages = _native.run("import", "-q", *traces, "-o", db, *mode)
+    status, _, messages = _native.run("import", "-q", "-o", db, *mode, "--", *traces)
     if status == 0 or (status == 1 and os.path.exists(db) and "partial" in _meta(db, "import_status", "")):
-        _passed_on(messages)
+        _passed_on(messages, stacklevel + 1)
         return
     raise Error(messages.strip() or f"tracedb import failed (status {status})")
+
+
+def _import_cached(traces, cache):
+    """The traces imported into cache: under a name of this process's beside it, stamped with what the
+    traces are, then renamed over it (readers of an older one keep theirs; processes loading at once
+    each finish)."""
+    stamp = _stamp(traces)
+    scratch = f"{cache}.tmp-{os.getpid()}-{threading.get_ident()}"
+    try:
+        import_traces(traces, scratch, force=True, stacklevel=5)
+        with sqlite3.connect(scratch) as con:
+            con.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (SOURCES_KEY, json.dumps(stamp)))
+        con.close()
+        os.replace(scratch, cache)
+    finally:
+        for suffix in ("", "-journal"):
+            if os.path.exists(scratch + suffix):
+                os.remove(scratch + suffix)
 
 
 def _meta(db, key, default=None):
@@ -119,36 +149,45 @@ def _readonly_uri(path):
     return "file:" + urllib.parse.quote(os.path.abspath(path)) + "?mode=ro"
 
 
-def load(path, db=None):
+def _path(path):
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    if not isinstance(path, (str, os.PathLike)):
+        raise Error(f"a path is a str or os.PathLike, not {type(path).__name__}")
+    return os.path.abspath(os.fspath(path))
+
+
+def load(path, db=None, force=False):
     """A Trace: path is a tracedb database, a trace (.json, .json.gz) or a directory of traces. Traces are
-    imported into db (by default a database beside them, PATH.tracedb, reused while they are unchanged, or
-    a temporary one where that cannot be written)."""
-    path = os.fspath(path)
+    imported into db (refused when it exists, unless force=True), by default into a database beside them,
+    PATH.tracedb, reused while they are unchanged, or a temporary one where that cannot be written."""
+    path = _path(path)
     if not os.path.exists(path):
         raise Error(f"{path}: no such file or directory")
     if os.path.isfile(path) and is_database(path):
         if db is not None:
             raise Error(f"{path} is a database already: db= names where traces are imported")
+        if _meta(path, "schema_version") is None:
+            raise Error(f"{path}: an SQLite database, but not tracedb's (its meta table has no schema_version)")
         return Trace(path)
-    traces = [os.path.abspath(t) for t in trace_files(path)]
+    traces = trace_files(path)
     temporary = None
     if db is not None:
-        db = os.fspath(db)
-        import_traces(traces, db)
+        db = _path(db)
+        import_traces(traces, db, force=force)
     else:
-        db = os.path.abspath(path).rstrip(os.sep) + ".tracedb"
+        db = path.rstrip(os.sep) + ".tracedb"
         if os.path.exists(db) and _cached(db, traces):
             return Trace(db)
-        ours = not os.path.exists(db) or _meta(db, "schema_version") is not None
+        ours = not os.path.lexists(db) or (os.path.isfile(db) and _meta(db, "schema_version") is not None)
         if ours and os.access(os.path.dirname(db), os.W_OK):
-            import_traces(traces, db, force=os.path.exists(db))
+            _import_cached(traces, db)
         else:
             temporary = tempfile.TemporaryDirectory(prefix="tracedb-")
             db = os.path.join(temporary.name, os.path.basename(db))
             import_traces(traces, db)
     t = Trace(db)
-    if temporary is not None:
-        t._temporary = temporary  # removed with the Trace
+    t._temporary = temporary  # removed with the Trace (close(), or when it is collected)
     return t
 
 
@@ -157,8 +196,10 @@ class Trace:
     keyword arguments (t.ops(group_by="shape", limit=20)); sql() runs a query."""
 
     def __init__(self, db):
-        self.path = os.fspath(db)
+        self.path = _path(db)  # the file, wherever the process goes
         self._con = None
+        self._ident = None
+        self._lock = threading.RLock()  # the connection, one query at a time (close() included)
         self._temporary = None
 
     def __repr__(self):
@@ -166,7 +207,17 @@ class Trace:
 
     def _connection(self):
         """This Trace's connection: read-only, views and triggers of the database limited to innocuous
-        functions (no report runs from one), tracedb's functions and report tables loaded."""
+        functions (no report runs from one), tracedb's functions and report tables loaded; opened again
+        when the file under the path was replaced (an import since), so that SQL and reports read one file.
+        Called with the lock held."""
+        try:
+            st = os.stat(self.path)
+        except OSError as e:
+            raise Error(f"{self.path}: {e.strerror}") from None
+        ident = (st.st_dev, st.st_ino)
+        if self._con is not None and ident != self._ident:
+            self._con.close()
+            self._con = None
         if self._con is None:
             try:
                 con = sqlite3.connect(_readonly_uri(self.path), uri=True, check_same_thread=False)
@@ -175,16 +226,27 @@ class Trace:
                 con.enable_load_extension(False)
                 con.execute("PRAGMA trusted_schema = OFF")
                 con.execute("PRAGMA cell_size_check = ON")
+                own = [r[0] for r in con.execute(
+                    "SELECT name FROM main.sqlite_schema WHERE type IN ('table', 'view') AND "
+                    "name LIKE 'tracedb\\_%' ESCAPE '\\' ORDER BY name")]
             except sqlite3.Error as e:
                 raise Error(f"{self.path}: {e}") from None
-            self._con = con
+            for name in own:  # as tracedb sql says it: rows a database carries are never taken for tracedb's
+                warnings.warn(f"{self.path} has its own {name}, which hides tracedb's report of that name in sql()",
+                              stacklevel=4)
+            self._con, self._ident = con, ident
             weakref.finalize(self, con.close)
         return self._con
 
     def close(self):
-        if self._con is not None:
-            self._con.close()
-            self._con = None
+        """Closes the connection (a later call opens it again) and removes a temporary database."""
+        with self._lock:
+            if self._con is not None:
+                self._con.close()
+                self._con = None
+            if self._temporary is not None:
+                self._temporary.cleanup()
+                self._temporary = None
 
     def __enter__(self):
         return self
@@ -195,18 +257,19 @@ class Trace:
     def _report(self, name, options):
         """Report name's rows as a DataFrame: a temporary table of its function with these options (its
         columns those the options give), read once."""
-        con = self._connection()
         text = _options_text(option_args(options))
         table = f"temp.tracedb_report_{next(_tables)}"
         literal = "'" + text.replace("'", "''") + "'"
-        try:
-            con.execute(f"CREATE VIRTUAL TABLE {table} USING tracedb_{name}({literal})")
+        with self._lock:
+            con = self._connection()
             try:
-                return frames.from_cursor(con.execute(f"SELECT * FROM {table}"))
-            finally:
-                con.execute(f"DROP TABLE {table}")
-        except sqlite3.Error as e:
-            raise Error(_message(e)) from None
+                con.execute(f"CREATE VIRTUAL TABLE {table} USING tracedb_{name}({literal})")
+                try:
+                    return frames.from_cursor(con.execute(f"SELECT * FROM {table}"))
+                finally:
+                    con.execute(f"DROP TABLE {table}")
+            except sqlite3.Error as e:
+                raise Error(_message(e)) from None
 
     def ops(self, **options):
         """PyTorch's key_averages() table (tracedb ops): group_by, limit, sort, range, by_step, ..."""
@@ -262,17 +325,18 @@ class Trace:
 
     def summary(self, **options):
         """tracedb summary's sections: a dict of DataFrames (trace, kinds, devices, ops, kernels, ...)."""
-        status, out, messages = _native.run("summary", self.path, "--format", "json", *option_args(options))
+        status, out, messages = _native.run("summary", "--format", "json", *option_args(options), "--", self.path)
         if status != 0:
             raise Error(messages.strip())
         return {name: frames.from_records(rows) for name, rows in json.loads(out).items()}
 
     def sql(self, query, params=()):
         """The rows of one SQL statement (read-only; tracedb's functions and report tables loaded)."""
-        try:
-            return frames.from_cursor(self._connection().execute(query, params))
-        except sqlite3.Error as e:
-            raise Error(_message(e)) from None
+        with self._lock:
+            try:
+                return frames.from_cursor(self._connection().execute(query, params))
+            except sqlite3.Error as e:
+                raise Error(_message(e)) from None
 
     def report(self, path=None, baseline=None, force=False):
         """The HTML report: written to path; with no path, the page (displayed inline in Jupyter)."""
@@ -281,11 +345,12 @@ class Trace:
         if target is None:
             scratch = tempfile.TemporaryDirectory(prefix="tracedb-")
             target = os.path.join(scratch.name, "report.html")
-        args = ["report", self.path, "-o", target]
+        args = ["report", "-o", os.path.abspath(target)]
         if baseline is not None:
-            args += ["--baseline", baseline.path if isinstance(baseline, Trace) else os.fspath(baseline)]
+            args += ["--baseline", baseline.path if isinstance(baseline, Trace) else _path(baseline)]
         if force:
             args.append("--force")
+        args += ["--", self.path]
         status, _, messages = _native.run(*args)
         if status != 0:
             raise Error(messages.strip())
