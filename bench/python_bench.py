@@ -7,8 +7,11 @@ the call to the DataFrame (a fresh Trace each round: its connection and the exte
 the command's as a program, start to exit. And the reports as SQL table functions (CREATE VIRTUAL
 TABLE temp.t USING tracedb_critical_path('--drop-last-step'); SELECT * FROM t ..., through Python's sqlite3 on a fresh connection with the
 extension loaded) beside their commands. Usage: python_bench.py TRACEDB TRACE DB SCRATCH_DIR
-Prints one line per measure: NAME median_ratio best_python_s best_command_s."""
+Prints one line per measure: NAME median_ratio best_python_s best_command_s median_cpu_ratio (CPU time,
+user and system: the Python side's own, the command's as a child; steadier than wall time on a shared
+machine)."""
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -21,6 +24,11 @@ import tracedb.frames  # noqa: E402
 tracedb.frames.pandas()  # imported before the clock starts: pandas' own start is not the report's
 
 
+def cpu(who):
+    u = resource.getrusage(who)
+    return u.ru_utime + u.ru_stime
+
+
 def command(*args):
     t0 = time.perf_counter()
     subprocess.run([tracedb_cmd, *args], stdout=subprocess.DEVNULL, check=True)
@@ -28,18 +36,23 @@ def command(*args):
 
 
 def in_turn(name, py, cmd, prep=lambda: None):
-    ratios, best_py, best_cmd = [], None, None
+    ratios, cpu_ratios, best_py, best_cmd = [], [], None, None
     for _ in range(3):
         prep()
+        c0 = cpu(resource.RUSAGE_CHILDREN)
         c = cmd()
+        cc = cpu(resource.RUSAGE_CHILDREN) - c0
         prep()
+        p0 = cpu(resource.RUSAGE_SELF)
         t0 = time.perf_counter()
         py()
         p = time.perf_counter() - t0
+        pc = cpu(resource.RUSAGE_SELF) - p0
         ratios.append(p / c)
+        cpu_ratios.append(pc / cc if cc > 0 else float("nan"))
         best_py = p if best_py is None else min(best_py, p)
         best_cmd = c if best_cmd is None else min(best_cmd, c)
-    print(f"{name} {sorted(ratios)[1]:.2f} {best_py:.3f} {best_cmd:.3f}", flush=True)
+    print(f"{name} {sorted(ratios)[1]:.2f} {best_py:.3f} {best_cmd:.3f} {sorted(cpu_ratios)[1]:.2f}", flush=True)
 
 
 out = os.path.join(scratch, "python-load.db")

@@ -294,7 +294,7 @@ fi
 # the Python package and the reports as SQL table functions beside the commands (bench/python_bench.py)
 if [ "$HTA_MB" -gt 0 ] && /usr/bin/python3 -c "import pandas" 2>/dev/null; then
   echo "Python and SQL beside the command (median of 3 rounds in turn, best seconds: Python or SQL / command):"
-  /usr/bin/python3 bench/python_bench.py build/tracedb "$trace" "$dir/hta.db" "$dir" | while read -r n r p c; do
+  /usr/bin/python3 bench/python_bench.py build/tracedb "$trace" "$dir/hta.db" "$dir" | while read -r n r p c u; do
     case $n in
       load) what="tracedb.load($MB MB trace) / tracedb import"; target="target <= 1.1x" ;;
       ops) what="t.ops() on $hta_events events / tracedb ops"; target="target <= 1.3x" ;;
@@ -302,7 +302,7 @@ if [ "$HTA_MB" -gt 0 ] && /usr/bin/python3 -c "import pandas" 2>/dev/null; then
       table_*) what="SELECT * FROM tracedb_${n#table_}(...)"; target="target <= 1.05x" ;;
       *) what=$n; target="" ;;
     esac
-    printf '  %-52s %5sx  %7s s / %7s s  (%s)\n' "$what" "$r" "$p" "$c" "$target"
+    printf '  %-52s %5sx  %7s s / %7s s  CPU %5sx  (%s)\n' "$what" "$r" "$p" "$c" "$u" "$target"
   done
 fi
 row "tracedb report (HTML page)" report "$(($(stat -c %s "$dir/report.html") / 1000)) KB page (targets: < 2 s, < 5 MB)"
