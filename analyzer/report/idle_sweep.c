@@ -23,11 +23,10 @@ struct idle_sums {
     int negative_gaps;
 };
 
-/* Writes one stream's row when it had a gap (two pieces of work or more); the key is bound. 0 or -1. */
+/* Writes one stream's row (every stream with GPU work has one, as in HTA: one piece of work alone is no
+ * idle time); the key is bound. 0 or -1. */
 static int sums_write(const struct idle_sums *s, sqlite3_stmt *ins)
 {
-    if (s->gaps == 0)
-        return 0;
     sqlite3_bind_int64(ins, 4, s->idle);
     sqlite3_bind_int64(ins, 5, s->host);
     sqlite3_bind_int64(ins, 6, s->kernel);

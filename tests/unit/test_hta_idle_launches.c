@@ -13,10 +13,11 @@
 /* tracedb idle --negative-gaps --hta-rounding equals HTA's get_idle_time_breakdown exactly, per stream
  * and cause (host wait, kernel wait, other; a cause HTA lists no kernel of is 0 here), and each cause's
  * share as HTA rounds its idle_time_ratio (numpy's round to 2 decimals of the cause's time over the
- * stream's, from HTA's own times: a whole percent), on 7 real traces, the ns-resolution ones
- * (nccl_parser_config, ns_resolution) among them: --hta-rounding makes each kernel and each launch call's start HTA's
+ * stream's, from HTA's own times: a whole percent), on 8 real traces, the ns-resolution ones
+ * (nccl_parser_config, ns_resolution, triton_example) among them: --hta-rounding makes each kernel and each launch call's start HTA's
  * whole us. With negative gaps clipped (the default) no figure is below HTA's. On the us-resolution traces
- * the rounding changes no time. */
+ * the rounding changes no time. Every stream HTA lists has its row, and no other: triton_example's one
+ * stream has one kernel, no gap, and a row of zeros in HTA's output as here. */
 static void check_idle_against_hta(int text_devices)
 {
     cJSON *doc, *traces = hta_output("hta_idle_launches_expected.json", &doc), *trace;
@@ -37,6 +38,10 @@ static void check_idle_against_hta(int text_devices)
         ns_traces += ns;
         cJSON *hta_rows = command_json("idle --negative-gaps --hta-rounding", db), *clipped = command_json("idle --hta-rounding", db);
         cJSON *unrounded = command_json("idle --negative-gaps", db), *rank;
+        int hta_streams = 0;
+        cJSON_ArrayForEach(rank, trace) hta_streams += cJSON_GetArraySize(cJSON_GetObjectItem(rank, "idle"));
+        cr_expect_eq(cJSON_GetArraySize(hta_rows), hta_streams, "%s: %d rows, HTA's streams %d", trace->string,
+                     cJSON_GetArraySize(hta_rows), hta_streams);
         cJSON_ArrayForEach(rank, trace)
         {
             cJSON *stream;
@@ -74,8 +79,8 @@ static void check_idle_against_hta(int text_devices)
         }
         cJSON_Delete(hta_rows), cJSON_Delete(clipped), cJSON_Delete(unrounded);
     }
-    cr_assert_eq(streams, 21, "21 streams on 7 traces");
-    cr_assert_eq(ns_traces, 2, "two at ns resolution");
+    cr_assert_eq(streams, 22, "22 streams on 8 traces");
+    cr_assert_eq(ns_traces, 3, "three at ns resolution");
     cJSON_Delete(doc);
     run("rm -rf '%s'", dir);
     free(dir);
