@@ -2,6 +2,7 @@
  * (analyzer/report/memory_sweep.c, queries/memory.sql); --by-op bytes per operator (queries/memory_ops.sql); --timeline the series
  * for plotting (queries/memory_timeline.sql). */
 #include "cli.h"
+#include "report.h"
 #include "memory_sweep.h"
 #include "report_options.h"
 
@@ -38,8 +39,10 @@ int cmd_memory(int argc, char **argv, struct cli *cli)
     sqlite3 *db = scope_open(argv[0], &sc, &cli->io);
     if (!db)
         return 1;
-    scope_tables(&sc, sc.filtered ? "no [memory] events in this window"
-                                  : "no [memory] events in this trace: profile with torch.profiler.profile(profile_memory=True)");
+    scope_tables(&sc, sc.filtered               ? "no [memory] events in this window"
+                      : report_is_legacy_export(db) ? "no [memory] events: " REPORT_LEGACY_EXPORT
+                                                    : "no [memory] events in this trace: profile with "
+                                                      "torch.profiler.profile(profile_memory=True)");
     int rc = by_op || timeline ? 0 : memory_sweep(db, &cli->io); /* the high-water marks: a C pass, then memory.sql */
     if (rc == 0)
         rc = scope_run(db, by_op ? "memory_ops" : timeline ? "memory_timeline" : "memory", &sc, sort, NULL, &cli->io);

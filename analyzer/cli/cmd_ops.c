@@ -105,7 +105,10 @@ int cmd_ops(int argc, char **argv, struct cli *cli)
         sqlite3_stmt *q = NULL;
         if (asked[i] && sqlite3_prepare_v2(db, needs[i].sql, -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW &&
             !sqlite3_column_int(q, 0))
-            fprintf(cli->io.err, "%s: %s\n", cli->io.prog, needs[i].note);
+            fprintf(cli->io.err, "%s: %s\n", cli->io.prog,
+                    i == 0 && report_is_legacy_export(db) ? "no operator has input shapes, so FLOPs stay empty: "
+                                                            REPORT_LEGACY_EXPORT
+                                                          : needs[i].note);
         sqlite3_finalize(q);
     }
     /* from the events: one C pass into temp.ops_agg */

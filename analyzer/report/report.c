@@ -5,6 +5,7 @@
 #include "sqlfuncs.h"
 #include "db_guard.h"
 #include "embedded.h"
+#include "kinds.h"
 #include "version.h"
 #include "phase_clock.h"
 #include <stdio.h>
@@ -130,6 +131,18 @@ int report_is_recording(sqlite3 *db, const char *path, struct report_io *io)
                 "was killed)\n",
                 path, path);
     return recording;
+}
+
+int report_is_legacy_export(sqlite3 *db)
+{
+    sqlite3_stmt *st;
+    int legacy = sqlite3_prepare_v2(db, "SELECT EXISTS (SELECT 1 FROM event WHERE kind = ?1) AND "
+                                        "NOT EXISTS (SELECT 1 FROM event WHERE kind = ?1 AND cat_id IS NOT NULL)",
+                                    -1, &st, NULL) == SQLITE_OK &&
+                 sqlite3_bind_int(st, 1, TDB_KIND_OP) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
+                 sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    return legacy;
 }
 
 int report_run_sql(sqlite3 *db, const char *sql, int writable, enum render_format fmt, struct report_io *io)

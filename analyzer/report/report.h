@@ -21,6 +21,15 @@ sqlite3_stmt *report_prepare(sqlite3 *db, const char *name, struct report_io *io
  * so on io->err when it is (io NULL: silently): its sums, device time and launch links come when it closes. */
 int report_is_recording(sqlite3 *db, const char *path, struct report_io *io);
 
+/* Whether the database holds PyTorch's legacy export (torch.profiler without Kineto: operators with no
+ * category, and so with no input shapes and no [memory] events, whatever the profiler was asked for):
+ * the hints that say "profile with record_shapes=True" say what the trace lacks instead. */
+int report_is_legacy_export(sqlite3 *db);
+#define REPORT_LEGACY_EXPORT                                                                                    \
+    "this trace is PyTorch's legacy export (torch.profiler without Kineto: no categories), which carries no " \
+    "input shapes and no [memory] events whatever the profiler recorded; a Kineto trace has them, and so does " \
+    "tracedb.torch.load(prof) or trace_handler from Python"
+
 /* Binds an integer to the named parameter (":limit") when the query has it. */
 void report_bind_int(sqlite3_stmt *st, const char *param, int64_t v);
 void report_bind_text(sqlite3_stmt *st, const char *param, const char *v);
