@@ -2,7 +2,8 @@
  * operations from its recorded input shapes, with PyTorch's formulas (torch/csrc/profiler/util.cpp):
  *   aten::mm 2*M*K*N; aten::addmm the same on inputs 1 and 2; aten::bmm / baddbmm times the batch;
  *   aten::conv2d 2 * N * Cout * Hout * Wout * (Cin/groups) * kH * kW, with stride, padding, dilation
- *   and groups from "Concrete Inputs"; aten::mul, aten::add (and in-place forms) one per output element.
+ *   and groups from "Concrete Inputs"; aten::mul, aten::add one per element of input 0 (PyTorch's own rule,
+ *   broadcasting aside). Those seven names alone: PyTorch has no formula for any other (mul_, add_, ...).
  * NULL when the operator has no formula or its args lack what the formula needs (never a guess). */
 #include "sqlfuncs.h"
 #include <cjson/cJSON.h>
@@ -86,28 +87,20 @@ static double flops_of(const char *name, const cJSON *args)
         return 2.0 * (double)a[0] * (double)b[0] * hout * wout * (double)b[1] * (double)b[2] *
                (double)b[3];
     }
-    if (strcmp(name, "aten::mul") == 0 || strcmp(name, "aten::mul_") == 0 || strcmp(name, "aten::add") == 0 ||
-        strcmp(name, "aten::add_") == 0) {
-        /* one operation per output element: the broadcast of the tensor inputs */
-        int64_t out[8] = {0};
-        int nout = 0;
-        for (int i = 0; i < cJSON_GetArraySize(dims); i++) {
-            int n = flops_dims(dims, i, a);
-            if (n <= 0)
-                continue;
-            for (int k = 0; k < n; k++) { /* right-aligned broadcast */
-                int o = 8 - n + k;
-                if (a[k] > out[o])
-                    out[o] = a[k];
-            }
-            if (n > nout)
-                nout = n;
-        }
-        if (!nout)
+    if (strcmp(name, "aten::mul") == 0 || strcmp(name, "aten::add") == 0) {
+        /* PyTorch's rule: the elements of input 0 (not the broadcast output: [16, 1] * [16, 64] is 16), when
+         * input 0 is a tensor (a 0-dim one counts 1; a Scalar has no formula). In-place mul_ and add_ have
+         * none in PyTorch either. */
+        const cJSON *types = cJSON_GetObjectItemCaseSensitive(args, "Input type");
+        const cJSON *t0 = cJSON_GetArrayItem(types, 0);
+        if (cJSON_IsString(t0) && (!t0->valuestring[0] || strcmp(t0->valuestring, "Scalar") == 0 ||
+                                   strstr(t0->valuestring, "List")))
+            return -1;
+        if ((na = flops_dims(dims, 0, a)) < 0)
             return -1;
         double e = 1;
-        for (int k = 8 - nout; k < 8; k++)
-            e *= (double)out[k];
+        for (int k = 0; k < na; k++)
+            e *= (double)a[k];
         return e;
     }
     return -1;

@@ -3,6 +3,7 @@
  * resnet18 figures, percentiles and kernel statistics from pandas (tests/oracle/pandas_expected.py),
  * and hand-worked traces for device utilisation, memory, windows and ranks. */
 #include "helpers.h"
+#include "sqlfuncs.h"
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
 #include <math.h>
@@ -111,6 +112,35 @@ Test(reports, ops_device_time_and_memory_match_with_the_imports_sorts_on_disk, .
 {
     setenv("TRACEDB_SORT_KIB", "1", 1);
     ops_match_the_python_tree_walk();
+}
+
+/* Every operator of a model profiled by PyTorch with with_flops (tests/oracle/torch_flops.py: mm, addmm,
+ * bmm, baddbmm, mul and add with broadcasting and scalars, mul_, add_, div, matmul, linear) carries PyTorch's
+ * own FLOPs for it (the profiler's e.flops()) in its args: tdb_flops gives the same for each event, NULL where
+ * PyTorch has no formula (its 0); and ops --group-by shape sums them per name and shapes. */
+Test(reports, flops_of_every_operator_equal_pytorchs)
+{
+    char *dir;
+    char *db = imported("tests/data/torch_flops.json.gz", &dir);
+    sqlite3 *d;
+    cr_assert_eq(sqlite3_open(db, &d), SQLITE_OK);
+    tdb_register_functions(d);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM events WHERE kind = 'op' AND coalesce(tdb_flops(name, args), 0) != "
+                           "json_extract(args, '$.torch_flops')"),
+                 0);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM events WHERE kind = 'op' AND json_extract(args, '$.torch_flops') > 0"), 14);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM events WHERE kind = 'op' AND name IN ('aten::mul_', 'aten::add_') AND "
+                           "tdb_flops(name, args) IS NULL"),
+                 2, "no formula for in-place forms");
+    sqlite3_close(d);
+    char args[1200];
+    snprintf(args, sizeof args, "ops '%s' --with-flops --group-by shape", db);
+    cJSON *rows = report_json(args);
+    /* aten::mul [16, 1] x [16, 64]: PyTorch counts input 0's 16 elements, not the 1,024 of the broadcast */
+    cr_assert_eq(num(row_named(rows, "input_shapes", "[[16,1],[16,64]]"), "flops"), 16);
+    cr_assert_eq(num(row_named(rows, "input_shapes", "[[],[16,64]]"), "flops"), 1);
+    cJSON_Delete(rows);
+    cleanup(dir, db);
 }
 
 Test(reports, resnet18_flops_match_pytorch)
