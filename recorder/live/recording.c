@@ -16,7 +16,7 @@
  *   - converter thread (recording_convert.c, stage_convert.c): at idle priority, turns staged chunks
  *     into rows (ranges nested by their begin/end order on each thread's stack) and commits every
  *     100 ms (WAL), so reports read a running recording. Closing stages the rest, converts what is
- *     left, links GPU work and writes the sums (ingest.c), and removes the staging file; after a
+ *     left, links GPU work and writes the sums (ingest_trace.c), and removes the staging file; after a
  *     crash, `tracedb finish` builds the database from the staging file (finish.c).
  * A child forked meanwhile forgets the recording.
  */

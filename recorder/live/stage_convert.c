@@ -6,7 +6,7 @@
  * thread may end them) are paired by id across threads. CUPTI's events are complete already. The
  * same code runs in the recording process (its converter thread, and at close) and in `tracedb finish`
  * after a crash, so a finished recording holds what a closed one would. The importer's end-of-trace
- * step (ingest.c) then links GPU work to launches and writes the sums, as for every source. */
+ * step (ingest_trace.c) then links GPU work to launches and writes the sums, as for every source. */
 #define _GNU_SOURCE
 #include "stage_convert.h"
 #include "call_nest.h"

@@ -1,6 +1,8 @@
-/* ingest_internal.h: what the store's writer (ingest.c) shares with its end-of-trace parts,
- * ingest_sweep.c (nesting, links, per-name sums) and ingest_checks.c (repeated traces, time bases,
- * anomalies, meta). Internal to recorder/store: not a public header. */
+/* ingest_internal.h: what the parts of the store's writer share: ingest.c (the database file: open,
+ * finish), ingest_sql.c (statements, errors), ingest_names.c (names, tracks, kinds, devices),
+ * ingest_events.c (events taken in), ingest_trace.c (a trace's beginning and end), ingest_sweep.c
+ * (nesting, links, per-name sums) and ingest_checks.c (repeated traces, time bases, anomalies, meta).
+ * Internal to recorder/store: not a public header. */
 #ifndef TDB_INGEST_INTERNAL_H
 #define TDB_INGEST_INTERNAL_H
 #include "device_time.h"
@@ -54,6 +56,7 @@ struct corr_rec {
 /* Bytes of memory each of the end of trace's sorts may hold (then they spill to disk). */
 #define SORT_BUDGET (8u << 20)
 
+/* ingest_events.c: the records' orders, and the call paths (met as rows stream in, and by the sweep) */
 int corr_rec_cmp(const void *a, const void *b);   /* correlation, what, ord */
 /* The call path of an operator (stat) inside the path `enclosing`: interned, 0 when out of memory. */
 uint32_t ingest_path(void *ctx, uint32_t enclosing, uint32_t stat);
@@ -165,14 +168,29 @@ struct tdb_ingest {
     struct tdb_phase_clock phases; /* TRACEDB_TIMING: how long each phase took */
 };
 
-/* ingest.c's helpers for its parts */
+/* ingest_sql.c: the connection, for every part */
 void ingest_phase(struct tdb_ingest *ing, const char *done); /* with TRACEDB_TIMING: how long it took */
-int ingest_keys_from_rows(struct tdb_ingest *ing); /* the current trace's sweep keys, from its rows: 0 or -1 (printed) */
 int ingest_fail(struct tdb_ingest *ing, const char *what);   /* prints the database's error; -1 */
 int ingest_step(struct tdb_ingest *ing, sqlite3_stmt *st);   /* steps to the end; 0 or -1 (printed) */
 int ingest_run(struct tdb_ingest *ing, const char *sql);     /* one statement (through the cache) */
+int ingest_exec(struct tdb_ingest *ing, const char *sql);    /* statements (sqlite3_exec); 0 or -1 (printed) */
+int ingest_exec_file(struct tdb_ingest *ing, const char *file); /* an embedded SQL file's statements, likewise */
 int ingest_sync(struct tdb_ingest *ing);                     /* waits for the row writer */
 int ingest_sort_failed(struct tdb_ingest *ing, struct spill_sort *s); /* prints why; -1 */
+
+/* ingest_names.c */
+int64_t ingest_string(struct tdb_ingest *ing, struct tdb_str s); /* string.id of s, interned on first sight; -1 */
+
+/* ingest_events.c: what the end of a trace needs of the events */
+int ingest_keys_from_rows(struct tdb_ingest *ing); /* the current trace's sweep keys, from its rows: 0 or -1 (printed) */
+/* Keeps what the end of the trace needs about event ord (named name_id); the ord of its launch when seen
+ * just before (with its start, *launch_ns), -2 otherwise, -1 on error. */
+int64_t ingest_keep_keys(struct tdb_ingest *ing, size_t ord, const struct tdb_event *ev, int64_t name_id,
+                         int64_t *launch_ns);
+int ingest_keep_gpu_time(struct tdb_ingest *ing, size_t ord, const struct tdb_event *ev); /* 0, or -1 (printed) */
+/* The event of the current row of st, a scan of event rows (columns: see ingest_events.c). */
+void ingest_event_of_row(sqlite3_stmt *st, struct tdb_event *ev);
+void ingest_free_keys(struct tdb_ingest *ing); /* the per-trace keys, sorts and sums: after the trace's end, or on abort */
 
 /* ingest_sweep.c */
 int ingest_sweep(struct tdb_ingest *ing);      /* the sweep and the launch pairs: no table touched */
@@ -182,7 +200,7 @@ int ingest_write_stats(struct tdb_ingest *ing);
 /* ingest_checks.c */
 int ingest_write_meta(struct tdb_ingest *ing, int complete);
 
-/* A packed row's launch link made at the end of the import (the rewrite): kept for event_pack_fix. */
+/* ingest.c: a packed row's launch link made at the end of the import (the rewrite): kept for event_pack_fix. */
 void ingest_pack_fix(struct tdb_ingest *ing, int64_t id, int64_t launch_id);
 
 #endif

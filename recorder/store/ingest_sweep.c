@@ -10,47 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int corr_rec_cmp(const void *a, const void *b)
-{
-    const struct corr_rec *x = a, *y = b;
-    if (x->corr != y->corr)
-        return x->corr < y->corr ? -1 : 1;
-    if (x->what != y->what)
-        return x->what < y->what ? -1 : 1;
-    return (x->ord > y->ord) - (x->ord < y->ord);
-}
-
-int result_rec_cmp(const void *a, const void *b)
-{
-    const struct result_rec *x = a, *y = b;
-    if (x->ord != y->ord)
-        return x->ord < y->ord ? -1 : 1;
-    return (x->what > y->what) - (x->what < y->what);
-}
-
 /* ---------------------------------------------------------------- the sweep */
-
-uint32_t ingest_path(void *ctx, uint32_t enclosing, uint32_t stat)
-{
-    struct tdb_ingest *ing = ctx;
-    uint32_t key[2] = {enclosing, stat};
-    int64_t i = strmap_get(&ing->path_index, key, sizeof key);
-    if (i > 0)
-        return (uint32_t)i;
-    if (ing->npaths >= UINT32_MAX)
-        return 0;
-    if (ing->npaths == ing->paths_cap) {
-        struct call_path *n = realloc(ing->paths, ing->paths_cap * 2 * sizeof *n);
-        if (!n)
-            return 0;
-        ing->paths = n, ing->paths_cap *= 2;
-    }
-    i = (int64_t)ing->npaths++;
-    if (strmap_put(&ing->path_index, key, sizeof key, i) != 0)
-        return 0;
-    ing->paths[i] = (struct call_path){enclosing, stat, 0, 0, 0};
-    return (uint32_t)i;
-}
 
 /* One event swept: its self time to its name's sums; a row to rewrite where the row does not hold
  * these values: rows of tracks nested while streaming in (stream_nest.c) hold them already, except
@@ -460,4 +420,3 @@ int ingest_write_stats(struct tdb_ingest *ing)
     tdb_stmt_finalize(st);
     return rc;
 }
-

@@ -197,7 +197,7 @@ Test(nesting, an_overlap_popped_again_by_a_later_runs_event_counts_once)
 
 /* The per-name sums (event_stats) keep one row per (kind, name, device): the same kernel on two GPUs,
  * met in turn, is two rows. By hand: device 0 runs k for 10 and 5 us, device 64 for 30 and 7 us (64
- * apart: the same slot in ingest.c's table of aggregates met lately, which must still tell them apart). */
+ * apart: the same slot in ingest_events.c's table of aggregates met lately, which must still tell them apart). */
 Test(nesting, sums_by_name_keep_each_device_apart)
 {
     static const char json[] =
