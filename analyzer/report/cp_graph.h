@@ -1,5 +1,5 @@
 /* cp_graph.h: HTA's critical path graph (analyzers/critical_path_analysis.py, CPGraph) over one
- * trace's events, and its longest path. critical_path.c loads the rows from a database; cp_graph.c
+ * trace's events, and its longest path. cp_rows.c loads the rows from a database; cp_graph.c
  * builds the graph and finds the path, with HTA's rules and in HTA's order, so that where two paths are
  * equally long the same one is chosen. */
 #ifndef TDB_CP_GRAPH_H
