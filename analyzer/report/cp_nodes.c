@@ -1,0 +1,151 @@
+/* cp_nodes.c: the critical path graph's nodes and edges (see cp_graph_internal.h): an edge added as
+ * HTA's _add_edge_helper adds it and attributed as _attribute_edge does; the nodes (a start and an end
+ * for each host operator or runtime call in the window and each GPU row linked to its launch) in time
+ * order; the runtime-lock chains; the GPU's recorded edges added after the host's. */
+#include "cp_graph_internal.h"
+#include "bigmem.h"
+#include <stdlib.h>
+#include <string.h>
+
+/* HTA's _add_edge_helper: networkx keeps one edge per (u, v), a later add replaces its weight and type
+ * in place. The edge's index, or -1 (out of memory, or u == v, which HTA asserts against). */
+int32_t cp_add_edge(struct graph *g, int32_t u, int32_t v, enum cp_edge_type type, int zero_weight)
+{
+    if (g->oom || u == v)
+        return -1;
+    for (int32_t k = g->head[u]; k >= 0; k = g->e[k].next) /* a node has few out-edges */
+        if (g->e[k].v == v) {
+            g->e[k].type = (uint8_t)type, g->e[k].zero = zero_weight != 0;
+            return k;
+        }
+    if (g->ne == g->ecap) {
+        size_t cap = g->ecap ? g->ecap * 2 : 4096;
+        struct edge *ne = tdb_big_realloc(g->e, cap * sizeof *ne);
+        if (!ne)
+            return g->oom = 1, -1;
+        g->e = ne, g->ecap = cap;
+    }
+    g->e[g->ne] = (struct edge){u, v, -2, -1, (uint8_t)type, zero_weight != 0};
+    if (g->tail[u] >= 0)
+        g->e[g->tail[u]].next = (int32_t)g->ne;
+    else
+        g->head[u] = (int32_t)g->ne;
+    g->tail[u] = (int32_t)g->ne;
+    return (int32_t)g->ne++;
+}
+
+/* HTA's _attribute_edge: the event an operator or kernel-gap edge's time belongs to. */
+void cp_attribute(struct graph *g, int32_t ei, int32_t src_parent)
+{
+    if (ei < 0)
+        return;
+    struct edge *e = &g->e[ei];
+    if (e->type != CP_OPERATOR && e->type != CP_KERNEL_GAP)
+        return;
+    if (e->type == CP_KERNEL_GAP || node_is_start(g, e->u))
+        e->attr = node_row(g, e->u);
+    else if (!node_is_start(g, e->v))
+        e->attr = node_row(g, e->v);
+    else
+        e->attr = src_parent;
+}
+
+/* HTA's _create_event_nodes: host operators and runtime calls, and GPU rows with a correlation. */
+static int is_node(const struct cp_row *r)
+{
+    return r->clipped && (host(r) ? (r->flags & (CP_CAT_OP | CP_CAT_RUNTIME)) != 0 : r->link >= 0 || r->correlation >= 0);
+}
+
+/* The nodes, and in g->items the starts and ends of the nodes' rows and of the call stacks' rows in one
+ * order: by time, equal times as made (in row order, a start before its end). The call stacks take
+ * their order from it (cp_all_call_stacks) rather than sorting again. */
+int cp_make_nodes(struct graph *g)
+{
+    const struct cp_row *rows = g->rows;
+    int32_t *want = tdb_big_malloc((g->n + 1) * sizeof *want); /* 2 row, plus one for a node's row */
+    int64_t *t = tdb_big_malloc((2 * g->n + 1) * sizeof *t);
+    uint32_t *order = tdb_big_malloc((2 * g->n + 1) * sizeof *order);
+    g->nodes = tdb_big_malloc((2 * g->n + 1) * sizeof *g->nodes);
+    size_t nw = 0;
+    int rc = -1;
+    if (!want || !t || !order || !g->nodes)
+        goto done;
+    for (size_t i = 0; i < g->n; i++) {
+        const struct cp_row *r = &rows[i];
+        int node = is_node(r);
+        if (node || stack_member(r))
+            t[2 * nw] = r->ts, t[2 * nw + 1] = r->end, want[nw++] = (int32_t)(2 * i + (size_t)node);
+    }
+    g->nitems = 2 * nw, g->nn = 0;
+    if (cp_order_by_time(t, g->nitems, order) != 0)
+        goto done;
+    g->items = order; /* in place: item k's row and side replace its position */
+    for (size_t k = 0; k < g->nitems; k++) {
+        uint32_t o = order[k];
+        int32_t w = want[o >> 1], row = w >> 1;
+        if (w & 1)
+            g->nodes[g->nn++] = ((node_t)row << 1) | (node_t)!(o & 1);
+        order[k] = 2 * (uint32_t)row + (o & 1);
+    }
+    order = NULL;
+    rc = 0;
+done:
+    free(want), free(t), free(order);
+    if (rc != 0)
+        return -1;
+    for (size_t i = 0; i < g->nn; i++)
+        (node_is_start(g, (int32_t)i) ? g->start : g->end)[node_row(g, (int32_t)i)] = (int32_t)i;
+    g->head = tdb_big_malloc((g->nn + 1) * sizeof *g->head), g->tail = tdb_big_malloc((g->nn + 1) * sizeof *g->tail);
+    if (!g->head || !g->tail)
+        return -1;
+    memset(g->head, 0xff, (g->nn + 1) * sizeof *g->head), memset(g->tail, 0xff, (g->nn + 1) * sizeof *g->tail);
+    return 0;
+}
+
+/* HTA's _construct_graph_from_cuda_runtime_events: lock chains in node order. */
+int cp_runtime_lock_edges(struct graph *g)
+{
+    int32_t *stack = tdb_big_malloc((g->nn + 1) * sizeof *stack), sp = 0, last = -1;
+    if (!stack)
+        return -1;
+    for (size_t i = 0; i < g->nn; i++) {
+        int32_t ni = (int32_t)i;
+        if (!(g->rows[node_row(g, ni)].flags & CP_LOCK))
+            continue;
+        if (node_is_start(g, ni)) {
+            stack[sp++] = ni;
+        } else {
+            while (sp > 0) {
+                int32_t p = stack[--sp];
+                if (node_row(g, p) == node_row(g, ni))
+                    cp_attribute(g, cp_add_edge(g, p, ni, CP_OPERATOR, 0), node_row(g, ni));
+                else
+                    cp_add_edge(g, p, ni, CP_DEPENDENCY, 0);
+            }
+            if (last >= 0 && !node_is_start(g, last))
+                cp_add_edge(g, last, ni, CP_DEPENDENCY, 0);
+        }
+        last = ni;
+    }
+    free(stack);
+    return 0;
+}
+
+/* The recorded edges added to g after its own, in the order found: as HTA adds the GPU's after the
+ * host's (an edge between two nodes already joined replaces that edge's type, as cp_add_edge does). */
+int cp_add_recorded(struct graph *g, const struct edge_recs *l)
+{
+    if (g->ne + l->n > g->ecap) { /* room for all at once, not by doubling */
+        struct edge *e = tdb_big_realloc(g->e, (g->ne + l->n + 1) * sizeof *e);
+        if (!e)
+            return -1;
+        g->e = e, g->ecap = g->ne + l->n + 1;
+    }
+    for (size_t i = 0; i < l->n; i++) {
+        const struct edge_rec *r = &l->r[i];
+        int32_t k = cp_add_edge(g, r->u, r->v, (enum cp_edge_type)r->type, 0);
+        if (r->attributed)
+            cp_attribute(g, k, -1);
+    }
+    return g->oom ? -1 : 0;
+}
