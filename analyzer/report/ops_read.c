@@ -1,0 +1,265 @@
+/* ops_read.c: the events in scope for `tracedb ops`'s pass (see ops_sweep_internal.h): each CPU-side
+ * event into its group, GPU work and [memory] records kept for the attribution; in two halves of the
+ * ids at once, the upper on a second connection and thread, whose groups then join the lower's. */
+#include "ops_sweep_internal.h"
+#include "embedded.h"
+#include "kinds.h"
+#include "report.h"
+#include "scope.h"
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The columns read, in this order (see events_sql): C_KEY is the thread (by rank) or the start (by step). */
+enum { C_ID, C_KIND, C_NAME, C_DUR, C_SELF, C_LAUNCH, C_PARENT, C_BYTES, C_KEY, C_SHAPES, C_FLOPS };
+
+/* queries/ops_event_rows.sql with only the columns this grouping reads: the rest are NULL in a query
+ * around it, which SQLite flattens, so that it never computes them (2 M rows: the thread, the start and
+ * the shapes' and FLOPs' tests on rows that need none cost SQLite a fifth of the scan). NULL when out
+ * of memory. */
+static char *events_sql(const struct ops_sweep_options *o)
+{
+    const char *rows = tdb_embedded_get("queries/ops_event_rows.sql");
+    size_t n = strcspn(rows, ";"); /* the statement, without its ';' */
+    return sqlite3_mprintf("SELECT id, kind, name_id, dur_ns, self_ns, launch_id, parent_id, bytes, %s, %s, %s FROM (%.*s\n)",
+                           o->by_rank ? "thread_id" : o->by_step ? "start_ns" : "NULL", o->by_shape ? "input_shapes" : "NULL",
+                           o->with_flops ? "flops" : "NULL", (int)n, rows);
+}
+
+/* memory_event's rows, with where their bytes are (1 the device, 0 the host), as the pass reads them:
+ * the events with a parent and bytes find theirs here. 0, or -1 (db error) or -2 (out of memory). */
+static int read_mem_records(struct ops_pass *p)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(p->db, "SELECT event_id, coalesce(device_type <> 0, 0) FROM main.memory_event ORDER BY event_id",
+                           -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    int rc = 0, step;
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        struct mem_record *m = ops_push((void **)&p->records, &p->nrecords, &p->cap_records, sizeof *m);
+        if (!m)
+            rc = -2;
+        else
+            *m = (struct mem_record){sqlite3_column_int64(st, 0), sqlite3_column_int(st, 1)};
+    }
+    sqlite3_finalize(st);
+    return rc != 0 ? rc : step == SQLITE_DONE ? 0 : -1;
+}
+
+/* Where event id's [memory] record puts its bytes (1 the device, 0 the host); -1: it has none. */
+static int mem_on_device(const struct ops_pass *p, int64_t id)
+{
+    size_t lo = 0, hi = p->nrecords;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (p->records[mid].event < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < p->nrecords && p->records[lo].event == id ? p->records[lo].on_device : -1;
+}
+
+/* A CPU-side event (the current row of st) into its part's group. 0, or -2 when out of memory. */
+static int take_cpu_event(struct ops_part *part, sqlite3_stmt *st, struct buf *key)
+{
+    struct ops_pass *p = part->p;
+    /* the columns a grouping does not use are not read: a call each costs ~11 ns, 1.4 M rows a pass */
+    int64_t id = sqlite3_column_int64(st, C_ID);
+    const sqlite3_value *rank = NULL;
+    int64_t rank_key = -1;
+    if (p->o->by_rank) {
+        int64_t thread = sqlite3_column_int64(st, C_KEY);
+        int64_t r = strmap_get(&p->rank_ix, &thread, sizeof thread);
+        if (r >= 0)
+            rank = p->ranks[r], rank_key = p->rank_key[r];
+    } else if (p->o->by_step) {
+        long k = step_index_find(&p->steps, sqlite3_column_int64(st, C_KEY), &part->step_hint);
+        if (k >= 0)
+            rank = p->steps.v[k].name, rank_key = p->steps.v[k].first;
+    }
+    int64_t name_id = sqlite3_column_int64(st, C_NAME);
+    const char *shapes = p->o->by_shape ? (const char *)sqlite3_column_text(st, C_SHAPES) : NULL;
+    sqlite3_value *parent = sqlite3_column_value(st, C_PARENT); /* one column call for its type and value */
+    int32_t stack = p->stacks ? op_stacks_of(p->stacks, parent) : 0;
+    struct group_seen *seen =
+        &part->seen[((uint64_t)name_id * 0x9E3779B97F4A7C15u + (uint64_t)rank_key + (uint64_t)stack) >> 32 & (GROUPS_SEEN - 1)];
+    struct group *g;
+    if (!p->o->by_shape && seen->group && seen->name_id == name_id && seen->rank_key == rank_key && seen->stack == stack)
+        g = sweep_index_at(&part->groups, seen->group - 1);
+    else {
+        int fresh;
+        g = ops_group_key(key, rank_key, name_id, stack, shapes) == 0 ? sweep_index_get(&part->groups, key->p, key->n, &fresh) : NULL;
+        if (!g)
+            return -2;
+        if (fresh) {
+            g->rank = rank, g->rank_key = rank_key, g->name_id = name_id, g->stack = stack;
+            if (shapes && !(g->shapes = strdup(shapes)))
+                return -2;
+        }
+        if (!p->o->by_shape)
+            *seen = (struct group_seen){rank_key, name_id, stack, (size_t)((char *)g - part->groups.groups) / part->groups.size + 1};
+    }
+    struct sums s = {.calls = 1, .self_cpu = sqlite3_column_int64(st, C_SELF), .cpu_total = sqlite3_column_int64(st, C_DUR)};
+    int ft = p->o->with_flops ? sqlite3_column_type(st, C_FLOPS) : SQLITE_NULL;
+    if (ft == SQLITE_INTEGER)
+        s.flops_seen = 1, s.flops_i = sqlite3_column_int64(st, C_FLOPS), s.flops_d = (long double)s.flops_i;
+    else if (ft != SQLITE_NULL)
+        s.flops_seen = 1, s.flops_real = 1, s.flops_d = sqlite3_column_double(st, C_FLOPS);
+    ops_sums_add(&part->overflow, &g->s, &s);
+    ops_add(&part->overflow, &part->total_self_cpu, s.self_cpu);
+    struct slot *sl = ops_slot_of(p, id); /* in a half: a block only its thread makes (the halves part at a block's edge) */
+    if (!sl)
+        return -2;
+    sl->group = (int32_t)(((char *)g - part->groups.groups) / (ptrdiff_t)part->groups.size);
+    return ops_slot_set_parent(p, sl, sqlite3_value_type(parent) == SQLITE_NULL ? NO_PARENT : sqlite3_value_int64(parent))
+               ? -2 : 0;
+}
+
+/* The part's events: CPU-side ones into groups, GPU work and [memory] records kept for ops_attribute_all. */
+static void read_part(struct ops_part *part)
+{
+    struct ops_pass *p = part->p;
+    sqlite3_stmt *st;
+    char *sql = events_sql(p->o);
+    int prepared = sql && sqlite3_prepare_v2(part->db, sql, -1, &st, NULL) == SQLITE_OK;
+    sqlite3_free(sql);
+    if (!prepared) {
+        part->rc = sql ? -1 : -2;
+        return;
+    }
+    report_bind_int(st, ":lo", part->lo);
+    report_bind_int(st, ":hi", part->hi);
+    struct buf key = {0};
+    int rc = 0, step;
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        int kind = sqlite3_column_int(st, C_KIND);
+        if (kind == TDB_KIND_OP || kind == TDB_KIND_RANGE || kind == TDB_KIND_RUNTIME || kind == TDB_KIND_DRIVER)
+            rc = take_cpu_event(part, st, &key);
+        sqlite3_value *launch = rc == 0 && (kind == TDB_KIND_KERNEL || kind == TDB_KIND_MEMCPY || kind == TDB_KIND_MEMSET)
+                                    ? sqlite3_column_value(st, C_LAUNCH) : NULL; /* its type and value in one call */
+        if (launch && sqlite3_value_type(launch) != SQLITE_NULL) {
+            struct launch *l = ops_push((void **)&part->launches, &part->nlaunches, &part->cap_launches, sizeof *l);
+            if (!l)
+                rc = -2;
+            else
+                *l = (struct launch){sqlite3_value_int64(launch), sqlite3_column_int64(st, C_DUR)};
+        }
+        int on_device = rc == 0 && p->nrecords && sqlite3_column_type(st, C_PARENT) != SQLITE_NULL &&
+                                sqlite3_column_type(st, C_BYTES) != SQLITE_NULL
+                            ? mem_on_device(p, sqlite3_column_int64(st, C_ID)) : -1;
+        if (on_device >= 0) {
+            struct mem *m = ops_push((void **)&part->mems, &part->nmems, &part->cap_mems, sizeof *m);
+            if (!m)
+                rc = -2;
+            else
+                *m = (struct mem){sqlite3_column_int64(st, C_PARENT), sqlite3_column_int64(st, C_BYTES), on_device};
+        }
+    }
+    buf_free(&key);
+    sqlite3_finalize(st);
+    part->rc = rc != 0 ? rc : step == SQLITE_DONE ? 0 : -1;
+}
+
+static void *read_part_run(void *arg)
+{
+    read_part(arg);
+    return NULL;
+}
+
+/* Appends n elements of `size` bytes at from to a growing array. 0, or -1 when out of memory. */
+static int push_all(void **v, size_t *len, size_t *cap, const void *from, size_t n, size_t size)
+{
+    if (!n)
+        return 0;
+    if (*len + n > *cap) {
+        void *m = realloc(*v, (*len + n) * size);
+        if (!m)
+            return -1;
+        *v = m, *cap = *len + n;
+    }
+    memcpy((char *)*v + *len * size, from, n * size);
+    *len += n;
+    return 0;
+}
+
+/* The upper half's groups, GPU work and [memory] records into the lower half's; its events' slots
+ * then name the joined groups. 0, or -1 when out of memory. */
+static int join_parts(struct ops_pass *p)
+{
+    struct ops_part *a = &p->part[0], *b = &p->part[1];
+    int32_t *to = b->groups.n ? malloc(b->groups.n * sizeof *to) : NULL;
+    struct buf key = {0};
+    int rc = b->groups.n && !to ? -1 : 0;
+    for (size_t i = 0; rc == 0 && i < b->groups.n; i++) {
+        struct group *g = sweep_index_at(&b->groups, i), *m = NULL;
+        int fresh;
+        if (ops_group_key(&key, g->rank_key, g->name_id, g->stack, g->shapes) != 0 ||
+            !(m = sweep_index_get(&a->groups, key.p, key.n, &fresh))) {
+            rc = -1;
+            break;
+        }
+        if (fresh)
+            m->rank = g->rank, m->rank_key = g->rank_key, m->name_id = g->name_id, m->stack = g->stack, m->shapes = g->shapes,
+            g->shapes = NULL;
+        ops_sums_add(&a->overflow, &m->s, &g->s);
+        to[i] = (int32_t)(((char *)m - a->groups.groups) / (ptrdiff_t)a->groups.size);
+    }
+    buf_free(&key);
+    for (size_t k = (size_t)(b->lo - p->lo) / BLOCK; rc == 0 && k <= (size_t)(b->hi - p->lo) / BLOCK; k++) {
+        struct slot *blk = p->blocks[k]; /* the upper half's blocks: those its events made */
+        for (size_t i = 0; blk && i < BLOCK; i++)
+            if (blk[i].group >= 0)
+                blk[i].group = to[blk[i].group];
+    }
+    free(to);
+    if (rc == 0 && (push_all((void **)&a->launches, &a->nlaunches, &a->cap_launches, b->launches, b->nlaunches, sizeof *b->launches) != 0 ||
+                    push_all((void **)&a->mems, &a->nmems, &a->cap_mems, b->mems, b->nmems, sizeof *b->mems) != 0))
+        rc = -1;
+    ops_add(&a->overflow, &a->total_self_cpu, b->total_self_cpu);
+    a->overflow |= b->overflow;
+    return rc;
+}
+
+/* Reads the events in scope: in two halves at once, the upper on a second connection (scope_reopen)
+ * and thread, when there are SPLIT_IDS ids or more within 2^31 of each other; else in one. 0, or -1
+ * (printed). */
+int ops_read_events(struct ops_pass *p)
+{
+    struct ops_part *a = &p->part[0], *b = &p->part[1];
+    int read = read_mem_records(p);
+    if (read != 0) {
+        fprintf(p->io->err, "%s: %s\n", p->io->prog, read == -2 ? "out of memory" : sqlite3_errmsg(p->db));
+        return -1;
+    }
+    a->p = b->p = p, a->db = p->db;
+    a->lo = p->blocks ? p->lo : INT64_MIN, a->hi = p->blocks ? p->lo + p->span - 1 : INT64_MAX;
+    sqlite3 *db2 = p->blocks && p->span >= SPLIT_IDS ? scope_reopen(p->db) : NULL;
+    pthread_t thread;
+    int threaded = 0;
+    if (db2) { /* halves parting at a block's edge: each thread makes the blocks of its own ids only (made
+                * as ids come, so that sparse ids cost no memory for the gaps) */
+        b->db = db2, b->hi = a->hi;
+        a->hi = p->lo + (int64_t)((size_t)p->span / BLOCK / 2 * BLOCK) - 1, b->lo = a->hi + 1;
+        threaded = pthread_create(&thread, NULL, read_part_run, b) == 0;
+    }
+    read_part(a);
+    if (threaded)
+        pthread_join(thread, NULL);
+    else if (db2)
+        read_part(b);
+    int rc = 0;
+    for (int k = 0; k < (db2 ? 2 : 1) && rc == 0; k++)
+        if (p->part[k].rc != 0) {
+            fprintf(p->io->err, "%s: %s\n", p->io->prog, p->part[k].rc == -2 ? "out of memory" : sqlite3_errmsg(p->part[k].db));
+            rc = -1;
+        }
+    if (rc == 0 && db2 && join_parts(p) != 0) {
+        fprintf(p->io->err, "%s: out of memory\n", p->io->prog);
+        rc = -1;
+    }
+    p->overflow |= a->overflow;
+    sqlite3_close(db2);
+    return rc;
+}

@@ -1,0 +1,133 @@
+/* ops_sweep_internal.h: what the files of `tracedb ops`'s pass share (internal to analyzer/report): the
+ * pass, its parts (the halves of the scan) and groups, and the steps ops_sweep (ops_sweep.c) runs: the
+ * groups' keys and sums (ops_keys.c), the events' parents and what is attributed up them
+ * (ops_parents.c), the events read (ops_read.c), the groups written (ops_write.c). */
+#ifndef TDB_OPS_SWEEP_INTERNAL_H
+#define TDB_OPS_SWEEP_INTERNAL_H
+#include "ops_sweep.h"
+#include "jsonbuf.h"
+#include "op_stacks.h"
+#include "step_index.h"
+#include "strmap.h"
+#include "sweep_group.h"
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define UNREAD (INT64_MIN + 1) /* a parent not read yet */
+#define NO_PARENT INT64_MIN    /* none, or no such event */
+#define BLOCK 4096
+#define READ_ALL 4096 /* parents read one by one before all are read in one scan */
+#define SPLIT_IDS (2 * BLOCK) /* events of at least this many ids are read in two halves at once */
+#define GROUPS_SEEN 1024      /* a part's groups met lately (a power of 2) */
+
+struct slot { /* what the pass knows of one event id, in 8 bytes (2 M events: 16 MB the pass zeroes, not 32) */
+    int32_t parent; /* P_UNREAD, P_NONE, P_OUTSIDE; else its parent's id less lo (blocks) or its index in
+                     * parents (the hash map's slots) */
+    int32_t group;  /* its group, when it is a CPU-side event in scope; else -1 */
+};
+enum { P_UNREAD = INT32_MIN, P_NONE, P_OUTSIDE /* an id no event has (outside the ids' range) */ };
+
+struct sums {
+    int64_t calls, self_cpu, cpu_total, self_dev, dev_total, cpu_mem, self_cpu_mem, dev_mem, self_dev_mem;
+    int64_t flops_i;     /* while every FLOPs value is an integer and the sum fits */
+    long double flops_d; /* every value, for when one is not */
+    int flops_seen, flops_real;
+};
+
+struct group { /* by rank, name id, shapes and stack id; then by rank, name, shapes and stack */
+    const sqlite3_value *rank;
+    int64_t rank_key; /* the rank's or step's first index among those of equal value; -1 for none */
+    int64_t name_id;
+    char *name, *shapes; /* shapes: NULL when not grouped by them */
+    int32_t stack;       /* by stack: its id (op_stacks.h) */
+    struct sums s;
+};
+
+struct launch { int64_t launch, dur; };
+struct mem { int64_t op, bytes; int on_device; };
+struct mem_record { int64_t event; int on_device; }; /* memory_event's rows, by event id */
+
+struct ops_pass;
+
+/* What one reader of the events makes: of the whole scan, or of one half of it (ids lo..hi) on its own
+ * connection and thread, whose groups then join the other's. */
+struct ops_part {
+    _Alignas(128) struct ops_pass *p; /* on lines of its own: the halves' threads write theirs at once */
+    sqlite3 *db;
+    int64_t lo, hi;
+    struct sweep_index groups;
+    struct launch *launches;
+    size_t nlaunches, cap_launches;
+    struct mem *mems;
+    size_t nmems, cap_mems;
+    int64_t total_self_cpu;
+    size_t step_hint; /* by step: the segment its last event fell in (step_index_find) */
+    int overflow;
+    int rc; /* 0, -1: db's error, -2: out of memory */
+    /* groups by (rank key, name id) met lately, in front of the hash map (not with shapes): a step holds a
+     * few dozen names, so nearly every event finds its group here (2 M events by step: the map's key and
+     * lookup were 6% of the pass) */
+    struct group_seen {
+        int64_t rank_key, name_id;
+        int32_t stack;
+        size_t group; /* its index in groups, plus 1; 0: none yet */
+    } seen[GROUPS_SEEN];
+};
+
+struct ops_pass {
+    const struct ops_sweep_options *o;
+    sqlite3 *db;
+    struct report_io *io;
+    sqlite3_stmt *parent_of;
+    /* event ids within 2^31 of each other (every database tracedb makes): blocks of BLOCK slots from
+     * lo, made when first touched; else a hash map from id to a slot in `slots` */
+    int64_t lo, span;
+    struct slot **blocks;
+    struct strmap slot_ix;
+    struct slot *slots;
+    size_t nslots, cap_slots;
+    int64_t *parents; /* with the hash map: the parents its slots name */
+    size_t nparents, cap_parents;
+    size_t reads;    /* parents read one by one */
+    int all_parents; /* every event's parent is known */
+    struct ops_part part[2]; /* the lower half's (or the whole scan's) holds both once joined */
+    sqlite3_value **ranks; /* by thread: scope_rank's value */
+    int64_t *rank_key;     /* by thread: the first index in ranks of an equal value; -1 for NULL */
+    struct strmap rank_ix; /* thread id -> index in ranks */
+    struct op_stacks *stacks; /* by stack: every event's */
+    size_t nranks;
+    struct step_index steps;
+    struct mem_record *records; /* memory_event, in event id order: looked up by the events with bytes */
+    size_t nrecords, cap_records;
+    int64_t total_device; /* the footer's (the self CPU total: part[0]'s) */
+    int overflow;
+};
+/* ops_keys.c */
+void ops_add(int *overflow, int64_t *acc, int64_t v); /* *acc += v; *overflow set when it does not fit */
+/* Appends one element of `size` bytes to a growing array; NULL when out of memory. */
+void *ops_push(void **v, size_t *n, size_t *cap, size_t size);
+void ops_sums_add(int *overflow, struct sums *to, const struct sums *s);
+/* Appends value v to a group key as GROUP BY tells values apart. 0, or -1 when out of memory. */
+int ops_key_add(struct buf *k, const sqlite3_value *v);
+/* A group's key: its rank's or step's key, its name id, its stack's and its shapes (when grouped by them). */
+int ops_group_key(struct buf *key, int64_t rank_key, int64_t name_id, int32_t stack, const char *shapes);
+int ops_load_keys(struct ops_pass *p, const struct ops_sweep_options *o); /* scope_rank or scope_steps, read once */
+
+/* ops_parents.c */
+/* The slot of id, made when new (parent UNREAD, no group); NULL when out of memory. Valid until the next
+ * call. */
+struct slot *ops_slot_of(struct ops_pass *p, int64_t id);
+int ops_slot_set_parent(struct ops_pass *p, struct slot *s, int64_t parent); /* 0, or -1 when out of memory */
+int ops_ids_range(struct ops_pass *p); /* blocks when the ids lie within 2^31 of each other */
+int ops_attribute_all(struct ops_pass *p); /* GPU work and [memory] bytes to the groups: 0, or -1 */
+
+/* ops_read.c: the events in scope, into groups (in two halves at once where they are many). 0, or -1
+ * (printed). */
+int ops_read_events(struct ops_pass *p);
+
+/* ops_write.c: the groups merged by the names they read as, into temp.ops_agg; the totals into
+ * temp.ops_totals. 0, or -1. */
+int ops_write_groups(struct ops_pass *p);
+
+#endif
