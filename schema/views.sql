@@ -44,10 +44,6 @@ SELECT e.id, s.value AS name, e.start_ns, e.start_ns + e.dur_ns AS end_ns, e.dur
           SELECT a.id, a.kind, a.parent_id FROM event a WHERE a.id = e.launch_id
           UNION ALL SELECT p.id, p.kind, p.parent_id FROM event p JOIN up ON p.id = up.parent_id WHERE up.kind != {kind:op})
         SELECT id FROM up WHERE kind = {kind:op} LIMIT 1) AS op_id,
-       (WITH RECURSIVE up(id, kind, parent_id) AS (
-          SELECT a.id, a.kind, a.parent_id FROM event a WHERE a.id = e.launch_id
-          UNION ALL SELECT p.id, p.kind, p.parent_id FROM event p JOIN up ON p.id = up.parent_id WHERE up.kind != {kind:range})
-        SELECT id FROM up WHERE kind = {kind:range} LIMIT 1) AS range_id,
        l.grid_x, l.grid_y, l.grid_z, l.block_x, l.block_y, l.block_z, l.registers, l.shared_mem,
        l.blocks_per_sm, l.warps_per_sm, l.occupancy_pct, e.thread_id, e.args
 FROM event e JOIN string s ON s.id = e.name_id
@@ -60,11 +56,7 @@ SELECT e.id, s.value AS name, e.start_ns, e.start_ns + e.dur_ns AS end_ns, e.dur
        (WITH RECURSIVE up(id, kind, parent_id) AS (
           SELECT a.id, a.kind, a.parent_id FROM event a WHERE a.id = e.launch_id
           UNION ALL SELECT p.id, p.kind, p.parent_id FROM event p JOIN up ON p.id = up.parent_id WHERE up.kind != {kind:op})
-        SELECT id FROM up WHERE kind = {kind:op} LIMIT 1) AS op_id,
-       (WITH RECURSIVE up(id, kind, parent_id) AS (
-          SELECT a.id, a.kind, a.parent_id FROM event a WHERE a.id = e.launch_id
-          UNION ALL SELECT p.id, p.kind, p.parent_id FROM event p JOIN up ON p.id = up.parent_id WHERE up.kind != {kind:range})
-        SELECT id FROM up WHERE kind = {kind:range} LIMIT 1) AS range_id, e.thread_id, e.args
+        SELECT id FROM up WHERE kind = {kind:op} LIMIT 1) AS op_id, e.thread_id, e.args
 FROM event e JOIN string s ON s.id = e.name_id
 WHERE e.kind = {kind:memcpy};
 
@@ -74,11 +66,7 @@ SELECT e.id, s.value AS name, e.start_ns, e.start_ns + e.dur_ns AS end_ns, e.dur
        (WITH RECURSIVE up(id, kind, parent_id) AS (
           SELECT a.id, a.kind, a.parent_id FROM event a WHERE a.id = e.launch_id
           UNION ALL SELECT p.id, p.kind, p.parent_id FROM event p JOIN up ON p.id = up.parent_id WHERE up.kind != {kind:op})
-        SELECT id FROM up WHERE kind = {kind:op} LIMIT 1) AS op_id,
-       (WITH RECURSIVE up(id, kind, parent_id) AS (
-          SELECT a.id, a.kind, a.parent_id FROM event a WHERE a.id = e.launch_id
-          UNION ALL SELECT p.id, p.kind, p.parent_id FROM event p JOIN up ON p.id = up.parent_id WHERE up.kind != {kind:range})
-        SELECT id FROM up WHERE kind = {kind:range} LIMIT 1) AS range_id, e.thread_id, e.args
+        SELECT id FROM up WHERE kind = {kind:op} LIMIT 1) AS op_id, e.thread_id, e.args
 FROM event e JOIN string s ON s.id = e.name_id
 WHERE e.kind = {kind:memset};
 
