@@ -1,6 +1,7 @@
 """conftest.py: what the package's tests share: the repository's paths, the tracedb command (the oracle
 the DataFrames are compared with), databases imported from tests/data, and a module that is missing
 failing the run under CI=true rather than skipping (the project's rule)."""
+import importlib
 import os
 import shutil
 import subprocess
@@ -17,9 +18,9 @@ THREE = ["nccl_parser_config_nccl_data.json.gz", "trace_diff_control_control.jso
 
 
 def need(module):
-    """module, imported; its absence skips the test, or fails it under CI=true."""
+    """module (scipy.stats: the submodule), imported; its absence skips the test, or fails it under CI=true."""
     if os.environ.get("CI") == "true":
-        return __import__(module)
+        return importlib.import_module(module)
     return pytest.importorskip(module)
 
 
