@@ -108,10 +108,13 @@ def _cached(db, traces):
         return False
 
 
-def import_traces(traces, db, force=False, append=False, stacklevel=4):
-    """tracedb import TRACES -o DB, in this process; its warnings passed on, a failure raised."""
+def import_traces(traces, db, force=False, append=False, stacklevel=4, shown_as=None):
+    """tracedb import TRACES -o DB, in this process; its warnings passed on, a failure raised (messages
+    name the database shown_as, where db is a scratch name of it)."""
     mode = ["--force"] if force else ["--append"] if append else []
     status, _, messages = _native.run("import", "-q", "-o", db, *mode, "--", *traces)
+    if shown_as:
+        messages = messages.replace(db, shown_as)
     if status == 0 or (status == 1 and os.path.exists(db) and "partial" in _meta(db, "import_status", "")):
         _passed_on(messages, stacklevel + 1)
         return
@@ -125,7 +128,7 @@ def _import_cached(traces, cache):
     stamp = _stamp(traces)
     scratch = f"{cache}.tmp-{os.getpid()}-{threading.get_ident()}"
     try:
-        import_traces(traces, scratch, force=True, stacklevel=5)
+        import_traces(traces, scratch, force=True, stacklevel=5, shown_as=cache)
         with sqlite3.connect(scratch) as con:
             con.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (SOURCES_KEY, json.dumps(stamp)))
         con.close()
