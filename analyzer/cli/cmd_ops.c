@@ -8,6 +8,7 @@
 #include "render.h"
 #include "report.h"
 #include "report_options.h"
+#include "shards.h"
 #include <string.h>
 
 static const char ops_usage[] =
@@ -111,8 +112,17 @@ int cmd_ops(int argc, char **argv, struct cli *cli)
                                                           : needs[i].note);
         sqlite3_finalize(q);
     }
-    /* from the events: one C pass into temp.ops_agg */
+    /* from the events: one C pass into temp.ops_agg; also where PyTorch's same-name merge may apply, which
+     * the import's per-name sums do not know (but over shards, which hold no operators) */
     int from_events = sc.filtered || with_flops || sc.by_step || strcmp(group_by, "name") != 0;
+    if (!from_events && !ops_sums_serve(db)) {
+        if (shards_is_dir(argv[0]))
+            fprintf(cli->io.err, "%s: calls and totals count every event: PyTorch's merge of an operator's only "
+                                 "child of its own name needs the events (`tracedb merge` the shards into one "
+                                 "database)\n", cli->io.prog);
+        else
+            from_events = 1;
+    }
     struct ops_sweep_options so = {.by_rank = sc.by_rank, .by_step = sc.by_step, .by_shape = strcmp(group_by, "shape") == 0,
                                    .with_flops = with_flops, .by_stack = strcmp(group_by, "stack") == 0,
                                    .stack_depth = stack_depth, .sort = sort};

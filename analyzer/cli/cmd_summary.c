@@ -3,9 +3,11 @@
  * Each section is a query in queries/; empty sections are left out. */
 #include "cli.h"
 #include "kinds.h"
+#include "ops_sweep.h"
 #include "render.h"
 #include "report.h"
 #include "scope.h"
+#include "shards.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,6 +72,14 @@ int cmd_summary(int argc, char **argv, struct cli *cli)
     scope_tables(&sc, NULL);
 
     int rc = 0, printed = 0;
+    /* top operators: from the events where PyTorch's same-name merge applies (as `tracedb ops`); a shard
+     * directory holds no operators: its sums */
+    int ops_from_events = !shards_is_dir(argv[0]) && !ops_sums_serve(db);
+    const struct ops_sweep_options so = {.sort = "self_cpu_ns"};
+    if (ops_from_events && ops_sweep(db, &so, &cli->io) != 0) {
+        sqlite3_close(db);
+        return 1;
+    }
     if (fmt == FMT_JSON)
         fputs("{", cli->io.out);
     for (size_t i = 0; i < sizeof summary_sections / sizeof summary_sections[0] && rc == 0; i++) {
@@ -82,7 +92,10 @@ int cmd_summary(int argc, char **argv, struct cli *cli)
                         printed ? "\n" : "", (long long)gpu_rows);
             continue;
         }
-        sqlite3_stmt *st = report_prepare(db, summary_sections[i].query, &cli->io);
+        const char *query = summary_sections[i].query;
+        if (ops_from_events && strcmp(query, "summary_ops") == 0)
+            query = "summary_ops_events";
+        sqlite3_stmt *st = report_prepare(db, query, &cli->io);
         if (!st) {
             rc = 1;
             break;

@@ -12,6 +12,7 @@
 #include "idle_sweep.h"
 #include "type_sweep.h"
 #include "launch_sweep.h"
+#include "ops_sweep.h"
 #include "diff_gate.h"
 #include "embedded.h"
 #include "jsonbuf.h"
@@ -406,7 +407,10 @@ static int part_timeline(struct part_ctx *c, struct buf *b)
 static int part_ops(struct part_ctx *c, struct buf *b)
 {
     c->sc->limit = TABLE_ROWS;
-    return capture(c->db, "ops", c->sc, "self_cpu_ns", NULL, b, c->io);
+    if (ops_sums_serve(c->db))
+        return capture(c->db, "ops", c->sc, "self_cpu_ns", NULL, b, c->io);
+    const struct ops_sweep_options so = {.sort = "self_cpu_ns"}; /* PyTorch's same-name merge: from the events */
+    return ops_sweep(c->db, &so, c->io) != 0 ? 1 : capture(c->db, "ops_agg", c->sc, "self_cpu_ns", NULL, b, c->io);
 }
 
 static int part_kernels(struct part_ctx *c, struct buf *b)

@@ -14,7 +14,7 @@ struct slot *ops_slot_of(struct ops_pass *p, int64_t id)
         /* no event has it: a slot of its own, never stored (two ids' difference may not fit in int64) */
         if (id < p->lo || (uint64_t)id - (uint64_t)p->lo >= (uint64_t)p->span) {
             static struct slot none;
-            none = (struct slot){P_NONE, -1};
+            none = (struct slot){P_NONE, -1, 0};
             return &none;
         }
         size_t k = (size_t)((uint64_t)id - (uint64_t)p->lo);
@@ -23,22 +23,37 @@ struct slot *ops_slot_of(struct ops_pass *p, int64_t id)
             if (!(*b = malloc(BLOCK * sizeof **b)))
                 return NULL;
             for (size_t i = 0; i < BLOCK; i++)
-                (*b)[i] = (struct slot){P_UNREAD, -1};
+                (*b)[i] = (struct slot){P_UNREAD, -1, 0};
         }
         return &(*b)[k % BLOCK];
     }
     int64_t i = strmap_get(&p->slot_ix, &id, sizeof id);
     if (i >= 0)
         return &p->slots[i];
-    struct slot *s = ops_push((void **)&p->slots, &p->nslots, &p->cap_slots, sizeof *s);
+    size_t n = p->nslots;
+    int64_t *sid = ops_push((void **)&p->slot_ids, &n, &p->cap_slot_ids, sizeof *sid);
+    struct slot *s = sid ? ops_push((void **)&p->slots, &p->nslots, &p->cap_slots, sizeof *s) : NULL;
     if (!s || strmap_put(&p->slot_ix, &id, sizeof id, (int64_t)(p->nslots - 1)) != 0)
         return NULL;
-    *s = (struct slot){P_UNREAD, -1};
+    *sid = id;
+    *s = (struct slot){P_UNREAD, -1, 0};
     return s;
 }
 
+struct slot *ops_slot_find(struct ops_pass *p, int64_t id)
+{
+    if (p->blocks) {
+        if (id < p->lo || (uint64_t)id - (uint64_t)p->lo >= (uint64_t)p->span)
+            return NULL;
+        size_t k = (size_t)((uint64_t)id - (uint64_t)p->lo);
+        return p->blocks[k / BLOCK] ? &p->blocks[k / BLOCK][k % BLOCK] : NULL;
+    }
+    int64_t i = strmap_get(&p->slot_ix, &id, sizeof id);
+    return i >= 0 ? &p->slots[i] : NULL;
+}
+
 /* The parent a slot holds: an id, UNREAD or NO_PARENT (an id outside the ids' range as one outside it). */
-static int64_t slot_parent(const struct ops_pass *p, const struct slot *s)
+int64_t ops_slot_parent(const struct ops_pass *p, const struct slot *s)
 {
     if (s->parent == P_UNREAD)
         return UNREAD;
@@ -127,7 +142,7 @@ static int parent_of(struct ops_pass *p, int64_t id, int64_t *parent)
         if (!(s = ops_slot_of(p, id)) || ops_slot_set_parent(p, s, v) != 0)
             return -1;
     }
-    *parent = slot_parent(p, s);
+    *parent = ops_slot_parent(p, s);
     return *parent != NO_PARENT;
 }
 
@@ -144,11 +159,14 @@ static int parent_step(void *p, int64_t id, int64_t *parent)
     return parent_of(p, id, parent);
 }
 
-/* Totals from chain_sums.c into the group of the event they are at (none: no CPU-side event in scope). */
+/* Totals from chain_sums.c into the group of the event they are at (none: no CPU-side event in scope,
+ * or one merged into its parent). */
 static void take_total(void *ctx, int64_t id, const int64_t *sums)
 {
     struct ops_pass *p = ctx;
-    struct group *g = group_of(p, id);
+    const struct slot *s = ops_slot_find(p, id);
+    struct group *g = s && s->children != MERGED ? group_of(p, id) : NULL; /* a merged event's totals are its
+                                                                             * parent's already */
     if (g)
         ops_add(&p->overflow, &g->s.dev_total, sums[0]), ops_add(&p->overflow, &g->s.cpu_mem, sums[1]),
             ops_add(&p->overflow, &g->s.dev_mem, sums[2]);

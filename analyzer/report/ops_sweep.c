@@ -10,6 +10,8 @@
  *     ("self device") and to the groups of it and every event above it ("device total"), by parent_id
  *     through any event, in scope or not, each once (chain_sums.c: linear in the events, however deep);
  *     each [memory] event likewise its bytes, host or device;
+ *   - an event that is its parent's only CPU-side child and has its name is no call of its own: PyTorch
+ *     merges it into the parent (ops_merge.c);
  *   - groups whose names read the same merge (every ProfilerStep#N is ProfilerStep*).
  * The events are read in two halves of their ids at once, the upper on a second connection
  * (scope_reopen) and thread, each into groups of its own that then join: reading rows is SQLite's
@@ -17,7 +19,8 @@
  * Sums are int64, and an overflow is an error, as SQL's sum() makes it; FLOPs sum as integers while they
  * fit, then as a double (where sum() would stop with an error).
  * The parts: ops_keys.c (keys and sums), ops_parents.c (parents, attribution), ops_read.c (the events),
- * ops_write.c (the groups, ordered); what they share: ops_sweep_internal.h. */
+ * ops_write.c (the groups, ordered), ops_merge.c (PyTorch's same-name merge); what they share:
+ * ops_sweep_internal.h. */
 #include "ops_sweep_internal.h"
 #include "report.h"
 #include <stdio.h>
@@ -30,6 +33,16 @@ static void free_part(struct ops_part *part)
     sweep_index_free(&part->groups);
     free(part->launches);
     free(part->mems);
+}
+
+int ops_sums_serve(sqlite3 *db)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "SELECT value FROM main.meta WHERE key = 'ops.same_name_nesting'", -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    int none = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER && sqlite3_column_int64(st, 0) == 0;
+    sqlite3_finalize(st);
+    return none;
 }
 
 int ops_sweep(sqlite3 *db, const struct ops_sweep_options *o, struct report_io *io)
@@ -56,6 +69,8 @@ int ops_sweep(sqlite3 *db, const struct ops_sweep_options *o, struct report_io *
         rc = ops_read_events(&p);
     report_phase("ops: events");
     if (rc == 0)
+        rc = ops_merge_same_name(&p);
+    if (rc == 0)
         rc = ops_attribute_all(&p);
     report_phase("ops: attribute");
     if (rc == 0 && !p.overflow)
@@ -80,6 +95,7 @@ int ops_sweep(sqlite3 *db, const struct ops_sweep_options *o, struct report_io *
         free(p.blocks[i]);
     free(p.blocks);
     free(p.slots);
+    free(p.slot_ids);
     free(p.parents);
     free(p.records);
     free(p.ranks);

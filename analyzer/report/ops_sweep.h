@@ -19,4 +19,10 @@ struct ops_sweep_options {
  * scope_steps (scope.c), for queries/ops_agg.sql to print. 0, or 1 on error (printed). */
 int ops_sweep(sqlite3 *db, const struct ops_sweep_options *o, struct report_io *io);
 
+/* Whether the import's per-name sums (event_stats, queries/ops.sql) are key_averages()'s: the import
+ * counted no event inside one of its own name (meta's ops.same_name_nesting is 0), so PyTorch's merge of
+ * an only same-name child (ops_merge.c) changes nothing. Else (some, or not known) the rows come from
+ * ops_sweep. */
+int ops_sums_serve(sqlite3 *db);
+
 #endif

@@ -24,8 +24,11 @@
 struct slot { /* what the pass knows of one event id, in 8 bytes (2 M events: 16 MB the pass zeroes, not 32) */
     int32_t parent; /* P_UNREAD, P_NONE, P_OUTSIDE; else its parent's id less lo (blocks) or its index in
                      * parents (the hash map's slots) */
-    int32_t group;  /* its group, when it is a CPU-side event in scope; else -1 */
+    signed int group : 30;   /* its group, when it is a CPU-side event in scope; else -1 (a merged event:
+                              * the group of the event it is merged into, for what it launched) */
+    unsigned int children : 2; /* its CPU-side children in scope: 0, 1, 2 (two or more), or MERGED */
 };
+#define MERGED 3 /* children's value for an event PyTorch merges into its parent (ops_merge.c) */
 enum { P_UNREAD = INT32_MIN, P_NONE, P_OUTSIDE /* an id no event has (outside the ids' range) */ };
 
 struct sums {
@@ -86,7 +89,8 @@ struct ops_pass {
     struct slot **blocks;
     struct strmap slot_ix;
     struct slot *slots;
-    size_t nslots, cap_slots;
+    int64_t *slot_ids; /* with the hash map: the id of each slot */
+    size_t nslots, cap_slots, cap_slot_ids;
     int64_t *parents; /* with the hash map: the parents its slots name */
     size_t nparents, cap_parents;
     size_t reads;    /* parents read one by one */
@@ -121,6 +125,14 @@ struct slot *ops_slot_of(struct ops_pass *p, int64_t id);
 int ops_slot_set_parent(struct ops_pass *p, struct slot *s, int64_t parent); /* 0, or -1 when out of memory */
 int ops_ids_range(struct ops_pass *p); /* blocks when the ids lie within 2^31 of each other */
 int ops_attribute_all(struct ops_pass *p); /* GPU work and [memory] bytes to the groups: 0, or -1 */
+
+/* The slot of id when it has one (NULL: none); never makes one. Valid until the next ops_slot_of. */
+struct slot *ops_slot_find(struct ops_pass *p, int64_t id);
+/* The parent a slot holds: an id, UNREAD or NO_PARENT. */
+int64_t ops_slot_parent(const struct ops_pass *p, const struct slot *s);
+
+/* ops_merge.c: PyTorch's merge of an operator's only child of its own name into it. 0, or -1. */
+int ops_merge_same_name(struct ops_pass *p);
 
 /* ops_read.c: the events in scope, into groups (in two halves at once where they are many). 0, or -1
  * (printed). */

@@ -247,6 +247,8 @@ int ops_write_groups(struct ops_pass *p)
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < p->part[0].groups.n; i++) {
         struct group *g = sweep_index_at(&p->part[0].groups, i);
+        if (g->s.calls == 0)
+            continue; /* every event of it merged into its parent (ops_merge.c) */
         const char *name = NULL;
         if (name_read(name_of, &names, g->name_id, &name) != 0) {
             rc = -1;

@@ -48,6 +48,10 @@ static const char *const copy_sql[] = {
     "FROM src.event_stats s JOIN temp.kmap k ON k.old = s.kind JOIN temp.smap sn ON sn.old = s.name_id, temp.off o",
     ("INSERT INTO main.device_stats SELECT d.trace_id + o.tr, device, first_ns, last_ns, busy_ns, run_ns, events "
      "FROM src.device_stats d, temp.off o"), /* (parentheses: clang asks, a short list ending in a joined literal) */
+    /* events inside one of their own name (ingest_checks.c), summed; -1 (not known) where src has no count */
+    "INSERT INTO main.meta (key, value) SELECT 'ops.same_name_nesting', coalesce((SELECT CAST(value AS INTEGER) FROM "
+    "src.meta WHERE key = 'ops.same_name_nesting'), -1) WHERE 1 ON CONFLICT (key) DO UPDATE SET value = "
+    "iif(value < 0 OR excluded.value < 0, -1, value + excluded.value)",
 };
 
 /* TDB_COPY_EVENT_TABLES: {F} is "" when every event came, else the copied events' condition. */

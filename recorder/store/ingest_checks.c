@@ -152,6 +152,23 @@ int ingest_write_meta(struct tdb_ingest *ing, int complete)
     tdb_stmt_finalize(st);
     if (rc != 0)
         return rc;
+    /* How many events sit inside one of their own name, summed over the traces (`tracedb ops` reads the
+     * events for PyTorch's same-name merge unless it is 0); -1: not known (traces in the database that
+     * were nested before the count was kept, or a copy of one: db_copy.c). An ingest that nested no
+     * trace (tracedb merge: db_copy.c sums the inputs') leaves it. */
+    if (ing->traces_nested) {
+        if (tdb_stmt_prepare(ing->db, "INSERT INTO meta (key, value) SELECT 'ops.same_name_nesting', "
+                                      "iif((SELECT count(*) FROM trace) = ?2, ?1, -1) WHERE 1 "
+                                      "ON CONFLICT (key) DO UPDATE SET value = iif(value < 0, -1, value + ?1)",
+                             -1, 0, &st, NULL) != SQLITE_OK)
+            return ingest_fail(ing, "cannot prepare");
+        sqlite3_bind_int64(st, 1, ing->same_name);
+        sqlite3_bind_int64(st, 2, ing->traces_nested);
+        rc = ingest_step(ing, st);
+        tdb_stmt_finalize(st);
+        if (rc != 0)
+            return rc;
+    }
     /* The first trace's facts, under plain keys, for users who read meta alone. */
     if (ingest_run(ing,
                    "INSERT OR REPLACE INTO meta (key, value) SELECT k, v FROM (SELECT 'source_file' k, source_file v, 1 o FROM trace WHERE id = (SELECT min(id) FROM trace) UNION ALL "

@@ -112,6 +112,10 @@ struct tdb_ingest {
     int64_t first_event;       /* first event id of this load */
     int64_t events;            /* events added by this load */
     int64_t overlaps;          /* overlaps found by the sweep of the current trace */
+    int64_t same_name;         /* events inside one of their own aggregate (name, kind, device), every trace
+                                * of this ingest: PyTorch's same-name merge may apply (meta's
+                                * ops.same_name_nesting) */
+    int64_t traces_nested;     /* traces this ingest nested (each counted in same_name) */
     uint64_t stream_abs;       /* the sum of every stream_self term's size: past INT64_MAX, the sweep sums */
     /* per event of the current trace, in bounded memory (external sorts, spill_sort.h) */
     struct spill_sort *keys;     /* the sweep's keys (struct nesting_key; nesting_held_key when held_keys) */

@@ -22,6 +22,8 @@ static int ingest_swept(void *ctx, const struct nesting_result *r)
     struct tdb_ingest *ing = ctx;
     struct stat_row *st = &ing->stats[r->stat];
     st->self = tdb_sat_add(st->self, r->self);
+    if (r->context && ing->paths[r->context].stat == r->stat)
+        ing->same_name++;
     int streamed = ing->stream && !ing->read_back;
     int keep; /* the row holds the values */
     if (ing->held_keys)
@@ -309,6 +311,7 @@ static void ingest_attribute(struct tdb_ingest *ing)
  * but for an import's keys read back from its rows. */
 int ingest_sweep(struct tdb_ingest *ing)
 {
+    ing->traces_nested++;
     if (!ing->keys)
         return 0; /* no events */
     /* every row nested as it streamed in (stream_nest.c), with its self time summed and its call path
@@ -319,6 +322,7 @@ int ingest_sweep(struct tdb_ingest *ing)
         for (size_t i = 0; i < ing->nstats; i++)
             ing->stats[i].self = ing->stats[i].stream_self;
         ing->overlaps = stream_nest_overlaps(ing->stream);
+        ing->same_name += stream_nest_same_stat(ing->stream);
     } else {
         if (ing->keys_in_rows && ingest_keys_from_rows(ing) != 0)
             return -1;

@@ -79,6 +79,7 @@ struct stream_nest {
     struct stream_nest_calls c;
     int inexact;           /* a row not nested here (a dirty track, an event without one): the sweep's turn */
     int64_t overlaps;
+    int64_t same_stat; /* events given a parent of their own stat */
     struct strmap overlapped; /* the ids of the events counted in overlaps (few): each is counted once */
     struct frame_log *log; /* each track's runs, for the runs after them (NULL: none kept) */
     int sweep_only;        /* TRACEDB_NEST=sweep (tests): every track dirty, the sweep nests all */
@@ -518,6 +519,7 @@ int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t 
         struct frame *f = &t->stack[t->top - 1];
         h->ev.parent_id = f->id;
         h->ev.depth = deeper(f->depth);
+        s->same_stat += f->stat == stat;
         f->child_sum = tdb_sat_add(f->child_sum, dur);
         if (!f->ring)
             f->later = tdb_sat_add(f->later, dur);
@@ -548,6 +550,7 @@ int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t 
         for (int i = 0; i < ahead; i++) {
             struct held *in = &s->q[t->ahead_seq[i] % s->cap];
             in->ev.parent_id = id, in->ev.depth = depth;
+            s->same_stat += in->stat == stat;
             if (in->attributes && !(in->context = path_of(s, t, t->top - 1)))
                 return -1;
             taken[i].parent = id, taken[i].depth = depth; /* (they go on waiting: another may come ahead) */
@@ -580,6 +583,11 @@ int stream_nest_exact(const struct stream_nest *s)
     return !s->inexact;
 }
 
+int64_t stream_nest_same_stat(const struct stream_nest *s)
+{
+    return s->same_stat;
+}
+
 int64_t stream_nest_overlaps(const struct stream_nest *s)
 {
     return s->overlaps;
@@ -597,7 +605,7 @@ void stream_nest_reset(struct stream_nest *s)
     if (s->log)
         frame_log_reset(s->log);
     s->log_slots = 0;
-    s->inexact = 0, s->overlaps = 0;
+    s->inexact = 0, s->overlaps = 0, s->same_stat = 0;
     strmap_free(&s->overlapped);
     strmap_init(&s->overlapped);
     memset(s->waiting, 0, sizeof s->waiting);

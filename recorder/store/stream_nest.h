@@ -60,6 +60,8 @@ int stream_nest_dirty(const struct stream_nest *s, uint32_t track);
 /* Whether every row of the trace was nested here (no track dirty, none without a track): then the
  * self_sum, path and attributes calls and stream_nest_overlaps() stand for the sweep's (after flush). */
 int stream_nest_exact(const struct stream_nest *s);
+/* Events given a parent of their own aggregate (stat), this trace. */
+int64_t stream_nest_same_stat(const struct stream_nest *s);
 /* Events that started inside an open one and outlived it (nesting.c's overlaps), this trace. */
 int64_t stream_nest_overlaps(const struct stream_nest *s);
 /* Forgets the tracks (a new trace). */

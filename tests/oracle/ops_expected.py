@@ -4,7 +4,8 @@
 Builds each thread's event tree in Python from the raw JSON (sorted by start, longer first, file
 order; a child must end inside its parent, PyTorch's rule), then gives each kernel/memcpy/memset to
 the event enclosing the runtime call with the same correlation ("self") and to all its ancestors
-("total"), and each [memory] event's bytes likewise. Writes tests/data/ops_expected.json, which
+("total"), and each [memory] event's bytes likewise; with PyTorch's merge of an operator's only child of
+its own name into it (the child's holdings are the parent's own, and count once in its total). Writes tests/data/ops_expected.json, which
 tests/unit/test_reports.c compares with `tracedb ops --format json`. Run:
     python3 tests/oracle/ops_expected.py
 """
@@ -59,9 +60,22 @@ def main():
             n = events[i]["name"]
             return "ProfilerStep*" if n.startswith("ProfilerStep#") else n
 
+        # PyTorch's merge (EventList._remove_dup_nodes): a CPU-side event whose parent has its name and
+        # no other CPU-side child is no event of its own; what it holds counts as the parent's
+        cpu_ev = {t["i"] for t in timed if t["e"].get("cat") in CPU}
+        nchild = collections.Counter(parent[i] for i in cpu_ev if parent[i] in cpu_ev)
+        merged = {i for i in cpu_ev if parent[i] in cpu_ev and nchild[parent[i]] == 1
+                  and events[parent[i]]["name"] == events[i]["name"]}
+
+        def top(i):
+            while i in merged:
+                i = parent[i]
+            return i
+
         def ancestors(i):
             while i is not None:
-                yield i
+                if i not in merged:
+                    yield i
                 i = parent[i]
 
         for t in timed:
@@ -70,13 +84,13 @@ def main():
                 l = launch.get(e.get("args", {}).get("correlation"))
                 if l is None or parent[l] is None:
                     continue
-                rows[key(parent[l])]["self_device_ns"] += t["dur"]
+                rows[key(top(parent[l]))]["self_device_ns"] += t["dur"]
                 for a in ancestors(parent[l]):
                     rows[key(a)]["device_total_ns"] += t["dur"]
             elif e.get("name") == "[memory]" and parent[t["i"]] is not None:
                 b = int(e["args"]["Bytes"])
                 kind = "cpu" if int(e["args"].get("Device Type", 0)) == 0 else "device"
-                rows[key(parent[t["i"]])]["self_%s_mem_bytes" % kind] += b
+                rows[key(top(parent[t["i"]]))]["self_%s_mem_bytes" % kind] += b
                 for a in ancestors(parent[t["i"]]):
                     rows[key(a)]["%s_mem_bytes" % kind] += b
         cpu_names = {key(t["i"]) for t in timed if t["e"].get("cat") in CPU}

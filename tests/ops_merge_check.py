@@ -1,0 +1,76 @@
+#!/usr/bin/python3
+"""ops_merge_check.py: `tracedb ops` against PyTorch's own key_averages() on the same run
+(tests/oracle/torch_merge.py wrote the trace from the profiler's raw events and the expected figures
+after PyTorch's merge of an operator's only child of its own name): calls, self CPU and CPU total of every
+row, by name (from the import's sums, and from the events with --from 0), by input shape and by step;
+then --group-by stack and --by-rank, whose calls per name equal the by-name rows, and the summary's top
+operators. Prints each mismatch and
+"N failures". Usage: ops_merge_check.py TRACEDB DB EXPECTED.json"""
+import csv
+import io
+import json
+import subprocess
+import sys
+
+tracedb, db, expected_path = sys.argv[1:4]
+want = json.load(open(expected_path))
+us = 1000
+failures = []
+
+
+def ops(*opts):
+    out = subprocess.run([tracedb, "ops", db, "--format", "csv", "--limit", "100000", *opts], check=True,
+                         capture_output=True, text=True).stdout
+    return list(csv.DictReader(io.StringIO(out)))
+
+
+def figures(row):
+    return (int(row["calls"]), int(row["self_cpu_ns"]), int(row["cpu_total_ns"]))
+
+
+def check(what, got, expected):
+    for key in sorted(set(got) | set(expected)):
+        if got.get(key) != expected.get(key):
+            failures.append(f"{what} {key}: tracedb {got.get(key)}, PyTorch {expected.get(key)}")
+
+
+by_name = {k: (c, round(s * us), round(t * us)) for k, (c, s, t) in want["by_name"].items()}
+merged = [k for k, (c, _, _) in by_name.items() if k in want["raw_counts"] and want["raw_counts"][k] != c]
+if len(merged) < 3:
+    failures.append(f"the oracle's run merges too few names to test: {merged}")
+for opts in ((), ("--from", "0")):
+    check("by name" + " ".join(opts), {r["name"]: figures(r) for r in ops(*opts)}, by_name)
+
+
+def shapes(text):
+    return text.replace(" ", "")
+
+
+by_shape = {(k, shapes(s)): (c, round(st * us), round(t * us)) for k, s, c, st, t in want["by_shape"]}
+check("by shape", {(r["name"], shapes(r["input_shapes"] or "[]")): figures(r) for r in ops("--group-by", "shape")},
+      by_shape)
+
+
+def step_name(name):
+    return "ProfilerStep*" if name.startswith("ProfilerStep#") else name
+
+
+by_step = {}
+for step, name, c, s, t in want["by_step"]:
+    a = by_step.get((step, step_name(name)), (0, 0, 0))
+    by_step[(step, step_name(name))] = (a[0] + c, a[1] + round(s * us), a[2] + round(t * us))
+check("by step", {(r["step"], r["name"]): figures(r) for r in ops("--by-step") if r["step"]}, by_step)
+
+calls = {k: v[0] for k, v in by_name.items()}
+for opts in (("--group-by", "stack"), ("--by-rank",)):
+    got = {}
+    for r in ops(*opts):
+        got[r["name"]] = got.get(r["name"], 0) + int(r["calls"])
+    check("calls " + " ".join(opts), got, calls)
+# the summary's top operators and the HTML report's table are the same rows
+summary = json.loads(subprocess.run([tracedb, "summary", db, "--format", "json", "--limit", "100"], check=True,
+                                    capture_output=True, text=True).stdout)
+check("summary", {r["name"]: figures(r) for r in summary["ops"]}, by_name)
+for f in failures:
+    print(f)
+print(f"{len(by_name)} names, {len(by_shape)} shapes, {len(by_step)} step rows: {len(failures)} failures")
