@@ -5,7 +5,8 @@
 --   fragmentation_pct     (reserved - allocated) / reserved at their peaks: RAF's max used vs max
 --                         allocated gap, a sign of fragmentation;
 --   peak_op               the operator running at the peak (the event holding the [memory] event);
---   leaked_bytes          allocations never freed by the end (no later free of the same address);
+--   leaked_bytes          allocations never freed by the end (no later free of the same address); where
+--                         allocations carry no address, allocated minus freed (NULL when below zero);
 --   allocs, frees, allocated_bytes, freed_bytes.
 -- The sums come from one C pass over the events in time order (analyzer/report/memory_sweep.c, temp
 -- table memory_agg).

@@ -46,6 +46,15 @@ int cmd_memory(int argc, char **argv, struct cli *cli)
     int rc = by_op || timeline ? 0 : memory_sweep(db, &cli->io); /* the high-water marks: a C pass, then memory.sql */
     if (rc == 0)
         rc = scope_run(db, by_op ? "memory_ops" : timeline ? "memory_timeline" : "memory", &sc, sort, NULL, &cli->io);
+    sqlite3_stmt *st;
+    if (rc == 0 && !by_op && !timeline &&
+        sqlite3_prepare_v2(db, "SELECT sum(unpaired) FROM temp.memory_agg", -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0)
+            fprintf(cli->io.err, "%s: %lld allocations carry no address (the trace's [memory] events have no Addr), "
+                                 "so no free pairs with them: leaked bytes are allocated minus freed, or empty where "
+                                 "that is below zero\n", cli->io.prog, (long long)sqlite3_column_int64(st, 0));
+        sqlite3_finalize(st);
+    }
     sqlite3_close(db);
     return rc;
 }

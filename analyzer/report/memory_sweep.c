@@ -5,7 +5,8 @@
  *   allocated  the event's "Total Allocated", else the running sum of bytes (NULL until one has bytes);
  *   the peak   the highest allocated, the earliest at a tie (then the lowest id): its time and operator;
  *   leaks      sorted again by (address, start, id): an allocation whose next event at its address is
- *              another allocation, one without bytes, or none;
+ *              another allocation, one without bytes, or none; where allocations carry no address
+ *              (unpaired), allocated minus freed (none when below zero);
  *   counts     allocations (bytes > 0), frees (bytes < 0), their bytes; the highest "Total Reserved". */
 #include "memory_sweep.h"
 #include "report.h"
@@ -94,17 +95,29 @@ static int write_group(sqlite3_stmt *ins, struct mem_group *g)
     sqlite3_bind_int64(ins, 11, out);
     /* leaks: per address in time order */
     qsort(g->v, g->n, sizeof *g->v, by_address);
-    int64_t leaked = 0;
+    int64_t leaked = 0, unpaired = 0;
     for (size_t i = 0; i < g->n; i++) {
         const struct mem_event *m = &g->v[i], *next = i + 1 < g->n ? &g->v[i + 1] : NULL;
-        if (!m->has_addr || !m->has_bytes || m->bytes <= 0)
+        if (!m->has_bytes || m->bytes <= 0)
             continue;
+        if (!m->has_addr) {
+            unpaired++;
+            continue;
+        }
         if (next && (!next->has_addr || next->addr != m->addr))
             next = NULL;
         if (!next || !next->has_bytes || next->bytes > 0)
             leaked = tdb_sat_add(leaked, m->bytes);
     }
-    sqlite3_bind_int64(ins, 12, leaked);
+    /* allocations with no address pair with no free: what is left is allocated minus freed, where that is
+     * not below zero (frees of what was allocated before the trace began); else not known */
+    if (unpaired && in - out >= 0)
+        sqlite3_bind_int64(ins, 12, in - out);
+    else if (unpaired)
+        sqlite3_bind_null(ins, 12);
+    else
+        sqlite3_bind_int64(ins, 12, leaked);
+    sqlite3_bind_int64(ins, 13, unpaired);
     int rc = sqlite3_step(ins) == SQLITE_DONE ? 0 : -1;
     sqlite3_reset(ins);
     return rc;
@@ -118,8 +131,8 @@ int memory_sweep(sqlite3 *db, struct report_io *io)
     int rc = -1, step;
     if (sweep_table(db,
                     "memory_agg (trace_id, device_type, device, peak_allocated, peak_ns, peak_parent, peak_reserved, "
-                    "allocs, frees, allocated_bytes, freed_bytes, leaked)",
-                    12, &ins, io) != 0 ||
+                    "allocs, frees, allocated_bytes, freed_bytes, leaked, unpaired)",
+                    13, &ins, io) != 0 ||
         !(rows = report_prepare(db, "memory_rows", io))) {
         sweep_index_free(&groups);
         sqlite3_finalize(ins), sqlite3_finalize(rows);
