@@ -3,6 +3,8 @@
 (tests/oracle/torch_merge.py wrote the trace from the profiler's raw events and the expected figures
 after PyTorch's merge of an operator's only child of its own name): calls, self CPU and CPU total of every
 row, by name (from the import's sums, and from the events with --from 0), by input shape and by step;
+PyTorch's CPU memory and self CPU memory by name (cpu_memory_usage: every [memory] event of the run within
+an event's [start, end], both ends included, whatever its thread);
 then --group-by stack and --by-rank, whose calls per name equal the by-name rows, and the summary's top
 operators. Prints each mismatch and
 "N failures". Usage: ops_merge_check.py TRACEDB DB EXPECTED.json"""
@@ -38,8 +40,14 @@ by_name = {k: (c, round(s * us), round(t * us)) for k, (c, s, t) in want["by_nam
 merged = [k for k, (c, _, _) in by_name.items() if k in want["raw_counts"] and want["raw_counts"][k] != c]
 if len(merged) < 3:
     failures.append(f"the oracle's run merges too few names to test: {merged}")
+memory = {k: tuple(v) for k, v in want["memory"].items()}
 for opts in ((), ("--from", "0")):
-    check("by name" + " ".join(opts), {r["name"]: figures(r) for r in ops(*opts)}, by_name)
+    rows = ops(*opts)
+    check("by name" + " ".join(opts), {r["name"]: figures(r) for r in rows}, by_name)
+    check("memory" + " ".join(opts), {r["name"]: (int(r["cpu_mem_bytes"]), int(r["self_cpu_mem_bytes"])) for r in rows},
+          memory)
+if sum(1 for v in memory.values() if v[0]) < 10:
+    failures.append("the oracle's run allocates in too few operators to test memory")
 
 
 def shapes(text):

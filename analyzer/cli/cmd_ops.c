@@ -117,14 +117,13 @@ int cmd_ops(int argc, char **argv, struct cli *cli)
     int from_events = sc.filtered || with_flops || sc.by_step || strcmp(group_by, "name") != 0;
     if (!from_events && !ops_sums_serve(db)) {
         if (shards_is_dir(argv[0]))
-            fprintf(cli->io.err, "%s: calls and totals count every event: PyTorch's merge of an operator's only "
-                                 "child of its own name needs the events (`tracedb merge` the shards into one "
-                                 "database)\n", cli->io.prog);
+            fprintf(cli->io.err, "%s: %s\n", cli->io.prog, OPS_SUMS_ON_SHARDS);
         else
             from_events = 1;
     }
     struct ops_sweep_options so = {.by_rank = sc.by_rank, .by_step = sc.by_step, .by_shape = strcmp(group_by, "shape") == 0,
                                    .with_flops = with_flops, .by_stack = strcmp(group_by, "stack") == 0,
+                                   .windowed = sc.filtered,
                                    .stack_depth = stack_depth, .sort = sort};
     if (from_events && ops_sweep(db, &so, &cli->io) != 0) {
         sqlite3_close(db);

@@ -74,7 +74,9 @@ int cmd_summary(int argc, char **argv, struct cli *cli)
     int rc = 0, printed = 0;
     /* top operators: from the events where PyTorch's same-name merge applies (as `tracedb ops`); a shard
      * directory holds no operators: its sums */
-    int ops_from_events = !shards_is_dir(argv[0]) && !ops_sums_serve(db);
+    int shards = shards_is_dir(argv[0]), ops_from_events = !shards && !ops_sums_serve(db);
+    if (shards && !ops_sums_serve(db))
+        fprintf(cli->io.err, "%s: %s\n", cli->io.prog, OPS_SUMS_ON_SHARDS);
     const struct ops_sweep_options so = {.sort = "self_cpu_ns"};
     if (ops_from_events && ops_sweep(db, &so, &cli->io) != 0) {
         sqlite3_close(db);

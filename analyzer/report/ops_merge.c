@@ -4,8 +4,11 @@
  * removed, its children and its kernels moving to the parent. So the parent's row counts one call, its
  * own total time, and as self time its own and the child's (its children are the child's); what the
  * child launched counts as the parent's own. A chain of such children merges into its top. Here the
- * events are those in scope, and a parent out of scope takes nothing: its child stays. */
+ * events are those in scope, and a parent out of scope takes nothing: its child stays. Then each event's
+ * [memory] bytes (ops_read.c) leave its parent's self sums, as PyTorch's self memory is an event's less
+ * its children's. */
 #include "ops_sweep_internal.h"
+#include "kinds.h"
 #include <stdlib.h>
 
 /* The slot at place *i or the first after it (*i moved there) and its id, of the events the pass knows
@@ -67,6 +70,90 @@ static int take_out(struct ops_pass *p, sqlite3_stmt *row, int64_t id, struct gr
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
 }
 
+/* A merged event's [memory] bytes leave its group: they lie in its top's [start, end], counted there
+ * already. (Before its group becomes its top's.) */
+static void held_of_merged(struct ops_pass *p)
+{
+    const struct ops_part *all = &p->part[0];
+    for (size_t i = 0; i < all->nheld; i++) {
+        const struct held *h = &all->held[i];
+        const struct slot *s = ops_slot_find(p, h->id);
+        if (!s || s->children != MERGED)
+            continue;
+        struct sums *g = &group_at(p, s->group)->s;
+        ops_add(&p->overflow, &g->cpu_mem, -h->host), ops_add(&p->overflow, &g->self_cpu_mem, -h->host);
+        ops_add(&p->overflow, &g->dev_mem, -h->device), ops_add(&p->overflow, &g->self_dev_mem, -h->device);
+    }
+}
+
+/* PyTorch's self memory: an event's bytes less those of its CPU-side children, the events whose nearest
+ * CPU-side event above is it (through Python frames; a merged one stands for its top). 0, or -1. */
+static int held_less_children(struct ops_pass *p)
+{
+    const struct ops_part *all = &p->part[0];
+    for (size_t i = 0; i < all->nheld; i++) {
+        const struct held *h = &all->held[i];
+        const struct slot *s = ops_slot_find(p, h->id);
+        if (!s || s->children == MERGED)
+            continue;
+        int64_t at = h->id, up;
+        for (int steps = 0; steps < 65536; steps++) { /* (parents that loop, a foreign database's: given up) */
+            int r = ops_parent_of(p, at, &up);
+            if (r < 0)
+                return -1;
+            const struct slot *ps = r && up != at ? ops_slot_find(p, up) : NULL;
+            if (!r || up == at || (ps && ps->group >= 0)) {
+                if (ps && ps->group >= 0 && ps != ops_slot_find(p, h->id)) {
+                    struct sums *g = &group_at(p, ps->group)->s;
+                    ops_add(&p->overflow, &g->self_cpu_mem, -h->host);
+                    ops_add(&p->overflow, &g->self_dev_mem, -h->device);
+                }
+                break;
+            }
+            at = up;
+        }
+    }
+    return 0;
+}
+
+/* In a window the pass knows the children in it alone: of the events merged (merged[0..n)), those whose
+ * parent has another CPU-side child outside it stay, found by one scan of every event's parent and
+ * kind. The number left, or -1 (db error, out of memory). */
+static long keep_only_children(struct ops_pass *p, int64_t *merged, size_t n)
+{
+    struct strmap parents;
+    strmap_init(&parents);
+    int *children = calloc(n, sizeof *children);
+    int rc = children ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        int64_t parent = ops_slot_parent(p, ops_slot_find(p, merged[i]));
+        rc = strmap_put(&parents, &parent, sizeof parent, (int64_t)i);
+    }
+    sqlite3_stmt *st = NULL;
+    if (rc == 0 && sqlite3_prepare_v2(p->db, "SELECT parent_id FROM main.event WHERE parent_id IS NOT NULL AND "
+                                             "kind IN (?1, ?2, ?3, ?4)", -1, &st, NULL) != SQLITE_OK)
+        rc = -1;
+    if (st) {
+        sqlite3_bind_int(st, 1, TDB_KIND_OP), sqlite3_bind_int(st, 2, TDB_KIND_RANGE);
+        sqlite3_bind_int(st, 3, TDB_KIND_RUNTIME), sqlite3_bind_int(st, 4, TDB_KIND_DRIVER);
+        int step;
+        while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+            int64_t parent = sqlite3_column_int64(st, 0), at = strmap_get(&parents, &parent, sizeof parent);
+            if (at >= 0 && children[at] < 2)
+                children[at]++;
+        }
+        rc = step == SQLITE_DONE ? 0 : -1;
+        sqlite3_finalize(st);
+    }
+    size_t kept = 0;
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        if (children[i] <= 1)
+            merged[kept++] = merged[i];
+    free(children);
+    strmap_free(&parents);
+    return rc == 0 ? (long)kept : -1;
+}
+
 static int cmp_id(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -111,8 +198,15 @@ int ops_merge_same_name(struct ops_pass *p)
             *v = id;
         }
     }
+    long kept = p->o->windowed && n ? keep_only_children(p, merged, n) : (long)n;
+    if (kept < 0) {
+        free(merged);
+        return -1;
+    }
+    n = (size_t)kept;
     for (size_t i = 0; i < n; i++)
         ops_slot_find(p, merged[i])->children = MERGED;
+    held_of_merged(p);
     if (n)
         qsort(merged, n, sizeof *merged, cmp_id);
     sqlite3_stmt *row = NULL;
@@ -157,5 +251,5 @@ int ops_merge_same_name(struct ops_pass *p)
     free(chain);
     sqlite3_finalize(row);
     free(merged);
-    return rc;
+    return rc == 0 ? held_less_children(p) : rc;
 }

@@ -1,6 +1,6 @@
 /* ops_parents.c: the events' parents for `tracedb ops`'s pass (see ops_sweep_internal.h): a slot per
  * event id (blocks of ids, or a hash map where they spread out), parents read one by one or all in one
- * scan, and each piece of GPU work's time and [memory] event's bytes attributed up them
+ * scan, and each piece of GPU work's time attributed up them
  * (chain_sums.c). */
 #include "ops_sweep_internal.h"
 #include "chain_sums.h"
@@ -119,7 +119,7 @@ static int read_all_parents(struct ops_pass *p)
 }
 
 /* The parent of id: 1 with *parent set, 0 when it has none (or is no event), -1 on error. */
-static int parent_of(struct ops_pass *p, int64_t id, int64_t *parent)
+int ops_parent_of(struct ops_pass *p, int64_t id, int64_t *parent)
 {
     struct slot *s = ops_slot_of(p, id);
     if (!s)
@@ -156,7 +156,7 @@ static struct group *group_of(struct ops_pass *p, int64_t id)
 /* parent_of, as chain_sums.c calls it. */
 static int parent_step(void *p, int64_t id, int64_t *parent)
 {
-    return parent_of(p, id, parent);
+    return ops_parent_of(p, id, parent);
 }
 
 /* Totals from chain_sums.c into the group of the event they are at (none: no CPU-side event in scope,
@@ -168,13 +168,11 @@ static void take_total(void *ctx, int64_t id, const int64_t *sums)
     struct group *g = s && s->children != MERGED ? group_of(p, id) : NULL; /* a merged event's totals are its
                                                                              * parent's already */
     if (g)
-        ops_add(&p->overflow, &g->s.dev_total, sums[0]), ops_add(&p->overflow, &g->s.cpu_mem, sums[1]),
-            ops_add(&p->overflow, &g->s.dev_mem, sums[2]);
+        ops_add(&p->overflow, &g->s.dev_total, sums[0]);
 }
 
-/* Each piece of GPU work's duration and each [memory] event's bytes to the `self` sum of the operator's
- * group (the launch's parent; the [memory] event's), and to the `total` sums of it and of every event
- * above it, each once (chain_sums.c: a walk up from each cost the depth each time, O(N^2) on N nested
+/* Each piece of GPU work's duration to the `self` sum of the operator's group (the launch's parent), and
+ * to the `total` sums of it and of every event above it, each once (chain_sums.c: a walk up from each cost the depth each time, O(N^2) on N nested
  * operators with a launch in each, where the chain is long). */
 int ops_attribute_all(struct ops_pass *p)
 {
@@ -184,20 +182,13 @@ int ops_attribute_all(struct ops_pass *p)
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < all->nlaunches; i++) {
         int64_t op;
-        if ((rc = parent_of(p, all->launches[i].launch, &op)) <= 0)
+        if ((rc = ops_parent_of(p, all->launches[i].launch, &op)) <= 0)
             continue; /* 0: the launch has no operator around it (or is no event): the work counts nowhere */
         struct group *g = group_of(p, op);
         ops_add(&p->overflow, &p->total_device, all->launches[i].dur);
         if (g)
             ops_add(&p->overflow, &g->s.self_dev, all->launches[i].dur);
         rc = chain_sums_add(&c, op, 0, all->launches[i].dur, &p->overflow);
-    }
-    for (size_t i = 0; rc == 0 && i < all->nmems; i++) {
-        const struct mem *m = &all->mems[i];
-        struct group *g = group_of(p, m->op);
-        if (g)
-            ops_add(&p->overflow, m->on_device ? &g->s.self_dev_mem : &g->s.self_cpu_mem, m->bytes);
-        rc = chain_sums_add(&c, m->op, m->on_device ? 2 : 1, m->bytes, &p->overflow);
     }
     if (rc == 0)
         chain_sums_end(&c, &p->overflow);

@@ -12,53 +12,96 @@
 #include <string.h>
 
 /* The columns read, in this order (see events_sql): C_KEY is the thread (by rank) or the start (by step). */
-enum { C_ID, C_KIND, C_NAME, C_DUR, C_SELF, C_LAUNCH, C_PARENT, C_BYTES, C_KEY, C_SHAPES, C_FLOPS };
+enum { C_ID, C_KIND, C_NAME, C_DUR, C_SELF, C_LAUNCH, C_PARENT, C_BYTES, C_KEY, C_SHAPES, C_FLOPS, C_THREAD, C_START };
 
 /* queries/ops_event_rows.sql with only the columns this grouping reads: the rest are NULL in a query
  * around it, which SQLite flattens, so that it never computes them (2 M rows: the thread, the start and
  * the shapes' and FLOPs' tests on rows that need none cost SQLite a fifth of the scan). NULL when out
  * of memory. */
-static char *events_sql(const struct ops_sweep_options *o)
+static char *events_sql(const struct ops_sweep_options *o, int memory)
 {
     const char *rows = tdb_embedded_get("queries/ops_event_rows.sql");
     size_t n = strcspn(rows, ";"); /* the statement, without its ';' */
-    return sqlite3_mprintf("SELECT id, kind, name_id, dur_ns, self_ns, launch_id, parent_id, bytes, %s, %s, %s FROM (%.*s\n)",
+    return sqlite3_mprintf("SELECT id, kind, name_id, dur_ns, self_ns, launch_id, parent_id, bytes, %s, %s, %s, %s, %s FROM (%.*s\n)",
                            o->by_rank ? "thread_id" : o->by_step ? "start_ns" : "NULL", o->by_shape ? "input_shapes" : "NULL",
-                           o->with_flops ? "flops" : "NULL", (int)n, rows);
+                           o->with_flops ? "flops" : "NULL", memory ? "thread_id" : "NULL", memory ? "start_ns" : "NULL",
+                           (int)n, rows);
 }
 
-/* memory_event's rows, with where their bytes are (1 the device, 0 the host), as the pass reads them:
- * the events with a parent and bytes find theirs here. 0, or -1 (db error) or -2 (out of memory). */
-static int read_mem_records(struct ops_pass *p)
+/* Every [memory] event of the database in (trace, time) order, with the bytes up to it (PyTorch counts
+ * each in every CPU-side event of its trace whose [start, end] holds its time, whatever its thread), and
+ * each thread's trace. 0, or -1 (db error) or -2 (out of memory). */
+static int read_memory(struct ops_pass *p)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(p->db, "SELECT event_id, coalesce(device_type <> 0, 0) FROM main.memory_event ORDER BY event_id",
+    if (sqlite3_prepare_v2(p->db,
+                           "SELECT p.trace_id, e.start_ns, e.bytes, coalesce(m.device_type <> 0, 0) FROM main.memory_event m "
+                           "JOIN main.event e ON e.id = m.event_id JOIN main.thread t ON t.id = e.thread_id "
+                           "JOIN main.process p ON p.id = t.process_id WHERE e.bytes IS NOT NULL ORDER BY p.trace_id, e.start_ns",
                            -1, &st, NULL) != SQLITE_OK)
         return -1;
     int rc = 0, step;
+    int64_t host = 0, device = 0, trace = 0;
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        struct mem_record *m = ops_push((void **)&p->records, &p->nrecords, &p->cap_records, sizeof *m);
-        if (!m)
+        struct mem_at *m = ops_push((void **)&p->mem, &p->nmem, &p->cap_mem, sizeof *m);
+        if (!m) {
             rc = -2;
-        else
-            *m = (struct mem_record){sqlite3_column_int64(st, 0), sqlite3_column_int(st, 1)};
+            break;
+        }
+        int64_t t = sqlite3_column_int64(st, 0), bytes = sqlite3_column_int64(st, 2);
+        if (p->nmem == 1 || t != trace)
+            host = device = 0, trace = t;
+        ops_add(&p->overflow, sqlite3_column_int(st, 3) ? &device : &host, bytes);
+        *m = (struct mem_at){t, sqlite3_column_int64(st, 1), host, device};
+    }
+    sqlite3_finalize(st);
+    if (rc != 0 || step != SQLITE_DONE)
+        return rc != 0 ? rc : -1;
+    if (!p->nmem)
+        return 0;
+    if (sqlite3_prepare_v2(p->db, "SELECT t.id, p.trace_id FROM main.thread t JOIN main.process p ON p.id = t.process_id", -1,
+                           &st, NULL) != SQLITE_OK)
+        return -1;
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t thread = sqlite3_column_int64(st, 0);
+        rc = strmap_put(&p->trace_of, &thread, sizeof thread, sqlite3_column_int64(st, 1)) != 0 ? -2 : 0;
     }
     sqlite3_finalize(st);
     return rc != 0 ? rc : step == SQLITE_DONE ? 0 : -1;
 }
 
-/* Where event id's [memory] record puts its bytes (1 the device, 0 the host); -1: it has none. */
-static int mem_on_device(const struct ops_pass *p, int64_t id)
+/* The first [memory] event at (trace, ts) or after it; after: the first past it. */
+static size_t mem_bound(const struct ops_pass *p, int64_t trace, int64_t ts, int after)
 {
-    size_t lo = 0, hi = p->nrecords;
+    size_t lo = 0, hi = p->nmem;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (p->records[mid].event < id)
+        const struct mem_at *m = &p->mem[mid];
+        if (m->trace < trace || (m->trace == trace && (m->ts < ts || (after && m->ts == ts))))
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < p->nrecords && p->records[lo].event == id ? p->records[lo].on_device : -1;
+    return lo;
+}
+
+/* The bytes of the [memory] events an event of thread holds, in [start, end] (host, device). */
+static void memory_held(struct ops_part *part, int64_t thread, int64_t start, int64_t end, int64_t *host, int64_t *device)
+{
+    const struct ops_pass *p = part->p;
+    if (thread != part->thread_seen || !part->trace_seen) {
+        part->thread_seen = thread;
+        part->trace_seen = strmap_get(&p->trace_of, &thread, sizeof thread);
+    }
+    *host = *device = 0;
+    if (part->trace_seen < 0)
+        return;
+    size_t a = mem_bound(p, part->trace_seen, start, 0), b = mem_bound(p, part->trace_seen, end, 1);
+    if (a >= b)
+        return;
+    const struct mem_at *last = &p->mem[b - 1], *before = a > 0 && p->mem[a - 1].trace == part->trace_seen ? &p->mem[a - 1] : NULL;
+    *host = last->host - (before ? before->host : 0);
+    *device = last->device - (before ? before->device : 0);
 }
 
 /* A CPU-side event (the current row of st) into its part's group. 0, or -2 when out of memory. */
@@ -102,6 +145,19 @@ static int take_cpu_event(struct ops_part *part, sqlite3_stmt *st, struct buf *k
             *seen = (struct group_seen){rank_key, name_id, stack, (size_t)((char *)g - part->groups.groups) / part->groups.size + 1};
     }
     struct sums s = {.calls = 1, .self_cpu = sqlite3_column_int64(st, C_SELF), .cpu_total = sqlite3_column_int64(st, C_DUR)};
+    if (p->nmem) { /* its self: less its CPU-side children's, once all are read (ops_merge.c) */
+        int64_t start = sqlite3_column_int64(st, C_START), end;
+        if (__builtin_add_overflow(start, s.cpu_total, &end))
+            end = INT64_MAX;
+        memory_held(part, sqlite3_column_int64(st, C_THREAD), start, end, &s.cpu_mem, &s.dev_mem);
+        s.self_cpu_mem = s.cpu_mem, s.self_dev_mem = s.dev_mem;
+        if (s.cpu_mem || s.dev_mem) {
+            struct held *h = ops_push((void **)&part->held, &part->nheld, &part->cap_held, sizeof *h);
+            if (!h)
+                return -2;
+            *h = (struct held){id, s.cpu_mem, s.dev_mem};
+        }
+    }
     int ft = p->o->with_flops ? sqlite3_column_type(st, C_FLOPS) : SQLITE_NULL;
     if (ft == SQLITE_INTEGER)
         s.flops_seen = 1, s.flops_i = sqlite3_column_int64(st, C_FLOPS), s.flops_d = (long double)s.flops_i;
@@ -117,12 +173,13 @@ static int take_cpu_event(struct ops_part *part, sqlite3_stmt *st, struct buf *k
                ? -2 : 0;
 }
 
-/* The part's events: CPU-side ones into groups, GPU work and [memory] records kept for ops_attribute_all. */
+/* The part's events: CPU-side ones into groups (with the [memory] bytes each holds), GPU work kept for
+ * ops_attribute_all. */
 static void read_part(struct ops_part *part)
 {
     struct ops_pass *p = part->p;
     sqlite3_stmt *st;
-    char *sql = events_sql(p->o);
+    char *sql = events_sql(p->o, p->nmem > 0);
     int prepared = sql && sqlite3_prepare_v2(part->db, sql, -1, &st, NULL) == SQLITE_OK;
     sqlite3_free(sql);
     if (!prepared) {
@@ -145,16 +202,6 @@ static void read_part(struct ops_part *part)
                 rc = -2;
             else
                 *l = (struct launch){sqlite3_value_int64(launch), sqlite3_column_int64(st, C_DUR)};
-        }
-        int on_device = rc == 0 && p->nrecords && sqlite3_column_type(st, C_PARENT) != SQLITE_NULL &&
-                                sqlite3_column_type(st, C_BYTES) != SQLITE_NULL
-                            ? mem_on_device(p, sqlite3_column_int64(st, C_ID)) : -1;
-        if (on_device >= 0) {
-            struct mem *m = ops_push((void **)&part->mems, &part->nmems, &part->cap_mems, sizeof *m);
-            if (!m)
-                rc = -2;
-            else
-                *m = (struct mem){sqlite3_column_int64(st, C_PARENT), sqlite3_column_int64(st, C_BYTES), on_device};
         }
     }
     buf_free(&key);
@@ -184,7 +231,7 @@ static int push_all(void **v, size_t *len, size_t *cap, const void *from, size_t
     return 0;
 }
 
-/* The upper half's groups, GPU work and [memory] records into the lower half's; its events' slots
+/* The upper half's groups, GPU work and events holding [memory] bytes into the lower half's; its events' slots
  * then name the joined groups. 0, or -1 when out of memory. */
 static int join_parts(struct ops_pass *p)
 {
@@ -215,7 +262,7 @@ static int join_parts(struct ops_pass *p)
     }
     free(to);
     if (rc == 0 && (push_all((void **)&a->launches, &a->nlaunches, &a->cap_launches, b->launches, b->nlaunches, sizeof *b->launches) != 0 ||
-                    push_all((void **)&a->mems, &a->nmems, &a->cap_mems, b->mems, b->nmems, sizeof *b->mems) != 0))
+                    push_all((void **)&a->held, &a->nheld, &a->cap_held, b->held, b->nheld, sizeof *b->held) != 0))
         rc = -1;
     ops_add(&a->overflow, &a->total_self_cpu, b->total_self_cpu);
     a->overflow |= b->overflow;
@@ -228,7 +275,7 @@ static int join_parts(struct ops_pass *p)
 int ops_read_events(struct ops_pass *p)
 {
     struct ops_part *a = &p->part[0], *b = &p->part[1];
-    int read = read_mem_records(p);
+    int read = read_memory(p);
     if (read != 0) {
         fprintf(p->io->err, "%s: %s\n", p->io->prog, read == -2 ? "out of memory" : sqlite3_errmsg(p->db));
         return -1;

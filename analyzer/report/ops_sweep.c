@@ -22,6 +22,7 @@
  * ops_write.c (the groups, ordered), ops_merge.c (PyTorch's same-name merge); what they share:
  * ops_sweep_internal.h. */
 #include "ops_sweep_internal.h"
+#include "kinds.h"
 #include "report.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,15 +33,18 @@ static void free_part(struct ops_part *part)
         free(((struct group *)sweep_index_at(&part->groups, i))->shapes);
     sweep_index_free(&part->groups);
     free(part->launches);
-    free(part->mems);
+    free(part->held);
 }
 
 int ops_sums_serve(sqlite3 *db)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "SELECT value FROM main.meta WHERE key = 'ops.same_name_nesting'", -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(db, "SELECT value, NOT EXISTS (SELECT 1 FROM main.event_stats WHERE kind = ?1) FROM main.meta "
+                               "WHERE key = 'ops.same_name_nesting'", -1, &st, NULL) != SQLITE_OK)
         return 0;
-    int none = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER && sqlite3_column_int64(st, 0) == 0;
+    sqlite3_bind_int(st, 1, TDB_KIND_MEMORY);
+    int none = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER && sqlite3_column_int64(st, 0) == 0 &&
+               sqlite3_column_int(st, 1);
     sqlite3_finalize(st);
     return none;
 }
@@ -50,6 +54,7 @@ int ops_sweep(sqlite3 *db, const struct ops_sweep_options *o, struct report_io *
     struct ops_pass p = {.o = o, .db = db, .io = io};
     strmap_init(&p.slot_ix);
     strmap_init(&p.rank_ix);
+    strmap_init(&p.trace_of);
     sweep_index_init(&p.part[0].groups, sizeof(struct group));
     sweep_index_init(&p.part[1].groups, sizeof(struct group));
     /* one transaction for the pass: its thousands of small statements (a parent, a name, a row of
@@ -97,7 +102,8 @@ int ops_sweep(sqlite3 *db, const struct ops_sweep_options *o, struct report_io *
     free(p.slots);
     free(p.slot_ids);
     free(p.parents);
-    free(p.records);
+    free(p.mem);
+    strmap_free(&p.trace_of);
     free(p.ranks);
     free(p.rank_key);
     strmap_free(&p.slot_ix);

@@ -9,6 +9,7 @@
 
 struct ops_sweep_options {
     int by_rank, by_step, by_shape, with_flops;
+    int windowed;        /* the scope is a window (--from, --to, --range): not every event is read */
     int by_stack;        /* per Python stack (op_stacks.h): the innermost stack_depth frames above */
     int64_t stack_depth;
     const char *sort; /* the --sort column (queries/parts/ops_sort_key.sql's names): the rows' order */
@@ -21,8 +22,14 @@ int ops_sweep(sqlite3 *db, const struct ops_sweep_options *o, struct report_io *
 
 /* Whether the import's per-name sums (event_stats, queries/ops.sql) are key_averages()'s: the import
  * counted no event inside one of its own name (meta's ops.same_name_nesting is 0), so PyTorch's merge of
- * an only same-name child (ops_merge.c) changes nothing. Else (some, or not known) the rows come from
- * ops_sweep. */
+ * an only same-name child (ops_merge.c) changes nothing, and there are no [memory] events (PyTorch counts
+ * each in every event whose time holds it, of any thread: ops_read.c). Else (some, or not known) the rows
+ * come from ops_sweep. */
 int ops_sums_serve(sqlite3 *db);
+/* What ops and summary say over a shard directory (no operators in it) where the sums do not serve. */
+#define OPS_SUMS_ON_SHARDS                                                                                     \
+    "operators from the import's per-name sums: PyTorch's merge of an operator's only child of its own name, " \
+    "and its memory per operator, need the events (`tracedb merge` the shards into one database)"
+
 
 #endif

@@ -48,8 +48,10 @@ struct group { /* by rank, name id, shapes and stack id; then by rank, name, sha
 };
 
 struct launch { int64_t launch, dur; };
-struct mem { int64_t op, bytes; int on_device; };
-struct mem_record { int64_t event; int on_device; }; /* memory_event's rows, by event id */
+/* A [memory] event as PyTorch counts it: its trace, time, and the bytes of the trace's [memory] events up
+ * to it and with it (host, device), in (trace, time) order; an event holds those within its [start, end]. */
+struct mem_at { int64_t trace, ts, host, device; };
+struct held { int64_t id, host, device; }; /* an event in scope holding [memory] bytes */
 
 struct ops_pass;
 
@@ -62,8 +64,9 @@ struct ops_part {
     struct sweep_index groups;
     struct launch *launches;
     size_t nlaunches, cap_launches;
-    struct mem *mems;
-    size_t nmems, cap_mems;
+    struct held *held;
+    size_t nheld, cap_held;
+    int64_t thread_seen, trace_seen; /* the last thread's trace (most rows repeat it) */
     int64_t total_self_cpu;
     size_t step_hint; /* by step: the segment its last event fell in (step_index_find) */
     int overflow;
@@ -102,8 +105,9 @@ struct ops_pass {
     struct op_stacks *stacks; /* by stack: every event's */
     size_t nranks;
     struct step_index steps;
-    struct mem_record *records; /* memory_event, in event id order: looked up by the events with bytes */
-    size_t nrecords, cap_records;
+    struct mem_at *mem; /* every [memory] event of the database, in (trace, time) order */
+    size_t nmem, cap_mem;
+    struct strmap trace_of; /* thread id -> its trace's id (with mem) */
     int64_t total_device; /* the footer's (the self CPU total: part[0]'s) */
     int overflow;
 };
@@ -124,14 +128,18 @@ int ops_load_keys(struct ops_pass *p, const struct ops_sweep_options *o); /* sco
 struct slot *ops_slot_of(struct ops_pass *p, int64_t id);
 int ops_slot_set_parent(struct ops_pass *p, struct slot *s, int64_t parent); /* 0, or -1 when out of memory */
 int ops_ids_range(struct ops_pass *p); /* blocks when the ids lie within 2^31 of each other */
-int ops_attribute_all(struct ops_pass *p); /* GPU work and [memory] bytes to the groups: 0, or -1 */
+int ops_attribute_all(struct ops_pass *p); /* GPU work to the groups: 0, or -1 */
 
 /* The slot of id when it has one (NULL: none); never makes one. Valid until the next ops_slot_of. */
 struct slot *ops_slot_find(struct ops_pass *p, int64_t id);
 /* The parent a slot holds: an id, UNREAD or NO_PARENT. */
 int64_t ops_slot_parent(const struct ops_pass *p, const struct slot *s);
 
-/* ops_merge.c: PyTorch's merge of an operator's only child of its own name into it. 0, or -1. */
+/* The parent of event id (read when not known yet): 1 with *parent set, 0 when it has none, -1 on error. */
+int ops_parent_of(struct ops_pass *p, int64_t id, int64_t *parent);
+
+/* ops_merge.c: PyTorch's merge of an operator's only child of its own name into it, and each event's
+ * [memory] bytes less its CPU-side children's for its self sums. 0, or -1. */
 int ops_merge_same_name(struct ops_pass *p);
 
 /* ops_read.c: the events in scope, into groups (in two halves at once where they are many). 0, or -1

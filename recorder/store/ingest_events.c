@@ -383,6 +383,14 @@ static void ingest_self_sum(void *ctx, uint32_t stat, int64_t delta)
         ing->stats[stat].stream_self += delta;
 }
 
+/* Whether aggregates a and b count events of one name (an event inside one of its own name, whatever
+ * their kinds: PyTorch's same-name merge compares names alone). */
+int ingest_same_name(void *ctx, uint32_t a, uint32_t b)
+{
+    const struct tdb_ingest *ing = ctx;
+    return a == b || ing->stats[a].name_id == ing->stats[b].name_id;
+}
+
 /* A launch or [memory] event streamed in inside call path context: what it attributes goes there. */
 static int ingest_stream_path(void *ctx, int64_t id, uint32_t context)
 {
@@ -431,7 +439,7 @@ int64_t tdb_ingest_event(struct tdb_ingest *ing, const struct tdb_event *in)
     if (ingest_keep_gpu_time(ing, (size_t)(id - ing->trace_first_event), ev) != 0)
         return -1;
     const struct stream_nest_calls calls = {ingest_emit_row, ingest_fix_self, ingest_self_sum, ingest_path,
-                                            ingest_stream_path, ing};
+                                            ingest_stream_path, ingest_same_name, ing};
     if (!ing->stream && !(ing->stream = stream_nest_new(ing->sort_budget / 2, &calls, ing->sort_dir))) {
         fprintf(ing->err, "tracedb: out of memory\n");
         return -1;

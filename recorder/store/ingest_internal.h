@@ -60,6 +60,7 @@ struct corr_rec {
 int corr_rec_cmp(const void *a, const void *b);   /* correlation, what, ord */
 /* The call path of an operator (stat) inside the path `enclosing`: interned, 0 when out of memory. */
 uint32_t ingest_path(void *ctx, uint32_t enclosing, uint32_t stat);
+int ingest_same_name(void *ctx, uint32_t a, uint32_t b); /* aggregates a and b count one name */
 int result_rec_cmp(const void *a, const void *b); /* ord, what */
 
 /* A call path: the aggregate (name) of an operator and the path around it; device time and memory
@@ -112,7 +113,7 @@ struct tdb_ingest {
     int64_t first_event;       /* first event id of this load */
     int64_t events;            /* events added by this load */
     int64_t overlaps;          /* overlaps found by the sweep of the current trace */
-    int64_t same_name;         /* events inside one of their own aggregate (name, kind, device), every trace
+    int64_t same_name;         /* events inside one of their own name (whatever the kinds), every trace
                                 * of this ingest: PyTorch's same-name merge may apply (meta's
                                 * ops.same_name_nesting) */
     int64_t traces_nested;     /* traces this ingest nested (each counted in same_name) */

@@ -22,7 +22,7 @@ static int ingest_swept(void *ctx, const struct nesting_result *r)
     struct tdb_ingest *ing = ctx;
     struct stat_row *st = &ing->stats[r->stat];
     st->self = tdb_sat_add(st->self, r->self);
-    if (r->context && ing->paths[r->context].stat == r->stat)
+    if (r->context && ingest_same_name(ing, ing->paths[r->context].stat, r->stat))
         ing->same_name++;
     int streamed = ing->stream && !ing->read_back;
     int keep; /* the row holds the values */

@@ -79,7 +79,7 @@ struct stream_nest {
     struct stream_nest_calls c;
     int inexact;           /* a row not nested here (a dirty track, an event without one): the sweep's turn */
     int64_t overlaps;
-    int64_t same_stat; /* events given a parent of their own stat */
+    int64_t same_stat; /* events given a parent of their own name */
     struct strmap overlapped; /* the ids of the events counted in overlaps (few): each is counted once */
     struct frame_log *log; /* each track's runs, for the runs after them (NULL: none kept) */
     int sweep_only;        /* TRACEDB_NEST=sweep (tests): every track dirty, the sweep nests all */
@@ -519,7 +519,7 @@ int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t 
         struct frame *f = &t->stack[t->top - 1];
         h->ev.parent_id = f->id;
         h->ev.depth = deeper(f->depth);
-        s->same_stat += f->stat == stat;
+        s->same_stat += s->c.same_name(s->c.ctx, f->stat, stat);
         f->child_sum = tdb_sat_add(f->child_sum, dur);
         if (!f->ring)
             f->later = tdb_sat_add(f->later, dur);
@@ -550,7 +550,7 @@ int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t 
         for (int i = 0; i < ahead; i++) {
             struct held *in = &s->q[t->ahead_seq[i] % s->cap];
             in->ev.parent_id = id, in->ev.depth = depth;
-            s->same_stat += in->stat == stat;
+            s->same_stat += s->c.same_name(s->c.ctx, in->stat, stat);
             if (in->attributes && !(in->context = path_of(s, t, t->top - 1)))
                 return -1;
             taken[i].parent = id, taken[i].depth = depth; /* (they go on waiting: another may come ahead) */

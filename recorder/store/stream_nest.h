@@ -33,6 +33,8 @@ struct stream_nest_calls {
     uint32_t (*path)(void *ctx, uint32_t enclosing, uint32_t stat);
     /* row id, a launch or [memory] event, lies inside call path context: 0, or -1 */
     int (*attributes)(void *ctx, int64_t id, uint32_t context);
+    /* whether aggregates a and b count events of one name (whatever their kinds) */
+    int (*same_name)(void *ctx, uint32_t a, uint32_t b);
     void *ctx;
 };
 
@@ -60,7 +62,7 @@ int stream_nest_dirty(const struct stream_nest *s, uint32_t track);
 /* Whether every row of the trace was nested here (no track dirty, none without a track): then the
  * self_sum, path and attributes calls and stream_nest_overlaps() stand for the sweep's (after flush). */
 int stream_nest_exact(const struct stream_nest *s);
-/* Events given a parent of their own aggregate (stat), this trace. */
+/* Events given a parent of their own name (same_name), this trace. */
 int64_t stream_nest_same_stat(const struct stream_nest *s);
 /* Events that started inside an open one and outlived it (nesting.c's overlaps), this trace. */
 int64_t stream_nest_overlaps(const struct stream_nest *s);

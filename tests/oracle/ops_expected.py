@@ -4,12 +4,13 @@
 Builds each thread's event tree in Python from the raw JSON (sorted by start, longer first, file
 order; a child must end inside its parent, PyTorch's rule), then gives each kernel/memcpy/memset to
 the event enclosing the runtime call with the same correlation ("self") and to all its ancestors
-("total"), and each [memory] event's bytes likewise; with PyTorch's merge of an operator's only child of
-its own name into it (the child's holdings are the parent's own, and count once in its total). Writes tests/data/ops_expected.json, which
+("total"), with PyTorch's merge of an operator's only child of its own name into it (the child's holdings
+are the parent's own, and count once in its total); memory as PyTorch attributes it: every [memory]
+event of the trace inside an event's [start, end], both ends included. Writes tests/data/ops_expected.json, which
 tests/unit/test_reports.c compares with `tracedb ops --format json`. Run:
     python3 tests/oracle/ops_expected.py
 """
-import collections, gzip, json, os
+import bisect, collections, gzip, json, os
 from decimal import Decimal
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -87,14 +88,41 @@ def main():
                 rows[key(top(parent[l]))]["self_device_ns"] += t["dur"]
                 for a in ancestors(parent[l]):
                     rows[key(a)]["device_total_ns"] += t["dur"]
-            elif e.get("name") == "[memory]" and parent[t["i"]] is not None:
-                b = int(e["args"]["Bytes"])
-                kind = "cpu" if int(e["args"].get("Device Type", 0)) == 0 else "device"
-                rows[key(top(parent[t["i"]]))]["self_%s_mem_bytes" % kind] += b
-                for a in ancestors(parent[t["i"]]):
-                    rows[key(a)]["%s_mem_bytes" % kind] += b
+
+        # memory as PyTorch attributes it (torch/autograd/profiler.py, _parse_kineto_results): each
+        # [memory] event of the trace, of any thread, whose time lies in a CPU-side event's [start, end],
+        # both ends included, counts in that event's total; its self is its total less the totals of its
+        # CPU-side children (after the merge: a merged event counts nowhere, its children are its top's)
+        mem = sorted((t["start"], int(t["e"]["args"]["Bytes"]), int(t["e"]["args"].get("Device Type", 0)) != 0)
+                     for t in timed if t["e"].get("name") == "[memory]")
+        times = [m[0] for m in mem]
+        acc = [[0], [0]]
+        for _, b, on_device in mem:
+            acc[0].append(acc[0][-1] + (0 if on_device else b))
+            acc[1].append(acc[1][-1] + (b if on_device else 0))
+        start = {t["i"]: (t["start"], t["start"] + t["dur"]) for t in timed}
+
+        def held(i):
+            lo, hi = bisect.bisect_left(times, start[i][0]), bisect.bisect_right(times, start[i][1])
+            return acc[0][hi] - acc[0][lo], acc[1][hi] - acc[1][lo]
+
+        def cpu_parent(i):
+            p = parent[i]
+            while p is not None and (p not in cpu_ev or p in merged):
+                p = parent[p]
+            return p
+
+        for i in cpu_ev - merged:
+            h = held(i)
+            p = cpu_parent(i)
+            for k, kind in enumerate(("cpu", "device")):
+                rows[key(i)]["%s_mem_bytes" % kind] += h[k]
+                rows[key(i)]["self_%s_mem_bytes" % kind] += h[k]
+                if p is not None:
+                    rows[key(p)]["self_%s_mem_bytes" % kind] -= h[k]
         cpu_names = {key(t["i"]) for t in timed if t["e"].get("cat") in CPU}
-        out[name] = {n: dict(c) for n, c in rows.items() if n in cpu_names}
+        out[name] = {n: {k: v for k, v in c.items() if v} for n, c in rows.items() if n in cpu_names}
+        out[name] = {n: c for n, c in out[name].items() if c}
     with open(os.path.join(HERE, "..", "data", "ops_expected.json"), "w") as f:
         json.dump(out, f, indent=1, sort_keys=True)
 

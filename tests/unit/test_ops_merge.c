@@ -74,3 +74,56 @@ Test(ops_merge, the_imports_count_follows_appends_and_merges, .timeout = 120)
     free(want), free(got);
     free(dir);
 }
+
+static char *hand_ops(const char *dir, const char *name, const char *events, const char *args)
+{
+    char json[2000], db[1100];
+    snprintf(json, sizeof json, "{\"traceEvents\":[%s]}", events);
+    char *path = malloc(1100);
+    snprintf(path, 1100, "%s/%s.json", dir, name);
+    write_file(path, json, (long)strlen(json));
+    snprintf(db, sizeof db, "%s/%s.db", dir, name);
+    cr_assert_eq(import_to(path, db), 0);
+    free(path);
+    int st;
+    char *out = run_capture(&st, "'%s' ops '%s' %s --format csv 2>/dev/null | cut -d, -f1-6", tracedb(), db, args);
+    cr_assert_eq(st, 0);
+    return out;
+}
+
+#define EV(name, cat, ts, dur)                                                                                       \
+    "{\"ph\":\"X\",\"cat\":\"" cat "\",\"name\":\"" name "\",\"pid\":1,\"tid\":1,\"ts\":" #ts ",\"dur\":" #dur "}"
+
+/* PyTorch compares names alone: a record_function range X whose only child is the operator X is one call
+ * of 100 us, its own and the child's self time (PyTorch's EventList on these three events gives X: 1 call,
+ * self 100 us, total 100 us), whichever way ops reads. */
+Test(ops_merge, a_child_of_another_kind_merges_by_its_name)
+{
+    char *dir = temp_dir();
+    const char *events = EV("X", "user_annotation", 0, 100) "," EV("X", "cpu_op", 10, 50) "," EV("Y", "cpu_op", 200, 10);
+    static const char *const ways[] = {"", "--from 0", "--group-by shape"};
+    for (int w = 0; w < 3; w++) {
+        char name[16];
+        snprintf(name, sizeof name, "kinds%d", w);
+        char *out = hand_ops(dir, name, events, ways[w]);
+        cr_expect(strstr(out, "\nX,1,100000,") && strstr(out, "\nX,1,100000,90.91,100000,"), "ops %s:\n%s", ways[w], out);
+        free(out);
+    }
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* In a window the merge still sees the whole tree: X [0,100] holds X [10,30] and Y [60,80]; `--to 50us`
+ * reads X and the inner X alone, but X has two children, so neither merges (2 calls, 80 + 20 us self,
+ * 100 + 20 us total). */
+Test(ops_merge, a_window_does_not_hide_a_sibling)
+{
+    char *dir = temp_dir();
+    const char *events = EV("X", "cpu_op", 0, 100) "," EV("X", "cpu_op", 10, 20) "," EV("Y", "cpu_op", 60, 20) ","
+        EV("Z", "cpu_op", 200, 10);
+    char *out = hand_ops(dir, "window", events, "--to 50us");
+    cr_expect(strstr(out, "\nX,2,80000,") && strstr(out, ",120000"), "%s", out);
+    free(out);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
