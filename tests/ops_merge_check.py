@@ -7,7 +7,9 @@ PyTorch's CPU memory and self CPU memory by name (cpu_memory_usage: every [memor
 an event's [start, end], both ends included, whatever its thread);
 then --group-by stack and --by-rank, whose calls per name equal the by-name rows, and the summary's top
 operators. Prints each mismatch and
-"N failures". Usage: ops_merge_check.py TRACEDB DB EXPECTED.json"""
+"N failures". Usage: ops_merge_check.py TRACEDB DB EXPECTED.json [COPIES] (COPIES: the database holds
+the run that many times, as traces of their own at the same times: every figure that many times).
+"""
 import csv
 import io
 import json
@@ -15,6 +17,7 @@ import subprocess
 import sys
 
 tracedb, db, expected_path = sys.argv[1:4]
+copies = int(sys.argv[4]) if len(sys.argv) > 4 else 1
 want = json.load(open(expected_path))
 us = 1000
 failures = []
@@ -36,11 +39,11 @@ def check(what, got, expected):
             failures.append(f"{what} {key}: tracedb {got.get(key)}, PyTorch {expected.get(key)}")
 
 
-by_name = {k: (c, round(s * us), round(t * us)) for k, (c, s, t) in want["by_name"].items()}
-merged = [k for k, (c, _, _) in by_name.items() if k in want["raw_counts"] and want["raw_counts"][k] != c]
+by_name = {k: (copies * c, copies * round(s * us), copies * round(t * us)) for k, (c, s, t) in want["by_name"].items()}
+merged = [k for k, (c, _, _) in want["by_name"].items() if k in want["raw_counts"] and want["raw_counts"][k] != c]
 if len(merged) < 3:
     failures.append(f"the oracle's run merges too few names to test: {merged}")
-memory = {k: tuple(v) for k, v in want["memory"].items()}
+memory = {k: tuple(copies * x for x in v) for k, v in want["memory"].items()}
 for opts in ((), ("--from", "0")):
     rows = ops(*opts)
     check("by name" + " ".join(opts), {r["name"]: figures(r) for r in rows}, by_name)
@@ -54,7 +57,8 @@ def shapes(text):
     return text.replace(" ", "")
 
 
-by_shape = {(k, shapes(s)): (c, round(st * us), round(t * us)) for k, s, c, st, t in want["by_shape"]}
+by_shape = {(k, shapes(s)): (copies * c, copies * round(st * us), copies * round(t * us))
+            for k, s, c, st, t in want["by_shape"]}
 check("by shape", {(r["name"], shapes(r["input_shapes"] or "[]")): figures(r) for r in ops("--group-by", "shape")},
       by_shape)
 
@@ -66,7 +70,7 @@ def step_name(name):
 by_step = {}
 for step, name, c, s, t in want["by_step"]:
     a = by_step.get((step, step_name(name)), (0, 0, 0))
-    by_step[(step, step_name(name))] = (a[0] + c, a[1] + round(s * us), a[2] + round(t * us))
+    by_step[(step, step_name(name))] = (a[0] + copies * c, a[1] + copies * round(s * us), a[2] + copies * round(t * us))
 check("by step", {(r["step"], r["name"]): figures(r) for r in ops("--by-step") if r["step"]}, by_step)
 
 calls = {k: v[0] for k, v in by_name.items()}

@@ -18,66 +18,111 @@ enum { C_ID, C_KIND, C_NAME, C_DUR, C_SELF, C_LAUNCH, C_PARENT, C_BYTES, C_KEY, 
  * around it, which SQLite flattens, so that it never computes them (2 M rows: the thread, the start and
  * the shapes' and FLOPs' tests on rows that need none cost SQLite a fifth of the scan). NULL when out
  * of memory. */
-static char *events_sql(const struct ops_sweep_options *o, int memory)
+static char *events_sql(const struct ops_sweep_options *o, int memory /* 0 none, 1 one trace's, 2 more */)
 {
     const char *rows = tdb_embedded_get("queries/ops_event_rows.sql");
     size_t n = strcspn(rows, ";"); /* the statement, without its ';' */
     return sqlite3_mprintf("SELECT id, kind, name_id, dur_ns, self_ns, launch_id, parent_id, bytes, %s, %s, %s, %s, %s FROM (%.*s\n)",
                            o->by_rank ? "thread_id" : o->by_step ? "start_ns" : "NULL", o->by_shape ? "input_shapes" : "NULL",
-                           o->with_flops ? "flops" : "NULL", memory ? "thread_id" : "NULL", memory ? "start_ns" : "NULL",
+                           o->with_flops ? "flops" : "NULL", memory > 1 ? "thread_id" : "NULL", memory ? "start_ns" : "NULL",
                            (int)n, rows);
+}
+
+static int by_trace_time(const void *a, const void *b)
+{
+    const struct mem_at *x = a, *y = b;
+    if (x->trace != y->trace)
+        return x->trace < y->trace ? -1 : 1;
+    return (x->ts > y->ts) - (x->ts < y->ts);
 }
 
 /* Every [memory] event of the database in (trace, time) order, with the bytes up to it (PyTorch counts
  * each in every CPU-side event of its trace whose [start, end] holds its time, whatever its thread), and
- * each thread's trace. 0, or -1 (db error) or -2 (out of memory). */
+ * each thread's trace. Read in memory_event's order and sorted here; the rows lie all over the event
+ * table, so the read costs about a page per event (116,600 on the bench database: 0.35 s). 0, or -1 (db
+ * error) or -2 (out of memory). */
 static int read_memory(struct ops_pass *p)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(p->db,
-                           "SELECT p.trace_id, e.start_ns, e.bytes, coalesce(m.device_type <> 0, 0) FROM main.memory_event m "
-                           "JOIN main.event e ON e.id = m.event_id JOIN main.thread t ON t.id = e.thread_id "
-                           "JOIN main.process p ON p.id = t.process_id WHERE e.bytes IS NOT NULL ORDER BY p.trace_id, e.start_ns",
-                           -1, &st, NULL) != SQLITE_OK)
-        return -1;
-    int rc = 0, step;
-    int64_t host = 0, device = 0, trace = 0;
-    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        struct mem_at *m = ops_push((void **)&p->mem, &p->nmem, &p->cap_mem, sizeof *m);
-        if (!m) {
-            rc = -2;
-            break;
-        }
-        int64_t t = sqlite3_column_int64(st, 0), bytes = sqlite3_column_int64(st, 2);
-        if (p->nmem == 1 || t != trace)
-            host = device = 0, trace = t;
-        ops_add(&p->overflow, sqlite3_column_int(st, 3) ? &device : &host, bytes);
-        *m = (struct mem_at){t, sqlite3_column_int64(st, 1), host, device};
-    }
-    sqlite3_finalize(st);
-    if (rc != 0 || step != SQLITE_DONE)
-        return rc != 0 ? rc : -1;
-    if (!p->nmem)
-        return 0;
     if (sqlite3_prepare_v2(p->db, "SELECT t.id, p.trace_id FROM main.thread t JOIN main.process p ON p.id = t.process_id", -1,
                            &st, NULL) != SQLITE_OK)
         return -1;
+    int rc = 0, step;
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t thread = sqlite3_column_int64(st, 0);
         rc = strmap_put(&p->trace_of, &thread, sizeof thread, sqlite3_column_int64(st, 1)) != 0 ? -2 : 0;
     }
     sqlite3_finalize(st);
-    return rc != 0 ? rc : step == SQLITE_DONE ? 0 : -1;
+    if (rc != 0 || step != SQLITE_DONE)
+        return rc != 0 ? rc : -1;
+    if (sqlite3_prepare_v2(p->db,
+                           "SELECT e.thread_id, e.start_ns, e.bytes, coalesce(m.device_type <> 0, 0) FROM main.memory_event m "
+                           "JOIN main.event e ON e.id = m.event_id WHERE e.bytes IS NOT NULL",
+                           -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t thread = sqlite3_column_int64(st, 0), trace = strmap_get(&p->trace_of, &thread, sizeof thread);
+        struct mem_at *m = trace < 0 ? NULL : ops_push((void **)&p->mem, &p->nmem, &p->cap_mem, sizeof *m);
+        if (trace < 0)
+            continue; /* a thread of no trace (a foreign database's): in no CPU-side event's trace either */
+        if (!m) {
+            rc = -2;
+            break;
+        }
+        int on_device = sqlite3_column_int(st, 3);
+        int64_t bytes = sqlite3_column_int64(st, 2);
+        *m = (struct mem_at){trace, sqlite3_column_int64(st, 1), on_device ? 0 : bytes, on_device ? bytes : 0};
+    }
+    sqlite3_finalize(st);
+    if (rc != 0 || step != SQLITE_DONE)
+        return rc != 0 ? rc : -1;
+    if (p->nmem)
+        qsort(p->mem, p->nmem, sizeof *p->mem, by_trace_time);
+    if (p->trace_of.count == 0 || p->nmem == 0 || p->mem[0].trace == p->mem[p->nmem - 1].trace) {
+        int64_t t = p->nmem ? p->mem[0].trace : 0; /* one trace holds every [memory] event: no thread's needed */
+        int64_t others;
+        sqlite3_stmt *q;
+        if (sqlite3_prepare_v2(p->db, "SELECT count(*) FROM main.trace WHERE id <> ?1", -1, &q, NULL) != SQLITE_OK)
+            return -1;
+        sqlite3_bind_int64(q, 1, t);
+        others = sqlite3_step(q) == SQLITE_ROW ? sqlite3_column_int64(q, 0) : 1;
+        sqlite3_finalize(q);
+        if (!others)
+            p->one_trace = t;
+    }
+    for (size_t i = 1; i < p->nmem; i++) /* the bytes up to each, within its trace */
+        if (p->mem[i].trace == p->mem[i - 1].trace) {
+            ops_add(&p->overflow, &p->mem[i].host, p->mem[i - 1].host);
+            ops_add(&p->overflow, &p->mem[i].device, p->mem[i - 1].device);
+        }
+    return 0;
 }
 
-/* The first [memory] event at (trace, ts) or after it; after: the first past it. */
-static size_t mem_bound(const struct ops_pass *p, int64_t trace, int64_t ts, int after)
+/* Whether [memory] event m comes before (trace, ts): before it, or at it too (after). */
+static int mem_before(const struct mem_at *m, int64_t trace, int64_t ts, int after)
 {
-    size_t lo = 0, hi = p->nmem;
+    return m->trace < trace || (m->trace == trace && (m->ts < ts || (after && m->ts == ts)));
+}
+
+/* The first [memory] event at (trace, ts) or after it (after: the first past it), searched outward from
+ * place from: the events come in id order, mostly in time order too, so the answer is near the last. */
+static size_t mem_bound(const struct ops_pass *p, int64_t trace, int64_t ts, int after, size_t from)
+{
+    size_t n = p->nmem, lo, hi, step = 1;
+    if (from > n)
+        from = n;
+    if (from < n && mem_before(&p->mem[from], trace, ts, after)) { /* past from: gallop up */
+        lo = from + 1, hi = from + 1;
+        while (hi < n && mem_before(&p->mem[hi], trace, ts, after))
+            lo = hi + 1, hi = hi + step < n ? hi + step : n, step *= 2;
+    } else { /* at from or before it: gallop down */
+        lo = from, hi = from;
+        while (lo > 0 && !mem_before(&p->mem[lo - 1], trace, ts, after))
+            hi = lo - 1, lo = lo - 1 > step ? lo - 1 - step : 0, step *= 2;
+    }
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        const struct mem_at *m = &p->mem[mid];
-        if (m->trace < trace || (m->trace == trace && (m->ts < ts || (after && m->ts == ts))))
+        if (mem_before(&p->mem[mid], trace, ts, after))
             lo = mid + 1;
         else
             hi = mid;
@@ -89,14 +134,17 @@ static size_t mem_bound(const struct ops_pass *p, int64_t trace, int64_t ts, int
 static void memory_held(struct ops_part *part, int64_t thread, int64_t start, int64_t end, int64_t *host, int64_t *device)
 {
     const struct ops_pass *p = part->p;
-    if (thread != part->thread_seen || !part->trace_seen) {
+    if (p->one_trace)
+        part->trace_seen = p->one_trace;
+    else if (thread != part->thread_seen || !part->trace_seen) {
         part->thread_seen = thread;
         part->trace_seen = strmap_get(&p->trace_of, &thread, sizeof thread);
     }
     *host = *device = 0;
     if (part->trace_seen < 0)
         return;
-    size_t a = mem_bound(p, part->trace_seen, start, 0), b = mem_bound(p, part->trace_seen, end, 1);
+    size_t a = mem_bound(p, part->trace_seen, start, 0, part->mem_hint), b = mem_bound(p, part->trace_seen, end, 1, a);
+    part->mem_hint = a;
     if (a >= b)
         return;
     const struct mem_at *last = &p->mem[b - 1], *before = a > 0 && p->mem[a - 1].trace == part->trace_seen ? &p->mem[a - 1] : NULL;
@@ -179,7 +227,7 @@ static void read_part(struct ops_part *part)
 {
     struct ops_pass *p = part->p;
     sqlite3_stmt *st;
-    char *sql = events_sql(p->o, p->nmem > 0);
+    char *sql = events_sql(p->o, !p->nmem ? 0 : p->one_trace ? 1 : 2);
     int prepared = sql && sqlite3_prepare_v2(part->db, sql, -1, &st, NULL) == SQLITE_OK;
     sqlite3_free(sql);
     if (!prepared) {
@@ -276,6 +324,7 @@ int ops_read_events(struct ops_pass *p)
 {
     struct ops_part *a = &p->part[0], *b = &p->part[1];
     int read = read_memory(p);
+    report_phase("ops: memory");
     if (read != 0) {
         fprintf(p->io->err, "%s: %s\n", p->io->prog, read == -2 ? "out of memory" : sqlite3_errmsg(p->db));
         return -1;

@@ -67,6 +67,7 @@ struct ops_part {
     struct held *held;
     size_t nheld, cap_held;
     int64_t thread_seen, trace_seen; /* the last thread's trace (most rows repeat it) */
+    size_t mem_hint;                 /* the last event's first [memory] event (ops_read.c) */
     int64_t total_self_cpu;
     size_t step_hint; /* by step: the segment its last event fell in (step_index_find) */
     int overflow;
@@ -108,6 +109,7 @@ struct ops_pass {
     struct mem_at *mem; /* every [memory] event of the database, in (trace, time) order */
     size_t nmem, cap_mem;
     struct strmap trace_of; /* thread id -> its trace's id (with mem) */
+    int64_t one_trace;      /* the database's one trace, when it has one (0: more) */
     int64_t total_device; /* the footer's (the self CPU total: part[0]'s) */
     int overflow;
 };

@@ -26,6 +26,24 @@ Test(ops_merge, rows_equal_pytorchs_key_averages_by_name_shape_and_step, .timeou
     cleanup(dir, db);
 }
 
+/* Two traces of the same run at the same times in one database: each event holds its own trace's [memory]
+ * events only, and every figure is twice PyTorch's. */
+Test(ops_merge, two_traces_at_the_same_times_count_their_own_memory, .timeout = 120)
+{
+    char *dir = temp_dir(), copy[1100], db[1100];
+    snprintf(copy, sizeof copy, "%s/again.json.gz", dir), snprintf(db, sizeof db, "%s/two.db", dir);
+    cr_assert_eq(run("cp '%s' '%s'", src_path("tests/data/torch_merge.json.gz"), copy), 0);
+    cr_assert_eq(run("'%s' import -q --allow-duplicate '%s' '%s' -o '%s' 2>/dev/null", tracedb(),
+                     src_path("tests/data/torch_merge.json.gz"), copy, db), 0);
+    int st;
+    char *out = run_capture(&st, "/usr/bin/python3 '%s' '%s' '%s' '%s' 2 2>&1", src_path("tests/ops_merge_check.py"), tracedb(),
+                            db, src_path("tests/data/torch_merge_expected.json"));
+    cr_assert(st == 0 && strstr(out, " 0 failures"), "%s", out);
+    free(out);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
 /* The count is the rows' own, on real traces imported streaming and swept; an append adds to it; tracedb
  * merge sums its inputs'; without one (a database made before it was kept) ops reads the events, and with
  * one it makes an append or a merge unknown (-1). */
