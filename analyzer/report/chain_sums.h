@@ -1,5 +1,5 @@
 /* chain_sums.h: values that count where they are given and at every event above, up the chain of parents
- * (an operator's device time and memory count in its own total and in each of its callers'), each event
+ * (an operator's device time counts in its own total and in each of its callers'), each event
  * once however the parents run (a foreign database's may loop), in time linear in the events met:
  * walking up from every value instead took the depth each time, O(N^2) on N nested operators. */
 #ifndef TDB_CHAIN_SUMS_H
@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CHAIN_COLS 3 /* sums kept side by side */
+#define CHAIN_COLS 1 /* sums kept side by side (ops: device time; memory is PyTorch's by time, ops_merge.c) */
 
 /* 1 with *parent set, 0 when id has none (or is no event), -1 on error. */
 typedef int (*chain_parent_fn)(void *ctx, int64_t id, int64_t *parent);

@@ -9,7 +9,8 @@
  *   - each piece of GPU work then adds its duration to the group of the operator around its launch
  *     ("self device") and to the groups of it and every event above it ("device total"), by parent_id
  *     through any event, in scope or not, each once (chain_sums.c: linear in the events, however deep);
- *     each [memory] event likewise its bytes, host or device;
+ *   - each CPU-side event holds the bytes of its trace's [memory] events in its [start, end] (ops_read.c),
+ *     its self that less its CPU-side children's (ops_merge.c), as PyTorch counts memory;
  *   - an event that is its parent's only CPU-side child and has its name is no call of its own: PyTorch
  *     merges it into the parent (ops_merge.c);
  *   - groups whose names read the same merge (every ProfilerStep#N is ProfilerStep*).
