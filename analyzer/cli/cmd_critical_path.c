@@ -7,7 +7,7 @@
 
 static const char critical_path_usage[] =
     "tracedb critical-path run.db [--range NAME[#k|#a-b]] [--each] [--drop-last-step] [--hta-rounding]\n"
-    "                             [--from T] [--to T] [--limit N] [--format table|csv|json]";
+    "                             [--hta-launch-edges] [--from T] [--to T] [--limit N] [--format table|csv|json]";
 
 static const char *const critical_path_sort_keys[] = {"rank", "rank", NULL};
 
@@ -15,11 +15,14 @@ int cmd_critical_path(int argc, char **argv, struct cli *cli)
 {
     struct scope sc;
     scope_init(&sc, "rank");
-    int each = 0, round_us = 0;
+    int each = 0, round_us = 0, hta_launches = 0;
     const struct opt opts[] = {
         SCOPE_OPTIONS(sc),
         {"each", 0, OPT_FLAG, &each, "list the path's edges in order, each with its bound and event"},
         {"hta-rounding", 0, OPT_FLAG, &round_us, "round times to whole microseconds as HTA does (start up, end down)"},
+        {"hta-launch-edges", 0, OPT_FLAG, &hta_launches,
+         "link GPU work to its launch only where HTA's default does (its stream idle at the launch); without it "
+         "all of it is linked, at zero weight where it waited behind other work"},
         OPT_END,
     };
     int n = cli_parse_options(argc, argv, opts, critical_path_usage, cli);
@@ -33,7 +36,7 @@ int cmd_critical_path(int argc, char **argv, struct cli *cli)
         return 2;
     /* --each prints the first --limit edges in (rank, seq) order: no path needs more of its edges kept */
     struct cp_window w = {sc.range, -1, -1, sc.from != NULL, sc.to != NULL, 0, 0, sc.drop_last_step, each, round_us,
-                          sc.limit};
+                          hta_launches, sc.limit};
     if ((sc.from && scope_parse_duration(sc.from, &w.from) != 0) || (sc.to && scope_parse_duration(sc.to, &w.to) != 0)) {
         fprintf(cli->io.err, "%s: --from and --to want a duration such as 250us or 1.5ms\n", cli->io.prog);
         return 2;
@@ -48,6 +51,12 @@ int cmd_critical_path(int argc, char **argv, struct cli *cli)
     int rc = critical_path(db, argv[0], &w, &cli->io);
     if (rc == 0)
         rc = scope_run(db, each ? "critical_path_each" : "critical_path", &sc, sort, NULL, &cli->io);
+    if (rc == 0 && !each && sc.format == FMT_TABLE)
+        fprintf(cli->io.err,
+                "%s: Path sums the weights of the path's edges, from Start to End (after the trace's start) within the "
+                "window's events; blocking calls, syncs and the launches of work that waited behind other work weigh "
+                "nothing, so it can be shorter than End - Start, and the path need not start or end where the window does\n",
+                cli->io.prog);
     sqlite3_close(db);
     return rc;
 }

@@ -8,7 +8,8 @@
  *    into the forward one) walked depth first: nested calls are operator edges, consecutive top-level
  *    calls dependency edges, a blocking call's own time weighs nothing;
  *  - each stream's GPU work in start order (syncs by their end): a launch-delay edge when the queue was
- *    empty, else a kernel-to-kernel edge when the gap is under 1.5 ms; zero-weight sync edges for
+ *    empty, else a kernel-to-kernel edge when the gap is under 1.5 ms, and then (unless HTA's default is
+ *    asked for) a zero-weight edge from the launch where no launch delay was added; zero-weight sync edges for
  *    context, stream and event syncs and for cudaStreamWaitEvent (through cudaEventRecord's last launch).
  * The longest path is networkx's dag_longest_path: a topological order by generations, each node's
  * first best predecessor, the first node with the greatest distance; edges keep the order HTA adds them
@@ -73,10 +74,11 @@ unsigned cp_name_flags(const char *s)
     return f;
 }
 
-int cp_build(const struct cp_row *rows, size_t n, const struct cp_wait *waits, int steps, struct cp_result *r)
+int cp_build(const struct cp_row *rows, size_t n, const struct cp_wait *waits, enum cp_launch_edges launches, int steps,
+             struct cp_result *r)
 {
     memset(r, 0, sizeof *r);
-    struct graph g = {.rows = rows, .n = n, .waits = waits};
+    struct graph g = {.rows = rows, .n = n, .waits = waits, .launches = launches};
     int rc = -1;
     if (n > INT32_MAX / 2) {
         snprintf(r->error, sizeof r->error, "too many events (%zu) for one graph", n);
@@ -115,6 +117,7 @@ int cp_build(const struct cp_row *rows, size_t n, const struct cp_wait *waits, i
     if (sync_ok)
         pthread_mutex_destroy(&job.lock), pthread_cond_destroy(&job.made);
     int joined = host_rc == 0 && job.rc == 0 && cp_add_recorded(&g, &job.recs) == 0;
+    r->gpu_work = job.recs.work, r->launch_delays = job.recs.delays;
     free(job.recs.r);
     job.recs.r = NULL;
     if (!joined || g.oom)

@@ -66,20 +66,33 @@ struct cp_step {
     uint8_t bound;       /* cp_bound */
 };
 
+/* Which GPU work gets an edge from its launch call. */
+enum cp_launch_edges {
+    CP_LAUNCH_EVERY, /* all of it: the launch delay where HTA adds one, else an edge of zero weight (HTA's
+                      * CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE): work queued behind other work cannot
+                      * start before its launch, and the path can run from the host into the GPU */
+    CP_LAUNCH_HTA,   /* HTA's default: only work whose stream was idle at the launch (queue lengths 1 and 0) */
+};
+
 struct cp_result {
     int64_t length;        /* the path's length (ns), negative weights counted 0 */
     int64_t bound_ns[6];   /* by cp_bound */
     int64_t start_ts;      /* where the path starts (with an edge) */
+    int64_t end_ts;        /* where it ends */
     struct cp_step *steps; /* the path's edges, when asked for; else NULL */
     size_t nsteps, events; /* edges; distinct events on the path */
     size_t nodes, edges;   /* the graph's */
+    size_t gpu_work;       /* GPU rows in the graph whose launch call is too */
+    size_t launch_delays;  /* of them, those HTA's rule gives a launch delay (their stream idle at the launch) */
     char error[256];       /* why no path, when cp_build fails */
 };
 
-/* Builds HTA's graph over rows (n of them, file order; rows[i].clipped marks the window; their waits) and finds its
- * longest path, edge by edge in r->steps when steps is set. 0; -1 with r->error set when the graph is not valid (a cycle, a sync edge within one
+/* Builds HTA's graph over rows (n of them, file order; rows[i].clipped marks the window; their waits), GPU
+ * work linked to its launches as launches says, and finds its longest path, edge by edge in r->steps when
+ * steps is set. 0; -1 with r->error set when the graph is not valid (a cycle, a sync edge within one
  * stream) or memory ran out. cp_result_free releases r. */
-int cp_build(const struct cp_row *rows, size_t n, const struct cp_wait *waits, int steps, struct cp_result *r);
+int cp_build(const struct cp_row *rows, size_t n, const struct cp_wait *waits, enum cp_launch_edges launches, int steps,
+             struct cp_result *r);
 void cp_result_free(struct cp_result *r);
 
 #endif

@@ -33,6 +33,7 @@ struct graph {
     int32_t *head, *tail; /* per node: its first and last out-edge, -1 */
     uint32_t *items;      /* the starts (2 row) and ends (2 row + 1) of nodes' and call stacks' rows, by time */
     size_t nitems;
+    enum cp_launch_edges launches;
     int oom;
 };
 
@@ -77,15 +78,17 @@ struct keyed {
 };
 
 /* The GPU's edges as cp_kernels.c finds them, in order, for cp_build to add after the host's: what
- * cp_add_edge is called with, and whether the edge is attributed (HTA's _attribute_edge, no parent). */
+ * cp_add_edge is called with (zero: weighs 0 whatever its type), and whether the edge is attributed (HTA's
+ * _attribute_edge, no parent). */
 struct edge_rec {
     int32_t u, v;
-    uint8_t type, attributed;
+    uint8_t type, attributed, zero;
 };
 
 struct edge_recs {
     struct edge_rec *r;
     size_t n, cap;
+    size_t work, delays; /* GPU rows whose launch is in the graph; those given a launch delay (HTA's rule) */
     int oom;
 };
 

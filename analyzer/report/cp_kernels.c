@@ -1,7 +1,8 @@
 /* cp_kernels.c: the critical path graph's GPU edges (see cp_graph_internal.h), found on a second thread
  * while the first makes the nodes and the host's edges: each stream's work in start order (syncs by
  * their end): a launch-delay edge when the queue was empty, else a kernel-to-kernel edge when the gap is
- * under 1.5 ms; zero-weight sync edges for context, stream and event syncs and for cudaStreamWaitEvent
+ * under 1.5 ms, and (CP_LAUNCH_EVERY) a zero-weight edge from the launch where it got no launch delay;
+ * zero-weight sync edges for context, stream and event syncs and for cudaStreamWaitEvent
  * (through cudaEventRecord's last launch). HTA's queue lengths and event links are found first. */
 #include "cp_graph_internal.h"
 #include "bigmem.h"
@@ -271,7 +272,7 @@ static int kernel_prepare(const struct cp_row *rows, size_t n, const struct cp_w
     return 0;
 }
 
-static void rec_edge(struct edge_recs *l, int32_t u, int32_t v, enum cp_edge_type type, int attributed)
+static void rec_edge(struct edge_recs *l, int32_t u, int32_t v, enum cp_edge_type type, int attributed, int zero)
 {
     if (l->oom)
         return;
@@ -284,7 +285,7 @@ static void rec_edge(struct edge_recs *l, int32_t u, int32_t v, enum cp_edge_typ
         }
         l->r = r, l->cap = cap;
     }
-    l->r[l->n++] = (struct edge_rec){u, v, (uint8_t)type, (uint8_t)(attributed != 0)};
+    l->r[l->n++] = (struct edge_rec){u, v, (uint8_t)type, (uint8_t)(attributed != 0), (uint8_t)(zero != 0)};
 }
 
 /* HTA's _construct_graph_from_kernels, into recs (g: the rows, the nodes and each row's nodes; no edges
@@ -313,7 +314,7 @@ static int kernel_edges(const struct graph *g, struct kernel_prep *kp, struct ed
                     if (next >= 0 && rows[next].link >= 0)
                         sync_src[rows[next].link] = src;
                 } else if (src >= 0 && g->end[src] >= 0 && g->end[r->link] >= 0) {
-                    rec_edge(recs, g->end[src], g->end[r->link], CP_SYNC, 0);
+                    rec_edge(recs, g->end[src], g->end[r->link], CP_SYNC, 0, 0);
                 }
                 continue;
             }
@@ -321,32 +322,39 @@ static int kernel_edges(const struct graph *g, struct kernel_prep *kp, struct ed
                 continue;
             for (size_t s = 0; s < nlast; s++)
                 if ((r->flags & CP_CONTEXT_SYNC) || last[s].stream == r->stream)
-                    rec_edge(recs, last[s].node, g->end[r->link], CP_SYNC, 0);
+                    rec_edge(recs, last[s].node, g->end[r->link], CP_SYNC, 0, 0);
             continue;
         }
         int32_t sn = g->start[i], en = g->end[i];
         if (sn < 0 || en < 0)
             continue;
-        rec_edge(recs, sn, en, CP_OPERATOR, 1);
+        rec_edge(recs, sn, en, CP_OPERATOR, 1, 0);
         int32_t src = sync_src[i], src_end = -1;
         if (src >= 0) {
             src_end = g->end[src];
             if (src_end >= 0)
-                rec_edge(recs, src_end, sn, CP_SYNC, 0);
+                rec_edge(recs, src_end, sn, CP_SYNC, 0, 0);
             sync_src[i] = -1;
         }
         size_t s = 0;
         while (s < nlast && last[s].stream != r->stream)
             s++;
         int32_t prev = s < nlast ? last[s].node : -1, launch = r->link;
+        int launched = 0;
+        recs->work += g->start[launch] >= 0;
         int64_t launch_ts = rows[launch].ts;
         if (q[launch] == 1 && q[i] == 0 && (prev < 0 || node_ts(g, prev) < launch_ts) &&
             (src < 0 || (src_end >= 0 && node_ts(g, src_end) < launch_ts)) && g->start[launch] >= 0) {
-            rec_edge(recs, g->start[launch], sn, CP_LAUNCH_DELAY, 0);
+            rec_edge(recs, g->start[launch], sn, CP_LAUNCH_DELAY, 0, 0);
+            launched = 1, recs->delays++;
         } else if (prev >= 0 && node_ts(g, sn) - node_ts(g, prev) < KERNEL_GAP_LIMIT_NS &&
                    (src < 0 || (src_end >= 0 && node_ts(g, src_end) < node_ts(g, prev)))) {
-            rec_edge(recs, prev, sn, CP_KERNEL_GAP, 1);
+            rec_edge(recs, prev, sn, CP_KERNEL_GAP, 1, 0);
         }
+        /* the work cannot start before its launch, even where it waited behind other work: an edge that
+         * adds no time (HTA's zero-weight launch edge, after the others) */
+        if (!launched && g->launches == CP_LAUNCH_EVERY && g->start[launch] >= 0)
+            rec_edge(recs, g->start[launch], sn, CP_LAUNCH_DELAY, 0, 1);
         if (s == nlast) {
             if (nlast == caplast) {
                 caplast = caplast ? caplast * 2 : 16;

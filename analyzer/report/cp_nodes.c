@@ -143,7 +143,7 @@ int cp_add_recorded(struct graph *g, const struct edge_recs *l)
     }
     for (size_t i = 0; i < l->n; i++) {
         const struct edge_rec *r = &l->r[i];
-        int32_t k = cp_add_edge(g, r->u, r->v, (enum cp_edge_type)r->type, 0);
+        int32_t k = cp_add_edge(g, r->u, r->v, (enum cp_edge_type)r->type, r->zero);
         if (r->attributed)
             cp_attribute(g, k, -1);
     }

@@ -82,6 +82,7 @@ int cp_longest_path(struct graph *g, int want_steps, int32_t *const spare[3], st
         goto done;
     }
     r->length = far > 0 ? far : 0, r->nodes = gn, r->edges = ne;
+    r->end_ts = r->start_ts = end >= 0 ? node_ts(g, end) : 0;
     free(seen); /* now by row: the events on the path */
     if (!(seen = tdb_big_calloc(g->n + 1, 1))) {
         snprintf(r->error, sizeof r->error, "out of memory");

@@ -112,9 +112,27 @@ static void bind_step(sqlite3_stmt *st, int at, sqlite3_value *rank, const struc
         sqlite3_bind_null(st, at + 8);
 }
 
-static int write_path(sqlite3_stmt *sums, sqlite3_stmt *steps, sqlite3_stmt *many, int64_t limit, sqlite3_value *rank,
-                      int64_t trace, const struct cp_row *rows, const int64_t *names, const struct cp_result *r)
+/* Where the window's events lie: the first start and the last end of the host rows in it and the GPU work
+ * they launched (lo > hi: none). */
+struct span {
+    int64_t lo, hi;
+};
+
+static struct span window_span(const struct cp_row *rows, size_t n)
 {
+    struct span s = {INT64_MAX, INT64_MIN};
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].clipped) {
+            s.lo = rows[i].ts < s.lo ? rows[i].ts : s.lo;
+            s.hi = rows[i].end > s.hi ? rows[i].end : s.hi;
+        }
+    return s;
+}
+
+static int write_path(sqlite3_stmt *sums, sqlite3_stmt *steps, sqlite3_stmt *many, int64_t limit, sqlite3_value *rank,
+                      int64_t trace, const struct cp_row *rows, size_t nrows, const int64_t *names, const struct cp_result *r)
+{
+    struct span sp = window_span(rows, nrows), *span = &sp;
     sqlite3_bind_value(sums, 1, rank);
     sqlite3_bind_int64(sums, 2, trace);
     sqlite3_bind_int64(sums, 3, r->length);
@@ -131,6 +149,14 @@ static int write_path(sqlite3_stmt *sums, sqlite3_stmt *steps, sqlite3_stmt *man
     sqlite3_bind_int64(sums, 11, (int64_t)r->nsteps);
     sqlite3_bind_int64(sums, 12, (int64_t)r->nodes);
     sqlite3_bind_int64(sums, 13, (int64_t)r->edges);
+    if (r->nsteps)
+        sqlite3_bind_int64(sums, 14, r->end_ts);
+    else
+        sqlite3_bind_null(sums, 14);
+    if (span->lo <= span->hi)
+        sqlite3_bind_int64(sums, 15, span->lo), sqlite3_bind_int64(sums, 16, span->hi);
+    else
+        sqlite3_bind_null(sums, 15), sqlite3_bind_null(sums, 16);
     int ok = sqlite3_step(sums) == SQLITE_DONE;
     sqlite3_reset(sums);
     size_t n = steps && r->steps ? r->nsteps : 0, i = 0;
@@ -203,8 +229,9 @@ int critical_path(sqlite3 *db, const char *path, const struct cp_window *given, 
     int rc = 1;
     if (sweep_table(db,
                     "critical_path_sums (rank, trace_id, path_ns, cpu_ns, gpu_compute_ns, gpu_comm_ns, launch_ns, "
-                    "kernel_gap_ns, start_ns, path_events, path_edges, graph_nodes, graph_edges)",
-                    13, &sums, io) != 0 ||
+                    "kernel_gap_ns, start_ns, path_events, path_edges, graph_nodes, graph_edges, end_ns, window_lo, "
+                    "window_hi)",
+                    16, &sums, io) != 0 ||
         cp_row_register(db, io) != 0 ||
         (w->each && sweep_table(db, "critical_path_steps (rank, seq, type, bound, dur_ns, from_ns, to_ns, event_id, name_id)", 9,
                                 &steps, io) != 0) ||
@@ -246,7 +273,7 @@ int critical_path(sqlite3 *db, const char *path, const struct cp_window *given, 
             goto done;
         }
         struct cp_result res;
-        int built = cp_build(rows, n, waits, steps != NULL, &res);
+        int built = cp_build(rows, n, waits, w->hta_launch_edges ? CP_LAUNCH_HTA : CP_LAUNCH_EVERY, steps != NULL, &res);
         free(waits);
         if (built != 0) {
             fprintf(io->err, "%s: %s: trace %lld: no critical path: %s\n", io->prog, path, (long long)trace, res.error);
@@ -254,7 +281,15 @@ int critical_path(sqlite3 *db, const char *path, const struct cp_window *given, 
             goto done;
         }
         int wrote =
-            res.nodes ? write_path(sums, steps, many, w->each_limit, sqlite3_column_value(traces, 1), trace, rows, names, &res) : 0;
+            res.nodes ? write_path(sums, steps, many, w->each_limit, sqlite3_column_value(traces, 1), trace, rows, n, names, &res) : 0;
+        if (w->hta_launch_edges && res.launch_delays < res.gpu_work) {
+            const unsigned char *rank = sqlite3_column_text(traces, 1);
+            fprintf(io->err,
+                    "%s: rank %s: HTA's rule links %zu of the %zu GPU work items in the window to their launch (those whose "
+                    "stream was idle at the launch), so the path cannot run from the host into the others; without "
+                    "--hta-launch-edges all of them are linked\n",
+                    io->prog, rank ? (const char *)rank : "(none)", res.launch_delays, res.gpu_work);
+        }
         cp_result_free(&res), free(rows), free(names);
         report_phase("cp: free");
         if (wrote != 0) {

@@ -16,6 +16,7 @@ struct cp_window {
     int drop_last_step;   /* end before the last ProfilerStep starts (traces with two ProfilerStep#N or more) */
     int each;             /* keep the path's edges (temp table critical_path_steps), not only its sums */
     int round_us;         /* times rounded to whole microseconds as HTA's parser does (start up, end down) */
+    int hta_launch_edges; /* GPU work linked to its launch only where HTA's default does (cp_launch_edges) */
     int64_t each_limit;   /* with each: the first edges kept of each path (the output prints that many at most);
                            * -1: all */
 };

@@ -24,7 +24,7 @@ OPTIONS = {  # keyword arguments, and the same as command-line options
     "idle": [dict(drop_last_step=True), dict(negative_gaps=True)],
     "launches": [dict(each=True), dict(drop_last_step=True)],
     "queue": [dict(timeline=True), dict(drop_last_step=True)],
-    "critical_path": [dict(each=True), dict(range="ProfilerStep*")],
+    "critical_path": [dict(each=True), dict(range="ProfilerStep*", hta_launch_edges=True)],
 }
 
 

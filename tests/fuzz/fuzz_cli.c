@@ -64,7 +64,7 @@ static const struct {
     {"launches", {OUTPUT, WINDOW, "--hta-rounding", "--short-below\n10us", "--delay-above\n1us", "--each",
                   "--sort\ndelay_max_ns", NULL}},
     {"queue", {OUTPUT, WINDOW, "--hta-rounding", "--timeline", "--blocked-at\n2", NULL}},
-    {"critical-path", {OUTPUT, WINDOW, "--hta-rounding", "--each", NULL}},
+    {"critical-path", {OUTPUT, WINDOW, "--hta-rounding", "--each", "--hta-launch-edges", NULL}},
 };
 
 /* At most this many arguments a structured input: options that do not go together are refused (as

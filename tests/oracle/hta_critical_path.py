@@ -1,7 +1,10 @@
-# tests/oracle/hta_critical_path.py: regenerates tests/data/hta_critical_path_expected.json (run once; tests
-# never need HTA):
+# tests/oracle/hta_critical_path.py: regenerates tests/data/hta_critical_path_expected.json and
+# hta_critical_path_launches_expected.json (run once; tests never need HTA):
 #   /usr/bin/python3 tests/oracle/hta_critical_path.py > tests/data/hta_critical_path_expected.json
-# (HTA's source at /tmp/hta; its default options: no zero-weight launch edges, negative weights counted 0.)
+#   /usr/bin/python3 tests/oracle/hta_critical_path.py --launch-edges > tests/data/hta_critical_path_launches_expected.json
+# (HTA's source at /tmp/hta: git archive of f4d0062's hta/. Its default options: no zero-weight launch edges,
+# negative weights counted 0; --launch-edges sets CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE=1, which links
+# every kernel to its launch, at zero weight where HTA's rule adds no launch delay: tracedb's default.)
 # For each case (trace, annotation, instance): HTA's critical_path_analysis on rank 0 in HTA's default
 # trace window (its loader keeps what starts before the last ProfilerStep), then its path in order: each
 # edge's type, weight (us) and the name of the event it is attributed to (or of the node it leads to;
@@ -9,6 +12,8 @@
 # the sums per bound (HTA's summary() numerators) and the graph's size. The traces HTA fails on
 # (cupti_profiler_trace: no queue length series; trace_file_list_inference: a TypeError in HTA) are left out.
 import sys, json, os, shutil, tempfile, logging
+if "--launch-edges" in sys.argv[1:]:
+    os.environ["CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE"] = "1"
 sys.path.insert(0, "/tmp/hta")
 logging.disable(logging.WARNING)
 from hta.trace_analysis import TraceAnalysis
