@@ -285,10 +285,11 @@ int critical_path(sqlite3 *db, const char *path, const struct cp_window *given, 
         if (w->hta_launch_edges && res.launch_delays < res.gpu_work) {
             const unsigned char *rank = sqlite3_column_text(traces, 1);
             fprintf(io->err,
-                    "%s: rank %s: HTA's rule links %zu of the %zu GPU work items in the window to their launch (those whose "
-                    "stream was idle at the launch), so the path cannot run from the host into the others; without "
-                    "--hta-launch-edges all of them are linked\n",
-                    io->prog, rank ? (const char *)rank : "(none)", res.launch_delays, res.gpu_work);
+                    "%s: %s%s%sHTA's rule links %zu of the %zu GPU work items in the window to their launch (those "
+                    "whose stream was idle at the launch), so the path cannot run from the host into the others; "
+                    "without --hta-launch-edges all of them are linked\n",
+                    io->prog, rank ? "rank " : "", rank ? (const char *)rank : "", rank ? ": " : "", res.launch_delays,
+                    res.gpu_work);
         }
         cp_result_free(&res), free(rows), free(names);
         report_phase("cp: free");
