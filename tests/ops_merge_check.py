@@ -5,14 +5,17 @@ after PyTorch's merge of an operator's only child of its own name): calls, self 
 row, by name (from the import's sums, and from the events with --from 0), by input shape and by step;
 PyTorch's CPU memory and self CPU memory by name (cpu_memory_usage: every [memory] event of the run within
 an event's [start, end], both ends included, whatever its thread);
-then --group-by stack and --by-rank, whose calls per name equal the by-name rows, and the summary's top
-operators. Prints each mismatch and
+then --group-by stack and --by-rank, whose calls per name equal the by-name rows, the summary's top
+operators, and memory --by-op (PyTorch's memory per name, and the bytes allocated and freed directly
+inside each operator, walked here over the trace). Prints each mismatch and
 "N failures". Usage: ops_merge_check.py TRACEDB DB EXPECTED.json [COPIES] (COPIES: the database holds
 the run that many times, as traces of their own at the same times: every figure that many times).
 """
 import csv
+import gzip
 import io
 import json
+import os
 import subprocess
 import sys
 
@@ -83,6 +86,33 @@ for opts in (("--group-by", "stack"), ("--by-rank",)):
 summary = json.loads(subprocess.run([tracedb, "summary", db, "--format", "json", "--limit", "100"], check=True,
                                     capture_output=True, text=True).stdout)
 check("summary", {r["name"]: figures(r) for r in summary["ops"]}, by_name)
+
+# memory --by-op: PyTorch's memory per name as ops gives it, and where each [memory] event was allocated or
+# freed: the innermost operator or range of its own thread whose [start, end) holds its time, walked here
+# over the trace itself
+out = subprocess.run([tracedb, "memory", db, "--by-op", "--format", "csv", "--limit", "100000"], check=True,
+                     capture_output=True, text=True).stdout
+rows = list(csv.DictReader(io.StringIO(out)))
+got = {r["name"]: (int(r["cpu_mem_bytes"]), int(r["self_cpu_mem_bytes"])) for r in rows}
+check("memory --by-op", {k: v for k, v in got.items() if v != (0, 0)}, {k: v for k, v in memory.items() if v != (0, 0)})
+trace = json.load(gzip.open(os.path.join(os.path.dirname(expected_path), "torch_merge.json.gz")))["traceEvents"]
+spans = [e for e in trace if e.get("ph") == "X" and e.get("cat") in ("cpu_op", "user_annotation")]
+site = {}
+for e in trace:
+    if e.get("name") != "[memory]" or e["args"].get("Device Type", 0) != 0:
+        continue
+    holders = [o for o in spans if (o["pid"], o["tid"]) == (e["pid"], e["tid"]) and o["ts"] <= e["ts"] < o["ts"] + o["dur"]]
+    if not holders:
+        continue
+    owner = step_name(max(holders, key=lambda o: (o["ts"], -o["dur"]))["name"])
+    b = e["args"]["Bytes"]
+    a = site.get(owner, (0, 0))
+    site[owner] = (a[0] + copies * max(b, 0), a[1] + copies * max(-b, 0))
+if len(site) < 8:
+    failures.append(f"the oracle's run allocates directly inside too few operators to test: {sorted(site)}")
+check("memory --by-op allocated and freed", {r["name"]: (int(r["self_cpu_allocated_bytes"]), int(r["self_cpu_freed_bytes"]))
+                                           for r in rows if r["self_cpu_allocated_bytes"] != "0" or r["self_cpu_freed_bytes"] != "0"},
+      site)
 for f in failures:
     print(f)
 print(f"{len(by_name)} names, {len(by_shape)} shapes, {len(by_step)} step rows: {len(failures)} failures")

@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "report.h"
 #include "memory_sweep.h"
+#include "ops_sweep.h"
 #include "report_options.h"
 
 static const char memory_usage[] = "tracedb memory run.db [--by-op | --timeline] [--limit N] [--from T] [--to T]\n"
@@ -18,7 +19,7 @@ int cmd_memory(int argc, char **argv, struct cli *cli)
     int by_op = 0, timeline = 0;
     const struct opt opts[] = {
         SCOPE_OPTIONS(sc),
-        {"by-op", 0, OPT_FLAG, &by_op, "bytes allocated and freed per operator"},
+        {"by-op", 0, OPT_FLAG, &by_op, "bytes per operator: allocated and freed directly inside it, and PyTorch's (as ops)"},
         {"timeline", 0, OPT_FLAG, &timeline, "allocated and reserved bytes at every memory event"},
         OPT_END,
     };
@@ -43,7 +44,9 @@ int cmd_memory(int argc, char **argv, struct cli *cli)
                       : report_is_legacy_export(db) ? "no [memory] events: " REPORT_LEGACY_EXPORT
                                                     : "no [memory] events in this trace: profile with "
                                                       "torch.profiler.profile(profile_memory=True)");
-    int rc = by_op || timeline ? 0 : memory_sweep(db, &cli->io); /* the high-water marks: a C pass, then memory.sql */
+    /* the high-water marks: a C pass, then memory.sql; --by-op: PyTorch's memory per operator, from ops' pass */
+    struct ops_sweep_options so = {.windowed = sc.filtered};
+    int rc = timeline ? 0 : by_op ? ops_sweep(db, &so, &cli->io) : memory_sweep(db, &cli->io);
     if (rc == 0)
         rc = scope_run(db, by_op ? "memory_ops" : timeline ? "memory_timeline" : "memory", &sc, sort, NULL, &cli->io);
     sqlite3_stmt *st;
