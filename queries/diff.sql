@@ -3,8 +3,31 @@
 -- increased, decreased, unchanged within :tolerance %). CPU-side events (operators, ranges, runtime
 -- and driver calls, each under its own kind) compare self CPU time, so nested ones are not counted twice; kernels, memcpy
 -- and memset compare device time. From each database's event_stats; with :by_shape, operators are
--- matched by name and input shapes ("Input Dims"), summed from the events. Sorted by absolute impact.
-WITH b AS (
+-- matched by name and input shapes ("Input Dims"), summed from the events. Calls are PyTorch's, as `ops`
+-- counts them: an event that is its parent's only CPU-side child and has its name is no call of its own
+-- (EventList._remove_dup_nodes; analyzer/report/ops_merge.c), its self time its chain's top's. Sorted by
+-- absolute impact.
+WITH
+-- main's events PyTorch's merge removes (where its import counted events inside one of their own name):
+-- an event whose parent has its name and no other CPU-side child; its self time goes to its chain's top
+b_cand AS MATERIALIZED (
+  SELECT c.id, c.parent_id AS pid FROM main.event c JOIN main.event p ON p.id = c.parent_id
+  WHERE coalesce((SELECT CAST(value AS INTEGER) FROM main.meta WHERE key = 'ops.same_name_nesting'), -1) <> 0
+    AND c.kind IN ({kind:op}, {kind:range}, {kind:runtime}, {kind:driver}) AND p.kind IN ({kind:op}, {kind:range}, {kind:runtime}, {kind:driver}) AND p.name_id = c.name_id AND p.id <> c.id
+),
+b_only AS MATERIALIZED (
+  SELECT c.id, c.pid FROM b_cand c
+  WHERE (SELECT count(*) FROM main.event s WHERE s.parent_id = c.pid AND s.kind IN ({kind:op}, {kind:range}, {kind:runtime}, {kind:driver})) = 1
+),
+b_up(id, top) AS (SELECT id, pid FROM b_only UNION SELECT u.id, o.pid FROM b_up u JOIN b_only o ON o.id = u.top),
+b_moved AS (
+  SELECT e.kind, e.name_id, e.args, -1 AS calls, -e.self_ns AS self_ns FROM b_up u JOIN main.event e ON e.id = u.id
+  WHERE u.top NOT IN (SELECT id FROM b_only)
+  UNION ALL
+  SELECT t.kind, t.name_id, t.args, 0, e.self_ns FROM b_up u JOIN main.event e ON e.id = u.id JOIN main.event t ON t.id = u.top
+  WHERE u.top NOT IN (SELECT id FROM b_only)
+),
+b_rows AS (
   SELECT k.name AS kind,
          CASE WHEN s.value GLOB 'ProfilerStep#*' THEN 'ProfilerStep*' ELSE s.value END AS name, NULL AS shapes,
          sum(st.calls) AS calls, sum(CASE WHEN st.kind IN ({kind:op}, {kind:range}, {kind:runtime}, {kind:driver}) THEN st.self_ns ELSE st.total_ns END) AS total
@@ -15,8 +38,33 @@ WITH b AS (
          coalesce(json_extract(e.args, '$."Input Dims"'), ''), count(*), sum(e.self_ns)
   FROM main.event e JOIN main.string s ON s.id = e.name_id JOIN main.kind k ON k.id = e.kind
   WHERE :by_shape AND e.kind IN ({kind:op}, {kind:range}, {kind:runtime}, {kind:driver}) GROUP BY 1, 2, 3
+  UNION ALL
+  SELECT k.name, CASE WHEN s.value GLOB 'ProfilerStep#*' THEN 'ProfilerStep*' ELSE s.value END,
+         CASE WHEN :by_shape THEN coalesce(json_extract(m.args, '$."Input Dims"'), '') END, m.calls, m.self_ns
+  FROM b_moved m JOIN main.string s ON s.id = m.name_id JOIN main.kind k ON k.id = m.kind
 ),
-n AS (
+b AS (SELECT kind, name, shapes, sum(calls) AS calls, sum(total) AS total FROM b_rows GROUP BY kind, name, shapes
+      HAVING sum(calls) > 0),
+-- new's events PyTorch's merge removes (where its import counted events inside one of their own name):
+-- an event whose parent has its name and no other CPU-side child; its self time goes to its chain's top
+n_cand AS MATERIALIZED (
+  SELECT c.id, c.parent_id AS pid FROM new.event c JOIN new.event p ON p.id = c.parent_id
+  WHERE coalesce((SELECT CAST(value AS INTEGER) FROM new.meta WHERE key = 'ops.same_name_nesting'), -1) <> 0
+    AND c.kind IN ({kind:op}, {kind:range}, {kind:runtime}, {kind:driver}) AND p.kind IN ({kind:op}, {kind:range}, {kind:runtime}, {kind:driver}) AND p.name_id = c.name_id AND p.id <> c.id
+),
+n_only AS MATERIALIZED (
+  SELECT c.id, c.pid FROM n_cand c
+  WHERE (SELECT count(*) FROM new.event s WHERE s.parent_id = c.pid AND s.kind IN ({kind:op}, {kind:range}, {kind:runtime}, {kind:driver})) = 1
+),
+n_up(id, top) AS (SELECT id, pid FROM n_only UNION SELECT u.id, o.pid FROM n_up u JOIN n_only o ON o.id = u.top),
+n_moved AS (
+  SELECT e.kind, e.name_id, e.args, -1 AS calls, -e.self_ns AS self_ns FROM n_up u JOIN new.event e ON e.id = u.id
+  WHERE u.top NOT IN (SELECT id FROM n_only)
+  UNION ALL
+  SELECT t.kind, t.name_id, t.args, 0, e.self_ns FROM n_up u JOIN new.event e ON e.id = u.id JOIN new.event t ON t.id = u.top
+  WHERE u.top NOT IN (SELECT id FROM n_only)
+),
+n_rows AS (
   SELECT k.name AS kind,
          CASE WHEN s.value GLOB 'ProfilerStep#*' THEN 'ProfilerStep*' ELSE s.value END AS name, NULL AS shapes,
          sum(st.calls) AS calls, sum(CASE WHEN st.kind IN ({kind:op}, {kind:range}, {kind:runtime}, {kind:driver}) THEN st.self_ns ELSE st.total_ns END) AS total
@@ -27,7 +75,13 @@ n AS (
          coalesce(json_extract(e.args, '$."Input Dims"'), ''), count(*), sum(e.self_ns)
   FROM new.event e JOIN new.string s ON s.id = e.name_id JOIN new.kind k ON k.id = e.kind
   WHERE :by_shape AND e.kind IN ({kind:op}, {kind:range}, {kind:runtime}, {kind:driver}) GROUP BY 1, 2, 3
+  UNION ALL
+  SELECT k.name, CASE WHEN s.value GLOB 'ProfilerStep#*' THEN 'ProfilerStep*' ELSE s.value END,
+         CASE WHEN :by_shape THEN coalesce(json_extract(m.args, '$."Input Dims"'), '') END, m.calls, m.self_ns
+  FROM n_moved m JOIN new.string s ON s.id = m.name_id JOIN new.kind k ON k.id = m.kind
 ),
+n AS (SELECT kind, name, shapes, sum(calls) AS calls, sum(total) AS total FROM n_rows GROUP BY kind, name, shapes
+      HAVING sum(calls) > 0),
 j AS (
   SELECT b.kind, b.name, b.shapes, b.calls AS bc, b.total AS bt, n.calls AS nc, n.total AS nt
   FROM b LEFT JOIN n ON n.kind = b.kind AND n.name = b.name AND n.shapes IS b.shapes

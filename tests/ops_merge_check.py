@@ -6,7 +6,7 @@ row, by name (from the import's sums, and from the events with --from 0), by inp
 PyTorch's CPU memory and self CPU memory by name (cpu_memory_usage: every [memory] event of the run within
 an event's [start, end], both ends included, whatever its thread);
 then --group-by stack and --by-rank, whose calls per name equal the by-name rows, the summary's top
-operators, and memory --by-op (PyTorch's memory per name, and the bytes allocated and freed directly
+operators, diff's operators by name and shape, and memory --by-op (PyTorch's memory per name, and the bytes allocated and freed directly
 inside each operator, walked here over the trace). Prints each mismatch and
 "N failures". Usage: ops_merge_check.py TRACEDB DB EXPECTED.json [COPIES] (COPIES: the database holds
 the run that many times, as traces of their own at the same times: every figure that many times).
@@ -86,6 +86,21 @@ for opts in (("--group-by", "stack"), ("--by-rank",)):
 summary = json.loads(subprocess.run([tracedb, "summary", db, "--format", "json", "--limit", "100"], check=True,
                                     capture_output=True, text=True).stdout)
 check("summary", {r["name"]: figures(r) for r in summary["ops"]}, by_name)
+
+# diff's operators (a database against itself): calls and self CPU time by name and by shape, PyTorch's
+def diff(*opts):
+    out = subprocess.run([tracedb, "diff", db, db, "--section", "ops", "--format", "csv", "--limit", "100000",
+                          "--kinds", "op,range,runtime,driver", *opts], check=True, capture_output=True, text=True).stdout
+    return list(csv.DictReader(io.StringIO(out)))
+
+
+for r in diff():
+    if r["base_calls"] != r["new_calls"] or r["base_total_ns"] != r["new_total_ns"]:
+        failures.append(f"diff {r['name']}: a database against itself differs")
+check("diff", {r["name"]: (int(r["base_calls"]), int(r["base_total_ns"])) for r in diff()},
+      {k: v[:2] for k, v in by_name.items()})
+check("diff --by-shape", {(r["name"], shapes(r["input_shapes"] or "[]")): (int(r["base_calls"]), int(r["base_total_ns"]))
+                          for r in diff("--by-shape")}, {k: v[:2] for k, v in by_shape.items()})
 
 # memory --by-op: PyTorch's memory per name as ops gives it, and where each [memory] event was allocated or
 # freed: the innermost operator or range of its own thread whose [start, end) holds its time, walked here
