@@ -31,6 +31,7 @@ struct render_options {
     const char *empty_hint; /* report: with no rows, "(no rows: <hint>)" instead of an empty frame */
     int64_t max_rows;       /* report: the first max_rows rows, then how many more (0: all) */
     const char *first_name; /* every format: the first column's name instead of the query's ("step" for "rank") */
+    const char *keep;       /* report: a column never left out to fit the terminal (the sort key) */
 };
 void render_configure(const struct render_options *o); /* copies the strings; until the next call */
 /* The options above are the process's: a command that renders (a report run as an SQL table, tdb_run)

@@ -14,11 +14,12 @@
 
 #define CELL_MAX 4096  /* longer values are cut in the middle even with --wide */
 #define MIN_FIT_WIDTH 20 /* a name column is not narrowed below this to fit the terminal */
+#define NAME_FIT_WIDTH 40 /* ... nor below this before a column is left out instead */
 #define NO_TERMINAL_WIDTH 100 /* with no terminal to fit (a pipe, a file), names are cut at this width */
 #define TABLE_MAX_ROWS 200000 /* `tracedb sql`'s table is read whole before it prints (its widths): held to this many rows */
 
 static struct render_options opts; /* zero: `tracedb sql` (raw headers, nothing cut or left out) */
-static char opts_text[4][512];     /* copies of its strings: a caller's buffer may be gone by the render */
+static char opts_text[5][512];     /* copies of its strings: a caller's buffer may be gone by the render */
 
 static const char *keep(int slot, const char *s)
 {
@@ -65,6 +66,7 @@ void render_configure(const struct render_options *o)
     opts.columns = keep(1, o->columns);
     opts.empty_hint = keep(2, o->empty_hint);
     opts.first_name = keep(3, o->first_name);
+    opts.keep = keep(4, o->keep);
 }
 
 static int ends_with(const char *s, const char *suffix)
@@ -497,6 +499,8 @@ struct table {
     size_t *cell_width;           /* each column's widest cell */
     size_t *width, total;         /* each column's width; the table's, with the gaps */
     int *numeric, *shown, *order; /* right-aligned; holds a value; the shown columns in order */
+    int *dropped, ndropped;       /* columns left out to fit the terminal, in the order they would show */
+    size_t cols;                  /* the terminal's width fitted to (0: none) */
     char **heads;                 /* the shown columns' headers */
     char ***disp;                 /* a column with cut cells: each cell as it prints (NULL: as in cells) */
 };
@@ -723,11 +727,45 @@ static int table_headers(struct table *t)
     return 0;
 }
 
-/* A report's table fitted to the terminal (or, with none, long names held to NO_TERMINAL_WIDTH):
- * the widest text column narrows first, never below MIN_FIT_WIDTH. Sets t->total. */
+/* Narrows the widest text column, then the next, until the table fits cols or none is above floor. */
+static void narrow_names(struct table *t, size_t cols, size_t floor)
+{
+    while (cols && t->total > cols) {
+        int widest = -1;
+        for (int k = 0; k < t->nshow; k++) {
+            int c = t->order[k];
+            if (!t->numeric[c] && t->width[c] > floor && (widest < 0 || t->width[c] > t->width[widest]))
+                widest = c;
+        }
+        if (widest < 0)
+            break;
+        size_t cut = t->total - cols, room = t->width[widest] - floor;
+        t->width[widest] -= cut < room ? cut : room;
+        t->total -= cut < room ? cut : room;
+    }
+}
+
+/* How readily a column is left out to fit: percentages first (the times beside them say it), then
+ * spreads and extremes, then any other figure; 3: never (text, the first column shown, the sort key). */
+static int leave_out_rank(const struct table *t, int k)
+{
+    int c = t->order[k];
+    const char *name = render_column_name(t->st, t->first + c);
+    if (k == 0 || !t->numeric[c] || (opts.keep && strcmp(name, opts.keep) == 0))
+        return 3;
+    if (ends_with(name, "_pct") || strstr(name, "_pct_"))
+        return 0;
+    if (strstr(name, "stddev") || strstr(name, "min") || strstr(name, "max") || strstr(name, "_p9"))
+        return 1;
+    return 2;
+}
+
+/* A report's table fitted to the terminal (or, with none, long names held to NO_TERMINAL_WIDTH): the
+ * widest text column narrows first, to NAME_FIT_WIDTH; then figures are left out, the least telling and
+ * rightmost first (not where --columns chose them); then names narrow to MIN_FIT_WIDTH. Sets t->total. */
 static void table_fit(struct table *t, FILE *out)
 {
-    size_t cols = opts.report && !opts.wide ? terminal_width(out) : 0;
+    size_t cols = t->cols = opts.report && !opts.wide ? terminal_width(out) : 0;
     if (opts.report && !opts.wide && !cols)
         for (int k = 0; k < t->nshow; k++)
             if (!t->numeric[t->order[k]] && t->width[t->order[k]] > NO_TERMINAL_WIDTH)
@@ -735,19 +773,49 @@ static void table_fit(struct table *t, FILE *out)
     t->total = 0;
     for (int k = 0; k < t->nshow; k++)
         t->total += t->width[t->order[k]] + 2;
-    while (cols && t->total > cols) {
-        int widest = -1;
+    narrow_names(t, cols, NAME_FIT_WIDTH);
+    while (cols && t->total > cols && t->dropped && !(opts.columns && *opts.columns)) {
+        int out_k = -1, best = 3;
         for (int k = 0; k < t->nshow; k++) {
-            int c = t->order[k];
-            if (!t->numeric[c] && t->width[c] > MIN_FIT_WIDTH && (widest < 0 || t->width[c] > t->width[widest]))
-                widest = c;
+            int r = leave_out_rank(t, k);
+            if (r < best || (r == best && r < 3))
+                best = r, out_k = k;
         }
-        if (widest < 0)
+        if (out_k < 0)
             break;
-        size_t cut = t->total - cols, room = t->width[widest] - MIN_FIT_WIDTH;
-        t->width[widest] -= cut < room ? cut : room;
-        t->total -= cut < room ? cut : room;
+        int c = t->order[out_k];
+        t->total -= t->width[c] + 2;
+        int at = t->ndropped++; /* kept in the order they would show */
+        while (at > 0 && t->dropped[at - 1] > c)
+            t->dropped[at] = t->dropped[at - 1], at--;
+        t->dropped[at] = c;
+        memmove(&t->order[out_k], &t->order[out_k + 1], (size_t)(t->nshow - out_k - 1) * sizeof *t->order);
+        t->nshow--;
     }
+    narrow_names(t, cols, MIN_FIT_WIDTH);
+}
+
+/* What was left out to fit, and how to see it, in lines no wider than the table. */
+static void table_left_out(const struct table *t, FILE *f)
+{
+    if (!t->ndropped)
+        return;
+    size_t width = t->total > 40 ? t->total : 40, at = 0;
+    char head[64];
+    snprintf(head, sizeof head, "(left out to fit %zu characters:", t->cols);
+    at = (size_t)fprintf(f, "%s", head);
+    for (int i = 0; i <= t->ndropped; i++) {
+        const char *word = i < t->ndropped ? render_column_name(t->st, t->first + t->dropped[i]) : NULL;
+        char piece[600];
+        snprintf(piece, sizeof piece, "%s%s", word ? word : "--wide shows every column, --columns chooses)",
+                 i + 1 < t->ndropped ? "," : i + 1 == t->ndropped ? ";" : "");
+        size_t n = strlen(piece);
+        if (at + 1 + n > width)
+            fprintf(f, "\n%s", piece), at = n;
+        else
+            fprintf(f, " %s", piece), at += 1 + n;
+    }
+    fputc('\n', f);
 }
 
 static void table_rule(const struct table *t, struct out_block *o)
@@ -807,6 +875,7 @@ static void table_body(const struct table *t, struct out_block *o)
     out_flush(o);
     if (printed < t->rows)
         fprintf(o->f, "(%lld more rows: --limit N to see more)\n", (long long)(t->rows - printed));
+    table_left_out(t, o->f);
 }
 
 static void table_free(struct table *t)
@@ -821,6 +890,7 @@ static void table_free(struct table *t)
     }
     free(t->disp);
     free(t->width), free(t->cell_width), free(t->numeric), free(t->shown), free(t->order), free(t->row_at);
+    free(t->dropped);
     buf_free(&t->cells);
 }
 
@@ -830,11 +900,12 @@ int64_t render_table(sqlite3_stmt *st, int first, FILE *out, FILE *err)
     size_t n = (size_t)t.ncol + 1;
     t.width = calloc(n, sizeof *t.width), t.cell_width = calloc(n, sizeof *t.cell_width);
     t.numeric = calloc(n, sizeof *t.numeric), t.shown = calloc(n, sizeof *t.shown), t.order = calloc(n, sizeof *t.order);
+    t.dropped = calloc(n, sizeof *t.dropped);
     struct out_block *o = malloc(sizeof *o);
     if (o)
         o->f = out, o->n = 0;
     int64_t result = -1;
-    if (!o || !t.width || !t.cell_width || !t.numeric || !t.shown || !t.order || table_collect(&t, err) != 0)
+    if (!o || !t.width || !t.cell_width || !t.numeric || !t.shown || !t.order || !t.dropped || table_collect(&t, err) != 0)
         goto done;
     if (t.rows == 0 && opts.report && opts.empty_hint) { /* say why, not an empty frame */
         fprintf(out, "(no rows: %s)\n", opts.empty_hint);

@@ -98,7 +98,7 @@ void scope_hide_absent(sqlite3 *db, struct scope *s)
 
 void scope_tables(const struct scope *s, const char *hint)
 {
-    struct render_options o = {1, s->hide, s->wide, s->columns, hint, 0, s->by_step ? "step" : NULL};
+    struct render_options o = {1, s->hide, s->wide, s->columns, hint, 0, s->by_step ? "step" : NULL, s->sort};
     render_configure(&o);
 }
 

@@ -341,3 +341,52 @@ Test(tables, column_names_reach_the_terminal_escaped)
     free(out);
     cleanup(dir, db);
 }
+
+/* At a 100-character terminal every report's table fits: names narrow to 40 characters, then the least
+ * telling figures are left out (percentages, then spreads and extremes, then the rightmost), never the
+ * first column or the sort key, and a footer names each one as csv names it; --wide and --columns leave
+ * nothing out. */
+Test(tables, tables_fit_the_terminal_and_say_what_they_left_out, .timeout = 120)
+{
+    char *dir = temp_dir(), *db = db_of(dir, "tests/data/kineto/trace_diff_test_test.json.gz");
+    static const char *const reports[] = {"ops",   "kernels", "launches", "memops", "critical-path", "idle",
+                                          "queue", "api",     "latency",  "device", "kernels --sort max_ns"};
+    int st, left_out_somewhere = 0;
+    for (size_t i = 0; i < sizeof reports / sizeof *reports; i++) {
+        char *out = run_capture(&st, "COLUMNS=100 '%s' %s '%s' --limit 5 2>/dev/null", tracedb(), reports[i], db);
+        cr_assert_eq(st, 0, "%s: %s", reports[i], out);
+        char *csv = run_capture(&st, "'%s' %s '%s' --limit 5 --format csv 2>/dev/null", tracedb(), reports[i], db);
+        csv[strcspn(csv, "\r\n")] = 0;
+        char header[2048];
+        snprintf(header, sizeof header, ",%s,", csv);
+        for (char *l = out; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n')) {
+            size_t w = strcspn(l, "\n");
+            cr_expect(w <= 100, "%s: a line of %zu characters: %.*s", reports[i], w, (int)w, l);
+        }
+        char *left = strstr(out, "(left out to fit 100 characters:");
+        if (left) {
+            left_out_somewhere++;
+            char *end = strstr(left, "--wide");
+            cr_assert(end, "%s: %s", reports[i], left);
+            *end = 0;
+            for (char *name = strtok(left + strlen("(left out to fit 100 characters:"), ",; \n"); name;
+                 name = strtok(NULL, ",; \n")) {
+                char quoted[300];
+                snprintf(quoted, sizeof quoted, ",%s,", name);
+                cr_expect(strstr(header, quoted), "%s: '%s' left out is no column of %s", reports[i], name, csv);
+                cr_expect(strcmp(name, "max_ns") != 0 || !strstr(reports[i], "max_ns"), "%s: the sort key left out",
+                          reports[i]);
+            }
+        }
+        free(out), free(csv);
+        out = run_capture(&st, "COLUMNS=100 '%s' %s '%s' --limit 5 --wide 2>/dev/null", tracedb(), reports[i], db);
+        cr_expect(!strstr(out, "left out to fit"), "%s --wide: %s", reports[i], out);
+        free(out);
+    }
+    cr_expect_geq(left_out_somewhere, 6, "only %d reports were wider than 100 characters", left_out_somewhere);
+    char *out = run_capture(&st, "COLUMNS=100 '%s' critical-path '%s' --columns rank,path_ns,window_end_ns 2>/dev/null", tracedb(), db);
+    cr_expect(strstr(out, "Window end") && !strstr(out, "left out"), "--columns: %s", out);
+    free(out);
+    run("rm -rf '%s'", dir);
+    free(db), free(dir);
+}
