@@ -12,20 +12,24 @@ WITH
 -- an event whose parent has its name and no other CPU-side child; its self time goes to its chain's top
 b_cand AS MATERIALIZED (
   SELECT c.id, c.parent_id AS pid FROM main.event c JOIN main.event p ON p.id = c.parent_id
-  WHERE coalesce((SELECT CAST(value AS INTEGER) FROM main.meta WHERE key = 'ops.same_name_nesting'), -1) <> 0
+  WHERE NOT coalesce((SELECT typeof(value) = 'integer' AND value = 0 FROM main.meta WHERE key = 'ops.same_name_nesting'), 0)
     AND c.kind IN ({kind:op}, {kind:range}, {kind:runtime}, {kind:driver}) AND p.kind IN ({kind:op}, {kind:range}, {kind:runtime}, {kind:driver}) AND p.name_id = c.name_id AND p.id <> c.id
 ),
-b_only AS MATERIALIZED (
-  SELECT c.id, c.pid FROM b_cand c
-  WHERE (SELECT count(*) FROM main.event s WHERE s.parent_id = c.pid AND s.kind IN ({kind:op}, {kind:range}, {kind:runtime}, {kind:driver})) = 1
+b_kids AS MATERIALIZED (
+  SELECT parent_id, count(*) AS n FROM main.event
+  WHERE kind IN ({kind:op}, {kind:range}, {kind:runtime}, {kind:driver}) AND parent_id IN (SELECT pid FROM b_cand) GROUP BY parent_id
 ),
-b_up(id, top) AS (SELECT id, pid FROM b_only UNION SELECT u.id, o.pid FROM b_up u JOIN b_only o ON o.id = u.top),
-b_moved AS (
-  SELECT e.kind, e.name_id, e.args, -1 AS calls, -e.self_ns AS self_ns FROM b_up u JOIN main.event e ON e.id = u.id
-  WHERE u.top NOT IN (SELECT id FROM b_only)
+b_only AS MATERIALIZED (SELECT c.id, c.pid FROM b_cand c JOIN b_kids k ON k.parent_id = c.pid WHERE k.n = 1),
+-- each merged event and its chain's top, walked down from the tops (each event once; a loop has no top)
+b_down(id, top) AS (
+  SELECT o.id, o.pid FROM b_only o WHERE o.pid NOT IN (SELECT id FROM b_only)
   UNION ALL
-  SELECT t.kind, t.name_id, t.args, 0, e.self_ns FROM b_up u JOIN main.event e ON e.id = u.id JOIN main.event t ON t.id = u.top
-  WHERE u.top NOT IN (SELECT id FROM b_only)
+  SELECT o.id, d.top FROM b_down d JOIN b_only o ON o.pid = d.id
+),
+b_moved AS (
+  SELECT e.kind, e.name_id, e.args, -1 AS calls, -e.self_ns AS self_ns FROM b_down d JOIN main.event e ON e.id = d.id
+  UNION ALL
+  SELECT t.kind, t.name_id, t.args, 0, e.self_ns FROM b_down d JOIN main.event e ON e.id = d.id JOIN main.event t ON t.id = d.top
 ),
 b_rows AS (
   SELECT k.name AS kind,
@@ -49,20 +53,24 @@ b AS (SELECT kind, name, shapes, sum(calls) AS calls, sum(total) AS total FROM b
 -- an event whose parent has its name and no other CPU-side child; its self time goes to its chain's top
 n_cand AS MATERIALIZED (
   SELECT c.id, c.parent_id AS pid FROM new.event c JOIN new.event p ON p.id = c.parent_id
-  WHERE coalesce((SELECT CAST(value AS INTEGER) FROM new.meta WHERE key = 'ops.same_name_nesting'), -1) <> 0
+  WHERE NOT coalesce((SELECT typeof(value) = 'integer' AND value = 0 FROM new.meta WHERE key = 'ops.same_name_nesting'), 0)
     AND c.kind IN ({kind:op}, {kind:range}, {kind:runtime}, {kind:driver}) AND p.kind IN ({kind:op}, {kind:range}, {kind:runtime}, {kind:driver}) AND p.name_id = c.name_id AND p.id <> c.id
 ),
-n_only AS MATERIALIZED (
-  SELECT c.id, c.pid FROM n_cand c
-  WHERE (SELECT count(*) FROM new.event s WHERE s.parent_id = c.pid AND s.kind IN ({kind:op}, {kind:range}, {kind:runtime}, {kind:driver})) = 1
+n_kids AS MATERIALIZED (
+  SELECT parent_id, count(*) AS n FROM new.event
+  WHERE kind IN ({kind:op}, {kind:range}, {kind:runtime}, {kind:driver}) AND parent_id IN (SELECT pid FROM n_cand) GROUP BY parent_id
 ),
-n_up(id, top) AS (SELECT id, pid FROM n_only UNION SELECT u.id, o.pid FROM n_up u JOIN n_only o ON o.id = u.top),
-n_moved AS (
-  SELECT e.kind, e.name_id, e.args, -1 AS calls, -e.self_ns AS self_ns FROM n_up u JOIN new.event e ON e.id = u.id
-  WHERE u.top NOT IN (SELECT id FROM n_only)
+n_only AS MATERIALIZED (SELECT c.id, c.pid FROM n_cand c JOIN n_kids k ON k.parent_id = c.pid WHERE k.n = 1),
+-- each merged event and its chain's top, walked down from the tops (each event once; a loop has no top)
+n_down(id, top) AS (
+  SELECT o.id, o.pid FROM n_only o WHERE o.pid NOT IN (SELECT id FROM n_only)
   UNION ALL
-  SELECT t.kind, t.name_id, t.args, 0, e.self_ns FROM n_up u JOIN new.event e ON e.id = u.id JOIN new.event t ON t.id = u.top
-  WHERE u.top NOT IN (SELECT id FROM n_only)
+  SELECT o.id, d.top FROM n_down d JOIN n_only o ON o.pid = d.id
+),
+n_moved AS (
+  SELECT e.kind, e.name_id, e.args, -1 AS calls, -e.self_ns AS self_ns FROM n_down d JOIN new.event e ON e.id = d.id
+  UNION ALL
+  SELECT t.kind, t.name_id, t.args, 0, e.self_ns FROM n_down d JOIN new.event e ON e.id = d.id JOIN new.event t ON t.id = d.top
 ),
 n_rows AS (
   SELECT k.name AS kind,
