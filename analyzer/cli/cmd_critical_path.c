@@ -51,12 +51,19 @@ int cmd_critical_path(int argc, char **argv, struct cli *cli)
     int rc = critical_path(db, argv[0], &w, &cli->io);
     if (rc == 0)
         rc = scope_run(db, each ? "critical_path_each" : "critical_path", &sc, sort, NULL, &cli->io);
-    if (rc == 0 && !each && sc.format == FMT_TABLE)
-        fprintf(cli->io.err,
-                "%s: Path sums the weights of the path's edges, from Start to End (after the trace's start) within the "
-                "window's events; blocking calls, syncs and the launches of work that waited behind other work weigh "
-                "nothing, so it can be shorter than End - Start, and the path need not start or end where the window does\n",
-                cli->io.prog);
+    sqlite3_stmt *st;
+    if (rc == 0 && !each && sc.format == FMT_TABLE &&
+        sqlite3_prepare_v2(db, "SELECT count(*) FROM temp.critical_path_sums", -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0)
+            fprintf(cli->io.err,
+                    "%s: the path's length sums its edges' weights, from its start to its end (start_ns, end_ns: after "
+                    "the trace's start) within the window's events; blocking calls, syncs and the launches of work that "
+                    "waited behind other work weigh nothing, so it can be shorter than end - start (and longer where "
+                    "kernels on one stream overlap: a negative gap counts 0), and the path need not start or end where "
+                    "the window does\n",
+                    cli->io.prog);
+        sqlite3_finalize(st);
+    }
     sqlite3_close(db);
     return rc;
 }

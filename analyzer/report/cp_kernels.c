@@ -352,8 +352,9 @@ static int kernel_edges(const struct graph *g, struct kernel_prep *kp, struct ed
             rec_edge(recs, prev, sn, CP_KERNEL_GAP, 1, 0);
         }
         /* the work cannot start before its launch, even where it waited behind other work: an edge that
-         * adds no time (HTA's zero-weight launch edge, after the others) */
-        if (!launched && g->launches == CP_LAUNCH_EVERY && g->start[launch] >= 0)
+         * adds no time (HTA's zero-weight launch edge, after the others); not where the trace has the work
+         * start first (clocks apart), where it would run back in time and could close a loop */
+        if (!launched && g->launches == CP_LAUNCH_EVERY && g->start[launch] >= 0 && node_ts(g, sn) >= launch_ts)
             rec_edge(recs, g->start[launch], sn, CP_LAUNCH_DELAY, 0, 1);
         if (s == nlast) {
             if (nlast == caplast) {

@@ -307,3 +307,32 @@ Test(hta, critical_path_follows_hta_on_hand_traces)
     free(dir);
 }
 
+
+/* tests/data/critical_path_hand/skew.json (times in us): A [0, 10] launches K1 (call [2, 4]) and K2 (call
+ * [5, 7]) on stream 7, then waits in cudaStreamSynchronize [15, 45]; B [50, 60] launches K3 (call
+ * [52, 54]). K1 runs [10, 40], K2 [40, 42] and K3 [43, 45]: K3 starts before its own launch (clocks apart),
+ * and the Stream Sync ends with K3. A zero-weight edge from K3's launch to K3 would close a loop (K3, the
+ * sync, B, the launch, K3): it is not added, and the path is A 2, K1's launch 0 (K1 queued behind K2's
+ * launch), K1 30, gap 0, K2 2, gap 1, K3 2, the sync 0, B's dependency 0, B 2, the call 2, B 6: 47 us. */
+Test(hta, critical_path_with_work_before_its_launch)
+{
+    char *dir = temp_dir(), db[600];
+    snprintf(db, sizeof db, "%s/skew.db", dir);
+    cr_assert_eq(import_to(src_path("tests/data/critical_path_hand/skew.json"), db), 0);
+    static const char *const path[][3] = {{"operator", "cpu", "A"},
+                                          {"launch_delay", "launch", "K1"},
+                                          {"operator", "gpu_compute", "K1"},
+                                          {"kernel_gap", "kernel_gap", "K1"},
+                                          {"operator", "gpu_compute", "K2"},
+                                          {"kernel_gap", "kernel_gap", "K2"},
+                                          {"operator", "gpu_compute", "K3"},
+                                          {"sync", "", "cudaStreamSynchronize"},
+                                          {"dependency", "", "B"},
+                                          {"operator", "cpu", "B"},
+                                          {"operator", "cpu", "cudaLaunchKernel"},
+                                          {"operator", "cpu", "B"}};
+    static const double dur[] = {2000, 0, 30000, 0, 2000, 1000, 2000, 0, 0, 2000, 2000, 6000};
+    expect_path(db, 12, path, dur);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
