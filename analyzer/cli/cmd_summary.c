@@ -69,6 +69,7 @@ int cmd_summary(int argc, char **argv, struct cli *cli)
     if (!db)
         return 1;
     scope_hide_absent(db, &sc);
+    sc.fixed_columns = 1; /* no --wide, no --columns: each section whole */
     scope_tables(&sc, NULL);
 
     int rc = 0, printed = 0;

@@ -32,8 +32,10 @@ struct render_options {
     int64_t max_rows;       /* report: the first max_rows rows, then how many more (0: all) */
     const char *first_name; /* every format: the first column's name instead of the query's ("step" for "rank") */
     const char *keep;       /* report: a column never left out to fit the terminal (the sort key) */
+    int fit_columns;        /* report: columns may be left out to fit (it takes --wide and --columns) */
 };
 void render_configure(const struct render_options *o); /* copies the strings; until the next call */
+void render_keep(const char *column); /* the options' keep: the column a report sorts by */
 /* The options above are the process's: a command that renders (a report run as an SQL table, tdb_run)
  * runs between these, one thread at a time (a thread may nest them); the end sets the options to none. */
 void render_exclusive_begin(void);

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -57,6 +58,11 @@ void render_exclusive_end(void)
     struct render_options none = {0};
     render_configure(&none); /* what the next caller (tracedb sql's tables, a host's) starts from */
     pthread_mutex_unlock(&exclusive);
+}
+
+void render_keep(const char *column)
+{
+    opts.keep = keep(4, column);
 }
 
 void render_configure(const struct render_options *o)
@@ -745,24 +751,39 @@ static void narrow_names(struct table *t, size_t cols, size_t floor)
     }
 }
 
-/* How readily a column is left out to fit: percentages first (the times beside them say it), then
- * spreads and extremes, then any other figure; 3: never (text, the first column shown, the sort key). */
-static int leave_out_rank(const struct table *t, int k)
+/* Whether every cell of column c reads as zero ("0", "0 b", "0.000us", or empty). */
+static int column_all_zero(const struct table *t, int c)
+{
+    for (int64_t r = 0; r < t->rows; r++) {
+        const char *cell = cell_at(t, r, c);
+        if (*cell && strtod(cell, NULL) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* How readily a column is left out to fit: one of zeros first, then percentages (the times beside them
+ * say it), then spreads and extremes, then any other figure; 4: never (text, the first column shown,
+ * the sort key). zero[c]: column c reads zero in every row. */
+static int leave_out_rank(const struct table *t, int k, const uint8_t *zero)
 {
     int c = t->order[k];
     const char *name = render_column_name(t->st, t->first + c);
     if (k == 0 || !t->numeric[c] || (opts.keep && strcmp(name, opts.keep) == 0))
-        return 3;
-    if (ends_with(name, "_pct") || strstr(name, "_pct_"))
+        return 4;
+    if (zero[c])
         return 0;
-    if (strstr(name, "stddev") || strstr(name, "min") || strstr(name, "max") || strstr(name, "_p9"))
+    if (ends_with(name, "_pct") || strstr(name, "_pct_"))
         return 1;
-    return 2;
+    if (strstr(name, "stddev") || strstr(name, "min") || strstr(name, "max") || strstr(name, "_p9"))
+        return 2;
+    return 3;
 }
 
 /* A report's table fitted to the terminal (or, with none, long names held to NO_TERMINAL_WIDTH): the
- * widest text column narrows first, to NAME_FIT_WIDTH; then figures are left out, the least telling and
- * rightmost first (not where --columns chose them); then names narrow to MIN_FIT_WIDTH. Sets t->total. */
+ * widest text column narrows first, to NAME_FIT_WIDTH; then, for a report that takes --wide and
+ * --columns (opts.fit_columns), figures are left out, the least telling and rightmost first (not where
+ * --columns chose them); then names narrow to MIN_FIT_WIDTH. Sets t->total. */
 static void table_fit(struct table *t, FILE *out)
 {
     size_t cols = t->cols = opts.report && !opts.wide ? terminal_width(out) : 0;
@@ -774,11 +795,16 @@ static void table_fit(struct table *t, FILE *out)
     for (int k = 0; k < t->nshow; k++)
         t->total += t->width[t->order[k]] + 2;
     narrow_names(t, cols, NAME_FIT_WIDTH);
-    while (cols && t->total > cols && t->dropped && !(opts.columns && *opts.columns)) {
-        int out_k = -1, best = 3;
+    uint8_t *zero = cols && t->total > cols && opts.fit_columns && !(opts.columns && *opts.columns)
+                        ? calloc((size_t)t->ncol + 1, 1)
+                        : NULL;
+    for (int k = 0; zero && k < t->nshow; k++)
+        zero[t->order[k]] = (uint8_t)column_all_zero(t, t->order[k]);
+    while (zero && t->total > cols) {
+        int out_k = -1, best = 4;
         for (int k = 0; k < t->nshow; k++) {
-            int r = leave_out_rank(t, k);
-            if (r < best || (r == best && r < 3))
+            int r = leave_out_rank(t, k, zero);
+            if (r < best || (r == best && r < 4))
                 best = r, out_k = k;
         }
         if (out_k < 0)
@@ -792,6 +818,7 @@ static void table_fit(struct table *t, FILE *out)
         memmove(&t->order[out_k], &t->order[out_k + 1], (size_t)(t->nshow - out_k - 1) * sizeof *t->order);
         t->nshow--;
     }
+    free(zero);
     narrow_names(t, cols, MIN_FIT_WIDTH);
 }
 

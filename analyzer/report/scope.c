@@ -98,7 +98,7 @@ void scope_hide_absent(sqlite3 *db, struct scope *s)
 
 void scope_tables(const struct scope *s, const char *hint)
 {
-    struct render_options o = {1, s->hide, s->wide, s->columns, hint, 0, s->by_step ? "step" : NULL, s->sort};
+    struct render_options o = {1, s->hide, s->wide, s->columns, hint, 0, s->by_step ? "step" : NULL, NULL, !s->fixed_columns};
     render_configure(&o);
 }
 
@@ -440,6 +440,7 @@ void scope_bind(sqlite3_stmt *st, const struct scope *s, const char *sort_column
     report_bind_int(st, ":limit", s->limit < 0 ? -1 : s->limit);
     if (sort_column)
         report_bind_text(st, ":sort", sort_column);
+    render_keep(sort_column); /* a table never leaves out the column it is sorted by */
     report_bind_int(st, ":by_rank", s->by_rank);
     report_bind_int(st, ":by_step", s->by_step);
     report_bind_int(st, ":hta_rounding", s->hta_rounding);

@@ -387,6 +387,21 @@ Test(tables, tables_fit_the_terminal_and_say_what_they_left_out, .timeout = 120)
     char *out = run_capture(&st, "COLUMNS=100 '%s' critical-path '%s' --columns rank,path_ns,window_end_ns 2>/dev/null", tracedb(), db);
     cr_expect(strstr(out, "Window end") && !strstr(out, "left out"), "--columns: %s", out);
     free(out);
+    /* the sort key by its PyTorch name stays; columns of zeros go first (this trace's memory is the
+     * device's: its CPU columns are zero); diff and summary take neither --wide nor --columns: nothing
+     * left out */
+    out = run_capture(&st, "COLUMNS=70 '%s' ops '%s' --sort cuda_time_total --limit 3 2>/dev/null", tracedb(), db);
+    cr_expect(strstr(out, "Device total") && strstr(out, "left out"), "%s", out);
+    free(out);
+    char *df = db_of(dir, "tests/data/kineto/df_index_resolver_df_index_resolver.json.gz");
+    out = run_capture(&st, "COLUMNS=60 '%s' memory '%s' --by-op --limit 3 2>/dev/null", tracedb(), df);
+    cr_expect(strstr(out, "Self device allocated") && strstr(out, "self_cpu_allocated_bytes"), "%s", out);
+    free(out);
+    out = run_capture(&st, "COLUMNS=100 '%s' diff '%s' '%s' 2>/dev/null; COLUMNS=100 '%s' summary '%s'", tracedb(), db, df,
+                      tracedb(), db);
+    cr_expect(!strstr(out, "left out"), "%s", out);
+    free(out);
+    free(df);
     run("rm -rf '%s'", dir);
     free(db), free(dir);
 }
