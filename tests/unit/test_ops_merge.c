@@ -145,3 +145,47 @@ Test(ops_merge, a_window_does_not_hide_a_sibling)
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+/* diff counts operators as ops does, through chains and pairs, in time linear in them (each step of the
+ * chain read once; the timeout holds it to that under the sanitizers): a chain of 2,000 aten::foo each
+ * the only child of the one above (one call: the top's 5,000 us, all its self time), 500
+ * aten::pair [t, t+10] holding one aten::pair [t+2, t+7] (500 calls, 10 us each), and a loop of parents
+ * written into the database (two events each the other's parent: no top, both kept). */
+Test(ops_merge, diff_merges_chains_and_pairs_as_ops_does, .timeout = 120)
+{
+    char *dir = temp_dir(), path[600], db[700];
+    snprintf(path, sizeof path, "%s/chain.json", dir), snprintf(db, sizeof db, "%s/chain.db", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fprintf(f, "{\"traceEvents\":[");
+    for (int i = 0; i < 2000; i++)
+        fprintf(f, "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::foo\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":%d}",
+                i ? "," : "", i, 2 * (2000 - i) + 1000);
+    for (int k = 0, t = 8000; k < 500; k++, t += 20)
+        fprintf(f, ",{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::pair\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":10},"
+                   "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::pair\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":5}",
+                t, t + 2);
+    fprintf(f, ",{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"L\",\"pid\":1,\"tid\":2,\"ts\":0,\"dur\":10},"
+               "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"L\",\"pid\":1,\"tid\":2,\"ts\":20,\"dur\":10}]}");
+    fclose(f);
+    cr_assert_eq(import_to(path, db), 0);
+    sqlite3 *h;
+    cr_assert_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(h, "WITH l AS (SELECT e.id FROM event e JOIN string n ON n.id = e.name_id WHERE n.value = 'L') "
+                                 "UPDATE event SET parent_id = (SELECT id FROM l WHERE l.id <> event.id) WHERE id IN l; "
+                                 "UPDATE meta SET value = -1 WHERE key = 'ops.same_name_nesting'",
+                                 NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(h);
+    int st;
+    char *out = run_capture(&st, "'%s' diff '%s' '%s' --section ops --format csv --kinds op", tracedb(), db, db);
+    cr_assert_eq(st, 0, "%s", out);
+    cr_expect(strstr(out, "\naten::foo,op,1,1,5000000,5000000,") && strstr(out, "\naten::pair,op,500,500,5000000,5000000,") &&
+                  strstr(out, "\nL,op,2,2,"),
+              "%s", out);
+    free(out);
+    out = run_capture(&st, "'%s' ops '%s' --format csv", tracedb(), db);
+    cr_expect(strstr(out, "\naten::foo,1,5000000,") && strstr(out, "\naten::pair,500,5000000,"), "%s", out);
+    free(out);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
