@@ -77,4 +77,8 @@ int cmd_record(int argc, char **argv, struct cli *cli);
 int cmd_sql(int argc, char **argv, struct cli *cli);
 int cmd_summary(int argc, char **argv, struct cli *cli);
 
+/* Edits (insert, delete, replace, swap two neighbours) from a to b, up to 3; 3 means "more" (dispatch.c):
+ * what a typo's suggestion is measured by, for commands and options alike. */
+int cli_edit_distance(const char *a, const char *b);
+
 #endif

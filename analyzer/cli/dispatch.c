@@ -43,8 +43,7 @@ static void warn_times_held(const char *prog, FILE *err, long before)
             (long long)TDB_TIME_MAX, (long long)TDB_TIME_MAX);
 }
 
-/* Edits (insert, delete, replace, swap two neighbours) from a to b, up to 3; 3 means "more". */
-static int edit_distance(const char *a, const char *b)
+int cli_edit_distance(const char *a, const char *b)
 {
     size_t n = strlen(a), m = strlen(b);
     if (n > 32 || m > 32)
@@ -74,7 +73,7 @@ static const char *closest_command(const char *typed)
     const char *best = NULL;
     int best_d = 3;
     for (const struct cli_command *c = cli_commands(); c->name; c++) {
-        int d = edit_distance(typed, c->name);
+        int d = cli_edit_distance(typed, c->name);
         if (d < best_d)
             best = c->name, best_d = d;
     }
@@ -96,7 +95,7 @@ int cli_dispatch(int argc, char **argv, FILE *out, FILE *err, int in_process)
         help_args[0] = argv[1]; /* tracedb help X == tracedb X --help */
         argv = help_args;
         argc = 2;
-    } else if (strcmp(argv[0], "--version") == 0 || strcmp(argv[0], "version") == 0) {
+    } else if (strcmp(argv[0], "--version") == 0 || strcmp(argv[0], "-V") == 0 || strcmp(argv[0], "version") == 0) {
         fprintf(out, "tracedb %s (schema %d)\n", TDB_VERSION, TDB_SCHEMA_VERSION);
         return 0;
     }

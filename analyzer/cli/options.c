@@ -126,6 +126,22 @@ int cli_parse_options(int argc, char **argv, const struct opt *opts, const char 
                     o = p;
         }
         if (!o) {
+            const char *near = NULL, *typed = a[1] == '-' ? a + 2 : NULL;
+            size_t tn = typed ? strcspn(typed, "=") : 0;
+            char name[40];
+            int best = 3;
+            if (typed && tn < sizeof name) {
+                memcpy(name, typed, tn), name[tn] = 0;
+                for (const struct opt *p = opts; p->name; p++) {
+                    int d = cli_edit_distance(name, p->name);
+                    if (d < best)
+                        best = d, near = p->name;
+                }
+            }
+            if (near) { /* as for commands: the one meant, not the whole list */
+                fprintf(cli->io.err, "%s: unknown option '%s'; did you mean '--%s'?\n", cli->io.prog, a, near);
+                return -1;
+            }
             fprintf(cli->io.err, "%s: unknown option '%s'\n", cli->io.prog, a);
             cli_usage(opts, usage, cli->io.err);
             return -1;

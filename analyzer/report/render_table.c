@@ -640,7 +640,7 @@ static int visible_columns(sqlite3_stmt *st, int first, int ncol, const int *sho
         return n;
     }
     for (int i = 0; i < ncol; i++)
-        if (rows == 0 || (shown[i] && !(opts.report && hidden(sqlite3_column_name(st, first + i)))))
+        if (rows == 0 || !opts.report || (shown[i] && !hidden(sqlite3_column_name(st, first + i))))
             order[n++] = i;
     return n;
 }

@@ -213,6 +213,21 @@ Test(tables, typos_unknown_formats_and_closed_pipes)
     cr_assert_eq(st, 2);
     cr_assert(strstr(out, "'sumary' is not a tracedb command; did you mean 'summary'?"), "%s", out);
     free(out);
+    /* an option too, with or without its value; one far from any: the usage */
+    out = run_capture(&st, "'%s' ops '%s' --limt 3 2>&1; '%s' kernels '%s' --sortt=total_ns 2>&1; '%s' ops '%s' --zzzzzz 2>&1",
+                      tracedb(), db, tracedb(), db, tracedb(), db);
+    cr_assert(strstr(out, "tracedb ops: unknown option '--limt'; did you mean '--limit'?\n") &&
+                  strstr(out, "unknown option '--sortt=total_ns'; did you mean '--sort'?") &&
+                  strstr(out, "unknown option '--zzzzzz'\nusage: tracedb ops"),
+              "%s", out);
+    free(out);
+    out = run_capture(&st, "'%s' -V", tracedb());
+    cr_assert(st == 0 && strncmp(out, "tracedb ", 8) == 0 && strstr(out, "(schema "), "%s", out);
+    free(out);
+    /* sql prints exactly the columns asked, one NULL in every row too */
+    out = run_capture(&st, "'%s' sql '%s' 'SELECT 1 AS a, NULL AS b, 3 AS c'", tracedb(), db);
+    cr_assert(st == 0 && strstr(out, "a  b  c"), "%s", out);
+    free(out);
     out = run_capture(&st, "'%s' export pdf '%s' -o x.pdf 2>&1", tracedb(), db);
     cr_assert_eq(st, 2);
     cr_assert(strstr(out, "unknown export format 'pdf' (chrome or csv)"), "%s", out);
