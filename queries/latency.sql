@@ -1,6 +1,6 @@
 -- latency: duration statistics of repeated ranges, as Furiosa's print_summary gives them: count,
 -- min, max, mean, median and the 90, 95, 97, 99 and 99.9th percentiles (linear interpolation between
--- closest ranks, numpy/pandas' default), integer ns (rounded).
+-- closest ranks, numpy/pandas' default), integer ns cut to whole ns as Furiosa's int() cuts them.
 -- :mode 'steps' takes ProfilerStep#N (as ProfilerStep*); 'name' the events of any kind named :pattern
 -- (a name or a glob: ranges, operators, kernels, a Furiosa span category), as one population; 'top' the top-level ranges and operators (depth 0) on thread :tid
 -- (every thread when NULL), per name: inferences.
@@ -12,13 +12,13 @@ WITH sel AS (
   WHERE {sql:latency_pick}
 )
 SELECT rank, name, count(*) AS count, min(dur_ns) AS min_ns, max(dur_ns) AS max_ns,
-       CAST(round(avg(dur_ns)) AS INTEGER) AS mean_ns,
-       CAST(round(median(dur_ns)) AS INTEGER) AS median_ns,
-       CAST(round(percentile(dur_ns, 90)) AS INTEGER) AS p90_ns,
-       CAST(round(percentile(dur_ns, 95)) AS INTEGER) AS p95_ns,
-       CAST(round(percentile(dur_ns, 97)) AS INTEGER) AS p97_ns,
-       CAST(round(percentile(dur_ns, 99)) AS INTEGER) AS p99_ns,
-       CAST(round(percentile(dur_ns, 99.9)) AS INTEGER) AS p999_ns
+       CAST(avg(dur_ns) AS INTEGER) AS mean_ns,
+       CAST(median(dur_ns) AS INTEGER) AS median_ns,
+       CAST(percentile(dur_ns, 90) AS INTEGER) AS p90_ns,
+       CAST(percentile(dur_ns, 95) AS INTEGER) AS p95_ns,
+       CAST(percentile(dur_ns, 97) AS INTEGER) AS p97_ns,
+       CAST(percentile(dur_ns, 99) AS INTEGER) AS p99_ns,
+       CAST(percentile(dur_ns, 99.9) AS INTEGER) AS p999_ns
 FROM sel
 GROUP BY rank, name
 ORDER BY CASE :sort WHEN 'count' THEN count(*) WHEN 'median_ns' THEN median(dur_ns) WHEN 'max_ns' THEN max(dur_ns)

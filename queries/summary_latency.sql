@@ -1,17 +1,33 @@
--- summary_latency: step latency (ProfilerStep#N as ProfilerStep*), or else the repeated top-level
--- ranges. Percentiles interpolate linearly between closest ranks (numpy/pandas default).
-WITH r AS (
+-- summary_latency: step latency (ProfilerStep#N as ProfilerStep*), the repeated top-level ranges, and,
+-- in a trace with no steps, its inferences (spans named Inference, any case: Furiosa's print_summary
+-- population). The columns are Furiosa's summary's: count, min, max, mean, median and the 90, 95, 97, 99
+-- and 99.9th percentiles (linear interpolation between closest ranks, numpy/pandas' default), cut to
+-- whole ns as Furiosa's int() cuts them: latency.sql's figures.
+WITH steps AS (SELECT EXISTS (SELECT 1 FROM event_stats st JOIN string s ON s.id = st.name_id
+                              WHERE st.kind = {kind:range} AND s.value GLOB 'ProfilerStep#[0-9]*') AS any),
+inference AS (SELECT id FROM string WHERE value IN ('Inference', 'inference', 'INFERENCE')
+              AND id IN (SELECT name_id FROM event_stats WHERE kind IN ({kind:op}, {kind:range}))),
+r AS (
   SELECT CASE WHEN s.value GLOB 'ProfilerStep#[0-9]*' THEN 'ProfilerStep*' ELSE s.value END AS name, e.dur_ns
   FROM event e JOIN string s ON s.id = e.name_id
   WHERE e.kind = {kind:range} AND (s.value GLOB 'ProfilerStep#[0-9]*' OR e.depth = 0)
+    AND e.name_id NOT IN (SELECT id FROM inference)
+  UNION ALL
+  SELECT s.value, e.dur_ns
+  FROM event e JOIN string s ON s.id = e.name_id
+  WHERE NOT (SELECT any FROM steps) AND EXISTS (SELECT 1 FROM inference)
+    AND e.kind IN ({kind:op}, {kind:range}) AND e.name_id IN (SELECT id FROM inference)
 )
-SELECT name, count(*) AS count, min(dur_ns) AS min_ns,
-       CAST(round(median(dur_ns)) AS INTEGER) AS median_ns,
-       CAST(round(percentile(dur_ns, 90)) AS INTEGER) AS p90_ns,
-       CAST(round(percentile(dur_ns, 99)) AS INTEGER) AS p99_ns,
-       max(dur_ns) AS max_ns
+SELECT name, count(*) AS count, min(dur_ns) AS min_ns, max(dur_ns) AS max_ns,
+       CAST(avg(dur_ns) AS INTEGER) AS mean_ns,
+       CAST(median(dur_ns) AS INTEGER) AS median_ns,
+       CAST(percentile(dur_ns, 90) AS INTEGER) AS p90_ns,
+       CAST(percentile(dur_ns, 95) AS INTEGER) AS p95_ns,
+       CAST(percentile(dur_ns, 97) AS INTEGER) AS p97_ns,
+       CAST(percentile(dur_ns, 99) AS INTEGER) AS p99_ns,
+       CAST(percentile(dur_ns, 99.9) AS INTEGER) AS p999_ns
 FROM r
 GROUP BY name
-HAVING count(*) >= 2 OR name = 'ProfilerStep*'
-ORDER BY name = 'ProfilerStep*' DESC, sum(dur_ns) DESC
+HAVING count(*) >= 2 OR name = 'ProfilerStep*' OR lower(name) = 'inference'
+ORDER BY name = 'ProfilerStep*' DESC, lower(name) = 'inference' DESC, sum(dur_ns) DESC
 LIMIT 5;

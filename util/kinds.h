@@ -18,7 +18,8 @@
     X(MEMORY, 11, "memory")                                                                                  \
     X(INSTANT, 12, "instant")                                                                                \
     X(TRACE, 13, "trace")                                                                                    \
-    X(ASYNC, 14, "async")
+    X(ASYNC, 14, "async")                                                                                    \
+    X(EXECUTION, 15, "execution")
 
 #define TDB_KIND_ENUM(suffix, id, name) TDB_KIND_##suffix = id,
 enum tdb_kind {

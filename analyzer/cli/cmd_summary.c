@@ -21,7 +21,7 @@ static const struct {
     {"summary_devices", "devices", "Devices"},
     {"summary_ops", "ops", "Top operators by self CPU time (PyTorch key_averages semantics; all columns: tracedb ops)"},
     {"summary_kernels", "kernels", "Top kernels by total device time"},
-    {"summary_latency", "latency", "Step latency"},
+    {"summary_latency", "latency", "Step and inference latency (Furiosa print_summary figures; all: tracedb latency)"},
     {"summary_device", "device", "Device time: busy = run (computation) + IO-wait (memory, communication)"},
     {"summary_memory", "memory", "Memory high-water marks (all of it: tracedb memory)"},
     {"summary_hta", "gpu_efficiency", "GPU efficiency, HTA's way (tracedb overlap, idle, launches)"},

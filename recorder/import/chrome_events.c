@@ -2,6 +2,7 @@
  * and args (args that become columns are promoted), its kind, B/E matching per thread, counters,
  * metadata, flows, and the anomalies real traces carry (kept and flagged, or errors with --strict). */
 #include "chrome_internal.h"
+#include "seed_formats.h"
 
 /* The args that become columns, by their raw key (no escape: a key with one never matches): its length
  * and first byte find the one candidate, one memcmp says. -1 for the rest. */
@@ -12,6 +13,7 @@ static int arg_slot_of(const unsigned char *k, size_t n)
         return -1;
     switch (k[0]) {
     case 'A': return IS("Addr", S_ADDR);
+    case 'a': return IS("args_string", S_ARGS_STRING);
     case 'B': return IS("Bytes", S_MEM_BYTES);
     case 'D': return n == 11 ? IS("Device Type", S_DEVICE_TYPE) : IS("Device Id", S_DEVICE_ID);
     case 'E': return n == 11 ? IS("External id", S_EXTERNAL_ID) : IS("Ev Idx", S_EV_IDX);
@@ -21,9 +23,11 @@ static int arg_slot_of(const unsigned char *k, size_t n)
     case 'd': return IS("device", S_DEVICE);
     case 'e': return n == 11 ? IS("external id", S_EXTERNAL_ID_LC) : IS("est. achieved occupancy %", S_OCCUPANCY);
     case 'g': return IS("grid", S_GRID);
+    case 'i': return IS("instruction_index", S_INSTRUCTION_INDEX);
     case 'l': return IS("labels", S_LABELS);
     case 'n': return IS("name", S_NAME);
     case 'o': return IS("operator_index", S_OPERATOR_INDEX);
+    case 'p': return IS("pe_index", S_PE_INDEX);
     case 'r': return IS("registers per thread", S_REGISTERS);
     case 's': return n == 6 ? IS("stream", S_STREAM) : n == 10 ? IS("sort_index", S_SORT_INDEX) : IS("shared memory", S_SHARED_MEM);
     case 'w': return IS("warps per SM", S_WARPS_PER_SM);
@@ -265,6 +269,17 @@ static int64_t arg_int(struct chrome *c, enum arg_slot slot)
     return v;
 }
 
+/* An index Furiosa writes as a string ("0") or a number, left in the args; TDB_NULL when absent or not
+ * a whole number. */
+static int64_t arg_index(struct chrome *c, enum arg_slot slot)
+{
+    struct arg *a = arg_slot(c, slot);
+    int64_t v;
+    if (!a || (a->type != V_NUMBER && a->type != V_STRING) || tdb_parse_int(arg_val(c, a), a->val_n, &v) != 0)
+        return TDB_NULL;
+    return v;
+}
+
 /* strtod's value of a plain decimal, [-]digits[.digits] with at most 19 digits whose integer is below
  * 2^53 and at most 22 after the point, found without strtod: that integer and the power of ten are both
  * exact doubles, and one IEEE division rounds correctly (Clinger's fast path). 0, or -1 for any other
@@ -353,6 +368,9 @@ static struct tdb_str args_json(struct chrome *c)
         else
             buf_add(&c->out_args, arg_val(c, a), a->val_n);
     }
+    const struct arg *raf = arg_slot(c, S_ARGS_STRING);
+    if (raf && raf->type == V_STRING) /* RAF's inputs, as PyTorch writes them */
+        raf_input_args(arg_val(c, raf), raf->val_n, &c->out_args);
     buf_addc(&c->out_args, '}');
     struct tdb_str s = {c->out_args.p, c->out_args.n};
     return s;
@@ -388,12 +406,20 @@ static int kind_of(struct chrome *c, char ph)
 #undef CAT
     const char *cs = text_ptr(c, &c->cat);
     for (size_t i = 0; i < sizeof cats / sizeof cats[0]; i++)
-        if (cats[i].n == c->cat.n && ci_equal(cs, c->cat.n, cats[i].cat))
+        if (cats[i].n == c->cat.n && ci_equal(cs, c->cat.n, cats[i].cat)) {
+            if (cats[i].kind == TDB_KIND_RUNTIME && c->slot_arg[S_CORRELATION] < 0 && c->cat.n == 7 &&
+                memcmp(cs, "Runtime", 7) == 0)
+                return TDB_KIND_RANGE; /* Furiosa's labels (profiler.record); Kineto's Runtime calls carry a correlation */
             return cats[i].kind;
+        }
     if (ph == 'i' || ph == 'I')
         return TDB_KIND_INSTANT;
+    int seed = seed_kind(cs, c->cat.n, c->name.set ? text_ptr(c, &c->name) : "", c->name.set ? c->name.n : 0,
+                         c->slot_arg[S_PE_INDEX] >= 0, c->slot_arg[S_INSTRUCTION_INDEX] >= 0);
+    if (seed >= 0)
+        return seed; /* RAF's streams, Furiosa's NPU, host and label spans */
     if (ph == 'B' || ph == 'E')
-        return TDB_KIND_OP; /* RAF: B/E operator spans whose category is the stream name */
+        return TDB_KIND_OP; /* RAF's other B/E spans: VM instructions, host operators */
     if (c->slot_arg[S_OPERATOR_INDEX] >= 0)
         return TDB_KIND_OP; /* Furiosa: operators carry operator_index, whatever their category */
     return tdb_ingest_custom_kind(c->ing, text_str(c, &c->cat));
@@ -476,6 +502,14 @@ static int chrome_counter(struct chrome *c, int64_t thread, int64_t ts)
     return rc;
 }
 
+/* RAF's stream spans: device 0 (RAF's trace names none), the stream its category numbers. */
+static void raf_device(struct tdb_str cat, struct tdb_event *ev)
+{
+    int64_t stream = cat.p ? raf_stream(cat.p, cat.n) : -1;
+    if (stream >= 0)
+        ev->device = 0, ev->stream = stream;
+}
+
 /* Fills the promoted columns of ev from the args, by kind. */
 static void chrome_promote(struct chrome *c, struct tdb_event *ev)
 {
@@ -485,6 +519,11 @@ static void chrome_promote(struct chrome *c, struct tdb_event *ev)
         ev->external_id = arg_int(c, S_EXTERNAL_ID_LC);
     ev->device = arg_int(c, S_DEVICE);
     ev->stream = arg_int(c, S_STREAM);
+    if (ev->device == TDB_NULL && (ev->kind == TDB_KIND_KERNEL || ev->kind == TDB_KIND_MEMCPY || ev->kind == TDB_KIND_EXECUTION) &&
+        (ev->device = arg_index(c, S_PE_INDEX)) != TDB_NULL && ev->stream == TDB_NULL)
+        ev->stream = 0; /* Furiosa: each PE a device, with one queue */
+    if (ev->device == TDB_NULL && ev->kind == TDB_KIND_KERNEL)
+        raf_device(text_str(c, &c->cat), ev);
     ev->bytes = arg_int(c, S_BYTES);
     struct arg *evidx = arg_slot(c, S_EV_IDX);
     if (evidx) /* Kineto's running event number: the file order, which the event id keeps */
@@ -552,6 +591,8 @@ int chrome_range_write(struct chrome *c, const struct open_range *o, int64_t end
     ev.start_ns = o->start_ns;
     ev.dur_ns = end - o->start_ns;
     ev.args = (struct tdb_str){o->args.p, o->args.n};
+    if (ev.kind == TDB_KIND_KERNEL && o->has_cat)
+        raf_device(ev.cat, &ev);
     if (flag != TDB_ANOMALY_COUNT) {
         c->out_args.n = 0;
         buf_add(&c->out_args, o->args.p, o->args.n);

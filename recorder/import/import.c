@@ -1,6 +1,7 @@
 /* import.c: tdb_import(), the public entry point for turning trace files into a database. */
 #include "tracedb.h"
 #include "chrome_import.h"
+#include "furiosa_records.h"
 #include "version.h"
 
 const char *tdb_version(void)
@@ -38,7 +39,9 @@ int tdb_import_with(const char *db_path, const char *const *traces, int ntraces,
         res.default_rank = first_rank >= 0 ? (int64_t)first_rank + i : TDB_NULL;
         res.max_string = opt->max_string;
         res.strict = (flags & TDB_IMPORT_STRICT) != 0;
-        int rc = tdb_import_chrome(ing, traces[i], (flags & TDB_IMPORT_PROGRESS) != 0, err, &res);
+        int progress = (flags & TDB_IMPORT_PROGRESS) != 0;
+        int rc = furiosa_records_path(traces[i]) ? tdb_import_furiosa_records(ing, traces[i], progress, err, &res)
+                                                 : tdb_import_chrome(ing, traces[i], progress, err, &res);
         if (rc < 0) {
             tdb_ingest_abort(ing);
             fprintf(err, "tracedb: nothing written to %s\n", db_path);

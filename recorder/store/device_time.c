@@ -39,6 +39,8 @@ static int cmp_interval(const void *a, const void *b)
 
 enum device_class device_time_class(int kind, struct tdb_str name)
 {
+    if (kind == TDB_KIND_EXECUTION)
+        return DC_MEMORY; /* busy, not computing: the operators inside are its computation (Furiosa's NPU) */
     if (kind == TDB_KIND_MEMCPY || kind == TDB_KIND_MEMSET || has_prefix(name, "Memcpy") ||
         has_prefix(name, "hipMemcpy") || contains(name, "Memset") || has_prefix(name, "dma"))
         return DC_MEMORY;

@@ -13,7 +13,8 @@ struct device_time {
 };
 
 /* HTA's class of GPU work by kind and name: communication ^nccl|ncclKernel|^hccl; memory memcpy and
- * memset events, ^(hip)?Memcpy|Memset|^dma; everything else computation. */
+ * memset events, ^(hip)?Memcpy|Memset|^dma, and a device's executions (Furiosa's NPU Execution spans: busy,
+ * their operators computing); everything else computation. */
 enum device_class device_time_class(int kind, struct tdb_str name);
 /* Remembers GPU event ord's interval, in at most budget bytes of memory (then sorted runs in the
  * directory dir). -1 on error (device_time_error says what). */

@@ -313,7 +313,8 @@ int ingest_keys_from_rows(struct tdb_ingest *ing)
 /* Keeps the interval of GPU work for device_stats (device_time.c). 0, or -1 (printed). */
 int ingest_keep_gpu_time(struct tdb_ingest *ing, size_t ord, const struct tdb_event *ev)
 {
-    if ((ev->kind != TDB_KIND_KERNEL && ev->kind != TDB_KIND_MEMCPY && ev->kind != TDB_KIND_MEMSET) ||
+    if ((ev->kind != TDB_KIND_KERNEL && ev->kind != TDB_KIND_MEMCPY && ev->kind != TDB_KIND_MEMSET &&
+         ev->kind != TDB_KIND_EXECUTION) ||
         ev->device == TDB_NULL || ev->dur_ns <= 0)
         return 0;
     struct stat_row *r = &ing->stats[ing->last_stat]; /* this event's, just counted: the class is asked once a name */

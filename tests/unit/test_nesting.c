@@ -336,10 +336,10 @@ Test(nesting, raf_begin_end_pairs)
         "{\"ph\":\"E\",\"pid\":0,\"tid\":\"stream 0\",\"ts\":120},\n"
         "{\"ph\":\"E\",\"pid\":0,\"tid\":\"stream 0\",\"ts\":200}]", "json");
     cr_assert_eq(fx_import(&f, ""), 0);
-    cr_assert_eq(file_int(f.db, "SELECT dur_ns FROM ops WHERE name = 'fused_matmul'"), 100000);
-    cr_assert_eq(file_int(f.db, "SELECT self_ns FROM ops WHERE name = 'fused_matmul'"), 90000);
-    cr_assert_eq(file_int(f.db, "SELECT p.name = 'fused_matmul' FROM ops o JOIN ops p ON p.id = o.parent_id WHERE o.name = 'inner'"), 1);
-    cr_assert_eq(file_int(f.db, "SELECT json_extract(args, '$.args_string') = 'T<768x768xf32>,|T<768x768xf16>' FROM ops "
+    cr_assert_eq(file_int(f.db, "SELECT dur_ns FROM events WHERE name = 'fused_matmul'"), 100000);
+    cr_assert_eq(file_int(f.db, "SELECT self_ns FROM events WHERE name = 'fused_matmul'"), 90000);
+    cr_assert_eq(file_int(f.db, "SELECT p.name = 'fused_matmul' FROM events o JOIN events p ON p.id = o.parent_id WHERE o.name = 'inner'"), 1);
+    cr_assert_eq(file_int(f.db, "SELECT json_extract(args, '$.args_string') = 'T<768x768xf32>,|T<768x768xf16>' FROM events "
                          "WHERE name = 'fused_matmul'"), 1);
     cr_assert_eq(file_int(f.db, "SELECT tid = 'stream 0' FROM thread"), 1);
     fx_free(&f);

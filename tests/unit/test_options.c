@@ -74,7 +74,7 @@ static void hand_db(const char *dir, const char *name, const char *trace, char *
  *     46 us), load 1 (40 us)
  *   --thread 1: infer 2 (10, 30: mean 20, median 20, p90 at rank 0.9: 10 + 0.9 * 20 = 28 us), no load
  *   --thread 2: infer 1 (50), load 1 (40);  --thread 3 (no such thread): no rows
- * --each lists those instances: start (after the trace's first event, 0) and duration. --thread without
+ * --each lists those instances: start (after the trace's first event, 0), duration and thread. --thread without
  * --top-level is refused. */
 Test(options, latency_thread_keeps_one_threads_top_level_events)
 {
@@ -118,13 +118,13 @@ Test(options, latency_thread_keeps_one_threads_top_level_events)
     }
     int st;
     char *out = run_capture(&st, "'%s' latency '%s' --top-level --each --format csv", tracedb(), db);
-    cr_expect_str_eq(out, "name,start_ns,dur_ns\r\ninfer,0,10000\r\ninfer,0,50000\r\ninfer,20000,30000\r\nload,60000,40000\r\n");
+    cr_expect_str_eq(out, "name,start_ns,dur_ns,tid,operator_index,trace_id,span_id\r\ninfer,0,10000,1,,,\r\ninfer,0,50000,2,,,\r\ninfer,20000,30000,1,,,\r\nload,60000,40000,2,,,\r\n");
     free(out);
     out = run_capture(&st, "'%s' latency '%s' --top-level --each --thread 1 --format csv", tracedb(), db);
-    cr_expect_str_eq(out, "name,start_ns,dur_ns\r\ninfer,0,10000\r\ninfer,20000,30000\r\n");
+    cr_expect_str_eq(out, "name,start_ns,dur_ns,tid,operator_index,trace_id,span_id\r\ninfer,0,10000,1,,,\r\ninfer,20000,30000,1,,,\r\n");
     free(out);
     out = run_capture(&st, "'%s' latency '%s' --top-level --each --thread 2 --format csv", tracedb(), db);
-    cr_expect_str_eq(out, "name,start_ns,dur_ns\r\ninfer,0,50000\r\nload,60000,40000\r\n");
+    cr_expect_str_eq(out, "name,start_ns,dur_ns,tid,operator_index,trace_id,span_id\r\ninfer,0,50000,2,,,\r\nload,60000,40000,2,,,\r\n");
     free(out);
     /* without --top-level the thread would not be applied: refused, not ignored (--name infer is 3 instances) */
     out = run_capture(&st, "'%s' latency '%s' --name infer --thread 1 --format json 2>&1", tracedb(), db);
