@@ -13,10 +13,9 @@ r AS (
   WHERE e.kind = {kind:range} AND (s.value GLOB 'ProfilerStep#[0-9]*' OR e.depth = 0)
     AND e.name_id NOT IN (SELECT id FROM inference)
   UNION ALL
-  SELECT s.value, e.dur_ns
-  FROM event e JOIN string s ON s.id = e.name_id
-  WHERE NOT (SELECT any FROM steps) AND EXISTS (SELECT 1 FROM inference)
-    AND e.kind IN ({kind:op}, {kind:range}) AND e.name_id IN (SELECT id FROM inference)
+  SELECT s.value, e.dur_ns -- (no steps: the loop over the inference names is empty, no event read)
+  FROM (SELECT id FROM inference WHERE NOT (SELECT any FROM steps)) i CROSS JOIN event e JOIN string s ON s.id = e.name_id
+  WHERE e.name_id = i.id AND e.kind IN ({kind:op}, {kind:range})
 )
 SELECT name, count(*) AS count, min(dur_ns) AS min_ns, max(dur_ns) AS max_ns,
        CAST(avg(dur_ns) AS INTEGER) AS mean_ns,
