@@ -37,7 +37,7 @@ SQL      = $(wildcard schema/*.sql) $(wildcard queries/*.sql)
 SQL_PARTS = $(wildcard queries/parts/*.sql)
 ASSETS   = analyzer/export/report.html
 LIB_SRC  = recorder/store/db_guard.c recorder/store/output_claim.c recorder/store/stmt_cache.c recorder/store/ingest.c recorder/store/ingest_sql.c recorder/store/ingest_names.c recorder/store/ingest_events.c recorder/store/ingest_trace.c recorder/store/ingest_sweep.c recorder/store/ingest_checks.c recorder/store/nesting.c recorder/store/spill_sort.c recorder/store/stream_nest.c recorder/store/frame_log.c recorder/store/device_time.c recorder/store/row_writer.c recorder/store/event_pack.c util/strmap.c util/jsonbuf.c util/timeparse.c util/phase_clock.c util/bigmem.c util/time_range.c \
-           recorder/import/chrome_import.c recorder/import/chrome_parse.c recorder/import/chrome_events.c recorder/import/chrome_fast.c recorder/import/chrome_resync.c recorder/import/seed_formats.c recorder/import/furiosa_records.c recorder/import/open_ranges.c recorder/import/read_ahead.c recorder/import/import.c recorder/import/merge.c recorder/import/db_copy.c recorder/live/recording.c recorder/live/recording_writer.c recorder/live/recording_convert.c recorder/live/stage_convert.c recorder/live/call_nest.c recorder/live/finish.c \
+           recorder/import/chrome_import.c recorder/import/chrome_parse.c recorder/import/chrome_events.c recorder/import/chrome_fast.c recorder/import/chrome_resync.c recorder/import/seed_formats.c recorder/import/furiosa_records.c recorder/import/open_ranges.c recorder/import/read_ahead.c recorder/import/import.c recorder/import/merge.c recorder/import/db_copy.c recorder/live/recording.c recorder/live/recording_steps.c recorder/live/recording_writer.c recorder/live/recording_convert.c recorder/live/stage_convert.c recorder/live/call_nest.c recorder/live/finish.c \
            analyzer/report/render.c analyzer/report/render_table.c analyzer/report/report.c analyzer/report/mann_whitney.c analyzer/report/diff_gate.c analyzer/report/sqlfuncs.c analyzer/report/hta_round.c analyzer/report/type_union.c analyzer/report/type_sweep.c analyzer/report/flops.c analyzer/report/scope.c analyzer/report/queue_sweep.c analyzer/report/sweep_group.c analyzer/report/chain_sums.c analyzer/report/op_stacks.c analyzer/report/idle_sweep.c analyzer/report/launch_sweep.c analyzer/report/kernel_sweep.c analyzer/report/pattern_sweep.c analyzer/report/pattern_arrays.c analyzer/report/pattern_read.c analyzer/report/pattern_depth.c analyzer/report/pattern_group.c analyzer/report/cp_graph.c analyzer/report/cp_order.c analyzer/report/cp_nodes.c analyzer/report/cp_stacks.c analyzer/report/cp_kernels.c analyzer/report/cp_path.c analyzer/report/critical_path.c analyzer/report/cp_ids.c analyzer/report/cp_read.c analyzer/report/cp_rows.c analyzer/report/device_sweep.c analyzer/report/memory_sweep.c analyzer/report/ops_sweep.c analyzer/report/ops_keys.c analyzer/report/ops_parents.c analyzer/report/ops_read.c analyzer/report/ops_write.c analyzer/report/ops_merge.c analyzer/report/step_index.c analyzer/report/shards.c \
            analyzer/export/chrome_export.c analyzer/export/html_report.c
 CLI_SRC  = analyzer/cli/main.c analyzer/cli/dispatch.c analyzer/cli/commands.c analyzer/cli/cmd_api.c analyzer/cli/cmd_device.c analyzer/cli/cmd_diff.c analyzer/cli/cmd_export.c \
@@ -109,12 +109,15 @@ endif
 # nor the analyzer; --no-undefined keeps it honest
 RECORDING_SRC = recorder/store/db_guard.c recorder/store/output_claim.c recorder/store/stmt_cache.c recorder/store/ingest.c recorder/store/ingest_sql.c recorder/store/ingest_names.c recorder/store/ingest_events.c recorder/store/ingest_trace.c recorder/store/ingest_sweep.c recorder/store/ingest_checks.c recorder/store/nesting.c recorder/store/spill_sort.c recorder/store/stream_nest.c recorder/store/frame_log.c \
                 recorder/store/device_time.c recorder/store/row_writer.c recorder/store/event_pack.c util/strmap.c util/jsonbuf.c util/timeparse.c util/phase_clock.c util/bigmem.c \
-                recorder/live/recording.c recorder/live/recording_writer.c recorder/live/recording_convert.c recorder/live/stage_convert.c recorder/live/call_nest.c
+                recorder/live/recording.c recorder/live/recording_steps.c recorder/live/recording_writer.c recorder/live/recording_convert.c recorder/live/stage_convert.c recorder/live/call_nest.c
 RECORDING_OBJ = $(RECORDING_SRC:%.c=build/obj/%.o) $(CUPTI_SRC:%.c=build/obj/%.o) build/obj/embedded.o
 build/libtracedb_inject.so: build/obj/recorder/live/nvtx_inject.o $(INJECT_OBJ) $(RECORDING_OBJ)
 	$(CC) -shared -o $@ $^ $(LIBS) $(INJECT_LIBS) -Wl,--version-script=recorder/live/inject.map -Wl,--no-undefined
 
 build/nvtx_sample: samples/nvtx_sample.c
+	$(CC) $(CSTD) $(WARN) -O1 $(NVTX_INC) -o $@ $< -lpthread -ldl
+
+build/nvtx_steps: tests/nvtx_steps.c
 	$(CC) $(CSTD) $(WARN) -O1 $(NVTX_INC) -o $@ $< -lpthread -ldl
 
 build/inject_probe: tests/inject_probe.c
@@ -208,14 +211,14 @@ clang-check: build/embedded.c
 	@for f in $(LIB_SRC) $(CUPTI_SRC) $(CLI_SRC) $(EXT_SRC) build/embedded.c bench/gen_trace.c bench/tokenize.c tools/embed.c; do \
 	  clang $(CSTD) $(WARN) $(CUPTI_INC) $(INCS) -fsyntax-only $$f || exit 1; done
 	@clang++ $(filter-out $(CFLAGS),$(ALL_CXXFLAGS)) -fsyntax-only $(CXX_SRC)
-	@clang $(CSTD) $(WARN) $(NVTX_INC) $(INCS) -fsyntax-only recorder/live/nvtx_inject.c $(INJECT_OBJ:build/obj/%.o=%.c) samples/nvtx_sample.c tests/record_sample.c
+	@clang $(CSTD) $(WARN) $(NVTX_INC) $(INCS) -fsyntax-only recorder/live/nvtx_inject.c $(INJECT_OBJ:build/obj/%.o=%.c) samples/nvtx_sample.c tests/nvtx_steps.c tests/record_sample.c
 	@clang $(CSTD) -Wall -Wextra -Werror $(CUPTI_INC) $(INCS) -fsyntax-only $(UNIT_SRC)
 	@$(if $(HAVE_MPI),clang $(CSTD) $(WARN) $(INCS) $(MPI_CFLAGS) -fsyntax-only $(MPI_SRC))
 	@$(if $(HAVE_CUPTI),clang $(CSTD) $(WARN) $(CUPTI_INC) $(INCS) -fsyntax-only bench/cupti_stage.c tests/gpu/cupti_count.c)
 	@echo "clang: no warnings"
 
 test-run: build/test/tracedb build/test/unit build/test/record_sample build/tracedb build/libtracedb.so build/gen_trace \
-          $(if $(HAVE_CUPTI),build/libtracedb_inject.so build/nvtx_sample build/inject_probe) $(if $(HAVE_MPI),build/test/tracedb-mpi)
+          $(if $(HAVE_CUPTI),build/libtracedb_inject.so build/nvtx_sample build/nvtx_steps build/inject_probe) $(if $(HAVE_MPI),build/test/tracedb-mpi)
 	@rm -f build/test/skipped.txt
 	@$(if $(HAVE_CUPTI),,if [ "$$CI" = true ]; then echo "make test: CI=true and no CUDA toolkit at $(CUDA_HOME): the recording and CUPTI tests would not be built" >&2; exit 1; fi; \
 	  echo "no CUDA toolkit at $(CUDA_HOME): the recording and CUPTI tests are not built" >> build/test/skipped.txt)

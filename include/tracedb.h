@@ -60,8 +60,10 @@ typedef struct tdb_recording tdb_recording;
 struct tdb_options {
     int level;           /* 1: device work only (CUPTI); 2 (default): also host ranges, marks, counters, memory */
     const char *kinds;   /* or exactly these, comma-separated: range, instant, counter, memory */
-    /* PyTorch's schedule, in steps (tdb_step): skip_first, then cycles of wait, warmup and active steps,
-     * repeat times (0: forever). Events are kept during active steps only. active = 0: no schedule. */
+    /* PyTorch's schedule, in steps (tdb_step, or the end of a range named like ProfilerStep*; TRACEDB_STEP
+     * names others where TRACEDB_OUTPUT opens the recording): skip_first, then cycles of wait, warmup and
+     * active steps, repeat times (0: forever). Events are kept during active steps only. active = 0: no
+     * schedule. */
     int skip_first, wait, warmup, active, repeat;
     void (*on_cycle)(tdb_recording *rec, void *arg); /* after each completed cycle (on_trace_ready) */
     void *on_cycle_arg;
@@ -71,7 +73,8 @@ struct tdb_options {
  * opt may be NULL for the defaults. */
 tdb_recording *tdb_open(const char *path, const struct tdb_options *opt);
 /* Stops: stages and converts everything recorded, writes the per-name sums and the drop count, removes
- * the staging file and closes. 0 on success (else the staging file is kept for tdb_finish).
+ * the staging file and closes. 0 on success (else the staging file is kept for tdb_finish; but a schedule
+ * that saw no step and kept nothing writes no database at all, says so, and returns -1).
  * Call it when no other thread is inside a tdb_ call (at the end of the run, or after joining them);
  * threads may record again into a later recording. */
 int tdb_close(tdb_recording *rec);

@@ -2,12 +2,13 @@
  * library named in NVTX_INJECTION64_PATH (and CUDA_INJECTION64_PATH where CUPTI support is built), so
  * its NVTX ranges and, with a GPU, its CUDA activity land in run.db with no code change. Programs
  * linked with libtracedb record their C API events through TRACEDB_OUTPUT the same way.
- * Exits with the program's status. */
+ * Exits with the program's status, or 1 where it is 0 and a schedule saw no step. */
 #define _GNU_SOURCE
 #include "cli.h"
 #include "db_guard.h"
 #include "output_claim.h"
 #include "recording.h"
+#include "report.h"
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -22,7 +23,7 @@
 #include <unistd.h>
 
 static const char record_usage[] =
-    "tracedb record [-o run.db] [--force] [--level 1|2] [--kinds LIST] [--schedule S,W,U,A,R] -- CMD [ARGS...]";
+    "tracedb record [-o run.db] [--force] [--level 1|2] [--kinds LIST] [--schedule S,W,U,A,R [--step NAME]] -- CMD [ARGS...]";
 
 /* The injection library: $TRACEDB_INJECT, or beside this binary, or in ../lib/tracedb/. */
 static int record_inject_path(char *out, size_t n)
@@ -52,32 +53,46 @@ static int record_inject_path(char *out, size_t n)
     return -1;
 }
 
-/* One line on what the recording holds. */
-static void record_summary(const char *path, struct cli *cli)
+/* No database is there: no recording was opened (the program made no call that opens one), or one was
+ * and wrote none (where its schedule saw no step and kept nothing, as it said). Scheduled: either way the
+ * schedule saw no step. */
+static void record_none(const char *path, int opened, int scheduled, struct cli *cli)
+{
+    fprintf(cli->io.err, "tracedb: no database was written at %s (%s%s)\n", path,
+            opened && scheduled ? "" : "did the program make any NVTX, CUDA or tracedb call?",
+            !scheduled ? "" : opened ? "the schedule saw no step" : " The schedule saw no step");
+}
+
+/* One line on what the recording holds; the steps its schedule saw (-1: none was set, or it is not known). */
+static int64_t record_summary(const char *path, int scheduled, struct cli *cli)
 {
     sqlite3 *db;
     if (tdb_db_open(path, SQLITE_OPEN_READONLY, &db) != SQLITE_OK) {
-        fprintf(cli->io.err, "tracedb: no database was written at %s (did the program make any NVTX or tracedb call?)\n", path);
+        record_none(path, 1, scheduled, cli);
         sqlite3_close(db);
-        return;
+        return scheduled ? 0 : -1;
     }
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "SELECT (SELECT count(*) FROM event), (SELECT count(*) FROM thread), "
-                               "(SELECT value FROM meta WHERE key = 'import_status'), "
-                               "(SELECT coalesce(sum(skipped_events), 0) FROM trace)", -1, &st, NULL) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW) {
+    int64_t steps = -1;
+    sqlite3_stmt *st = report_prepare(db, "record_summary", &cli->io);
+    if (st && sqlite3_step(st) == SQLITE_ROW) {
         const char *status = (const char *)sqlite3_column_text(st, 2);
-        fprintf(cli->io.err, "tracedb: %s: %lld events on %lld threads%s%s; %lld dropped. Next: tracedb summary %s\n", path,
+        char seen[64] = "";
+        if (sqlite3_column_type(st, 4) != SQLITE_NULL) {
+            steps = sqlite3_column_int64(st, 4);
+            snprintf(seen, sizeof seen, "; the schedule saw %lld steps", (long long)steps);
+        }
+        fprintf(cli->io.err, "tracedb: %s: %lld events on %lld threads%s; %lld dropped%s. Next: tracedb summary %s\n", path,
                 (long long)sqlite3_column_int64(st, 0), (long long)sqlite3_column_int64(st, 1),
                 status && strcmp(status, "recording") == 0 ? " (the program ended without closing the recording: "
                                                              "everything up to its last commit is kept)"
                                                            : "",
-                "", (long long)sqlite3_column_int64(st, 3), path);
-    } else {
+                (long long)sqlite3_column_int64(st, 3), seen, path);
+    } else if (st) {
         fprintf(cli->io.err, "tracedb: %s: %s\n", path, sqlite3_errmsg(db));
     }
     sqlite3_finalize(st);
     sqlite3_close(db);
+    return steps;
 }
 
 /* The recordings of the program's child processes (each writes its own, OUT.PID, recording.c), made since
@@ -108,7 +123,7 @@ static void record_children(const char *out, time_t started, struct cli *cli)
 
 int cmd_record(int argc, char **argv, struct cli *cli)
 {
-    const char *out = "run.db", *kinds = NULL, *schedule = NULL;
+    const char *out = "run.db", *kinds = NULL, *schedule = NULL, *step = NULL;
     int force = 0;
     int64_t level = 2;
     const struct opt opts[] = {
@@ -117,6 +132,8 @@ int cmd_record(int argc, char **argv, struct cli *cli)
         {"level", 0, OPT_INT, &level, "1: device work only; 2 (default): also host ranges, marks, memory"},
         {"kinds", 0, OPT_STRING, &kinds, "exactly these kinds: range, instant, counter, memory"},
         {"schedule", 0, OPT_STRING, &schedule, "skip_first,wait,warmup,active,repeat in steps (PyTorch's)"},
+        {"step", 0, OPT_STRING, &step, "with --schedule: a step ends where an NVTX range so named ends (a glob; "
+                                       "default " TDB_STEP_GLOB_DEFAULT ")"},
         OPT_END,
     };
     /* options end at the command: everything from the first word that is not ours belongs to it */
@@ -137,6 +154,18 @@ int cmd_record(int argc, char **argv, struct cli *cli)
     struct tdb_options checked; /* --kinds and --schedule as the program's recording will read them: said now */
     if (tdb_recording_options(NULL, kinds, schedule, &checked, cli->io.err) != 0)
         return 2;
+    /* a schedule the program inherits (TRACEDB_SCHEDULE) counts as one given here */
+    struct tdb_options inherited;
+    const char *env_schedule = getenv("TRACEDB_SCHEDULE");
+    int scheduled = schedule ? checked.active > 0
+                             : env_schedule && tdb_recording_options(NULL, NULL, env_schedule, &inherited, NULL) == 0 &&
+                                   inherited.active > 0;
+    if (step && (!*step || !scheduled)) {
+        fprintf(cli->io.err, "%s: --step %s\n", cli->io.prog,
+                !*step ? "needs the name (or glob) of the ranges that mark a step"
+                       : "names the ranges that end a step of --schedule: give --schedule too");
+        return 2;
+    }
     struct stat sb;
     char stage[PATH_MAX];
     const char *why = tdb_out_unwritable(out, stage, sizeof stage);
@@ -208,6 +237,8 @@ int cmd_record(int argc, char **argv, struct cli *cli)
         setenv("TRACEDB_KINDS", kinds, 1);
     if (schedule)
         setenv("TRACEDB_SCHEDULE", schedule, 1);
+    if (step)
+        setenv("TRACEDB_STEP", step, 1);
     setenv("NVTX_INJECTION64_PATH", inject, 1);
     fflush(NULL);
     pid_t pid = fork();
@@ -224,16 +255,17 @@ int cmd_record(int argc, char **argv, struct cli *cli)
     int status;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
+    int64_t steps = -1; /* the steps the schedule saw: 0, where there is one, is a failure */
     if (unlink(token) == 0 && stat(out, &sb) == 0 && sb.st_size == 0) { /* never taken: no recording was made */
         unlink(out);
-        fprintf(cli->io.err, "tracedb: no database was written at %s (did the program make any NVTX, CUDA or tracedb "
-                             "call?)\n", out);
+        record_none(out, 0, scheduled, cli);
+        steps = scheduled ? 0 : -1;
     } else
-        record_summary(out, cli);
+        steps = record_summary(out, scheduled, cli);
     record_children(out, started, cli);
     if (WIFSIGNALED(status)) {
         fprintf(cli->io.err, "tracedb: %s was killed by signal %d\n", cmd[0], WTERMSIG(status));
         return 128 + WTERMSIG(status);
     }
-    return WEXITSTATUS(status);
+    return WEXITSTATUS(status) == 0 && steps == 0 ? 1 : WEXITSTATUS(status);
 }

@@ -22,7 +22,8 @@ static const struct cli_command commands[] = {
     {"overlap", cmd_overlap, 1, "per rank: communication, computation and their overlap (HTA get_comm_comp_overlap)", "tracedb overlap run.db --drop-last-step"},
     {"queue", cmd_queue, 1, "per rank, device and stream: the launch queue's length, HTA's way, time-weighted too", "tracedb queue run.db --drop-last-step\ntracedb queue run.db --timeline --format csv > queue.csv"},
     {"ranks", cmd_ranks, 1, "per-rank step latency and the slowest rank of each step (stragglers)", "tracedb ranks job.db --limit 10"},
-    {"record", cmd_record, 0, "run a program, recording its NVTX ranges and (with a GPU) CUDA activity", "tracedb record -o run.db -- python train.py --epochs 1\nmake build/nvtx_sample && tracedb record -o nvtx.db -- build/nvtx_sample   # the bundled NVTX sample"},
+    {"record", cmd_record, 0, "run a program, recording its NVTX ranges and (with a GPU) CUDA activity", "tracedb record -o run.db -- python train.py --epochs 1\nmake build/nvtx_sample && tracedb record -o nvtx.db -- build/nvtx_sample   # the bundled NVTX sample\n"
+               "tracedb record -o run.db --schedule 1,1,1,3,1 --step 'train_step*' -- ./trainer   # steps 4-6, steps being NVTX ranges"},
     {"report", cmd_report, 0, "one self-contained HTML page: timeline, top operators and kernels, steps, device, memory", "tracedb report run.db -o report.html\ntracedb report new.db --baseline base.db -o diff.html"},
     {"sql", cmd_sql, 0, "run ad-hoc SQL on a database (read-only unless --write)", "tracedb sql run.db \"SELECT name, count(*), median(dur_ns) FROM kernels GROUP BY name ORDER BY 3 DESC LIMIT 5\""},
     {"summary", cmd_summary, 1, "where the time and memory went, on one screen", "tracedb summary run.db\ntracedb summary run.db --format json"},

@@ -145,8 +145,8 @@ int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get); /* NVTX looks this u
 __attribute__((visibility("default"))) int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get)
 {
     /* the recording TRACEDB_OUTPUT names, opened by this library's constructor (recording.c) with the options
-     * TRACEDB_LEVEL, TRACEDB_KINDS and TRACEDB_SCHEDULE give; none when they were refused (CUPTI's capture
-     * does the same) */
+     * TRACEDB_LEVEL, TRACEDB_KINDS, TRACEDB_SCHEDULE and TRACEDB_STEP give (a step range's pop or end ends a
+     * step of the schedule); none when they were refused (CUPTI's capture does the same) */
     if (!tdb_current())
         return 0; /* NVTX then calls nothing of ours */
     const NvtxExportTableCallbacks *cb = get ? (const NvtxExportTableCallbacks *)get(NVTX_ETID_CALLBACKS) : NULL;

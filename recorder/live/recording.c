@@ -210,31 +210,49 @@ static inline __attribute__((always_inline)) void rec_put(int type, int kind, co
 
 #define REC_EXT_OF(A, B, V) (&(struct rec_ext){(A), (B), (V)})
 
+/* With a schedule: a range pushed (name) or popped (NULL) may begin or end a step (recording_steps.c). */
+static inline void rec_step_edge(const char *name, const char *cat, int begin)
+{
+    struct tdb_recording *r = atomic_load_explicit(&rec_global, memory_order_acquire);
+    if (!r || !r->step_glob)
+        return;
+    struct rec_thread *t = rec_thread_get(r);
+    if (t && begin)
+        rec_step_push(r, t, name ? name : "", cat);
+    else if (t)
+        rec_step_pop(r, t, cat);
+}
+
 void tdb_range_push_args(const char *name, const char *args_json)
 {
     rec_put(R_BEGIN, TDB_KIND_RANGE, name, name ? strlen(name) : 0, NULL, 0, args_json, args_json ? strlen(args_json) : 0,
             rec_stamp(), NULL);
+    rec_step_edge(name, NULL, 1);
 }
 
 void tdb_range_push(const char *name)
 {
     rec_put(R_BEGIN, TDB_KIND_RANGE, name, name ? strlen(name) : 0, NULL, 0, NULL, 0, rec_stamp(), NULL);
+    rec_step_edge(name, NULL, 1);
 }
 
 void tdb_range_pop(void)
 {
     rec_put(R_END, 0, NULL, 0, NULL, 0, NULL, 0, rec_stamp(), NULL);
+    rec_step_edge(NULL, NULL, 0);
 }
 
 void tdb_range_push_cat(const char *name, const char *cat)
 {
     rec_put(R_BEGIN, TDB_KIND_RANGE, name, name ? strlen(name) : 0, cat, cat ? strlen(cat) : 0, NULL, 0, rec_stamp(),
             cat ? REC_EXT_OF((int64_t)(uintptr_t)cat, 0, 0) : NULL);
+    rec_step_edge(name, cat, 1);
 }
 
 void tdb_range_pop_cat(const char *cat)
 {
     rec_put(R_END, 0, NULL, 0, NULL, 0, NULL, 0, rec_stamp(), cat ? REC_EXT_OF((int64_t)(uintptr_t)cat, 0, 0) : NULL);
+    rec_step_edge(NULL, cat, 0);
 }
 
 int64_t tdb_range_start(const char *name)
@@ -244,12 +262,17 @@ int64_t tdb_range_start(const char *name)
         return 0;
     int64_t id = atomic_fetch_add(&r->range_ids, 1) + 1;
     rec_put(R_START, TDB_KIND_RANGE, name, name ? strlen(name) : 0, NULL, 0, NULL, 0, rec_stamp(), REC_EXT_OF(id, 0, 0));
+    if (r->step_glob)
+        rec_step_start(r, id, name ? name : "");
     return id;
 }
 
 void tdb_range_end(int64_t id)
 {
     rec_put(R_STOP, 0, NULL, 0, NULL, 0, NULL, 0, rec_stamp(), REC_EXT_OF(id, 0, 0));
+    struct tdb_recording *r = atomic_load_explicit(&rec_global, memory_order_acquire);
+    if (r && r->step_glob)
+        rec_step_end(r, id);
 }
 
 void tdb_instant(const char *name)
@@ -325,7 +348,8 @@ int tdb_recording_options(const char *level, const char *kinds, const char *sche
         o->level = atoi(level);
     unsigned mask;
     if (rec_kinds(o, &mask) != 0) {
-        fprintf(err, "tracedb: unknown kind in '%s' (range, instant, counter, memory)\n", kinds);
+        if (err)
+            fprintf(err, "tracedb: unknown kind in '%s' (range, instant, counter, memory)\n", kinds);
         return -1;
     }
     int *v[] = {&o->skip_first, &o->wait, &o->warmup, &o->active, &o->repeat};
@@ -335,7 +359,8 @@ int tdb_recording_options(const char *level, const char *kinds, const char *sche
         errno = 0;
         long n = *p >= '0' && *p <= '9' ? strtol(p, &end, 10) : -1;
         if (n < 0 || n > 1000000000 || errno || *end != (i + 1 < sizeof v / sizeof v[0] ? ',' : '\0')) {
-            fprintf(err, "tracedb: a schedule is skip_first,wait,warmup,active,repeat (five whole numbers of steps), not '%s'\n",
+            if (err)
+                fprintf(err, "tracedb: a schedule is skip_first,wait,warmup,active,repeat (five whole numbers of steps), not '%s'\n",
                     schedule);
             return -1;
         }
@@ -410,12 +435,18 @@ static void rec_free(struct tdb_recording *r)
     if (r->stage_fd > 0)
         close(r->stage_fd);
     stage_conv_free(r->conv);
+    free(r->step_glob);
     free(r->stage_path);
     free(r->path);
     free(r);
 }
 
 struct tdb_recording *tdb_open(const char *path, const struct tdb_options *opt)
+{
+    return tdb_open_steps(path, opt, NULL);
+}
+
+struct tdb_recording *tdb_open_steps(const char *path, const struct tdb_options *opt, const char *step_glob)
 {
     static const struct tdb_options defaults = {.level = 2};
     if (!path)
@@ -437,6 +468,10 @@ struct tdb_recording *tdb_open(const char *path, const struct tdb_options *opt)
     r->owner = getpid();
     r->generation = atomic_fetch_add(&rec_generations, 1) + 1;
     r->opt = opt ? *opt : defaults;
+    if (r->opt.active > 0 && !(r->step_glob = strdup(step_glob && *step_glob ? step_glob : TDB_STEP_GLOB_DEFAULT))) {
+        rec_free(r);
+        return NULL;
+    }
     if (rec_kinds(&r->opt, &r->kinds) != 0) {
         fprintf(stderr, "tracedb: unknown kind in '%s' (range, instant, counter, memory)\n", r->opt.kinds);
         rec_free(r);
@@ -457,6 +492,7 @@ struct tdb_recording *tdb_open(const char *path, const struct tdb_options *opt)
     pthread_mutex_init(&r->ingest, NULL);
     pthread_mutex_init(&r->stage_lock, NULL);
     pthread_mutex_init(&r->drain_lock, NULL);
+    pthread_mutex_init(&r->step_lock, NULL);
     pthread_cond_init(&r->wake, NULL);
     r->ing = tdb_ingest_open(path, TDB_OPEN_LIVE, stderr);
     if (!r->ing) {
@@ -500,33 +536,24 @@ struct tdb_recording *tdb_open(const char *path, const struct tdb_options *opt)
 
 /* A step boundary: ends the step in progress (ProfilerStep#N, a range) and starts the next. With a
  * schedule (PyTorch's skip_first, wait, warmup, active, repeat), events are kept only during active
- * steps, and on_cycle runs after each completed cycle with everything so far committed. */
+ * steps, and on_cycle runs after each completed cycle with everything so far committed
+ * (recording_steps.c). From the first call on, step ranges (TRACEDB_STEP) end no step. */
 void tdb_step(void)
 {
     struct tdb_recording *r = atomic_load(&rec_global);
     if (!r)
         return;
-    const struct tdb_options *o = &r->opt;
+    atomic_store(&r->stepped, 1);
     if (r->step_open) {
         rec_put(R_END, 0, NULL, 0, NULL, 0, NULL, 0, rec_stamp(), NULL);
         r->step_open = 0;
     }
-    r->step++;
-    int64_t cycle = o->wait + o->warmup + o->active;
-    int64_t pos = r->step - 1 - o->skip_first; /* steps counted from 1, as PyTorch's ProfilerStep#N */
-    int active = 1;
-    if (o->active > 0) {
-        if (pos < 0 || (o->repeat > 0 && pos >= cycle * o->repeat))
-            active = 0;
-        else
-            active = pos % cycle >= o->wait + o->warmup;
-        if (pos > 0 && pos % cycle == 0 && o->on_cycle && (o->repeat == 0 || pos / cycle <= o->repeat)) {
-            tdb_flush();
-            o->on_cycle(r, o->on_cycle_arg);
-        }
-    }
-    atomic_store(&r->active, active);
-    if (active) {
+    pthread_mutex_lock(&r->step_lock);
+    int due = rec_schedule_at(r, ++r->step);
+    pthread_mutex_unlock(&r->step_lock);
+    if (due)
+        rec_cycle_done(r);
+    if (atomic_load(&r->active)) {
         char name[48];
         int n = snprintf(name, sizeof name, "ProfilerStep#%lld", (long long)r->step);
         rec_put(R_BEGIN, TDB_KIND_RANGE, name, (size_t)n, NULL, 0, NULL, 0, rec_stamp(), NULL);
@@ -596,6 +623,22 @@ static int64_t rec_count_unstaged(struct tdb_recording *r)
     return n;
 }
 
+/* A schedule that saw no step (no tdb_step() call, no step range ended) kept only what its first step
+ * would: said, naming the step glob; 1 when the recording then holds nothing (nothing dropped either), and
+ * no database is to be written. */
+static int rec_unstepped(struct tdb_recording *r, int64_t dropped)
+{
+    const struct tdb_options *o = &r->opt;
+    if (o->active <= 0 || r->step + r->steps_ended > 0)
+        return 0;
+    int empty = !dropped && stage_conv_events(r->conv) == 0;
+    fprintf(stderr, "tracedb: %s: the schedule %d,%d,%d,%d,%d saw no step: no range named like '%s' ended and "
+                    "tdb_step() was never called (tracedb record --step, or TRACEDB_STEP, names the ranges that mark a "
+                    "step)%s\n", r->path, o->skip_first, o->wait, o->warmup, o->active, o->repeat, r->step_glob,
+            empty ? "; nothing was recorded: no database is written" : "; what was recorded is kept");
+    return empty;
+}
+
 /* The staging file's last chunks: the threads' names as they are now, the end and the drop count. */
 static int rec_stage_close(struct tdb_recording *r, int64_t end, int64_t dropped)
 {
@@ -638,9 +681,12 @@ int tdb_close(struct tdb_recording *r)
     int64_t ignored;
     if (rc == 0 && !stage_conv_closed(r->conv, &ignored))
         rc = r->stage_failed ? stage_conv_end(r->conv, end) : -1;
-    char extra[128];
-    snprintf(extra, sizeof extra, "{\"dropped_events\":%lld,\"unstaged_events\":%lld}", (long long)dropped,
-             (long long)unstaged);
+    int discard = rc == 0 && rec_unstepped(r, dropped);
+    char extra[160]; /* with a schedule, the steps it saw (tracedb record reads them) */
+    int n = snprintf(extra, sizeof extra, "{\"dropped_events\":%lld,\"unstaged_events\":%lld", (long long)dropped,
+                     (long long)unstaged);
+    snprintf(extra + n, sizeof extra - (size_t)n, r->step_glob ? ",\"steps\":%lld}" : "}",
+             (long long)(r->step + r->steps_ended));
     struct tdb_trace_info info = {
         .source_format = "recorder", .base_time_ns = TDB_NULL, .rank = TDB_NULL,
         .extra = extra, .status = dropped ? "partial" : "complete",
@@ -650,17 +696,28 @@ int tdb_close(struct tdb_recording *r)
                                    : "events dropped: a thread's ring was full (see extra.dropped_events)",
         .skipped_events = dropped,
     };
-    if (rc == 0)
-        rc = tdb_ingest_end_trace(r->ing, &info);
-    if (rc == 0) {
-        rc = tdb_ingest_finish(r->ing, dropped == 0);
-    } else {
-        fprintf(stderr, "tracedb: %s: the recording could not be completed; its events are kept in %s "
-                        "(tracedb finish %s builds the database from them)\n", r->path, r->stage_path, r->path);
+    if (discard) { /* a database of nothing is not written; the staging file holds nothing either */
         tdb_ingest_abort(r->ing);
-    }
-    if (rc == 0)
+        char side[4200];
+        const char *const ext[] = {"", "-wal", "-shm"};
+        for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++)
+            if ((size_t)snprintf(side, sizeof side, "%s%s", r->path, ext[i]) < sizeof side)
+                unlink(side);
         unlink(r->stage_path);
+        rc = -1;
+    } else {
+        if (rc == 0)
+            rc = tdb_ingest_end_trace(r->ing, &info);
+        if (rc == 0) {
+            rc = tdb_ingest_finish(r->ing, dropped == 0);
+        } else {
+            fprintf(stderr, "tracedb: %s: the recording could not be completed; its events are kept in %s "
+                            "(tracedb finish %s builds the database from them)\n", r->path, r->stage_path, r->path);
+            tdb_ingest_abort(r->ing);
+        }
+        if (rc == 0)
+            unlink(r->stage_path);
+    }
     /* threads' rings: a thread may still hold a pointer in its thread-local; it checks rec_global first */
     for (struct rec_thread *t = atomic_load(&r->threads), *next; t; t = next) {
         next = t->next;
@@ -673,6 +730,7 @@ int tdb_close(struct tdb_recording *r)
     pthread_mutex_destroy(&r->ingest);
     pthread_mutex_destroy(&r->stage_lock);
     pthread_mutex_destroy(&r->drain_lock);
+    pthread_mutex_destroy(&r->step_lock);
     pthread_cond_destroy(&r->wake);
     rec_free(r);
     return rc;
@@ -719,6 +777,6 @@ __attribute__((constructor)) static void rec_env_open(void)
         snprintf(alt, sizeof alt, "%s.%ld", out, (long)getpid());
         out = alt;
     }
-    if (tdb_open(out, &o))
+    if (tdb_open_steps(out, &o, getenv("TRACEDB_STEP")))
         atexit(rec_env_close);
 }

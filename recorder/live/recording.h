@@ -10,9 +10,17 @@
 void tdb_range_push_cat(const char *name, const char *cat);
 void tdb_range_pop_cat(const char *cat);
 
+/* With a schedule, a step also ends where a range (NVTX, or tdb_range_push/start) whose name matches this glob
+ * ends, unless the program calls tdb_step() (recording_steps.c). TRACEDB_STEP, tracedb record --step. */
+#define TDB_STEP_GLOB_DEFAULT "ProfilerStep*"
+
+/* tdb_open, with the glob (an SQLite GLOB) of the step ranges: NULL or "" for TDB_STEP_GLOB_DEFAULT. */
+tdb_recording *tdb_open_steps(const char *path, const struct tdb_options *opt, const char *step_glob);
+
 /* The options TRACEDB_LEVEL, TRACEDB_KINDS and TRACEDB_SCHEDULE give (each NULL: its default), into *o
- * (the strings are not copied): 0, or -1 with the reason on err when one names no kind recording keeps
- * or the schedule is not five whole numbers of steps (tracedb record says so before the program runs). */
+ * (the strings are not copied): 0, or -1 with the reason on err (unless NULL) when one names no kind
+ * recording keeps or the schedule is not five whole numbers of steps (tracedb record says so before the
+ * program runs). */
 int tdb_recording_options(const char *level, const char *kinds, const char *schedule, struct tdb_options *o, FILE *err);
 
 /* Appends complete events (stage_event records, stage_format.h: CUPTI's) to the recording's staging file. */

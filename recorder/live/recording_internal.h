@@ -20,6 +20,7 @@
 #define STAGE_BUSY_BYTES 65536    /* busy: a pass that staged this much */
 #define CONVERT_EVERY_NS 100000000 /* the converter commits what is staged every 100 ms ... */
 #define CONVERT_PASS_BYTES (4 << 20) /* ... and after each 4 MiB of it */
+#define REC_STEP_IDS 16           /* start/end step ranges open at once that can end a step */
 
 /* Room set aside for the end of each kept range: an end record and the padding that may precede it. */
 #define END_ROOM (2 * (sizeof(struct rec) + sizeof(struct rec_ext)))
@@ -47,6 +48,12 @@ struct rec_thread {
     int64_t os_tid;
     char os_name[17];          /* the thread's name when it first recorded (it may be gone at the end) */
     int staged;                /* writer side: its STAGE_THREAD chunk is written */
+    /* the thread's own, with a schedule: the step range it has open (pushed, named like the step glob),
+     * its NVTX domain (NULL: the default one), and how many ranges of that domain were pushed inside it
+     * and are still open (recording_steps.c) */
+    int step_open;
+    const char *step_cat;
+    uint32_t step_inner;
     struct rec_thread *next;   /* every thread ever registered (never freed before close) */
 };
 
@@ -78,8 +85,15 @@ struct tdb_recording {
     int64_t last_commit;
     int64_t next_range_id;     /* handed out by tdb_range_start */
     _Atomic int64_t range_ids;
-    int64_t step;              /* the current ProfilerStep number */
+    int64_t step;              /* the current ProfilerStep number (tdb_step) */
     int step_open;             /* a ProfilerStep range is open (on the stepping thread) */
+    /* with a schedule, steps also end where a range named like step_glob ends (recording_steps.c) */
+    char *step_glob;           /* an SQLite GLOB; NULL without a schedule */
+    pthread_mutex_t step_lock; /* a step ends on one thread at a time */
+    int64_t steps_ended;       /* step ranges ended */
+    _Atomic int stepped;       /* tdb_step was called: from then on it alone steps the schedule */
+    _Atomic int64_t step_ids[REC_STEP_IDS]; /* step ranges started (tdb_range_start) and not ended; 0: free */
+    _Atomic int step_ids_open;
     _Atomic int active;        /* events are kept (the schedule's active steps; always without one) */
     unsigned kinds;            /* bit k: keep records of rec_type k */
     size_t ring_bytes;         /* each thread's ring */
@@ -124,6 +138,19 @@ int rec_stage_rings(struct tdb_recording *r, size_t *bytes);    /* every ring in
 int rec_stage_chunk(struct tdb_recording *r, uint32_t type, int64_t thread, const void *payload, size_t bytes);
 int rec_stage_thread(struct tdb_recording *r, struct rec_thread *t); /* its number, tid and name as now */
 int rec_stage_clock(struct tdb_recording *r); /* a (time-stamp counter, CLOCK_REALTIME) pair */
+
+/* recording_steps.c: the schedule's steps */
+/* The schedule at step `step` (1, 2, ...): sets r->active; 1 when the step begins a cycle after a completed
+ * one (on_cycle is due). The caller holds step_lock. */
+int rec_schedule_at(struct tdb_recording *r, int64_t step);
+/* After each completed cycle: everything so far committed, then on_cycle (no lock held). */
+void rec_cycle_done(struct tdb_recording *r);
+/* A range pushed or popped on thread t in domain cat (NULL: the default one), or started or ended by id:
+ * the end of a step range ends a step. Called after its record is put, when r has a step_glob. */
+void rec_step_push(struct tdb_recording *r, struct rec_thread *t, const char *name, const char *cat);
+void rec_step_pop(struct tdb_recording *r, struct rec_thread *t, const char *cat);
+void rec_step_start(struct tdb_recording *r, int64_t id, const char *name);
+void rec_step_end(struct tdb_recording *r, int64_t id);
 
 /* recording_convert.c: the converter thread (staging file into the database, in the background) */
 void *rec_converter_main(void *arg);

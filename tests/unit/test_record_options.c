@@ -1,10 +1,12 @@
-/* test_record_options.c: tracedb record's --kinds, --level and --schedule, and the TRACEDB_KINDS, TRACEDB_LEVEL
- * and TRACEDB_SCHEDULE variables a recorded program reads, on what the recording holds. What the programs
- * record, read from them:
+/* test_record_options.c: tracedb record's --kinds, --level, --schedule and --step, and the TRACEDB_KINDS,
+ * TRACEDB_LEVEL, TRACEDB_SCHEDULE and TRACEDB_STEP variables a recorded program reads, on what the recording
+ * holds. What the programs record, read from them:
  *   tests/record_sample.c `steps`: 6 steps (tdb_step: ranges ProfilerStep#1..6), each holding forward {
  *   aten::linear { alloc, counter loss, free } } and a mark: 2 ranges, 1 mark, 2 memory events and 1 counter
  *   a step, with no tdb_open (TRACEDB_OUTPUT names the database);
- *   samples/nvtx_sample.c, through the injection library: 8 ranges, 2 operators (emit_nvtx names) and 1 mark.
+ *   samples/nvtx_sample.c, through the injection library: 8 ranges, 2 operators (emit_nvtx names) and 1 mark;
+ *   tests/nvtx_steps.c N NAME: N steps that are NVTX ranges (NAME with k for %d), each with a mark "load" before
+ *   it and a range "work" holding a mark "m" inside it, then a mark "tail": 4 events a step, 1 after them.
  * Built only with the CUDA toolkit (the NVTX headers and the injection library), as test_record.c is. */
 #include "helpers.h"
 #include <criterion/criterion.h>
@@ -14,7 +16,7 @@
 #include <unistd.h>
 
 /* Commands start with none of the variables from the test's own environment. */
-#define CLEAN_ENV "env -u TRACEDB_KINDS -u TRACEDB_LEVEL -u TRACEDB_SCHEDULE -u TRACEDB_OUTPUT "
+#define CLEAN_ENV "env -u TRACEDB_KINDS -u TRACEDB_LEVEL -u TRACEDB_SCHEDULE -u TRACEDB_STEP -u TRACEDB_OUTPUT "
 
 /* What a recording of record_sample steps holds, in one line. */
 static char *steps_held(const char *db)
@@ -265,6 +267,152 @@ Test(options, record_refuses_kinds_and_schedules_it_cannot_take, .timeout = 120)
     cr_expect(strstr(err, "unknown kind in 'rnage'") && strstr(err, "no database was written at inherited.db"), "%s", err);
     free(err);
     cr_expect_eq(count_files(dir, "inherited.db"), 0, "no database, no staging file, no claim left");
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* What a recording of nvtx_steps holds, in one line: the step ranges kept, in order, then the rest. */
+static char *nvtx_steps_held(const char *db)
+{
+    sqlite3 *d = db_open(db);
+    char *s = db_text(d, "SELECT 'steps ' || coalesce((SELECT group_concat(name, ',') FROM (SELECT name FROM ranges "
+                         "WHERE name != 'work' ORDER BY start_ns)), '-')"
+                         " || '; work ' || (SELECT count(*) FROM ranges WHERE name = 'work')"
+                         " || '; load ' || (SELECT count(*) FROM events WHERE kind = 'instant' AND name = 'load')"
+                         " || '; m ' || (SELECT count(*) FROM events WHERE kind = 'instant' AND name = 'm')"
+                         " || '; tail ' || (SELECT count(*) FROM events WHERE kind = 'instant' AND name = 'tail')"
+                         " || '; events ' || (SELECT count(*) FROM events)");
+    sqlite3_close(d);
+    return s;
+}
+
+/* --schedule over a program whose steps are NVTX ranges: the end of the k-th range named like --step (default
+ * ProfilerStep*) ends step k, as the k-th tdb_step() call would begin it; what comes before a step range (its
+ * "load") goes with that step, what comes after the last (the "tail") with step N + 1. Step k is kept when
+ * pos = k - 1 - skip_first >= 0, pos % (wait + warmup + active) >= wait + warmup and (repeat > 0) pos < repeat
+ * cycles (PyTorch's schedule); a kept step holds load, its range, work and m (4 events). Over 6 steps:
+ *   0,1,0,1,2: cycles of 2, the second active, twice: pos 1 and 3, steps 2 and 4; step 7 (pos 6) is past
+ *   1,1,1,2,1: skip 1, wait 1, warm up 1, 2 active once: pos 2 and 3, steps 4 and 5
+ *   3,0,0,2,0: skip 3, then every step forever: steps 4, 5, 6 and the tail (step 7): 13 events
+ *   0,0,0,2,1: the first 2 steps, once (nothing skipped: the recording starts in an active step)
+ * and the same whichever way the step range is made: pushed and popped on a thread of its own for each step,
+ * started on one thread and ended on another, pushed and popped in a domain of its own. */
+Test(options, record_schedule_steps_by_nvtx_ranges, .timeout = 120)
+{
+    char *dir = temp_dir();
+    static const char two_four[] = "steps ProfilerStep#2,ProfilerStep#4; work 2; load 2; m 2; tail 0; events 8";
+    static const char four_five[] = "steps ProfilerStep#4,ProfilerStep#5; work 2; load 2; m 2; tail 0; events 8";
+    static const char from_four[] =
+        "steps ProfilerStep#4,ProfilerStep#5,ProfilerStep#6; work 3; load 3; m 3; tail 1; events 13";
+    static const struct {
+        const char *flags, *name, *mode, *held;
+    } want[] = {
+        {"--schedule 0,1,0,1,2", "ProfilerStep#%d", "push", two_four},
+        {"--schedule 1,1,1,2,1", "ProfilerStep#%d", "push", four_five},
+        {"--schedule 3,0,0,2,0", "ProfilerStep#%d", "push", from_four},
+        {"--schedule 0,0,0,2,1", "ProfilerStep#%d", "push",
+         "steps ProfilerStep#1,ProfilerStep#2; work 2; load 2; m 2; tail 0; events 8"},
+        {"--schedule 0,1,0,1,2", "ProfilerStep#%d", "threads", two_four},
+        {"--schedule 1,1,1,2,1", "ProfilerStep#%d", "start", four_five},
+        {"--schedule 3,0,0,2,0", "ProfilerStep#%d", "domain", from_four},
+        {"--schedule 0,1,0,1,2 --step 'train step *'", "train step %d", "push",
+         "steps train step 2,train step 4; work 2; load 2; m 2; tail 0; events 8"},
+        /* the default glob is ProfilerStep*: ProfilerStep#N, the names PyTorch's profiler gives its steps */
+        {"--schedule 0,1,0,1,2 --step 'ProfilerStep*'", "ProfilerStep#%d", "push", two_four},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        char db[1200];
+        snprintf(db, sizeof db, "%s/steps%zu.db", dir, i);
+        int st;
+        char *err = run_capture(&st, CLEAN_ENV "TRACEDB_INJECT='%s' '%s' record -o '%s' %s -- '%s' 6 '%s' %s 2>&1",
+                                inject_lib(), tracedb(), db, want[i].flags, src_path("build/nvtx_steps"), want[i].name,
+                                want[i].mode);
+        cr_expect_eq(st, 0, "record %s -- nvtx_steps %s %s: exit 0: %s", want[i].flags, want[i].name, want[i].mode, err);
+        cr_expect(strstr(err, "the schedule saw 6 steps"), "record %s -- nvtx_steps %s: %s", want[i].flags, want[i].mode, err);
+        free(err);
+        char *held = nvtx_steps_held(db);
+        cr_expect_str_eq(held, want[i].held, "record %s -- nvtx_steps 6 '%s' %s", want[i].flags, want[i].name, want[i].mode);
+        free(held);
+    }
+    /* TRACEDB_SCHEDULE and TRACEDB_STEP, with no tracedb record: as --schedule and --step */
+    char db[1200];
+    snprintf(db, sizeof db, "%s/env.db", dir);
+    cr_expect_eq(run(CLEAN_ENV "TRACEDB_SCHEDULE=1,1,1,2,1 TRACEDB_STEP='iter*' TRACEDB_OUTPUT='%s' "
+                               "NVTX_INJECTION64_PATH='%s' '%s' 6 'iter %%d' 2>/dev/null",
+                     db, inject_lib(), src_path("build/nvtx_steps")), 0);
+    char *held = nvtx_steps_held(db);
+    cr_expect_str_eq(held, "steps iter 4,iter 5; work 2; load 2; m 2; tail 0; events 8", "TRACEDB_STEP=iter*");
+    free(held);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* A schedule that sees no step (no range named like --step ends; the program never calls tdb_step()) is said
+ * on stderr, naming the glob, and tracedb record exits 1 (the program exited 0):
+ *   0,1,0,1,2 over 6 ranges named "epoch k" (not ProfilerStep*): step 1 is a wait step and never ends, so
+ *   nothing is kept: no database is written (no staging file, no claim left), rather than one of 0 events;
+ *   --step 'nope*' over ProfilerStep#k ranges: the same;
+ *   0,0,0,2,1 over "epoch k": step 1 is active and never ends, so all 25 events are kept: the database is
+ *   written (nothing recorded is lost) and the exit is still 1.
+ * Without tracedb record (TRACEDB_OUTPUT), the recorder says the same and writes no database either; the
+ * program's status is its own. --step without --schedule, or with no name, is refused before the program runs. */
+Test(options, record_schedule_without_steps_says_so, .timeout = 120)
+{
+    char *dir = temp_dir();
+    static const struct {
+        const char *flags, *name, *glob;
+        int kept;
+    } none[] = {
+        {"--schedule 0,1,0,1,2", "epoch %d", "ProfilerStep*", 0},
+        {"--schedule 0,1,0,1,2 --step 'nope*'", "ProfilerStep#%d", "nope*", 0},
+        {"--schedule 0,0,0,2,1", "epoch %d", "ProfilerStep*", 1},
+    };
+    for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
+        int st;
+        char *err = run_capture(&st, "cd '%s' && " CLEAN_ENV "TRACEDB_INJECT='%s' '%s' record -o none.db %s -- '%s' 6 '%s' 2>&1",
+                                dir, inject_lib(), tracedb(), none[i].flags, src_path("build/nvtx_steps"), none[i].name);
+        cr_expect_eq(st, 1, "record %s -- nvtx_steps 6 '%s': exit 1: %s", none[i].flags, none[i].name, err);
+        char says[128];
+        snprintf(says, sizeof says, "saw no step: no range named like '%s' ended", none[i].glob);
+        cr_expect(strstr(err, says), "record %s: says %s: %s", none[i].flags, says, err);
+        if (none[i].kept) {
+            cr_expect(strstr(err, "what was recorded is kept"), "%s", err);
+            char db[1200];
+            snprintf(db, sizeof db, "%s/none.db", dir);
+            char *held = nvtx_steps_held(db);
+            cr_expect_str_eq(held, "steps epoch 1,epoch 2,epoch 3,epoch 4,epoch 5,epoch 6; work 6; load 6; m 6; tail 1; events 25");
+            free(held);
+        } else {
+            cr_expect(strstr(err, "no database was written at none.db (the schedule saw no step)"), "%s", err);
+            cr_expect_eq(count_files(dir, "none.db"), 0, "record %s: no database, no staging file, no claim", none[i].flags);
+        }
+        free(err);
+        run("rm -f '%s'/none.db*", dir);
+    }
+    int st;
+    char *err = run_capture(&st, "cd '%s' && " CLEAN_ENV "TRACEDB_SCHEDULE=0,1,0,1,2 TRACEDB_OUTPUT=var.db "
+                                 "NVTX_INJECTION64_PATH='%s' '%s' 6 'epoch %%d' 2>&1",
+                            dir, inject_lib(), src_path("build/nvtx_steps"));
+    cr_expect_eq(st, 0, "the program's own status: %s", err);
+    cr_expect(strstr(err, "saw no step") && strstr(err, "no database is written"), "%s", err);
+    free(err);
+    cr_expect_eq(count_files(dir, "var.db"), 0, "TRACEDB_OUTPUT: no database, no staging file");
+    static const struct {
+        const char *flags, *says;
+    } bad[] = {
+        {"--step 'iter*'", "give --schedule too"},
+        {"--schedule 0,0,0,0,0 --step 'iter*'", "give --schedule too"},
+        {"--schedule 0,1,0,1,2 --step ''", "needs the name"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err = run_capture(&st, "cd '%s' && " CLEAN_ENV "'%s' record -o bad.db %s -- sh -c 'touch ran' 2>&1", dir, tracedb(),
+                          bad[i].flags);
+        cr_expect_eq(st, 2, "record %s: exit 2: %s", bad[i].flags, err);
+        cr_expect(strstr(err, bad[i].says), "record %s: says %s: %s", bad[i].flags, bad[i].says, err);
+        free(err);
+        cr_expect_eq(count_files(dir, "ran") + count_files(dir, "bad.db"), 0, "record %s: nothing run, nothing written",
+                     bad[i].flags);
+    }
     run("rm -rf '%s'", dir);
     free(dir);
 }
