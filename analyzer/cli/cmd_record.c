@@ -95,6 +95,21 @@ static int64_t record_summary(const char *path, int scheduled, struct cli *cli)
     return steps;
 }
 
+/* What the recording keeps where no CUDA driver is: said before the program runs. */
+static void record_no_driver(const struct tdb_options *o, const char *kinds, struct cli *cli)
+{
+    if (!tdb_recording_keeps_host(o))
+        fprintf(cli->io.err, "tracedb: no CUDA driver on this machine, and %s%s keeps device work only: this recording "
+                             "will hold no events (--level 2, the default, keeps NVTX ranges and marks and tracedb API "
+                             "events)\n", kinds ? "--kinds " : "--level 1", kinds ? kinds : "");
+    else if (kinds)
+        fprintf(cli->io.err, "tracedb: no CUDA driver on this machine: recording only the NVTX and tracedb API events of "
+                             "the kinds --kinds %s names\n", kinds);
+    else
+        fprintf(cli->io.err, "tracedb: no CUDA driver on this machine: recording NVTX ranges and marks and tracedb API "
+                             "events only\n");
+}
+
 /* The recordings of the program's child processes (each writes its own, OUT.PID, recording.c), made since
  * started: named, so that none is left unsaid. */
 static void record_children(const char *out, time_t started, struct cli *cli)
@@ -151,8 +166,10 @@ int cmd_record(int argc, char **argv, struct cli *cli)
         fprintf(cli->io.err, "%s: --level is 1 or 2\n", cli->io.prog);
         return 2;
     }
+    char lv[8];
+    snprintf(lv, sizeof lv, "%d", (int)level);
     struct tdb_options checked; /* --kinds and --schedule as the program's recording will read them: said now */
-    if (tdb_recording_options(NULL, kinds, schedule, &checked, cli->io.err) != 0)
+    if (tdb_recording_options(lv, kinds, schedule, &checked, cli->io.err) != 0)
         return 2;
     /* a schedule the program inherits (TRACEDB_SCHEDULE) counts as one given here */
     struct tdb_options inherited;
@@ -223,13 +240,11 @@ int cmd_record(int argc, char **argv, struct cli *cli)
     }
     void *cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
     if (!cuda)
-        fprintf(cli->io.err, "tracedb: no CUDA driver on this machine: recording NVTX ranges and tracedb API events only\n");
+        record_no_driver(&checked, kinds, cli);
     else
         dlclose(cuda);
     if (cuda) /* CUDA loads the library at cuInit and calls its InitializeInjection (CUPTI) */
         setenv("CUDA_INJECTION64_PATH", inject, 1);
-    char lv[8];
-    snprintf(lv, sizeof lv, "%d", (int)level);
     setenv("TRACEDB_OUTPUT", abs_out, 1);
     setenv("TRACEDB_OUTPUT_CLAIMED", abs_out, 1); /* the empty file there is this recording's to take */
     setenv("TRACEDB_LEVEL", lv, 1);

@@ -341,6 +341,12 @@ static int rec_kinds(const struct tdb_options *o, unsigned *mask)
     return 0;
 }
 
+int tdb_recording_keeps_host(const struct tdb_options *o)
+{
+    unsigned mask;
+    return rec_kinds(o, &mask) == 0 && mask != 0;
+}
+
 int tdb_recording_options(const char *level, const char *kinds, const char *schedule, struct tdb_options *o, FILE *err)
 {
     *o = (struct tdb_options){.level = 2, .kinds = kinds};

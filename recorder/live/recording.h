@@ -22,6 +22,9 @@ tdb_recording *tdb_open_steps(const char *path, const struct tdb_options *opt, c
  * recording keeps or the schedule is not five whole numbers of steps (tracedb record says so before the
  * program runs). */
 int tdb_recording_options(const char *level, const char *kinds, const char *schedule, struct tdb_options *o, FILE *err);
+/* Whether a recording with these options keeps any host event (NVTX, the C API): not at --level 1, nor with
+ * --kinds naming device kinds only. */
+int tdb_recording_keeps_host(const struct tdb_options *o);
 
 /* Appends complete events (stage_event records, stage_format.h: CUPTI's) to the recording's staging file. */
 int tdb_recording_stage_events(tdb_recording *rec, const void *events, size_t bytes);

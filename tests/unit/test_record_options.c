@@ -416,3 +416,35 @@ Test(options, record_schedule_without_steps_says_so, .timeout = 120)
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+/* With no CUDA driver (this machine), --level 1 (device work only) records nothing at all: tracedb record says
+ * so instead of "recording NVTX ranges"; --kinds names what is kept; the default level says NVTX ranges. The
+ * recording itself is as record_level_1_keeps_no_host_events has it. */
+Test(options, record_without_a_driver_says_what_it_records, .timeout = 120)
+{
+    char *dir = temp_dir();
+    static const struct {
+        const char *flags, *says, *never;
+    } want[] = {
+        {"--level 1", "--level 1 keeps device work only: this recording will hold no events", "recording NVTX"},
+        {"--level 1 --kinds range", "recording only the NVTX and tracedb API events of the kinds --kinds range names",
+         "will hold no events"},
+        {"--kinds kernel", "--kinds kernel keeps device work only: this recording will hold no events", "recording NVTX"},
+        {"", "recording NVTX ranges and marks and tracedb API events only", "will hold no events"},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        int st;
+        char *err = run_capture(&st, "cd '%s' && " CLEAN_ENV "TRACEDB_INJECT='%s' '%s' record -o l%zu.db %s -- '%s' 2>&1", dir,
+                                inject_lib(), tracedb(), i, want[i].flags, src_path("build/nvtx_sample"));
+        cr_expect_eq(st, 0, "record %s: %s", want[i].flags, err);
+        if (!strstr(err, "no CUDA driver")) { /* a machine with a driver: nothing to say */
+            free(err);
+            continue;
+        }
+        cr_expect(strstr(err, want[i].says), "record %s: says %s: %s", want[i].flags, want[i].says, err);
+        cr_expect(!strstr(err, want[i].never), "record %s: never %s: %s", want[i].flags, want[i].never, err);
+        free(err);
+    }
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
