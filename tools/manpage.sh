@@ -23,13 +23,25 @@ semantics, per kernel and API call as nsys stats, per step, device time, memory,
 two runs with a regression gate. Every report takes \\fB\\-\\-format table|csv|json\\fR.
 .SH COMMANDS
 EOF
-"$t" help | sed -n '/^commands:/,$p' | tail -n +2 | while read -r name rest; do
-  echo ".SS $name"
-  echo "$rest" | esc
-  echo ".PP"
-  echo ".nf"
-  "$t" "$name" --help | esc
-  echo ".fi"
+# tracedb help: a heading line per group of commands ("reports (...):"), then "    NAME  what it does"
+"$t" help | tail -n +2 | while IFS= read -r line; do
+  case "$line" in
+  "") ;;
+  "    "*)
+    name=$(echo "$line" | awk '{print $1}')
+    rest=$(echo "$line" | sed 's/^ *[^ ]* *//')
+    echo ".SS $name"
+    echo "$rest" | esc
+    echo ".PP"
+    echo ".nf"
+    "$t" "$name" --help | esc
+    echo ".fi"
+    ;;
+  *)
+    echo ".PP"
+    echo "$line" | sed 's/:$//' | esc | sed 's/^/.B /'
+    ;;
+  esac
 done
 cat <<'EOF'
 .SH SQL

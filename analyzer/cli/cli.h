@@ -40,12 +40,16 @@ void cli_usage(const struct opt *opts, const char *usage, FILE *to);
 int cli_dispatch(int argc, char **argv, FILE *out, FILE *err, int in_process);
 
 /* One subcommand. */
+/* What a command is for: `tracedb help` lists the commands under these headings, in this order. */
+enum cli_group { CLI_IMPORT, CLI_REPORT, CLI_HTA, CLI_COMPARE, CLI_EXPORT, CLI_SQL, CLI_GROUPS };
+
 struct cli_command {
     const char *name;
     int (*fn)(int argc, char **argv, struct cli *cli);
     int is_report; /* takes a database and --format: usable by export csv --report */
     const char *help;
     const char *example; /* shown by --help (and in the man page), one command a line */
+    enum cli_group group;
 };
 
 /* The table (NULL-terminated, alphabetical) and a lookup by name (NULL when unknown). */

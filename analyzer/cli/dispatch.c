@@ -15,9 +15,22 @@
 
 static void usage(FILE *to)
 {
-    fprintf(to, "usage: tracedb COMMAND [ARGS]   (tracedb COMMAND --help for its options)\n\ncommands:\n");
+    static const char *const heading[CLI_GROUPS] = {
+        [CLI_IMPORT] = "import and record",      [CLI_REPORT] = "reports (PyTorch, nsys, Furiosa)",
+        [CLI_HTA] = "HTA's analyses",            [CLI_COMPARE] = "compare runs and ranks",
+        [CLI_EXPORT] = "export and share",       [CLI_SQL] = "SQL",
+    };
+    int width = 0;
     for (const struct cli_command *c = cli_commands(); c->name; c++)
-        fprintf(to, "    %-10s %s\n", c->name, c->help);
+        if ((int)strlen(c->name) > width)
+            width = (int)strlen(c->name);
+    fprintf(to, "usage: tracedb COMMAND [ARGS]   (tracedb COMMAND --help for its options and examples)\n");
+    for (int g = 0; g < CLI_GROUPS; g++) {
+        fprintf(to, "\n%s:\n", heading[g]);
+        for (const struct cli_command *c = cli_commands(); c->name; c++)
+            if ((int)c->group == g)
+                fprintf(to, "    %-*s  %s\n", width, c->name, c->help);
+    }
 }
 
 /* After a report: says when the database it read held times (before: the count held before it) no trace has (past 2^62 ns, 146 years,

@@ -246,6 +246,20 @@ Test(tables, typos_unknown_formats_and_closed_pipes)
     cr_assert_eq(sections, atoi(listed), "one section per command tracedb help lists: %d", sections);
     cr_assert_geq(sections, 20);
     free(listed);
+    /* help groups the commands by task, under headings in this order, each command once, descriptions in
+     * one column */
+    char *help = run_capture(&st2, "'%s' help", tracedb());
+    static const char *const order[] = {"\nimport and record:\n    finish ", "\nreports (PyTorch, nsys, Furiosa):\n",
+                                        "\nHTA's analyses:\n    critical-path  per rank", "\ncompare runs and ranks:\n    diff   ",
+                                        "\nexport and share:\n", "\nSQL:\n    sql            run"};
+    const char *at = help;
+    for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
+        const char *h = strstr(at, order[k]);
+        cr_assert(h, "heading %zu in order: %s", k, help);
+        at = h + 1;
+    }
+    cr_assert(strstr(help, "\n    summary        where the time") && strstr(help, "\n    import         turn"), "%s", help);
+    free(help);
     cr_assert(strstr(out, "\\-\\-max\\-string SIZE") && strstr(out, "\\-\\-on\\-inconclusive VALUE") &&
                   strstr(out, "tracedb diff base.db new.db \\-\\-fail\\-above 5"),
               "options and examples as --help has them (%zu bytes): %.300s", strlen(out), out);
