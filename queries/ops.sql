@@ -6,11 +6,15 @@
 --   device     = kernels, memcpy and memset launched by the event's own runtime calls (self) or by it
 --                and everything below it (total); memory likewise from [memory] events (PyTorch's
 --                CPU Mem / CUDA Mem: bytes allocated minus bytes freed).
--- Percentages are of the self totals (PyTorch's "Self CPU time total" and "Self CUDA time total").
+-- With :device_rows, one row per name of GPU work (kernels, memcpy, memset) too, as key_averages() lists
+-- its device events (DeviceType.CUDA, a key of their own beside a CPU-side name): calls, self and total
+-- device time their durations, no CPU time, no memory.
+-- Percentages are of PyTorch's footer totals: "Self CPU time total" (every row's self CPU) and "Self CUDA
+-- time total" (the device rows', listed or not).
 -- ops_agg.sql gives the same from the events (ops_sweep.c) when a window, shapes, stacks or FLOPs are asked for.
--- Parameters: :sort (a column), :limit, :by_rank.
+-- Parameters: :sort (a column), :limit, :by_rank, :device_rows (unbound: none).
 WITH agg AS (
-  SELECT CASE WHEN :by_rank THEN t.rank END AS rank,
+  SELECT CASE WHEN :by_rank THEN t.rank END AS rank, 0 AS device,
          CASE WHEN s.value GLOB 'ProfilerStep#*' THEN 'ProfilerStep*' ELSE s.value END AS name,
          sum(st.calls) AS calls,
          sum(st.self_ns) AS self_cpu_ns,
@@ -23,9 +27,16 @@ WITH agg AS (
          sum(st.self_device_mem) AS self_device_mem_bytes
   FROM event_stats st JOIN string s ON s.id = st.name_id JOIN trace t ON t.id = st.trace_id
   WHERE st.kind IN ({kind:op}, {kind:range}, {kind:runtime}, {kind:driver})
-  GROUP BY 1, 2
+  GROUP BY 1, 3
+  UNION ALL
+  SELECT CASE WHEN :by_rank THEN t.rank END, 1,
+         CASE WHEN s.value GLOB 'ProfilerStep#*' THEN 'ProfilerStep*' ELSE s.value END,
+         sum(st.calls), 0, 0, sum(st.total_ns), sum(st.total_ns), 0, 0, 0, 0
+  FROM event_stats st JOIN string s ON s.id = st.name_id JOIN trace t ON t.id = st.trace_id
+  WHERE st.kind IN ({kind:kernel}, {kind:memcpy}, {kind:memset})
+  GROUP BY 1, 3
 ),
-tot AS (SELECT sum(self_cpu_ns) AS cpu, sum(self_device_ns) AS dev FROM agg)
+tot AS (SELECT sum(self_cpu_ns) AS cpu, sum(CASE WHEN device THEN self_device_ns END) AS dev FROM agg)
 SELECT rank, name, calls,
        self_cpu_ns, round(100.0 * self_cpu_ns / nullif(tot.cpu, 0), 2) AS self_cpu_pct,
        cpu_total_ns, round(100.0 * cpu_total_ns / nullif(tot.cpu, 0), 2) AS cpu_total_pct,
@@ -35,6 +46,7 @@ SELECT rank, name, calls,
        cpu_mem_bytes, self_cpu_mem_bytes, device_mem_bytes, self_device_mem_bytes,
        NULL AS flops, NULL AS input_shapes, NULL AS stack
 FROM agg, tot
+WHERE NOT device OR coalesce(:device_rows, 0)
 ORDER BY {sql:ops_sort_key} DESC,
-         rank, name
+         rank, name, device
 LIMIT :limit;

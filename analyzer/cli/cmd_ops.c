@@ -1,10 +1,10 @@
 /* cmd_ops.c: `tracedb ops run.db`: the per-operator table with PyTorch key_averages() semantics
  * (queries/ops.sql from the import's per-name sums; from the events, by the C pass of
  * analyzer/report/ops_sweep.c into queries/ops_agg.sql, when a window, shapes, stacks, steps or FLOPs
- * are asked for), with PyTorch's footer totals in table form. */
+ * are asked for), the GPU work's own rows too as PyTorch lists its device events (--no-device-rows: the
+ * CPU-side rows alone), with PyTorch's footer totals in table form. */
 #include "cli.h"
 #include "ops_sweep.h"
-#include "kinds.h"
 #include "render.h"
 #include "report.h"
 #include "report_options.h"
@@ -14,7 +14,7 @@
 static const char ops_usage[] =
     "tracedb ops run.db [--group-by name|shape|stack] [--stack-depth N] [--with-flops] [--sort KEY]\n"
     "                   [--limit N] [--from T] [--to T] [--range NAME] [--by-rank | --by-step]\n"
-    "                   [--format table|csv|json]";
+    "                   [--no-device-rows] [--format table|csv|json]";
 
 /* Accepted sort keys (ours, then PyTorch's names) and the column each sorts by. */
 static const char *const ops_sort_keys[] = {
@@ -31,19 +31,15 @@ static const char *const ops_sort_keys[] = {
     NULL,
 };
 
-/* PyTorch's footer: "Self CPU time total" and "Self CUDA time total" over every row (from the events:
- * the C pass's own totals, analyzer/report/ops_sweep.c). */
+/* PyTorch's footer: "Self CPU time total" (the CPU-side rows') and "Self CUDA time total" (the device
+ * rows', listed or not): queries/ops_totals.sql, or from the events the C pass's own
+ * (analyzer/report/ops_sweep.c). */
 static void ops_footer(sqlite3 *db, int from_events, struct cli *cli)
 {
-    const char *sql = from_events ? "SELECT self_cpu_ns, device_ns FROM temp.ops_totals"
-                                  : "SELECT sum(self_ns), sum(self_device_ns) FROM event_stats WHERE kind IN (?1, ?2, ?3, ?4)";
-    static const int kinds[] = {TDB_KIND_OP, TDB_KIND_RANGE, TDB_KIND_RUNTIME, TDB_KIND_DRIVER};
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+    sqlite3_stmt *st = NULL;
+    if (from_events ? sqlite3_prepare_v2(db, "SELECT self_cpu_ns, device_ns FROM temp.ops_totals", -1, &st, NULL) != SQLITE_OK
+                    : !(st = report_prepare(db, "ops_totals", &cli->io)))
         return;
-    for (int i = 0; i < 4; i++)
-        if (i < sqlite3_bind_parameter_count(st))
-            sqlite3_bind_int(st, i + 1, kinds[i]);
     if (sqlite3_step(st) == SQLITE_ROW) {
         char cpu[32], dev[32];
         render_time(cpu, sizeof cpu, sqlite3_column_int64(st, 0));
@@ -61,13 +57,15 @@ int cmd_ops(int argc, char **argv, struct cli *cli)
     scope_init(&sc, "self_cpu_ns");
     const char *group_by = "name";
     int64_t stack_depth = 5;
-    int with_flops = 0;
+    int with_flops = 0, no_device_rows = 0;
     const struct opt opts[] = {
         SCOPE_OPTIONS(sc),
         {"group-by", 'g', OPT_STRING, &group_by, "name (default), shape (Input Dims) or stack (Python frames)"},
         {"stack-depth", 0, OPT_INT, &stack_depth, "frames in a stack with --group-by stack (default 5)"},
         {"with-flops", 0, OPT_FLAG, &with_flops, "add FLOPs (PyTorch's formulas; unknown stays empty)"},
         {"by-step", 0, OPT_FLAG, &sc.by_step, "one group of rows per ProfilerStep#N (--limit: rows per step)"},
+        {"no-device-rows", 0, OPT_FLAG, &no_device_rows,
+         "leave out the GPU work's own rows (kernels, memcpy, memset per name; PyTorch lists them)"},
         OPT_END,
     };
     int n = cli_parse_options(argc, argv, opts, ops_usage, cli);
@@ -124,7 +122,7 @@ int cmd_ops(int argc, char **argv, struct cli *cli)
     struct ops_sweep_options so = {.by_rank = sc.by_rank, .by_step = sc.by_step, .by_shape = strcmp(group_by, "shape") == 0,
                                    .with_flops = with_flops, .by_stack = strcmp(group_by, "stack") == 0,
                                    .windowed = sc.filtered,
-                                   .stack_depth = stack_depth, .sort = sort};
+                                   .stack_depth = stack_depth, .sort = sort, .device_rows = !no_device_rows};
     if (from_events && ops_sweep(db, &so, &cli->io) != 0) {
         sqlite3_close(db);
         return 1;
@@ -133,6 +131,7 @@ int cmd_ops(int argc, char **argv, struct cli *cli)
     int rc = 1;
     if (st) {
         scope_bind(st, &sc, sort);
+        report_bind_int(st, ":device_rows", !no_device_rows);
         rc = scope_render(st, &sc, &cli->io) != 0;
         sqlite3_finalize(st);
         report_phase("ops: render");

@@ -112,12 +112,13 @@ void ops_sums_add(int *overflow, struct sums *to, const struct sums *s)
     }
 }
 
-/* A group's key: its rank's or step's key, its name id, its stack's and its shapes (when grouped by them). */
-int ops_group_key(struct buf *key, int64_t rank_key, int64_t name_id, int32_t stack, const char *shapes)
+/* A group's key: its rank's or step's key, its name id, its stack's, whether it is a device row and its
+ * shapes (when grouped by them). */
+int ops_group_key(struct buf *key, int64_t rank_key, int64_t name_id, int32_t stack, int32_t device, const char *shapes)
 {
     key->n = 0;
     return buf_add(key, &rank_key, sizeof rank_key) != 0 || buf_add(key, &name_id, sizeof name_id) != 0 ||
-                   buf_add(key, &stack, sizeof stack) != 0 ||
+                   buf_add(key, &stack, sizeof stack) != 0 || buf_add(key, &device, sizeof device) != 0 ||
                    (shapes && buf_add(key, shapes, strlen(shapes) + 1) != 0)
                ? -1 : 0;
 }

@@ -185,7 +185,6 @@ int ops_attribute_all(struct ops_pass *p)
         if ((rc = ops_parent_of(p, all->launches[i].launch, &op)) <= 0)
             continue; /* 0: the launch has no operator around it (or is no event): the work counts nowhere */
         struct group *g = group_of(p, op);
-        ops_add(&p->overflow, &p->total_device, all->launches[i].dur);
         if (g)
             ops_add(&p->overflow, &g->s.self_dev, all->launches[i].dur);
         rc = chain_sums_add(&c, op, 0, all->launches[i].dur, &p->overflow);

@@ -1,6 +1,7 @@
 /* ops_read.c: the events in scope for `tracedb ops`'s pass (see ops_sweep_internal.h): each CPU-side
- * event into its group, GPU work and [memory] records kept for the attribution; in two halves of the
- * ids at once, the upper on a second connection and thread, whose groups then join the lower's. */
+ * event into its group, GPU work into its device row's and, with [memory] records, kept for the
+ * attribution; in two halves of the ids at once, the upper on a second connection and thread, whose
+ * groups then join the lower's. */
 #include "ops_sweep_internal.h"
 #include "embedded.h"
 #include "kinds.h"
@@ -11,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The columns read, in this order (see events_sql): C_KEY is the thread (by rank) or the start (by step). */
+/* The columns read, in this order (see events_sql): C_KEY is the thread (by rank) or the start (by step; GPU
+ * work's launch's start where it has one). */
 enum { C_ID, C_KIND, C_NAME, C_DUR, C_SELF, C_LAUNCH, C_PARENT, C_BYTES, C_KEY, C_SHAPES, C_FLOPS, C_THREAD, C_START };
 
 /* queries/ops_event_rows.sql with only the columns this grouping reads: the rest are NULL in a query
@@ -23,7 +25,7 @@ static char *events_sql(const struct ops_sweep_options *o, int memory /* 0 none,
     const char *rows = tdb_embedded_get("queries/ops_event_rows.sql");
     size_t n = strcspn(rows, ";"); /* the statement, without its ';' */
     return sqlite3_mprintf("SELECT id, kind, name_id, dur_ns, self_ns, launch_id, parent_id, bytes, %s, %s, %s, %s, %s FROM (%.*s\n)",
-                           o->by_rank ? "thread_id" : o->by_step ? "start_ns" : "NULL", o->by_shape ? "input_shapes" : "NULL",
+                           o->by_rank ? "thread_id" : o->by_step ? "coalesce(launch_ns, start_ns)" : "NULL", o->by_shape ? "input_shapes" : "NULL",
                            o->with_flops ? "flops" : "NULL", memory > 1 ? "thread_id" : "NULL", memory ? "start_ns" : "NULL",
                            (int)n, rows);
 }
@@ -152,46 +154,87 @@ static void memory_held(struct ops_part *part, int64_t thread, int64_t start, in
     *device = last->device - (before ? before->device : 0);
 }
 
+/* The rank (by rank: its thread's) or step (by step: the latest-starting one holding its key, the start of
+ * a CPU-side event or of GPU work's launch) of the current row of st (gpu: GPU work); NULL and -1 for
+ * none. */
+static void row_rank(struct ops_part *part, sqlite3_stmt *st, int gpu, const sqlite3_value **rank, int64_t *rank_key)
+{
+    const struct ops_pass *p = part->p;
+    *rank = NULL, *rank_key = -1;
+    if (p->o->by_rank) {
+        int64_t thread = sqlite3_column_int64(st, C_KEY);
+        int64_t r = strmap_get(&p->rank_ix, &thread, sizeof thread);
+        if (r >= 0)
+            *rank = p->ranks[r], *rank_key = p->rank_key[r];
+    } else if (p->o->by_step) {
+        long k = step_index_find(&p->steps, sqlite3_column_int64(st, C_KEY), &part->step_hint[gpu]);
+        if (k >= 0)
+            *rank = p->steps.v[k].name, *rank_key = p->steps.v[k].first;
+    }
+}
+
+/* The part's group of (rank, name, stack, device, shapes), made when new: most events find theirs among
+ * those met lately (seen), before the hash map. NULL when out of memory. */
+static struct group *group_for(struct ops_part *part, struct buf *key, const sqlite3_value *rank, int64_t rank_key,
+                               int64_t name_id, int32_t stack, int32_t device, const char *shapes)
+{
+    const struct ops_pass *p = part->p;
+    struct group_seen *seen = &part->seen[((uint64_t)name_id * 0x9E3779B97F4A7C15u + (uint64_t)rank_key + (uint64_t)stack +
+                                           (uint64_t)device) >> 32 & (GROUPS_SEEN - 1)];
+    if (!p->o->by_shape && seen->group && seen->name_id == name_id && seen->rank_key == rank_key && seen->stack == stack &&
+        seen->device == device)
+        return sweep_index_at(&part->groups, seen->group - 1);
+    int fresh;
+    struct group *g = ops_group_key(key, rank_key, name_id, stack, device, shapes) == 0
+                          ? sweep_index_get(&part->groups, key->p, key->n, &fresh) : NULL;
+    if (!g)
+        return NULL;
+    if (fresh) {
+        g->rank = rank, g->rank_key = rank_key, g->name_id = name_id, g->stack = stack, g->device = device;
+        if (shapes && !(g->shapes = strdup(shapes)))
+            return NULL;
+    }
+    if (!p->o->by_shape)
+        *seen = (struct group_seen){rank_key, name_id, stack, device,
+                                    (size_t)((char *)g - part->groups.groups) / part->groups.size + 1};
+    return g;
+}
+
+/* A piece of GPU work (the current row of st) into its device row: PyTorch lists every device event
+ * (DeviceType.CUDA: kernels, memcpy, memset) as a row of its own, apart from any CPU-side row of its name,
+ * its self and total device time its duration, no CPU time or memory, empty shapes and stack (the rank or
+ * step its launch's, else its own start's: as `kernels` counts it). 0, or -2 when out of memory. */
+static int take_device_event(struct ops_part *part, sqlite3_stmt *st, struct buf *key)
+{
+    const sqlite3_value *rank;
+    int64_t rank_key;
+    row_rank(part, st, 1, &rank, &rank_key);
+    struct group *g = group_for(part, key, rank, rank_key, sqlite3_column_int64(st, C_NAME), OP_STACK_EMPTY, 1,
+                                part->p->o->by_shape ? "" : NULL);
+    if (!g)
+        return -2;
+    int64_t dur = sqlite3_column_int64(st, C_DUR);
+    struct sums s = {.calls = 1, .self_dev = dur, .dev_total = dur};
+    ops_sums_add(&part->overflow, &g->s, &s);
+    return 0;
+}
+
 /* A CPU-side event (the current row of st) into its part's group. 0, or -2 when out of memory. */
 static int take_cpu_event(struct ops_part *part, sqlite3_stmt *st, struct buf *key)
 {
     struct ops_pass *p = part->p;
     /* the columns a grouping does not use are not read: a call each costs ~11 ns, 1.4 M rows a pass */
     int64_t id = sqlite3_column_int64(st, C_ID);
-    const sqlite3_value *rank = NULL;
-    int64_t rank_key = -1;
-    if (p->o->by_rank) {
-        int64_t thread = sqlite3_column_int64(st, C_KEY);
-        int64_t r = strmap_get(&p->rank_ix, &thread, sizeof thread);
-        if (r >= 0)
-            rank = p->ranks[r], rank_key = p->rank_key[r];
-    } else if (p->o->by_step) {
-        long k = step_index_find(&p->steps, sqlite3_column_int64(st, C_KEY), &part->step_hint);
-        if (k >= 0)
-            rank = p->steps.v[k].name, rank_key = p->steps.v[k].first;
-    }
+    const sqlite3_value *rank;
+    int64_t rank_key;
+    row_rank(part, st, 0, &rank, &rank_key);
     int64_t name_id = sqlite3_column_int64(st, C_NAME);
     const char *shapes = p->o->by_shape ? (const char *)sqlite3_column_text(st, C_SHAPES) : NULL;
     sqlite3_value *parent = sqlite3_column_value(st, C_PARENT); /* one column call for its type and value */
-    int32_t stack = p->stacks ? op_stacks_of(p->stacks, parent) : 0;
-    struct group_seen *seen =
-        &part->seen[((uint64_t)name_id * 0x9E3779B97F4A7C15u + (uint64_t)rank_key + (uint64_t)stack) >> 32 & (GROUPS_SEEN - 1)];
-    struct group *g;
-    if (!p->o->by_shape && seen->group && seen->name_id == name_id && seen->rank_key == rank_key && seen->stack == stack)
-        g = sweep_index_at(&part->groups, seen->group - 1);
-    else {
-        int fresh;
-        g = ops_group_key(key, rank_key, name_id, stack, shapes) == 0 ? sweep_index_get(&part->groups, key->p, key->n, &fresh) : NULL;
-        if (!g)
-            return -2;
-        if (fresh) {
-            g->rank = rank, g->rank_key = rank_key, g->name_id = name_id, g->stack = stack;
-            if (shapes && !(g->shapes = strdup(shapes)))
-                return -2;
-        }
-        if (!p->o->by_shape)
-            *seen = (struct group_seen){rank_key, name_id, stack, (size_t)((char *)g - part->groups.groups) / part->groups.size + 1};
-    }
+    int32_t stack = p->stacks ? op_stacks_of(p->stacks, parent) : OP_STACK_EMPTY;
+    struct group *g = group_for(part, key, rank, rank_key, name_id, stack, 0, shapes);
+    if (!g)
+        return -2;
     struct sums s = {.calls = 1, .self_cpu = sqlite3_column_int64(st, C_SELF), .cpu_total = sqlite3_column_int64(st, C_DUR)};
     if (p->nmem) { /* its self: less its CPU-side children's, once all are read (ops_merge.c) */
         int64_t start = sqlite3_column_int64(st, C_START), end;
@@ -221,8 +264,8 @@ static int take_cpu_event(struct ops_part *part, sqlite3_stmt *st, struct buf *k
                ? -2 : 0;
 }
 
-/* The part's events: CPU-side ones into groups (with the [memory] bytes each holds), GPU work kept for
- * ops_attribute_all. */
+/* The part's events: CPU-side ones into groups (with the [memory] bytes each holds), GPU work into its
+ * device rows and kept for ops_attribute_all. */
 static void read_part(struct ops_part *part)
 {
     struct ops_pass *p = part->p;
@@ -240,10 +283,12 @@ static void read_part(struct ops_part *part)
     int rc = 0, step;
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
         int kind = sqlite3_column_int(st, C_KIND);
+        int gpu = kind == TDB_KIND_KERNEL || kind == TDB_KIND_MEMCPY || kind == TDB_KIND_MEMSET;
         if (kind == TDB_KIND_OP || kind == TDB_KIND_RANGE || kind == TDB_KIND_RUNTIME || kind == TDB_KIND_DRIVER)
             rc = take_cpu_event(part, st, &key);
-        sqlite3_value *launch = rc == 0 && (kind == TDB_KIND_KERNEL || kind == TDB_KIND_MEMCPY || kind == TDB_KIND_MEMSET)
-                                    ? sqlite3_column_value(st, C_LAUNCH) : NULL; /* its type and value in one call */
+        else if (gpu)
+            rc = take_device_event(part, st, &key);
+        sqlite3_value *launch = rc == 0 && gpu ? sqlite3_column_value(st, C_LAUNCH) : NULL; /* its type and value in one call */
         if (launch && sqlite3_value_type(launch) != SQLITE_NULL) {
             struct launch *l = ops_push((void **)&part->launches, &part->nlaunches, &part->cap_launches, sizeof *l);
             if (!l)
@@ -290,14 +335,14 @@ static int join_parts(struct ops_pass *p)
     for (size_t i = 0; rc == 0 && i < b->groups.n; i++) {
         struct group *g = sweep_index_at(&b->groups, i), *m = NULL;
         int fresh;
-        if (ops_group_key(&key, g->rank_key, g->name_id, g->stack, g->shapes) != 0 ||
+        if (ops_group_key(&key, g->rank_key, g->name_id, g->stack, g->device, g->shapes) != 0 ||
             !(m = sweep_index_get(&a->groups, key.p, key.n, &fresh))) {
             rc = -1;
             break;
         }
         if (fresh)
-            m->rank = g->rank, m->rank_key = g->rank_key, m->name_id = g->name_id, m->stack = g->stack, m->shapes = g->shapes,
-            g->shapes = NULL;
+            m->rank = g->rank, m->rank_key = g->rank_key, m->name_id = g->name_id, m->stack = g->stack, m->device = g->device,
+            m->shapes = g->shapes, g->shapes = NULL;
         ops_sums_add(&a->overflow, &m->s, &g->s);
         to[i] = (int32_t)(((char *)m - a->groups.groups) / (ptrdiff_t)a->groups.size);
     }

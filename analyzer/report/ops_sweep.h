@@ -13,11 +13,15 @@ struct ops_sweep_options {
     int by_stack;        /* per Python stack (op_stacks.h): the innermost stack_depth frames above */
     int64_t stack_depth;
     const char *sort; /* the --sort column (queries/parts/ops_sort_key.sql's names): the rows' order */
+    int device_rows;  /* the GPU work's own rows too (kernels, memcpy, memset per name: PyTorch's device events,
+                       * DeviceType.CUDA), as key_averages() lists them; 0: the CPU-side rows alone */
 };
 
 /* Fills temp table ops_agg (rank, name, input_shapes, stack, calls and the sums, with each row's
  * percentages' base and place in its step, in the order printed) from scope_event, scope_rank and
- * scope_steps (scope.c), for queries/ops_agg.sql to print. 0, or 1 on error (printed). */
+ * scope_steps (scope.c), for queries/ops_agg.sql to print; and temp.ops_totals (the footer's: the self
+ * CPU time of the CPU-side rows, the device time of the GPU work, listed or not). 0, or 1 on error
+ * (printed). */
 int ops_sweep(sqlite3 *db, const struct ops_sweep_options *o, struct report_io *io);
 
 /* Whether the import's per-name sums (event_stats, queries/ops.sql) are key_averages()'s: the import

@@ -38,12 +38,14 @@ struct sums {
     int flops_seen, flops_real;
 };
 
-struct group { /* by rank, name id, shapes and stack id; then by rank, name, shapes and stack */
+struct group { /* by rank, name id, shapes, stack id and device; then by rank, name, shapes, stack and device */
     const sqlite3_value *rank;
     int64_t rank_key; /* the rank's or step's first index among those of equal value; -1 for none */
     int64_t name_id;
     char *name, *shapes; /* shapes: NULL when not grouped by them */
     int32_t stack;       /* by stack: its id (op_stacks.h) */
+    int32_t device;      /* 1: GPU work's own row (PyTorch's device events: a row apart from a CPU-side
+                          * one of the same name); 0: CPU-side events' */
     struct sums s;
 };
 
@@ -69,7 +71,8 @@ struct ops_part {
     int64_t thread_seen, trace_seen; /* the last thread's trace (most rows repeat it) */
     size_t mem_hint;                 /* the last event's first [memory] event (ops_read.c) */
     int64_t total_self_cpu;
-    size_t step_hint; /* by step: the segment its last event fell in (step_index_find) */
+    size_t step_hint[2]; /* by step: the segment its last CPU-side event, and its last GPU work's launch, fell
+                          * in (step_index_find; the launches run behind the events read beside them) */
     int overflow;
     int rc; /* 0, -1: db's error, -2: out of memory */
     /* groups by (rank key, name id) met lately, in front of the hash map (not with shapes): a step holds a
@@ -77,7 +80,7 @@ struct ops_part {
      * lookup were 6% of the pass) */
     struct group_seen {
         int64_t rank_key, name_id;
-        int32_t stack;
+        int32_t stack, device;
         size_t group; /* its index in groups, plus 1; 0: none yet */
     } seen[GROUPS_SEEN];
 };
@@ -110,7 +113,8 @@ struct ops_pass {
     size_t nmem, cap_mem;
     struct strmap trace_of; /* thread id -> its trace's id (with mem) */
     int64_t one_trace;      /* the database's one trace, when it has one (0: more) */
-    int64_t total_device; /* the footer's (the self CPU total: part[0]'s) */
+    int64_t total_device; /* the footer's: the device rows' self device time, listed or not (the self CPU
+                           * total: part[0]'s) */
     int overflow;
 };
 /* ops_keys.c */
@@ -120,8 +124,9 @@ void *ops_push(void **v, size_t *n, size_t *cap, size_t size);
 void ops_sums_add(int *overflow, struct sums *to, const struct sums *s);
 /* Appends value v to a group key as GROUP BY tells values apart. 0, or -1 when out of memory. */
 int ops_key_add(struct buf *k, const sqlite3_value *v);
-/* A group's key: its rank's or step's key, its name id, its stack's and its shapes (when grouped by them). */
-int ops_group_key(struct buf *key, int64_t rank_key, int64_t name_id, int32_t stack, const char *shapes);
+/* A group's key: its rank's or step's key, its name id, its stack's, whether it is a device row and its
+ * shapes (when grouped by them). */
+int ops_group_key(struct buf *key, int64_t rank_key, int64_t name_id, int32_t stack, int32_t device, const char *shapes);
 int ops_load_keys(struct ops_pass *p, const struct ops_sweep_options *o); /* scope_rank or scope_steps, read once */
 
 /* ops_parents.c */
@@ -144,8 +149,8 @@ int ops_parent_of(struct ops_pass *p, int64_t id, int64_t *parent);
  * [memory] bytes less its CPU-side children's for its self sums. 0, or -1. */
 int ops_merge_same_name(struct ops_pass *p);
 
-/* ops_read.c: the events in scope, into groups (in two halves at once where they are many). 0, or -1
- * (printed). */
+/* ops_read.c: the events in scope, into groups (in two halves at once where they are many): CPU-side
+ * events into theirs, GPU work into its device rows' and kept for the attribution. 0, or -1 (printed). */
 int ops_read_events(struct ops_pass *p);
 
 /* ops_write.c: the groups merged by the names they read as, into temp.ops_agg; the totals into

@@ -1,7 +1,8 @@
 /* ops_write.c: `tracedb ops`'s groups written (see ops_sweep_internal.h): merged by the names they read
  * as (every ProfilerStep#N as ProfilerStep*), ordered as queries/ops_agg.sql's ORDER BY would order them,
- * each with its percentages' base and its place in its step, into temp.ops_agg; the totals into
- * temp.ops_totals. */
+ * each with its percentages' base and its place in its step, into temp.ops_agg (the device rows where
+ * asked for); the totals into temp.ops_totals. The device time base is PyTorch's "Self CUDA time total":
+ * the device rows' (profiler_util.py's _build_table sums the events of DeviceType.CUDA), listed or not. */
 #include "ops_sweep_internal.h"
 #include <stdlib.h>
 #include <string.h>
@@ -110,6 +111,8 @@ static int cmp_ordered(const void *a, const void *b)
         c = cmp_text(x->m->shapes, y->m->shapes);
     if (!c)
         c = cmp_text(x->stack, y->stack);
+    if (!c)
+        c = (x->m->device > y->m->device) - (x->m->device < y->m->device); /* a CPU-side row before a device row */
     return c;
 }
 
@@ -146,7 +149,9 @@ static int rank_totals(struct ops_pass *p, struct sweep_index *merged, struct sw
         if (!t)
             rc = -1;
         else {
-            ops_add(&p->overflow, &t->cpu, m->s.self_cpu), ops_add(&p->overflow, &t->dev, m->s.self_dev);
+            ops_add(&p->overflow, &t->cpu, m->s.self_cpu);
+            if (m->device)
+                ops_add(&p->overflow, &t->dev, m->s.self_dev);
             rank_of[i] = (size_t)((char *)t - ranks->groups) / ranks->size;
         }
     }
@@ -172,9 +177,11 @@ static int rank_totals(struct ops_pass *p, struct sweep_index *merged, struct sw
 
 /* The merged groups into temp.ops_agg in the order queries/ops_agg.sql prints them (ORDER BY seq, no
  * sort there: SQLite's sort of 30,316 rows of 24 columns took half of that query), each with the base of
- * its percentages (its step's totals by step, else every row's, as SQL's sum() adds them) and its place
- * in its step (for --limit by step). The order is SQL's ORDER BY: by step, the step's first start; then
- * the --sort value, descending; then rank, name, shapes and stack, as ORDER BY compares values. 0, or -1 (out of memory, or an SQLite error). */
+ * its percentages (its step's totals by step, else every row's, as SQL's sum() adds them: self CPU time
+ * of every row, device time of the device rows) and its place in its step (for --limit by step); device
+ * rows only where asked for. The order is SQL's ORDER BY: by step, the step's first start; then the
+ * --sort value, descending; then rank, name, shapes, stack and device, as ORDER BY compares values. 0, or
+ * -1 (out of memory, or an SQLite error). */
 static int write_ordered(struct ops_pass *p, struct sweep_index *merged, sqlite3_stmt *ins)
 {
     struct sweep_index ranks;
@@ -187,13 +194,18 @@ static int write_ordered(struct ops_pass *p, struct sweep_index *merged, sqlite3
         const struct group *m = sweep_index_at(merged, i);
         v[i] = (struct ordered){m, sort_key(m, p->o->sort), sweep_index_at(&ranks, rank_of[i]),
                                 p->stacks ? op_stacks_text(p->stacks, m->stack) : NULL};
-        ops_add(&p->overflow, &cpu, m->s.self_cpu), ops_add(&p->overflow, &dev, m->s.self_dev);
+        ops_add(&p->overflow, &cpu, m->s.self_cpu);
+        if (m->device)
+            ops_add(&p->overflow, &dev, m->s.self_dev);
     }
+    p->total_device = dev;
     if (rc == 0 && merged->n)
         qsort(v, merged->n, sizeof *v, cmp_ordered);
     for (size_t i = 0; rc == 0 && !p->overflow && i < merged->n; i++) {
         const struct group *m = v[i].m;
         struct rank_tot *t = v[i].rank;
+        if (m->device && !p->o->device_rows)
+            continue; /* in the totals, not listed */
         sqlite3_bind_int64(ins, 1, (int64_t)i + 1);
         if (m->rank)
             sqlite3_bind_value(ins, 2, m->rank);
@@ -256,17 +268,18 @@ int ops_write_groups(struct ops_pass *p)
         }
         size_t len = name ? strlen(name) : 0;
         const char *stack = p->stacks ? op_stacks_text(p->stacks, g->stack) : NULL;
-        unsigned char has_name = name != NULL, has_shapes = g->shapes != NULL, has_stack = stack != NULL;
+        unsigned char has_name = name != NULL, has_shapes = g->shapes != NULL, has_stack = stack != NULL,
+                      device = (unsigned char)g->device;
         key.n = 0;
         int fresh = 0;
         struct group *m = NULL;
         if (ops_key_add(&key, g->rank) == 0 && buf_add(&key, &has_name, 1) == 0 && buf_add(&key, &len, sizeof len) == 0 &&
             (!len || buf_add(&key, name, len) == 0) && buf_add(&key, &has_shapes, 1) == 0 &&
             (!has_shapes || buf_add(&key, g->shapes, strlen(g->shapes) + 1) == 0) && buf_add(&key, &has_stack, 1) == 0 &&
-            (!has_stack || buf_add(&key, stack, strlen(stack) + 1) == 0))
+            (!has_stack || buf_add(&key, stack, strlen(stack) + 1) == 0) && buf_add(&key, &device, 1) == 0)
             m = sweep_index_get(&merged, key.p, key.n, &fresh);
         if (m && fresh) {
-            m->rank = g->rank, m->stack = g->stack;
+            m->rank = g->rank, m->stack = g->stack, m->device = g->device;
             m->shapes = g->shapes, g->shapes = NULL;
             if (name && !(m->name = strdup(name)))
                 m = NULL;
