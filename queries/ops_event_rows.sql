@@ -1,5 +1,6 @@
 -- ops_event_rows: what the C pass of `tracedb ops` (analyzer/report/ops_sweep.c) reads, in one pass over
--- scope_event in table order: every event in scope, with the input shapes and FLOPs of CPU-side ones
+-- scope_event in table order: every event in scope, with the input shapes and FLOPs of CPU-side ones (and
+-- a kernel's own shapes: RAF's kernels carry them, Kineto's none)
 -- (operators, ranges, runtime and driver calls) as ops.sql names them, and GPU work's launch's start (its
 -- step, with --by-step). Ids :lo to :hi: the pass
 -- reads two halves at once, each on its own connection, and only the columns its grouping uses (a query
@@ -10,7 +11,8 @@
 -- lookup 0.08 s of 0.72 s). The kinds are tested by comparisons, not `IN (...)`: a list of more than two
 -- values is a probe into a temporary b-tree on every row.
 SELECT e.id, e.kind, e.thread_id, e.start_ns, e.name_id, e.dur_ns, e.self_ns, e.launch_id, e.launch_ns, e.parent_id, e.bytes,
-       CASE WHEN (e.kind = {kind:op} OR e.kind = {kind:range} OR e.kind = {kind:runtime} OR e.kind = {kind:driver})
+       CASE WHEN (e.kind = {kind:op} OR e.kind = {kind:range} OR e.kind = {kind:runtime} OR e.kind = {kind:driver} OR
+                  e.kind = {kind:kernel})
             THEN coalesce(json_extract(e.args, '$."Input Dims"'), '') END AS input_shapes,
        CASE WHEN (e.kind = {kind:op} OR e.kind = {kind:range} OR e.kind = {kind:runtime} OR e.kind = {kind:driver})
             THEN tdb_flops((SELECT s.value FROM string s WHERE s.id = e.name_id), e.args) END AS flops

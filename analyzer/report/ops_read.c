@@ -202,15 +202,17 @@ static struct group *group_for(struct ops_part *part, struct buf *key, const sql
 
 /* A piece of GPU work (the current row of st) into its device row: PyTorch lists every device event
  * (DeviceType.CUDA: kernels, memcpy, memset) as a row of its own, apart from any CPU-side row of its name,
- * its self and total device time its duration, no CPU time or memory, empty shapes and stack (the rank or
+ * its self and total device time its duration, no CPU time or memory, empty shapes (but a kernel's own
+ * Input Dims: RAF's carry them) and stack (the rank or
  * step its launch's, else its own start's: as `kernels` counts it). 0, or -2 when out of memory. */
 static int take_device_event(struct ops_part *part, sqlite3_stmt *st, struct buf *key)
 {
     const sqlite3_value *rank;
     int64_t rank_key;
     row_rank(part, st, 1, &rank, &rank_key);
+    const char *shapes = part->p->o->by_shape ? (const char *)sqlite3_column_text(st, C_SHAPES) : NULL;
     struct group *g = group_for(part, key, rank, rank_key, sqlite3_column_int64(st, C_NAME), OP_STACK_EMPTY, 1,
-                                part->p->o->by_shape ? "" : NULL);
+                                part->p->o->by_shape ? (shapes ? shapes : "") : NULL);
     if (!g)
         return -2;
     int64_t dur = sqlite3_column_int64(st, C_DUR);

@@ -267,9 +267,27 @@ Test(seed_formats, raf_streams_are_device_work_with_their_shapes)
     cr_assert_eq(num(g, "run_ns"), 50000);
     cr_assert_eq(num(g, "idle_ns"), 10000);
     cJSON_Delete(rows);
-    rows = report(db, "ops");
+    rows = report(db, "ops --no-device-rows");
     cr_assert_eq(cJSON_GetArraySize(rows), 1, "the streams' spans are not host operators");
     cr_assert_eq(num(cJSON_GetArrayItem(rows, 0), "self_cpu_ns"), 55000);
+    cJSON_Delete(rows);
+    /* grouped by shape: the device rows by their own inputs, as PyTorch's rows by Input Dims */
+    rows = report(db, "ops --group-by shape");
+    cr_assert_eq(cJSON_GetArraySize(rows), 3);
+    int matched = 0;
+    cJSON_ArrayForEach(g, rows)
+    {
+        if (strcmp(str(g, "name"), "raf.op.cublas.matmul") == 0) {
+            cr_assert_str_eq(str(g, "input_shapes"), "[[768,768],[768,3072]]");
+            cr_assert_eq(num(g, "self_device_ns"), 40000);
+            cr_assert_eq(num(g, "self_cpu_ns"), 0);
+            matched++;
+        } else if (strcmp(str(g, "name"), "raf.op.tvm.add") == 0) {
+            cr_assert_str_eq(str(g, "input_shapes"), "[[[4],[4]],[]]");
+            matched++;
+        }
+    }
+    cr_assert_eq(matched, 2);
     cJSON_Delete(rows);
     cleanup(dir, NULL);
 }
