@@ -11,14 +11,7 @@ WITH sel AS (
   FROM scope_event e JOIN string s ON s.id = e.name_id
   WHERE {sql:latency_pick}
 )
-SELECT rank, name, count(*) AS count, min(dur_ns) AS min_ns, max(dur_ns) AS max_ns,
-       CAST(avg(dur_ns) AS INTEGER) AS mean_ns,
-       CAST(median(dur_ns) AS INTEGER) AS median_ns,
-       CAST(percentile(dur_ns, 90) AS INTEGER) AS p90_ns,
-       CAST(percentile(dur_ns, 95) AS INTEGER) AS p95_ns,
-       CAST(percentile(dur_ns, 97) AS INTEGER) AS p97_ns,
-       CAST(percentile(dur_ns, 99) AS INTEGER) AS p99_ns,
-       CAST(percentile(dur_ns, 99.9) AS INTEGER) AS p999_ns
+SELECT rank, name, {sql:latency_stats}
 FROM sel
 GROUP BY rank, name
 ORDER BY CASE :sort WHEN 'count' THEN count(*) WHEN 'median_ns' THEN median(dur_ns) WHEN 'max_ns' THEN max(dur_ns)

@@ -17,14 +17,7 @@ r AS (
   FROM (SELECT id FROM inference WHERE NOT (SELECT any FROM steps)) i CROSS JOIN event e JOIN string s ON s.id = e.name_id
   WHERE e.name_id = i.id AND e.kind IN ({kind:op}, {kind:range})
 )
-SELECT name, count(*) AS count, min(dur_ns) AS min_ns, max(dur_ns) AS max_ns,
-       CAST(avg(dur_ns) AS INTEGER) AS mean_ns,
-       CAST(median(dur_ns) AS INTEGER) AS median_ns,
-       CAST(percentile(dur_ns, 90) AS INTEGER) AS p90_ns,
-       CAST(percentile(dur_ns, 95) AS INTEGER) AS p95_ns,
-       CAST(percentile(dur_ns, 97) AS INTEGER) AS p97_ns,
-       CAST(percentile(dur_ns, 99) AS INTEGER) AS p99_ns,
-       CAST(percentile(dur_ns, 99.9) AS INTEGER) AS p999_ns
+SELECT name, {sql:latency_stats}
 FROM r
 GROUP BY name
 HAVING count(*) >= 2 OR name = 'ProfilerStep*' OR lower(name) = 'inference'

@@ -3,6 +3,7 @@
  * metadata, flows, and the anomalies real traces carry (kept and flagged, or errors with --strict). */
 #include "chrome_internal.h"
 #include "seed_formats.h"
+#include <strings.h>
 
 /* The args that become columns, by their raw key (no escape: a key with one never matches): its length
  * and first byte find the one candidate, one memcmp says. -1 for the rest. */
@@ -159,17 +160,7 @@ static int text_is(const struct chrome *c, const struct text *t, const char *lit
 
 static int ci_equal(const char *a, size_t n, const char *lit)
 {
-    size_t m = strlen(lit);
-    if (n != m)
-        return 0;
-    for (size_t i = 0; i < n; i++) {
-        char x = a[i];
-        if (x >= 'A' && x <= 'Z')
-            x = (char)(x - 'A' + 'a');
-        if (x != lit[i])
-            return 0;
-    }
-    return 1;
+    return n == strlen(lit) && strncasecmp(a, lit, n) == 0;
 }
 
 void chrome_event_reset(struct chrome *c)

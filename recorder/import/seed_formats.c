@@ -6,20 +6,12 @@
 #include "seed_formats.h"
 #include "kinds.h"
 #include <string.h>
+#include <strings.h>
 
+/* cat (n bytes) is lit (lower case) in any case */
 static int ci_is(const char *a, size_t n, const char *lit)
 {
-    size_t m = strlen(lit);
-    if (n != m)
-        return 0;
-    for (size_t i = 0; i < n; i++) {
-        char x = a[i];
-        if (x >= 'A' && x <= 'Z')
-            x = (char)(x - 'A' + 'a');
-        if (x != lit[i])
-            return 0;
-    }
-    return 1;
+    return n == strlen(lit) && strncasecmp(a, lit, n) == 0;
 }
 
 int64_t raf_stream(const char *cat, size_t n)
