@@ -3,6 +3,7 @@
  * Each section is a query in queries/; empty sections are left out. */
 #include "cli.h"
 #include "kinds.h"
+#include "memory_sweep.h"
 #include "ops_sweep.h"
 #include "render.h"
 #include "report.h"
@@ -79,7 +80,8 @@ int cmd_summary(int argc, char **argv, struct cli *cli)
     if (shards && !ops_sums_serve(db))
         fprintf(cli->io.err, "%s: %s\n", cli->io.prog, OPS_SUMS_ON_SHARDS);
     const struct ops_sweep_options so = {.sort = "self_cpu_ns"};
-    if (ops_from_events && ops_sweep(db, &so, &cli->io) != 0) {
+    /* memory's high-water marks: `tracedb memory`'s own pass (queries/summary_memory.sql reads its table) */
+    if ((ops_from_events && ops_sweep(db, &so, &cli->io) != 0) || memory_sweep(db, &cli->io) != 0) {
         sqlite3_close(db);
         return 1;
     }

@@ -90,6 +90,8 @@ Test(record, c_api_schedule_memory_counters)
     sqlite3_close(d);
     /* reports read a recording like an import */
     cr_assert_eq(run("'%s' memory '%s' --format json | grep -q '\"peak_allocated_bytes\":4096'", tracedb(), db), 0);
+    /* and summary gives memory's peak: one 4096-byte block (record_sample.c) held at a time, no totals */
+    cr_assert_eq(run("'%s' summary '%s' --format json | grep -q '\"peak_allocated_bytes\":4096'", tracedb(), db), 0);
     cr_assert_eq(run("'%s' latency '%s' --format json | grep -q '\"count\":2'", tracedb(), db), 0);
     run("rm -rf '%s'", dir);
     free(dir);

@@ -407,6 +407,44 @@ Test(reports, memory_leaks_without_addresses_are_allocated_less_freed)
     }
 }
 
+/* Summary's memory section is `tracedb memory`'s peaks, also where [memory] events carry no "Total
+ * Allocated" (tdb_mem_* recordings, CUPTI, older PyTorch). cuda:0 gets +1000, +2000, -1000, +1500 bytes:
+ * running sums 1000, 3000, 2000, 3500, so the peak is 3500 (3 allocations, 1 free); the host gets +64
+ * then -64: peak 64. No "Total Reserved": no reserved peak, no fragmentation. */
+Test(reports, summary_memory_is_memorys_peak_without_totals)
+{
+    char *dir, args[1200];
+    char *db = imported_json("nototal",
+                             "{\"traceEvents\":["
+                             "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"A\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},"
+                             "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":10,\"args\":{\"Addr\":1,\"Bytes\":1000,\"Device Type\":1,\"Device Id\":0}},"
+                             "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":20,\"args\":{\"Addr\":2,\"Bytes\":2000,\"Device Type\":1,\"Device Id\":0}},"
+                             "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":30,\"args\":{\"Addr\":1,\"Bytes\":-1000,\"Device Type\":1,\"Device Id\":0}},"
+                             "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":40,\"args\":{\"Addr\":3,\"Bytes\":1500,\"Device Type\":1,\"Device Id\":0}},"
+                             "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":50,\"args\":{\"Addr\":9,\"Bytes\":64,\"Device Type\":0}},"
+                             "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":60,\"args\":{\"Addr\":9,\"Bytes\":-64,\"Device Type\":0}}]}",
+                             &dir);
+    snprintf(args, sizeof args, "summary '%s'", db);
+    cJSON *sum = report_json(args), *mem = cJSON_GetObjectItem(sum, "memory");
+    cr_assert_eq(cJSON_GetArraySize(mem), 2);
+    cJSON *gpu = row_named(mem, "device", "cuda:0"), *host = row_named(mem, "device", "cpu");
+    cr_assert(gpu && host);
+    cr_assert_eq(num(gpu, "peak_allocated_bytes"), 3500);
+    cr_assert_eq(num(gpu, "allocs"), 3);
+    cr_assert_eq(num(gpu, "frees"), 1);
+    cr_assert(cJSON_IsNull(cJSON_GetObjectItem(gpu, "peak_reserved_bytes")));
+    cr_assert(cJSON_IsNull(cJSON_GetObjectItem(gpu, "fragmentation_pct")));
+    cr_assert_eq(num(host, "peak_allocated_bytes"), 64);
+    /* the same peaks `tracedb memory` gives */
+    snprintf(args, sizeof args, "memory '%s'", db);
+    cJSON *rows = report_json(args);
+    cr_assert_eq(num(row_named(rows, "device", "cuda:0"), "peak_allocated_bytes"), 3500);
+    cr_assert_eq(num(row_named(rows, "device", "cpu"), "peak_allocated_bytes"), 64);
+    cJSON_Delete(rows);
+    cJSON_Delete(sum);
+    cleanup(dir, db);
+}
+
 /* Windows: step 1 [0,100) holds x [10,20) and y [30,40); step 2 [100,200) holds x [110,130). */
 static const char window_trace[] =
     "{\"distributedInfo\":{\"rank\":RANK},\"traceEvents\":["
