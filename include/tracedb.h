@@ -21,15 +21,18 @@ extern "C" {
 #define TDB_IMPORT_STRICT 8u    /* anomalies (negative dur, an E with no B, a B never ended) are errors */
 #define TDB_IMPORT_DUPLICATE 16u /* --append: allow a trace the database already holds */
 
-/* Imports Chrome trace JSON files (plain or gzip; "-" is standard input) into db_path.
+/* Imports Chrome trace JSON files (plain or gzip; "-" is standard input) into db_path. A directory
+ * stands for the traces in it: its files named *.json or *.json.gz (not hidden, not in subdirectories),
+ * sorted by name, as PyTorch's tensorboard_trace_handler writes one per rank and cycle; one with none
+ * is an error.
  * Returns 0 when every event was imported; 1 when some input was damaged (every whole event is kept,
  * each problem is described on err with its file and byte offset, and the database's meta says
  * import_status = partial); -1 when nothing could be written (err says why; no file is left behind,
  * an existing database is unchanged). */
 int tdb_import(const char *db_path, const char *const *traces, int ntraces, unsigned flags, FILE *err);
 
-/* The same, recording rank first_rank + i for the i-th trace when the trace itself names no rank
- * (distributedInfo.rank); first_rank < 0 leaves such ranks empty. */
+/* The same, recording rank first_rank + i for the i-th trace (a directory's each in turn) when the trace
+ * itself names no rank (distributedInfo.rank); first_rank < 0 leaves such ranks empty. */
 int tdb_import_ranked(const char *db_path, const char *const *traces, int ntraces, unsigned flags, long first_rank,
                       FILE *err);
 

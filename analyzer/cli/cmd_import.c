@@ -1,9 +1,10 @@
-/* cmd_import.c: `tracedb import TRACE... -o run.db`: Chrome trace JSON files into one database. */
+/* cmd_import.c: `tracedb import TRACE... -o run.db`: Chrome trace JSON files into one database; a
+ * directory stands for the traces in it (recorder/import/trace_files.c). */
 #include "cli.h"
 #include "tracedb.h"
 
 static const char import_usage[] =
-    "tracedb import TRACE... -o run.db [--force | --append [--allow-duplicate]] [--rank N] [--strict] [--max-string SIZE] [--quiet]";
+    "tracedb import TRACE|DIR... -o run.db [--force | --append [--allow-duplicate]] [--rank N] [--strict] [--max-string SIZE] [--quiet]";
 
 int cmd_import(int argc, char **argv, struct cli *cli)
 {
@@ -15,7 +16,7 @@ int cmd_import(int argc, char **argv, struct cli *cli)
         {"force", 'f', OPT_FLAG, &force, "replace the database if it exists"},
         {"append", 'a', OPT_FLAG, &append, "add the traces to an existing database"},
         {"allow-duplicate", 0, OPT_FLAG, &duplicate, "import a trace the database already holds (refused otherwise)"},
-        {"quiet", 'q', OPT_FLAG, &quiet, "no progress and no closing line"},
+        {"quiet", 'q', OPT_FLAG, &quiet, "no progress, no closing line, no note of a directory's files that are no traces"},
         {"strict", 0, OPT_FLAG, &strict,
          "anomalies (negative dur, E without B, B never ended) are errors: the event is skipped, exit status 1"},
         {"rank", 'r', OPT_INT, &rank, "the rank of the (first) trace when it names none (the next ones get N+1, ...)"},

@@ -1,7 +1,8 @@
 /* mpi_import.c: `mpirun -n N tracedb-mpi import TRACE... -o DIR`. The traces are spread over the
  * processes, balanced by bytes (the largest first, each to the least loaded process: every process
  * makes the same plan from the files' sizes, so none waits to be told), and each is imported into its
- * own database DIR/shard-NNNN.db (NNNN: its place on the command line) by the process it went to, with
+ * own database DIR/shard-NNNN.db (NNNN: its place on the command line, a directory standing for the
+ * traces in it, trace_files.c: every process lists it alike) by the process it went to, with
  * the importer tracedb import uses. Then the outcomes meet on every process (an OR of records each
  * written by one process only) and process 0 writes DIR/shards.json: for each shard its file, trace,
  * bytes, process, status and error, what a reader needs to find them. A trace that fails fails its
@@ -10,6 +11,7 @@
 #include "mpi_import.h"
 #include "cli.h"
 #include "tracedb.h"
+#include "trace_files.h"
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <signal.h>
@@ -31,8 +33,8 @@ struct outcome {
 };
 
 static const char mpi_import_usage[] =
-    "mpirun -n N tracedb-mpi import TRACE... -o DIR [--force] [--rank N] [--strict] [--max-string SIZE]\n"
-    "                                            [--timeout SECONDS] [--quiet]";
+    "mpirun -n N tracedb-mpi import TRACE|DIR... -o DIR [--force] [--rank N] [--strict] [--max-string SIZE]\n"
+    "                                                [--timeout SECONDS] [--quiet]";
 
 static void on_timeout(int sig)
 {
@@ -189,9 +191,20 @@ int mpi_import(int argc, char **argv, MPI_Comm comm)
         signal(SIGALRM, on_timeout);
         alarm((unsigned)timeout);
     }
-    int ready = me == 0 ? prepare_dir(dir, force) : 0;
-    if (MPI_Bcast(&ready, 1, MPI_INT, 0, comm) != MPI_SUCCESS || ready != 0)
+    /* a directory: the traces in it, each a shard (said by process 0 alone) */
+    FILE *said = me == 0 ? stderr : fopen("/dev/null", "w");
+    char **traces = NULL;
+    int listed = said ? tdb_trace_files((const char *const *)argv, n, &traces, said, me == 0 && !quiet) : -1;
+    if (said && said != stderr)
+        fclose(said);
+    if (listed < 0)
         return 1;
+    argv = traces, n = listed;
+    int ready = me == 0 ? prepare_dir(dir, force) : 0;
+    if (MPI_Bcast(&ready, 1, MPI_INT, 0, comm) != MPI_SUCCESS || ready != 0) {
+        tdb_trace_files_free(traces, listed);
+        return 1;
+    }
     size_t count = (size_t)n;
     int64_t *bytes = malloc(count * sizeof *bytes);
     int *owner = malloc(count * sizeof *owner);
@@ -245,5 +258,6 @@ int mpi_import(int argc, char **argv, MPI_Comm comm)
     if (timeout > 0)
         alarm(0);
     free(bytes), free(owner), free(out);
+    tdb_trace_files_free(traces, listed);
     return status;
 }

@@ -2,6 +2,8 @@
 #include "tracedb.h"
 #include "chrome_import.h"
 #include "furiosa_records.h"
+#include "trace_files.h"
+#include <stdlib.h>
 #include "version.h"
 
 const char *tdb_version(void)
@@ -21,8 +23,9 @@ int tdb_import_ranked(const char *db_path, const char *const *traces, int ntrace
     return tdb_import_with(db_path, traces, ntraces, &opt, err);
 }
 
-int tdb_import_with(const char *db_path, const char *const *traces, int ntraces, const struct tdb_import_options *opt,
-                    FILE *err)
+/* The import of traces (files, each one trace) into db_path. */
+static int import_files(const char *db_path, char *const *traces, int ntraces, const struct tdb_import_options *opt,
+                        FILE *err)
 {
     unsigned flags = opt->flags;
     long first_rank = opt->first_rank;
@@ -70,4 +73,19 @@ int tdb_import_with(const char *db_path, const char *const *traces, int ntraces,
         fprintf(err, "tracedb: %s: %lld events imported, %lld skipped%s\n", db_path, (long long)events,
                 (long long)skipped, damaged ? "; the database is marked partial (meta import_status)" : "");
     return damaged ? 1 : 0;
+}
+
+int tdb_import_with(const char *db_path, const char *const *paths, int npaths, const struct tdb_import_options *opt,
+                    FILE *err)
+{
+    /* a directory stands for the traces in it (trace_files.c), as a report given one reads them */
+    char **traces;
+    int ntraces = tdb_trace_files(paths, npaths, &traces, err, (opt->flags & TDB_IMPORT_PROGRESS) != 0);
+    if (ntraces < 0) {
+        fprintf(err, "tracedb: nothing written to %s\n", db_path);
+        return -1;
+    }
+    int rc = import_files(db_path, traces, ntraces, opt, err);
+    tdb_trace_files_free(traces, ntraces);
+    return rc;
 }

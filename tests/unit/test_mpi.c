@@ -364,3 +364,37 @@ Test(shards, a_missing_or_outside_shard_is_named_and_nothing_written)
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+/* A directory stands for the traces in it, as for tracedb import: two traces (b.json.gz and a.json,
+ * listed in name order: shard-0000 is a.json) and a note, skipped and said once (by process 0). */
+Test(mpi, directory_is_its_traces_one_shard_each)
+{
+    const char *mpi = mpi_binary();
+    if (!mpi)
+        skip_for_missing("no tracedb-mpi (make mpi needs Open MPI: sh tools/deps.sh mpi)");
+    char *dir = temp_dir(), out[1200];
+    snprintf(out, sizeof out, "%s/shards", dir);
+    cr_assert_eq(run("mkdir '%s/t' && cp '%s' '%s/t/b.json.gz' && gzip -dc '%s' > '%s/t/a.json' && echo x > '%s/t/notes.txt'", dir,
+                     src_path("tests/data/kineto/cpu_only_rank-34.json.gz"), dir,
+                     src_path("tests/data/kineto/ns_resolution_trace_rank-0.json.gz"), dir, dir),
+                 0);
+    int st;
+    char *err = run_capture(&st, MPIRUN " '%s' import '%s/t' -o '%s' 2>&1", 2, mpi, dir, out);
+    cr_assert_eq(st, 0, "%s", err);
+    const char *said = strstr(err, "1 file skipped, not traces by name (.json, .json.gz): notes.txt");
+    cr_assert(said && !strstr(said + 20, "file skipped"), "said once: %s", err);
+    free(err);
+    char path[1300], want[1300];
+    snprintf(path, sizeof path, "%s/shards.json", out);
+    char *text = read_file(path, NULL);
+    cJSON *doc = cJSON_Parse(text), *shards = cJSON_GetObjectItem(doc, "shards");
+    free(text);
+    cr_assert_eq(cJSON_GetArraySize(shards), 2);
+    snprintf(want, sizeof want, "%s/t/a.json", dir);
+    cr_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(shards, 0), "trace")->valuestring, want);
+    snprintf(want, sizeof want, "%s/t/b.json.gz", dir);
+    cr_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(shards, 1), "trace")->valuestring, want);
+    cJSON_Delete(doc);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}

@@ -1,0 +1,106 @@
+/* test_trace_inputs.c: what tracedb takes as its traces: a directory of them (as PyTorch's
+ * tensorboard_trace_handler writes one per rank and cycle), hand-made with ranks and names chosen so
+ * that the order and the ranks expected follow from the names and the traces themselves. */
+#include "helpers.h"
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A one-operator trace named op, with distributedInfo.rank rank (none when rank < 0). */
+static void write_rank_trace(const char *path, const char *op, int rank)
+{
+    char json[512], dist[64] = "";
+    if (rank >= 0)
+        snprintf(dist, sizeof dist, "\"distributedInfo\":{\"rank\":%d},", rank);
+    snprintf(json, sizeof json,
+             "{%s\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":10}]}",
+             dist, op);
+    write_file(path, json, (long)strlen(json));
+}
+
+/* tensorboard_trace_handler's names (worker.time_ms.pt.trace.json[.gz]): the gzip one sorts first by
+ * name, so it is trace 1 with its rank 0 (from the trace), the plain one trace 2 with rank 1. A note, a
+ * subdirectory and a hidden file are no traces by name: left out, and said. */
+Test(trace_inputs, directory_imports_its_traces_sorted_with_their_ranks)
+{
+    char *dir = temp_dir(), traces[1100], path[1200], db[1100];
+    snprintf(traces, sizeof traces, "%s/traces", dir);
+    cr_assert_eq(run("mkdir -p '%s/sub'", traces), 0);
+    snprintf(path, sizeof path, "%s/host_11.1700000000002.pt.trace.json", traces);
+    write_rank_trace(path, "second", 1);
+    snprintf(path, sizeof path, "%s/host_10.1700000000001.pt.trace.json", traces);
+    write_rank_trace(path, "first", 0);
+    cr_assert_eq(run("gzip '%s'", path), 0);
+    snprintf(path, sizeof path, "%s/notes.txt", traces);
+    write_file(path, "notes\n", 6);
+    snprintf(path, sizeof path, "%s/.scratch.json", traces);
+    write_file(path, "[", 1);
+    snprintf(db, sizeof db, "%s/job.db", dir);
+    int st;
+    char *err = run_capture(&st, "'%s' import '%s' -o '%s' 2>&1", tracedb(), traces, db);
+    cr_assert_eq(st, 0, "%s", err);
+    cr_assert(strstr(err, "3 files skipped, not traces by name (.json, .json.gz): .scratch.json, notes.txt, sub/"), "%s", err);
+    free(err);
+    cr_assert_eq(file_int(db, "SELECT count(*) FROM trace"), 2);
+    cr_assert_eq(file_int(db, "SELECT rank FROM trace WHERE id = 1 AND source_file LIKE '%/host_10.1700000000001.pt.trace.json.gz'"), 0);
+    cr_assert_eq(file_int(db, "SELECT rank FROM trace WHERE id = 2 AND source_file LIKE '%/host_11.1700000000002.pt.trace.json'"), 1);
+    cr_assert_eq(file_int(db, "SELECT count(*) FROM events e JOIN thread t ON t.id = e.thread_id JOIN process p ON p.id = t.process_id "
+                              "JOIN trace r ON r.id = p.trace_id WHERE (e.name = 'first' AND r.rank = 0) OR (e.name = 'second' AND r.rank = 1)"),
+                 2);
+    /* -q: nothing said; the same database as the two files named one by one, in that order */
+    char one[1100];
+    snprintf(one, sizeof one, "%s/one.db", dir);
+    err = run_capture(&st, "'%s' import -q '%s/host_10.1700000000001.pt.trace.json.gz' '%s/host_11.1700000000002.pt.trace.json' "
+                           "-o '%s' 2>&1 && '%s' import -q '%s' -o '%s' --force 2>&1",
+                      tracedb(), traces, traces, one, tracedb(), traces, db);
+    cr_assert_eq(st, 0, "%s", err);
+    cr_assert_str_eq(err, "");
+    free(err);
+    const char *q = "SELECT group_concat(rank || ' ' || source_file, ', ') FROM (SELECT * FROM trace ORDER BY id)";
+    sqlite3 *a = db_open(db), *b = db_open(one);
+    char *ta = db_text(a, q), *tb = db_text(b, q);
+    cr_assert_str_eq(ta, tb);
+    free(ta), free(tb);
+    sqlite3_close(a), sqlite3_close(b);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* Traces naming no rank get --rank N, N+1 in the directory's order (a.json before b.json). */
+Test(trace_inputs, directory_traces_without_ranks_take_rank_in_order)
+{
+    char *dir = temp_dir(), path[1200], db[1100];
+    snprintf(path, sizeof path, "%s/t/b.json", dir);
+    run("mkdir -p '%s/t'", dir);
+    write_rank_trace(path, "b", -1);
+    snprintf(path, sizeof path, "%s/t/a.json", dir);
+    write_rank_trace(path, "a", -1);
+    snprintf(db, sizeof db, "%s/r.db", dir);
+    cr_assert_eq(run("'%s' import -q '%s/t/' --rank 4 -o '%s'", tracedb(), dir, db), 0);
+    cr_assert_eq(file_int(db, "SELECT rank FROM trace WHERE source_file LIKE '%/t/a.json'"), 4);
+    cr_assert_eq(file_int(db, "SELECT rank FROM trace WHERE source_file LIKE '%/t/b.json'"), 5);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* A directory with no trace in it is an error naming it; nothing is written. */
+Test(trace_inputs, directory_without_traces_is_an_error_naming_it)
+{
+    char *dir = temp_dir(), path[1200], db[1100];
+    snprintf(path, sizeof path, "%s/empty/notes.txt", dir);
+    run("mkdir -p '%s/empty'", dir);
+    write_file(path, "x", 1);
+    snprintf(db, sizeof db, "%s/e.db", dir);
+    int st;
+    char *err = run_capture(&st, "'%s' import '%s/empty' -o '%s' 2>&1", tracedb(), dir, db);
+    cr_assert_eq(st, 1);
+    char want[1300];
+    snprintf(want, sizeof want, "%s/empty: no trace in this directory", dir);
+    cr_assert(strstr(err, want), "%s", err);
+    free(err);
+    cr_assert_neq(access(db, F_OK), 0, "no database");
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
