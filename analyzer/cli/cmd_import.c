@@ -1,10 +1,13 @@
 /* cmd_import.c: `tracedb import TRACE... -o run.db`: Chrome trace JSON files into one database; a
- * directory stands for the traces in it (recorder/import/trace_files.c). */
+ * directory stands for the traces in it, and without -o the database goes beside the first
+ * (recorder/import/trace_files.c has both rules). */
 #include "cli.h"
+#include "trace_files.h"
 #include "tracedb.h"
+#include <string.h>
 
 static const char import_usage[] =
-    "tracedb import TRACE|DIR... -o run.db [--force | --append [--allow-duplicate]] [--rank N] [--strict] [--max-string SIZE] [--quiet]";
+    "tracedb import TRACE|DIR... [-o run.db] [--force | --append [--allow-duplicate]] [--rank N] [--strict] [--max-string SIZE] [--quiet]";
 
 int cmd_import(int argc, char **argv, struct cli *cli)
 {
@@ -12,7 +15,9 @@ int cmd_import(int argc, char **argv, struct cli *cli)
     int force = 0, append = 0, quiet = 0, strict = 0, duplicate = 0;
     int64_t rank = -1, max_string = 64 << 20;
     const struct opt opts[] = {
-        {"output", 'o', OPT_STRING, &out, "the database to write (required)"},
+        {"output", 'o', OPT_STRING, &out,
+         "the database to write (default: beside the first trace, named as it less .gz and .json, plus .db: "
+         "run.json.gz -> run.db, DIR -> DIR.db)"},
         {"force", 'f', OPT_FLAG, &force, "replace the database if it exists"},
         {"append", 'a', OPT_FLAG, &append, "add the traces to an existing database"},
         {"allow-duplicate", 0, OPT_FLAG, &duplicate, "import a trace the database already holds (refused otherwise)"},
@@ -26,9 +31,15 @@ int cmd_import(int argc, char **argv, struct cli *cli)
     int n = cli_parse_options(argc, argv, opts, import_usage, cli);
     if (n < 0)
         return 2;
-    if (n == 0 || !out) {
-        fprintf(cli->io.err, "%s: %s\n", cli->io.prog, n == 0 ? "no trace file given" : "no output database given (-o run.db)");
+    if (n == 0) {
+        fprintf(cli->io.err, "%s: no trace file given\n", cli->io.prog);
         cli_usage(opts, import_usage, cli->io.err);
+        return 2;
+    }
+    char named[4096];
+    if (!out && !(out = tdb_trace_db_name(argv[0], named, sizeof named))) {
+        fprintf(cli->io.err, "%s: no output database given, and %s has no name to take one from: -o run.db names it\n",
+                cli->io.prog, strcmp(argv[0], "-") == 0 ? "standard input" : argv[0]);
         return 2;
     }
     if (force && append) {

@@ -2,6 +2,7 @@
 #include "trace_files.h"
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -146,4 +147,33 @@ void tdb_trace_files_free(char **files, int n)
     for (int i = 0; i < n; i++)
         free(files[i]);
     free(files);
+}
+
+const char *tdb_trace_db_name(const char *trace, char *buf, size_t n)
+{
+    char real[PATH_MAX];
+    if (strcmp(trace, "-") == 0)
+        return NULL;
+    size_t len = strlen(trace);
+    while (len > 1 && trace[len - 1] == '/')
+        len--;
+    const char *base = trace;
+    for (size_t i = 0; i < len; i++)
+        if (trace[i] == '/')
+            base = trace + i + 1;
+    size_t blen = len - (size_t)(base - trace);
+    if ((blen == 1 && base[0] == '.') || (blen == 2 && base[0] == '.' && base[1] == '.')) { /* its own name */
+        if (!realpath(trace, real))
+            return NULL;
+        trace = real, len = strlen(real);
+    }
+    if (len && trace[len - 1] == '/') /* "/" */
+        return NULL;
+    if (len > 3 && memcmp(trace + len - 3, ".gz", 3) == 0)
+        len -= 3;
+    if (len > 5 && memcmp(trace + len - 5, ".json", 5) == 0)
+        len -= 5;
+    if (len == 0 || trace[len - 1] == '/' || (size_t)snprintf(buf, n, "%.*s.db", (int)len, trace) >= n)
+        return NULL;
+    return buf;
 }

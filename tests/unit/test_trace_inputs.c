@@ -104,3 +104,36 @@ Test(trace_inputs, directory_without_traces_is_an_error_naming_it)
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+/* Without -o the database goes beside the (first) trace, its name less .gz, then less .json, plus .db,
+ * said on stderr; an existing one is refused without --force, as with -o; standard input has no name. */
+Test(trace_inputs, import_without_output_names_the_database_beside_the_trace)
+{
+    char *dir = temp_dir(), path[1200], want[1200];
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    write_rank_trace(path, "op", -1);
+    cr_assert_eq(run("cd '%s' && gzip run.json && mkdir log && gzip -dc run.json.gz > log/w.1700000000000.pt.trace.json", dir), 0);
+    int st;
+    char *err = run_capture(&st, "'%s' import '%s/run.json.gz' 2>&1", tracedb(), dir);
+    snprintf(want, sizeof want, "tracedb: %s/run.db: 1 events imported", dir);
+    cr_assert(st == 0 && strstr(err, want), "%s", err);
+    free(err);
+    snprintf(path, sizeof path, "%s/run.db", dir);
+    cr_assert_eq(file_int(path, "SELECT count(*) FROM events WHERE name = 'op'"), 1);
+    /* a second time: refused, the database untouched; --force replaces it */
+    err = run_capture(&st, "'%s' import '%s/run.json.gz' 2>&1", tracedb(), dir);
+    cr_assert(st == 1 && strstr(err, "already exists; use --force"), "%s", err);
+    free(err);
+    cr_assert_eq(run("'%s' import -q --force '%s/run.json.gz'", tracedb(), dir), 0);
+    /* tensorboard_trace_handler's name keeps its .pt.trace; a directory gives DIR.db beside it */
+    cr_assert_eq(run("cd '%s' && '%s' import -q log/w.1700000000000.pt.trace.json && test -f log/w.1700000000000.pt.trace.db",
+                     dir, tracedb()),
+                 0);
+    cr_assert_eq(run("cd '%s/log' && '%s' import -q ../log/ && test -f ../log.db", dir, tracedb()), 0);
+    cr_assert_eq(run("cd '%s/log' && rm ../log.db && '%s' import -q . && test -f ../log.db", dir, tracedb()), 0);
+    err = run_capture(&st, "'%s' import - < '%s/run.json.gz' 2>&1", tracedb(), dir);
+    cr_assert(st == 2 && strstr(err, "standard input has no name to take one from: -o run.db names it"), "%s", err);
+    free(err);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
