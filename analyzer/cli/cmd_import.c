@@ -1,18 +1,38 @@
 /* cmd_import.c: `tracedb import TRACE... -o run.db`: Chrome trace JSON files into one database; a
  * directory stands for the traces in it, and without -o the database goes beside the first
- * (recorder/import/trace_files.c has both rules). */
+ * (recorder/import/trace_files.c has both rules). --cache: TRACE.tracedb, the database a report given
+ * the trace reads (recorder/import/trace_cache.c). */
 #include "cli.h"
+#include "trace_cache.h"
 #include "trace_files.h"
 #include "tracedb.h"
 #include <string.h>
 
 static const char import_usage[] =
-    "tracedb import TRACE|DIR... [-o run.db] [--force | --append [--allow-duplicate]] [--rank N] [--strict] [--max-string SIZE] [--quiet]";
+    "tracedb import TRACE|DIR... [-o run.db] [--force | --append [--allow-duplicate]] [--rank N] [--strict] [--max-string SIZE] [--quiet]\n"
+    "       tracedb import TRACE|DIR --cache [--force] [--quiet]";
+
+/* --cache: the traces' database beside them (0 ready, 1 from a damaged trace, 3 none kept there). */
+static int import_cache(char **argv, int n, int force, int quiet, int other_options, struct cli *cli)
+{
+    if (n != 1 || other_options) {
+        fprintf(cli->io.err, "%s: --cache takes one trace or directory, and of the options only --force and --quiet\n",
+                cli->io.prog);
+        return 2;
+    }
+    char db[4200], why[4400];
+    int rc = tdb_trace_cache(argv[0], force, !quiet, db, sizeof db, why, sizeof why, cli->io.err);
+    if (rc == -2)
+        fprintf(cli->io.err, "%s: %s: its database cannot be kept beside it (%s)\n", cli->io.prog, argv[0], why);
+    else if (rc >= 0)
+        fprintf(cli->io.out, "%s\n", db);
+    return rc == -2 ? 3 : rc < 0 ? 1 : rc;
+}
 
 int cmd_import(int argc, char **argv, struct cli *cli)
 {
     const char *out = NULL;
-    int force = 0, append = 0, quiet = 0, strict = 0, duplicate = 0;
+    int force = 0, append = 0, quiet = 0, strict = 0, duplicate = 0, cache = 0;
     int64_t rank = -1, max_string = 64 << 20;
     const struct opt opts[] = {
         {"output", 'o', OPT_STRING, &out,
@@ -26,6 +46,9 @@ int cmd_import(int argc, char **argv, struct cli *cli)
          "anomalies (negative dur, E without B, B never ended) are errors: the event is skipped, exit status 1"},
         {"rank", 'r', OPT_INT, &rank, "the rank of the (first) trace when it names none (the next ones get N+1, ...)"},
         {"max-string", 0, OPT_SIZE, &max_string, "the longest string kept (default 64M); an event with a longer one is skipped"},
+        {"cache", 0, OPT_FLAG, &cache,
+         "into TRACE.tracedb beside it, the database a report given the trace reads, unless that holds the traces "
+         "as they are now (--force: imported again), and print its path; exit status 3 where it cannot be kept there"},
         OPT_END,
     };
     int n = cli_parse_options(argc, argv, opts, import_usage, cli);
@@ -36,6 +59,9 @@ int cmd_import(int argc, char **argv, struct cli *cli)
         cli_usage(opts, import_usage, cli->io.err);
         return 2;
     }
+    if (cache)
+        return import_cache(argv, n, force, quiet,
+                            out || append || duplicate || strict || rank >= 0 || max_string != 64 << 20, cli);
     char named[4096];
     if (!out && !(out = tdb_trace_db_name(argv[0], named, sizeof named))) {
         fprintf(cli->io.err, "%s: no output database given, and %s has no name to take one from: -o run.db names it\n",

@@ -14,7 +14,9 @@ sqlite3 *diff_open(const char *base, const char *new_path, struct report_io *io)
     sqlite3 *db = report_open(base, 0, io);
     if (!db)
         return NULL;
-    sqlite3 *check = report_open(new_path, 0, io); /* the same checks on the new run */
+    char cached[4200]; /* the new run given as traces: their database (report.c), attached */
+    new_path = report_db_path(new_path, cached, sizeof cached, 0, io);
+    sqlite3 *check = new_path ? report_open(new_path, 0, io) : NULL; /* the same checks on the new run */
     sqlite3_close(check);
     sqlite3_stmt *st = NULL;
     int rc = 1;

@@ -8,6 +8,9 @@
 #include "kinds.h"
 #include "version.h"
 #include "phase_clock.h"
+#include "shards.h"
+#include "trace_cache.h"
+#include "trace_files.h"
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -20,16 +23,44 @@ const char *report_opened(void)
     return opened[0] && !opened_others ? opened : NULL;
 }
 
+const char *report_db_path(const char *path, char *buf, size_t n, int writable, struct report_io *io)
+{
+    if (shards_is_dir(path) || !tdb_is_traces(path))
+        return path;
+    /* where nothing can be kept beside the traces: the import to run, into the current folder */
+    char named[4096], why[4400];
+    const char *db_name = tdb_trace_db_name(path, named, sizeof named);
+    const char *slash = db_name ? strrchr(db_name, '/') : NULL;
+    db_name = !db_name ? "run.db" : slash ? slash + 1 : db_name;
+    struct stat sb;
+    const char *what = stat(path, &sb) == 0 && S_ISDIR(sb.st_mode) ? "holds traces" : "is a trace";
+    if (writable) {
+        fprintf(io->err, "%s: %s %s, not a database, and --write writes a database: import it first (tracedb "
+                         "import %s -o %s)\n", io->prog, path, what, path, db_name);
+        return NULL;
+    }
+    int rc = tdb_trace_cache(path, 0, 1, buf, n, why, sizeof why, io->err);
+    if (rc == -2)
+        fprintf(io->err, "%s: %s %s, and its database cannot be kept beside it (%s): import it yourself: "
+                         "tracedb import %s -o %s, then %s %s\n",
+                io->prog, path, what, why, path, db_name, io->prog, db_name);
+    return rc >= 0 ? buf : NULL;
+}
+
 sqlite3 *report_open(const char *path, int writable, struct report_io *io)
 {
+    char cached[4200];
+    if (!(path = report_db_path(path, cached, sizeof cached, writable, io)))
+        return NULL;
     struct stat sb;
     if (stat(path, &sb) != 0) {
         fprintf(io->err, "%s: %s: no such database\n", io->prog, path);
         return NULL;
     }
     if (S_ISDIR(sb.st_mode)) {
-        fprintf(io->err, "%s: %s is a directory: this command reads one database (`tracedb merge %s/shard-*.db "
-                         "-o one.db` makes one of the shards of `tracedb-mpi import`)\n",
+        fprintf(io->err, "%s: %s is a directory with no trace in it (.json, .json.gz): this command reads one database, "
+                         "a trace or a directory of traces (`tracedb merge %s/shard-*.db -o one.db` makes one of the "
+                         "shards of `tracedb-mpi import`)\n",
                 io->prog, path, path);
         return NULL;
     }

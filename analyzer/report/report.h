@@ -7,6 +7,11 @@
 /* Opens path read-only (or read-write), checks it is a tracedb database, registers the SQL functions.
  * NULL on failure, with the reason on io->err. */
 sqlite3 *report_open(const char *path, int writable, struct report_io *io);
+/* The database a command given path reads: path itself, or where path names traces (a trace file, a
+ * directory of them: recorder/import/trace_cache.c) their database beside them, imported when it does
+ * not hold them as they are now (said on io->err). Into buf (n bytes) then; NULL when there is none
+ * (said, with the import command to run where it cannot be kept beside them). */
+const char *report_db_path(const char *path, char *buf, size_t n, int writable, struct report_io *io);
 /* The database report_open opened in this process, when it opened one only (else NULL). */
 const char *report_opened(void);
 

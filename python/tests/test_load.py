@@ -38,6 +38,19 @@ def test_a_trace_is_imported_beside_it_and_reused_while_unchanged(trace_copy):
     assert kernels_of(t3.path) == 79
 
 
+def test_the_database_beside_the_trace_is_the_one_the_command_reads(trace_copy):
+    trace = trace_copy()
+    t = tracedb.load(trace)
+    first = os.stat(t.path).st_mtime_ns
+    _, _, err = command("summary", trace)  # the command's own: no import, nothing said
+    assert err == "" and os.stat(t.path).st_mtime_ns == first
+    os.utime(trace)
+    _, _, err = command("summary", trace)  # the command imports the changed trace: load uses that
+    assert "importing" in err
+    second = os.stat(t.path).st_mtime_ns
+    assert second != first and tracedb.load(trace).path == t.path and os.stat(t.path).st_mtime_ns == second
+
+
 def test_a_file_of_that_name_not_ours_is_left_alone(trace_copy, tmp_path):
     trace = trace_copy()
     with open(trace + ".tracedb", "w") as f:

@@ -18,9 +18,7 @@ from .errors import Error
 
 REPORTS = ("ops", "kernels", "api", "memops", "latency", "device", "memory", "ranks", "overlap", "idle",
            "launches", "queue", "critical_path")
-TRACE_SUFFIXES = (".json", ".json.gz", ".pt.trace.json", ".pt.trace.json.gz")
 NOT_OPTIONS = ("format", "help", "h")  # the DataFrame is the format; --help is the command line's
-SOURCES_KEY = "tracedb.python.sources"  # in a cached database's meta: each trace's path, size and time
 _tables = itertools.count(1)
 
 
@@ -68,17 +66,6 @@ def _message(error):
     return text[m.end():] if m else text
 
 
-def trace_files(path):
-    """The trace files a path names: itself, or the traces in a directory (sorted)."""
-    if os.path.isdir(path):
-        found = sorted(os.path.join(path, f) for f in os.listdir(path)
-                       if f.endswith(TRACE_SUFFIXES) and os.path.isfile(os.path.join(path, f)))
-        if not found:
-            raise Error(f"{path}: no traces in this directory (.json, .json.gz)")
-        return found
-    return [path]
-
-
 def is_database(path):
     with open(path, "rb") as f:
         return f.read(16) == b"SQLite format 3\0"
@@ -91,52 +78,29 @@ def _passed_on(messages, stacklevel=4):
             warnings.warn(line, stacklevel=stacklevel)
 
 
-def _stamp(traces):
-    """What each trace is now: its path, size and modification time in ns."""
-    out = []
-    for t in traces:
-        st = os.stat(t)
-        out.append([t, st.st_size, st.st_mtime_ns])
-    return out
-
-
-def _cached(db, traces):
-    """Whether db is load()'s import of exactly these traces as they are now (path, size, time)."""
-    try:
-        return is_database(db) and json.loads(_meta(db, SOURCES_KEY, "null")) == _stamp(traces)
-    except (OSError, ValueError):
-        return False
-
-
-def import_traces(traces, db, force=False, append=False, stacklevel=4, shown_as=None):
-    """tracedb import TRACES -o DB, in this process; its warnings passed on, a failure raised (messages
-    name the database shown_as, where db is a scratch name of it)."""
+def import_traces(traces, db, force=False, append=False, stacklevel=4):
+    """tracedb import TRACES -o DB, in this process (a directory: the traces in it, as the command lists
+    them); its warnings passed on, a failure raised."""
     mode = ["--force"] if force else ["--append"] if append else []
     status, _, messages = _native.run("import", "-q", "-o", db, *mode, "--", *traces)
-    if shown_as:
-        messages = messages.replace(db, shown_as)
     if status == 0 or (status == 1 and os.path.exists(db) and "partial" in _meta(db, "import_status", "")):
         _passed_on(messages, stacklevel + 1)
         return
     raise Error(messages.strip() or f"tracedb import failed (status {status})")
 
 
-def _import_cached(traces, cache):
-    """The traces imported into cache: under a name of this process's beside it, stamped with what the
-    traces are, then renamed over it (readers of an older one keep theirs; processes loading at once
-    each finish)."""
-    stamp = _stamp(traces)
-    scratch = f"{cache}.tmp-{os.getpid()}-{threading.get_ident()}"
-    try:
-        import_traces(traces, scratch, force=True, stacklevel=5, shown_as=cache)
-        with sqlite3.connect(scratch) as con:
-            con.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (SOURCES_KEY, json.dumps(stamp)))
-        con.close()
-        os.replace(scratch, cache)
-    finally:
-        for suffix in ("", "-journal"):
-            if os.path.exists(scratch + suffix):
-                os.remove(scratch + suffix)
+def _cache(path, stacklevel=5):
+    """The traces' database beside them, as a report given them reads it: `tracedb import PATH --cache`
+    (the command's definition: PATH.tracedb, imported again when the traces changed); None where it cannot
+    be kept there."""
+    status, out, messages = _native.run("import", "--cache", "-q", "--", path)
+    if status == 3:
+        return None
+    db = os.fsdecode(out.rstrip(b"\n"))
+    if db and (status == 0 or (status == 1 and "partial" in _meta(db, "import_status", ""))):
+        _passed_on(messages, stacklevel)
+        return _path(db)
+    raise Error(messages.strip() or f"tracedb import --cache failed (status {status})")
 
 
 def _meta(db, key, default=None):
@@ -162,8 +126,9 @@ def _path(path):
 
 def load(path, db=None, force=False):
     """A Trace: path is a tracedb database, a trace (.json, .json.gz) or a directory of traces. Traces are
-    imported into db (refused when it exists, unless force=True), by default into a database beside them,
-    PATH.tracedb, reused while they are unchanged, or a temporary one where that cannot be written."""
+    imported into db (refused when it exists, unless force=True), by default into the database a report
+    given them reads, PATH.tracedb beside them, reused while they are unchanged (tracedb import --cache),
+    or a temporary one where that cannot be kept there."""
     path = _path(path)
     if not os.path.exists(path):
         raise Error(f"{path}: no such file or directory")
@@ -173,22 +138,16 @@ def load(path, db=None, force=False):
         if _meta(path, "schema_version") is None:
             raise Error(f"{path}: an SQLite database, but not tracedb's (its meta table has no schema_version)")
         return Trace(path)
-    traces = trace_files(path)
     temporary = None
     if db is not None:
         db = _path(db)
-        import_traces(traces, db, force=force)
+        import_traces([path], db, force=force)
     else:
-        db = path.rstrip(os.sep) + ".tracedb"
-        if os.path.exists(db) and _cached(db, traces):
-            return Trace(db)
-        ours = not os.path.lexists(db) or (os.path.isfile(db) and _meta(db, "schema_version") is not None)
-        if ours and os.access(os.path.dirname(db), os.W_OK):
-            _import_cached(traces, db)
-        else:
+        db = _cache(path)
+        if db is None:  # the folder cannot be written, or a file of that name is not a tracedb database
             temporary = tempfile.TemporaryDirectory(prefix="tracedb-")
-            db = os.path.join(temporary.name, os.path.basename(db))
-            import_traces(traces, db)
+            db = os.path.join(temporary.name, os.path.basename(path.rstrip(os.sep)) + ".tracedb")
+            import_traces([path], db)
     t = Trace(db)
     t._temporary = temporary  # removed with the Trace (close(), or when it is collected)
     return t

@@ -17,7 +17,7 @@ static int ends_with(const char *s, const char *tail)
 
 int tdb_trace_name(const char *name)
 {
-    return name[0] != '.' && (ends_with(name, ".json") || ends_with(name, ".json.gz"));
+    return ends_with(name, ".json") || ends_with(name, ".json.gz");
 }
 
 /* A growing array of malloc'd strings. */
@@ -78,7 +78,8 @@ static int list_dir(const char *dir, struct names *out, FILE *err, int say_skipp
 {
     DIR *d = opendir(dir);
     if (!d) {
-        fprintf(err, "tracedb: %s: cannot list the directory: %s\n", dir, strerror(errno));
+        if (err)
+            fprintf(err, "tracedb: %s: cannot list the directory: %s\n", dir, strerror(errno));
         return -1;
     }
     struct names skipped = {0};
@@ -93,7 +94,7 @@ static int list_dir(const char *dir, struct names *out, FILE *err, int say_skipp
         int found = path && stat(path, &sb) == 0, sub = found && S_ISDIR(sb.st_mode);
         if (!path)
             rc = -1;
-        else if (found && S_ISREG(sb.st_mode) && tdb_trace_name(e->d_name))
+        else if (found && S_ISREG(sb.st_mode) && e->d_name[0] != '.' && tdb_trace_name(e->d_name))
             rc = names_add(out, path);
         else {
             free(path);
@@ -107,17 +108,19 @@ static int list_dir(const char *dir, struct names *out, FILE *err, int say_skipp
     }
     int read_errno = rc == 0 ? errno : 0;
     closedir(d);
-    if (rc != 0)
+    if (rc != 0 && err)
         fprintf(err, "tracedb: out of memory\n");
-    else if (read_errno) {
-        fprintf(err, "tracedb: %s: cannot list the directory: %s\n", dir, strerror(read_errno));
+    else if (rc == 0 && read_errno) {
+        if (err)
+            fprintf(err, "tracedb: %s: cannot list the directory: %s\n", dir, strerror(read_errno));
         rc = -1;
-    } else if (out->n == first) {
-        fprintf(err, "tracedb: %s: no trace in this directory (a trace is a .json or .json.gz file)\n", dir);
+    } else if (rc == 0 && out->n == first) {
+        if (err)
+            fprintf(err, "tracedb: %s: no trace in this directory (a trace is a .json or .json.gz file)\n", dir);
         rc = -1;
-    } else {
+    } else if (rc == 0) {
         qsort(out->v + first, (size_t)(out->n - first), sizeof *out->v, by_name);
-        if (say_skipped && skipped.n)
+        if (say_skipped && skipped.n && err)
             say_skipped_names(err, dir, &skipped);
     }
     tdb_trace_files_free(skipped.v, skipped.n);
@@ -132,7 +135,7 @@ int tdb_trace_files(const char *const *paths, int n, char ***out, FILE *err, int
         struct stat sb;
         int is_dir = strcmp(paths[i], "-") != 0 && stat(paths[i], &sb) == 0 && S_ISDIR(sb.st_mode);
         if (is_dir ? list_dir(paths[i], &all, err, say_skipped) != 0 : names_add(&all, strdup(paths[i])) != 0) {
-            if (!is_dir) /* list_dir says its own */
+            if (!is_dir && err) /* list_dir says its own */
                 fprintf(err, "tracedb: out of memory\n");
             tdb_trace_files_free(all.v, all.n);
             return -1;

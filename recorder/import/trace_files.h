@@ -7,15 +7,15 @@
 #define TDB_TRACE_FILES_H
 #include <stdio.h>
 
-/* Whether a file name (the last part of a path) is a trace's: ends in .json or .json.gz, and does not
- * begin with a dot (hidden files, editors' and tracedb.torch's scratch copies, are no traces). */
+/* Whether a file name (the last part of a path) is a trace's: ends in .json or .json.gz. */
 int tdb_trace_name(const char *name);
 
 /* The traces paths name, in order: each path itself, but a directory the traces in it (regular files
- * and links to them whose names are traces', not its subdirectories), sorted by name in byte order.
- * What a directory holds that is no trace by name is said on err in one line (the first few names)
- * when say_skipped; a directory with no trace in it, or one that cannot be read, is an error naming
- * it. *out gets a malloc'd array of malloc'd paths (tdb_trace_files_free). The count, or -1 (said). */
+ * and links to them whose names are traces', not hidden ones (editors' and tracedb.torch's scratch
+ * copies), not its subdirectories), sorted by name in byte order. What a directory holds that is no
+ * trace by name is said on err in one line (the first few names) when say_skipped; a directory with no
+ * trace in it, or one that cannot be read, is an error naming it. *out gets a malloc'd array of
+ * malloc'd paths (tdb_trace_files_free). The count, or -1 (said on err, unless err is NULL). */
 int tdb_trace_files(const char *const *paths, int n, char ***out, FILE *err, int say_skipped);
 void tdb_trace_files_free(char **files, int n);
 

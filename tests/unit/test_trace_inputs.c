@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* A one-operator trace named op, with distributedInfo.rank rank (none when rank < 0). */
@@ -134,6 +135,112 @@ Test(trace_inputs, import_without_output_names_the_database_beside_the_trace)
     err = run_capture(&st, "'%s' import - < '%s/run.json.gz' 2>&1", tracedb(), dir);
     cr_assert(st == 2 && strstr(err, "standard input has no name to take one from: -o run.db names it"), "%s", err);
     free(err);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* The modification time of path in ns (-1 when it is missing). */
+static long long mtime_ns(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 ? (long long)sb.st_mtim.tv_sec * 1000000000LL + sb.st_mtim.tv_nsec : -1;
+}
+
+/* A report given a trace reads TRACE.tracedb beside it: imported the first time (said), used again
+ * while the trace is unchanged (nothing said, the file untouched), imported again when it changed; the
+ * same numbers as the database `tracedb import` makes of it. */
+Test(trace_inputs, a_report_given_a_trace_reads_its_database_beside_it)
+{
+    char *dir = temp_dir(), trace[1200], cache[1300], db[1200];
+    snprintf(trace, sizeof trace, "%s/run.json", dir);
+    write_rank_trace(trace, "first", -1);
+    cr_assert_eq(run("gzip '%s'", trace), 0);
+    snprintf(trace, sizeof trace, "%s/run.json.gz", dir);
+    snprintf(cache, sizeof cache, "%s.tracedb", trace);
+    int st;
+    char *err = run_capture(&st, "'%s' summary '%s' --format json 2>&1 >/dev/null", tracedb(), trace);
+    char want[3000];
+    snprintf(want, sizeof want, "tracedb: importing %s into %s (kept beside it, used again while the trace is unchanged)\n",
+             trace, cache);
+    cr_assert(st == 0 && strcmp(err, want) == 0, "%s", err);
+    free(err);
+    snprintf(db, sizeof db, "%s/run.db", dir);
+    cr_assert_eq(run("'%s' import -q '%s' -o '%s'", tracedb(), trace, db), 0);
+    char *from_trace = run_capture(&st, "'%s' summary '%s' --format json", tracedb(), trace);
+    char *from_db = run_capture(&st, "'%s' summary '%s' --format json", tracedb(), db);
+    cr_assert_str_eq(from_trace, from_db);
+    free(from_trace), free(from_db);
+    long long first = mtime_ns(cache);
+    err = run_capture(&st, "'%s' ops '%s' --format csv 2>&1 >/dev/null", tracedb(), trace);
+    cr_assert(st == 0 && !*err, "used again, nothing said: %s", err);
+    free(err);
+    cr_assert_eq(mtime_ns(cache), first, "the unchanged trace was imported again");
+    /* another trace under the name: imported again, its operator read */
+    snprintf(db, sizeof db, "%s/run.json", dir);
+    write_rank_trace(db, "second", -1);
+    cr_assert_eq(run("gzip -f '%s'", db), 0);
+    char *out = run_capture(&st, "'%s' ops '%s' --format csv 2>/dev/null", tracedb(), trace);
+    cr_assert(st == 0 && strstr(out, "second") && !strstr(out, "first"), "%s", out);
+    free(out);
+    /* tracedb import --cache: the same database, its path printed */
+    out = run_capture(&st, "'%s' import -q --cache '%s'", tracedb(), trace);
+    snprintf(want, sizeof want, "%s\n", cache);
+    cr_assert(st == 0 && strcmp(out, want) == 0, "%s", out);
+    free(out);
+    /* --write would write into a database: refused, the import to run said */
+    err = run_capture(&st, "'%s' sql '%s' 'SELECT 1' --write 2>&1", tracedb(), trace);
+    cr_assert(st != 0 && strstr(err, "is a trace, not a database") && strstr(err, "tracedb import"), "%s", err);
+    free(err);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* A directory of traces gives DIR.tracedb beside it; a trace added to it is read (imported again). diff
+ * takes traces on both sides. */
+Test(trace_inputs, a_report_given_a_directory_reads_its_traces)
+{
+    char *dir = temp_dir(), path[1200];
+    run("mkdir '%s/log'", dir);
+    snprintf(path, sizeof path, "%s/log/a.pt.trace.json", dir);
+    write_rank_trace(path, "a", 0);
+    int st;
+    char *out = run_capture(&st, "'%s' ops '%s/log' --format csv 2>/dev/null", tracedb(), dir);
+    cr_assert(st == 0 && strstr(out, "\r\na,1,"), "%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/log/b.pt.trace.json", dir);
+    write_rank_trace(path, "b", 1);
+    snprintf(path, sizeof path, "%s/log.tracedb", dir);
+    cr_assert_eq(file_int(path, "SELECT count(*) FROM trace"), 1);
+    cr_assert_eq(run("'%s' summary '%s/log/' >/dev/null 2>&1", tracedb(), dir), 0);
+    cr_assert_eq(file_int(path, "SELECT count(*) FROM trace"), 2, "the added trace imported");
+    cr_assert_eq(run("'%s' diff '%s/log/a.pt.trace.json' '%s/log/b.pt.trace.json' >/dev/null 2>&1", tracedb(), dir, dir), 0);
+    cr_assert_eq(run("test -f '%s/log/a.pt.trace.json.tracedb' && test -f '%s/log/b.pt.trace.json.tracedb'", dir, dir), 0);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* A file of the database's name that is not a tracedb database is never replaced: the report says why
+ * and the exact import to run instead; import --cache exits 3. */
+Test(trace_inputs, a_file_in_the_way_is_left_alone_and_the_import_to_run_said)
+{
+    char *dir = temp_dir(), trace[1200], notes[1300];
+    snprintf(trace, sizeof trace, "%s/run.json.gz", dir);
+    snprintf(notes, sizeof notes, "%s/run.json", dir);
+    write_rank_trace(notes, "op", -1);
+    cr_assert_eq(run("gzip '%s'", notes), 0);
+    snprintf(notes, sizeof notes, "%s.tracedb", trace);
+    write_file(notes, "my notes\n", 9);
+    int st;
+    char *err = run_capture(&st, "'%s' summary '%s' 2>&1", tracedb(), trace);
+    char want[3000];
+    snprintf(want, sizeof want, "is not a tracedb database): import it yourself: tracedb import %s -o run.db, then tracedb summary run.db",
+             trace);
+    cr_assert(st == 1 && strstr(err, want), "%s", err);
+    free(err);
+    char *kept = read_file(notes, NULL);
+    cr_assert_str_eq(kept, "my notes\n");
+    free(kept);
+    cr_assert_eq(run("'%s' import -q --cache '%s' >/dev/null 2>&1", tracedb(), trace), 3);
     run("rm -rf '%s'", dir);
     free(dir);
 }
