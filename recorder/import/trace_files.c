@@ -176,6 +176,8 @@ const char *tdb_trace_db_name(const char *trace, char *buf, size_t n)
         len -= 3;
     if (len > 5 && memcmp(trace + len - 5, ".json", 5) == 0)
         len -= 5;
+    else if (len > 4 && memcmp(trace + len - 4, ".csv", 4) == 0) /* Furiosa's records */
+        len -= 4;
     if (len == 0 || trace[len - 1] == '/' || (size_t)snprintf(buf, n, "%.*s.db", (int)len, trace) >= n)
         return NULL;
     return buf;

@@ -106,7 +106,7 @@ Test(trace_inputs, directory_without_traces_is_an_error_naming_it)
     free(dir);
 }
 
-/* Without -o the database goes beside the (first) trace, its name less .gz, then less .json, plus .db,
+/* Without -o the database goes beside the (first) trace, its name less .gz, then less .json (or .csv), plus .db,
  * said on stderr; an existing one is refused without --force, as with -o; standard input has no name. */
 Test(trace_inputs, import_without_output_names_the_database_beside_the_trace)
 {
@@ -132,6 +132,10 @@ Test(trace_inputs, import_without_output_names_the_database_beside_the_trace)
                  0);
     cr_assert_eq(run("cd '%s/log' && '%s' import -q ../log/ && test -f ../log.db", dir, tracedb()), 0);
     cr_assert_eq(run("cd '%s/log' && rm ../log.db && '%s' import -q . && test -f ../log.db", dir, tracedb()), 0);
+    /* Furiosa's records: less .csv */
+    cr_assert_eq(run("cp '%s' '%s/npu.csv' && '%s' import -q '%s/npu.csv' && test -f '%s/npu.db'",
+                     src_path("tests/data/furiosa/records.csv"), dir, tracedb(), dir, dir),
+                 0);
     err = run_capture(&st, "'%s' import - < '%s/run.json.gz' 2>&1", tracedb(), dir);
     cr_assert(st == 2 && strstr(err, "standard input has no name to take one from: -o run.db names it"), "%s", err);
     free(err);
