@@ -5,6 +5,7 @@
 #include "jsonbuf.h"
 #include "output_claim.h"
 #include "trace_files.h"
+#include "furiosa_records.h"
 #include "tracedb.h"
 #include "version.h"
 #include <errno.h>
@@ -41,7 +42,8 @@ int tdb_is_traces(const char *path)
         return n > 0;
     }
     const char *slash = strrchr(path, '/');
-    return S_ISREG(sb.st_mode) && tdb_trace_name(slash ? slash + 1 : path) && !sqlite_header(path);
+    return S_ISREG(sb.st_mode) && (tdb_trace_name(slash ? slash + 1 : path) || furiosa_records_path(path)) &&
+           !sqlite_header(path);
 }
 
 /* The traces' names, sizes and times as JSON text (into b): each named relative to the folder the

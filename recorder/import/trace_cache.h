@@ -8,7 +8,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* Whether path names traces rather than a database: a file whose name is a trace's (trace_files.h)
+/* Whether path names traces rather than a database: a file whose name is a trace's (trace_files.h) or
+ * Furiosa's records' (furiosa_records.h)
  * and that does not begin as an SQLite database does, or a directory holding a trace by name. */
 int tdb_is_traces(const char *path);
 

@@ -193,6 +193,24 @@ Test(seed_formats, furiosa_chrome_export_gives_furiosas_tables)
     furiosa_tables("tests/data/furiosa/trace.json", 0);
 }
 
+/* A report given Furiosa's records themselves reads them as it reads a trace (records.tracedb beside
+ * them): Furiosa's executions, each NPU Total as its print_npu_executions gives it. */
+Test(seed_formats, a_report_reads_furiosas_records_as_a_trace)
+{
+    char *dir = temp_dir(), path[512];
+    snprintf(path, sizeof path, "%s/records.csv", dir);
+    cr_assert_eq(run("cp '%s' '%s'", src_path("tests/data/furiosa/records.csv"), path), 0);
+    cJSON *want = expected(), *rows = report(path, "device --executions");
+    const cJSON *x = cJSON_GetObjectItem(want, "npu_executions");
+    cr_assert_eq(cJSON_GetArraySize(rows), cJSON_GetArraySize(x));
+    for (int i = 0; i < cJSON_GetArraySize(x); i++)
+        cr_assert_eq(num(cJSON_GetArrayItem(rows, i), "total_ns"), num(cJSON_GetArrayItem(x, i), "NPU Total"));
+    cJSON_Delete(rows);
+    cJSON_Delete(want);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
 /* A header that is not Furiosa's is refused with what it lacks; a row whose end is before its start is
  * skipped and said, the rest kept (the trace partial). */
 Test(seed_formats, furiosa_records_refuse_what_they_are_not)
