@@ -55,7 +55,7 @@ all:
 	@sh tools/deps.sh build
 	@$(MAKE) --no-print-directory build
 
-build: build/tracedb build/tracedb.1 build/libtracedb.a build/libtracedb.so build/tracedb.pc $(if $(HAVE_CUPTI),build/libtracedb_inject.so)
+build: build/tracedb build/tracedb.1 build/tracedb-schema.7 build/libtracedb.a build/libtracedb.so build/tracedb.pc $(if $(HAVE_CUPTI),build/libtracedb_inject.so)
 
 deps:
 	@sh tools/deps.sh build
@@ -128,7 +128,11 @@ build/tracedb: $(CLI_OBJ) build/libtracedb.a
 
 # the man page, from the same option tables as --help (tools/manpage.sh runs each command's --help)
 build/tracedb.1: build/tracedb tools/manpage.sh
-	sh tools/manpage.sh build/tracedb > $@
+	sh tools/manpage.sh build/tracedb > $@.tmp && mv $@.tmp $@
+
+# tracedb-schema(7): every table, view and column of a new database, described by schema/'s comments
+build/tracedb-schema.7: build/tracedb tools/schemapage.sh $(wildcard schema/*.sql)
+	sh tools/schemapage.sh build/tracedb $(wildcard schema/*.sql) > $@.tmp && mv $@.tmp $@
 
 build/tracedb.pc: Makefile
 	@mkdir -p build

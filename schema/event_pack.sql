@@ -3,17 +3,21 @@
 -- (recorder/store/event_pack.c has the format): a report reads 491 blobs instead of 2 M rows.
 -- The pack is whole only while meta holds 'event_pack' (its rows' count): the import writes it last,
 -- and the triggers of event_pack_triggers.sql take it away at any change to the event table.
+
+-- A copy of the event table's columns critical-path reads (id, kind, name, category, track, start,
+-- duration, correlation, device, stream, launch), packed in blobs of rows; read only while whole
+-- (meta event_pack holds its row count), gone after any change to the event table.
 CREATE TABLE event_pack (
-  block INTEGER PRIMARY KEY, -- in the order written
-  rows  INTEGER NOT NULL,
-  data  BLOB NOT NULL
+  block INTEGER PRIMARY KEY, -- the blob's number, in the order written
+  rows  INTEGER NOT NULL,    -- how many events it holds
+  data  BLOB NOT NULL        -- the packed rows (recorder/store/event_pack.c has the format)
 );
 -- Rows whose launch_id the import's end changed after they were packed (late links: ingest_sweep.c
 -- tells the import each one; a trigger would make SQLite's UPDATE of them take two passes, and its
 -- rows out of id order).
 CREATE TABLE event_pack_fix (
-  id        INTEGER PRIMARY KEY,
-  launch_id INTEGER
+  id        INTEGER PRIMARY KEY,  -- event.id of the row
+  launch_id INTEGER               -- its launch_id as it is now
 );
 -- For this import only: a change to a packed row that event_pack_fix cannot say (none by the import's
 -- own code: these watch that it stays so). No column the import's end rewrites is watched, so its
