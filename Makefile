@@ -126,8 +126,8 @@ build/inject_probe: tests/inject_probe.c
 build/tracedb: $(CLI_OBJ) build/libtracedb.a
 	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) build/libtracedb.a $(LIBS)
 
-# the man page, from the same option tables as --help (tools/manpage.sh runs each command's --help)
-build/tracedb.1: build/tracedb tools/manpage.sh
+# the man page: the same option tables as --help (tools/manpage.sh runs each command's --help), and docs/tracedb.1.md
+build/tracedb.1: build/tracedb tools/manpage.sh docs/tracedb.1.md
 	sh tools/manpage.sh build/tracedb > $@.tmp && mv $@.tmp $@
 
 # tracedb-schema(7): every table, view and column of a new database, described by schema/'s comments

@@ -1,10 +1,14 @@
-/* test_man.c: the man pages: tracedb-schema(7) describes every table, view and column a new database
- * holds (tools/schemapage.sh), and both pages render without a warning. */
+/* test_man.c: the man pages: tracedb(1)'s sections beyond the commands (tools/manpage.sh, from
+ * docs/tracedb.1.md), tracedb-schema(7) describing every table, view and column a new database holds
+ * (tools/schemapage.sh), and both pages rendering without a warning. */
 #include "helpers.h"
+#include "stage_format.h"
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define STAGE_SUFFIX_ROFF "\\" STAGE_SUFFIX /* "-stage", its dash escaped as roff writes it */
 
 /* tracedb-schema(7) as tools/schemapage.sh makes it from schema_dir's files (malloc'd); *status its exit
  * status; its stderr into err_path when given. */
@@ -128,4 +132,81 @@ Test(man, pages_render_without_warnings)
     }
     run("rm -rf '%s'", dir);
     free(dir);
+}
+
+/* Section ".SH name" of page, up to the next .SH (malloc'd), or NULL. */
+static char *page_part(const char *page, const char *name)
+{
+    char head[128];
+    snprintf(head, sizeof head, "\n.SH %s\n", name);
+    const char *at = strstr(page, head);
+    if (!at)
+        return NULL;
+    at += strlen(head) - 1;
+    const char *end = strstr(at, "\n.SH ");
+    return strndup(at, end ? (size_t)(end - at) + 1 : strlen(at));
+}
+
+/* tracedb(1): its sections in man-pages(7)'s order after the commands; ENVIRONMENT names every variable
+ * tracedb, its library and its Python package read; FILES and EXIT STATUS say what the program does. */
+Test(man, tracedb_page_sections)
+{
+    int st;
+    char *page = run_capture(&st, "sh '%s' '%s'", src_path("tools/manpage.sh"), tracedb());
+    cr_assert_eq(st, 0);
+    static const char *const order[] = {"NAME",     "SYNOPSIS",    "DESCRIPTION", "COMMANDS", "EXAMPLES",
+                                        "ENVIRONMENT", "FILES", "EXIT STATUS", "SEE ALSO"};
+    const char *at = page;
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+        char head[64];
+        snprintf(head, sizeof head, "\n.SH %s\n", order[i]);
+        const char *h = strstr(at, head);
+        cr_assert(h, "no section %s after the ones before it", order[i]);
+        at = h + 1;
+    }
+    /* every variable read in the sources (getenv, os.environ.get) is a tagged paragraph's term */
+    char *env = page_part(page, "ENVIRONMENT");
+    char *names = run_capture(&st, "cd '%s' && grep -rhoE '(getenv|environ\\.get)\\(\"[A-Z_]+\"' analyzer recorder util "
+                                   "python/tracedb | grep -oE '[A-Z_]+\"' | tr -d '\"' | sort -u",
+                              src_path("."));
+    int vars = 0;
+    for (char *name = strtok(names, "\n"); name; name = strtok(NULL, "\n"), vars++) {
+        char term[128], assigned[128];
+        snprintf(term, sizeof term, "\\fB%s\\fR", name);
+        snprintf(assigned, sizeof assigned, "\\fB%s=", name);
+        const char *t = strstr(env, term) ? strstr(env, term) : strstr(env, assigned);
+        cr_assert(t, "ENVIRONMENT does not name %s", name);
+        const char *tp = t;
+        while (tp > env && tp[-1] != '\n')
+            tp--;
+        cr_assert(tp - env >= 4 && strncmp(tp - 4, ".TP\n", 4) == 0, "%s is not a term of its own: %.60s", name, tp);
+    }
+    cr_assert_geq(vars, 15, "variables read: %d", vars);
+    cr_assert(strstr(env, "\\fBCOLUMNS\\fR"), "%s", env);
+    free(names);
+    /* FILES: the names an import without -o and a report given a trace write, as they are written */
+    char *files = page_part(page, "FILES");
+    cr_assert(strstr(files, "(run.json.gz: run.db;") && strstr(files, "(run.json.gz.tracedb,") &&
+                  strstr(files, "\\fBrun.db" STAGE_SUFFIX_ROFF "\\fR") && strstr(files, "\\fBtracedb finish run.db\\fR"),
+              "%s", files);
+    char *dir = temp_dir();
+    cr_assert_eq(run("cd '%s' && cp '%s' run.json.gz && '%s' import -q run.json.gz && '%s' summary run.json.gz "
+                     ">/dev/null 2>&1 && test -f run.db && test -f run.json.gz.tracedb",
+                     dir, src_path("samples/resnet18_inference.json.gz"), tracedb(), tracedb()),
+                 0, "the names FILES gives are the ones written");
+    run("rm -rf '%s'", dir);
+    free(dir);
+    /* EXIT STATUS: each status a term, and a usage error is 2 as it says */
+    char *exits = page_part(page, "EXIT STATUS");
+    for (int code = 0; code <= 3; code++) {
+        char term[32];
+        snprintf(term, sizeof term, ".TP\n\\fB%d\\fR\n", code);
+        cr_assert(strstr(exits, term), "EXIT STATUS has no %d: %s", code, exits);
+    }
+    cr_assert(strstr(exits, "usage error") && strstr(exits, "\\fBtracedb record\\fR"), "%s", exits);
+    cr_assert_eq(run("'%s' ops --no-such-option 2>/dev/null", tracedb()), 2);
+    char *see = page_part(page, "SEE ALSO");
+    cr_assert(strstr(see, "\\fBtracedb\\-schema\\fR(7)"), "%s", see);
+    free(env), free(files), free(exits), free(see);
+    free(page);
 }
