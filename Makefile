@@ -3,7 +3,8 @@
 #   make demo       build, import the bundled PyTorch sample and print its summary
 #   make test       the whole suite, built with AddressSanitizer + UndefinedBehaviorSanitizer
 #   make bench      import/summary speed and memory against baselines, side by side
-#   make install PREFIX=/usr/local
+#   make install PREFIX=/usr/local   (DESTDIR= too): binary, libraries, header, tracedb.pc, man pages
+#                   tracedb(1) and tracedb-schema(7), bash completion, the Python package
 #   make deps       install the Debian packages the build needs (as root)
 #   make mpi        build/tracedb-mpi: import spread over an MPI job's processes (needs Open MPI)
 
@@ -221,7 +222,7 @@ clang-check: build/embedded.c
 	@$(if $(HAVE_CUPTI),clang $(CSTD) $(WARN) $(CUPTI_INC) $(INCS) -fsyntax-only bench/cupti_stage.c tests/gpu/cupti_count.c)
 	@echo "clang: no warnings"
 
-test-run: build/test/tracedb build/test/unit build/test/record_sample build/tracedb build/libtracedb.so build/gen_trace \
+test-run: build build/test/tracedb build/test/unit build/test/record_sample build/gen_trace \
           $(if $(HAVE_CUPTI),build/libtracedb_inject.so build/nvtx_sample build/nvtx_steps build/inject_probe) $(if $(HAVE_MPI),build/test/tracedb-mpi)
 	@rm -f build/test/skipped.txt
 	@$(if $(HAVE_CUPTI),,if [ "$$CI" = true ]; then echo "make test: CI=true and no CUDA toolkit at $(CUDA_HOME): the recording and CUPTI tests would not be built" >&2; exit 1; fi; \
@@ -379,8 +380,10 @@ install: build
 	printf '"""_where.py: written by make install: the library installed with this package."""\nLIBRARY = %s\n' \
 	  "'$(PREFIX)/lib/libtracedb.so'" > $(DESTDIR)$(PYTHONDIR)/tracedb/_where.py
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/tracedb \
-	  $(DESTDIR)$(PREFIX)/share/man/man1
+	  $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man7 $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 644 build/tracedb.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 build/tracedb-schema.7 $(DESTDIR)$(PREFIX)/share/man/man7/
+	install -m 644 tools/completion.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/tracedb
 	$(if $(HAVE_CUPTI),install -m 755 build/libtracedb_inject.so $(DESTDIR)$(PREFIX)/lib/tracedb/)
 	install -m 755 build/tracedb $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 build/libtracedb.a build/libtracedb.so $(DESTDIR)$(PREFIX)/lib/

@@ -5,7 +5,7 @@
 # (a machine that runs a bundle built elsewhere)
 set -e
 need="gcc g++ make libsqlite3-dev libyajl-dev libsimdjson-dev libcjson-dev libcsv-dev zlib1g-dev"  # g++: libstdc++ (the kernel-name demangler) and json_fast.cpp; libsimdjson: the import's fast lane
-[ "$1" = test ] && need="$need libcriterion-dev sqlite3 gzip python3-pandas python3-pytest python3-scipy python3-torch clang libclang-rt-dev chromium openmpi-bin libopenmpi-dev valgrind groff-base"  # pytest, scipy, torch (CPU): the Python package's tests; groff: the man pages rendered; clang + its runtime: the fuzz targets; valgrind: make valgrind; chromium: the HTML report, rendered; Open MPI: tracedb-mpi's tests
+[ "$1" = test ] && need="$need libcriterion-dev sqlite3 gzip python3-pandas python3-pytest python3-scipy python3-torch clang libclang-rt-dev chromium openmpi-bin libopenmpi-dev valgrind groff-base man-db"  # pytest, scipy, torch (CPU): the Python package's tests; groff, man: the man pages rendered; clang + its runtime: the fuzz targets; valgrind: make valgrind; chromium: the HTML report, rendered; Open MPI: tracedb-mpi's tests
 [ "$1" = mpi ] && need="$need openmpi-bin libopenmpi-dev"  # make mpi
 [ "$1" = bench ] && need="$need sqlite3 time bc"
 gpu_check="python3 gzip binutils"  # check.py (its sqlite3 module is python3's), gzip for the kept databases, c++filt
