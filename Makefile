@@ -388,7 +388,7 @@ install: build
 	install -m 755 build/tracedb $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 build/libtracedb.a build/libtracedb.so $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 include/tracedb.h $(DESTDIR)$(PREFIX)/include/
-	install -m 644 build/tracedb.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	sed 's|^prefix=.*|prefix=$(PREFIX)|' build/tracedb.pc > $(DESTDIR)$(PREFIX)/lib/pkgconfig/tracedb.pc
 
 clean:
 	rm -rf build

@@ -16,7 +16,7 @@ static int make_install(const char *dir, const char *vars)
 }
 
 /* What make install puts under root (PREFIX, with DESTDIR before it when one is given). */
-static void expect_installed(const char *root)
+static void expect_installed(const char *root, const char *prefix)
 {
     static const char *const files[] = {
         "bin/tracedb", "lib/libtracedb.so", "lib/libtracedb.a", "include/tracedb.h", "lib/pkgconfig/tracedb.pc",
@@ -34,6 +34,13 @@ static void expect_installed(const char *root)
         snprintf(path, sizeof path, "%s/lib/tracedb/libtracedb_inject.so", root);
         cr_assert_eq(access(path, R_OK), 0, "make install put no %s", path);
     }
+    /* pkg-config's file names the prefix installed to, whichever PREFIX build/tracedb.pc was made with */
+    int st;
+    char *pc = run_capture(&st, "head -1 '%s/lib/pkgconfig/tracedb.pc'", root);
+    char want[4300];
+    snprintf(want, sizeof want, "prefix=%s\n", prefix);
+    cr_assert_str_eq(pc, want);
+    free(pc);
 }
 
 Test(install, prefix_and_destdir, .timeout = 120)
@@ -48,7 +55,7 @@ Test(install, prefix_and_destdir, .timeout = 120)
     snprintf(root, sizeof root, "%s/prefix", dir);
     snprintf(vars, sizeof vars, "PREFIX='%s'", root);
     cr_assert_eq(make_install(dir, vars), 0, "make install %s failed (%s/make.log)", vars, dir);
-    expect_installed(root);
+    expect_installed(root, root);
     char *out = run_capture(&st, "'%s/bin/tracedb' --version", root);
     cr_assert(st == 0 && strncmp(out, "tracedb ", 8) == 0, "%s", out);
     free(out);
@@ -75,7 +82,7 @@ Test(install, prefix_and_destdir, .timeout = 120)
     snprintf(root, sizeof root, "%s/stage/opt/tdb", dir);
     snprintf(vars, sizeof vars, "DESTDIR='%s/stage' PREFIX=/opt/tdb", dir);
     cr_assert_eq(make_install(dir, vars), 0, "make install %s failed (%s/make.log)", vars, dir);
-    expect_installed(root);
+    expect_installed(root, "/opt/tdb");
     out = run_capture(&st, "cat '%s'/lib/python3*/dist-packages/tracedb/_where.py", root);
     cr_assert(st == 0 && strstr(out, "LIBRARY = '/opt/tdb/lib/libtracedb.so'"), "%s", out);
     free(out);
