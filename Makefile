@@ -1,6 +1,6 @@
 # tracedb: build, test, bench, install.
-#   make            the tracedb binary, libtracedb (static and shared), tracedb.pc    -> build/
-#   make demo       build, import the bundled PyTorch sample and print its summary
+#   make            the tracedb binary, libtracedb (static and shared), tracedb.pc, the man pages -> build/
+#   make demo       build, import the bundled PyTorch sample and print its summary (and the man pages)
 #   make test       the whole suite, built with AddressSanitizer + UndefinedBehaviorSanitizer
 #   make bench      import/summary speed and memory against baselines, side by side
 #   make install PREFIX=/usr/local   (DESTDIR= too): binary, libraries, header, tracedb.pc, man pages
@@ -142,12 +142,13 @@ build/tracedb.pc: Makefile
 
 demo:
 	@sh tools/deps.sh build
-	@$(MAKE) --no-print-directory build/tracedb
+	@$(MAKE) --no-print-directory build/tracedb build/tracedb.1 build/tracedb-schema.7
 	@rm -f build/demo.db
 	build/tracedb import samples/resnet18_inference.json.gz -o build/demo.db
 	build/tracedb summary build/demo.db
 	build/tracedb report build/demo.db -o build/demo-report.html --force
-	@echo "open build/demo-report.html in a browser: timeline, top operators, steps, as one offline page"
+	@echo "open build/demo-report.html in a browser: timeline, top operators, steps, as one offline page;"
+	@echo "man -l build/tracedb.1: every command; man -l build/tracedb-schema.7: every table and column"
 
 # --- MPI (#13): build/tracedb-mpi, the same commands linked with Open MPI (mpicc's flags, so the test
 # build keeps its sanitizers); the plain tracedb never links MPI. `make mpi`; tools/deps.sh mpi installs it.

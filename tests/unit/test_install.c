@@ -89,3 +89,15 @@ Test(install, prefix_and_destdir, .timeout = 120)
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+/* make demo builds the man pages too (the binary, then the pages made from it) and says how to read them. */
+Test(install, demo_makes_the_man_pages)
+{
+    int st;
+    char *out = run_capture(&st, "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory -n -C '%s' demo 2>&1",
+                            src_path("."));
+    cr_assert_eq(st, 0, "%s", out);
+    cr_assert(strstr(out, " build/tracedb build/tracedb.1 build/tracedb-schema.7\n") && strstr(out, "man -l build/tracedb.1"),
+              "%s", out);
+    free(out);
+}
