@@ -36,6 +36,7 @@ struct records {
     size_t at[REC_MAX_FIELDS], len[REC_MAX_FIELDS];
     int nfields;
     int col[RC_COUNT]; /* the header's column of each, or -1 */
+    int header_fields; /* the header's columns: a row with another count is cut or shifted */
     int64_t line;      /* rows read, the header first */
     int header_ok, fatal;
     struct buf args;
@@ -85,8 +86,15 @@ static int rec_header(struct records *r)
     for (int c = 0; c < RC_COUNT; c++) {
         r->col[c] = -1;
         for (int i = 0; i < r->nfields && i < REC_MAX_FIELDS; i++)
-            if (r->len[i] == strlen(rec_col_name[c]) && memcmp(r->row.p + r->at[i], rec_col_name[c], r->len[i]) == 0)
+            if (r->len[i] == strlen(rec_col_name[c]) && memcmp(r->row.p + r->at[i], rec_col_name[c], r->len[i]) == 0) {
+                if (r->col[c] >= 0) {
+                    fprintf(r->err, "tracedb: %s: not Furiosa's records: its header names the column %s twice\n",
+                            r->file, rec_col_name[c]);
+                    r->fatal = 2;
+                    return -1;
+                }
                 r->col[c] = i;
+            }
     }
     if (r->col[RC_START] < 0 || r->col[RC_END] < 0 || r->col[RC_CAT] < 0 || r->col[RC_NAME] < 0) {
         fprintf(r->err,
@@ -97,6 +105,7 @@ static int rec_header(struct records *r)
         return -1;
     }
     r->header_ok = 1;
+    r->header_fields = r->nfields;
     return 0;
 }
 
@@ -148,6 +157,11 @@ static int rec_row(struct records *r)
         return rec_header(r);
     if (r->nfields > REC_MAX_FIELDS) {
         rec_skip(r, "more than %d fields", REC_MAX_FIELDS);
+        return 0;
+    }
+    if (r->nfields != r->header_fields) { /* a row cut short (the file's last), or one shifted */
+        rec_skip(r, "%d fields where the header has %d%s", r->nfields, r->header_fields,
+                 r->nfields < r->header_fields ? " (cut short?)" : "");
         return 0;
     }
     struct tdb_str start = rec_field(r, RC_START), end = rec_field(r, RC_END), cat = rec_field(r, RC_CAT),
@@ -226,7 +240,7 @@ static int rec_read(struct records *r, struct read_ahead *in, struct csv_parser 
     if (r->fatal)
         return r->fatal == 2 ? -2 : -1;
     const char *msg = NULL;
-    if (n < 0 && read_ahead_end(in, &msg) != READ_AHEAD_WHOLE) {
+    if (n <= 0 && read_ahead_end(in, &msg) != READ_AHEAD_WHOLE) { /* a read error, or gzip cut short */
         fprintf(r->err, "tracedb: %s: cannot read past row %lld: %s\n", r->file, (long long)r->line, msg ? msg : "");
         snprintf(r->res->first_error, sizeof r->res->first_error, "after row %lld: %s", (long long)r->line, msg ? msg : "");
         return 1;

@@ -211,6 +211,73 @@ Test(seed_formats, a_report_reads_furiosas_records_as_a_trace)
     free(dir);
 }
 
+/* NPU Run is Furiosa's: every operator whose parent span is the execution, at any depth in time (inside
+ * the Load, inside another operator) and overlapping or not. By hand: execution [1000, 2000), Load
+ * [1000, 1600), Conv [1100, 1300) inside the Load, Pad [1350, 1800), Add [1400, 1500) inside the Pad:
+ * run = 200 + 450 + 100 = 750, IoWait = 1000 - 750 = 250 (Furiosa's table, pandas on its rule). */
+Test(seed_formats, npu_run_sums_every_operator_of_the_execution)
+{
+    static const char rows[] =
+        "trace_id,parent_span_id,span_id,start,end,cat,name,thread.id,dram_base,pe_index,execution_index,"
+        "instruction_index,operator_index\n"
+        "aa,0000000000000000,e1,1000,2000,NPU,Execution,77,,0,0,,\n"
+        "aa,e1,l1,1000,1600,NPU,Load,77,,0,0,0,\n"
+        "aa,e1,k1,1100,1300,NPU,LowLevelConv,77,,0,0,1,\n"
+        "aa,e1,k2,1350,1800,NPU,LowLevelPad,77,,0,0,2,\n"
+        "aa,e1,k3,1400,1500,NPU,LowLevelAdd,77,,0,0,3,\n";
+    char *dir = temp_dir(), path[512];
+    snprintf(path, sizeof path, "%s/o.csv", dir);
+    write_file(path, rows, (long)strlen(rows));
+    char *dbdir;
+    char *db = imported(path, &dbdir);
+    cJSON *got = report(db, "device --executions");
+    cr_assert_eq(cJSON_GetArraySize(got), 1);
+    cr_assert_eq(num(cJSON_GetArrayItem(got, 0), "total_ns"), 1000);
+    cr_assert_eq(num(cJSON_GetArrayItem(got, 0), "run_ns"), 750);
+    cr_assert_eq(num(cJSON_GetArrayItem(got, 0), "io_wait_ns"), 250);
+    cJSON_Delete(got);
+    cleanup(dbdir, db);
+    cleanup(dir, NULL);
+}
+
+/* A profiler.record label named "inference" beside Furiosa's Inference spans is not one of them:
+ * print_summary takes the Nux spans named Inference (expected.json: 6 of them), and so do summary and
+ * latency --name Inference; --name inference, matching a name as written, takes the label. */
+Test(seed_formats, a_label_named_inference_is_not_an_inference)
+{
+    char *dir = temp_dir(), path[512];
+    snprintf(path, sizeof path, "%s/l.csv", dir);
+    cr_assert_eq(run("{ cat '%s'; echo 'x,0000000000000000,ff,1690000000000000000,1690000000016000000,Runtime,inference,1,,,,,'; } > '%s'",
+                     src_path("tests/data/furiosa/records.csv"), path),
+                 0);
+    char *dbdir;
+    char *db = imported(path, &dbdir);
+    cJSON *want = expected();
+    double count = num(cJSON_GetObjectItem(want, "summary"), "Inference counts"),
+           mean = num(cJSON_GetObjectItem(want, "summary"), "Mean latency (ns)");
+    cJSON *got = report(db, "latency --name Inference");
+    cr_assert_eq(cJSON_GetArraySize(got), 1);
+    cr_assert_eq(num(cJSON_GetArrayItem(got, 0), "count"), count);
+    cr_assert_eq(num(cJSON_GetArrayItem(got, 0), "mean_ns"), mean);
+    cJSON_Delete(got);
+    got = report(db, "latency --name inference");
+    cr_assert_eq(num(cJSON_GetArrayItem(got, 0), "count"), 1);
+    cr_assert_eq(num(cJSON_GetArrayItem(got, 0), "mean_ns"), 16000000);
+    cJSON_Delete(got);
+    int st;
+    char *out = run_capture(&st, "'%s' summary '%s' --format json", tracedb(), db);
+    cJSON *s = cJSON_Parse(out);
+    free(out);
+    const cJSON *g = cJSON_GetArrayItem(cJSON_GetObjectItem(s, "latency"), 0);
+    cr_assert(g && strcmp(str(g, "name"), "Inference") == 0);
+    cr_assert_eq(num(g, "count"), count);
+    cr_assert_eq(num(g, "mean_ns"), mean);
+    cJSON_Delete(s);
+    cJSON_Delete(want);
+    cleanup(dbdir, db);
+    cleanup(dir, NULL);
+}
+
 /* A header that is not Furiosa's is refused with what it lacks; a row whose end is before its start is
  * skipped and said, the rest kept (the trace partial). */
 Test(seed_formats, furiosa_records_refuse_what_they_are_not)
@@ -238,6 +305,36 @@ Test(seed_formats, furiosa_records_refuse_what_they_are_not)
     cr_assert_eq(file_int(db, "SELECT count(*) FROM events WHERE name = 'Inference' AND dur_ns = 200"), 1);
     cr_assert_eq(file_int(db, "SELECT json_extract(args, '$.parent_span_id') = '0000000000000000' FROM events"), 1,
                  "ids stay text");
+    /* a header naming a column twice is no header of Furiosa's */
+    static const char twice[] = "trace_id,start,end,cat,name,start\naa,1,2,Nux,x,3\n";
+    write_file(path, twice, (long)strlen(twice));
+    out = run_capture(&st, "'%s' import --force '%s' -o '%s' 2>&1", tracedb(), path, db);
+    cr_assert(st != 0 && strstr(out, "names the column start twice"), "%s", out);
+    free(out);
+    /* the last row cut short (no line end: 5 of the header's 13 fields) is skipped and said, the trace
+     * partial; no event without a name */
+    static const char cut[] =
+        "trace_id,parent_span_id,span_id,start,end,cat,name,thread.id,dram_base,pe_index,execution_index,"
+        "instruction_index,operator_index\n"
+        "aa,0000000000000000,01,100,300,Nux,Inference,1,,,,,\n"
+        "aa,0000000000000000,02,1000,2000";
+    write_file(path, cut, (long)strlen(cut));
+    out = run_capture(&st, "'%s' import --force '%s' -o '%s' 2>&1", tracedb(), path, db);
+    cr_assert(st == 1 && strstr(out, "row 3 skipped: 5 fields where the header has 13 (cut short?)"), "%s", out);
+    free(out);
+    cr_assert_eq(file_int(db, "SELECT count(*) FROM events"), 1);
+    cr_assert_eq(file_int(db, "SELECT count(*) FROM trace WHERE status = 'partial'"), 1);
+    /* Furiosa's records gzip'd and cut 10 bytes short: said, partial, exit 1 (as a .json.gz cut short) */
+    char gz[600];
+    snprintf(gz, sizeof gz, "%s/r.csv.gz", dir);
+    cr_assert_eq(run("gzip -c '%s' > '%s.full' && head -c $(( $(stat -c%%s '%s.full') - 10 )) '%s.full' > '%s'",
+                     src_path("tests/data/furiosa/records.csv"), gz, gz, gz, gz),
+                 0);
+    out = run_capture(&st, "'%s' import --force '%s' -o '%s' 2>&1", tracedb(), gz, db);
+    cr_assert(st == 1 && strstr(out, "cannot read past row"), "%s", out);
+    free(out);
+    cr_assert_eq(file_int(db, "SELECT count(*) FROM trace WHERE status = 'partial'"), 1);
+    cr_assert_eq(file_int(db, "SELECT count(*) FROM events WHERE name = '' OR name IS NULL"), 0);
     cleanup(dir, NULL);
 }
 
