@@ -2,11 +2,13 @@
  * in the binary) with the data it draws put in as one JSON object. The tables and charts show what the
  * reports print, because they are the reports: ops, kernels, latency, device and memory run here with
  * --format json into memory, as the commands run them; and with a baseline, the diff's sections and the
- * gate's verdict. Two things are computed here, aggregated so that a million-event trace stays small:
- * the timeline overview (per track, the share of each of TIMELINE_BINS bins that its top-level events
- * cover) and the memory series (per device, the highest allocated bytes in each bin). */
+ * gate's verdict and the baseline's own timeline, steps and device time. Two things are computed for
+ * the page alone, aggregated so that a million-event trace stays small: the timeline (html_timeline.c)
+ * and the memory series here (per device, the highest allocated bytes in each bin). The page's script
+ * is report.html's with its parts (report_*.js) pasted where their markers stand. */
 #define _GNU_SOURCE
 #include "html_report.h"
+#include "html_timeline.h"
 #include "device_sweep.h"
 #include "memory_sweep.h"
 #include "idle_sweep.h"
@@ -24,6 +26,7 @@
 #include "version.h"
 #include <math.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -103,132 +106,18 @@ static int span_of(sqlite3 *db, int64_t *t0, int64_t *t1)
     return 0;
 }
 
-/* Adds [s, e) of a track's busy time to its bins (fractions of each bin's width). */
-static void cover(double *bins, int64_t t0, double width, int64_t s, int64_t e)
+/* "steps": every ProfilerStep#N's start and duration, for the step charts. */
+static int steps_json(sqlite3 *db, struct buf *b, struct report_io *io)
 {
-    double a = (double)(s - t0) / width, b = (double)(e - t0) / width;
-    if (a < 0)
-        a = 0;
-    if (b > TIMELINE_BINS)
-        b = TIMELINE_BINS;
-    if (!(a < b))
-        return; /* outside the span (a start far past it would not fit in an int) */
-    for (int k = (int)a; k < TIMELINE_BINS && k < b; k++) {
-        double lo = k > a ? k : a, hi = k + 1 < b ? k + 1 : b;
-        if (hi > lo)
-            bins[k] += hi - lo;
-    }
-}
-
-/* One track's share of each bin, gathered in one scan of the events. */
-struct track_acc {
-    double *bins; /* NULL: no event with a duration on it */
-    int gpu;
-};
-
-/* "timeline": {t0, t1, bins, tracks: [{name, gpu, busy: [...]}], steps: [{name, start, end}]}. One scan of
- * the events, in no order (no index holds tracks: a query per track would scan them all, and sorting
- * them costs more than the rest of the page): top-level events do not overlap on a track, and where a
- * trace's do, a bin is capped at fully busy. */
-static int timeline_json(sqlite3 *db, int64_t t0, int64_t t1, struct buf *b)
-{
-    sqlite3_stmt *st;
-    int64_t ntracks = 0;
-    if (sqlite3_prepare_v2(db, "SELECT max(id) FROM thread", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-        ntracks = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    if (ntracks < 0 || ntracks > 1000000)
-        ntracks = 0; /* not tracks tracedb numbered: no timeline */
-    struct track_acc *acc = calloc((size_t)ntracks + 1, sizeof *acc);
-    if (!acc)
-        return -1;
-    double width = (double)(t1 - t0) / TIMELINE_BINS;
-    int rc = sqlite3_prepare_v2(db, "SELECT thread_id, kind IN (?1, ?2, ?3), depth = 0, start_ns, start_ns + dur_ns FROM event "
-                                    "WHERE dur_ns > 0 AND kind != ?4",
-                                -1, &st, NULL) == SQLITE_OK ? 0 : -1;
-    if (rc == 0) {
-        sqlite3_bind_int(st, 1, TDB_KIND_KERNEL);
-        sqlite3_bind_int(st, 2, TDB_KIND_MEMCPY);
-        sqlite3_bind_int(st, 3, TDB_KIND_MEMSET);
-        sqlite3_bind_int(st, 4, TDB_KIND_TRACE);
-    }
-    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
-        int64_t t = sqlite3_column_int64(st, 0);
-        if (t < 0 || t > ntracks)
-            continue;
-        struct track_acc *a = &acc[t];
-        if (!a->bins) {
-            if (!(a->bins = calloc(TIMELINE_BINS, sizeof *a->bins))) {
-                rc = -1;
-                break;
-            }
-        }
-        a->gpu |= sqlite3_column_int(st, 1);
-        if (!sqlite3_column_int(st, 2))
-            continue;
-        cover(a->bins, t0, width, tdb_time_held(sqlite3_column_int64(st, 3)), tdb_time_held(sqlite3_column_int64(st, 4)));
-    }
-    sqlite3_finalize(st);
-    st = NULL;
-    buf_add(b, "{", 1);
-    add_key(b, "t0"), add_num(b, (double)t0), buf_addc(b, ',');
-    add_key(b, "t1"), add_num(b, (double)t1), buf_addc(b, ',');
-    add_key(b, "bins"), add_num(b, TIMELINE_BINS), buf_addc(b, ',');
-    add_key(b, "tracks"), buf_addc(b, '[');
-    int first = 1;
-    if (rc == 0 && sqlite3_prepare_v2(db, "SELECT t.id, coalesce(p.name, 'pid ' || p.pid) || ' / ' || coalesce(t.name, 'tid ' || t.tid) "
-                                          "FROM thread t JOIN process p ON p.id = t.process_id "
-                                          "ORDER BY p.trace_id, coalesce(p.sort_index, p.id), p.id, coalesce(t.sort_index, t.id), t.id",
-                                      -1, &st, NULL) != SQLITE_OK)
-        rc = -1;
-    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
-        int64_t t = sqlite3_column_int64(st, 0);
-        if (t < 0 || t > ntracks || !acc[t].bins)
-            continue;
-        buf_add(b, first ? "{" : ",{", first ? 1 : 2);
-        first = 0;
-        add_key(b, "name"), add_text(b, sqlite3_column_text(st, 1)), buf_addc(b, ',');
-        add_key(b, "gpu"), buf_add(b, acc[t].gpu ? "true" : "false", acc[t].gpu ? 4 : 5);
-        buf_addc(b, ',');
-        add_key(b, "busy"), buf_addc(b, '[');
-        for (int k = 0; k < TIMELINE_BINS; k++) {
-            char text[16];
-            double v = acc[t].bins[k];
-            int n = v > 0 ? snprintf(text, sizeof text, "%s%.3g", k ? "," : "", v > 1 ? 1.0 : v)
-                          : snprintf(text, sizeof text, "%s0", k ? "," : "");
-            buf_add(b, text, (size_t)n);
-        }
-        buf_add(b, "]}", 2);
-    }
-    sqlite3_finalize(st);
-    for (int64_t t = 0; t <= ntracks; t++)
-        free(acc[t].bins);
-    free(acc);
-    buf_add(b, "],", 2);
-    add_key(b, "steps"), buf_addc(b, '[');
-    int ok = sqlite3_prepare_v2(db, "SELECT name, start_ns, end_ns FROM steps ORDER BY start_ns, id", -1, &st, NULL);
-    for (int i = 0; ok == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW; i++) {
-        buf_add(b, i ? ",{" : "{", i ? 2 : 1);
-        add_key(b, "name"), add_text(b, sqlite3_column_text(st, 0)), buf_addc(b, ',');
-        add_key(b, "start"), add_num(b, (double)sqlite3_column_int64(st, 1)), buf_addc(b, ',');
-        add_key(b, "end"), add_num(b, (double)sqlite3_column_int64(st, 2)), buf_addc(b, '}');
-    }
-    sqlite3_finalize(st);
-    buf_add(b, "]}", 2);
-    return rc;
-}
-
-/* "steps": every ProfilerStep#N's duration, for the latency histogram. */
-static int steps_json(sqlite3 *db, struct buf *b)
-{
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "SELECT name, dur_ns FROM steps ORDER BY start_ns, id", -1, &st, NULL) != SQLITE_OK)
+    sqlite3_stmt *st = report_prepare(db, "report_steps", io);
+    if (!st)
         return -1;
     buf_addc(b, '[');
     for (int i = 0; sqlite3_step(st) == SQLITE_ROW; i++) {
         buf_add(b, i ? ",{" : "{", i ? 2 : 1);
         add_key(b, "name"), add_text(b, sqlite3_column_text(st, 0)), buf_addc(b, ',');
-        add_key(b, "dur_ns"), add_num(b, (double)sqlite3_column_int64(st, 1)), buf_addc(b, '}');
+        add_key(b, "start_ns"), add_num(b, (double)sqlite3_column_int64(st, 1)), buf_addc(b, ',');
+        add_key(b, "dur_ns"), add_num(b, (double)sqlite3_column_int64(st, 3)), buf_addc(b, '}');
     }
     sqlite3_finalize(st);
     buf_addc(b, ']');
@@ -364,17 +253,12 @@ static int diff_json(const char *baseline, const char *db_path, const struct htm
     return rc;
 }
 
-/* The page with the data in place of its marker. Every '<', '>' and '&' of the JSON (they occur only
- * inside its strings) is written as a \u escape, so that no name in a trace can end the script element,
- * open a comment ("<!--") or a script inside it ("<script"): the HTML parser sees none of them. U+2028
- * and U+2029 too, which older JavaScript does not take inside a string. */
-static int write_page(FILE *f, const struct buf *data)
+/* The data, where the page's marker stands. Every '<', '>' and '&' of the JSON (they occur only inside
+ * its strings) is written as a \u escape, so that no name in a trace can end the script element, open a
+ * comment ("<!--") or a script inside it ("<script"): the HTML parser sees none of them. U+2028 and
+ * U+2029 too, which older JavaScript does not take inside a string. */
+static void write_data(FILE *f, const struct buf *data)
 {
-    const char *page = tdb_embedded_get("analyzer/export/report.html");
-    const char *mark = page ? strstr(page, "/*TRACEDB_DATA*/null") : NULL;
-    if (!mark)
-        return -1;
-    fwrite(page, 1, (size_t)(mark - page), f);
     for (size_t i = 0; i < data->n; i++) {
         char c = data->p[i];
         if (c == '<' || c == '>' || c == '&')
@@ -386,8 +270,41 @@ static int write_page(FILE *f, const struct buf *data)
         } else
             fputc(c, f);
     }
-    fputs(mark + strlen("/*TRACEDB_DATA*/null"), f);
-    return ferror(f) ? -1 : 0;
+}
+
+/* The page: report.html with each TRACEDB_PART:FILE marker (in a comment) replaced by that embedded
+ * script (ours, no data in it) and the TRACEDB_DATA marker by the data. -1 when one is missing. */
+static int write_page(FILE *f, const struct buf *data)
+{
+    static const char part[] = "/*TRACEDB_PART:", datamark[] = "/*TRACEDB_DATA*/null";
+    const char *page = tdb_embedded_get("analyzer/export/report.html");
+    int have_data = 0;
+    while (page && *page) {
+        const char *p = strstr(page, part), *d = strstr(page, datamark);
+        const char *next = p && (!d || p < d) ? p : d;
+        if (!next) {
+            fputs(page, f);
+            break;
+        }
+        fwrite(page, 1, (size_t)(next - page), f);
+        if (next == d) {
+            write_data(f, data);
+            have_data = 1;
+            page = d + strlen(datamark);
+            continue;
+        }
+        const char *end = strstr(p, "*/");
+        char name[128];
+        if (!end || end - p - (ptrdiff_t)strlen(part) >= (ptrdiff_t)sizeof name)
+            return -1;
+        snprintf(name, sizeof name, "%.*s", (int)(end - p - (ptrdiff_t)strlen(part)), p + strlen(part));
+        const char *js = tdb_embedded_get(name);
+        if (!js)
+            return -1;
+        fputs(js, f);
+        page = end + 2;
+    }
+    return !page || !have_data || ferror(f) ? -1 : 0;
 }
 
 /* The page's parts, each a JSON value under its key, computed by two threads on connections of their own
@@ -401,7 +318,7 @@ struct part_ctx {
 
 static int part_timeline(struct part_ctx *c, struct buf *b)
 {
-    return timeline_json(c->db, c->t0, c->t1, b);
+    return html_timeline_json(c->db, c->t0, c->t1, b, c->io);
 }
 
 static int part_ops(struct part_ctx *c, struct buf *b)
@@ -430,7 +347,7 @@ static int part_latency(struct part_ctx *c, struct buf *b)
 
 static int part_steps(struct part_ctx *c, struct buf *b)
 {
-    return steps_json(c->db, b);
+    return steps_json(c->db, b, c->io);
 }
 
 static int part_device(struct part_ctx *c, struct buf *b)
@@ -484,15 +401,18 @@ static int part_memory_series(struct part_ctx *c, struct buf *b)
 static const struct {
     const char *key;
     int (*run)(struct part_ctx *c, struct buf *b);
+    int baseline; /* made for the baseline too, to draw both runs */
 } parts[] = { /* the slowest first (on the bench database), so that the two threads end together */
-    {"idle", part_idle},         {"timeline", part_timeline}, {"overlap", part_overlap}, {"kernels", part_kernels},
-    {"device", part_device},     {"launches", part_launches}, {"memory_series", part_memory_series},
-    {"memory", part_memory},     {"latency", part_latency},   {"ops", part_ops},         {"steps", part_steps},
+    {"idle", part_idle, 0},         {"timeline", part_timeline, 1}, {"overlap", part_overlap, 0},
+    {"kernels", part_kernels, 0},   {"device", part_device, 1},     {"launches", part_launches, 0},
+    {"memory_series", part_memory_series, 0}, {"memory", part_memory, 0}, {"latency", part_latency, 1},
+    {"ops", part_ops, 0},           {"steps", part_steps, 1},
 };
 #define NPARTS (sizeof parts / sizeof parts[0])
 
 struct part_job {
     const char *db_path;
+    int baseline; /* only the parts made for the baseline */
     int64_t t0, t1;
     struct report_io *io;
     struct buf out[NPARTS];
@@ -516,10 +436,53 @@ static void *part_worker(void *arg)
         pthread_mutex_unlock(&j->lock);
         if (i >= NPARTS)
             break;
-        j->rc[i] = db ? parts[i].run(&c, &j->out[i]) : 1;
+        if (!j->baseline || parts[i].baseline)
+            j->rc[i] = db ? parts[i].run(&c, &j->out[i]) : 1;
     }
     sqlite3_close(db);
     return NULL;
+}
+
+/* The parts of the database at path, each as ,"key":value appended to b (with baseline set, only those
+ * made for a baseline). 0, or 1 on error (said). */
+static int run_parts(const char *path, int baseline, struct buf *b, struct report_io *io)
+{
+    struct scope sc;
+    scope_init(&sc, "");
+    sc.format = FMT_JSON;
+    sc.quiet = 1; /* html_report's connection and the diff's said it */
+    sqlite3 *db = scope_open(path, &sc, io);
+    if (!db)
+        return 1;
+    int64_t t0, t1;
+    int rc = span_of(db, &t0, &t1) ? 1 : 0;
+    sqlite3_close(db);
+    static struct part_job zero;
+    struct part_job *j = malloc(sizeof *j);
+    if (!j)
+        return 1;
+    *j = zero;
+    j->db_path = path, j->baseline = baseline, j->t0 = t0, j->t1 = t1, j->io = io;
+    pthread_mutex_init(&j->lock, NULL);
+    pthread_t other;
+    int threaded = rc == 0 && pthread_create(&other, NULL, part_worker, j) == 0;
+    if (rc == 0)
+        part_worker(j);
+    if (threaded)
+        pthread_join(other, NULL);
+    pthread_mutex_destroy(&j->lock);
+    for (size_t i = 0; i < NPARTS; i++) {
+        if (baseline && !parts[i].baseline)
+            continue;
+        if (j->rc[i] || (rc == 0 && !j->out[i].n))
+            rc = 1;
+        buf_addc(b, ',');
+        add_key(b, parts[i].key);
+        buf_add(b, j->out[i].p, j->out[i].n);
+        buf_free(&j->out[i]);
+    }
+    free(j);
+    return rc;
 }
 
 int html_report(const char *db_path, const struct html_report_options *o, FILE *f, struct report_io *io)
@@ -536,35 +499,20 @@ int html_report(const char *db_path, const struct html_report_options *o, FILE *
     buf_add(&b, "{\"meta\":", 8);
     meta_json(db, o, o->shown_path ? o->shown_path : db_path, t0, t1, &b);
     sqlite3_close(db);
-    static struct part_job zero;
-    struct part_job *j = malloc(sizeof *j);
-    if (!j) {
-        buf_free(&b);
-        return 1;
-    }
-    *j = zero;
-    j->db_path = db_path, j->t0 = t0, j->t1 = t1, j->io = io;
-    pthread_mutex_init(&j->lock, NULL);
-    pthread_t other;
-    int threaded = rc == 0 && pthread_create(&other, NULL, part_worker, j) == 0;
     if (rc == 0)
-        part_worker(j);
-    if (threaded)
-        pthread_join(other, NULL);
-    pthread_mutex_destroy(&j->lock);
-    for (size_t i = 0; i < NPARTS; i++) {
-        if (j->rc[i] || (rc == 0 && !j->out[i].n))
-            rc = 1;
-        buf_addc(&b, ',');
-        add_key(&b, parts[i].key);
-        buf_add(&b, j->out[i].p, j->out[i].n);
-        buf_free(&j->out[i]);
-    }
-    free(j);
+        rc = run_parts(db_path, 0, &b, io);
     buf_add(&b, ",\"diff\":", 8);
     if (rc == 0 && o->baseline)
         rc = diff_json(o->baseline, db_path, o, &b, io);
     else
+        buf_add(&b, "null", 4);
+    buf_add(&b, ",\"baseline\":", 12);
+    if (rc == 0 && o->baseline) { /* the baseline's own timeline, steps and device time: both runs drawn */
+        buf_add(&b, "{\"file\":", 8);
+        add_text(&b, (const unsigned char *)o->baseline);
+        rc = run_parts(o->baseline, 1, &b, io);
+        buf_addc(&b, '}');
+    } else
         buf_add(&b, "null", 4);
     buf_addc(&b, '}');
     if (rc == 0 && write_page(f, &b) != 0) {
