@@ -9,6 +9,7 @@
 #include "tracedb.h"
 #include "version.h"
 #include <errno.h>
+#include <limits.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,6 +174,17 @@ int tdb_trace_cache(const char *path, int force, int note, char *db, size_t n, c
     size_t len = strlen(path);
     while (len > 1 && path[len - 1] == '/')
         len--;
+    size_t from = len;
+    while (from > 0 && path[from - 1] != '/')
+        from--;
+    char real[PATH_MAX];
+    if ((len - from == 1 && path[from] == '.') || (len - from == 2 && path[from] == '.' && path[from + 1] == '.')) {
+        if (!realpath(path, real)) { /* "." and "..": the directory by its own name, beside it */
+            snprintf(why, whyn, "%s", strerror(errno));
+            return -2;
+        }
+        path = real, len = strlen(real);
+    }
     if ((size_t)snprintf(db, n, "%.*s" CACHE_SUFFIX, (int)len, path) >= n) {
         snprintf(why, whyn, "its name is too long");
         return -2;

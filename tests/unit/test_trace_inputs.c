@@ -217,6 +217,9 @@ Test(trace_inputs, a_report_given_a_directory_reads_its_traces)
     cr_assert_eq(file_int(path, "SELECT count(*) FROM trace"), 1);
     cr_assert_eq(run("'%s' summary '%s/log/' >/dev/null 2>&1", tracedb(), dir), 0);
     cr_assert_eq(file_int(path, "SELECT count(*) FROM trace"), 2, "the added trace imported");
+    /* "." is the directory by its own name: log.tracedb beside it, used again (not log/..tracedb) */
+    cr_assert_eq(run("cd '%s/log' && '%s' summary . >/dev/null 2>&1 && test ! -e ..tracedb", dir, tracedb()), 0);
+    cr_assert_eq(file_int(path, "SELECT count(*) FROM trace"), 2);
     cr_assert_eq(run("'%s' diff '%s/log/a.pt.trace.json' '%s/log/b.pt.trace.json' >/dev/null 2>&1", tracedb(), dir, dir), 0);
     cr_assert_eq(run("test -f '%s/log/a.pt.trace.json.tracedb' && test -f '%s/log/b.pt.trace.json.tracedb'", dir, dir), 0);
     run("rm -rf '%s'", dir);
