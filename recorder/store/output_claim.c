@@ -146,7 +146,7 @@ static void on_signal(int sig)
 
 void tdb_out_cleanup_on_signals(void)
 {
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE}; /* SIGPIPE: `... 2>&1 | head -1` */
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
         struct sigaction sa, old;
         memset(&sa, 0, sizeof sa);

@@ -18,7 +18,7 @@ int tdb_out_commit(const char *tmp, const char *path, int replace, FILE *err);
 /* Removes tmp (and SQLite's side files of it) and forgets it. */
 void tdb_out_discard(const char *tmp);
 
-/* CLI only (a library leaves a program's signals alone): on SIGINT, SIGTERM, SIGHUP, SIGQUIT the
+/* CLI only (a library leaves a program's signals alone): on SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE the
  * registered temporaries are removed before the signal takes its course; SIGXFSZ is ignored so that a
  * file over `ulimit -f` is a write error that is reported (and cleaned up), not a silent death. */
 void tdb_out_cleanup_on_signals(void);

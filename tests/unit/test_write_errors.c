@@ -142,3 +142,24 @@ Test(write_errors, an_existing_output_is_replaced_only_with_force_and_the_input_
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+/* An import whose stderr is a pipe no one reads (`tracedb import DIR -o x.db 2>&1 | head -1` once head
+ * has gone) dies of SIGPIPE at its first message, here the warning of a range never ended, said while
+ * the database is being written; its temporary goes with it: no x.db, no x.db.tmp-PID left. The pipe's
+ * read end is closed before tracedb starts (Python), so the first write fails every time. */
+Test(write_errors, an_import_killed_by_a_closed_pipe_leaves_no_temporary)
+{
+    char *dir = temp_dir();
+    cr_assert_eq(run("mkdir '%s/t' && echo '{\"traceEvents\": [{\"ph\": \"B\", \"name\": \"open\", \"pid\": 1, "
+                     "\"tid\": 1, \"ts\": 1}]}' > '%s/t/a.json'",
+                     dir, dir),
+                 0);
+    cr_assert_eq(run("/usr/bin/python3 -c \"import os, subprocess, sys; r, w = os.pipe(); os.close(r); "
+                     "p = subprocess.run([sys.argv[1], 'import', sys.argv[2] + '/t', '-o', sys.argv[2] + '/x.db'], "
+                     "stderr=w, stdout=w, restore_signals=True); sys.exit(0 if p.returncode == -13 else 1)\" '%s' '%s'",
+                     tracedb(), dir),
+                 0, "killed by SIGPIPE");
+    cr_assert_eq(run("ls '%s' | grep -q '^x\\.db'", dir), 1, "nothing named x.db* left");
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
