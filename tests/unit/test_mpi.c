@@ -311,12 +311,12 @@ static void reports_under_mpi(int procs)
     free(dir);
 }
 
-Test(mpi, reports_over_shards_on_2_processes, .timeout = 300)
+Test(mpi, reports_over_shards_on_2_processes, .timeout = 600)
 {
     reports_under_mpi(2);
 }
 
-Test(mpi, reports_over_shards_on_3_processes, .timeout = 300)
+Test(mpi, reports_over_shards_on_3_processes, .timeout = 600)
 {
     reports_under_mpi(3);
 }
