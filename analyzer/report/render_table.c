@@ -1,19 +1,15 @@
 /* render_table.c: table output for people (render.h). Reports get PyTorch-like tables: headers in
- * words ("Self CPU", not self_cpu_ns; the cells carry the units), columns empty in every row left out
- * (and those a report hides: ops' device columns on a trace with no GPU work), the table fitted to the terminal by cutting the widest names in the middle (the
- * template arguments' tail stays), and a line saying why when there are no rows. `tracedb sql` gets
- * its columns as named and every value whole. Neither cells nor headers carry raw control characters. */
-#include "render.h"
-#include "jsonbuf.h"
-#include <math.h>
+ * words ("Self CPU", not self_cpu_ns; the cells carry the units: render_cell.c), columns empty in every
+ * row left out (and those a report hides: ops' device columns on a trace with no GPU work), the table
+ * fitted to the terminal by cutting the widest names in the middle (the template arguments' tail stays),
+ * and a line saying why when there are no rows. `tracedb sql` gets its columns as named and every value
+ * whole. Neither cells nor headers carry raw control characters. */
+#include "render_cell.h"
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
-#include <sys/ioctl.h>
-#include <unistd.h>
 
-#define CELL_MAX 4096  /* longer values are cut in the middle even with --wide */
 #define MIN_FIT_WIDTH 20 /* a name column is not narrowed below this to fit the terminal */
 #define NAME_FIT_WIDTH 40 /* ... nor below this before a column is left out instead */
 #define NO_TERMINAL_WIDTH 100 /* with no terminal to fit (a pipe, a file), names are cut at this width */
@@ -75,280 +71,11 @@ void render_configure(const struct render_options *o)
     opts.keep = keep(4, o->keep);
 }
 
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
-/* "[-]I.D..." of r units of 10^-decimals (no point when decimals is 0), then suffix, into dst: 0 when it
- * does not fit. The printf-free tail of the fast paths below. */
-static int put_fixed(char *dst, size_t n, uint64_t r, int decimals, int negative, const char *suffix)
-{
-    char t[48], *p = t + sizeof t;
-    for (int d = 0; d < decimals; d++, r /= 10)
-        *--p = (char)('0' + r % 10);
-    if (decimals)
-        *--p = '.';
-    do
-        *--p = (char)('0' + r % 10);
-    while (r /= 10);
-    if (negative)
-        *--p = '-';
-    size_t len = (size_t)(t + sizeof t - p), slen = strlen(suffix);
-    if (len + slen + 1 > n)
-        return 0;
-    memcpy(dst, p, len);
-    memcpy(dst + len, suffix, slen + 1);
-    return 1;
-}
-
-/* v / 10^k rounded to 3 decimals, as "%.3f" prints it, with the unit; 0 when printf must decide (an exact
- * tie, which "%.3f" settles on the double's binary value, or |v| at or past 10^14, where the double's own
- * error could reach the rounding). Away from both, the double is so close to v / 10^k that printf's
- * rounding equals the exact decimal's: a third of each row's cells are times. */
-static int time_digits(char *dst, size_t n, int64_t v, int64_t k_pow, const char *unit)
-{
-    uint64_t a = v < 0 ? -(uint64_t)v : (uint64_t)v, step = (uint64_t)k_pow / 1000; /* one printed 0.001 */
-    if (a >= 100000000000000u || (step > 1 && a % step * 2 == step))
-        return 0;
-    uint64_t r = step > 1 ? (a + step / 2) / step : a; /* in thousandths of the unit */
-    return put_fixed(dst, n, r, 3, v < 0, unit);
-}
-
-void render_time(char *dst, size_t n, int64_t ns)
-{
-    double us = (double)ns / 1000.0;
-    if (fabs(us) >= 1e6) {
-        if (!time_digits(dst, n, ns, 1000000000, "s"))
-            snprintf(dst, n, "%.3fs", us / 1e6);
-    } else if (fabs(us) >= 1e3) {
-        if (!time_digits(dst, n, ns, 1000000, "ms"))
-            snprintf(dst, n, "%.3fms", us / 1e3);
-    } else if (!time_digits(dst, n, ns, 1000, "us")) {
-        snprintf(dst, n, "%.3fus", us);
-    }
-}
-
-/* Bytes as PyTorch's tables print them: "%.2f Kb" (Mb, Gb) of b over a power of 1024, or "%lld b".
- * Below 2^53 bytes the quotient is exact (a power of two divides it), so its hundredths are read off the
- * integer, except on an exact tie (printf rounds the binary value's tie to even): the same text as
- * printf's, without printf (a report of 30,000 rows has 120,000 such cells). */
-void render_memory(char *dst, size_t n, int64_t b)
-{
-    const double kb = 1024.0, mb = kb * 1024, gb = mb * 1024;
-    double a = fabs((double)b);
-    int shift = a >= gb ? 30 : a >= mb ? 20 : a >= kb ? 10 : 0;
-    uint64_t m = b < 0 ? -(uint64_t)b : (uint64_t)b;
-    if (m < ((uint64_t)1 << 53)) {
-        if (shift == 0 && put_fixed(dst, n, m, 0, b < 0, " b"))
-            return;
-        uint64_t unit = (uint64_t)1 << shift, q = m * 100, r = q >> shift, rem = q & (unit - 1);
-        if (shift && rem * 2 != unit &&
-            put_fixed(dst, n, r + (rem * 2 > unit), 2, b < 0, shift == 30 ? " Gb" : shift == 20 ? " Mb" : " Kb"))
-            return;
-    }
-    if (a >= gb)
-        snprintf(dst, n, "%.2f Gb", (double)b / gb);
-    else if (a >= mb)
-        snprintf(dst, n, "%.2f Mb", (double)b / mb);
-    else if (a >= kb)
-        snprintf(dst, n, "%.2f Kb", (double)b / kb);
-    else
-        snprintf(dst, n, "%lld b", (long long)b);
-}
-
-/* A percentage as "%.2f%%" prints it. Below 10^12 the double v * 100 is within 0.02 of the exact
- * product, so where it lies within 0.25 of an integer that integer is the nearest hundredth printf
- * rounds to (a report's percentages come rounded to two decimals: nearly all do); elsewhere, and for a
- * negative value that prints as -0.00, printf decides. */
-void render_pct(char *dst, size_t n, double v)
-{
-    double s = v * 100.0, r = round(s);
-    if (fabs(v) < 1e12 && fabs(s - r) < 0.25 && !(r == 0 && signbit(v)) &&
-        put_fixed(dst, n, (uint64_t)fabs(r), 2, r < 0, "%"))
-        return;
-    snprintf(dst, n, "%.2f%%", v);
-}
-
-/* FLOPs as people read them: 1.23 GFLOP, 4.56 TFLOP. */
-static void render_flops(char *dst, size_t n, double f)
-{
-    static const char *const unit[] = {"", "K", "M", "G", "T", "P"};
-    int u = 0;
-    while (fabs(f) >= 1000 && u < 5)
-        f /= 1000, u++;
-    snprintf(dst, n, u ? "%.2f %sFLOP" : "%.0f FLOP", f, unit[u]);
-}
-
-/* The display form of the character at p (len bytes left) into piece: control characters (C0, DEL,
- * C1) as \xNN or \u00NN escapes, so that a name cannot move the cursor or retitle the window;
- * invalid UTF-8 as U+FFFD. Sets *used to the bytes consumed; returns the piece's length. */
-static size_t table_char(const unsigned char *p, size_t len, char piece[8], size_t *used)
-{
-    static const char hex[] = "0123456789abcdef";
-    size_t k = p[0] < 0x80 ? 1 : utf8_seq_len(p, len);
-    *used = k ? k : 1;
-    if (k == 1 && (p[0] < 0x20 || p[0] == 0x7f)) {
-        piece[0] = '\\', piece[1] = 'x', piece[2] = hex[p[0] >> 4], piece[3] = hex[p[0] & 15];
-        return 4;
-    }
-    if (k == 2 && p[0] == 0xC2 && p[1] < 0xA0) { /* U+0080..U+009F */
-        memcpy(piece, "\\u00", 4);
-        piece[4] = hex[p[1] >> 4], piece[5] = hex[p[1] & 15];
-        return 6;
-    }
-    if (k == 0) {
-        memcpy(piece, "\xEF\xBF\xBD", 3);
-        return 3;
-    }
-    memcpy(piece, p, k);
-    return k;
-}
-
-/* Appends t as terminal-safe text (table_char for each character), at most CELL_MAX bytes. */
-static void table_text(struct buf *b, const char *t, size_t len)
-{
-    const unsigned char *p = (const unsigned char *)t;
-    char piece[8];
-    size_t used, start = b->n;
-    for (size_t i = 0; i < len && b->n - start < CELL_MAX; i += used) {
-        size_t run = 0, room = CELL_MAX - (b->n - start); /* printable ASCII, as it is, a run at a time */
-        while (i + run < len && run < room && p[i + run] >= 0x20 && p[i + run] < 0x7f)
-            run++;
-        if (run) {
-            buf_add(b, p + i, run);
-            used = run;
-            continue;
-        }
-        size_t pn = table_char(p + i, len - i, piece, &used);
-        buf_add(b, piece, pn);
-    }
-}
-
-/* UTF-8 aware display width (counts code points). */
-static size_t text_width(const char *s)
-{
-    size_t w = 0;
-    for (; *s; s++)
-        w += ((unsigned char)*s & 0xC0) != 0x80;
-    return w;
-}
-
-/* The byte offset of the k-th code point of s. */
-static size_t char_offset(const char *s, size_t k)
-{
-    size_t i = 0;
-    for (; s[i] && k; k--)
-        for (i++; ((unsigned char)s[i] & 0xC0) == 0x80; i++)
-            ;
-    return i;
-}
-
-/* How a column's numbers print, from its name: times, bytes, percentages, FLOPs or as they are. */
-enum cell_class { CELL_PLAIN, CELL_TIME, CELL_BYTES, CELL_PCT, CELL_FLOPS };
-
-static enum cell_class cell_class_of(const char *col)
-{
-    if (ends_with(col, "_ns"))
-        return CELL_TIME;
-    if (ends_with(col, "_bytes"))
-        return CELL_BYTES;
-    if (ends_with(col, "_pct"))
-        return CELL_PCT;
-    if (opts.report && (strcmp(col, "flops") == 0 || ends_with(col, "_flops")))
-        return CELL_FLOPS;
-    return CELL_PLAIN;
-}
-
-/* The table text of one value (of type `type`, in a column of class c), appended NUL-terminated to b. */
-static void table_cell(sqlite3_stmt *st, int i, int type, enum cell_class c, struct buf *b)
-{
-    char num[64];
-    if (type == SQLITE_NULL) {
-        buf_add(b, "-", 2);
-        return;
-    }
-    if (type == SQLITE_INTEGER || type == SQLITE_FLOAT) {
-        num[0] = 0;
-        if (c == CELL_TIME && type == SQLITE_INTEGER) {
-            render_time(num, sizeof num, sqlite3_column_int64(st, i));
-        } else if (c == CELL_TIME) { /* a real past int64 (llround's would wrap) is written as SQLite writes it */
-            double d = sqlite3_column_double(st, i);
-            if (fabs(d) < 9e18)
-                render_time(num, sizeof num, (int64_t)llround(d));
-        }
-        else if (c == CELL_BYTES)
-            render_memory(num, sizeof num, sqlite3_column_int64(st, i));
-        else if (c == CELL_PCT)
-            render_pct(num, sizeof num, sqlite3_column_double(st, i));
-        else if (c == CELL_FLOPS)
-            render_flops(num, sizeof num, sqlite3_column_double(st, i));
-        else if (type == SQLITE_FLOAT)
-            snprintf(num, sizeof num, "%.3f", sqlite3_column_double(st, i));
-        if (num[0]) {
-            buf_add(b, num, strlen(num) + 1);
-            return;
-        }
-    }
-    table_text(b, (const char *)sqlite3_column_text(st, i), (size_t)sqlite3_column_bytes(st, i));
-    buf_addc(b, 0);
-}
-
-/* A report's header in words, as PyTorch's table heads its columns: "self_cpu_ns" -> "Self CPU",
- * "cpu_total_pct" -> "CPU total %", "p99_ns" -> "P99"; the cells carry the units. */
-static void header_words(const char *col, char *out, size_t n)
-{
-    static const char *const upper[] = {"cpu", "gpu", "api", "id", "io", "sm", "pid", "tid", "iqr", NULL};
-    size_t len = strlen(col), o = 0;
-    const char *suffix = "";
-    if (ends_with(col, "_ns"))
-        len -= 3;
-    else if (ends_with(col, "_bytes"))
-        len -= 6;
-    else if (ends_with(col, "_pct"))
-        len -= 4, suffix = " %";
-    for (size_t i = 0; i < len && o + 8 < n;) {
-        size_t w = i;
-        while (w < len && col[w] != '_')
-            w++;
-        int up = 0;
-        for (int k = 0; upper[k]; k++)
-            up |= strlen(upper[k]) == w - i && strncmp(col + i, upper[k], w - i) == 0;
-        if (o)
-            out[o++] = ' ';
-        if (w - i == 5 && strncmp(col + i, "flops", 5) == 0 && o + 8 < n) { /* as PyTorch writes it */
-            memcpy(out + o, "FLOPs", 5);
-            o += 5, i = w + 1;
-            continue;
-        }
-        for (size_t k = i; k < w && o + 4 < n; k++) {
-            char c = col[k];
-            if ((up || (o == 0 || (k == i && i == 0))) && c >= 'a' && c <= 'z')
-                c = (char)(c - 'a' + 'A');
-            out[o++] = c;
-        }
-        i = w + 1;
-    }
-    snprintf(out + o, n - o, "%s", suffix);
-}
-
-/* The terminal's width when out is one ($COLUMNS first), else 0: no fitting. */
-static size_t terminal_width(FILE *out)
-{
-    const char *c = getenv("COLUMNS");
-    if (c && atoi(c) > 0)
-        return (size_t)atoi(c);
-    struct winsize ws;
-    if (isatty(fileno(out)) && ioctl(fileno(out), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-        return ws.ws_col;
-    return 0;
-}
 
 /* Appends the first n display characters of s. */
 static void add_chars(struct buf *b, const char *s, size_t n)
 {
-    buf_add(b, s, char_offset(s, n));
+    buf_add(b, s, render_char_offset(s, n));
 }
 
 /* s (sw characters wide) in w < sw characters: its head and tail (two thirds: where template arguments and
@@ -362,7 +89,7 @@ static void add_middle_cut(struct buf *b, const char *s, size_t sw, size_t w)
     size_t tail = (w - 3) * 2 / 3, head = w - 3 - tail;
     add_chars(b, s, head);
     buf_add(b, "...", 3);
-    buf_add(b, s + char_offset(s, sw - tail), strlen(s + char_offset(s, sw - tail)));
+    buf_add(b, s + render_char_offset(s, sw - tail), strlen(s + render_char_offset(s, sw - tail)));
 }
 
 /* Where a C++ signature's parameter list opens: the first '(' outside template arguments that does not
@@ -388,7 +115,7 @@ static size_t params_start(const char *s)
  * ("void f<float, 5ul>(at::Ten...int)"), anything else is cut in the middle. 1 when cut, else 0. */
 static int cut_cell(const char *s, size_t w, struct buf *b)
 {
-    size_t sw = text_width(s);
+    size_t sw = render_text_width(s);
     b->n = 0;
     if (sw <= w) {
         buf_add(b, s, strlen(s));
@@ -398,9 +125,9 @@ static int cut_cell(const char *s, size_t w, struct buf *b)
     size_t p = params_start(s);
     if (p && p + 5 <= w) { /* the whole name, and the parameters cut in the middle */
         add_chars(b, s, p);
-        add_middle_cut(b, s + char_offset(s, p), sw - p, w - p);
+        add_middle_cut(b, s + render_char_offset(s, p), sw - p, w - p);
     } else if (p && w >= 10) { /* the name itself cut, the parameters elided */
-        char *name = strndup(s, char_offset(s, p));
+        char *name = strndup(s, render_char_offset(s, p));
         if (name)
             add_middle_cut(b, name, p, w - 5);
         free(name);
@@ -417,13 +144,13 @@ static int cut_cell(const char *s, size_t w, struct buf *b)
  * characters as one window ending just after d, where every earlier difference has its best chance. */
 static void cut_around(const char *s, size_t w, size_t d, int pass, struct buf *b)
 {
-    size_t sw = text_width(s);
+    size_t sw = render_text_width(s);
     b->n = 0;
     if (pass == 1) {
         size_t end = d + 3 < sw ? d + 3 : sw, win = w - 6, from = end > win ? end - win : 0;
         if (from)
             buf_add(b, "...", 3);
-        add_chars(b, s + char_offset(s, from), end - from);
+        add_chars(b, s + render_char_offset(s, from), end - from);
         if (end < sw)
             buf_add(b, "...", 3);
         buf_addc(b, 0);
@@ -437,9 +164,9 @@ static void cut_around(const char *s, size_t w, size_t d, int pass, struct buf *
         from = sw - edge - win;
     add_chars(b, s, edge);
     buf_add(b, "...", 3);
-    add_chars(b, s + char_offset(s, from), win);
+    add_chars(b, s + render_char_offset(s, from), win);
     buf_add(b, "...", 3);
-    buf_add(b, s + char_offset(s, sw - edge), strlen(s + char_offset(s, sw - edge)));
+    buf_add(b, s + render_char_offset(s, sw - edge), strlen(s + render_char_offset(s, sw - edge)));
     buf_addc(b, 0);
 }
 
@@ -562,7 +289,7 @@ static int column_cuts(const struct table *t, int c, size_t w, char ***out)
     int oom = !v || !disp;
     for (int64_t r = 0; !oom && r < rows; r++) {
         const char *full = cell_at(t, r, c);
-        if (text_width(full) > w) {
+        if (render_text_width(full) > w) {
             cut_cell(full, w, &b);
             oom |= !(disp[r] = strdup(b.p ? b.p : ""));
         }
@@ -655,7 +382,7 @@ static int table_collect(struct table *t, FILE *err)
         return -1;
     }
     for (int i = 0; i < t->ncol; i++)
-        cls[i] = cell_class_of(sqlite3_column_name(t->st, t->first + i));
+        cls[i] = render_cell_class(sqlite3_column_name(t->st, t->first + i), opts.report);
     while ((rc = sqlite3_step(t->st)) == SQLITE_ROW) {
         if (!opts.report && t->rows == TABLE_MAX_ROWS) { /* (a report reads its rows whole, to count them) */
             t->held = 1;
@@ -677,14 +404,14 @@ static int table_collect(struct table *t, FILE *err)
         for (int i = 0; i < t->ncol; i++) {
             size_t at = t->cells.n;
             int type = sqlite3_column_type(t->st, t->first + i);
-            table_cell(t->st, t->first + i, type, cls[i], &t->cells);
+            render_cell(t->st, t->first + i, type, cls[i], &t->cells);
             if (t->cells.n <= at || t->cells.p[t->cells.n - 1] != 0) { /* out of memory: the cell is not whole */
                 free(cls);
                 fprintf(err, "tracedb: out of memory after %lld rows of the table (--format csv streams them)\n",
                         (long long)t->rows);
                 return -1;
             }
-            size_t w = text_width(t->cells.p + at);
+            size_t w = render_text_width(t->cells.p + at);
             t->cell_width[i] = w > t->cell_width[i] ? w : t->cell_width[i];
             t->numeric[i] |= type == SQLITE_INTEGER || type == SQLITE_FLOAT;
             t->shown[i] |= type != SQLITE_NULL;
@@ -711,22 +438,22 @@ static int table_headers(struct table *t)
         int i = t->order[k];
         const char *name = render_column_name(t->st, t->first + i);
         if (opts.report) {
-            header_words(name, head, sizeof head);
+            render_header_words(name, head, sizeof head);
             for (int e = 0; e < k; e++) /* "peak_allocated_bytes", "peak_allocated_ns": "Peak allocated time" */
                 if (strcmp(t->heads[t->order[e]], head) == 0)
-                    strncat(head, ends_with(name, "_ns") ? " time" : ends_with(name, "_bytes") ? " bytes" : " (2)",
+                    strncat(head, render_ends_with(name, "_ns") ? " time" : render_ends_with(name, "_bytes") ? " bytes" : " (2)",
                             sizeof head - strlen(head) - 1);
         }
         /* terminal-safe as the cells are: a view's column may be named "\e]0;...\a" by whoever made the file */
         struct buf b = {0};
         const char *shown_name = opts.report ? head : name ? name : "";
-        table_text(&b, shown_name, strlen(shown_name));
+        render_safe_text(&b, shown_name, strlen(shown_name));
         if (buf_addc(&b, 0) != 0) {
             buf_free(&b);
             return -1;
         }
         t->heads[i] = b.p;
-        t->width[i] = text_width(t->heads[i]);
+        t->width[i] = render_text_width(t->heads[i]);
         if (t->cell_width[i] > t->width[i])
             t->width[i] = t->cell_width[i];
     }
@@ -773,7 +500,7 @@ static int leave_out_rank(const struct table *t, int k, const uint8_t *zero)
         return 4;
     if (zero[c])
         return 0;
-    if (ends_with(name, "_pct") || strstr(name, "_pct_"))
+    if (render_ends_with(name, "_pct") || strstr(name, "_pct_"))
         return 1;
     if (strstr(name, "stddev") || strstr(name, "min") || strstr(name, "max") || strstr(name, "_p9"))
         return 2;
@@ -786,7 +513,7 @@ static int leave_out_rank(const struct table *t, int k, const uint8_t *zero)
  * --columns chose them); then names narrow to MIN_FIT_WIDTH. Sets t->total. */
 static void table_fit(struct table *t, FILE *out)
 {
-    size_t cols = t->cols = opts.report && !opts.wide ? terminal_width(out) : 0;
+    size_t cols = t->cols = opts.report && !opts.wide ? render_terminal_width(out) : 0;
     if (opts.report && !opts.wide && !cols)
         for (int k = 0; k < t->nshow; k++)
             if (!t->numeric[t->order[k]] && t->width[t->order[k]] > NO_TERMINAL_WIDTH)
@@ -867,7 +594,7 @@ static int table_cut_and_head(struct table *t, struct out_block *o)
         if (column_cuts(t, c, t->width[c], &t->disp[c]) != 0)
             return -1;
         char *h = strdup(t->heads[c]);
-        if (h && text_width(h) > t->width[c]) {
+        if (h && render_text_width(h) > t->width[c]) {
             struct buf b = {0};
             cut_cell(h, t->width[c], &b);
             free(h);
