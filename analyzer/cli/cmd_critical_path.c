@@ -3,6 +3,7 @@
  * critical_path.c; queries/critical_path.sql, critical_path_each.sql for --each). */
 #include "cli.h"
 #include "critical_path.h"
+#include "render.h"
 #include "report_options.h"
 
 static const char critical_path_usage[] =
@@ -54,14 +55,14 @@ int cmd_critical_path(int argc, char **argv, struct cli *cli)
     sqlite3_stmt *st;
     if (rc == 0 && !each && sc.format == FMT_TABLE &&
         sqlite3_prepare_v2(db, "SELECT count(*) FROM temp.critical_path_sums", -1, &st, NULL) == SQLITE_OK) {
-        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0)
-            fprintf(cli->io.err,
-                    "%s: the path's length sums its edges' weights, from its start to its end (start_ns, end_ns: after "
-                    "the trace's start) within the window's events; blocking calls, syncs and the launches of work that "
-                    "waited behind other work weigh nothing, so it can be shorter than end - start (and longer where "
-                    "kernels on one stream overlap: a negative gap counts 0), and the path need not start or end where "
-                    "the window does\n",
-                    cli->io.prog);
+        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0) /* under the table: what it says */
+            render_wrapped(cli->io.out,
+                           "(the path's length sums its edges' weights, from its start to its end (start_ns, end_ns: "
+                           "after the trace's start) within the window's events; blocking calls, syncs and the launches "
+                           "of work that waited behind other work weigh nothing, so it can be shorter than end - start "
+                           "(and longer where kernels on one stream overlap: a negative gap counts 0), and the path need "
+                           "not start or end where the window does)",
+                           render_width(cli->io.out), 1);
         sqlite3_finalize(st);
     }
     sqlite3_close(db);

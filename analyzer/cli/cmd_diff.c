@@ -9,7 +9,7 @@
 
 static const char diff_usage[] =
     "tracedb diff base.db new.db [--kinds op,range,runtime,driver,kernel,memcpy,memset] [--by-shape] [--tolerance PCT]\n"
-    "                            [--limit N]\n"
+    "                            [--limit N] [--wide]\n"
     "                            [--section ops|steps|device|memory] [--format table|csv|json]\n"
     "                            [--fail-above PCT [--metric step_median|step_p99|kernel_total|device_busy|memory_peak]\n"
     "                             [--alpha P] [--on-inconclusive fail|pass]]";
@@ -25,7 +25,7 @@ static const struct {
 
 
 static int diff_section(sqlite3 *db, int i, enum render_format fmt, int64_t limit, double tolerance, const char *kinds,
-                        int by_shape, int titled, struct cli *cli)
+                        int by_shape, int titled, int wide, struct cli *cli)
 {
     sqlite3_stmt *st = report_prepare(db, diff_sections[i].query, &cli->io);
     if (!st)
@@ -36,12 +36,14 @@ static int diff_section(sqlite3 *db, int i, enum render_format fmt, int64_t limi
     int t = sqlite3_bind_parameter_index(st, ":tolerance");
     if (t > 0)
         sqlite3_bind_double(st, t, tolerance);
-    if (titled)
-        fprintf(cli->io.out, "%s%s\n", i ? "\n" : "", diff_sections[i].title);
+    if (titled) {
+        fputs(i ? "\n" : "", cli->io.out);
+        render_wrapped(cli->io.out, diff_sections[i].title, render_width(cli->io.out), 2);
+    }
     static const char *const empty[] = {"no operators or GPU work of these kinds in either run",
                                         "no ProfilerStep#N steps in either run", "no GPU work in either run",
                                         "no [memory] events in either run"};
-    struct render_options o = {.report = 1, .empty_hint = empty[i],
+    struct render_options o = {.report = 1, .empty_hint = empty[i], .wide = wide, .wide_only = 1,
                                .max_rows = i == 0 && limit < 0 ? 20 : 0}; /* the ops table: 20 rows */
     render_configure(&o);
     int rc = render_query_from(st, fmt, 1, cli->io.out, cli->io.err) < 0;
@@ -55,7 +57,7 @@ int cmd_diff(int argc, char **argv, struct cli *cli)
     int64_t limit = -1;
     const char *kinds = "", *section = NULL, *metric = "step_median", *tol_text = "1", *fail_text = NULL;
     const char *alpha_text = "0.05", *inconclusive = "fail";
-    int by_shape = 0;
+    int by_shape = 0, wide = 0;
     const struct opt opts[] = {
         {"format", 0, OPT_FORMAT, &fmt, "table (default; every section), csv or json (one section)"},
         {"limit", 'n', OPT_INT, &limit, "rows of the operator/kernel table (table: 20 unless given; csv/json: all)"},
@@ -63,6 +65,7 @@ int cmd_diff(int argc, char **argv, struct cli *cli)
         {"tolerance", 0, OPT_STRING, &tol_text, "a change within PCT % is 'unchanged' (default 1)"},
         {"section", 0, OPT_STRING, &section, "ops (default for csv/json), steps, device or memory"},
         {"by-shape", 0, OPT_FLAG, &by_shape, "match operators by name and input shapes (Input Dims)"},
+        {"wide", 'w', OPT_FLAG, &wide, "tables: every column and every name whole, however wide the terminal"},
         {"fail-above", 0, OPT_STRING, &fail_text, "exit 3 when --metric regresses by more than PCT %"},
         {"metric", 0, OPT_STRING, &metric, "step_median (default), step_p99, kernel_total, device_busy, memory_peak"},
         {"alpha", 0, OPT_STRING, &alpha_text, "step metrics: a change is real when the Mann-Whitney U p < P (0.05)"},
@@ -109,14 +112,18 @@ int cmd_diff(int argc, char **argv, struct cli *cli)
         return 1;
     }
     if (differ) { /* said first, in every format: on the table's top, and beside csv or json */
-        fprintf(cli->io.err, "%s: warning: %s\n", cli->io.prog, gpus);
-        if (fmt == FMT_TABLE)
-            fprintf(cli->io.out, "Warning: %s\n\n", gpus);
+        fprintf(cli->io.err, "%s: warning: %s\n", cli->io.prog, gpus); /* one line, as every message */
+        if (fmt == FMT_TABLE) {
+            char line[1100];
+            snprintf(line, sizeof line, "Warning: %s", gpus);
+            render_wrapped(cli->io.out, line, render_width(cli->io.out), 2);
+            fputc('\n', cli->io.out);
+        }
     }
     int rc = 0;
     for (int i = 0; i < 4 && rc == 0; i++)
         if (only < 0 || only == i)
-            rc = diff_section(db, i, fmt, i == 0 ? limit : -1, tolerance, kinds, by_shape, only < 0, cli);
+            rc = diff_section(db, i, fmt, i == 0 ? limit : -1, tolerance, kinds, by_shape, only < 0, wide, cli);
     if (rc == 0 && fail_text) {
         char line[512];
         rc = diff_gate(db, metric, threshold, alpha, strcmp(inconclusive, "fail") == 0, line, sizeof line, &cli->io);

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char summary_usage[] = "tracedb summary run.db [--limit N] [--format table|csv|json]";
+static const char summary_usage[] = "tracedb summary run.db [--limit N] [--wide] [--format table|csv|json]";
 
 static const struct {
     const char *query, *key, *title;
@@ -52,8 +52,10 @@ int cmd_summary(int argc, char **argv, struct cli *cli)
 {
     int64_t limit = 10;
     enum render_format fmt = FMT_TABLE;
+    int wide = 0;
     const struct opt opts[] = {
         {"limit", 'n', OPT_INT, &limit, "rows in the top-N sections (default 10)"},
+        {"wide", 'w', OPT_FLAG, &wide, "every column and every name whole, however wide the terminal"},
         {"format", 0, OPT_FORMAT, &fmt, "output format (default table)"},
         OPT_END,
     };
@@ -70,8 +72,10 @@ int cmd_summary(int argc, char **argv, struct cli *cli)
     if (!db)
         return 1;
     scope_hide_absent(db, &sc);
-    sc.fixed_columns = 1; /* no --wide, no --columns: each section whole */
+    sc.wide = wide, sc.wide_only = 1; /* --wide, but no --columns: they differ from section to section */
     scope_tables(&sc, NULL);
+    size_t width = render_width(cli->io.out);
+    render_fit(width); /* each section is rendered to memory first: fitted to where it goes */
 
     int rc = 0, printed = 0;
     /* top operators: from the events where PyTorch's same-name merge applies (as `tracedb ops`); a shard
@@ -91,10 +95,13 @@ int cmd_summary(int argc, char **argv, struct cli *cli)
         int64_t gpu_rows = 0;
         if (strcmp(summary_sections[i].query, "summary_hta") == 0 && (gpu_rows = summary_gpu_rows(db)) > SUMMARY_HTA_ROWS) {
             /* three sweeps over every GPU row: beyond this, a second or more; the commands say it */
-            if (fmt == FMT_TABLE)
-                fprintf(cli->io.out, "%sGPU efficiency: %lld GPU events, more than summary sweeps; see tracedb overlap, "
-                                     "idle, launches\n",
-                        printed ? "\n" : "", (long long)gpu_rows);
+            if (fmt == FMT_TABLE) {
+                char line[200];
+                snprintf(line, sizeof line, "GPU efficiency: %lld GPU events, more than summary sweeps; see tracedb "
+                                            "overlap, idle, launches", (long long)gpu_rows);
+                fputs(printed ? "\n" : "", cli->io.out);
+                render_wrapped(cli->io.out, line, width, 2);
+            }
             continue;
         }
         const char *query = summary_sections[i].query;
@@ -126,8 +133,10 @@ int cmd_summary(int argc, char **argv, struct cli *cli)
                 fprintf(cli->io.out, "%s\n\"%s\": ", printed ? "," : "", summary_sections[i].key);
             else if (fmt == FMT_CSV)
                 fprintf(cli->io.out, "%s# %s\r\n", printed ? "\r\n" : "", summary_sections[i].key);
-            else
-                fprintf(cli->io.out, "%s%s\n", printed ? "\n" : "", summary_sections[i].title);
+            else {
+                fputs(printed ? "\n" : "", cli->io.out);
+                render_wrapped(cli->io.out, summary_sections[i].title, width, 2);
+            }
             fwrite(text, 1, len, cli->io.out);
             printed++;
         }

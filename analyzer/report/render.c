@@ -186,6 +186,35 @@ int64_t render_to_sink(sqlite3_stmt *st, int first, struct render_sink *sink, FI
     return rows;
 }
 
+void render_wrapped(FILE *f, const char *text, size_t width, size_t indent)
+{
+    size_t at = strspn(text, " "); /* the characters on the line so far: its own indentation first */
+    int words = 0;                  /* the words on the line so far */
+    fprintf(f, "%*s", (int)at, "");
+    for (const char *p = text + at; *p;) {
+        if (*p == '\n') { /* a line of its own */
+            fprintf(f, "\n%*s", (int)indent, "");
+            at = indent, words = 0, p++;
+            continue;
+        }
+        size_t n = strcspn(p, " \n"), w = 0;
+        for (size_t i = 0; i < n; i++)
+            w += ((unsigned char)p[i] & 0xC0) != 0x80;
+        if (words && at + 1 + w > width) {
+            fprintf(f, "\n%*s", (int)indent, "");
+            at = indent, words = 0;
+        }
+        if (words)
+            fputc(' ', f), at++;
+        fwrite(p, 1, n, f);
+        at += w, words++;
+        p += n;
+        while (*p == ' ')
+            p++;
+    }
+    fputc('\n', f);
+}
+
 int64_t render_query(sqlite3_stmt *st, enum render_format fmt, FILE *out, FILE *err)
 {
     return render_query_from(st, fmt, 0, out, err);

@@ -31,17 +31,27 @@ struct render_options {
     const char *empty_hint; /* report: with no rows, "(no rows: <hint>)" instead of an empty frame */
     int64_t max_rows;       /* report: the first max_rows rows, then how many more (0: all) */
     const char *first_name; /* every format: the first column's name instead of the query's ("step" for "rank") */
-    const char *keep;       /* report: a column never left out to fit the terminal (the sort key) */
-    int fit_columns;        /* report: columns may be left out to fit (it takes --wide and --columns) */
+    const char *keep;       /* report: a column left out to fit the terminal only when nothing else is (the sort key) */
+    int wide_only;          /* report: the command takes --wide but not --columns (what the left-out line offers) */
+    size_t width;           /* report: the width to fit (0: render_width of the table's stream) */
 };
 void render_configure(const struct render_options *o); /* copies the strings; until the next call */
 void render_keep(const char *column); /* the options' keep: the column a report sorts by */
+void render_fit(size_t width);         /* the options' width: a table rendered to memory, fitted to its terminal */
 /* The options above are the process's: a command that renders (a report run as an SQL table, tdb_run)
  * runs between these, one thread at a time (a thread may nest them); the end sets the options to none. */
 void render_exclusive_begin(void);
 void render_exclusive_end(void);
 /* A column's name as output shows it (first_name for column 0). */
 const char *render_column_name(sqlite3_stmt *st, int col);
+
+/* The width a report's table and messages fit on out: $COLUMNS, else the terminal's when out is one, else
+ * 100 (a pipe, a file). */
+size_t render_width(FILE *out);
+
+/* text as lines no wider than width (broken at blanks, and at a newline in it; a word longer than the width
+ * stands alone on its line), the first indented as text is, the others by indent blanks, then a newline. */
+void render_wrapped(FILE *f, const char *text, size_t width, size_t indent);
 
 /* The table renderer (render_table.c). */
 int64_t render_table(sqlite3_stmt *st, int first, FILE *out, FILE *err);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #define CELL_MAX 4096  /* longer values are cut in the middle even with --wide */
+#define NO_TERMINAL_WIDTH 100 /* what a table fits with no terminal to fit (a pipe, a file) */
 
 int render_ends_with(const char *s, const char *suffix)
 {
@@ -267,7 +268,7 @@ void render_header_words(const char *col, char *out, size_t n)
     snprintf(out + o, n - o, "%s", suffix);
 }
 
-size_t render_terminal_width(FILE *out)
+size_t render_width(FILE *out)
 {
     const char *c = getenv("COLUMNS");
     if (c && atoi(c) > 0)
@@ -275,5 +276,5 @@ size_t render_terminal_width(FILE *out)
     struct winsize ws;
     if (isatty(fileno(out)) && ioctl(fileno(out), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
         return ws.ws_col;
-    return 0;
+    return NO_TERMINAL_WIDTH;
 }

@@ -26,7 +26,4 @@ size_t render_char_offset(const char *s, size_t k);
 /* A report's header in words, as PyTorch's table heads its columns: "self_cpu_ns" -> "Self CPU". */
 void render_header_words(const char *col, char *out, size_t n);
 
-/* The terminal's width when out is one ($COLUMNS first), else 0. */
-size_t render_terminal_width(FILE *out);
-
 #endif

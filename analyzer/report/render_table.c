@@ -12,7 +12,6 @@
 
 #define MIN_FIT_WIDTH 20 /* a name column is not narrowed below this to fit the terminal */
 #define NAME_FIT_WIDTH 40 /* ... nor below this before a column is left out instead */
-#define NO_TERMINAL_WIDTH 100 /* with no terminal to fit (a pipe, a file), names are cut at this width */
 #define TABLE_MAX_ROWS 200000 /* `tracedb sql`'s table is read whole before it prints (its widths): held to this many rows */
 
 static struct render_options opts; /* zero: `tracedb sql` (raw headers, nothing cut or left out) */
@@ -59,6 +58,11 @@ void render_exclusive_end(void)
 void render_keep(const char *column)
 {
     opts.keep = keep(4, column);
+}
+
+void render_fit(size_t width)
+{
+    opts.width = width;
 }
 
 void render_configure(const struct render_options *o)
@@ -490,48 +494,38 @@ static int column_all_zero(const struct table *t, int c)
 }
 
 /* How readily a column is left out to fit: one of zeros first, then percentages (the times beside them
- * say it), then spreads and extremes, then any other figure; 4: never (text, the first column shown,
- * the sort key). zero[c]: column c reads zero in every row. */
+ * say it), then spreads, extremes and averages (a total over calls), then any other figure; when that is not enough, then a text
+ * column, then the sort key; 6: never (the first column shown). zero[c]: column c reads zero in every
+ * row. */
 static int leave_out_rank(const struct table *t, int k, const uint8_t *zero)
 {
     int c = t->order[k];
     const char *name = render_column_name(t->st, t->first + c);
-    if (k == 0 || !t->numeric[c] || (opts.keep && strcmp(name, opts.keep) == 0))
+    if (k == 0)
+        return 6;
+    if (opts.keep && strcmp(name, opts.keep) == 0)
+        return 5;
+    if (!t->numeric[c])
         return 4;
     if (zero[c])
         return 0;
     if (render_ends_with(name, "_pct") || strstr(name, "_pct_"))
         return 1;
-    if (strstr(name, "stddev") || strstr(name, "min") || strstr(name, "max") || strstr(name, "_p9"))
+    int percentile = (name[0] == 'p' && name[1] >= '0' && name[1] <= '9') || strstr(name, "_p9"); /* p90_ns */
+    if (percentile || strstr(name, "stddev") || strstr(name, "min") || strstr(name, "max") || strstr(name, "avg"))
         return 2;
     return 3;
 }
 
-/* A report's table fitted to the terminal (or, with none, long names held to NO_TERMINAL_WIDTH): the
- * widest text column narrows first, to NAME_FIT_WIDTH; then, for a report that takes --wide and
- * --columns (opts.fit_columns), figures are left out, the least telling and rightmost first (not where
- * --columns chose them); then names narrow to MIN_FIT_WIDTH. Sets t->total. */
-static void table_fit(struct table *t, FILE *out)
+/* Leaves out the columns ranked below `below`, the least telling and rightmost first, until the table
+ * fits cols. */
+static void leave_out(struct table *t, size_t cols, const uint8_t *zero, int below)
 {
-    size_t cols = t->cols = opts.report && !opts.wide ? render_terminal_width(out) : 0;
-    if (opts.report && !opts.wide && !cols)
-        for (int k = 0; k < t->nshow; k++)
-            if (!t->numeric[t->order[k]] && t->width[t->order[k]] > NO_TERMINAL_WIDTH)
-                t->width[t->order[k]] = NO_TERMINAL_WIDTH;
-    t->total = 0;
-    for (int k = 0; k < t->nshow; k++)
-        t->total += t->width[t->order[k]] + 2;
-    narrow_names(t, cols, NAME_FIT_WIDTH);
-    uint8_t *zero = cols && t->total > cols && opts.fit_columns && !(opts.columns && *opts.columns)
-                        ? calloc((size_t)t->ncol + 1, 1)
-                        : NULL;
-    for (int k = 0; zero && k < t->nshow; k++)
-        zero[t->order[k]] = (uint8_t)column_all_zero(t, t->order[k]);
-    while (zero && t->total > cols) {
-        int out_k = -1, best = 4;
+    while (t->total > cols) {
+        int out_k = -1, best = below;
         for (int k = 0; k < t->nshow; k++) {
             int r = leave_out_rank(t, k, zero);
-            if (r < best || (r == best && r < 4))
+            if (r < best || (r == best && r < below))
                 best = r, out_k = k;
         }
         if (out_k < 0)
@@ -545,31 +539,50 @@ static void table_fit(struct table *t, FILE *out)
         memmove(&t->order[out_k], &t->order[out_k + 1], (size_t)(t->nshow - out_k - 1) * sizeof *t->order);
         t->nshow--;
     }
-    free(zero);
-    narrow_names(t, cols, MIN_FIT_WIDTH);
 }
 
-/* What was left out to fit, and how to see it, in lines no wider than the table. */
+/* A report's table fitted to the terminal's width (render_width: 100 with none): the widest text column
+ * narrows first, to NAME_FIT_WIDTH; then figures are left out, the least telling and rightmost first;
+ * then names narrow to MIN_FIT_WIDTH; then, where that is still too wide, text columns and at last the
+ * sort key are left out too. Nothing is left out where --columns chose them, nothing fitted with
+ * --wide. Sets t->total. */
+static void table_fit(struct table *t, FILE *out)
+{
+    size_t cols = t->cols = opts.report && !opts.wide ? (opts.width ? opts.width : render_width(out)) : 0;
+    t->total = 0;
+    for (int k = 0; k < t->nshow; k++)
+        t->total += t->width[t->order[k]] + 2;
+    narrow_names(t, cols, NAME_FIT_WIDTH);
+    uint8_t *zero = cols && t->total > cols && !(opts.columns && *opts.columns) ? calloc((size_t)t->ncol + 1, 1) : NULL;
+    for (int k = 0; zero && k < t->nshow; k++)
+        zero[t->order[k]] = (uint8_t)column_all_zero(t, t->order[k]);
+    if (zero)
+        leave_out(t, cols, zero, 4);
+    narrow_names(t, cols, MIN_FIT_WIDTH);
+    if (zero)
+        leave_out(t, cols, zero, 6);
+    free(zero);
+}
+
+/* What was left out to fit, as csv names them (terminal-safe), and how to see it, wrapped at the width. */
 static void table_left_out(const struct table *t, FILE *f)
 {
     if (!t->ndropped)
         return;
-    size_t width = t->total > 40 ? t->total : 40, at = 0;
+    struct buf b = {0};
     char head[64];
-    snprintf(head, sizeof head, "(left out to fit %zu characters:", t->cols);
-    at = (size_t)fprintf(f, "%s", head);
-    for (int i = 0; i <= t->ndropped; i++) {
-        const char *word = i < t->ndropped ? render_column_name(t->st, t->first + t->dropped[i]) : NULL;
-        char piece[600];
-        snprintf(piece, sizeof piece, "%s%s", word ? word : "--wide shows every column, --columns chooses)",
-                 i + 1 < t->ndropped ? "," : i + 1 == t->ndropped ? ";" : "");
-        size_t n = strlen(piece);
-        if (at + 1 + n > width)
-            fprintf(f, "\n%s", piece), at = n;
-        else
-            fprintf(f, " %s", piece), at += 1 + n;
+    snprintf(head, sizeof head, "(left out to fit %zu characters: ", t->cols);
+    buf_add(&b, head, strlen(head));
+    for (int i = 0; i < t->ndropped; i++) {
+        const char *name = render_column_name(t->st, t->first + t->dropped[i]);
+        render_safe_text(&b, name ? name : "", name ? strlen(name) : 0);
+        buf_add(&b, i + 1 < t->ndropped ? ", " : "; ", 2);
     }
-    fputc('\n', f);
+    const char *how = opts.wide_only ? "--wide shows every column)" : "--wide shows every column, --columns chooses)";
+    buf_add(&b, how, strlen(how));
+    if (buf_addc(&b, 0) == 0)
+        render_wrapped(f, b.p, t->cols, 1);
+    buf_free(&b);
 }
 
 static void table_rule(const struct table *t, struct out_block *o)
@@ -662,7 +675,12 @@ int64_t render_table(sqlite3_stmt *st, int first, FILE *out, FILE *err)
     if (!o || !t.width || !t.cell_width || !t.numeric || !t.shown || !t.order || !t.dropped || table_collect(&t, err) != 0)
         goto done;
     if (t.rows == 0 && opts.report && opts.empty_hint) { /* say why, not an empty frame */
-        fprintf(out, "(no rows: %s)\n", opts.empty_hint);
+        struct buf b = {0};
+        buf_add(&b, "(no rows: ", 10);
+        buf_add(&b, opts.empty_hint, strlen(opts.empty_hint));
+        if (buf_add(&b, ")", 2) == 0)
+            render_wrapped(out, b.p, opts.width ? opts.width : render_width(out), 1);
+        buf_free(&b);
         result = 0;
         goto done;
     }

@@ -23,7 +23,7 @@ struct scope {
     int wide;           /* tables: nothing cut to fit the terminal */
     const char *hide;   /* tables: columns whose names hold one of these words (set by a report) */
     const char *columns; /* tables: exactly these columns */
-    int fixed_columns;  /* tables: no column left out to fit (a command that takes neither --wide nor --columns) */
+    int wide_only;      /* tables: the command takes --wide but not --columns (summary) */
     int shards_ok;      /* set by a report whose SQL reads only what a shard directory's reduce database holds
                          * (enum shards_level: 1 the sums, 2 and the GPU rows, ...): it runs over a directory */
     int shards_last_step; /* ... and with --drop-last-step too (it reads GPU work and launch calls only) */

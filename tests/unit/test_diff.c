@@ -188,7 +188,7 @@ Test(diff, runs_on_other_gpus_are_said_on_top)
     static const char said[] = "the runs used different GPUs: base ran on 1 x NVIDIA A100-PG509-200 (39.6 GiB), new on "
                                "1 x Tesla V100-SXM2-16GB (15.8 GiB)";
     int st;
-    char *out = run_capture(&st, "'%s' diff '%s' '%s' 2>/dev/null | head -1", tracedb(), c, t);
+    char *out = run_capture(&st, "COLUMNS=1000 '%s' diff '%s' '%s' 2>/dev/null | head -1", tracedb(), c, t); /* one line */
     cr_assert(strncmp(out, "Warning: ", 9) == 0 && strstr(out, said), "%s", out);
     free(out);
     out = run_capture(&st, "'%s' diff '%s' '%s' --format csv 2>&1 >/dev/null", tracedb(), c, t);

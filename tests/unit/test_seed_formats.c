@@ -338,26 +338,15 @@ Test(seed_formats, furiosa_records_refuse_what_they_are_not)
     cleanup(dir, NULL);
 }
 
-/* RAF's profiler (src/profiler/base/profiler.cc): B/E pairs whose category and track are the VM's stream
- * ("Default Stream", "Stream 1"), ts in us, args_string its op_env key (non-constant inputs, each ending
- * with ',', tuples in parentheses, '|', outputs); level 2 adds VMInstruction spans on the host.
+/* tests/data/raf/trace.json, as RAF's profiler (src/profiler/base/profiler.cc) writes: B/E pairs whose
+ * category and track are the VM's stream ("Default Stream", "Stream 1"), ts in us, args_string its op_env
+ * key (non-constant inputs, each ending with ',', tuples in parentheses, '|', outputs); level 2 adds
+ * VMInstruction spans on the host.
  * By hand: matmul [1000, 1040) us on stream 0, add [1050, 1060) on stream 1, InvokeJit [990, 1045) on the
  * host. Device 0: span [1000, 1060) 60 us, busy and run 50, idle 10; the host's 55 us are its own. */
 Test(seed_formats, raf_streams_are_device_work_with_their_shapes)
 {
-    static const char trace[] =
-        "{\"traceEvents\": [\n"
-        "{\"name\": \"raf.op.cublas.matmul\", \"cat\": \"Default Stream\", \"ph\": \"B\", \"ts\": 1000,\n"
-        " \"args\": { \"args_string\": \"T<768x768xf32>,T<768x3072xf32>,|T<768x3072xf32>\"}, \"pid\": 4711, \"tid\": \"Default Stream\"},\n"
-        "{\"name\": \"raf.op.cublas.matmul\", \"cat\": \"Default Stream\", \"ph\": \"E\", \"ts\": 1040,\n"
-        " \"args\": { \"args_string\": \"T<768x768xf32>,T<768x3072xf32>,|T<768x3072xf32>\"}, \"pid\": 4711, \"tid\": \"Default Stream\"},\n"
-        "{\"name\": \"raf.op.tvm.add\", \"cat\": \"Stream 1\", \"ph\": \"B\", \"ts\": 1050,\n"
-        " \"args\": { \"args_string\": \"(T<4xf16>,T<4xf16>,),T<f32>,|T<4xf16>\"}, \"pid\": 4711, \"tid\": \"Stream 1\"},\n"
-        "{\"name\": \"raf.op.tvm.add\", \"cat\": \"Stream 1\", \"ph\": \"E\", \"ts\": 1060,\n"
-        " \"args\": { \"args_string\": \"(T<4xf16>,T<4xf16>,),T<f32>,|T<4xf16>\"}, \"pid\": 4711, \"tid\": \"Stream 1\"},\n"
-        "{\"name\": \"InvokeJit\", \"cat\": \"VMInstruction\", \"ph\": \"B\", \"ts\": 990, \"args\": { \"args_string\": \"\"}, \"pid\": 4711, \"tid\": \"VMInstruction\"},\n"
-        "{\"name\": \"InvokeJit\", \"cat\": \"VMInstruction\", \"ph\": \"E\", \"ts\": 1045, \"args\": { \"args_string\": \"\"}, \"pid\": 4711, \"tid\": \"VMInstruction\"}\n"
-        "], \"displayTimeUnit\": \"ms\"}\n";
+    char *trace = read_file(src_path("tests/data/raf/trace.json"), NULL);
     char *dir = temp_dir(), db[512];
     import_text(dir, trace, db, sizeof db);
     cr_assert_eq(file_int(db, "SELECT count(*) FROM kernels WHERE device = 0"), 2);
@@ -404,5 +393,6 @@ Test(seed_formats, raf_streams_are_device_work_with_their_shapes)
     }
     cr_assert_eq(matched, 2);
     cJSON_Delete(rows);
+    free(trace);
     cleanup(dir, NULL);
 }

@@ -1,7 +1,8 @@
 /* test_tables.c: tables people read, on the real traces: names cut in the middle so that different
  * kernels never print alike, never cut in `tracedb sql`, headers in words with csv/json unchanged, empty
- * columns left out and --columns to choose, a line saying why when a report has no rows, and the
- * command line's small kindnesses (a suggestion for a typo, a quiet end on a closed pipe). */
+ * columns left out and --columns to choose, every report fitted to the terminal's width (100 with none),
+ * a line saying why when a report has no rows, and the command line's small kindnesses (a suggestion for
+ * a typo, a quiet end on a closed pipe). */
 #include "helpers.h"
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -37,6 +38,19 @@ static int rows_and_distinct(char *out, int *distinct)
         *distinct += !seen;
     }
     return n;
+}
+
+/* The widest line of s, in characters (UTF-8 code points, as a terminal shows them). */
+static size_t widest_line(const char *s)
+{
+    size_t widest = 0, w = 0;
+    for (; *s; s++) {
+        if (*s == '\n')
+            w = 0;
+        else if (((unsigned char)*s & 0xC0) != 0x80 && ++w > widest)
+            widest = w;
+    }
+    return widest;
 }
 
 Test(tables, long_kernel_names_are_cut_in_the_middle_and_stay_apart)
@@ -87,7 +101,7 @@ Test(tables, device_and_memory_columns_from_the_sums_or_a_recordings_events)
 {
     char *dir = temp_dir(), *db = db_of(dir, "tests/data/kineto/df_index_resolver_df_index_resolver.json.gz");
     int st;
-    char *out = run_capture(&st, "'%s' ops '%s' --limit 3", tracedb(), db);
+    char *out = run_capture(&st, "'%s' ops '%s' --limit 3 --wide", tracedb(), db);
     cr_assert_eq(st, 0);
     cr_assert(strstr(out, "Self device") && strstr(out, "Device mem"), "GPU work and [memory] events: %s", out);
     free(out);
@@ -96,7 +110,7 @@ Test(tables, device_and_memory_columns_from_the_sums_or_a_recordings_events)
     cr_assert_eq(sqlite3_exec(h, "DELETE FROM event_stats; UPDATE meta SET value = 'recording' WHERE key = 'import_status'",
                               NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(h);
-    out = run_capture(&st, "'%s' ops '%s' --limit 3 2>&1", tracedb(), db);
+    out = run_capture(&st, "'%s' ops '%s' --limit 3 --wide 2>&1", tracedb(), db);
     cr_assert_eq(st, 0);
     cr_assert(strstr(out, "Self device") && strstr(out, "Device mem"), "a recording's events show them too: %s", out);
     free(out);
@@ -106,7 +120,7 @@ Test(tables, device_and_memory_columns_from_the_sums_or_a_recordings_events)
     cr_assert_eq(sqlite3_exec(h, "UPDATE meta SET value = 'complete' WHERE key = 'import_status'; "
                                  "UPDATE meta SET value = 0 WHERE key = 'ops.same_name_nesting'", NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(h);
-    out = run_capture(&st, "'%s' ops '%s' --limit 3 2>&1", tracedb(), db);
+    out = run_capture(&st, "'%s' ops '%s' --limit 3 --wide 2>&1", tracedb(), db);
     cr_assert_eq(st, 0);
     cr_assert(strstr(out, "Self CPU") && !strstr(out, "Self device") && !strstr(out, "Device mem"), "%s", out);
     free(out);
@@ -162,7 +176,7 @@ Test(tables, empty_reports_say_why)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int st;
-        char *out = run_capture(&st, "'%s' %s '%s' 2>&1", tracedb(), cases[i].args, db);
+        char *out = run_capture(&st, "COLUMNS=1000 '%s' %s '%s' 2>&1", tracedb(), cases[i].args, db); /* one line */
         cr_assert_eq(st, 0, "%s: %s", cases[i].args, out);
         cr_assert(strstr(out, cases[i].says), "%s: %s", cases[i].args, out);
         cr_assert(!strstr(out, "----"), "%s: no empty frame: %s", cases[i].args, out);
@@ -183,7 +197,7 @@ Test(tables, empty_reports_say_why)
                           "torch.profiler.profile(record_shapes=True)"),
               "%s", out);
     free(out);
-    out = run_capture(&st, "'%s' memory '%s' 2>&1", tracedb(), kineto);
+    out = run_capture(&st, "COLUMNS=1000 '%s' memory '%s' 2>&1", tracedb(), kineto);
     cr_assert(strstr(out, "no [memory] events in this trace: profile with torch.profiler.profile(profile_memory=True)"), "%s",
               out);
     free(out);
@@ -417,8 +431,8 @@ Test(tables, tables_fit_the_terminal_and_say_what_they_left_out, .timeout = 120)
     cr_expect(strstr(out, "Window end") && !strstr(out, "left out"), "--columns: %s", out);
     free(out);
     /* the sort key by its PyTorch name stays; columns of zeros go first (this trace's memory is the
-     * device's: its CPU columns are zero); diff and summary take neither --wide nor --columns: nothing
-     * left out */
+     * device's: its CPU columns are zero); diff and summary take --wide but not --columns: they fit, and
+     * say so offering --wide alone; with it nothing is left out */
     out = run_capture(&st, "COLUMNS=70 '%s' ops '%s' --sort cuda_time_total --limit 3 2>/dev/null", tracedb(), db);
     cr_expect(strstr(out, "Device total") && strstr(out, "left out"), "%s", out);
     free(out);
@@ -428,9 +442,82 @@ Test(tables, tables_fit_the_terminal_and_say_what_they_left_out, .timeout = 120)
     free(out);
     out = run_capture(&st, "COLUMNS=100 '%s' diff '%s' '%s' 2>/dev/null; COLUMNS=100 '%s' summary '%s'", tracedb(), db, df,
                       tracedb(), db);
-    cr_expect(!strstr(out, "left out"), "%s", out);
+    cr_expect(strstr(out, "left out to fit 100 characters") && strstr(out, "--wide shows every column)") &&
+                  !strstr(out, "--columns"), "%s", out);
+    cr_expect_leq(widest_line(out), 100, "%s", out);
+    free(out);
+    out = run_capture(&st, "COLUMNS=100 '%s' diff '%s' '%s' --wide 2>/dev/null; COLUMNS=100 '%s' summary '%s' --wide", tracedb(),
+                      db, df, tracedb(), db);
+    cr_expect(!strstr(out, "left out") && widest_line(out) > 100, "%s", out);
     free(out);
     free(df);
     run("rm -rf '%s'", dir);
     free(db), free(dir);
 }
+
+/* Every report on one trace at COLUMNS=100 and 80: no line of its output wider (names narrowed, columns
+ * left out, lines beside the tables wrapped; diagnostics on stderr stay one line each, "tracedb ...: ");
+ * with --wide, nothing left out. */
+static void every_report_fits(const char *trace, void *ctx)
+{
+    static const char *const reports[] = {"ops",  "kernels",  "api",   "memops",        "memory", "latency", "device",
+                                          "idle", "overlap", "launches", "queue", "critical-path", "ranks", "summary"};
+    int *part = ctx;
+    if (part[1]++ % 4 != part[0]) /* this test's quarter of the traces */
+        return;
+    char *dir = temp_dir(), db[600], err[600];
+    snprintf(db, sizeof db, "%s/run.db", dir);
+    snprintf(err, sizeof err, "%s/err", dir);
+    cr_assert_eq(import_to(trace, db), 0, "%s", trace);
+    for (size_t i = 0; i < sizeof reports / sizeof *reports; i++) {
+        for (int cols = 100; cols >= 80; cols -= 20) {
+            int st;
+            char *out = run_capture(&st, "COLUMNS=%d '%s' %s '%s' 2>'%s'", cols, tracedb(), reports[i], db, err);
+            char *msg = read_file(err, NULL);
+            cr_expect_eq(st, 0, "%s %s: %s", reports[i], trace, msg);
+            cr_expect_leq(widest_line(out), (size_t)cols, "%s %s at %d:\n%s", reports[i], trace, cols, out);
+            free(out), free(msg);
+        }
+        int st;
+        char *out = run_capture(&st, "COLUMNS=80 '%s' %s '%s' --wide 2>/dev/null", tracedb(), reports[i], db);
+        cr_expect(st == 0 && !strstr(out, "left out to fit"), "%s --wide %s: %s", reports[i], trace, out);
+        free(out);
+    }
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* Each quarter of the real traces (tests/data/kineto, in directory order), the first with Furiosa's and
+ * RAF's traces: in four tests that run side by side. */
+static void every_report_fits_part(int part)
+{
+    int ctx[2] = {part, 0};
+    cr_assert_gt(each_real_trace(every_report_fits, ctx), 10);
+    if (part == 0) {
+        ctx[1] = 0;
+        every_report_fits(src_path("tests/data/furiosa/trace.json"), ctx);
+        ctx[1] = 0;
+        every_report_fits(src_path("tests/data/raf/trace.json"), ctx);
+    }
+}
+
+Test(tables, every_report_fits_100_and_80_characters_0, .timeout = 900)
+{
+    every_report_fits_part(0);
+}
+
+Test(tables, every_report_fits_100_and_80_characters_1, .timeout = 900)
+{
+    every_report_fits_part(1);
+}
+
+Test(tables, every_report_fits_100_and_80_characters_2, .timeout = 900)
+{
+    every_report_fits_part(2);
+}
+
+Test(tables, every_report_fits_100_and_80_characters_3, .timeout = 900)
+{
+    every_report_fits_part(3);
+}
+
