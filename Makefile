@@ -44,7 +44,7 @@ LIB_SRC  = recorder/store/db_guard.c recorder/store/output_claim.c recorder/stor
 CLI_SRC  = analyzer/cli/main.c analyzer/cli/dispatch.c analyzer/cli/commands.c analyzer/cli/cmd_api.c analyzer/cli/cmd_device.c analyzer/cli/cmd_diff.c analyzer/cli/cmd_export.c \
            analyzer/cli/cmd_kernels.c analyzer/cli/cmd_latency.c analyzer/cli/cmd_ranks.c analyzer/cli/cmd_merge.c analyzer/cli/cmd_record.c analyzer/cli/cmd_finish.c analyzer/cli/cmd_report.c analyzer/cli/cmd_overlap.c analyzer/cli/cmd_idle.c analyzer/cli/cmd_launches.c analyzer/cli/cmd_queue.c analyzer/cli/cmd_critical_path.c \
            analyzer/cli/cmd_memops.c analyzer/cli/cmd_memory.c analyzer/cli/cmd_ops.c analyzer/cli/cmd_summary.c analyzer/cli/cmd_sql.c \
-           analyzer/cli/cmd_import.c analyzer/cli/options.c analyzer/cli/report_options.c analyzer/cli/sql_reports.c
+           analyzer/cli/cmd_import.c analyzer/cli/options.c analyzer/cli/report_options.c analyzer/cli/report_columns.c analyzer/cli/sql_reports.c
 # libtracedb.so's SQLite extension entry point (docs/sql.md), linked into the shared library alone, with
 # the commands (but main.c): the reports' table functions run them
 EXT_SRC  = analyzer/cli/sql_extension.c

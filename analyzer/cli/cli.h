@@ -13,10 +13,20 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* A report's sort keys for its --help: keys as scope_sort_column reads them (NULL-terminated pairs:
+ * accepted name, column), mode the option whose table they sort (NULL: the default table's). */
+struct cli_sort_keys {
+    const char *mode;
+    const char *const *keys;
+};
+
 struct cli {
     struct report_io io; /* results, diagnostics, program name: what report/ and export/ take */
     const char *example; /* the command's examples, for --help (from its table entry) */
     int in_process;      /* run inside another program (tdb_run, a report table): --help fails, never exits */
+    const char *command; /* the command's name: --help lists its columns (report_columns.c) */
+    const struct cli_sort_keys *sort_keys; /* a report's, set before its options are parsed, for --help
+                                            * (ended by an entry whose keys are NULL) */
 };
 
 enum opt_type { OPT_FLAG, OPT_STRING, OPT_INT, OPT_FORMAT, OPT_SIZE }; /* OPT_SIZE: bytes, "64M", "1G" -> int64_t */
@@ -34,6 +44,9 @@ struct opt {
  * returned. A "--" ends options; everything after it is positional. -1 on a bad option (printed). */
 int cli_parse_options(int argc, char **argv, const struct opt *opts, const char *usage, struct cli *cli);
 void cli_usage(const struct opt *opts, const char *usage, FILE *to);
+/* --help's part on a report's table: its sort keys (cli->sort_keys) and its columns, each with its header,
+ * unit and meaning (report_columns.c). */
+void cli_columns_help(const struct cli *cli, FILE *out);
 
 /* Runs the command argv[0] (help, --version, or a command of the table) with its arguments, printing to
  * out and err; its exit status. The tracedb program's and (in_process) tdb_run's (dispatch.c). */

@@ -26,6 +26,8 @@ int cmd_critical_path(int argc, char **argv, struct cli *cli)
          "all of it is linked, at zero weight where it waited behind other work"},
         OPT_END,
     };
+    const struct cli_sort_keys keys[] = {{NULL, critical_path_sort_keys}, {NULL, NULL}};
+    cli->sort_keys = keys; /* for --help */
     int n = cli_parse_options(argc, argv, opts, critical_path_usage, cli);
     if (n != 1) {
         if (n >= 0)

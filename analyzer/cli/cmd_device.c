@@ -31,6 +31,8 @@ int cmd_device(int argc, char **argv, struct cli *cli)
          "each execution (Furiosa's NPU executions): its total, run (its operators) and IO-wait time"},
         OPT_END,
     };
+    const struct cli_sort_keys keys[] = {{NULL, device_sort_keys}, {"--executions", execution_sort_keys}, {NULL, NULL}};
+    cli->sort_keys = keys; /* for --help */
     int n = cli_parse_options(argc, argv, opts, device_usage, cli);
     if (n != 1) {
         if (n >= 0)

@@ -24,6 +24,8 @@ int cmd_idle(int argc, char **argv, struct cli *cli)
         {"negative-gaps", 0, OPT_FLAG, &negative, "sum the negative gaps of kernels overlapping on a stream, as HTA does"},
         OPT_END,
     };
+    const struct cli_sort_keys keys[] = {{NULL, idle_sort_keys}, {NULL, NULL}};
+    cli->sort_keys = keys; /* for --help */
     int n = cli_parse_options(argc, argv, opts, idle_usage, cli);
     if (n != 1) {
         if (n >= 0)

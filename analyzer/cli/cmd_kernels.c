@@ -90,6 +90,8 @@ int cmd_kernels(int argc, char **argv, struct cli *cli)
         {"min-kernels", 0, OPT_INT, &min_kernels, "with --patterns: sequences of at least N GPU operations (3)"},
         OPT_END,
     };
+    const struct cli_sort_keys keys[] = {{NULL, kernels_sort_keys}, {"--patterns", pattern_sort_keys}, {NULL, NULL}};
+    cli->sort_keys = keys; /* for --help */
     int n = cli_parse_options(argc, argv, opts, kernels_usage, cli);
     if (n != 1) {
         if (n >= 0)

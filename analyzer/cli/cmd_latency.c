@@ -26,6 +26,8 @@ int cmd_latency(int argc, char **argv, struct cli *cli)
         {"each", 0, OPT_FLAG, &each, "list every instance (name, start_ns, dur_ns) instead"},
         OPT_END,
     };
+    const struct cli_sort_keys keys[] = {{NULL, latency_sort_keys}, {NULL, NULL}};
+    cli->sort_keys = keys; /* for --help */
     int n = cli_parse_options(argc, argv, opts, latency_usage, cli);
     if (n != 1) {
         if (n >= 0)

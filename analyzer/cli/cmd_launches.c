@@ -27,6 +27,8 @@ int cmd_launches(int argc, char **argv, struct cli *cli)
         {"each", 0, OPT_FLAG, &each, "every launch: call start, call, GPU and delay time"},
         OPT_END,
     };
+    const struct cli_sort_keys keys[] = {{NULL, launches_sort_keys}, {NULL, NULL}};
+    cli->sort_keys = keys; /* for --help */
     int n = cli_parse_options(argc, argv, opts, launches_usage, cli);
     if (n != 1) {
         if (n >= 0)

@@ -33,6 +33,8 @@ int cmd_memops(int argc, char **argv, struct cli *cli)
         {"timeline", 0, OPT_FLAG, &timeline, "with --bandwidth: the series, every time the bandwidth changes"},
         OPT_END,
     };
+    const struct cli_sort_keys keys[] = {{NULL, memops_sort_keys}, {"--bandwidth", bandwidth_sort_keys}, {NULL, NULL}};
+    cli->sort_keys = keys; /* for --help */
     int n = cli_parse_options(argc, argv, opts, memops_usage, cli);
     if (n != 1) {
         if (n >= 0)

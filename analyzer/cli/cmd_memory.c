@@ -23,6 +23,8 @@ int cmd_memory(int argc, char **argv, struct cli *cli)
         {"timeline", 0, OPT_FLAG, &timeline, "allocated and reserved bytes at every memory event"},
         OPT_END,
     };
+    const struct cli_sort_keys keys[] = {{NULL, memory_sort_keys}, {NULL, NULL}};
+    cli->sort_keys = keys; /* for --help */
     int n = cli_parse_options(argc, argv, opts, memory_usage, cli);
     if (n != 1) {
         if (n >= 0)

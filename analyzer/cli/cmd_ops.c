@@ -68,6 +68,8 @@ int cmd_ops(int argc, char **argv, struct cli *cli)
          "leave out the GPU work's own rows (kernels, memcpy, memset per name; PyTorch lists them)"},
         OPT_END,
     };
+    const struct cli_sort_keys keys[] = {{NULL, ops_sort_keys}, {NULL, NULL}};
+    cli->sort_keys = keys; /* for --help */
     int n = cli_parse_options(argc, argv, opts, ops_usage, cli);
     if (n != 1) {
         if (n >= 0)

@@ -14,6 +14,8 @@ int cmd_overlap(int argc, char **argv, struct cli *cli)
     struct scope sc;
     scope_init(&sc, "rank");
     const struct opt opts[] = {SCOPE_OPTIONS(sc), HTA_ROUNDING_OPTION(sc), OPT_END};
+    const struct cli_sort_keys keys[] = {{NULL, overlap_sort_keys}, {NULL, NULL}};
+    cli->sort_keys = keys; /* for --help */
     int n = cli_parse_options(argc, argv, opts, overlap_usage, cli);
     if (n != 1) {
         if (n >= 0)

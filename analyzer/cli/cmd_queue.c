@@ -23,6 +23,8 @@ int cmd_queue(int argc, char **argv, struct cli *cli)
         {"blocked-at", 0, OPT_INT, &blocked_at, "a queue this long or longer blocks the launching thread (1024)"},
         OPT_END,
     };
+    const struct cli_sort_keys keys[] = {{NULL, queue_sort_keys}, {NULL, NULL}};
+    cli->sort_keys = keys; /* for --help */
     int n = cli_parse_options(argc, argv, opts, queue_usage, cli);
     if (n != 1) {
         if (n >= 0)

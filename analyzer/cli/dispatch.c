@@ -116,7 +116,7 @@ int cli_dispatch(int argc, char **argv, FILE *out, FILE *err, int in_process)
     if (c) {
         char prog[64];
         snprintf(prog, sizeof prog, "tracedb %s", c->name);
-        struct cli cli = {{out, err, prog, NULL}, c->example, in_process};
+        struct cli cli = {{out, err, prog, NULL}, c->example, in_process, c->name, NULL};
         int64_t first;
         long held = tdb_times_held(&first);
         int rc = c->fn(argc, argv, &cli);

@@ -99,6 +99,7 @@ int cli_parse_options(int argc, char **argv, const struct opt *opts, const char 
                 return -1;
             }
             cli_usage(opts, usage, cli->io.out);
+            cli_columns_help(cli, cli->io.out);
             if (cli->example) {
                 fprintf(cli->io.out, "\nexamples:\n");
                 for (const char *e = cli->example; *e;) {

@@ -45,6 +45,8 @@ int cli_swept_report(int argc, char **argv, struct cli *cli, const char *usage, 
     sc.shards_ok = shards_ok;
     sc.shards_last_step = shards_ok == 2; /* memops: GPU work only */
     const struct opt opts[] = {SCOPE_OPTIONS(sc), OPT_END};
+    const struct cli_sort_keys keys[] = {{NULL, sort_keys}, {NULL, NULL}};
+    cli->sort_keys = keys; /* for --help */
     int n = cli_parse_options(argc, argv, opts, usage, cli);
     if (n != 1) {
         if (n >= 0)

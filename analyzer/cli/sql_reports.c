@@ -223,7 +223,7 @@ static int run_report(const struct cli_command *c, const char *path, const char 
         argv[argc++] = "--", argv[argc++] = (char *)path, argv[argc] = NULL; /* a file named -h is a file */
         char prog[64]; /* its messages are the command line's: "tracedb ops: ..." */
         snprintf(prog, sizeof prog, "tracedb %s", c->name);
-        struct cli sub = {{out, err, prog, &r->sink}, c->example, 1};
+        struct cli sub = {{out, err, prog, &r->sink}, c->example, 1, c->name, NULL};
         /* one report at a time in the process: the renderer's options are the process's (render_table.c),
          * and a host may run reports in several threads at once. After it, the options are none again: the
          * table functions run in `tracedb sql` (whose tables take no report options) or in a host that

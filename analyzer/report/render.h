@@ -63,6 +63,13 @@ void render_memory(char *dst, size_t n, int64_t b);
 /* A percentage as "%.2f%%" prints it: "12.34%". */
 void render_pct(char *dst, size_t n, double v);
 
+/* A report's header for a column in words, as PyTorch's table heads its columns: "self_cpu_ns" -> "Self
+ * CPU", "cpu_total_pct" -> "CPU total %", "p99_ns" -> "P99" (the cells carry the units). */
+void render_header(const char *col, char *out, size_t n);
+/* The unit of a column's numbers, read off its name as tables read it: "ns", "bytes", "%", "GB/s",
+ * "FLOPs", or "" (a count, a text). */
+const char *render_unit(const char *col);
+
 /* Prints why stepping st failed (SQLite's message, and what an integer overflow means here). */
 void render_step_error(sqlite3_stmt *st, FILE *err);
 

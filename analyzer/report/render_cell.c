@@ -232,7 +232,7 @@ void render_cell(sqlite3_stmt *st, int i, int type, enum cell_class c, struct bu
 
 /* A report's header in words, as PyTorch's table heads its columns: "self_cpu_ns" -> "Self CPU",
  * "cpu_total_pct" -> "CPU total %", "p99_ns" -> "P99"; the cells carry the units. */
-void render_header_words(const char *col, char *out, size_t n)
+void render_header(const char *col, char *out, size_t n)
 {
     static const char *const upper[] = {"cpu", "gpu", "api", "id", "io", "sm", "pid", "tid", "iqr", NULL};
     size_t len = strlen(col), o = 0;
@@ -266,6 +266,22 @@ void render_header_words(const char *col, char *out, size_t n)
         i = w + 1;
     }
     snprintf(out + o, n - o, "%s", suffix);
+}
+
+const char *render_unit(const char *col)
+{
+    switch (render_cell_class(col, 1)) {
+    case CELL_TIME:
+        return "ns";
+    case CELL_BYTES:
+        return "bytes";
+    case CELL_PCT:
+        return "%";
+    case CELL_FLOPS:
+        return "FLOPs";
+    default:
+        return strcmp(col, "gbps") == 0 || render_ends_with(col, "_gbps") ? "GB/s" : "";
+    }
 }
 
 size_t render_width(FILE *out)

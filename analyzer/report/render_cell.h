@@ -23,7 +23,4 @@ void render_safe_text(struct buf *b, const char *t, size_t len);
 size_t render_text_width(const char *s);
 size_t render_char_offset(const char *s, size_t k);
 
-/* A report's header in words, as PyTorch's table heads its columns: "self_cpu_ns" -> "Self CPU". */
-void render_header_words(const char *col, char *out, size_t n);
-
 #endif

@@ -442,7 +442,7 @@ static int table_headers(struct table *t)
         int i = t->order[k];
         const char *name = render_column_name(t->st, t->first + i);
         if (opts.report) {
-            render_header_words(name, head, sizeof head);
+            render_header(name, head, sizeof head);
             for (int e = 0; e < k; e++) /* "peak_allocated_bytes", "peak_allocated_ns": "Peak allocated time" */
                 if (strcmp(t->heads[t->order[e]], head) == 0)
                     strncat(head, render_ends_with(name, "_ns") ? " time" : render_ends_with(name, "_bytes") ? " bytes" : " (2)",

@@ -521,3 +521,64 @@ Test(tables, every_report_fits_100_and_80_characters_3, .timeout = 900)
     every_report_fits_part(3);
 }
 
+/* help kernels (and kernels --help) lists every sort key kernels accepts (those an unknown key's message
+ * lists, scope_sort_column's) and every column kernels --format csv prints, each with its table header and
+ * its unit: the header in words and the unit as the table shows them (Total: a time, in ns); every other
+ * report's help, every column its csv prints. */
+Test(tables, help_lists_the_sort_keys_and_the_columns)
+{
+    char *dir = temp_dir(), *db = db_of(dir, "tests/data/kineto/critical_path_alexnet_trace.json.gz");
+    int st;
+    char *help = run_capture(&st, "'%s' help kernels", tracedb());
+    cr_assert_eq(st, 0, "%s", help);
+    char *same = run_capture(&st, "'%s' kernels --help", tracedb());
+    cr_assert_str_eq(same, help);
+    free(same);
+    char *keys_at = strstr(help, "\nsort keys (--sort):"), *columns_at = strstr(help, "\ncolumns");
+    cr_assert(keys_at && columns_at && keys_at < columns_at, "%s", help);
+    char *keys = strndup(keys_at, (size_t)(columns_at - keys_at));
+    char *said = run_capture(&st, "'%s' kernels '%s' --sort no_such_key 2>&1", tracedb(), db);
+    char *list = strstr(said, "(one of:");
+    cr_assert(st == 2 && list, "%s", said);
+    int n = 0;
+    for (char *k = strtok(list + strlen("(one of:"), " )\n"); k; k = strtok(NULL, " )\n"), n++) {
+        char word[64];
+        snprintf(word, sizeof word, " %s", k);
+        char *at = strstr(keys, word);
+        cr_expect(at && strchr(",\n ", at[strlen(word)]), "sort key %s not in: %s", k, keys);
+    }
+    cr_assert_geq(n, 6, "%s", said);
+    free(said), free(keys);
+    char *csv = run_capture(&st, "'%s' kernels '%s' --format csv --limit 1", tracedb(), db);
+    csv[strcspn(csv, "\r\n")] = 0;
+    n = 0;
+    for (char *c = strtok(csv, ","); c; c = strtok(NULL, ","), n++) {
+        char line[64];
+        snprintf(line, sizeof line, "\n    %s (", c);
+        cr_expect(strstr(columns_at, line), "column %s not in: %s", c, columns_at);
+    }
+    cr_assert_geq(n, 10, "%s", csv);
+    free(csv);
+    cr_expect(strstr(help, "\n    total_ns (Total, ns): "), "%s", help);
+    cr_expect(strstr(help, "\n    time_pct (Time %): "), "the header says the unit: %s", help);
+    cr_expect(strstr(help, "\n    shared_mem_bytes (Shared mem, bytes): "), "%s", help);
+    cr_expect(strstr(help, "\n  with --patterns:\n    rank ("), "the columns of its other tables too: %s", help);
+    free(help);
+    /* every other report's help lists its csv columns too */
+    static const char *const reports[] = {"ops",  "api",     "memops",   "memory", "latency",       "device",
+                                          "idle", "overlap", "launches", "queue",  "critical-path", "ranks"};
+    for (size_t i = 0; i < sizeof reports / sizeof *reports; i++) {
+        help = run_capture(&st, "'%s' help %s", tracedb(), reports[i]);
+        csv = run_capture(&st, "'%s' %s '%s' --format csv --limit 1 2>/dev/null", tracedb(), reports[i], db);
+        csv[strcspn(csv, "\r\n")] = 0;
+        cr_expect(strchr(csv, ','), "%s: %s", reports[i], csv);
+        for (char *c = strtok(csv, ","); c; c = strtok(NULL, ",")) {
+            char line[64];
+            snprintf(line, sizeof line, "\n    %s (", c);
+            cr_expect(strstr(help, line), "%s: column %s not in its help", reports[i], c);
+        }
+        free(help), free(csv);
+    }
+    run("rm -rf '%s'", dir);
+    free(db), free(dir);
+}
