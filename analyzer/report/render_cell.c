@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -181,10 +182,57 @@ size_t render_char_offset(const char *s, size_t k)
     return i;
 }
 
-/* How a column's numbers print, from its name: times, bytes, percentages, FLOPs or as they are. */
-
-enum cell_class render_cell_class(const char *col, int report)
+/* The column a name wraps, where it is a function that keeps its argument's unit (of one listed below,
+ * any case) called on a column, or on such a call: "median(dur_ns)", "max(k.dur_ns)", "percentile(dur_ns,
+ * 99)", "round(avg(dur_ns))" wrap dur_ns (copied into buf, n bytes); anything else (a count, an
+ * expression: "count(dur_ns)", "sum(dur_ns) / 1000") wraps nothing: col itself. */
+static const char *wrapped_column(const char *col, char *buf, size_t n)
 {
+    static const char *const keep_unit[] = {"min", "max", "sum", "total", "avg", "median", "percentile",
+                                            "stddev", "abs", "round", NULL};
+    const char *open = strchr(col, '('), *end = col + strlen(col);
+    if (!open || end[-1] != ')')
+        return col;
+    int known = 0;
+    for (int k = 0; keep_unit[k] && !known; k++)
+        known = (size_t)(open - col) == strlen(keep_unit[k]) && strncasecmp(col, keep_unit[k], strlen(keep_unit[k])) == 0;
+    if (!known)
+        return col;
+    const char *a = open + 1;
+    while (*a == ' ')
+        a++;
+    if (strncasecmp(a, "distinct ", 9) == 0)
+        a += 9;
+    const char *z = a; /* the first argument: to a comma or the closing parenthesis, outside parentheses */
+    for (int depth = 0; z < end - 1 && (depth > 0 || *z != ','); z++)
+        depth += (*z == '(') - (*z == ')');
+    while (z > a && z[-1] == ' ')
+        z--;
+    if (z <= a || (size_t)(z - a) >= n)
+        return col;
+    memcpy(buf, a, (size_t)(z - a));
+    buf[z - a] = 0;
+    if (strchr(buf, '(')) { /* a call inside: what it wraps */
+        char inner[256];
+        const char *w = wrapped_column(buf, inner, sizeof inner);
+        if (w == buf)
+            return col;
+        snprintf(buf, n, "%s", w);
+        return buf;
+    }
+    for (const char *c = buf; *c; c++) /* a column, table-qualified or not; nothing else */
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_' || *c == '.'))
+            return col;
+    const char *dot = strrchr(buf, '.');
+    return dot ? dot + 1 : buf;
+}
+
+/* How a column's numbers print, from its name (or the column it wraps): times, bytes, percentages,
+ * FLOPs or as they are. */
+enum cell_class render_cell_class(const char *name, int report)
+{
+    char buf[256];
+    const char *col = wrapped_column(name, buf, sizeof buf);
     if (render_ends_with(col, "_ns"))
         return CELL_TIME;
     if (render_ends_with(col, "_bytes"))

@@ -238,6 +238,7 @@ struct table {
     int *numeric, *shown, *order; /* right-aligned; holds a value; the shown columns in order */
     int *dropped, ndropped;       /* columns left out to fit the terminal, in the order they would show */
     size_t cols;                  /* the terminal's width fitted to (0: none) */
+    size_t rule;                  /* the rules' width: the table's, or the terminal's where that is less */
     char **heads;                 /* the shown columns' headers */
     char ***disp;                 /* a column with cut cells: each cell as it prints (NULL: as in cells) */
 };
@@ -588,7 +589,7 @@ static void table_left_out(const struct table *t, FILE *f)
 static void table_rule(const struct table *t, struct out_block *o)
 {
     static const char dashes[64] = "----------------------------------------------------------------";
-    size_t k = t->total;
+    size_t k = t->rule;
     for (; k > sizeof dashes; k -= sizeof dashes)
         out_put(o, dashes, sizeof dashes);
     out_put(o, dashes, k);
@@ -688,6 +689,9 @@ int64_t render_table(sqlite3_stmt *st, int first, FILE *out, FILE *err)
     if (t.nshow < 0 || table_headers(&t) != 0)
         goto done;
     table_fit(&t, out);
+    t.rule = t.total; /* tracedb sql's table is never cut: its rules are (a report's fits) */
+    if (!opts.report && t.rule > render_width(out))
+        t.rule = render_width(out);
     table_rule(&t, o);
     if (table_cut_and_head(&t, o) != 0)
         goto done;

@@ -582,3 +582,41 @@ Test(tables, help_lists_the_sort_keys_and_the_columns)
     run("rm -rf '%s'", dir);
     free(db), free(dir);
 }
+
+/* tracedb sql's one number format (docs/sql.md): a column named *_ns, and a function that keeps its
+ * argument's unit of one (median, avg, max of k.dur_ns, percentile, round(avg(...))), print as times; a
+ * count and an expression as numbers; csv raw. By hand, of 1000, 2000 and 6000 ns: max 6.000us, avg
+ * 3.000us, median and the 50th percentile 2.000us, count 3, sum / 1000 = 9. Rule lines stop at the
+ * terminal's width, the values whole. */
+Test(tables, sql_prints_a_column_and_its_aggregates_alike)
+{
+    char *dir = temp_dir(), *db = db_of(dir, "tests/data/kineto/call_stack_backward_thread.json");
+    static const char with[] = "WITH k(dur_ns) AS (VALUES (1000), (2000), (6000)) ";
+    int st;
+    char *out = run_capture(&st, "'%s' sql '%s' \"%s SELECT dur_ns FROM k\"", tracedb(), db, with);
+    cr_assert(st == 0 && strstr(out, "1.000us") && strstr(out, "6.000us"), "%s", out);
+    free(out);
+    out = run_capture(&st, "'%s' sql '%s' \"%s SELECT max(k.dur_ns), avg(dur_ns), median(dur_ns), percentile(dur_ns, 50), "
+                           "round(AVG(k.dur_ns)), count(dur_ns), sum(dur_ns) / 1000 FROM k\"",
+                      tracedb(), db, with);
+    cr_assert_eq(st, 0, "%s", out);
+    char *row = out;
+    for (int i = 0; i < 3; i++) /* rule, header, rule */
+        row += strcspn(row, "\n") + 1;
+    char want[256];
+    snprintf(want, sizeof want, "%13s  %11s  %14s  %22s  %20s  %13s  %18s  \n", "6.000us", "3.000us", "2.000us", "2.000us",
+             "3.000us", "3", "9");
+    cr_expect(strncmp(row, want, strlen(want)) == 0, "got:\n%s\nwant:\n%s", out, want);
+    free(out);
+    out = run_capture(&st, "'%s' sql '%s' \"%s SELECT max(dur_ns), avg(dur_ns) FROM k\" --format csv", tracedb(), db, with);
+    cr_expect(strstr(out, "\r\n6000,3000") && !strstr(out, "us"), "csv stays raw: %s", out);
+    free(out);
+    out = run_capture(&st, "COLUMNS=30 '%s' sql '%s' \"SELECT printf('%%060d', 7) AS wide\"", tracedb(), db);
+    cr_expect(strstr(out, "\n000000000000000000000000000000000000000000000000000000000007  \n"), "whole: %s", out);
+    for (char *l = out; *l; l += strcspn(l, "\n") + 1)
+        if (*l == '-')
+            cr_expect_eq(strcspn(l, "\n"), 30, "a rule the terminal's width: %s", out);
+    free(out);
+    run("rm -rf '%s'", dir);
+    free(db), free(dir);
+}
