@@ -91,6 +91,7 @@ int cmd_ops(int argc, char **argv, struct cli *cli)
         return 1;
     report_phase("ops: scope");
     scope_hide_absent(db, &sc);
+    sc.pytorch_bytes = 1; /* its memory columns equal key_averages()': in PyTorch's units */
     scope_tables(&sc, "no operators in this window");
     /* what would produce the data asked for, when the trace has none of it */
     static const struct {

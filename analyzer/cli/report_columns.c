@@ -442,7 +442,8 @@ void cli_columns_help(const struct cli *cli, FILE *out)
         if (!any++) {
             fputc('\n', out);
             render_wrapped(out, "columns, as csv and json name them (the table's header and unit in parentheses; "
-                                "tables show ns as us, ms or s and bytes in larger units):",
+                                "tables show ns as us, ms or s, and bytes as KB, MB or GB of 1000 bytes, but ops "
+                                "as PyTorch's Kb, Mb or Gb of 1024):",
                            width, 4);
         }
         if (d->mode && (i == 0 || !same(column_docs[i - 1].mode, d->mode) || !same(column_docs[i - 1].command, d->command)))

@@ -34,6 +34,7 @@ struct render_options {
     const char *keep;       /* report: a column left out to fit the terminal only when nothing else is (the sort key) */
     int wide_only;          /* report: the command takes --wide but not --columns (what the left-out line offers) */
     size_t width;           /* report: the width to fit (0: render_width of the table's stream) */
+    int pytorch_bytes;      /* report: bytes as PyTorch's tables print them (render_memory: ops) */
 };
 void render_configure(const struct render_options *o); /* copies the strings; until the next call */
 void render_keep(const char *column); /* the options' keep: the column a report sorts by */
@@ -58,8 +59,12 @@ int64_t render_table(sqlite3_stmt *st, int first, FILE *out, FILE *err);
 
 /* PyTorch-style time text for ns: "0.812us", "1.234ms", "2.000s". */
 void render_time(char *dst, size_t n, int64_t ns);
-/* Bytes as PyTorch's tables print them: "512 b", "1.50 Kb", "2.00 Mb", "-16.00 Kb". */
+/* Bytes as PyTorch's tables print them (ops' memory columns, which equal key_averages()'): "%.2f Kb"
+ * (Mb, Gb) of powers of 1024, "512 b", "1.50 Kb", "-16.00 Kb". */
 void render_memory(char *dst, size_t n, int64_t b);
+/* Bytes as every other table prints them: KB, MB, GB of powers of 1000 (as GB/s), to the hundredth,
+ * halves up: "999 B", "1.54 KB" (1536), "-16.00 KB", "2.50 GB". */
+void render_bytes(char *dst, size_t n, int64_t b);
 /* A percentage as "%.2f%%" prints it: "12.34%". */
 void render_pct(char *dst, size_t n, double v);
 

@@ -95,6 +95,16 @@ void render_memory(char *dst, size_t n, int64_t b)
         snprintf(dst, n, "%lld b", (long long)b);
 }
 
+void render_bytes(char *dst, size_t n, int64_t b)
+{
+    uint64_t m = b < 0 ? -(uint64_t)b : (uint64_t)b;
+    if (m < 1000 && put_fixed(dst, n, m, 0, b < 0, " B"))
+        return;
+    uint64_t step = m >= 1000000000u ? 10000000u : m >= 1000000u ? 10000u : 10u; /* a hundredth of the unit */
+    if (!put_fixed(dst, n, m / step + (m % step * 2 >= step), 2, b < 0, step == 10u ? " KB" : step == 10000u ? " MB" : " GB") && n)
+        dst[0] = 0; /* (dst too small: no text) */
+}
+
 /* A percentage as "%.2f%%" prints it. Below 10^12 the double v * 100 is within 0.02 of the exact
  * product, so where it lies within 0.25 of an integer that integer is the nearest hundredth printf
  * rounds to (a report's percentages come rounded to two decimals: nearly all do); elsewhere, and for a
@@ -262,6 +272,8 @@ void render_cell(sqlite3_stmt *st, int i, int type, enum cell_class c, struct bu
                 render_time(num, sizeof num, (int64_t)llround(d));
         }
         else if (c == CELL_BYTES)
+            render_bytes(num, sizeof num, sqlite3_column_int64(st, i));
+        else if (c == CELL_PYTORCH_BYTES)
             render_memory(num, sizeof num, sqlite3_column_int64(st, i));
         else if (c == CELL_PCT)
             render_pct(num, sizeof num, sqlite3_column_double(st, i));
@@ -300,9 +312,15 @@ void render_header(const char *col, char *out, size_t n)
             up |= strlen(upper[k]) == w - i && strncmp(col + i, upper[k], w - i) == 0;
         if (o)
             out[o++] = ' ';
-        if (w - i == 5 && strncmp(col + i, "flops", 5) == 0 && o + 8 < n) { /* as PyTorch writes it */
-            memcpy(out + o, "FLOPs", 5);
-            o += 5, i = w + 1;
+        static const char *const said[][2] = {{"flops", "FLOPs"}, /* as PyTorch writes it */
+                                               {"gbps", "GB/s"}, {"p999", "P99.9"}};
+        int word = -1;
+        for (int k = 0; k < 3; k++)
+            if (strlen(said[k][0]) == w - i && strncmp(col + i, said[k][0], w - i) == 0)
+                word = k;
+        if (word >= 0 && o + 8 < n) {
+            memcpy(out + o, said[word][1], strlen(said[word][1]));
+            o += strlen(said[word][1]), i = w + 1;
             continue;
         }
         for (size_t k = i; k < w && o + 4 < n; k++) {
@@ -322,6 +340,7 @@ const char *render_unit(const char *col)
     case CELL_TIME:
         return "ns";
     case CELL_BYTES:
+    case CELL_PYTORCH_BYTES:
         return "bytes";
     case CELL_PCT:
         return "%";

@@ -9,7 +9,7 @@
 int render_ends_with(const char *s, const char *suffix);
 
 /* How a column's numbers print, from its name: times, bytes, percentages, FLOPs or as they are. */
-enum cell_class { CELL_PLAIN, CELL_TIME, CELL_BYTES, CELL_PCT, CELL_FLOPS };
+enum cell_class { CELL_PLAIN, CELL_TIME, CELL_BYTES, CELL_PYTORCH_BYTES, CELL_PCT, CELL_FLOPS };
 /* FLOPs in a report's tables only; a function that keeps its argument's unit, of a column ("median(dur_ns)",
  * "max(k.dur_ns)"), prints as that column would (tracedb sql's rule, docs/sql.md). */
 enum cell_class render_cell_class(const char *col, int report);

@@ -388,6 +388,9 @@ static int table_collect(struct table *t, FILE *err)
     }
     for (int i = 0; i < t->ncol; i++)
         cls[i] = render_cell_class(sqlite3_column_name(t->st, t->first + i), opts.report);
+    for (int i = 0; opts.pytorch_bytes && i < t->ncol; i++)
+        if (cls[i] == CELL_BYTES)
+            cls[i] = CELL_PYTORCH_BYTES;
     while ((rc = sqlite3_step(t->st)) == SQLITE_ROW) {
         if (!opts.report && t->rows == TABLE_MAX_ROWS) { /* (a report reads its rows whole, to count them) */
             t->held = 1;

@@ -99,7 +99,8 @@ void scope_hide_absent(sqlite3 *db, struct scope *s)
 void scope_tables(const struct scope *s, const char *hint)
 {
     struct render_options o = {.report = 1, .hide = s->hide, .wide = s->wide, .columns = s->columns, .empty_hint = hint,
-                               .first_name = s->by_step ? "step" : NULL, .wide_only = s->wide_only};
+                               .first_name = s->by_step ? "step" : NULL, .wide_only = s->wide_only,
+                               .pytorch_bytes = s->pytorch_bytes};
     render_configure(&o);
 }
 

@@ -24,6 +24,7 @@ struct scope {
     const char *hide;   /* tables: columns whose names hold one of these words (set by a report) */
     const char *columns; /* tables: exactly these columns */
     int wide_only;      /* tables: the command takes --wide but not --columns (summary) */
+    int pytorch_bytes;  /* tables: bytes as PyTorch's tables print them (b, Kb, Mb, Gb of 1024: ops) */
     int shards_ok;      /* set by a report whose SQL reads only what a shard directory's reduce database holds
                          * (enum shards_level: 1 the sums, 2 and the GPU rows, ...): it runs over a directory */
     int shards_last_step; /* ... and with --drop-last-step too (it reads GPU work and launch calls only) */

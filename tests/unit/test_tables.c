@@ -620,3 +620,28 @@ Test(tables, sql_prints_a_column_and_its_aggregates_alike)
     run("rm -rf '%s'", dir);
     free(db), free(dir);
 }
+
+/* Units: a gbps column's header says GB/s; bytes print as KB, MB, GB of 1000 (by hand from the alexnet
+ * trace's memcpy and memset bytes, 244403360 and 21760: 244.40 MB and 21.76 KB; 256 bytes: 256 B), but
+ * ops' memory columns, which equal PyTorch's, as PyTorch's table prints them: torch_merge's ProfilerStep*
+ * self CPU memory, -27320 bytes in PyTorch's own key_averages() (torch_merge_expected.json), is
+ * -26.68 Kb (of 1024). csv keeps the names and raw bytes. */
+Test(tables, units_gb_per_s_and_bytes_of_1000_but_pytorchs_in_ops)
+{
+    char *dir = temp_dir(), *db = db_of(dir, "tests/data/kineto/critical_path_alexnet_trace.json.gz");
+    int st;
+    char *out = run_capture(&st, "'%s' memops '%s' --wide", tracedb(), db);
+    cr_assert_eq(st, 0, "%s", out);
+    cr_expect(strstr(out, "Bandwidth GB/s") && !strstr(out, "gbps"), "%s", out);
+    cr_expect(strstr(out, " 244.40 MB ") && strstr(out, " 21.76 KB ") && strstr(out, " 256 B "), "%s", out);
+    free(out);
+    out = run_capture(&st, "'%s' memops '%s' --format csv", tracedb(), db);
+    cr_expect(strstr(out, ",total_bytes,") && strstr(out, ",bandwidth_gbps,") && strstr(out, ",244403360,"), "%s", out);
+    free(out);
+    char *tm = db_of(dir, "tests/data/torch_merge.json.gz");
+    out = run_capture(&st, "'%s' ops '%s' --columns name,self_cpu_mem_bytes --limit 1", tracedb(), tm);
+    cr_expect(strstr(out, "ProfilerStep*") && strstr(out, " -26.68 Kb "), "%s", out);
+    free(out), free(tm);
+    run("rm -rf '%s'", dir);
+    free(db), free(dir);
+}

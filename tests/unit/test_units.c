@@ -585,15 +585,44 @@ Test(render, json_rows_keep_integers)
     free(t);
 }
 
-Test(render, table_uses_pytorch_units)
+/* Times in PyTorch's units; bytes in KB of 1000 (1536 bytes: 1.536 KB, to the hundredth 1.54 KB). */
+Test(render, table_uses_units)
 {
     char *t = render_sql("SELECT 'op' AS name, 1234567 AS self_cpu_ns, 812 AS a_ns, 2000000000 AS b_ns, "
                          "1536 AS mem_bytes", FMT_TABLE);
     cr_assert(strstr(t, "1.235ms"), "%s", t);
     cr_assert(strstr(t, "0.812us"), "%s", t);
     cr_assert(strstr(t, "2.000s"), "%s", t);
-    cr_assert(strstr(t, "1.50 Kb"), "%s", t);
+    cr_assert(strstr(t, "1.54 KB"), "%s", t);
     free(t);
+}
+
+/* render_bytes: B below 1000, then KB, MB, GB of powers of 1000, to the hundredth, halves up; by hand:
+ * 1005 B = 1.005 KB -> 1.01, 1004 -> 1.00, 999999 = 999.999 KB -> 1000.00 KB (the unit goes by the
+ * bytes, as PyTorch's does), 1234567 = 1.234567 MB -> 1.23, 2^63 = 9223372036.854775808 GB -> .85. */
+Test(render, bytes_print_in_kb_mb_gb_of_1000)
+{
+    static const struct {
+        int64_t b;
+        const char *text;
+    } cases[] = {{0, "0 B"},
+                 {999, "999 B"},
+                 {-999, "-999 B"},
+                 {1000, "1.00 KB"},
+                 {1004, "1.00 KB"},
+                 {1005, "1.01 KB"},
+                 {1536, "1.54 KB"},
+                 {-16000, "-16.00 KB"},
+                 {999999, "1000.00 KB"},
+                 {1000000, "1.00 MB"},
+                 {1234567, "1.23 MB"},
+                 {2500000000, "2.50 GB"},
+                 {INT64_MIN, "-9223372036.85 GB"}};
+    char got[64];
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        render_bytes(got, sizeof got, cases[i].b);
+        cr_expect_str_eq(got, cases[i].text, "%lld bytes", (long long)cases[i].b);
+    }
 }
 
 /* render_time prints a time as printf's "%.3f" of the double (PyTorch's tables do the same) on the
