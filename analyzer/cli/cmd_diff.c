@@ -16,11 +16,12 @@ static const char diff_usage[] =
 
 static const struct {
     const char *name, *query, *title;
+    const char *keep; /* the change: a table fitted to the terminal leaves it out last */
 } diff_sections[] = {
-    {"ops", "diff", "Operators and GPU work, by absolute change (ops: self CPU time; GPU: device time)"},
-    {"steps", "diff_steps", "Step latency"},
-    {"device", "diff_device", "Device time"},
-    {"memory", "diff_memory", "Memory peaks"},
+    {"ops", "diff", "Operators and GPU work, by absolute change (ops: self CPU time; GPU: device time)", "delta_ns"},
+    {"steps", "diff_steps", "Step latency", "delta_median_ns"},
+    {"device", "diff_device", "Device time", "delta_busy_ns"},
+    {"memory", "diff_memory", "Memory peaks", NULL},
 };
 
 
@@ -43,7 +44,7 @@ static int diff_section(sqlite3 *db, int i, enum render_format fmt, int64_t limi
     static const char *const empty[] = {"no operators or GPU work of these kinds in either run",
                                         "no ProfilerStep#N steps in either run", "no GPU work in either run",
                                         "no [memory] events in either run"};
-    struct render_options o = {.report = 1, .empty_hint = empty[i], .wide = wide, .wide_only = 1,
+    struct render_options o = {.report = 1, .empty_hint = empty[i], .wide = wide, .wide_only = 1, .keep = diff_sections[i].keep,
                                .max_rows = i == 0 && limit < 0 ? 20 : 0}; /* the ops table: 20 rows */
     render_configure(&o);
     int rc = render_query_from(st, fmt, 1, cli->io.out, cli->io.err) < 0;

@@ -446,6 +446,11 @@ Test(tables, tables_fit_the_terminal_and_say_what_they_left_out, .timeout = 120)
                   !strstr(out, "--columns"), "%s", out);
     cr_expect_leq(widest_line(out), 100, "%s", out);
     free(out);
+    /* diff's fitted tables keep the change they are sorted by: at 80 the operators' Delta, the steps'
+     * Delta median, the devices' Delta busy */
+    out = run_capture(&st, "COLUMNS=80 '%s' diff '%s' '%s' 2>/dev/null", tracedb(), db, df);
+    cr_expect(strstr(out, "  Delta  ") && strstr(out, "Delta median") && strstr(out, "Delta busy"), "%s", out);
+    free(out);
     out = run_capture(&st, "COLUMNS=100 '%s' diff '%s' '%s' --wide 2>/dev/null; COLUMNS=100 '%s' summary '%s' --wide", tracedb(),
                       db, df, tracedb(), db);
     cr_expect(!strstr(out, "left out") && widest_line(out) > 100, "%s", out);
