@@ -62,7 +62,10 @@ check 0 "$B/tracedb" merge "$T/control.db" "$T/test.db" -o "$T/job.db"
 check 0 "$B/tracedb" ranks "$T/job.db"
 check 0 "$B/tracedb" sql "$db" "SELECT name, count(*) FROM events GROUP BY name ORDER BY 2 DESC LIMIT 5"
 check 1 "$B/tracedb" sql "$db" "DELETE FROM event" # read-only unless --write
-check 1 "$B/tracedb" summary "$T/cut.json"          # not a database
+check 0 "$B/tracedb" summary "$T/cut.json"          # a trace: imported beside it (partial), then reported
+check 0 "$B/tracedb" summary "$T/cut.json"          # again: the kept database, no import
+echo hello >"$T/notes.txt"
+check 1 "$B/tracedb" summary "$T/notes.txt"         # neither a trace nor a database
 if [ -x "$B/nvtx_sample" ] && [ -f "$B/libtracedb_inject.so" ]; then
   # valgrind follows the program tracedb starts: its NVTX ranges go through the injection library
   VG="$VG --trace-children=yes"
