@@ -2,6 +2,7 @@
  * (dispatch.c: one alphabetical table of subcommands, dispatched by name, as perf and git do). */
 #include "cli.h"
 #include "output_claim.h"
+#include "term_text.h"
 #include <signal.h>
 #include <sqlite3.h>
 
@@ -16,5 +17,11 @@ int TDB_MAIN(int argc, char **argv)
      * them, 2% of the import's row writer. Before SQLite starts; later (tracedb-mpi's second call) a no-op. */
     sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
     tdb_out_cleanup_on_signals(); /* no temporary outlives a SIGTERM; ulimit -f is a reported error */
-    return cli_dispatch(argc - 1, argv + 1, stdout, stderr, 0);
+    /* every message reaches the terminal with its control characters escaped: a file name, a trace's or a
+     * database's text cannot rewrite the screen (term_text.h) */
+    FILE *err = term_safe_stream(stderr);
+    int rc = cli_dispatch(argc - 1, argv + 1, stdout, err ? err : stderr, 0);
+    if (err)
+        fclose(err);
+    return rc;
 }

@@ -2,6 +2,7 @@
  * (times, bytes, percentages, FLOPs, from the column's name), made safe for a terminal, and a report's
  * header in words. */
 #include "render_cell.h"
+#include "term_text.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,32 +129,7 @@ static void render_flops(char *dst, size_t n, double f)
     snprintf(dst, n, u ? "%.2f %sFLOP" : "%.0f FLOP", f, unit[u]);
 }
 
-/* The display form of the character at p (len bytes left) into piece: control characters (C0, DEL,
- * C1) as \xNN or \u00NN escapes, so that a name cannot move the cursor or retitle the window;
- * invalid UTF-8 as U+FFFD. Sets *used to the bytes consumed; returns the piece's length. */
-static size_t table_char(const unsigned char *p, size_t len, char piece[8], size_t *used)
-{
-    static const char hex[] = "0123456789abcdef";
-    size_t k = p[0] < 0x80 ? 1 : utf8_seq_len(p, len);
-    *used = k ? k : 1;
-    if (k == 1 && (p[0] < 0x20 || p[0] == 0x7f)) {
-        piece[0] = '\\', piece[1] = 'x', piece[2] = hex[p[0] >> 4], piece[3] = hex[p[0] & 15];
-        return 4;
-    }
-    if (k == 2 && p[0] == 0xC2 && p[1] < 0xA0) { /* U+0080..U+009F */
-        memcpy(piece, "\\u00", 4);
-        piece[4] = hex[p[1] >> 4], piece[5] = hex[p[1] & 15];
-        return 6;
-    }
-    if (k == 0) {
-        memcpy(piece, "\xEF\xBF\xBD", 3);
-        return 3;
-    }
-    memcpy(piece, p, k);
-    return k;
-}
-
-/* Appends t as terminal-safe text (table_char for each character), at most CELL_MAX bytes. */
+/* Appends t as terminal-safe text (term_char for each character), at most CELL_MAX bytes. */
 void render_safe_text(struct buf *b, const char *t, size_t len)
 {
     const unsigned char *p = (const unsigned char *)t;
@@ -168,7 +144,7 @@ void render_safe_text(struct buf *b, const char *t, size_t len)
             used = run;
             continue;
         }
-        size_t pn = table_char(p + i, len - i, piece, &used);
+        size_t pn = term_char(p + i, len - i, piece, &used);
         buf_add(b, piece, pn);
     }
 }

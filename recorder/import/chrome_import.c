@@ -65,12 +65,12 @@ void chrome_progress(struct chrome *c, size_t done, int final)
 {
     size_t total = c->total;
     if (total)
-        fprintf(stderr, "\rtracedb: importing %s: %3d%%", c->file, (int)(done * 100 / total));
+        fprintf(c->err, "\rtracedb: importing %s: %3d%%", c->file, (int)(done * 100 / total));
     else
-        fprintf(stderr, "\rtracedb: importing %s: %zu MB", c->file, done >> 20);
+        fprintf(c->err, "\rtracedb: importing %s: %zu MB", c->file, done >> 20);
     c->progress_open = !final;
     if (final)
-        fputc('\n', stderr);
+        fputc('\n', c->err);
 }
 
 /* Makes a text copy of a buffer (NUL-terminated) or NULL when empty. */
@@ -154,8 +154,8 @@ static int chrome_input_error(struct chrome *c, const char *kept, const char *fm
 {
     va_list ap;
     va_start(ap, fmt);
-    if (c->progress_open && c->err == stderr)
-        fputc('\n', stderr), c->progress_open = 0;
+    if (c->progress_open)
+        fputc('\n', c->err), c->progress_open = 0;
     fprintf(c->err, "tracedb: %s: ", c->file);
     vfprintf(c->err, fmt, ap);
     fputc('\n', c->err);

@@ -130,8 +130,8 @@ void chrome_resync_report(struct chrome *c)
         chrome_resync_end(c);
     if (!r->spans)
         return;
-    if (c->progress_open && c->err == stderr)
-        fputc('\n', stderr), c->progress_open = 0;
+    if (c->progress_open)
+        fputc('\n', c->err), c->progress_open = 0;
     for (int64_t i = 0; i < r->spans && i < MAX_REPORTED; i++) {
         const struct damaged_span *s = &r->span[i];
         fprintf(c->err, "tracedb: %s: bytes %zu-%zu damaged (invalid JSON near byte %zu: %s), skipped; %lld "

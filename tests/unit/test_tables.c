@@ -385,6 +385,27 @@ Test(tables, column_names_reach_the_terminal_escaped)
     cleanup(dir, db);
 }
 
+/* A file name is a stranger's text too: every message naming one (the import a report makes beside a
+ * trace, a file that cannot be opened, the output left unwritten) shows its escapes escaped, as tables do;
+ * the messages' own newlines stay. */
+Test(tables, file_names_reach_the_terminal_escaped_in_messages)
+{
+    char *dir = temp_dir();
+    int st;
+    char *out = run_capture(&st,
+                            "cd '%s' && n=\"$(printf 'x\\033]0;PWNED\\007\\033[2J')\" && cp '%s' \"$n.json\" && "
+                            "'%s' summary \"$n.json\" 2>&1 >/dev/null && '%s' import \"no$n.json\" 2>&1; echo rc=$?",
+                            dir, src_path("tests/data/kineto/call_stack_backward_thread.json"), tracedb(), tracedb());
+    cr_expect(!strchr(out, 0x1b) && !strchr(out, 0x07), "no raw escape reaches the terminal: %s", out);
+    cr_expect(strstr(out, "tracedb: importing x\\x1b]0;PWNED\\x07\\x1b[2J.json into "), "the report's import: %s", out);
+    cr_expect(strstr(out, "tracedb: cannot open nox\\x1b]0;PWNED\\x07\\x1b[2J.json: No such file or directory\n"),
+              "the file that cannot be opened, on its own line: %s", out);
+    cr_expect(strstr(out, "rc=1"), "%s", out);
+    free(out);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
 /* At a 100-character terminal every report's table fits: names narrow to 40 characters, then the least
  * telling figures are left out (percentages, then spreads and extremes, then the rightmost), never the
  * first column or the sort key, and a footer names each one as csv names it; --wide and --columns leave
