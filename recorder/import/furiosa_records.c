@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -39,6 +40,10 @@ struct records {
     int header_fields; /* the header's columns: a row with another count is cut or shifted */
     int64_t line;      /* rows read, the header first */
     int header_ok, fatal;
+    size_t max_string;   /* the longest field kept (--max-string): a row with a longer one is skipped */
+    int oversize;        /* this row went past max_string: its fields are dropped, the row skipped */
+    int64_t no_pe;       /* NPU rows without a whole-number pe_index, kept on their threads */
+    int64_t no_pe_row;   /* the first of them */
     struct buf args;
     int64_t named[64]; /* PEs whose track has its name */
     int nnamed;
@@ -70,6 +75,11 @@ static struct tdb_str rec_field(const struct records *r, enum rec_col c)
 static void rec_on_field(void *s, size_t n, void *data)
 {
     struct records *r = data;
+    if (r->oversize || n > r->max_string || r->row.n + n > r->max_string) { /* said when the row ends */
+        r->oversize = 1;
+        r->nfields++;
+        return;
+    }
     if (r->nfields >= REC_MAX_FIELDS) {
         r->nfields++;
         return;
@@ -153,6 +163,16 @@ static int rec_name_track(struct records *r, int64_t thread, int64_t pe)
 
 static int rec_row(struct records *r)
 {
+    if (r->oversize) {
+        if (!r->header_ok) {
+            fprintf(r->err, "tracedb: %s: not Furiosa's records: its first line is longer than --max-string (%zu "
+                            "bytes)\n", r->file, r->max_string);
+            r->fatal = 2;
+            return -1;
+        }
+        rec_skip(r, "longer than --max-string (%zu bytes)", r->max_string);
+        return 0;
+    }
     if (!r->header_ok)
         return rec_header(r);
     if (r->nfields > REC_MAX_FIELDS) {
@@ -183,6 +203,10 @@ static int rec_row(struct records *r)
         buf_addc(&r->args, '}') != 0)
         return -1;
     int has_instruction = rec_field(r, RC_INSTR).n > 0;
+    if (pe != TDB_NULL && (pe < 0 || pe >= INT32_MAX))
+        pe = TDB_NULL; /* no PE's track: as one without */
+    if (pe == TDB_NULL && cat.n == 3 && strncasecmp(cat.p, "npu", 3) == 0 && !r->no_pe++)
+        r->no_pe_row = r->line;
     struct tdb_event ev;
     tdb_event_init(&ev);
     ev.kind = seed_kind(cat.p, cat.n, name.p, name.n, pe != TDB_NULL, has_instruction);
@@ -191,7 +215,7 @@ static int rec_row(struct records *r)
     int npu = pe != TDB_NULL && (ev.kind == TDB_KIND_KERNEL || ev.kind == TDB_KIND_MEMCPY || ev.kind == TDB_KIND_EXECUTION);
     char track[24];
     struct tdb_str tid = rec_field(r, RC_THREAD);
-    if (npu && pe >= 0 && pe < INT32_MAX) {
+    if (npu) {
         tid.n = (size_t)snprintf(track, sizeof track, "%lld", (long long)(REC_NPU_TRACK + pe));
         tid.p = track;
         ev.device = pe, ev.stream = 0;
@@ -219,6 +243,7 @@ static void rec_on_row(int c, void *data)
         r->fatal = 1;
     r->row.n = 0;
     r->nfields = 0;
+    r->oversize = 0;
 }
 
 /* Reads the whole input into the parser. 0 whole, 1 damaged (said), -1 database error, -2 not records. */
@@ -231,9 +256,15 @@ static int rec_read(struct records *r, struct read_ahead *in, struct csv_parser 
         return -1;
     }
     int n;
-    while ((n = read_ahead_read(in, chunk, CHUNK_BYTES)) > 0 && !r->fatal)
+    while ((n = read_ahead_read(in, chunk, CHUNK_BYTES)) > 0 && !r->fatal) {
         if (csv_parse(p, chunk, (size_t)n, rec_on_field, rec_on_row, r) != (size_t)n)
             break;
+        if (p->entry_pos > r->max_string) { /* a field still growing past the limit: its bytes dropped
+                                             * (libcsv keeps the rest of its state), the row skipped */
+            r->oversize = 1;
+            p->entry_pos = 0;
+        }
+    }
     free(chunk);
     if (!r->fatal)
         csv_fini(p, rec_on_field, rec_on_row, r);
@@ -249,6 +280,13 @@ static int rec_read(struct records *r, struct read_ahead *in, struct csv_parser 
         fprintf(r->err, "tracedb: %s: after row %lld: %s\n", r->file, (long long)r->line, csv_strerror(csv_error(p)));
         return 1;
     }
+    if (r->no_pe)
+        fprintf(r->err,
+                "tracedb: %s: %lld NPU rows (row %lld the first) have no pe_index that is a PE's number: kept on "
+                "their threads, where the device reports do not look\n",
+                r->file, (long long)r->no_pe, (long long)r->no_pe_row);
+    if (r->line == 1 && r->header_ok)
+        fprintf(r->err, "tracedb: %s: Furiosa's header and no rows: nothing was recorded\n", r->file);
     return r->res->skipped ? 1 : 0;
 }
 
@@ -263,8 +301,9 @@ int tdb_import_furiosa_records(struct tdb_ingest *ing, const char *path, int sho
 {
     (void)show_progress;
     int64_t rank = res->default_rank;
+    size_t max_string = res->max_string ? res->max_string : (size_t)64 << 20;
     memset(res, 0, sizeof *res);
-    res->default_rank = rank;
+    res->default_rank = rank, res->max_string = max_string;
     int fd = open(path, O_RDONLY);
     if (fd < 0) {
         fprintf(err, "tracedb: cannot open %s: %s\n", path, strerror(errno));
@@ -272,7 +311,7 @@ int tdb_import_furiosa_records(struct tdb_ingest *ing, const char *path, int sho
     }
     struct stat sb;
     struct read_ahead *in = read_ahead_open(fd, fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) ? (size_t)sb.st_size : 0);
-    struct records r = {.ing = ing, .file = path, .err = err, .res = res};
+    struct records r = {.ing = ing, .file = path, .err = err, .res = res, .max_string = max_string};
     struct csv_parser p;
     if (!in || csv_init(&p, 0) != 0) {
         if (in)

@@ -338,6 +338,43 @@ Test(seed_formats, furiosa_records_refuse_what_they_are_not)
     cleanup(dir, NULL);
 }
 
+/* What a stranger's records may hold beyond Furiosa's: a field longer than --max-string (1 KiB here; 64 MiB
+ * by default) skips its row, said, without buffering it (a 4 MiB field: the import's peak stays near
+ * --max-string's size, measured by make bench's shapes); NPU rows whose pe_index is missing, not a number
+ * or negative are kept on their threads (no event lost) and said, once, with the first row; Furiosa's header
+ * with no rows says nothing was recorded. */
+Test(seed_formats, furiosa_records_beyond_furiosas_are_said)
+{
+    char *dir = temp_dir(), path[512], db[512];
+    snprintf(path, sizeof path, "%s/x.csv", dir);
+    snprintf(db, sizeof db, "%s/x.db", dir);
+    static const char header[] = "trace_id,parent_span_id,span_id,start,end,cat,name,thread.id,dram_base,pe_index,"
+                                 "execution_index,instruction_index,operator_index\n";
+    int st;
+    cr_assert_eq(run("cd '%s' && { printf '%%s' '%s'; echo 'aa,0,01,100,300,Nux,kept,1,,,,,'; "
+                     "printf 'aa,0,02,100,300,Nux,'; head -c 4194304 /dev/zero | tr '\\0' x; echo ',1,,,,,'; "
+                     "echo 'aa,0,03,100,300,NPU,Execution,1,,abc,0,,'; echo 'aa,0,04,100,300,NPU,Execution,1,,-2,0,,'; "
+                     "echo 'aa,0,05,100,300,NPU,Execution,1,,,0,,'; echo 'aa,0,06,100,300,NPU,Execution,1,,3,0,,'; } > x.csv",
+                     dir, header),
+                 0);
+    char *out = run_capture(&st, "'%s' import --max-string 1K '%s' -o '%s' 2>&1", tracedb(), path, db);
+    cr_assert_eq(st, 1, "%s", out);
+    cr_expect(strstr(out, "row 3 skipped: longer than --max-string (1024 bytes)"), "%s", out);
+    cr_expect(strstr(out, "3 NPU rows (row 4 the first) have no pe_index that is a PE's number: kept on their threads"),
+              "%s", out);
+    free(out);
+    cr_expect_eq(file_int(db, "SELECT count(*) FROM events"), 5, "every row but the long one");
+    cr_expect_eq(file_int(db, "SELECT count(*) FROM events WHERE name = 'Execution' AND device IS NULL"), 3);
+    cr_expect_eq(file_int(db, "SELECT device FROM events WHERE json_extract(args, '$.span_id') = '06'"), 3);
+    cr_expect_eq(file_int(db, "SELECT count(*) FROM trace WHERE status = 'partial'"), 1);
+    write_file(path, header, (long)strlen(header));
+    out = run_capture(&st, "'%s' import --force '%s' -o '%s' 2>&1", tracedb(), path, db);
+    cr_expect_eq(st, 0, "%s", out);
+    cr_expect(strstr(out, "x.csv: Furiosa's header and no rows: nothing was recorded"), "%s", out);
+    free(out);
+    cleanup(dir, NULL);
+}
+
 /* tests/data/raf/trace.json, as RAF's profiler (src/profiler/base/profiler.cc) writes: B/E pairs whose
  * category and track are the VM's stream ("Default Stream", "Stream 1"), ts in us, args_string its op_env
  * key (non-constant inputs, each ending with ',', tuples in parentheses, '|', outputs); level 2 adds
