@@ -147,9 +147,11 @@ static void pass_on(const char *text, size_t len, const char *scratch, const cha
     }
 }
 
-/* Imports path into scratch, its messages passed on as the database's; then stamps it and renames it
- * over db. The import's status (0 or 1), or -1 (said). */
-static int import_into(const char *path, const char *scratch, const char *db, const char *stamp, FILE *err)
+/* Imports path (its traces: files) into scratch, its messages passed on as the database's; then stamps
+ * it and renames it over db, where the traces are as they were before (stamp): one written to meanwhile
+ * may have been read half old, half new, and is not kept. The import's status (0 or 1), or -1 (said). */
+static int import_into(const char *path, char **files, int nfiles, const char *scratch, const char *db,
+                       const char *stamp, FILE *err)
 {
     char *text = NULL;
     size_t len = 0;
@@ -162,6 +164,14 @@ static int import_into(const char *path, const char *scratch, const char *db, co
         pass_on(text, len, scratch, db, err);
     }
     free(text);
+    struct buf after = {0};
+    int changed = rc >= 0 ? stamp_of(path, files, nfiles, &after, err) != 0 || strcmp(after.p, stamp) != 0 : 0;
+    if (changed && after.p && strcmp(after.p, stamp) != 0)
+        fprintf(err, "tracedb: %s changed while it was read (its size or time): nothing kept; run the command "
+                     "again once it is written\n", path);
+    if (changed)
+        tdb_out_discard(scratch), rc = -1;
+    buf_free(&after);
     if (rc >= 0 && (put_stamp(scratch, stamp, db, err) != 0 || tdb_out_commit(scratch, db, 1, err) != 0)) {
         tdb_out_discard(scratch);
         rc = -1;
@@ -195,7 +205,6 @@ int tdb_trace_cache(const char *path, int force, int note, char *db, size_t n, c
         return -1;
     struct buf stamp = {0};
     int rc = stamp_of(path, files, nfiles, &stamp, err);
-    tdb_trace_files_free(files, nfiles);
     int state = rc == 0 ? cache_state(db, stamp.p) : 0;
     char scratch[8192];
     const char *cannot = NULL;
@@ -222,8 +231,9 @@ int tdb_trace_cache(const char *path, int force, int note, char *db, size_t n, c
         fprintf(err, "tracedb: importing %.*s into %s (kept beside it, used again while the trace%s unchanged)\n",
                 (int)len, path, db, nfiles == 1 ? " is" : "s are");
     tdb_out_discard(scratch); /* one a process of this pid and thread id left behind */
-    rc = import_into(path, scratch, db, stamp.p, err);
+    rc = import_into(path, files, nfiles, scratch, db, stamp.p, err);
 done:
+    tdb_trace_files_free(files, nfiles);
     buf_free(&stamp);
     return rc;
 }

@@ -251,3 +251,34 @@ Test(trace_inputs, a_file_in_the_way_is_left_alone_and_the_import_to_run_said)
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+/* A trace written to while a report imports it (a profiler still writing, a copy still arriving) may have
+ * been read half old, half new: its database is not kept, and the report says why and to run it again.
+ * The trace: 500,000 complete events (seconds to import under the sanitizers); its time is changed once
+ * the import's temporary database exists, that is once its size and time were taken. */
+Test(trace_inputs, a_trace_written_to_during_the_reports_import_is_not_kept, .timeout = 300)
+{
+    char *dir = temp_dir();
+    cr_assert_eq(run("cd '%s' && /usr/bin/python3 -c \"import sys\n"
+                     "with open('run.json', 'w') as f:\n"
+                     "    f.write('{\\\"traceEvents\\\":[' + ','.join('{\\\"ph\\\":\\\"X\\\",\\\"name\\\":\\\"op%%d\\\","
+                     "\\\"pid\\\":1,\\\"tid\\\":1,\\\"ts\\\":%%d,\\\"dur\\\":1}' %% (i %% 50, 2 * i) for i in range(500000)) + ']}')\"",
+                     dir),
+                 0);
+    int st;
+    char *out = run_capture(&st,
+                            "cd '%s' || exit 9; (for i in $(seq 6000); do ls run.json.tracedb.tmp-* >/dev/null 2>&1 && break; "
+                            "sleep 0.01; done; touch -d '2001-01-01' run.json) & "
+                            "'%s' summary run.json > /dev/null 2> err; echo rc=$?; wait; cat err; ls",
+                            dir, tracedb());
+    cr_expect(strstr(out, "rc=1\n"), "%s", out);
+    cr_expect(strstr(out, "tracedb: run.json changed while it was read (its size or time): nothing kept; run the "
+                          "command again once it is written\n"),
+              "%s", out);
+    cr_expect(strstr(out, "\nerr\nrun.json\n"), "no database kept, no temporary left: %s", out);
+    free(out);
+    /* run again, unchanged while read: kept */
+    cr_expect_eq(run("cd '%s' && '%s' summary run.json > /dev/null 2>&1 && test -f run.json.tracedb", dir, tracedb()), 0);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
