@@ -32,15 +32,16 @@ static const struct {
  * up to this many (real traces: tens of thousands; about 0.3 s here) and names the commands beyond. */
 #define SUMMARY_HTA_ROWS 100000
 
-static int64_t summary_gpu_rows(sqlite3 *db)
+/* The events of kinds a, b and c. */
+static int64_t summary_calls(sqlite3 *db, int a, int b, int c)
 {
     sqlite3_stmt *st;
     int64_t n = 0;
     if (sqlite3_prepare_v2(db, "SELECT coalesce(sum(calls), 0) FROM event_stats WHERE kind IN (?1, ?2, ?3)", -1, &st,
                            NULL) == SQLITE_OK) {
-        sqlite3_bind_int(st, 1, TDB_KIND_KERNEL);
-        sqlite3_bind_int(st, 2, TDB_KIND_MEMCPY);
-        sqlite3_bind_int(st, 3, TDB_KIND_MEMSET);
+        sqlite3_bind_int(st, 1, a);
+        sqlite3_bind_int(st, 2, b);
+        sqlite3_bind_int(st, 3, c);
         if (sqlite3_step(st) == SQLITE_ROW)
             n = sqlite3_column_int64(st, 0);
     }
@@ -93,7 +94,12 @@ int cmd_summary(int argc, char **argv, struct cli *cli)
         fputs("{", cli->io.out);
     for (size_t i = 0; i < sizeof summary_sections / sizeof summary_sections[0] && rc == 0; i++) {
         int64_t gpu_rows = 0;
-        if (strcmp(summary_sections[i].query, "summary_hta") == 0 && (gpu_rows = summary_gpu_rows(db)) > SUMMARY_HTA_ROWS) {
+        int hta = strcmp(summary_sections[i].query, "summary_hta") == 0;
+        /* HTA's analyses are of GPUs that a host's runtime (CUDA, HIP) launches work on: not of Furiosa's
+         * NPUs or RAF's streams, whose device work no runtime call launches */
+        if (hta && summary_calls(db, TDB_KIND_RUNTIME, TDB_KIND_RUNTIME, TDB_KIND_RUNTIME) == 0)
+            continue;
+        if (hta && (gpu_rows = summary_calls(db, TDB_KIND_KERNEL, TDB_KIND_MEMCPY, TDB_KIND_MEMSET)) > SUMMARY_HTA_ROWS) {
             /* three sweeps over every GPU row: beyond this, a second or more; the commands say it */
             if (fmt == FMT_TABLE) {
                 char line[200];

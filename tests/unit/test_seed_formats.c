@@ -207,6 +207,12 @@ Test(seed_formats, a_report_reads_furiosas_records_as_a_trace)
         cr_assert_eq(num(cJSON_GetArrayItem(rows, i), "total_ns"), num(cJSON_GetArrayItem(x, i), "NPU Total"));
     cJSON_Delete(rows);
     cJSON_Delete(want);
+    /* summary has no "GPU efficiency, HTA's way": HTA's analyses are of GPUs a CUDA or HIP runtime launches
+     * work on (test_hta_breakdown checks the line on Kineto's traces) */
+    int st;
+    char *out = run_capture(&st, "'%s' summary '%s' 2>&1", tracedb(), path);
+    cr_assert(st == 0 && strstr(out, "Top kernels") && !strstr(out, "GPU efficiency"), "%s", out);
+    free(out);
     run("rm -rf '%s'", dir);
     free(dir);
 }
@@ -430,6 +436,10 @@ Test(seed_formats, raf_streams_are_device_work_with_their_shapes)
     }
     cr_assert_eq(matched, 2);
     cJSON_Delete(rows);
+    int st; /* no "GPU efficiency, HTA's way": no runtime launches RAF's streams' work */
+    char *out = run_capture(&st, "'%s' summary '%s' 2>&1", tracedb(), db);
+    cr_assert(st == 0 && strstr(out, "raf.op.cublas.matmul") && !strstr(out, "GPU efficiency"), "%s", out);
+    free(out);
     free(trace);
     cleanup(dir, NULL);
 }
