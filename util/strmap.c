@@ -6,7 +6,7 @@
 
 /* 8 bytes at a time (names run to hundreds of bytes: kernel signatures), then the tail; a final
  * mix spreads the bits for the power-of-two table. */
-static uint64_t strmap_hash(const void *key, size_t len)
+static uint64_t hash_key(const void *key, size_t len)
 {
     const unsigned char *p = key;
     uint64_t h = 0x9E3779B97F4A7C15ULL ^ len;
@@ -24,6 +24,11 @@ static uint64_t strmap_hash(const void *key, size_t len)
     return h ? h : 1; /* 0 marks an empty slot */
 }
 
+uint64_t strmap_hash(const void *key, size_t len)
+{
+    return hash_key(key, len);
+}
+
 void strmap_init(struct strmap *m)
 {
     memset(m, 0, sizeof *m);
@@ -37,6 +42,13 @@ void strmap_free(struct strmap *m)
     free(m->val);
     free(m->arena);
     strmap_init(m);
+}
+
+void strmap_clear(struct strmap *m)
+{
+    if (m->cap)
+        memset(m->hash, 0, m->cap * sizeof *m->hash);
+    m->count = 0, m->arena_len = 0;
 }
 
 static size_t strmap_find(const struct strmap *m, uint64_t h, const void *key, size_t len)
@@ -54,7 +66,7 @@ int64_t strmap_get(const struct strmap *m, const void *key, size_t len)
 {
     if (!m->cap)
         return -1;
-    size_t i = strmap_find(m, strmap_hash(key, len), key, len);
+    size_t i = strmap_find(m, hash_key(key, len), key, len);
     return m->hash[i] ? m->val[i] : -1;
 }
 
@@ -65,7 +77,7 @@ int64_t strmap_get_hinted(const struct strmap *m, const void *key, size_t len, s
         return m->val[i];
     if (!m->cap)
         return -1;
-    i = strmap_find(m, strmap_hash(key, len), key, len);
+    i = strmap_find(m, hash_key(key, len), key, len);
     if (!m->hash[i])
         return -1;
     *hint = i;
@@ -110,7 +122,7 @@ int strmap_put(struct strmap *m, const void *key, size_t len, int64_t val)
             return -1;
         m->arena = na, m->arena_cap = ncap;
     }
-    uint64_t h = strmap_hash(key, len);
+    uint64_t h = hash_key(key, len);
     size_t i = strmap_find(m, h, key, len);
     if (len)
         memcpy(m->arena + m->arena_len, key, len);

@@ -18,6 +18,10 @@ struct strmap {
 
 void strmap_init(struct strmap *m);
 void strmap_free(struct strmap *m);
+/* Forgets every key, keeping the table's and the arena's memory for the next ones. */
+void strmap_clear(struct strmap *m);
+/* The hash a key is stored under (never 0): what m->hash holds for it. */
+uint64_t strmap_hash(const void *key, size_t len);
 /* The value for key, or -1 when absent (values stored must be >= 0). */
 int64_t strmap_get(const struct strmap *m, const void *key, size_t len);
 /* strmap_get, looking first at slot *hint (where this caller found a key last: names repeat), which
