@@ -104,12 +104,16 @@ static int ingest_load_existing(struct tdb_ingest *ing)
         return -1;
     if (tdb_stmt_prepare(ing->db, "SELECT id, value FROM string", -1, 0, &st, NULL) != SQLITE_OK)
         return ingest_fail(ing, "not a tracedb database");
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    int rc = 0;
+    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
         const char *v = (const char *)sqlite3_column_text(st, 1);
-        if (strmap_put(&ing->strings, v, (size_t)sqlite3_column_bytes(st, 1), sqlite3_column_int64(st, 0)) != 0)
-            break;
+        rc = spill_map_put(&ing->strings, v ? v : "", (size_t)sqlite3_column_bytes(st, 1), sqlite3_column_int64(st, 0));
     }
     tdb_stmt_finalize(st);
+    if (rc != 0) {
+        fprintf(ing->err, "tracedb: %s: cannot keep its names: %s\n", ing->path, spill_map_error(&ing->strings));
+        return -1;
+    }
     if (tdb_stmt_prepare(ing->db, "SELECT id, name FROM kind WHERE id >= 100", -1, 0, &st, NULL) != SQLITE_OK)
         return ingest_fail(ing, "not a tracedb database");
     while (sqlite3_step(st) == SQLITE_ROW) {
@@ -178,7 +182,7 @@ static void ingest_free(struct tdb_ingest *ing)
     row_writer_stop(ing->rows);
     ing->rows = NULL;
     ingest_close_db(ing);
-    strmap_free(&ing->strings);
+    spill_map_free(&ing->strings);
     strmap_free(&ing->processes);
     strmap_free(&ing->threads);
     strmap_free(&ing->kinds);
@@ -237,7 +241,8 @@ struct tdb_ingest *tdb_ingest_open(const char *path, enum tdb_open_mode mode, FI
         fprintf(err, "tracedb: out of memory\n");
         return NULL;
     }
-    strmap_init(&ing->strings);
+    /* the names: 32 Ki in memory at most (2 MiB of their bytes), the rest in a temporary table */
+    spill_map_init(&ing->strings, NAMES_IN_MEMORY(ing->sort_budget), ing->sort_budget / 4, ing->sort_budget / 8);
     strmap_init(&ing->processes);
     strmap_init(&ing->threads);
     strmap_init(&ing->kinds);

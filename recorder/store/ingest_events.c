@@ -36,21 +36,15 @@ uint32_t ingest_path(void *ctx, uint32_t enclosing, uint32_t stat)
 {
     struct tdb_ingest *ing = ctx;
     uint32_t key[2] = {enclosing, stat};
-    int64_t i = strmap_get(&ing->path_index, key, sizeof key);
+    int64_t i = spill_map_get(&ing->path_index, key, sizeof key);
     if (i > 0)
         return (uint32_t)i;
-    if (ing->npaths >= UINT32_MAX)
+    if (i < -1 || ing->npaths >= UINT32_MAX)
         return 0;
-    if (ing->npaths == ing->paths_cap) {
-        struct call_path *n = realloc(ing->paths, ing->paths_cap * 2 * sizeof *n);
-        if (!n)
-            return 0;
-        ing->paths = n, ing->paths_cap *= 2;
-    }
     i = (int64_t)ing->npaths++;
-    if (strmap_put(&ing->path_index, key, sizeof key, i) != 0)
+    if (spill_map_put(&ing->path_index, key, sizeof key, i) != 0)
         return 0;
-    ing->paths[i] = (struct call_path){enclosing, stat, 0, 0, 0};
+    *path_at(ing, (size_t)i) = (struct call_path){enclosing, stat, 0, 0, 0};
     return (uint32_t)i;
 }
 
@@ -59,13 +53,15 @@ void ingest_free_keys(struct tdb_ingest *ing)
 {
     spill_sort_free(ing->keys), spill_sort_free(ing->corrs), spill_sort_free(ing->results);
     ing->keys = ing->corrs = ing->results = NULL;
-    strmap_free(&ing->stat_index);
-    free(ing->stats);
-    ing->stats = NULL, ing->nstats = ing->stats_cap = 0;
+    spill_map_free(&ing->stat_index);
+    paged_free(&ing->name_stats);
+    paged_free(&ing->stats);
+    ing->nstats = 0;
     memset(ing->stat_seen, 0, sizeof ing->stat_seen);
-    strmap_free(&ing->path_index);
-    free(ing->paths);
-    ing->paths = NULL, ing->npaths = ing->paths_cap = 0;
+    spill_map_free(&ing->path_index);
+    paged_free(&ing->paths);
+    ing->npaths = 0;
+    paged_file_free(&ing->sums_file);
     free(ing->recent);
     ing->recent = NULL;
 }
@@ -73,11 +69,22 @@ void ingest_free_keys(struct tdb_ingest *ing)
 /* The per-trace sorts, made at the trace's first event: the keys (32 bytes an event; a recording's 48,
  * with what each row holds) hold up to sort_budget bytes in memory, the results (24 bytes a record) and
  * the correlations half that each (the results fill while the keys do: the call paths of launches and
- * [memory] events streaming in). */
+ * [memory] events streaming in). The per-name sums hold half of it in memory (32,768 at 8 MiB; real
+ * traces have a few thousand), the call paths a quarter (65,536, their keys NAMES_IN_MEMORY), the
+ * names' first sums an eighth (262,144 names); pages of 64 KiB beyond (as small as a record where tests
+ * give 1 KiB). */
 static int ingest_sorts_new(struct tdb_ingest *ing)
 {
-    strmap_init(&ing->stat_index);
-    strmap_init(&ing->path_index);
+    size_t b = ing->sort_budget, slot = b / 32 < 65536 ? b / 32 : 65536;
+    if (paged_file_init(&ing->sums_file, ing->sort_dir, slot > sizeof(struct stat_row) ? slot : sizeof(struct stat_row)) != 0) {
+        fprintf(ing->err, "tracedb: out of memory\n");
+        return -1;
+    }
+    paged_init(&ing->stats, &ing->sums_file, sizeof(struct stat_row), b / 2);
+    paged_init(&ing->paths, &ing->sums_file, sizeof(struct call_path), b / 4);
+    paged_init(&ing->name_stats, &ing->sums_file, sizeof(uint32_t), b / 8);
+    spill_map_init(&ing->stat_index, NAMES_IN_MEMORY(b), b / 8, b / 16);
+    spill_map_init(&ing->path_index, NAMES_IN_MEMORY(b), b / 16, b / 16);
     ing->held_keys = ing->live && !ing->reading_back;
     ing->keys = spill_sort_new(ing->held_keys ? sizeof(struct nesting_held_key) : sizeof(struct nesting_key),
                                ing->sort_budget, nesting_key_cmp, ing->sort_dir);
@@ -85,13 +92,12 @@ static int ingest_sorts_new(struct tdb_ingest *ing)
     ing->results = spill_sort_new(sizeof(struct result_rec), ing->sort_budget / 2, result_rec_cmp, ing->sort_dir);
     ing->rewrites = 0, ing->stream_abs = 0, ing->keys_in_rows = 0;
     ing->recent = calloc(RECENT_LAUNCHES, sizeof *ing->recent);
-    ing->paths = malloc(256 * sizeof *ing->paths);
-    if (!ing->keys || !ing->corrs || !ing->results || !ing->recent || !ing->paths) {
+    if (!ing->keys || !ing->corrs || !ing->results || !ing->recent) {
         fprintf(ing->err, "tracedb: out of memory\n");
         return -1;
     }
-    ing->paths_cap = 256, ing->npaths = 1;
-    ing->paths[0] = (struct call_path){0, 0, 0, 0, 0};
+    ing->npaths = 1;
+    *path_at(ing, 0) = (struct call_path){0, 0, 0, 0, 0};
     return 0;
 }
 
@@ -104,32 +110,73 @@ static size_t recent_slot(int64_t corr)
     return (size_t)((x + (high >> 48)) & (RECENT_LAUNCHES - 1));
 }
 
+/* The aggregate of (kind, name_id, device): its index, -1 when there is none yet, -2 on error (the
+ * pages or the map failed). */
+static int64_t stat_find(struct tdb_ingest *ing, int64_t kind, int64_t name_id, int64_t device)
+{
+    if (name_id < 0 || name_id >= NAME_STATS_IDS) {
+        int64_t key[3] = {kind, name_id, device};
+        return spill_map_get(&ing->stat_index, key, sizeof key);
+    }
+    const uint32_t *first = paged_at(&ing->name_stats, (size_t)name_id);
+    if (!first)
+        return -2;
+    for (uint32_t k = *first; k;) {
+        const struct stat_row *r = stat_at(ing, k - 1);
+        if (r->kind == kind && r->device == device)
+            return k - 1;
+        k = r->next_same_name;
+    }
+    return -1;
+}
+
+/* Aggregate i, just made (r), is found by stat_find from now on. 0, or -1 on error. */
+static int stat_link(struct tdb_ingest *ing, struct stat_row *r, size_t i)
+{
+    if (r->name_id < 0 || r->name_id >= NAME_STATS_IDS) {
+        int64_t key[3] = {r->kind, r->name_id, r->device};
+        return spill_map_put(&ing->stat_index, key, sizeof key, (int64_t)i);
+    }
+    uint32_t *first = paged_at(&ing->name_stats, (size_t)r->name_id); /* (r stays: another array) */
+    if (!first)
+        return -1;
+    r->next_same_name = *first, *first = (uint32_t)i + 1;
+    return 0;
+}
+
+/* Why an aggregate could not be found or made. */
+static void stat_failed(struct tdb_ingest *ing)
+{
+    const char *why = spill_map_error(&ing->stat_index);
+    int e = paged_file_error(&ing->sums_file);
+    if (why || e)
+        fprintf(ing->err, "tracedb: %s: cannot keep the per-name sums: %s\n", ing->path, why ? why : strerror(e));
+    else
+        fprintf(ing->err, "tracedb: out of memory\n");
+}
+
 /* Adds event ev (named name_id) to its (kind, name, device) aggregate; returns the aggregate's index. */
 static int64_t ingest_stat(struct tdb_ingest *ing, const struct tdb_event *ev, int64_t name_id)
 {
-    int64_t key[3] = {ev->kind, name_id, ev->device};
     uint64_t h = ((uint64_t)name_id * 0x9E3779B97F4A7C15ULL) ^ ((uint64_t)ev->kind << 7) ^ (uint64_t)ev->device;
     struct stat_seen *seen = &ing->stat_seen[(h ^ (h >> 32)) % (sizeof ing->stat_seen / sizeof ing->stat_seen[0])];
     int64_t i;
     if (seen->index && seen->name_id == name_id && seen->kind == ev->kind && seen->device == ev->device)
         i = (int64_t)seen->index - 1;
-    else if ((i = strmap_get(&ing->stat_index, key, sizeof key)) >= 0)
+    else if ((i = stat_find(ing, ev->kind, name_id, ev->device)) >= 0)
         *seen = (struct stat_seen){ev->kind, name_id, ev->device, (size_t)i + 1};
-    if (i < 0) {
-        if (ing->nstats == ing->stats_cap) {
-            size_t ncap = ing->stats_cap ? ing->stats_cap * 2 : 256;
-            struct stat_row *n = realloc(ing->stats, ncap * sizeof *n);
-            if (!n)
-                return -1;
-            ing->stats = n, ing->stats_cap = ncap;
-        }
+    if (i < -1 || (i == -1 && ing->nstats >= UINT32_MAX - 1)) /* (aggregates are 32-bit in the sweep's keys) */
+        return -1;
+    struct stat_row *r;
+    if (i == -1) {
         i = (int64_t)ing->nstats++;
-        if (strmap_put(&ing->stat_index, key, sizeof key, i) != 0)
+        r = stat_at(ing, (size_t)i);
+        *r = (struct stat_row){.kind = ev->kind, .name_id = name_id, .device = ev->device, .min = INT64_MAX,
+                               .max = INT64_MIN, .device_class = -1};
+        if (stat_link(ing, r, (size_t)i) != 0)
             return -1;
-        ing->stats[i] = (struct stat_row){.kind = ev->kind, .name_id = name_id, .device = ev->device,
-                                          .min = INT64_MAX, .max = INT64_MIN, .device_class = -1};
-    }
-    struct stat_row *r = &ing->stats[i];
+    } else
+        r = stat_at(ing, (size_t)i);
     ing->last_stat = (size_t)i;
     r->calls++;
     r->total = tdb_sat_add(r->total, ev->dur_ns);
@@ -198,7 +245,7 @@ int64_t ingest_keep_keys(struct tdb_ingest *ing, size_t ord, const struct tdb_ev
         return -1;
     int64_t stat = ingest_stat(ing, ev, name_id);
     if (stat < 0) {
-        fprintf(ing->err, "tracedb: out of memory\n");
+        stat_failed(ing);
         return -1;
     }
     int written = ing->reading_back || ing->live; /* rows written already: linked by the end, never as they come */
@@ -287,10 +334,12 @@ int ingest_keys_from_rows(struct tdb_ingest *ing)
         struct tdb_event ev;
         ingest_event_of_row(st, &ev);
         int64_t id = sqlite3_column_int64(st, 0);
-        int64_t key[3] = {ev.kind, sqlite3_column_int64(st, 2), ev.device};
-        int64_t stat = strmap_get(&ing->stat_index, key, sizeof key);
+        int64_t stat = stat_find(ing, ev.kind, sqlite3_column_int64(st, 2), ev.device);
         if (stat < 0) { /* cannot be: every row was counted as its event came */
-            fprintf(ing->err, "tracedb: %s: internal error: event %lld has no aggregate\n", ing->path, (long long)id);
+            if (stat < -1)
+                stat_failed(ing);
+            else
+                fprintf(ing->err, "tracedb: %s: internal error: event %lld has no aggregate\n", ing->path, (long long)id);
             rc = -1;
             break;
         }
@@ -317,7 +366,7 @@ int ingest_keep_gpu_time(struct tdb_ingest *ing, size_t ord, const struct tdb_ev
          ev->kind != TDB_KIND_EXECUTION) ||
         ev->device == TDB_NULL || ev->dur_ns <= 0)
         return 0;
-    struct stat_row *r = &ing->stats[ing->last_stat]; /* this event's, just counted: the class is asked once a name */
+    struct stat_row *r = stat_at(ing, ing->last_stat); /* this event's, just counted: the class is asked once a name */
     if (r->device_class < 0)
         r->device_class = (int)device_time_class(ev->kind, ev->name);
     if (device_time_add(&ing->devices, (uint32_t)ord, ev->start_ns, ev->dur_ns, ev->device,
@@ -381,15 +430,18 @@ static void ingest_self_sum(void *ctx, uint32_t stat, int64_t delta)
     uint64_t size = delta < 0 ? (uint64_t)0 - (uint64_t)delta : (uint64_t)delta;
     ing->stream_abs = ing->stream_abs + size < ing->stream_abs ? UINT64_MAX : ing->stream_abs + size;
     if (ing->stream_abs <= INT64_MAX)
-        ing->stats[stat].stream_self += delta;
+        stat_at(ing, stat)->stream_self += delta;
 }
 
 /* Whether aggregates a and b count events of one name (an event inside one of its own name, whatever
  * their kinds: PyTorch's same-name merge compares names alone). */
 int ingest_same_name(void *ctx, uint32_t a, uint32_t b)
 {
-    const struct tdb_ingest *ing = ctx;
-    return a == b || ing->stats[a].name_id == ing->stats[b].name_id;
+    struct tdb_ingest *ing = ctx;
+    if (a == b)
+        return 1;
+    int64_t name = stat_at(ing, a)->name_id;
+    return name == stat_at(ing, b)->name_id;
 }
 
 /* A launch or [memory] event streamed in inside call path context: what it attributes goes there. */

@@ -6,8 +6,10 @@
 #ifndef TDB_INGEST_INTERNAL_H
 #define TDB_INGEST_INTERNAL_H
 #include "device_time.h"
+#include "paged.h"
 #include "ingest.h"
 #include "phase_clock.h"
+#include "spill_map.h"
 #include "spill_sort.h"
 #include "stream_nest.h"
 #include "strmap.h"
@@ -53,6 +55,13 @@ struct corr_rec {
  * few names, found again without hashing the whole name. */
 #define STRING_HINTS 256
 
+/* Names (and categories) an ingest keeps in memory for a sort budget of b bytes (32 Ki at 8 MiB; real
+ * traces have a few thousand): past them the oldest wait in a temporary table (spill_map.h). */
+#define NAMES_IN_MEMORY(b) ((b) / 256 < 4 ? 4 : (b) / 256)
+
+/* Names whose ids index their aggregates directly (name_stats: a directory entry per 16,384 of them). */
+#define NAME_STATS_IDS ((int64_t)1 << 28)
+
 /* Bytes of memory each of the end of trace's sorts may hold (then they spill to disk). */
 #define SORT_BUDGET (8u << 20)
 
@@ -78,6 +87,8 @@ struct stat_row {
     int64_t self_cpu_mem, cpu_mem;         /* host bytes allocated (minus freed) directly / in all */
     int64_t self_device_mem, device_mem;   /* device bytes, likewise */
     int device_class;                      /* GPU work: device_time_class() of its kind and name; -1 until asked */
+    uint32_t next_same_name;               /* the name's next aggregate: its index + 1, 0 none (stat_find);
+                                            * (no padding: the record goes to a file as it is, paged.h) */
     int64_t stream_self;                   /* self time as the rows streamed in (stream_nest.c) */
 };
 
@@ -100,8 +111,9 @@ struct tdb_ingest {
     int nest_registered;
     int replace;             /* --force: the new database replaces path at the end */
     int64_t anomalies[TDB_ANOMALY_COUNT]; /* counted for meta */
-    struct strmap strings;   /* interned names/categories -> string.id */
-    size_t string_hint[STRING_HINTS]; /* slots in strings where names were found lately (ingest_string) */
+    struct spill_map strings; /* interned names/categories -> string.id (the latest in memory, the rest
+                              * in a temporary table: memory does not grow with the names) */
+    size_t string_hint[STRING_HINTS]; /* slots in strings' memory where names were found lately (ingest_string) */
     struct strmap processes; /* (trace, pid) -> process.id */
     struct strmap threads;   /* (trace, pid, tid) -> thread.id */
     struct strmap kinds;     /* custom category (lower case) -> kind.id */
@@ -137,12 +149,20 @@ struct tdb_ingest {
         int64_t corr, start;
         uint32_t ord, used;
     } *recent;
-    struct strmap path_index;    /* (enclosing, stat) -> index in paths */
-    struct call_path *paths;     /* [0]: none */
-    size_t npaths, paths_cap;
-    struct strmap stat_index;  /* (kind, name, device) -> index in stats */
-    struct stat_row *stats;
-    size_t nstats, stats_cap;
+    /* the call paths and the per-name sums grow with the trace's names and nesting: their records in
+     * pages (paged.h), the latest in memory, the rest in a temporary file; their keys in spill maps */
+    struct paged_file sums_file;  /* the pages of stats and paths beyond memory */
+    struct spill_map path_index;  /* (enclosing, stat) -> index in paths */
+    struct paged paths;           /* struct call_path (path_at); [0]: none */
+    size_t npaths;
+    struct paged name_stats;      /* per name id below NAME_STATS_IDS (uint32_t): its latest aggregate's
+                                   * index + 1, 0 none; the name's others chained (stat_row.next_same_name) */
+    struct spill_map stat_index;  /* (kind, name, device) -> index in stats, for names of larger ids (a
+                                   * database appended to may hold any) */
+    struct paged stats;           /* struct stat_row (stat_at) */
+    size_t nstats;
+    struct stat_row stat_sink;    /* what stat_at and path_at give once the pages failed (the end of the */
+    struct call_path path_sink;   /* trace then says why: ingest_write_stats) */
     size_t last_stat; /* the stat row of the event being kept (ingest_stat) */
     struct stat_seen {        /* aggregates met lately, by a hash of their key: most events repeat a few */
         int64_t kind, name_id, device;
@@ -172,6 +192,20 @@ struct tdb_ingest {
     int64_t trace_end_event;   /* one past the last id of the current trace */
     struct tdb_phase_clock phases; /* TRACEDB_TIMING: how long each phase took */
 };
+
+/* Aggregate i's record, call path i's: valid until the second call after this one on the same array
+ * (paged_at). */
+static inline struct stat_row *stat_at(struct tdb_ingest *ing, size_t i)
+{
+    struct stat_row *r = paged_at(&ing->stats, i);
+    return r ? r : &ing->stat_sink;
+}
+
+static inline struct call_path *path_at(struct tdb_ingest *ing, size_t i)
+{
+    struct call_path *p = paged_at(&ing->paths, i);
+    return p ? p : &ing->path_sink;
+}
 
 /* ingest_sql.c: the connection, for every part */
 void ingest_phase(struct tdb_ingest *ing, const char *done); /* with TRACEDB_TIMING: how long it took */

@@ -31,17 +31,18 @@ int64_t ingest_string(struct tdb_ingest *ing, struct tdb_str s)
     size_t h = s.n ? (s.n * 0x9Eu) ^ ((size_t)(unsigned char)s.p[0] << 2) ^ ((size_t)(unsigned char)s.p[s.n / 2] << 5) ^
                          (size_t)(unsigned char)s.p[s.n - 1]
                    : 0;
-    int64_t id = strmap_get_hinted(&ing->strings, s.p, s.n, &ing->string_hint[h % STRING_HINTS]);
+    int64_t id = spill_map_get_hinted(&ing->strings, s.p, s.n, &ing->string_hint[h % STRING_HINTS]);
     if (id >= 0)
         return id;
-    id = ing->next_string++;
-    if (row_writer_string(ing->rows, id, s) != 0)
-        return -1;
-    if (strmap_put(&ing->strings, s.p, s.n, id) != 0) {
-        fprintf(ing->err, "tracedb: out of memory\n");
-        return -1;
+    if (id == -1) {
+        id = ing->next_string++;
+        if (row_writer_string(ing->rows, id, s) != 0)
+            return -1;
+        if (spill_map_put(&ing->strings, s.p, s.n, id) == 0)
+            return id;
     }
-    return id;
+    fprintf(ing->err, "tracedb: %s: cannot keep the names: %s\n", ing->path, spill_map_error(&ing->strings));
+    return -1;
 }
 
 /* Builds the key "<trace><is_text><pid>\0<is_text><tid>" in the scratch buffer. */

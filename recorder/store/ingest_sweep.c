@@ -7,8 +7,20 @@
 #include "ingest_internal.h"
 #include "nesting.h"
 #include "stmt_cache.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Whether the pages of the per-name sums and call paths failed (said): -1, else 0. */
+static int sums_failed(struct tdb_ingest *ing)
+{
+    int e = paged_file_error(&ing->sums_file);
+    if (!e)
+        return 0;
+    fprintf(ing->err, "tracedb: %s: cannot keep the per-name sums in a temporary file in %s: %s\n", ing->path,
+            ing->sort_dir, strerror(e));
+    return -1;
+}
 
 /* ---------------------------------------------------------------- the sweep */
 
@@ -20,9 +32,9 @@
 static int ingest_swept(void *ctx, const struct nesting_result *r)
 {
     struct tdb_ingest *ing = ctx;
-    struct stat_row *st = &ing->stats[r->stat];
+    struct stat_row *st = stat_at(ing, r->stat);
     st->self = tdb_sat_add(st->self, r->self);
-    if (r->context && ingest_same_name(ing, ing->paths[r->context].stat, r->stat))
+    if (r->context && ingest_same_name(ing, path_at(ing, r->context)->stat, r->stat))
         ing->same_name++;
     int streamed = ing->stream && !ing->read_back;
     int keep; /* the row holds the values */
@@ -102,7 +114,7 @@ static void cursor_take(struct nest_cursor *c, const struct result_rec *r, int64
     if (r->what == RES_NEST || r->what == RES_PATH || (r->what == RES_STREAM_PATH && c->streamed)) {
         c->last_ord = r->ord, c->last_context = r->context;
     } else if (r->what >= RES_DEVICE && c->last_ord == r->ord && c->last_context) {
-        struct call_path *p = &c->ing->paths[c->last_context];
+        struct call_path *p = path_at(c->ing, c->last_context);
         if (r->what == RES_DEVICE)
             p->device = tdb_sat_add(p->device, r->val);
         else if (r->what == RES_MEM_CPU)
@@ -285,20 +297,20 @@ static int ingest_rewrite_rows(struct tdb_ingest *ing, struct nest_cursor *cur)
 static void ingest_attribute(struct tdb_ingest *ing)
 {
     for (size_t i = 1; i < ing->npaths; i++) {
-        const struct call_path *p = &ing->paths[i];
-        struct stat_row *r = &ing->stats[p->stat];
+        const struct call_path *p = path_at(ing, i);
+        struct stat_row *r = stat_at(ing, p->stat);
         r->self_device = tdb_sat_add(r->self_device, p->device);
         r->self_cpu_mem = tdb_sat_add(r->self_cpu_mem, p->cpu_mem);
         r->self_device_mem = tdb_sat_add(r->self_device_mem, p->device_mem);
     }
-    for (size_t i = ing->npaths; i-- > 1;) {
-        struct call_path *p = &ing->paths[i];
-        struct stat_row *r = &ing->stats[p->stat];
+    for (size_t i = ing->npaths; i-- > 1;) { /* (p stays while up is asked for: paged_at) */
+        struct call_path *p = path_at(ing, i);
+        struct stat_row *r = stat_at(ing, p->stat);
         r->device_total = tdb_sat_add(r->device_total, p->device);
         r->cpu_mem = tdb_sat_add(r->cpu_mem, p->cpu_mem);
         r->device_mem = tdb_sat_add(r->device_mem, p->device_mem);
         if (p->enclosing) {
-            struct call_path *up = &ing->paths[p->enclosing];
+            struct call_path *up = path_at(ing, p->enclosing);
             up->device = tdb_sat_add(up->device, p->device);
             up->cpu_mem = tdb_sat_add(up->cpu_mem, p->cpu_mem);
             up->device_mem = tdb_sat_add(up->device_mem, p->device_mem);
@@ -319,8 +331,10 @@ int ingest_sweep(struct tdb_ingest *ing)
     int streamed = ing->stream && !ing->read_back && stream_nest_exact(ing->stream) && ing->stream_abs <= INT64_MAX;
     ing->streamed = streamed;
     if (streamed) {
-        for (size_t i = 0; i < ing->nstats; i++)
-            ing->stats[i].self = ing->stats[i].stream_self;
+        for (size_t i = 0; i < ing->nstats; i++) {
+            struct stat_row *r = stat_at(ing, i);
+            r->self = r->stream_self;
+        }
         ing->overlaps = stream_nest_overlaps(ing->stream);
         ing->same_name += stream_nest_same_stat(ing->stream);
     } else {
@@ -395,15 +409,18 @@ int ingest_write_back(struct tdb_ingest *ing)
     return rc;
 }
 
+/* The per-name sums, in the order their names came (none when their pages failed: said). */
 int ingest_write_stats(struct tdb_ingest *ing)
 {
+    if (sums_failed(ing) != 0)
+        return -1;
     sqlite3_stmt *st;
     if (tdb_stmt_prepare(ing->db, "INSERT INTO event_stats VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
                            "?13, ?14, ?15)", -1, 0, &st, NULL) != SQLITE_OK)
         return ingest_fail(ing, "cannot prepare");
     int rc = 0;
     for (size_t i = 0; i < ing->nstats && rc == 0; i++) {
-        const struct stat_row *r = &ing->stats[i];
+        const struct stat_row *r = stat_at(ing, i);
         sqlite3_bind_int64(st, 1, ing->trace_id);
         sqlite3_bind_int64(st, 2, r->kind);
         sqlite3_bind_int64(st, 3, r->name_id);
@@ -422,5 +439,5 @@ int ingest_write_stats(struct tdb_ingest *ing)
         rc = ingest_step(ing, st);
     }
     tdb_stmt_finalize(st);
-    return rc;
+    return rc == 0 ? sums_failed(ing) : rc;
 }

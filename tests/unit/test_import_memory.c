@@ -1,0 +1,184 @@
+/* test_import_memory.c: the import's memory does not grow with a trace's names (recorder/store/spill_map.c,
+ * paged.c). A million events of a million distinct names took 329 MB under the sanitizers (301 MB
+ * without): every name, its per-name sums and their keys were held in memory. Now they must stay within
+ * a bound far below that, sanitizers included, with the rows checked. Names, per-name sums and call
+ * paths that went beyond memory (a 1 KiB budget: TRACEDB_SORT_KIB=1) give the same database, every
+ * table row for row, as those held in memory, on a trace whose names come back after they left. */
+#include "helpers.h"
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#define N_NAMES 1000000 /* X events, each its own name */
+#define RSS_NAMES_KB (128 * 1024) /* the import's peak: 329 MB with the sanitizers before, 59 MB now */
+
+/* The peak RSS of the children waited for so far (KB). */
+static long children_peak_kb(void)
+{
+    struct rusage ru;
+    cr_assert_eq(getrusage(RUSAGE_CHILDREN, &ru), 0);
+    return ru.ru_maxrss;
+}
+
+/* Imports json into db with the sanitizers' quarantine off (the peak is what the import holds). */
+static void import_lean(const char *json, const char *db)
+{
+    cr_assert_eq(run("ASAN_OPTIONS=\"$ASAN_OPTIONS:quarantine_size_mb=0\" '%s' import -q '%s' -o '%s' 2>/dev/null",
+                     tracedb(), json, db),
+                 0);
+}
+
+/* X event i at i us for 1 us, named range_<i>: a million names, each met once. */
+Test(import_memory, a_million_distinct_names_import_in_bounded_memory, .timeout = 300)
+{
+    char *dir = temp_dir(), json[600], db[600];
+    snprintf(json, sizeof json, "%s/names.json", dir);
+    snprintf(db, sizeof db, "%s/names.db", dir);
+    FILE *out = fopen(json, "w");
+    cr_assert(out);
+    fputs("{\"traceEvents\":[\n", out);
+    for (int i = 0; i < N_NAMES; i++)
+        fprintf(out, "%s{\"ph\":\"X\",\"dur\":1,\"name\":\"range_%d\",\"pid\":1,\"tid\":1,\"ts\":%d}\n", i ? "," : "", i, i);
+    fputs("]}\n", out);
+    cr_assert_eq(fclose(out), 0);
+    import_lean(json, db);
+    long kb = children_peak_kb();
+    cr_assert_lt(kb, RSS_NAMES_KB, "peak RSS of the import %ld KB: the names held in memory", kb);
+    sqlite3 *d = db_open(db);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM event"), N_NAMES);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM string"), N_NAMES, "a string per name, each once");
+    /* ids in the order names came: event i + 1 is the first of name i + 1 */
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM event e JOIN string s ON s.id = e.name_id "
+                           "WHERE s.id <> e.id OR s.value <> 'range_' || (e.start_ns / 1000)"),
+                 0);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM event_stats"), N_NAMES, "sums per name");
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM event_stats WHERE calls = 1 AND total_ns = 1000 AND self_ns = 1000 "
+                           "AND min_ns = 1000 AND max_ns = 1000"),
+                 N_NAMES);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM event_stats x JOIN event_stats y ON y.rowid = x.rowid + 1 "
+                           "WHERE y.name_id <> x.name_id + 1"),
+                 0, "the sums in the order their names came");
+    sqlite3_close(d);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* Every row of every table of db (meta without its time of making), in rowid order, as one text. */
+static char *all_rows(const char *db)
+{
+    sqlite3 *d = db_open(db);
+    sqlite3_stmt *tables, *st;
+    cr_assert_eq(sqlite3_prepare_v2(d, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name", -1, &tables, NULL),
+                 SQLITE_OK);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    cr_assert(out);
+    while (sqlite3_step(tables) == SQLITE_ROW) {
+        const char *t = (const char *)sqlite3_column_text(tables, 0);
+        char sql[300];
+        snprintf(sql, sizeof sql, "SELECT rowid, * FROM \"%s\" %s ORDER BY rowid", t,
+                 strcmp(t, "meta") == 0 ? "WHERE key <> 'created_at'" : "");
+        cr_assert_eq(sqlite3_prepare_v2(d, sql, -1, &st, NULL), SQLITE_OK, "%s", sql);
+        fprintf(out, "== %s\n", t);
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            for (int k = 0; k < sqlite3_column_count(st); k++) {
+                const unsigned char *v = sqlite3_column_text(st, k);
+                fprintf(out, "%s%s", k ? "|" : "", v ? (const char *)v : "NULL");
+            }
+            fputc('\n', out);
+        }
+        sqlite3_finalize(st);
+    }
+    sqlite3_finalize(tables);
+    sqlite3_close(d);
+    fclose(out);
+    return text;
+}
+
+#define ROUNDS 3
+#define OPS 3000
+
+/* ROUNDS rounds of OPS operators op_<k> (each name back in every round, long after it left a small
+ * memory), each holding child_<k % 700>, which holds a [memory] event (its bytes to the call path
+ * op_<k> / child_...) and a launch of kernel_<k % 900> on a GPU stream: names, per-name sums of four
+ * kinds, call paths two deep. */
+static void write_names_back(const char *path)
+{
+    FILE *out = fopen(path, "w");
+    cr_assert(out);
+    fputs("{\"traceEvents\":[\n", out);
+    int corr = 1;
+    for (int r = 0; r < ROUNDS; r++)
+        for (int k = 0; k < OPS; k++) {
+            long ts = ((long)r * OPS + k) * 10;
+            fprintf(out,
+                    "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op_%d\",\"pid\":1,\"tid\":1,\"ts\":%ld,\"dur\":8},\n"
+                    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"child_%d\",\"pid\":1,\"tid\":1,\"ts\":%ld,\"dur\":6},\n"
+                    "{\"ph\":\"i\",\"cat\":\"cpu_instant_event\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,"
+                    "\"ts\":%ld.5,\"args\":{\"Bytes\":%d,\"Addr\":%d,\"Device Id\":0,\"Device Type\":%d}},\n"
+                    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":%ld,"
+                    "\"dur\":2,\"args\":{\"correlation\":%d}},\n"
+                    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"kernel_%d\",\"pid\":0,\"tid\":7,\"ts\":%ld,\"dur\":3,"
+                    "\"args\":{\"device\":0,\"stream\":7,\"correlation\":%d}}\n",
+                    r || k ? "," : "", k, ts, k % 700, ts + 1, ts + 2, 64 + k, 4096 + k, k % 2, ts + 3, corr,
+                    k % 900, ts + 5, corr);
+            corr++;
+        }
+    fputs("]}\n", out);
+    cr_assert_eq(fclose(out), 0);
+}
+
+/* The "beyond memory" line of TRACEDB_TIMING's output in file err: names and call paths whose keys went
+ * to temporary tables, pages of per-name sums and of call paths written to a temporary file. */
+static void beyond_memory(const char *err, long long got[4])
+{
+    char *text = read_file(err, NULL), *line = strstr(text, "beyond memory: ");
+    cr_assert(line, "no \"beyond memory\" line in:\n%s", text);
+    long long names, paths, sums;
+    cr_assert_eq(sscanf(line, "beyond memory: %lld of %lld names, %lld of %lld call paths; pages to a file: %lld of %lld "
+                              "per-name sums, %lld of call paths",
+                        &got[0], &names, &got[1], &paths, &got[2], &sums, &got[3]),
+                 7, "%s", line);
+    /* op_, child_, kernel_, [memory], cudaLaunchKernel and four categories */
+    cr_assert_eq(names, OPS + 700 + 900 + 6, "every name (and category) once: %s", line);
+    cr_assert_eq(paths, 2 * OPS, "a call path for each operator and its child: %s", line);
+    cr_assert_eq(sums, OPS + 700 + 900 + 2, "sums for each name of an event: %s", line);
+    free(text);
+}
+
+Test(import_memory, names_sums_and_paths_beyond_memory_give_the_database_held_in_memory, .timeout = 300)
+{
+    char *dir = temp_dir(), json[600], mem_db[600], disk_db[600], err[600];
+    snprintf(json, sizeof json, "%s/back.json", dir);
+    snprintf(mem_db, sizeof mem_db, "%s/mem.db", dir);
+    snprintf(disk_db, sizeof disk_db, "%s/disk.db", dir);
+    snprintf(err, sizeof err, "%s/timing.txt", dir);
+    write_names_back(json);
+    long long got[4];
+    cr_assert_eq(run("TRACEDB_TIMING=1 '%s' import -q '%s' -o '%s' 2>'%s'", tracedb(), json, mem_db, err), 0);
+    beyond_memory(err, got);
+    cr_assert_eq(got[0] + got[1] + got[2] + got[3], 0, "a roomy budget holds all in memory");
+    /* 4 names' and paths' keys in memory, the sums and paths a record or two */
+    cr_assert_eq(run("TRACEDB_TIMING=1 TRACEDB_SORT_KIB=1 '%s' import -q '%s' -o '%s' 2>'%s'", tracedb(), json, disk_db, err),
+                 0);
+    beyond_memory(err, got);
+    cr_assert_gt(got[0], OPS, "names went beyond memory");
+    cr_assert_gt(got[1], OPS, "call paths went beyond memory");
+    cr_assert_gt(got[2], OPS, "per-name sums went to the file");
+    cr_assert_gt(got[3], OPS, "call paths went to the file");
+    sqlite3 *d = db_open(disk_db);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM event"), ROUNDS * OPS * 5);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM event_stats WHERE name_id IN (SELECT id FROM string WHERE value LIKE 'op\\_%' "
+                           "ESCAPE '\\') AND calls = 3 AND self_cpu_mem + self_device_mem = 0 AND cpu_mem + device_mem > 0"),
+                 OPS, "each operator's sums, its memory below it");
+    sqlite3_close(d);
+    char *mem = all_rows(mem_db), *disk = all_rows(disk_db);
+    cr_assert(strlen(mem) > 100000);
+    cr_assert(strcmp(mem, disk) == 0, "the tables differ with names, sums and paths beyond memory");
+    free(mem), free(disk);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
