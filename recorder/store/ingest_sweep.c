@@ -11,14 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Whether the pages of the per-name sums and call paths failed (said): -1, else 0. */
+/* Whether the pages of the trace's end (sums, paths, the sweep's stack) failed (said): -1, else 0. */
 static int sums_failed(struct tdb_ingest *ing)
 {
     int e = paged_file_error(&ing->sums_file);
     if (!e)
         return 0;
-    fprintf(ing->err, "tracedb: %s: cannot keep the per-name sums in a temporary file in %s: %s\n", ing->path,
-            ing->sort_dir, strerror(e));
+    fprintf(ing->err, "tracedb: %s: cannot keep the per-name sums and the nesting in a temporary file in %s: %s\n",
+            ing->path, ing->sort_dir, strerror(e));
     return -1;
 }
 
@@ -342,7 +342,11 @@ int ingest_sweep(struct tdb_ingest *ing)
             return -1;
         if (spill_sort_done(ing->keys) != 0)
             return ingest_sort_failed(ing, ing->keys);
-        int64_t overlaps = nesting_sweep(ing->keys, ing->held_keys, ingest_path, ingest_swept, ing);
+        /* the stack's top in memory (1/16 of the budget: 5,632 frames), its deep part in the sums' file */
+        int64_t overlaps = nesting_sweep(ing->keys, ing->held_keys, &ing->sums_file, ing->sort_budget / 16, ingest_path,
+                                         ingest_swept, ing);
+        if (overlaps < 0 && sums_failed(ing) != 0)
+            return -1;
         if (overlaps < 0)
             return ingest_sort_failed(ing, spill_sort_error(ing->keys) ? ing->keys : ing->results);
         ing->overlaps = overlaps;

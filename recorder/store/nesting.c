@@ -1,9 +1,11 @@
 /* nesting.c: the per-track stack sweep that gives every event its parent, depth and self time, over
  * keys sorted by (track, start, longer first, file order) by an external sort (spill_sort.c): memory
- * is the stack's (the deepest nesting), whatever the trace's size. Never an interval join. */
+ * is the stack's top, whatever the trace's size and its nesting (the stack's deep part, not touched
+ * until its frames end, in pages on disk: paged.h). Never an interval join. */
 #include "nesting.h"
 #include "ingest.h" /* tdb_sat_add */
 #include <stdlib.h>
+#include <string.h>
 
 int nesting_key_cmp(const void *a, const void *b)
 {
@@ -23,21 +25,50 @@ struct nesting_frame {
     uint32_t path;
 };
 
-/* Ends the frame on top: its self time is now known. */
-static int pop(struct nesting_frame *f, int (*emit)(void *, const struct nesting_result *), void *ctx)
+/* Frame n, made from r (field by field over zeros: the page it is in may go to a file as it is). */
+static void frame_set(struct nesting_frame *n, const struct nesting_result *r, int64_t end)
 {
-    f->r.self = f->r.dur - f->child_sum;
-    return emit(ctx, &f->r);
+    memset(n, 0, sizeof *n);
+    n->r.ord = r->ord, n->r.parent = r->parent, n->r.context = r->context, n->r.stat = r->stat;
+    n->r.track = r->track, n->r.attributes = r->attributes, n->r.depth = r->depth;
+    n->r.self = r->self, n->r.dur = r->dur;
+    n->r.held.self = r->held.self, n->r.held.parent = r->held.parent, n->r.held.depth = r->held.depth;
+    n->end = end;
 }
 
-int64_t nesting_sweep(struct spill_sort *keys, int held, uint32_t (*path)(void *ctx, uint32_t enclosing, uint32_t stat),
+/* Ends the frame on top (*top frames on the stack): its self time is now known. 0, or -1 when its page
+ * could not be read back or emit failed. */
+static int pop(struct paged *stack, size_t *top, int (*emit)(void *, const struct nesting_result *), void *ctx)
+{
+    struct nesting_frame *f = paged_at(stack, *top - 1);
+    if (!f)
+        return -1;
+    --*top;
+    f->r.self = f->r.dur - f->child_sum;
+    int rc = emit(ctx, &f->r);
+    if ((*top & stack->mask) == 0) /* a page emptied: the one above it goes (one kept, for the next push) */
+        paged_truncate(stack, *top + stack->mask + 1);
+    return rc;
+}
+
+/* The end of the frame on top, into *end: 0, or -1 when its page could not be read back. */
+static int top_end(struct paged *stack, size_t top, int64_t *end)
+{
+    const struct nesting_frame *f = paged_at(stack, top - 1);
+    if (!f)
+        return -1;
+    *end = f->end;
+    return 0;
+}
+
+int64_t nesting_sweep(struct spill_sort *keys, int held, struct paged_file *stack_file, size_t stack_bytes,
+                      uint32_t (*path)(void *ctx, uint32_t enclosing, uint32_t stat),
                       int (*emit)(void *ctx, const struct nesting_result *r), void *ctx)
 {
-    size_t cap = 64, top = 0;
-    struct nesting_frame *stack = malloc(cap * sizeof *stack);
-    if (!stack)
-        return -1;
-    int64_t overlaps = 0;
+    struct paged stack;
+    paged_init(&stack, stack_file, sizeof(struct nesting_frame), stack_bytes);
+    size_t top = 0;
+    int64_t overlaps = 0, top_ends;
     uint32_t cur_track = 0;
     int first = 1, rc = 0;
     const struct nesting_key *k;
@@ -45,13 +76,13 @@ int64_t nesting_sweep(struct spill_sort *keys, int held, uint32_t (*path)(void *
         int64_t s = k->start, d = k->dur, end = s + d;
         if (first || k->track != cur_track) {
             while (rc == 0 && top > 0)
-                rc = pop(&stack[--top], emit, ctx);
+                rc = pop(&stack, &top, emit, ctx);
             cur_track = k->track, first = 0;
         }
-        while (rc == 0 && top > 0 && stack[top - 1].end <= s) /* ended before this one starts */
-            rc = pop(&stack[--top], emit, ctx);
-        while (rc == 0 && top > 0 && stack[top - 1].end < end) { /* started before, ends inside: not nested */
-            rc = pop(&stack[--top], emit, ctx);
+        while (rc == 0 && top > 0 && (rc = top_end(&stack, top, &top_ends)) == 0 && top_ends <= s) /* ended before this one starts */
+            rc = pop(&stack, &top, emit, ctx);
+        while (rc == 0 && top > 0 && (rc = top_end(&stack, top, &top_ends)) == 0 && top_ends < end) { /* started before, ends inside: not nested */
+            rc = pop(&stack, &top, emit, ctx);
             overlaps++;
         }
         if (rc != 0)
@@ -60,8 +91,8 @@ int64_t nesting_sweep(struct spill_sort *keys, int held, uint32_t (*path)(void *
         if (held)
             r.held = ((const struct nesting_held_key *)k)->held;
         if (top > 0) {
-            struct nesting_frame *f = &stack[top - 1];
-            if (!f->path && !(f->path = path(ctx, f->r.context, f->r.stat))) { /* its first child */
+            struct nesting_frame *f = paged_at(&stack, top - 1);
+            if (!f || (!f->path && !(f->path = path(ctx, f->r.context, f->r.stat)))) { /* its first child */
                 rc = -1;
                 break;
             }
@@ -75,18 +106,16 @@ int64_t nesting_sweep(struct spill_sort *keys, int held, uint32_t (*path)(void *
             rc = emit(ctx, &r);
             continue;
         }
-        if (top == cap) {
-            struct nesting_frame *ns = realloc(stack, cap * 2 * sizeof *ns);
-            if (!ns) {
-                rc = -1;
-                break;
-            }
-            stack = ns, cap *= 2;
+        struct nesting_frame *n = paged_at(&stack, top); /* its path: when a child needs it */
+        if (!n) {
+            rc = -1;
+            break;
         }
-        stack[top++] = (struct nesting_frame){r, end, 0, 0}; /* its path: when a child needs it */
+        frame_set(n, &r, end);
+        top++;
     }
     while (rc == 0 && top > 0)
-        rc = pop(&stack[--top], emit, ctx);
-    free(stack);
+        rc = pop(&stack, &top, emit, ctx);
+    paged_free(&stack);
     return rc != 0 || spill_sort_error(keys) ? -1 : overlaps;
 }

@@ -2,6 +2,7 @@
  * events sorted by (track, start, longer first, file order): PyTorch's rule. */
 #ifndef TDB_NESTING_H
 #define TDB_NESTING_H
+#include "paged.h"
 #include "spill_sort.h"
 #include <stddef.h>
 #include <stdint.h>
@@ -45,9 +46,12 @@ int nesting_key_cmp(const void *a, const void *b);
  * result then with its key's held values). A child must end within its parent, else the parent is
  * closed first (an overlap, counted). Each event that holds others is given a call path by path(ctx,
  * enclosing path, its stat): nonzero ids, the same for the same path; an event's context is its
- * parent's path. emit(ctx, result) for every event (nonzero: stop with its error).
- * Returns the number of overlaps, or -1 (out of memory, the sort or a callback failed). */
-int64_t nesting_sweep(struct spill_sort *keys, int held, uint32_t (*path)(void *ctx, uint32_t enclosing, uint32_t stat),
+ * parent's path. emit(ctx, result) for every event (nonzero: stop with its error). The stack holds
+ * stack_bytes in memory, its deep part in pages in stack_file (records of 88 bytes).
+ * Returns the number of overlaps, or -1 (out of memory, the sort, the stack's file or a callback
+ * failed). */
+int64_t nesting_sweep(struct spill_sort *keys, int held, struct paged_file *stack_file, size_t stack_bytes,
+                      uint32_t (*path)(void *ctx, uint32_t enclosing, uint32_t stat),
                       int (*emit)(void *ctx, const struct nesting_result *r), void *ctx);
 
 #endif

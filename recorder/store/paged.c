@@ -119,7 +119,7 @@ static char *evict(struct paged *a, size_t q)
         pg->slot = (f->nfree ? f->free[--f->nfree] : f->slots++) + 1;
     if (write_at(f, pg->mem, page_bytes(a), (pg->slot - 1) * (uint64_t)f->slot) != 0)
         return NULL;
-    a->writes++;
+    a->writes++, f->writes++;
     char *mem = pg->mem;
     pg->mem = NULL;
     return mem;

@@ -18,6 +18,7 @@ struct paged_file {
     uint64_t *free;    /* slots given back, to be used again */
     size_t nfree, free_cap;
     int err;           /* errno of the first failure (ENOMEM, ENOSPC, ...), 0 while none */
+    uint64_t writes;   /* pages written, every array's */
 };
 
 struct paged_page {

@@ -4,6 +4,7 @@
  * per event. */
 #include "stream_nest.h"
 #include "frame_log.h"
+#include "paged.h"
 #include "strmap.h"
 #include <stdlib.h>
 #include <string.h>
@@ -50,8 +51,9 @@ struct track {
     const struct frame_rec *next;     /* the next of them, NULL when none is left */
     int log_slot;        /* its place in the frame log, + 1; 0 until it logs an event */
     int merges;          /* restarts that read the earlier runs back (MERGES_PER_TRACK at most) */
-    struct frame *stack;
-    size_t top, cap;
+    struct paged stack;  /* struct frame: its top frames in memory, its deep part in a file (stack_file):
+                          * frames under the top are not touched until they end */
+    size_t top;
     size_t open;         /* frames of this run on the stack (ring) */
     int64_t last_merged; /* the start of the earlier runs' event merged last, this run (after a restart:
                           * merges > 0; it stays when the earlier runs' events are all merged) */
@@ -65,6 +67,11 @@ struct track {
     int ahead_n;         /* AHEAD_MAX + 1: too many, or not after earlier starts */
     int waiting;         /* of them, rows that wait (not done) */
 };
+
+/* Bytes of a track's stack in memory (2,048 frames of 64 bytes at the import's 4 MiB budget; 2 frames at
+ * the tests' 1 KiB), in pages of STACK_PAGE bytes at most: a million nested events cost disk, not memory. */
+#define STACK_IN_MEMORY(budget) ((budget) / 32)
+#define STACK_PAGE 4096
 
 struct stream_nest {
     struct held *q;
@@ -82,6 +89,8 @@ struct stream_nest {
     int64_t same_stat; /* events given a parent of their own name */
     struct strmap overlapped; /* the ids of the events counted in overlaps (few): each is counted once */
     struct frame_log *log; /* each track's runs, for the runs after them (NULL: none kept) */
+    struct paged_file stack_file; /* the deep parts of the tracks' stacks */
+    size_t stack_bytes;    /* bytes of each track's stack in memory */
     int sweep_only;        /* TRACEDB_NEST=sweep (tests): every track dirty, the sweep nests all */
     int log_slots;         /* places in the log given to tracks this trace, in the order they came */
 };
@@ -97,11 +106,14 @@ struct stream_nest *stream_nest_new(size_t budget, const struct stream_nest_call
     s->bytes_cap = budget / 2 < 4096 ? 4096 : budget / 2;
     s->q = malloc(s->cap * sizeof *s->q);
     s->bytes = malloc(s->bytes_cap);
+    s->stack_bytes = STACK_IN_MEMORY(budget);
+    size_t slot = s->stack_bytes / 2 < STACK_PAGE ? s->stack_bytes / 2 : STACK_PAGE;
+    int file = paged_file_init(&s->stack_file, dir, slot > sizeof(struct frame) ? slot : sizeof(struct frame));
     s->c = *calls;
     s->log = frame_log_new(dir); /* none: later runs are left to the sweep, as before */
     const char *nest = getenv("TRACEDB_NEST");
     s->sweep_only = nest && strcmp(nest, "sweep") == 0;
-    if (!s->q || !s->bytes) {
+    if (!s->q || !s->bytes || file != 0) {
         stream_nest_free(s);
         return NULL;
     }
@@ -127,6 +139,8 @@ static struct track *track_of(struct stream_nest *s, int64_t thread_id)
         if (!nt)
             return NULL;
         memset(nt + s->ntracks, 0, (n - s->ntracks) * sizeof *nt);
+        for (size_t i = s->ntracks; i < n; i++)
+            paged_init(&nt[i].stack, &s->stack_file, sizeof(struct frame), s->stack_bytes);
         s->tracks = nt, s->ntracks = n;
     }
     return &s->tracks[t];
@@ -141,15 +155,26 @@ static void instants_final(struct stream_nest *s, struct track *t)
     t->ahead_n = t->waiting = 0;
 }
 
-/* From now on the sweep's values are written over the track's rows: its waiting rows may leave. */
+/* The track's stack is empty: the pages past its bottom page are forgotten. */
+static void stack_empty(struct track *t)
+{
+    t->top = 0;
+    paged_truncate(&t->stack, t->stack.mask + 1);
+}
+
+/* From now on the sweep's values are written over the track's rows: its waiting rows may leave (its
+ * instants waiting, and the rows of its stack's frames of this run still in the buffer: the rows of the
+ * track not final, found in the buffer rather than down the stack, whose deep part is on disk). */
 static void make_dirty(struct stream_nest *s, struct track *t)
 {
     instants_final(s, t);
-    while (t->top > 0) {
-        struct frame *f = &t->stack[--t->top];
-        if (f->ring && f->seq >= s->head)
-            s->q[f->seq % s->cap].done = 1;
-    }
+    if (t->open)
+        for (uint64_t k = s->head; k < s->tail; k++) {
+            struct held *h = &s->q[k % s->cap];
+            if (h->ev.thread_id == (int64_t)(t - s->tracks))
+                h->done = 1;
+        }
+    stack_empty(t);
     t->open = 0;
     t->dirty = 1;
     s->inexact = 1;
@@ -179,6 +204,18 @@ int stream_nest_carry(struct stream_nest *s, int64_t id, int64_t flow)
     return 1;
 }
 
+/* The frame on top of t's stack; NULL when it is empty, or when its page could not be read back (then the
+ * track turns dirty: the sweep nests it, and its stack is empty). */
+static struct frame *top_frame(struct stream_nest *s, struct track *t)
+{
+    if (!t->top)
+        return NULL;
+    struct frame *f = paged_at(&t->stack, t->top - 1);
+    if (!f)
+        make_dirty(s, t);
+    return f;
+}
+
 /* A row's self time is less by less: in the reorder buffer while the row still waits there, else in
  * the database through the fix callback. */
 static int fix_self(struct stream_nest *s, int64_t id, uint32_t stat, int64_t less)
@@ -199,7 +236,13 @@ static int fix_self(struct stream_nest *s, int64_t id, uint32_t stat, int64_t le
  * fix could not be queued. */
 static int pop(struct stream_nest *s, struct track *t)
 {
-    struct frame *f = &t->stack[--t->top];
+    const struct frame *top = top_frame(s, t);
+    if (!top)
+        return 0;
+    const struct frame fr = *top, *f = &fr; /* (its page may go now) */
+    t->top--;
+    if ((t->top & t->stack.mask) == 0) /* a page emptied: the one above it goes (one kept, for the next push) */
+        paged_truncate(&t->stack, t->top + t->stack.mask + 1);
     t->open -= f->ring != 0;
     if (f->ring && f->seq >= s->head) {
         struct held *h = &s->q[f->seq % s->cap];
@@ -217,14 +260,10 @@ static int pop(struct stream_nest *s, struct track *t)
 
 static int push(struct track *t, struct frame f)
 {
-    if (t->top == t->cap) {
-        size_t nc = t->cap ? t->cap * 2 : 16;
-        struct frame *ns = realloc(t->stack, nc * sizeof *ns);
-        if (!ns)
-            return -1;
-        t->stack = ns, t->cap = nc;
-    }
-    t->stack[t->top++] = f;
+    struct frame *top = paged_at(&t->stack, t->top);
+    if (!top)
+        return -1;
+    *top = f, t->top++;
     t->open += f.ring != 0;
     return 0;
 }
@@ -237,11 +276,12 @@ static int push(struct track *t, struct frame f)
  * popped by an event a later run's event comes before): so each is counted once, by its id. */
 static int pop_before(struct stream_nest *s, struct track *t, int64_t start, int64_t end)
 {
-    while (t->top > 0 && t->stack[t->top - 1].end <= start)
+    const struct frame *f;
+    while ((f = top_frame(s, t)) && f->end <= start)
         if (pop(s, t) != 0)
             return -1;
-    while (t->top > 0 && t->stack[t->top - 1].end < end) {
-        int64_t id = t->stack[t->top - 1].id;
+    while ((f = top_frame(s, t)) && f->end < end) {
+        int64_t id = f->id;
         if (strmap_get(&s->overlapped, &id, sizeof id) < 0) {
             if (strmap_put(&s->overlapped, &id, sizeof id, 1) != 0)
                 s->inexact = 1; /* out of memory: the sweep counts them */
@@ -254,16 +294,29 @@ static int pop_before(struct stream_nest *s, struct track *t, int64_t start, int
 }
 
 /* The call path of frame i of t's stack (each frame's parent is the one below it), made for it and the
- * frames below it that have none yet. 0 on failure. */
+ * frames below it that have none yet (down the stack's pages on disk, where the first child of a deep
+ * nest asks). 0 on failure; where a page could not be read back, the track turns dirty too. */
 static uint32_t path_of(struct stream_nest *s, struct track *t, size_t i)
 {
     size_t j = i + 1;
-    while (j > 0 && !t->stack[j - 1].path)
+    const struct frame *f = NULL;
+    while (j > 0 && (f = paged_at(&t->stack, j - 1)) && !f->path)
         j--;
-    for (; j <= i; j++)
-        if (!(t->stack[j].path = s->c.path(s->c.ctx, j ? t->stack[j - 1].path : 0, t->stack[j].stat)))
+    if (j > 0 && !f) {
+        make_dirty(s, t);
+        return 0;
+    }
+    uint32_t path = j ? f->path : 0;
+    for (; j <= i; j++) {
+        struct frame *g = paged_at(&t->stack, j);
+        if (!g) {
+            make_dirty(s, t);
             return 0;
-    return t->stack[i].path;
+        }
+        if (!(path = g->path = s->c.path(s->c.ctx, path, g->stat)))
+            return 0;
+    }
+    return path;
 }
 
 /* The next of the earlier runs' events, or none (on a read error the track turns dirty: what was not
@@ -293,14 +346,16 @@ static int merge_one(struct stream_nest *s, struct track *t, const struct frame_
         return -1;
     if (t->dirty) /* the sweep writes the track: nothing more is merged */
         return 0;
-    const struct frame *p = t->top ? &t->stack[t->top - 1] : NULL;
+    struct frame *p = top_frame(s, t);
+    if (t->dirty) /* (its page could not be read back) */
+        return 0;
     int depth = p ? deeper(p->depth) : 0;
     if ((p ? p->id : TDB_NULL) != r->parent || depth != r->depth) {
         make_dirty(s, t);
         return 0;
     }
     if (p)
-        t->stack[t->top - 1].child_sum = tdb_sat_add(p->child_sum, r->end - r->start);
+        p->child_sum = tdb_sat_add(p->child_sum, r->end - r->start);
     if (r->end > r->start &&
         push(t, (struct frame){.id = r->id, .end = r->end, .dur = r->end - r->start, .stat = r->stat, .depth = depth}) != 0)
         make_dirty(s, t);
@@ -515,8 +570,10 @@ int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t 
     if (t->dirty)
         return release(s, 0);
     h->ev.parent_id = TDB_NULL, h->ev.depth = 0;
-    if (t->top > 0) {
-        struct frame *f = &t->stack[t->top - 1];
+    struct frame *f = top_frame(s, t);
+    if (t->dirty) /* (its page could not be read back) */
+        return release(s, 0);
+    if (f) {
         h->ev.parent_id = f->id;
         h->ev.depth = deeper(f->depth);
         s->same_stat += s->c.same_name(s->c.ctx, f->stat, stat);
@@ -525,7 +582,7 @@ int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t 
             f->later = tdb_sat_add(f->later, dur);
         if (attributes && !(h->context = path_of(s, t, t->top - 1))) /* what it attributes goes to the
                                                                          * operators around it */
-            return -1;
+            return t->dirty ? release(s, 0) : -1;
     }
     /* every event goes to its track's log, for the runs after this one (GPU streams too: in 4 of 17
      * real traces some go back in time; the log costs the parser thread 0.04% on a GPU-heavy trace) */
@@ -552,7 +609,7 @@ int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t 
             in->ev.parent_id = id, in->ev.depth = depth;
             s->same_stat += s->c.same_name(s->c.ctx, in->stat, stat);
             if (in->attributes && !(in->context = path_of(s, t, t->top - 1)))
-                return -1;
+                return t->dirty ? release(s, 0) : -1;
             taken[i].parent = id, taken[i].depth = depth; /* (they go on waiting: another may come ahead) */
             if (!t->unlogged && frame_log_append(s->log, (uint32_t)(t->log_slot - 1), &taken[i]) != 0)
                 t->unlogged = 1;
@@ -593,11 +650,17 @@ int64_t stream_nest_overlaps(const struct stream_nest *s)
     return s->overlaps;
 }
 
+uint64_t stream_nest_stack_pages(const struct stream_nest *s)
+{
+    return s->stack_file.writes;
+}
+
 void stream_nest_reset(struct stream_nest *s)
 {
     for (size_t i = 0; i < s->ntracks; i++) {
         struct track *t = &s->tracks[i];
-        t->top = t->open = 0, t->seen = t->dirty = t->unlogged = 0, t->log_slot = 0, t->merges = 0;
+        stack_empty(t);
+        t->open = 0, t->seen = t->dirty = t->unlogged = 0, t->log_slot = 0, t->merges = 0;
         t->ahead_n = t->waiting = 0;
         frame_log_reader_free(t->earlier);
         t->earlier = NULL, t->next = NULL;
@@ -616,12 +679,13 @@ void stream_nest_free(struct stream_nest *s)
     if (!s)
         return;
     for (size_t i = 0; i < s->ntracks; i++) {
-        free(s->tracks[i].stack);
+        paged_free(&s->tracks[i].stack);
         frame_log_reader_free(s->tracks[i].earlier);
     }
     free(s->tracks);
     strmap_free(&s->overlapped);
     frame_log_free(s->log);
+    paged_file_free(&s->stack_file);
     free(s->q);
     free(s->bytes);
     free(s);

@@ -66,6 +66,8 @@ int stream_nest_exact(const struct stream_nest *s);
 int64_t stream_nest_same_stat(const struct stream_nest *s);
 /* Events that started inside an open one and outlived it (nesting.c's overlaps), this trace. */
 int64_t stream_nest_overlaps(const struct stream_nest *s);
+/* Pages of the tracks' stacks written to their file (their deep parts), this stream's life. */
+uint64_t stream_nest_stack_pages(const struct stream_nest *s);
 /* Forgets the tracks (a new trace). */
 void stream_nest_reset(struct stream_nest *s);
 void stream_nest_free(struct stream_nest *s);

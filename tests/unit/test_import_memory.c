@@ -1,9 +1,12 @@
-/* test_import_memory.c: the import's memory does not grow with a trace's names (recorder/store/spill_map.c,
- * paged.c). A million events of a million distinct names took 329 MB under the sanitizers (301 MB
- * without): every name, its per-name sums and their keys were held in memory. Now they must stay within
- * a bound far below that, sanitizers included, with the rows checked. Names, per-name sums and call
- * paths that went beyond memory (a 1 KiB budget: TRACEDB_SORT_KIB=1) give the same database, every
- * table row for row, as those held in memory, on a trace whose names come back after they left. */
+/* test_import_memory.c: the import's memory does not grow with a trace's names nor its nesting
+ * (recorder/store/spill_map.c, paged.c). A million events of a million distinct names took 329 MB under
+ * the sanitizers (301 MB without): every name, its per-name sums and their keys were held in memory; a
+ * million nested B events never ended, each its own name, 410 MB (372 MB), and a million B events then
+ * their E, 224 MB without them: the nesting's stacks too. Now they must stay within a bound far below
+ * that, sanitizers included, with the rows checked. Names, per-name sums, call paths and the stacks'
+ * deep parts that went beyond memory (a 1 KiB budget: TRACEDB_SORT_KIB=1) give the same database, every
+ * table row for row, as those held in memory: on a trace whose names come back after they left, and on
+ * deep nests streamed in two runs (a [memory] event at every depth) or left to the end's sweep. */
 #include "helpers.h"
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -12,7 +15,8 @@
 #include <sys/resource.h>
 
 #define N_NAMES 1000000 /* X events, each its own name */
-#define RSS_NAMES_KB (128 * 1024) /* the import's peak: 329 MB with the sanitizers before, 59 MB now */
+#define RSS_NAMES_KB (128 * 1024) /* the import's peak: 329 MB with the sanitizers before, 55 MB now */
+#define RSS_DEEP_KB (128 * 1024)  /* 410 MB before (nested, distinct names), 67 MB now; B then E: 67 MB */
 
 /* The peak RSS of the children waited for so far (KB). */
 static long children_peak_kb(void)
@@ -178,6 +182,145 @@ Test(import_memory, names_sums_and_paths_beyond_memory_give_the_database_held_in
     char *mem = all_rows(mem_db), *disk = all_rows(disk_db);
     cr_assert(strlen(mem) > 100000);
     cr_assert(strcmp(mem, disk) == 0, "the tables differ with names, sums and paths beyond memory");
+    free(mem), free(disk);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* Writes n events of what(out, i, n) between the brackets of a trace into dir/name.json (path, cap). */
+static void write_trace(char *path, size_t cap, const char *dir, const char *name, int n,
+                        void (*what)(FILE *out, int i, int n))
+{
+    snprintf(path, cap, "%s/%s.json", dir, name);
+    FILE *out = fopen(path, "w");
+    cr_assert(out);
+    fputs("{\"traceEvents\":[\n", out);
+    for (int i = 0; i < n; i++)
+        what(out, i, n);
+    fputs("{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":1,\"args\":{\"name\":\"main\"}}]}\n", out);
+    cr_assert_eq(fclose(out), 0);
+}
+
+/* B event i at i us named range_<i>, never ended: each kept, ending at the trace's last time. */
+static void nested_distinct(FILE *out, int i, int n)
+{
+    (void)n;
+    fprintf(out, "{\"ph\":\"B\",\"name\":\"range_%d\",\"pid\":1,\"tid\":1,\"ts\":%d},\n", i, i);
+}
+
+/* A million nested ranges, each its own name: range i (row i + 1) inside range i - 1, 1 us of its own. */
+Test(import_memory, a_million_nested_ranges_of_distinct_names_import_in_bounded_memory, .timeout = 300)
+{
+    char *dir = temp_dir(), json[600], db[600];
+    write_trace(json, sizeof json, dir, "nested", N_NAMES, nested_distinct);
+    snprintf(db, sizeof db, "%s/nested.db", dir);
+    import_lean(json, db);
+    long kb = children_peak_kb();
+    cr_assert_lt(kb, RSS_DEEP_KB, "peak RSS of the import %ld KB: the nesting held in memory", kb);
+    sqlite3 *d = db_open(db);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM event"), N_NAMES);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM events WHERE name <> 'range_' || (start_ns / 1000)"), 0);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM event WHERE id BETWEEN 2 AND 999999 AND parent_id IS NOT id - 1"), 0,
+                 "each range inside the one before");
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM event WHERE id < 1000000 AND depth <> min(id - 1, 65535)"), 0);
+    /* range i lasts 999,999 - i us, its child 1 us less; the last ends where it begins */
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM event WHERE self_ns = 1000"), N_NAMES - 1);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM event_stats WHERE calls = 1"), N_NAMES);
+    sqlite3_close(d);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* B event i at i us named r<i % 100>; then, from 1,000,000 us on, an E a us, each ending the innermost. */
+static void begun_then_ended(FILE *out, int i, int n)
+{
+    if (i < n / 2)
+        fprintf(out, "{\"ph\":\"B\",\"name\":\"r%d\",\"pid\":1,\"tid\":1,\"ts\":%d},\n", i % 100, i);
+    else
+        fprintf(out, "{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":%d},\n", i);
+}
+
+/* A million ranges begun, then ended innermost first: they come out in that order (row 1 the innermost),
+ * each going back in time, so the end's sweep nests them: range i lasts 1,999,999 - 2i us, 2 us its own
+ * (the innermost 1 us). */
+Test(import_memory, a_million_ranges_begun_then_ended_import_in_bounded_memory, .timeout = 300)
+{
+    char *dir = temp_dir(), json[600], db[600];
+    write_trace(json, sizeof json, dir, "ended", 2 * N_NAMES, begun_then_ended);
+    snprintf(db, sizeof db, "%s/ended.db", dir);
+    import_lean(json, db);
+    long kb = children_peak_kb();
+    cr_assert_lt(kb, RSS_DEEP_KB, "peak RSS of the import %ld KB: the sweep's stack held in memory", kb);
+    sqlite3 *d = db_open(db);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM event"), N_NAMES);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM event WHERE id < 1000000 AND parent_id IS NOT id + 1"), 0,
+                 "each range inside the one that ended after it");
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM event WHERE depth <> min(1000000 - id, 65535)"), 0);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM event WHERE dur_ns <> 1000 * (1999999 - 2 * (start_ns / 1000))"), 0);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM event WHERE self_ns = 2000"), N_NAMES - 1);
+    cr_assert_eq(db_int(d, "SELECT sum(self_ns) FROM event_stats"), 2000LL * N_NAMES - 1000);
+    sqlite3_close(d);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+#define DEEP 3000
+
+/* Thread 1: DEEP operators nested (operator i at i us for 2 DEEP - 2i us, named op_<i % 7>), then, in
+ * time order, a [memory] event of 100 + i bytes in each where it is alone (its call path DEEP - i deep:
+ * the first asks for the whole stack's paths); thread 2: as many nested, written innermost first, each
+ * going back in time (the end's sweep nests them). */
+static void deep_two_ways(FILE *out, int i, int n)
+{
+    (void)n;
+    if (i < DEEP)
+        fprintf(out, "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op_%d\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":%d},\n",
+                i % 7, i, 2 * DEEP - 2 * i);
+    else if (i < 2 * DEEP) {
+        int k = 2 * DEEP - 1 - i; /* operator k's, in time order */
+        fprintf(out,
+                "{\"ph\":\"i\",\"cat\":\"cpu_instant_event\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,"
+                "\"ts\":%d.5,\"args\":{\"Bytes\":%d,\"Addr\":%d,\"Device Id\":0,\"Device Type\":0}},\n",
+                2 * DEEP - k - 1, 100 + k, 4096 + k);
+    } else {
+        int k = 3 * DEEP - 1 - i; /* innermost first */
+        fprintf(out, "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op_%d\",\"pid\":1,\"tid\":2,\"ts\":%d,\"dur\":%d},\n",
+                k % 7, k, 2 * DEEP - 2 * k);
+    }
+}
+
+Test(import_memory, deep_stacks_beyond_memory_give_the_database_held_in_memory, .timeout = 300)
+{
+    char *dir = temp_dir(), json[600], mem_db[600], disk_db[600], err[600];
+    write_trace(json, sizeof json, dir, "deep", 3 * DEEP, deep_two_ways);
+    snprintf(mem_db, sizeof mem_db, "%s/mem.db", dir);
+    snprintf(disk_db, sizeof disk_db, "%s/disk.db", dir);
+    snprintf(err, sizeof err, "%s/timing.txt", dir);
+    cr_assert_eq(import_to(json, mem_db), 0);
+    /* two frames of each stack in memory, the rest on disk */
+    cr_assert_eq(run("TRACEDB_TIMING=1 TRACEDB_SORT_KIB=1 '%s' import -q '%s' -o '%s' 2>'%s'", tracedb(), json, disk_db, err),
+                 0);
+    char *text = read_file(err, NULL), *line = strstr(text, "beyond memory: ");
+    cr_assert(line, "no \"beyond memory\" line in:\n%s", text);
+    long long stacks = -1;
+    const char *at = strstr(line, "call paths, ");
+    cr_assert(at && sscanf(at, "call paths, %lld of the nesting's stacks", &stacks) == 1, "%s", line);
+    cr_assert_gt(stacks, 2 * DEEP, "the stacks' deep parts went to the file: %s", line);
+    free(text);
+    sqlite3 *d = db_open(disk_db);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM event e JOIN thread t ON t.id = e.thread_id WHERE t.tid = 2 "
+                           "AND e.depth = e.start_ns / 1000 AND e.self_ns = 2000 AND (e.depth = 0) = (e.parent_id IS NULL)"),
+                 DEEP, "thread 2 nested by the sweep");
+    int64_t mem0 = 0; /* op_0's: operators 0, 7, 14, ..., each every [memory] event at its depth and below */
+    for (int k = 0; k < DEEP; k += 7)
+        for (int j = k; j < DEEP; j++)
+            mem0 += 100 + j;
+    cr_assert_eq(db_int(d, "SELECT cpu_mem FROM event_stats WHERE name_id = (SELECT id FROM string WHERE value = 'op_0') "
+                           "AND kind = (SELECT id FROM kind WHERE name = 'op')"),
+                 mem0);
+    sqlite3_close(d);
+    char *mem = all_rows(mem_db), *disk = all_rows(disk_db);
+    cr_assert(strcmp(mem, disk) == 0, "the tables differ with the stacks' deep parts on disk");
     free(mem), free(disk);
     run("rm -rf '%s'", dir);
     free(dir);

@@ -1,7 +1,8 @@
 /* test_open_ranges.c: B events waiting for their E are held in bounded memory, the oldest beyond a budget
  * in a temporary file (recorder/import/open_ranges.c). A million B ranges never ended took 741 MB at
- * import (three buffers of 256 bytes each); now they must stay within a bound far below that, sanitizers
- * included, with the rows worked out by hand from the trace. Ranges spilled to the file and read back
+ * import (three buffers of 256 bytes each), then 120 MB with the sanitizers (the nesting's stack of a
+ * million frames, when they end); now they must stay within a bound below that, sanitizers included,
+ * with the rows worked out by hand from the trace. Ranges spilled to the file and read back
  * (a 1 KiB budget: TRACEDB_SORT_KIB=1) give the same database, row for row, as ranges held in memory, on
  * tracks that interleave, nest deep, end out of turn and leave ranges open. */
 #include "helpers.h"
@@ -12,7 +13,7 @@
 #include <sys/resource.h>
 
 #define N_NEVER_ENDED 1000000 /* B events, none ended */
-#define RSS_BOUND_KB (256 * 1024) /* the import's peak: 741 MB without sanitizers before, about 100 now */
+#define RSS_BOUND_KB (96 * 1024) /* the import's peak: 120 MB with the sanitizers before the stacks were paged, 51 now */
 
 /* B event i of n at i us named r<i % 100> on one thread, never ended: each is kept, ending at the trace's
  * last time, (n - 1) us, so range i lasts n - 1 - i us, and each is flagged. */
@@ -46,6 +47,15 @@ Test(open_ranges, a_million_ranges_never_ended_import_in_bounded_memory, .timeou
     /* in file order: ids ascend with the start, and the names go r0, r1, ... r99 in turn */
     cr_assert_eq(db_int(d, "SELECT count(*) FROM event a JOIN event b ON b.id = a.id + 1 WHERE b.start_ns <= a.start_ns"), 0);
     cr_assert_eq(db_int(d, "SELECT count(*) FROM events WHERE name <> 'r' || ((start_ns / 1000) % 100)"), 0);
+    /* each inside the one before (row 1 the outermost), its depth the number above it, which the import
+     * holds up to 65,535 (16 bits) and then stays at; but the last, row n = 1,000,000: it lasts 0 us from
+     * where the one before ends, and a range holds [start, end), so it stands alone at depth 0 */
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM event WHERE parent_id IS NOT (CASE WHEN id BETWEEN 2 AND 999999 THEN id - 1 END)"),
+                 0, "each range inside the one before");
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM event WHERE depth <> (CASE WHEN id < 1000000 THEN min(id - 1, 65535) ELSE 0 END)"),
+                 0);
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM event WHERE self_ns <> (CASE WHEN id < 1000000 THEN 1000 ELSE 0 END)"), 0,
+                 "1 us of its own (its child starts 1 us after it and ends with it), the last none");
     sqlite3_close(d);
     run("rm -rf '%s'", dir);
     free(dir);
