@@ -9,8 +9,12 @@
  * With --nested N instead: N operators nested on one thread (operator i at i us for 2N - 2i us, names
  * aten::op_0 to _4 in turn), every tenth launching a kernel from the last us it holds alone: the shape
  * where walking up the parents from every event costs O(N^2).
+ * The shapes whose memory the import must bound (docs/performance.md): --never-ended N, N nested B events
+ * never ended, all named range (event i at i us); --never-ended-distinct N, the same named range_<i>;
+ * --distinct-names N, N complete events of 1 us named range_<i>, one after another.
  * Usage: gen_trace MEGABYTES [--kineto-order] > trace.json      (deterministic for a given size)
- *        gen_trace --nested N > trace.json */
+ *        gen_trace --nested N > trace.json
+ *        gen_trace --never-ended N | --never-ended-distinct N | --distinct-names N > trace.json */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,10 +53,28 @@ static int nested(long long n)
     return 0;
 }
 
+/* One of the shapes whose memory the import must bound: N events, each on its own line. */
+static int shape(const char *which, long long n)
+{
+    int distinct = strcmp(which, "--never-ended") != 0, complete = strcmp(which, "--distinct-names") == 0;
+    printf("{\"traceEvents\":[\n");
+    for (long long i = 0; i < n; i++) {
+        printf("{\"ph\":\"%s\",%s\"name\":\"range", complete ? "X" : "B", complete ? "\"dur\":1," : "");
+        if (distinct)
+            printf("_%lld", i);
+        printf("\",\"pid\":1,\"tid\":1,\"ts\":%lld}%s\n", i, i + 1 < n ? "," : "");
+    }
+    printf("]}\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 2 && strcmp(argv[1], "--nested") == 0)
         return nested(atoll(argv[2]));
+    if (argc > 2 && (strcmp(argv[1], "--never-ended") == 0 || strcmp(argv[1], "--never-ended-distinct") == 0 ||
+                     strcmp(argv[1], "--distinct-names") == 0))
+        return shape(argv[1], atoll(argv[2]));
     long long target = (argc > 1 ? atoll(argv[1]) : 300) * 1000000LL, written = 0;
     int kineto = argc > 2 && strcmp(argv[2], "--kineto-order") == 0;
     FILE *cpu = stdout, *mem = kineto ? tmpfile() : stdout, *gpu = kineto ? tmpfile() : stdout;

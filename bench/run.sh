@@ -10,6 +10,7 @@
 #   - the same trace in the order PyTorch's profiler writes it (gen_trace --kineto-order: CPU tracks as
 #     sorted runs far apart, kernels before their launches), each beside the tokenizer on its own file;
 #   - tracedb import of a 1 GB trace (BENCH_BIG_MB), in both orders: peak RSS at a second size, to show it flat;
+#   - tracedb import of the shapes whose memory grew with nesting or names (BENCH_SHAPES events each): peak RSS;
 #   - every report on the database, HTA's analyses also on a ~2 M-event one (BENCH_HTA_MB), the three
 #     slowest beside SQLite alone reading the same rows' columns (the floor under a pass over them);
 #   - the reports that go up the parents on 1 M operators nested on one thread (BENCH_DEEP);
@@ -112,6 +113,19 @@ if [ "$BIG" -gt 0 ]; then
   bigk=$dir/trace-$BIG-kineto.json # and in PyTorch's order: later runs merged with the earlier, operators fixed
   [ -s "$bigk" ] || build/gen_trace "$BIG" --kineto-order > "$bigk"
   one_run "$bigk" tokenize_bigk import_bigk
+  rm -f "$dir/big.db"
+fi
+# memory at any nesting and any number of names (issue 50 #13, issue 56): BENCH_SHAPES events (default
+# 1,000,000; 0 skips) of each shape gen_trace writes: nested B events never ended, one name
+# (--never-ended); the same, each its own name (--never-ended-distinct); complete events, each its own
+# name (--distinct-names). A tokenizer pass and an import of each, one run each: peak RSS, and the ratio
+SHAPES=${BENCH_SHAPES:-1000000}
+if [ "$SHAPES" -gt 0 ]; then
+  for sh in never-ended never-ended-distinct distinct-names; do
+    f=$dir/shape-$sh-$SHAPES.json
+    [ -s "$f" ] || build/gen_trace --$sh "$SHAPES" > "$f"
+    one_run "$f" "tok_$sh" "imp_$sh"
+  done
   rm -f "$dir/big.db"
 fi
 # #13: 8 copies of the bench trace as 8 ranks (links to one file, read from the page cache), imported
@@ -234,6 +248,16 @@ if [ "$BIG" -gt 0 ]; then
   row "tracedb import, $BIG MB (one run)" import_big "$(echo "scale=2; $(cat $dir/import_big.s) / $(cat $dir/tokenize_big.s)" | bc)x ($big_events events; RSS target < 64 MB at any size)"
   row "tokenizer pass, $BIG MB, PyTorch's order" tokenize_bigk "1.00x"
   row "tracedb import, $BIG MB, PyTorch's order" import_bigk "$(echo "scale=2; $(cat $dir/import_bigk.s) / $(cat $dir/tokenize_bigk.s)" | bc)x"
+fi
+if [ "$SHAPES" -gt 0 ]; then
+  for sh in never-ended never-ended-distinct distinct-names; do
+    case $sh in
+      never-ended) what="$SHAPES nested B never ended, one name" ;;
+      never-ended-distinct) what="  the same, each its own name" ;;
+      *) what="$SHAPES complete events, each its own name" ;;
+    esac
+    row "$what" "imp_$sh" "$(echo "scale=2; $(cat $dir/imp_$sh.s) / $(cat $dir/tok_$sh.s)" | bc)x its tokenizer pass (one run; RSS target < 64 MB)"
+  done
 fi
 [ $pandas = yes ] && row "python json.load + pandas groupby" pandas "$(echo "scale=2; $(cat $dir/pandas.s) / $tok" | bc)x; tracedb import is $(echo "scale=1; $(cat $dir/pandas.s) / $imp" | bc)x faster (target 10x)"
 row "tracedb summary" summary ""
