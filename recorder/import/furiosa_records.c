@@ -17,6 +17,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 enum rec_col { RC_TRACE, RC_PARENT, RC_SPAN, RC_START, RC_END, RC_CAT, RC_NAME, RC_THREAD, RC_DRAM, RC_PE, RC_EXEC,
                RC_INSTR, RC_OP, RC_COUNT };
@@ -293,7 +294,32 @@ static int rec_read(struct records *r, struct read_ahead *in, struct csv_parser 
 int furiosa_records_path(const char *path)
 {
     size_t n = strlen(path);
-    return (n > 4 && strcmp(path + n - 4, ".csv") == 0) || (n > 7 && strcmp(path + n - 7, ".csv.gz") == 0);
+    return (n > 4 && strcasecmp(path + n - 4, ".csv") == 0) || (n > 7 && strcasecmp(path + n - 7, ".csv.gz") == 0);
+}
+
+int furiosa_records_file(const char *path)
+{
+    if (!furiosa_records_path(path))
+        return 0;
+    char line[4096];
+    gzFile f = gzopen(path, "rb");
+    int got = f && gzgets(f, line, sizeof line) != NULL;
+    if (f)
+        gzclose(f);
+    if (!got)
+        return 0;
+    line[strcspn(line, "\r\n")] = 0;
+    int seen = 0; /* bits: start, end, cat, name */
+    static const char *const need[4] = {"start", "end", "cat", "name"};
+    for (char *col = line, *next; col; col = next) {
+        next = strchr(col, ',');
+        if (next)
+            *next++ = 0;
+        for (int i = 0; i < 4; i++)
+            if (strcmp(col, need[i]) == 0)
+                seen |= 1 << i;
+    }
+    return seen == 15;
 }
 
 int tdb_import_furiosa_records(struct tdb_ingest *ing, const char *path, int show_progress, FILE *err,

@@ -5,8 +5,12 @@
 #define TDB_FURIOSA_RECORDS_H
 #include "chrome_import.h"
 
-/* Whether path names Furiosa's records by its name: it ends in .csv or .csv.gz. */
+/* Whether path names Furiosa's records by its name: it ends in .csv or .csv.gz (any case). */
 int furiosa_records_path(const char *path);
+
+/* Whether path is so named and its first line (plain or gzip) is a header naming start, end, cat and name,
+ * as Furiosa's is: a directory's .csv files are its traces only then (a table of one's own is not). */
+int furiosa_records_file(const char *path);
 
 /* Imports path (plain or gzip) as one trace: each row one span, the rows' kinds by seed_kind (NPU spans
  * on track 10000000 + pe_index, as Furiosa's own Chrome export puts them), the ids and indexes in the

@@ -1,10 +1,12 @@
 /* trace_files.c: which files are traces, and the traces a directory holds (see trace_files.h). */
 #include "trace_files.h"
+#include "furiosa_records.h"
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #define SKIPPED_NAMED 5 /* the skipped names said; the rest counted */
@@ -12,7 +14,7 @@
 static int ends_with(const char *s, const char *tail)
 {
     size_t n = strlen(s), k = strlen(tail);
-    return n >= k && strcmp(s + n - k, tail) == 0;
+    return n >= k && strcasecmp(s + n - k, tail) == 0;
 }
 
 int tdb_trace_name(const char *name)
@@ -64,7 +66,7 @@ static char *joined(const char *dir, const char *name)
 static void say_skipped_names(FILE *err, const char *dir, struct names *skipped)
 {
     qsort(skipped->v, (size_t)skipped->n, sizeof *skipped->v, by_name);
-    fprintf(err, "tracedb: %s: %d file%s skipped, not traces by name (.json, .json.gz): ", dir, skipped->n,
+    fprintf(err, "tracedb: %s: %d file%s skipped, not traces (.json, .json.gz, or Furiosa's records: .csv): ", dir, skipped->n,
             skipped->n == 1 ? "" : "s");
     for (int i = 0; i < skipped->n && i < SKIPPED_NAMED; i++)
         fprintf(err, "%s%s", i ? ", " : "", skipped->v[i]);
@@ -94,7 +96,8 @@ static int list_dir(const char *dir, struct names *out, FILE *err, int say_skipp
         int found = path && stat(path, &sb) == 0, sub = found && S_ISDIR(sb.st_mode);
         if (!path)
             rc = -1;
-        else if (found && S_ISREG(sb.st_mode) && e->d_name[0] != '.' && tdb_trace_name(e->d_name))
+        else if (found && S_ISREG(sb.st_mode) && e->d_name[0] != '.' &&
+                 (tdb_trace_name(e->d_name) || furiosa_records_file(path)))
             rc = names_add(out, path);
         else {
             free(path);
@@ -116,7 +119,8 @@ static int list_dir(const char *dir, struct names *out, FILE *err, int say_skipp
         rc = -1;
     } else if (rc == 0 && out->n == first) {
         if (err)
-            fprintf(err, "tracedb: %s: no trace in this directory (a trace is a .json or .json.gz file)\n", dir);
+            fprintf(err, "tracedb: %s: no trace in this directory (a trace is a .json or .json.gz file, or Furiosa's records: a "
+                            ".csv or .csv.gz file with their header)\n", dir);
         rc = -1;
     } else if (rc == 0) {
         qsort(out->v + first, (size_t)(out->n - first), sizeof *out->v, by_name);
@@ -172,11 +176,11 @@ const char *tdb_trace_db_name(const char *trace, char *buf, size_t n)
     }
     if (len && trace[len - 1] == '/') /* "/" */
         return NULL;
-    if (len > 3 && memcmp(trace + len - 3, ".gz", 3) == 0)
+    if (len > 3 && strncasecmp(trace + len - 3, ".gz", 3) == 0)
         len -= 3;
-    if (len > 5 && memcmp(trace + len - 5, ".json", 5) == 0)
+    if (len > 5 && strncasecmp(trace + len - 5, ".json", 5) == 0)
         len -= 5;
-    else if (len > 4 && memcmp(trace + len - 4, ".csv", 4) == 0) /* Furiosa's records */
+    else if (len > 4 && strncasecmp(trace + len - 4, ".csv", 4) == 0) /* Furiosa's records */
         len -= 4;
     if (len == 0 || trace[len - 1] == '/' || (size_t)snprintf(buf, n, "%.*s.db", (int)len, trace) >= n)
         return NULL;

@@ -117,6 +117,15 @@ Test(completion, files_of_the_kind_each_place_takes)
     out = complete_in(dir, "import", "b.json", "c", NULL);
     cr_assert_str_eq(out, "c.json.gz\n");
     free(out);
+    /* Furiosa's records (.csv), as import's line in tracedb help names them too */
+    cr_assert_eq(run("touch '%s/f.csv'", dir), 0);
+    out = complete_in(dir, "import", "", NULL);
+    cr_assert_str_eq(out, "b.json\nc.json.gz\nf.csv\nsub\n");
+    free(out);
+    out = complete_in(dir, "summary", "", NULL);
+    cr_assert_str_eq(out, "a.db\nb.json\nc.json.gz\nf.csv\nsub\n");
+    free(out);
+    cr_assert_eq(run("rm '%s/f.csv'", dir), 0);
     /* outputs: the kind the usage names (-o run.db, -o report.html, -o trace.json[.gz]) */
     out = complete_in(dir, "import", "b.json", "-o", "", NULL);
     cr_assert_str_eq(out, "a.db\nsub\n");

@@ -381,7 +381,7 @@ Test(mpi, directory_is_its_traces_one_shard_each)
     int st;
     char *err = run_capture(&st, MPIRUN " '%s' import '%s/t' -o '%s' 2>&1", 2, mpi, dir, out);
     cr_assert_eq(st, 0, "%s", err);
-    const char *said = strstr(err, "1 file skipped, not traces by name (.json, .json.gz): notes.txt");
+    const char *said = strstr(err, "1 file skipped, not traces (.json, .json.gz, or Furiosa's records: .csv): notes.txt");
     cr_assert(said && !strstr(said + 20, "file skipped"), "said once: %s", err);
     free(err);
     char path[1300], want[1300];

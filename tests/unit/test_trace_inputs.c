@@ -42,7 +42,7 @@ Test(trace_inputs, directory_imports_its_traces_sorted_with_their_ranks)
     int st;
     char *err = run_capture(&st, "'%s' import '%s' -o '%s' 2>&1", tracedb(), traces, db);
     cr_assert_eq(st, 0, "%s", err);
-    cr_assert(strstr(err, "3 files skipped, not traces by name (.json, .json.gz): .scratch.json, notes.txt, sub/"), "%s", err);
+    cr_assert(strstr(err, "3 files skipped, not traces (.json, .json.gz, or Furiosa's records: .csv): .scratch.json, notes.txt, sub/"), "%s", err);
     free(err);
     cr_assert_eq(file_int(db, "SELECT count(*) FROM trace"), 2);
     cr_assert_eq(file_int(db, "SELECT rank FROM trace WHERE id = 1 AND source_file LIKE '%/host_10.1700000000001.pt.trace.json.gz'"), 0);
@@ -65,6 +65,29 @@ Test(trace_inputs, directory_imports_its_traces_sorted_with_their_ranks)
     cr_assert_str_eq(ta, tb);
     free(ta), free(tb);
     sqlite3_close(a), sqlite3_close(b);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* Furiosa's records in a directory are traces by their header, any case of .csv: a directory holding
+ * tests/data/furiosa/records.csv as NPU.CSV, its first 79 rows gzip'd as b.csv.gz, and a table of one's own (kernels.csv,
+ * no start, end, cat, name) imports the two records (80 + 79 events, a row each) and says
+ * the table skipped. */
+Test(trace_inputs, a_directorys_furiosa_records_are_traces_by_their_header)
+{
+    char *dir = temp_dir(), db[1100];
+    cr_assert_eq(run("cd '%s' && mkdir log && cp '%s' log/NPU.CSV && head -n 80 log/NPU.CSV | gzip > log/b.csv.gz && "
+                     "printf 'name,total_ns\\nconv,100\\n' > log/kernels.csv",
+                     dir, src_path("tests/data/furiosa/records.csv")),
+                 0);
+    snprintf(db, sizeof db, "%s/log.db", dir);
+    int st;
+    char *err = run_capture(&st, "cd '%s' && '%s' import log 2>&1", dir, tracedb());
+    cr_assert_eq(st, 0, "%s", err);
+    cr_assert(strstr(err, "1 file skipped, not traces (.json, .json.gz, or Furiosa's records: .csv): kernels.csv"), "%s", err);
+    free(err);
+    cr_assert_eq(file_int(db, "SELECT count(*) FROM trace WHERE source_format = 'furiosa-records'"), 2);
+    cr_assert_eq(file_int(db, "SELECT count(*) FROM events"), 80 + 79);
     run("rm -rf '%s'", dir);
     free(dir);
 }
