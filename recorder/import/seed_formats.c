@@ -112,8 +112,8 @@ static int raf_list(const char *s, const char *bar, struct buf *b, int types)
 
 int raf_input_args(const char *s, size_t n, struct buf *b)
 {
-    const char *bar = memchr(s, '|', n);
-    if (!bar || bar == s)
+    const char *bar = memchr(s, '|', n); /* "|outputs": an op of no inputs, [] as PyTorch's are */
+    if (!bar)
         return 1;
     size_t mark = b->n;
     int rc = buf_add(b, ",\"Input Dims\":", 14) != 0 ? -1 : raf_list(s, bar, b, 0);

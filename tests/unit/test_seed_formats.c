@@ -407,6 +407,22 @@ Test(seed_formats, raf_streams_are_device_work_with_their_shapes)
     free(types);
     cr_assert_eq(db_int(d, "SELECT json_extract(args, '$.\"Input Dims\"') IS NULL FROM events WHERE name = 'InvokeJit'"), 1);
     sqlite3_close(d);
+    {   /* an op of no inputs ("|" then its outputs) has Input Dims [] and Input type [], as PyTorch's ops of
+         * no inputs do, so it groups by shape with its kind */
+        char *dir2 = temp_dir(), db2[512];
+        import_text(dir2,
+                    "[{\"name\":\"raf.op.zeros\",\"cat\":\"Default Stream\",\"ph\":\"B\",\"ts\":1,\"pid\":1,"
+                    "\"tid\":\"Default Stream\",\"args\":{\"args_string\":\"|T<4xf32>\"}},{\"name\":\"raf.op.zeros\","
+                    "\"cat\":\"Default Stream\",\"ph\":\"E\",\"ts\":3,\"pid\":1,\"tid\":\"Default Stream\"}]",
+                    db2, sizeof db2);
+        sqlite3 *d2 = db_open(db2);
+        char *t = db_text(d2, "SELECT json_extract(args, '$.\"Input Dims\"') || ' ' || json_extract(args, '$.\"Input type\"') "
+                              "FROM events WHERE name = 'raf.op.zeros'");
+        cr_assert_str_eq(t, "[] []");
+        free(t);
+        sqlite3_close(d2);
+        cleanup(dir2, NULL);
+    }
     cJSON *rows = report(db, "device");
     const cJSON *g = cJSON_GetArrayItem(rows, 0);
     cr_assert_eq(num(g, "span_ns"), 60000);
