@@ -26,8 +26,8 @@ function fmtTime(ns) {
   const [d, u] = TIME_UNITS.find(([d]) => Math.abs(ns) >= d) || [1, "ns"];
   return d === 1 ? `${Math.round(ns)} ns` : `${(ns / d).toFixed(digits(ns / d))} ${u}`;
 }
-/* Bytes in powers of 1024 (KiB, MiB, GiB). */
-const BYTE_UNITS = [[1 << 30, "GiB"], [1 << 20, "MiB"], [1 << 10, "KiB"], [1, "B"]];
+/* Bytes in powers of 1000 (KB, MB, GB), as the tables print them and as GB/s is. */
+const BYTE_UNITS = [[1e9, "GB"], [1e6, "MB"], [1e3, "KB"], [1, "B"]];
 function fmtBytes(b) {
   if (b === null || b === undefined) return "-";
   const [d, u] = BYTE_UNITS.find(([d]) => Math.abs(b) >= d) || [1, "B"];

@@ -358,6 +358,14 @@ Test(html, report_shows_the_reports_numbers, .timeout = 300)
                  cJSON_GetObjectItem(r, "device")->valuestring, num(r, "peak_allocated_bytes"),
                  cJSON_IsString(op) ? op->valuestring : "");
         cr_expect(strstr(dom, want), "%s", want);
+        /* its label in bytes of powers of 1000, as the tables print them: four significant digits */
+        double v = (double)num(r, "peak_allocated_bytes"), d = v >= 1e9 ? 1e9 : v >= 1e6 ? 1e6 : v >= 1e3 ? 1e3 : 1;
+        if (d == 1)
+            snprintf(want, sizeof want, "peak %.0f B at ", v);
+        else
+            snprintf(want, sizeof want, "peak %.*f %s at ", v / d >= 100 ? 1 : v / d >= 10 ? 2 : 3, v / d,
+                     d == 1e9 ? "GB" : d == 1e6 ? "MB" : "KB");
+        cr_expect(strstr(dom, want), "%s", want);
         peaks++;
     }
     cr_assert_eq(peaks, 2, "cpu and cuda:1");
