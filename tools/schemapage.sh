@@ -1,9 +1,15 @@
 #!/bin/sh
-# tools/schemapage.sh TRACEDB SQL... > tracedb-schema.7: the page tracedb-schema(7), every table, view
-# and column of a database TRACEDB has just made (in the order it made them), each described by the
-# comments of the schema files SQL... (schema/*.sql; their conventions are in schema.sql and views.sql).
-# A column with no description is an error naming it: the page leaves none out.
+# tools/schemapage.sh [--markdown] TRACEDB SQL... > tracedb-schema.7: the page tracedb-schema(7), every
+# table, view and column of a database TRACEDB has just made (in the order it made them), each described
+# by the comments of the schema files SQL... (schema/*.sql; their conventions are in schema.sql and
+# views.sql); with --markdown the same as docs/schema.md. A column with no description is an error naming
+# it: the page leaves none out.
 set -eu
+md=0
+if [ "$1" = --markdown ]; then
+  md=1
+  shift
+fi
 t=$1
 shift
 tmp=$(mktemp -d)
@@ -19,6 +25,18 @@ printf '{"traceEvents":[{"ph":"X","name":"a","cat":"cpu_op","ts":1,"dur":1,"pid"
   ORDER BY l.type, l.rowid, i.cid" --format csv | tr -d '\r' | tail -n +2 > "$tmp/columns"
 ver=$("$t" --version | awk '{print $2}')
 
+if [ $md = 1 ]; then
+  cat <<'EOF'
+# The tracedb schema
+
+A tracedb database (made by `tracedb import`, `record` or `merge`) is a plain SQLite file: read it with
+`tracedb sql`, `sqlite3` or any SQLite library. The views give each kind of event its plain name and are
+what ad-hoc SQL reads; the tables hold the rows. Each column is listed with its declared type, its key,
+and what it holds, in its unit. This page is made from the comments in `schema/*.sql`
+(`sh tools/schemapage.sh --markdown build/tracedb schema/*.sql`), as `man tracedb-schema` is, and a test
+checks that it is current.
+EOF
+else
 cat <<EOF
 .TH TRACEDB-SCHEMA 7 "" "tracedb $ver" "tracedb"
 .SH NAME
@@ -29,11 +47,13 @@ file: read it with \\fBtracedb sql\\fR, \\fBsqlite3\\fR(1) or any SQLite library
 kind of event its plain name and are what ad-hoc SQL reads; the tables hold the rows. Each column
 below is listed with its declared type, its key, and what it holds, in its unit.
 EOF
-awk -v columns="$tmp/columns" '
+fi
+awk -v columns="$tmp/columns" -v md=$md '
 function trim(s) { sub(/^[ \t]+/, "", s); sub(/[ \t]+$/, "", s); return s }
 function add(map, key, text,    had) { had = key in map; map[key] = had ? map[key] " " text : text }
 function esc(s) { gsub(/\\/, "\\e", s); gsub(/-/, "\\-", s); return s }
 function line(s) { if (s ~ /^[.\047]/) s = "\\&" s; print s }
+function cell(s) { gsub(/\|/, "\\|", s); return s }
 # the comment block above a CREATE: its description, and for a view its own columns ("  col: text")
 function take_block(obj, view,    i, s, col) {
     col = ""
@@ -96,10 +116,13 @@ FILENAME != columns {
     type = f[1]; obj = f[2]; col = f[3]
     if (obj != cur) {
         if (!(obj in about)) { print "schemapage: " obj " has no description (the comment above its CREATE)" > "/dev/stderr"; bad = 1 }
-        if (type != cur_type) print ".SH " (type == "table" ? "TABLES" : "VIEWS")
+        if (type != cur_type) print md ? "\n## " (type == "table" ? "Tables" : "Views") : ".SH " (type == "table" ? "TABLES" : "VIEWS")
         cur = obj; cur_type = type
-        print ".SS " obj
-        line(esc(about[obj]))
+        if (md) printf "\n### `%s`\n\n%s\n\n| column | type, key | meaning |\n|---|---|---|\n", obj, about[obj]
+        else {
+            print ".SS " obj
+            line(esc(about[obj]))
+        }
         if (type == "table") tables[++ntables] = obj
     }
     text = own[obj "." col]
@@ -111,6 +134,10 @@ FILENAME != columns {
     if (text == "") { print "schemapage: " obj "." col " has no description (a comment on its line)" > "/dev/stderr"; bad = 1 }
     key = f[5] > 0 ? "primary key" : ""
     if (f[6] != "") key = key (key == "" ? "" : ", ") "references " f[6]
+    if (md) {
+        printf "| `%s` | %s | %s |\n", col, cell((f[4] != "" ? f[4] : "") (key != "" ? (f[4] != "" ? ", " : "") key : "")), cell(text)
+        next
+    }
     print ".TP"
     print ".B " esc(col)
     line(esc((f[4] != "" ? f[4] : "") (key != "" ? (f[4] != "" ? ", " : "") key : "") (f[4] != "" || key != "" ? ": " : "") text))
@@ -118,7 +145,7 @@ FILENAME != columns {
 END { exit bad }
 ' "$@" "$tmp/columns"
 
-cat <<'EOF'
+[ $md = 1 ] || cat <<'EOF'
 .SH SEE ALSO
 \fBtracedb\fR(1), \fBsqlite3\fR(1)
 EOF
