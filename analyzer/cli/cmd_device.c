@@ -60,6 +60,9 @@ int cmd_device(int argc, char **argv, struct cli *cli)
     sqlite3 *db = scope_open(argv[0], &sc, &cli->io);
     if (!db)
         return 1;
+    scope_tables(&sc, sc.filtered ? "no device work in this window"
+                                  : "no device work in this trace: no GPU kernels, copies or sets, no NPU spans (a "
+                                    "CPU-only trace has none)");
     int swept = sc.filtered || sc.hta_rounding; /* else the import's sums serve (device_stats, not rounded) */
     int rc = device_sweep(db, steps, swept, &cli->io);
     if (rc == 0) {

@@ -171,6 +171,8 @@ Test(tables, empty_reports_say_why)
                    "no categories), which carries no input shapes and no [memory] events whatever the profiler recorded"},
         {"latency", "(no rows: no ProfilerStep#N steps: name the ranges to measure with --name NAME"},
         {"kernels", "(no rows: no GPU work of these kinds in this trace (a CPU-only trace has none))"},
+        {"device", "(no rows: no device work in this trace: no GPU kernels, copies or sets, no NPU spans (a CPU-only "
+                   "trace has none))"},
         {"api", "(no rows: no CUDA runtime or driver calls in this trace"},
         {"latency --name 'nope*'", "(no rows: no range, operator or step named 'nope*')"},
     };
