@@ -27,6 +27,8 @@ struct cli {
     const char *command; /* the command's name: --help lists its columns (report_columns.c) */
     const struct cli_sort_keys *sort_keys; /* a report's, set before its options are parsed, for --help
                                             * (ended by an entry whose keys are NULL) */
+    const struct cli_command *commands; /* the table the command was found in (commands.c's), for a command
+                                         * that runs others (export csv --report, sql's report tables) */
 };
 
 enum opt_type { OPT_FLAG, OPT_STRING, OPT_INT, OPT_FORMAT, OPT_SIZE }; /* OPT_SIZE: bytes, "64M", "1G" -> int64_t */
@@ -94,7 +96,7 @@ int cmd_record(int argc, char **argv, struct cli *cli);
 int cmd_sql(int argc, char **argv, struct cli *cli);
 int cmd_summary(int argc, char **argv, struct cli *cli);
 
-/* Edits (insert, delete, replace, swap two neighbours) from a to b, up to 3; 3 means "more" (dispatch.c):
+/* Edits (insert, delete, replace, swap two neighbours) from a to b, up to 3; 3 means "more" (options.c):
  * what a typo's suggestion is measured by, for commands and options alike. */
 int cli_edit_distance(const char *a, const char *b);
 

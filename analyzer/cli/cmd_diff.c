@@ -46,8 +46,7 @@ static int diff_section(sqlite3 *db, int i, enum render_format fmt, int64_t limi
                                         "no [memory] events in either run"};
     struct render_options o = {.report = 1, .empty_hint = empty[i], .wide = wide, .wide_only = 1, .keep = diff_sections[i].keep,
                                .max_rows = i == 0 && limit < 0 ? 20 : 0}; /* the ops table: 20 rows */
-    render_configure(&o);
-    int rc = render_query_from(st, fmt, 1, cli->io.out, cli->io.err) < 0;
+    int rc = render_query_from(st, fmt, 1, &o, cli->io.out, cli->io.err) < 0;
     sqlite3_finalize(st);
     return rc;
 }

@@ -78,7 +78,7 @@ static int export_table(sqlite3 *db, const char *name, FILE *out, struct cli *cl
     }
     int rc = 1;
     if (sqlite3_prepare_v2(db, quoted, -1, &st, NULL) == SQLITE_OK) {
-        rc = render_query(st, FMT_CSV, out, cli->io.err) < 0;
+        rc = render_query(st, FMT_CSV, NULL, out, cli->io.err) < 0;
         sqlite3_finalize(st);
     } else
         fprintf(cli->io.err, "%s: %s\n", cli->io.prog, sqlite3_errmsg(db));
@@ -107,7 +107,7 @@ static int export_query(sqlite3 *db, const char *sql, FILE *out, struct cli *cli
         fprintf(cli->io.err, "%s: --query must be one statement that returns rows\n", cli->io.prog);
         return 1;
     }
-    int rc = render_query(st, FMT_CSV, out, cli->io.err) < 0;
+    int rc = render_query(st, FMT_CSV, NULL, out, cli->io.err) < 0;
     sqlite3_finalize(st);
     return rc;
 }
@@ -115,10 +115,12 @@ static int export_query(sqlite3 *db, const char *sql, FILE *out, struct cli *cli
 /* csv of a report: the report's own command, with --format csv and its output sent to out. */
 static int export_report(const char *name, const char *db, int nextra, char **extra, FILE *out, struct cli *cli)
 {
-    const struct cli_command *c = cli_command(name);
-    if (!c || !c->is_report) {
+    const struct cli_command *c = cli->commands;
+    while (c && c->name && strcmp(c->name, name) != 0)
+        c++;
+    if (!c || !c->name || !c->is_report) {
         fprintf(cli->io.err, "%s: '%s' is not a report (one of:", cli->io.prog, name);
-        for (c = cli_commands(); c->name; c++)
+        for (c = cli->commands; c && c->name; c++)
             if (c->is_report)
                 fprintf(cli->io.err, " %s", c->name);
         fprintf(cli->io.err, ")\n");
@@ -134,7 +136,7 @@ static int export_report(const char *name, const char *db, int nextra, char **ex
         argv[argc++] = extra[i];
     argv[argc++] = "--format";
     argv[argc++] = "csv";
-    struct cli sub = {{out, cli->io.err, cli->io.prog, NULL}, c->example, cli->in_process, c->name, NULL};
+    struct cli sub = {{out, cli->io.err, cli->io.prog, NULL}, c->example, cli->in_process, c->name, NULL, cli->commands};
     int rc = c->fn(argc, argv, &sub);
     free(argv);
     return rc;

@@ -76,7 +76,7 @@ int cmd_summary(int argc, char **argv, struct cli *cli)
     sc.wide = wide, sc.wide_only = 1; /* --wide, but no --columns: they differ from section to section */
     scope_tables(&sc, NULL);
     size_t width = render_width(cli->io.out);
-    render_fit(width); /* each section is rendered to memory first: fitted to where it goes */
+    sc.table.width = width; /* each section is rendered to memory first: fitted to where it goes */
 
     int rc = 0, printed = 0;
     /* top operators: from the events where PyTorch's same-name merge applies (as `tracedb ops`); a shard
@@ -128,7 +128,7 @@ int cmd_summary(int argc, char **argv, struct cli *cli)
         size_t len = 0;
         FILE *mem = open_memstream(&text, &len);
         int skip_rank = strcmp(sqlite3_column_name(st, 0), "rank") == 0;
-        int64_t rows = mem ? render_query_from(st, fmt, skip_rank, mem, cli->io.err) : -1;
+        int64_t rows = mem ? render_query_from(st, fmt, skip_rank, &sc.table, mem, cli->io.err) : -1;
         if (mem)
             fclose(mem);
         sqlite3_finalize(st);

@@ -56,30 +56,6 @@ static void warn_times_held(const char *prog, FILE *err, long before)
             (long long)TDB_TIME_MAX, (long long)TDB_TIME_MAX);
 }
 
-int cli_edit_distance(const char *a, const char *b)
-{
-    size_t n = strlen(a), m = strlen(b);
-    if (n > 32 || m > 32)
-        return 3;
-    int d[33][33];
-    for (size_t i = 0; i <= n; i++)
-        d[i][0] = (int)i;
-    for (size_t j = 0; j <= m; j++)
-        d[0][j] = (int)j;
-    for (size_t i = 1; i <= n; i++)
-        for (size_t j = 1; j <= m; j++) {
-            int best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-            if (d[i - 1][j] + 1 < best)
-                best = d[i - 1][j] + 1;
-            if (d[i][j - 1] + 1 < best)
-                best = d[i][j - 1] + 1;
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
-                best = d[i - 2][j - 2] + 1;
-            d[i][j] = best;
-        }
-    return d[n][m] < 3 ? d[n][m] : 3;
-}
-
 /* The command a mistyped name was most likely meant to be (two edits at most, as git suggests), or NULL. */
 static const char *closest_command(const char *typed)
 {
@@ -116,7 +92,7 @@ int cli_dispatch(int argc, char **argv, FILE *out, FILE *err, int in_process)
     if (c) {
         char prog[64];
         snprintf(prog, sizeof prog, "tracedb %s", c->name);
-        struct cli cli = {{out, err, prog, NULL}, c->example, in_process, c->name, NULL};
+        struct cli cli = {{out, err, prog, NULL}, c->example, in_process, c->name, NULL, cli_commands()};
         int64_t first;
         long held = tdb_times_held(&first);
         int rc = c->fn(argc, argv, &cli);
@@ -154,9 +130,9 @@ int tdb_run(int argc, const char *const *argv, int out_fd, int err_fd)
     else if (argc >= 1 && strcmp(args[0], "record") == 0)
         fprintf(err, "tracedb: record runs a program: use the tracedb command (tdb_open records this process)\n"), rc = 2;
     else {
-        render_exclusive_begin(); /* one command at a time: the renderer's options are the process's */
+        report_exclusive_begin(); /* one command at a time (report.h) */
         rc = cli_dispatch(argc, args, out, err, 1);
-        render_exclusive_end();
+        report_exclusive_end();
     }
     for (size_t i = 0; owned && i < n; i++)
         free(owned[i]);

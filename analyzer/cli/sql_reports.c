@@ -20,6 +20,7 @@
 #include "sql_reports.h"
 #include "cli.h"
 #include "render.h"
+#include "report.h"
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,14 +224,11 @@ static int run_report(const struct cli_command *c, const char *path, const char 
         argv[argc++] = "--", argv[argc++] = (char *)path, argv[argc] = NULL; /* a file named -h is a file */
         char prog[64]; /* its messages are the command line's: "tracedb ops: ..." */
         snprintf(prog, sizeof prog, "tracedb %s", c->name);
-        struct cli sub = {{out, err, prog, &r->sink}, c->example, 1, c->name, NULL};
-        /* one report at a time in the process: the renderer's options are the process's (render_table.c),
-         * and a host may run reports in several threads at once. After it, the options are none again: the
-         * table functions run in `tracedb sql` (whose tables take no report options) or in a host that
-         * renders nothing of tracedb's */
-        render_exclusive_begin();
+        struct cli sub = {{out, err, prog, &r->sink}, c->example, 1, c->name, NULL, NULL};
+        /* one report at a time in the process (report.h): a host may run reports in several threads */
+        report_exclusive_begin();
         int status = c->fn(argc, argv, &sub);
-        render_exclusive_end();
+        report_exclusive_end();
         fflush(err);
         if (status == 0 && r->names)
             rc = SQLITE_OK;
@@ -442,7 +440,7 @@ static int report_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
     return SQLITE_OK;
 }
 
-static int report_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
+static int table_cursor_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
 {
     (void)vt;
     struct report_cursor *cur = sqlite3_malloc64(sizeof *cur);
@@ -570,7 +568,7 @@ static const sqlite3_module report_module = {
     .xBestIndex = report_best_index,
     .xDisconnect = report_disconnect,
     .xDestroy = report_disconnect,
-    .xOpen = report_open,
+    .xOpen = table_cursor_open,
     .xClose = report_close,
     .xFilter = report_filter,
     .xNext = report_next,
@@ -579,9 +577,9 @@ static const sqlite3_module report_module = {
     .xRowid = report_rowid,
 };
 
-int tdb_register_report_tables(sqlite3 *db)
+int tdb_register_report_tables(sqlite3 *db, const struct cli_command *commands)
 {
-    for (const struct cli_command *c = cli_commands(); c->name; c++) {
+    for (const struct cli_command *c = commands; c && c->name; c++) {
         if (!c->is_report || strcmp(c->name, "summary") == 0) /* summary: sections, not one table */
             continue;
         char name[64];

@@ -3,7 +3,10 @@
 #define TDB_SQL_REPORTS_H
 #include <sqlite3.h>
 
-/* Registers tracedb_ops, tracedb_kernels, ... (one module per report command) on db. 0, or -1. */
-int tdb_register_report_tables(sqlite3 *db);
+struct cli_command; /* cli.h */
+
+/* Registers tracedb_ops, tracedb_kernels, ... (one module per report command of commands, a table ended by a
+ * NULL name: commands.c's) on db. 0, or -1. */
+int tdb_register_report_tables(sqlite3 *db, const struct cli_command *commands);
 
 #endif

@@ -60,7 +60,7 @@ static int capture_stmt(sqlite3_stmt *st, struct buf *out, struct report_io *io)
     FILE *mem = open_memstream(&text, &n);
     if (!mem)
         return 1;
-    int rc = render_query_from(st, FMT_JSON, 1, mem, io->err) < 0;
+    int rc = render_query_from(st, FMT_JSON, 1, NULL, mem, io->err) < 0;
     fclose(mem);
     if (rc == 0)
         buf_add(out, text, n);

@@ -32,13 +32,13 @@ static int csv_field(struct buf *b, const char *s, size_t n)
 
 /* Each row is made in a buffer and written in one call (a printf and a putc a field cost a fifth of a
  * large export's time). */
-static int64_t render_csv(sqlite3_stmt *st, int first, FILE *out, FILE *err)
+static int64_t render_csv(sqlite3_stmt *st, int first, const struct render_options *opt, FILE *out, FILE *err)
 {
     int ncol = sqlite3_column_count(st) - first;
     struct buf b = {0};
     int oom = 0;
     for (int i = 0; i < ncol; i++) {
-        const char *h = render_column_name(st, first + i);
+        const char *h = render_column_name(st, first + i, opt);
         oom |= (i && buf_addc(&b, ',') != 0) || csv_field(&b, h, strlen(h)) != 0;
     }
     oom |= buf_add(&b, "\r\n", 2) != 0;
@@ -84,7 +84,7 @@ static int64_t render_csv(sqlite3_stmt *st, int first, FILE *out, FILE *err)
     return rows;
 }
 
-static int64_t render_json(sqlite3_stmt *st, int first, FILE *out, FILE *err)
+static int64_t render_json(sqlite3_stmt *st, int first, const struct render_options *opt, FILE *out, FILE *err)
 {
     int ncol = sqlite3_column_count(st) - first;
     struct buf b = {0};
@@ -97,7 +97,7 @@ static int64_t render_json(sqlite3_stmt *st, int first, FILE *out, FILE *err)
         jw_init(&w, &b);
         jw_open(&w, '{');
         for (int i = 0; i < ncol; i++) {
-            const char *h = render_column_name(st, first + i);
+            const char *h = render_column_name(st, first + i, opt);
             jw_key(&w, h, strlen(h));
             switch (sqlite3_column_type(st, first + i)) {
             case SQLITE_NULL:
@@ -127,31 +127,23 @@ static int64_t render_json(sqlite3_stmt *st, int first, FILE *out, FILE *err)
     return rows;
 }
 
-int64_t render_query_from(sqlite3_stmt *st, enum render_format fmt, int first, FILE *out, FILE *err)
+int64_t render_query_from(sqlite3_stmt *st, enum render_format fmt, int first, const struct render_options *opt,
+                          FILE *out, FILE *err)
 {
     if (first >= sqlite3_column_count(st))
         first = 0;
     switch (fmt) {
     case FMT_CSV:
-        return render_csv(st, first, out, err);
+        return render_csv(st, first, opt, out, err);
     case FMT_JSON:
-        return render_json(st, first, out, err);
+        return render_json(st, first, opt, out, err);
     default:
-        return render_table(st, first, out, err);
+        return render_table(st, first, opt, out, err);
     }
 }
 
-void render_step_error(sqlite3_stmt *st, FILE *err)
-{
-    const char *msg = sqlite3_errmsg(sqlite3_db_handle(st));
-    if (strcmp(msg, "integer overflow") == 0) /* SQLite's sum() past 2^63 */
-        fprintf(err, "tracedb: integer overflow: a sum of the database's values passed 2^63, which no trace's do "
-                     "(a damaged or edited database)\n");
-    else
-        fprintf(err, "tracedb: %s\n", msg);
-}
-
-int64_t render_to_sink(sqlite3_stmt *st, int first, struct render_sink *sink, FILE *err)
+int64_t render_to_sink(sqlite3_stmt *st, int first, const struct render_options *opt, struct render_sink *sink,
+                       FILE *err)
 {
     if (first >= sqlite3_column_count(st))
         first = 0;
@@ -162,7 +154,7 @@ int64_t render_to_sink(sqlite3_stmt *st, int first, struct render_sink *sink, FI
         return -1;
     }
     for (int i = 0; i < ncol; i++)
-        names[i] = render_column_name(st, first + i);
+        names[i] = render_column_name(st, first + i, opt);
     int go = sink->columns(sink, ncol, names);
     free(names);
     if (go != 0) {
@@ -186,36 +178,7 @@ int64_t render_to_sink(sqlite3_stmt *st, int first, struct render_sink *sink, FI
     return rows;
 }
 
-void render_wrapped(FILE *f, const char *text, size_t width, size_t indent)
+int64_t render_query(sqlite3_stmt *st, enum render_format fmt, const struct render_options *opt, FILE *out, FILE *err)
 {
-    size_t at = strspn(text, " "); /* the characters on the line so far: its own indentation first */
-    int words = 0;                  /* the words on the line so far */
-    fprintf(f, "%*s", (int)at, "");
-    for (const char *p = text + at; *p;) {
-        if (*p == '\n') { /* a line of its own */
-            fprintf(f, "\n%*s", (int)indent, "");
-            at = indent, words = 0, p++;
-            continue;
-        }
-        size_t n = strcspn(p, " \n"), w = 0;
-        for (size_t i = 0; i < n; i++)
-            w += ((unsigned char)p[i] & 0xC0) != 0x80;
-        if (words && at + 1 + w > width) {
-            fprintf(f, "\n%*s", (int)indent, "");
-            at = indent, words = 0;
-        }
-        if (words)
-            fputc(' ', f), at++;
-        fwrite(p, 1, n, f);
-        at += w, words++;
-        p += n;
-        while (*p == ' ')
-            p++;
-    }
-    fputc('\n', f);
-}
-
-int64_t render_query(sqlite3_stmt *st, enum render_format fmt, FILE *out, FILE *err)
-{
-    return render_query_from(st, fmt, 0, out, err);
+    return render_query_from(st, fmt, 0, opt, out, err);
 }

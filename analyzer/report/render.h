@@ -5,24 +5,9 @@
 #include "report_io.h"
 #include <sqlite3.h>
 
-/* Steps st to the end and writes its rows. Returns rows written, or -1 on an SQL error (printed). */
-int64_t render_query(sqlite3_stmt *st, enum render_format fmt, FILE *out, FILE *err);
-
-/* The same, leaving out the first `first` columns (a report's rank column without --by-rank). */
-int64_t render_query_from(sqlite3_stmt *st, enum render_format fmt, int first, FILE *out, FILE *err);
-
-/* A render target inside the process: a report's column names (as csv and json name them), then each
- * row's values. columns() returns 0 to go on, 1 to stop before the rows, -1 on failure (out of memory);
- * row() 0 or -1. */
-struct render_sink {
-    int (*columns)(struct render_sink *s, int ncol, const char *const *names);
-    int (*row)(struct render_sink *s, sqlite3_stmt *st, int first, int ncol); /* columns first .. first+ncol-1 */
-};
-/* Steps st to the end, handing its rows (from column first) to sink. Rows, or -1 (said why to err). */
-int64_t render_to_sink(sqlite3_stmt *st, int first, struct render_sink *sink, FILE *err);
-
-/* How tables look (render_table.c). All zero, as `tracedb sql` wants: headers as named, every value
- * whole, every column. */
+/* How output looks, given to each render call (NULL: all zero, as `tracedb sql` wants: headers as named,
+ * every value whole, every column). Mostly tables' (render_table.c); first_name is every format's. The
+ * strings are the caller's and must live through the call. */
 struct render_options {
     int report;             /* a report: headers in words, empty columns left out, fitted to the terminal */
     const char *hide;       /* report: columns whose names hold one of these words (comma-separated) */
@@ -36,15 +21,27 @@ struct render_options {
     size_t width;           /* report: the width to fit (0: render_width of the table's stream) */
     int pytorch_bytes;      /* report: bytes as PyTorch's tables print them (render_memory: ops) */
 };
-void render_configure(const struct render_options *o); /* copies the strings; until the next call */
-void render_keep(const char *column); /* the options' keep: the column a report sorts by */
-void render_fit(size_t width);         /* the options' width: a table rendered to memory, fitted to its terminal */
-/* The options above are the process's: a command that renders (a report run as an SQL table, tdb_run)
- * runs between these, one thread at a time (a thread may nest them); the end sets the options to none. */
-void render_exclusive_begin(void);
-void render_exclusive_end(void);
-/* A column's name as output shows it (first_name for column 0). */
-const char *render_column_name(sqlite3_stmt *st, int col);
+
+/* Steps st to the end and writes its rows. Returns rows written, or -1 on an SQL error (printed). */
+int64_t render_query(sqlite3_stmt *st, enum render_format fmt, const struct render_options *opt, FILE *out, FILE *err);
+
+/* The same, leaving out the first `first` columns (a report's rank column without --by-rank). */
+int64_t render_query_from(sqlite3_stmt *st, enum render_format fmt, int first, const struct render_options *opt,
+                          FILE *out, FILE *err);
+
+/* A render target inside the process: a report's column names (as csv and json name them), then each
+ * row's values. columns() returns 0 to go on, 1 to stop before the rows, -1 on failure (out of memory);
+ * row() 0 or -1. */
+struct render_sink {
+    int (*columns)(struct render_sink *s, int ncol, const char *const *names);
+    int (*row)(struct render_sink *s, sqlite3_stmt *st, int first, int ncol); /* columns first .. first+ncol-1 */
+};
+/* Steps st to the end, handing its rows (from column first) to sink. Rows, or -1 (said why to err). */
+int64_t render_to_sink(sqlite3_stmt *st, int first, const struct render_options *opt, struct render_sink *sink,
+                       FILE *err);
+
+/* A column's name as output shows it (opt's first_name for column 0). */
+const char *render_column_name(sqlite3_stmt *st, int col, const struct render_options *opt);
 
 /* The width a report's table and messages fit on out: $COLUMNS, else the terminal's when out is one, else
  * 100 (a pipe, a file). */
@@ -55,7 +52,7 @@ size_t render_width(FILE *out);
 void render_wrapped(FILE *f, const char *text, size_t width, size_t indent);
 
 /* The table renderer (render_table.c). */
-int64_t render_table(sqlite3_stmt *st, int first, FILE *out, FILE *err);
+int64_t render_table(sqlite3_stmt *st, int first, const struct render_options *opt, FILE *out, FILE *err);
 
 /* PyTorch-style time text for ns: "0.812us", "1.234ms", "2.000s". */
 void render_time(char *dst, size_t n, int64_t ns);

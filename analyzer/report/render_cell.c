@@ -1,6 +1,7 @@
 /* render_cell.c: what a table's cell and header say (render_cell.h): a value as text in its column's unit
  * (times, bytes, percentages, FLOPs, from the column's name), made safe for a terminal, and a report's
- * header in words. */
+ * header in words; the text around a table: a column's name as output shows it, lines wrapped to a width, why a
+ * query's step failed. */
 #include "render_cell.h"
 #include "term_text.h"
 #include <math.h>
@@ -336,4 +337,48 @@ size_t render_width(FILE *out)
     if (isatty(fileno(out)) && ioctl(fileno(out), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
         return ws.ws_col;
     return NO_TERMINAL_WIDTH;
+}
+
+const char *render_column_name(sqlite3_stmt *st, int col, const struct render_options *opt)
+{
+    return col == 0 && opt && opt->first_name ? opt->first_name : sqlite3_column_name(st, col);
+}
+
+void render_step_error(sqlite3_stmt *st, FILE *err)
+{
+    const char *msg = sqlite3_errmsg(sqlite3_db_handle(st));
+    if (strcmp(msg, "integer overflow") == 0) /* SQLite's sum() past 2^63 */
+        fprintf(err, "tracedb: integer overflow: a sum of the database's values passed 2^63, which no trace's do "
+                     "(a damaged or edited database)\n");
+    else
+        fprintf(err, "tracedb: %s\n", msg);
+}
+
+void render_wrapped(FILE *f, const char *text, size_t width, size_t indent)
+{
+    size_t at = strspn(text, " "); /* the characters on the line so far: its own indentation first */
+    int words = 0;                  /* the words on the line so far */
+    fprintf(f, "%*s", (int)at, "");
+    for (const char *p = text + at; *p;) {
+        if (*p == '\n') { /* a line of its own */
+            fprintf(f, "\n%*s", (int)indent, "");
+            at = indent, words = 0, p++;
+            continue;
+        }
+        size_t n = strcspn(p, " \n"), w = 0;
+        for (size_t i = 0; i < n; i++)
+            w += ((unsigned char)p[i] & 0xC0) != 0x80;
+        if (words && at + 1 + w > width) {
+            fprintf(f, "\n%*s", (int)indent, "");
+            at = indent, words = 0;
+        }
+        if (words)
+            fputc(' ', f), at++;
+        fwrite(p, 1, n, f);
+        at += w, words++;
+        p += n;
+        while (*p == ' ')
+            p++;
+    }
+    fputc('\n', f);
 }

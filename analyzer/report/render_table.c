@@ -5,7 +5,6 @@
  * and a line saying why when there are no rows. `tracedb sql` gets its columns as named and every value
  * whole. Neither cells nor headers carry raw control characters. */
 #include "render_cell.h"
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
@@ -14,67 +13,7 @@
 #define NAME_FIT_WIDTH 40 /* ... nor below this before a column is left out instead */
 #define TABLE_MAX_ROWS 200000 /* `tracedb sql`'s table is read whole before it prints (its widths): held to this many rows */
 
-static struct render_options opts; /* zero: `tracedb sql` (raw headers, nothing cut or left out) */
-static char opts_text[5][512];     /* copies of its strings: a caller's buffer may be gone by the render */
-
-static const char *keep(int slot, const char *s)
-{
-    if (!s)
-        return NULL;
-    snprintf(opts_text[slot], sizeof opts_text[slot], "%s", s);
-    return opts_text[slot];
-}
-
-const char *render_column_name(sqlite3_stmt *st, int col)
-{
-    return col == 0 && opts.first_name ? opts.first_name : sqlite3_column_name(st, col);
-}
-
-static pthread_once_t exclusive_once = PTHREAD_ONCE_INIT;
-static pthread_mutex_t exclusive; /* recursive: a command run by tdb_run may run reports as SQL tables */
-
-static void exclusive_init(void)
-{
-    pthread_mutexattr_t a;
-    pthread_mutexattr_init(&a);
-    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
-    pthread_mutex_init(&exclusive, &a);
-    pthread_mutexattr_destroy(&a);
-}
-
-void render_exclusive_begin(void)
-{
-    pthread_once(&exclusive_once, exclusive_init);
-    pthread_mutex_lock(&exclusive);
-}
-
-void render_exclusive_end(void)
-{
-    struct render_options none = {0};
-    render_configure(&none); /* what the next caller (tracedb sql's tables, a host's) starts from */
-    pthread_mutex_unlock(&exclusive);
-}
-
-void render_keep(const char *column)
-{
-    opts.keep = keep(4, column);
-}
-
-void render_fit(size_t width)
-{
-    opts.width = width;
-}
-
-void render_configure(const struct render_options *o)
-{
-    opts = *o;
-    opts.hide = keep(0, o->hide);
-    opts.columns = keep(1, o->columns);
-    opts.empty_hint = keep(2, o->empty_hint);
-    opts.first_name = keep(3, o->first_name);
-    opts.keep = keep(4, o->keep);
-}
-
+static const struct render_options no_options; /* `tracedb sql`'s: raw headers, nothing cut or left out */
 
 /* Appends the first n display characters of s. */
 static void add_chars(struct buf *b, const char *s, size_t n)
@@ -228,6 +167,7 @@ static void put_cell(struct out_block *o, const char *s, size_t w, int right, in
  * memory is the cells' text and 8 bytes a row (a pointer a cell cost 16: 760 MB for 2.8 M rows of 9). */
 struct table {
     sqlite3_stmt *st;
+    const struct render_options *opt; /* how it looks */
     int first, ncol, nshow;
     int64_t rows;
     int held;                     /* the query had more than TABLE_MAX_ROWS rows: the table stops there */
@@ -333,10 +273,10 @@ done:
     return oom ? -1 : 0;
 }
 
-/* Whether a report hides this column: its name holds one of opts.hide's words. */
-static int hidden(const char *col)
+/* Whether a report hides this column: its name holds one of hide's words (comma-separated). */
+static int hidden(const char *hide, const char *col)
 {
-    for (const char *p = opts.hide; p && *p;) {
+    for (const char *p = hide; p && *p;) {
         size_t len = strcspn(p, ",");
         for (const char *c = col; len && *c; c++)
             if (strncmp(c, p, len) == 0)
@@ -348,21 +288,21 @@ static int hidden(const char *col)
 
 /* Which columns show, in which order, into order[] (their count, or -1 for an unknown --columns name,
  * printed). A report leaves out columns empty in every row and those it hides; --columns chooses. */
-static int visible_columns(sqlite3_stmt *st, int first, int ncol, const int *shown, int64_t rows,
-                           int *order, FILE *err)
+static int visible_columns(const struct render_options *opt, sqlite3_stmt *st, int first, int ncol, const int *shown,
+                           int64_t rows, int *order, FILE *err)
 {
     int n = 0;
-    if (opts.report && opts.columns && *opts.columns) {
-        for (const char *p = opts.columns; *p;) {
+    if (opt->report && opt->columns && *opt->columns) {
+        for (const char *p = opt->columns; *p;) {
             size_t len = strcspn(p, ",");
             int found = -1;
             for (int i = 0; i < ncol && found < 0; i++)
-                if (strlen(render_column_name(st, first + i)) == len && strncmp(render_column_name(st, first + i), p, len) == 0)
+                if (strlen(render_column_name(st, first + i, opt)) == len && strncmp(render_column_name(st, first + i, opt), p, len) == 0)
                     found = i;
             if (found < 0) {
                 fprintf(err, "tracedb: unknown --columns name '%.*s' (one of:", (int)len, p);
                 for (int i = 0; i < ncol; i++)
-                    fprintf(err, " %s", render_column_name(st, first + i));
+                    fprintf(err, " %s", render_column_name(st, first + i, opt));
                 fprintf(err, ")\n");
                 return -1;
             }
@@ -372,7 +312,7 @@ static int visible_columns(sqlite3_stmt *st, int first, int ncol, const int *sho
         return n;
     }
     for (int i = 0; i < ncol; i++)
-        if (rows == 0 || !opts.report || (shown[i] && !hidden(sqlite3_column_name(st, first + i))))
+        if (rows == 0 || !opt->report || (shown[i] && !hidden(opt->hide, sqlite3_column_name(st, first + i))))
             order[n++] = i;
     return n;
 }
@@ -387,12 +327,12 @@ static int table_collect(struct table *t, FILE *err)
         return -1;
     }
     for (int i = 0; i < t->ncol; i++)
-        cls[i] = render_cell_class(sqlite3_column_name(t->st, t->first + i), opts.report);
-    for (int i = 0; opts.pytorch_bytes && i < t->ncol; i++)
+        cls[i] = render_cell_class(sqlite3_column_name(t->st, t->first + i), t->opt->report);
+    for (int i = 0; t->opt->pytorch_bytes && i < t->ncol; i++)
         if (cls[i] == CELL_BYTES)
             cls[i] = CELL_PYTORCH_BYTES;
     while ((rc = sqlite3_step(t->st)) == SQLITE_ROW) {
-        if (!opts.report && t->rows == TABLE_MAX_ROWS) { /* (a report reads its rows whole, to count them) */
+        if (!t->opt->report && t->rows == TABLE_MAX_ROWS) { /* (a report reads its rows whole, to count them) */
             t->held = 1;
             rc = SQLITE_DONE;
             break;
@@ -444,8 +384,8 @@ static int table_headers(struct table *t)
         return -1;
     for (int k = 0; k < t->nshow; k++) {
         int i = t->order[k];
-        const char *name = render_column_name(t->st, t->first + i);
-        if (opts.report) {
+        const char *name = render_column_name(t->st, t->first + i, t->opt);
+        if (t->opt->report) {
             render_header(name, head, sizeof head);
             for (int e = 0; e < k; e++) /* "peak_allocated_bytes", "peak_allocated_ns": "Peak allocated time" */
                 if (strcmp(t->heads[t->order[e]], head) == 0)
@@ -454,7 +394,7 @@ static int table_headers(struct table *t)
         }
         /* terminal-safe as the cells are: a view's column may be named "\e]0;...\a" by whoever made the file */
         struct buf b = {0};
-        const char *shown_name = opts.report ? head : name ? name : "";
+        const char *shown_name = t->opt->report ? head : name ? name : "";
         render_safe_text(&b, shown_name, strlen(shown_name));
         if (buf_addc(&b, 0) != 0) {
             buf_free(&b);
@@ -504,10 +444,10 @@ static int column_all_zero(const struct table *t, int c)
 static int leave_out_rank(const struct table *t, int k, const uint8_t *zero)
 {
     int c = t->order[k];
-    const char *name = render_column_name(t->st, t->first + c);
+    const char *name = render_column_name(t->st, t->first + c, t->opt);
     if (k == 0)
         return 6;
-    if (opts.keep && strcmp(name, opts.keep) == 0)
+    if (t->opt->keep && strcmp(name, t->opt->keep) == 0)
         return 5;
     if (!t->numeric[c])
         return 4;
@@ -552,12 +492,12 @@ static void leave_out(struct table *t, size_t cols, const uint8_t *zero, int bel
  * --wide. Sets t->total. */
 static void table_fit(struct table *t, FILE *out)
 {
-    size_t cols = t->cols = opts.report && !opts.wide ? (opts.width ? opts.width : render_width(out)) : 0;
+    size_t cols = t->cols = t->opt->report && !t->opt->wide ? (t->opt->width ? t->opt->width : render_width(out)) : 0;
     t->total = 0;
     for (int k = 0; k < t->nshow; k++)
         t->total += t->width[t->order[k]] + 2;
     narrow_names(t, cols, NAME_FIT_WIDTH);
-    uint8_t *zero = cols && t->total > cols && !(opts.columns && *opts.columns) ? calloc((size_t)t->ncol + 1, 1) : NULL;
+    uint8_t *zero = cols && t->total > cols && !(t->opt->columns && *t->opt->columns) ? calloc((size_t)t->ncol + 1, 1) : NULL;
     for (int k = 0; zero && k < t->nshow; k++)
         zero[t->order[k]] = (uint8_t)column_all_zero(t, t->order[k]);
     if (zero)
@@ -578,11 +518,11 @@ static void table_left_out(const struct table *t, FILE *f)
     snprintf(head, sizeof head, "(left out to fit %zu characters: ", t->cols);
     buf_add(&b, head, strlen(head));
     for (int i = 0; i < t->ndropped; i++) {
-        const char *name = render_column_name(t->st, t->first + t->dropped[i]);
+        const char *name = render_column_name(t->st, t->first + t->dropped[i], t->opt);
         render_safe_text(&b, name ? name : "", name ? strlen(name) : 0);
         buf_add(&b, i + 1 < t->ndropped ? ", " : "; ", 2);
     }
-    const char *how = opts.wide_only ? "--wide shows every column)" : "--wide shows every column, --columns chooses)";
+    const char *how = t->opt->wide_only ? "--wide shows every column)" : "--wide shows every column, --columns chooses)";
     buf_add(&b, how, strlen(how));
     if (buf_addc(&b, 0) == 0)
         render_wrapped(f, b.p, t->cols, 1);
@@ -628,7 +568,7 @@ static int table_cut_and_head(struct table *t, struct out_block *o)
 /* The rows (a report's first max_rows, then how many more). */
 static void table_body(const struct table *t, struct out_block *o)
 {
-    int64_t printed = opts.report && opts.max_rows > 0 && t->rows > opts.max_rows ? opts.max_rows : t->rows;
+    int64_t printed = t->opt->report && t->opt->max_rows > 0 && t->rows > t->opt->max_rows ? t->opt->max_rows : t->rows;
     const char **row = malloc(((size_t)t->ncol + 1) * sizeof *row); /* the row's cells */
     for (int64_t r = 0; row && r < printed; r++) {
         const char *p = t->cells.p + t->row_at[r];
@@ -665,9 +605,9 @@ static void table_free(struct table *t)
     buf_free(&t->cells);
 }
 
-int64_t render_table(sqlite3_stmt *st, int first, FILE *out, FILE *err)
+int64_t render_table(sqlite3_stmt *st, int first, const struct render_options *opt, FILE *out, FILE *err)
 {
-    struct table t = {.st = st, .first = first, .ncol = sqlite3_column_count(st) - first};
+    struct table t = {.st = st, .opt = opt ? opt : &no_options, .first = first, .ncol = sqlite3_column_count(st) - first};
     size_t n = (size_t)t.ncol + 1;
     t.width = calloc(n, sizeof *t.width), t.cell_width = calloc(n, sizeof *t.cell_width);
     t.numeric = calloc(n, sizeof *t.numeric), t.shown = calloc(n, sizeof *t.shown), t.order = calloc(n, sizeof *t.order);
@@ -678,22 +618,22 @@ int64_t render_table(sqlite3_stmt *st, int first, FILE *out, FILE *err)
     int64_t result = -1;
     if (!o || !t.width || !t.cell_width || !t.numeric || !t.shown || !t.order || !t.dropped || table_collect(&t, err) != 0)
         goto done;
-    if (t.rows == 0 && opts.report && opts.empty_hint) { /* say why, not an empty frame */
+    if (t.rows == 0 && t.opt->report && t.opt->empty_hint) { /* say why, not an empty frame */
         struct buf b = {0};
         buf_add(&b, "(no rows: ", 10);
-        buf_add(&b, opts.empty_hint, strlen(opts.empty_hint));
+        buf_add(&b, t.opt->empty_hint, strlen(t.opt->empty_hint));
         if (buf_add(&b, ")", 2) == 0)
-            render_wrapped(out, b.p, opts.width ? opts.width : render_width(out), 1);
+            render_wrapped(out, b.p, t.opt->width ? t.opt->width : render_width(out), 1);
         buf_free(&b);
         result = 0;
         goto done;
     }
-    t.nshow = visible_columns(st, first, t.ncol, t.shown, t.rows, t.order, err);
+    t.nshow = visible_columns(t.opt, st, first, t.ncol, t.shown, t.rows, t.order, err);
     if (t.nshow < 0 || table_headers(&t) != 0)
         goto done;
     table_fit(&t, out);
     t.rule = t.total; /* tracedb sql's table is never cut: its rules are (a report's fits) */
-    if (!opts.report && t.rule > render_width(out))
+    if (!t.opt->report && t.rule > render_width(out))
         t.rule = render_width(out);
     table_rule(&t, o);
     if (table_cut_and_head(&t, o) != 0)

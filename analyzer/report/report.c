@@ -11,12 +11,36 @@
 #include "shards.h"
 #include "trace_cache.h"
 #include "trace_files.h"
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
 static char opened[1024]; /* the database reports opened, when one (for tracedb's warnings) */
 static int opened_others;
+
+static pthread_once_t exclusive_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t exclusive; /* recursive: a command run by tdb_run may run reports as SQL tables */
+
+static void exclusive_init(void)
+{
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&exclusive, &a);
+    pthread_mutexattr_destroy(&a);
+}
+
+void report_exclusive_begin(void)
+{
+    pthread_once(&exclusive_once, exclusive_init);
+    pthread_mutex_lock(&exclusive);
+}
+
+void report_exclusive_end(void)
+{
+    pthread_mutex_unlock(&exclusive);
+}
 
 const char *report_opened(void)
 {
@@ -178,8 +202,6 @@ int report_is_legacy_export(sqlite3 *db)
 
 int report_run_sql(sqlite3 *db, const char *sql, int writable, enum render_format fmt, struct report_io *io)
 {
-    struct render_options raw = {0}; /* the user's columns as named, every value whole */
-    render_configure(&raw);
     if (!writable)
         tdb_db_guard_readonly(db);
     int rc = 0;
@@ -204,7 +226,7 @@ int report_run_sql(sqlite3 *db, const char *sql, int writable, enum render_forma
         }
         if (st) {
             if (sqlite3_column_count(st) > 0) {
-                if (render_query(st, fmt, io->out, io->err) < 0)
+                if (render_query(st, fmt, NULL, io->out, io->err) < 0)
                     rc = 1;
             } else if (sqlite3_step(st) != SQLITE_DONE) {
                 fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));

@@ -14,6 +14,11 @@ sqlite3 *report_open(const char *path, int writable, struct report_io *io);
 const char *report_db_path(const char *path, char *buf, size_t n, int writable, struct report_io *io);
 /* The database report_open opened in this process, when it opened one only (else NULL). */
 const char *report_opened(void);
+/* A command that runs reports (a report as an SQL table, tdb_run) runs between these, one thread at a
+ * time (a thread may nest them): what a run keeps in the process (the database it opened, above; its
+ * phase clock; a shard directory's reduce database, shards.c) is one run's. */
+void report_exclusive_begin(void);
+void report_exclusive_end(void);
 
 /* Runs SQL typed by a user, statement after statement, rendering each that has rows; read-only unless
  * writable (no statement may change a database or write a file). 0, or 1 (the error printed). */

@@ -77,7 +77,7 @@ static int scope_view(sqlite3 *db, char *sql, struct report_io *io)
  * where OR evaluated both sides). */
 void scope_hide_absent(sqlite3 *db, struct scope *s)
 {
-    static char hide[32];
+    char *hide = s->hide_absent;
     sqlite3_stmt *facts;
     hide[0] = 0;
     if (sqlite3_prepare_v2(db,
@@ -90,18 +90,17 @@ void scope_hide_absent(sqlite3 *db, struct scope *s)
                            "WHERE name = 'memory')) ELSE 0 END",
                            -1, &facts, NULL) == SQLITE_OK &&
         sqlite3_step(facts) == SQLITE_ROW)
-        snprintf(hide, sizeof hide, "%s%s", sqlite3_column_int(facts, 0) ? "" : "device,",
+        snprintf(hide, sizeof s->hide_absent, "%s%s", sqlite3_column_int(facts, 0) ? "" : "device,",
                  sqlite3_column_int(facts, 1) ? "" : "mem");
     sqlite3_finalize(facts);
     s->hide = hide;
 }
 
-void scope_tables(const struct scope *s, const char *hint)
+void scope_tables(struct scope *s, const char *hint)
 {
-    struct render_options o = {.report = 1, .hide = s->hide, .wide = s->wide, .columns = s->columns, .empty_hint = hint,
-                               .first_name = s->by_step ? "step" : NULL, .wide_only = s->wide_only,
-                               .pytorch_bytes = s->pytorch_bytes};
-    render_configure(&o);
+    s->table = (struct render_options){.report = 1, .hide = s->hide, .wide = s->wide, .columns = s->columns,
+                                       .empty_hint = hint, .first_name = s->by_step ? "step" : NULL,
+                                       .wide_only = s->wide_only, .pytorch_bytes = s->pytorch_bytes};
 }
 
 /* GPU work: the kinds HTA's window keeps by their launch, not their own start. */
@@ -437,12 +436,12 @@ const char *scope_sort_column(const struct scope *s, const char *const *keys, st
     return NULL;
 }
 
-void scope_bind(sqlite3_stmt *st, const struct scope *s, const char *sort_column)
+void scope_bind(sqlite3_stmt *st, struct scope *s, const char *sort_column)
 {
     report_bind_int(st, ":limit", s->limit < 0 ? -1 : s->limit);
     if (sort_column)
         report_bind_text(st, ":sort", sort_column);
-    render_keep(sort_column); /* a table never leaves out the column it is sorted by */
+    s->table.keep = sort_column; /* a table never leaves out the column it is sorted by */
     report_bind_int(st, ":by_rank", s->by_rank);
     report_bind_int(st, ":by_step", s->by_step);
     report_bind_int(st, ":hta_rounding", s->hta_rounding);
@@ -452,11 +451,11 @@ int scope_render(sqlite3_stmt *st, const struct scope *s, struct report_io *io)
 {
     int first = s->by_rank || s->by_step ? 0 : 1;
     if (io->sink) /* the rows the format would print, to a table function */
-        return render_to_sink(st, first, io->sink, io->err) < 0 ? -1 : 0;
-    return render_query_from(st, s->format, first, io->out, io->err) < 0 ? -1 : 0;
+        return render_to_sink(st, first, &s->table, io->sink, io->err) < 0 ? -1 : 0;
+    return render_query_from(st, s->format, first, &s->table, io->out, io->err) < 0 ? -1 : 0;
 }
 
-int scope_run(sqlite3 *db, const char *query, const struct scope *s, const char *sort_column,
+int scope_run(sqlite3 *db, const char *query, struct scope *s, const char *sort_column,
               const struct scope_param *params, struct report_io *io)
 {
     sqlite3_stmt *st = report_prepare(db, query, io);

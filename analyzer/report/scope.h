@@ -2,6 +2,7 @@
  * temporary view `scope_event` that holds the events inside the chosen window. */
 #ifndef TDB_SCOPE_H
 #define TDB_SCOPE_H
+#include "render.h"
 #include "report_io.h"
 #include <sqlite3.h>
 
@@ -25,6 +26,8 @@ struct scope {
     const char *columns; /* tables: exactly these columns */
     int wide_only;      /* tables: the command takes --wide but not --columns (summary) */
     int pytorch_bytes;  /* tables: bytes as PyTorch's tables print them (b, Kb, Mb, Gb of 1024: ops) */
+    char hide_absent[32]; /* scope_hide_absent's words for hide */
+    struct render_options table; /* how the report renders: set by scope_tables, its sort column by scope_bind */
     int shards_ok;      /* set by a report whose SQL reads only what a shard directory's reduce database holds
                          * (enum shards_level: 1 the sums, 2 and the GPU rows, ...): it runs over a directory */
     int shards_last_step; /* ... and with --drop-last-step too (it reads GPU work and launch calls only) */
@@ -53,14 +56,14 @@ int scope_parse_duration(const char *text, int64_t *ns);
 const char *scope_sort_column(const struct scope *s, const char *const *keys, struct report_io *io);
 
 /* Binds :limit, :sort, :by_rank, :by_step, :hta_rounding where the statement has them. */
-void scope_bind(sqlite3_stmt *st, const struct scope *s, const char *sort_column);
+void scope_bind(sqlite3_stmt *st, struct scope *s, const char *sort_column);
 
 /* Tables leave out the device columns of a trace with no GPU work, the memory columns of one with no
  * memory events (sets s->hide; scope_tables applies it). */
 void scope_hide_absent(sqlite3 *db, struct scope *s);
 
-/* Sets how a report's tables look (render_configure), with hint as the line shown when it has no rows. */
-void scope_tables(const struct scope *s, const char *hint);
+/* Sets how a report's tables look (s->table), with hint as the line shown when it has no rows. */
+void scope_tables(struct scope *s, const char *hint);
 
 /* Renders: with --by-rank the first column (rank) is shown, else it is left out. */
 int scope_render(sqlite3_stmt *st, const struct scope *s, struct report_io *io);
@@ -74,7 +77,7 @@ struct scope_param {
 
 /* Prepares queries/NAME.sql, binds the scope and params (terminated by a NULL name), renders.
  * 0, or 1 on error (printed). */
-int scope_run(sqlite3 *db, const char *query, const struct scope *s, const char *sort_column,
+int scope_run(sqlite3 *db, const char *query, struct scope *s, const char *sort_column,
               const struct scope_param *params, struct report_io *io);
 
 #endif

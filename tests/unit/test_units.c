@@ -478,7 +478,7 @@ static char *render_sql(const char *sql, enum render_format fmt)
     char *text = NULL;
     size_t n = 0;
     FILE *out = open_memstream(&text, &n);
-    cr_assert_geq(render_query(st, fmt, out, stderr), 0);
+    cr_assert_geq(render_query(st, fmt, NULL, out, stderr), 0);
     fclose(out);
     sqlite3_finalize(st);
     sqlite3_close(db);
