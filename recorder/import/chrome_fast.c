@@ -13,59 +13,6 @@
  * fast lane again. TRACEDB_JSON=yajl turns the fast lane off (the two lanes' databases can be compared). */
 #include "chrome_internal.h"
 
-#define FAST_RUN ((size_t)1 << 18) /* bytes walked at a time, at most (1 MiB walked no faster, and took 5 MB more) */
-
-int chrome_yajl_new(struct chrome *c)
-{
-    c->h = yajl_alloc(&chrome_callbacks, NULL, c);
-    if (!c->h)
-        return -1;
-    yajl_config(c->h, yajl_dont_validate_strings, 1);
-    return 0;
-}
-
-/* A new yajl handle standing between the events' array elements, as the old one would: before one
- * (after_event 0) or after one (1: a ',' or the array's end is next); the input goes on at file offset
- * base. 0, or -1 out of memory (printed). */
-int chrome_yajl_between_events(struct chrome *c, size_t base, int after_event)
-{
-    if (chrome_yajl_new(c) != 0) {
-        fprintf(c->err, "tracedb: out of memory\n");
-        return -1;
-    }
-    c->replay = 1;
-    const char *prime = c->events_depth == 1 ? "[" : "{\"\":[";
-    yajl_parse(c->h, (const unsigned char *)prime, strlen(prime));
-    if (after_event)
-        yajl_parse(c->h, (const unsigned char *)"[]", 2);
-    c->replay = 0;
-    c->chunk_base = base;
-    c->scan.state = SC_BETWEEN, c->scan.esc = 0, c->scan.len = 0;
-    return 0;
-}
-
-/* yajl stopped at an event's '{', p[0]: the fast lane takes p[0..n) (the rest of what yajl was given).
- * Returns 3, or -1 out of memory. */
-int chrome_fast_take(struct chrome *c, const unsigned char *p, size_t n)
-{
-    c->fast_switch = 0;
-    yajl_free(c->h);
-    c->h = NULL;
-    size_t need = n > FAST_RUN ? n : FAST_RUN; /* the rest of a chunk: never more than FAST_RUN, but kept whole */
-    if (need > c->fb_cap) {
-        unsigned char *nb = realloc(c->fb ? c->fb - 1 : NULL, need + 1 + JSON_FAST_PADDING);
-        if (!nb) {
-            fprintf(c->err, "tracedb: out of memory\n");
-            return -1;
-        }
-        c->fb = nb + 1, c->fb_cap = need;
-    }
-    memmove(c->fb, p, n);
-    c->fb_n = n;
-    c->fb_base = c->fast_at;
-    return 3;
-}
-
 /* Reads until the buffer holds FAST_RUN bytes or the input ends (the read's last result kept for
  * chrome_read, which reports it). */
 static void fast_fill(struct chrome *c, struct read_ahead *in)

@@ -60,19 +60,6 @@ static int64_t chrome_rank(struct chrome *c)
     return rank;
 }
 
-/* The progress line on a terminal: rewritten in place, ended with a newline when final. */
-void chrome_progress(struct chrome *c, size_t done, int final)
-{
-    size_t total = c->total;
-    if (total)
-        fprintf(c->err, "\rtracedb: importing %s: %3d%%", c->file, (int)(done * 100 / total));
-    else
-        fprintf(c->err, "\rtracedb: importing %s: %zu MB", c->file, done >> 20);
-    c->progress_open = !final;
-    if (final)
-        fputc('\n', c->err);
-}
-
 /* Makes a text copy of a buffer (NUL-terminated) or NULL when empty. */
 static char *buf_cstr(struct buf *b)
 {

@@ -184,20 +184,23 @@ void chrome_event_reset(struct chrome *c);
 int chrome_range_write(struct chrome *c, const struct open_range *o, int64_t end, enum tdb_anomaly flag);
 int chrome_top_scalar(struct chrome *c, enum vtype type, const char *text, size_t n);
 int chrome_top_value_done(struct chrome *c, struct buf *value);
-int chrome_no_trace(struct chrome *c);
-int chrome_feed(struct chrome *c, struct read_ahead *in, unsigned char *chunk, const unsigned char *p, size_t n);
-
-void chrome_progress(struct chrome *c, size_t done, int final);
 
 /* chrome_parse.c */
 extern const yajl_callbacks chrome_callbacks;
 void chrome_fast_sink(struct chrome *c, struct json_sink *k);
-
-/* chrome_fast.c */
-int chrome_fast_take(struct chrome *c, const unsigned char *p, size_t n);
-int chrome_fast_lane(struct chrome *c, struct read_ahead *in);
+int chrome_no_trace(struct chrome *c);
 int chrome_yajl_new(struct chrome *c);
 int chrome_yajl_between_events(struct chrome *c, size_t base, int after_event);
+
+/* chrome_feed.c */
+#define FAST_RUN ((size_t)1 << 18) /* bytes the fast lane walks at a time, at most (1 MiB walked no faster, and
+                                    * took 5 MB more) */
+int chrome_feed(struct chrome *c, struct read_ahead *in, unsigned char *chunk, const unsigned char *p, size_t n);
+int chrome_fast_take(struct chrome *c, const unsigned char *p, size_t n);
+void chrome_progress(struct chrome *c, size_t done, int final);
+
+/* chrome_fast.c */
+int chrome_fast_lane(struct chrome *c, struct read_ahead *in);
 
 /* chrome_resync.c */
 int chrome_resync_begin(struct chrome *c);

@@ -37,7 +37,6 @@
 
 
 static struct tdb_recording *_Atomic rec_global;  /* the one recording of the process, as NVTX's */
-__attribute__((visibility("hidden"))) int rec_use_tsc; /* records hold TSC ticks (see rec_stamp) */
 static _Atomic uint64_t rec_generations;          /* numbers every recording of the process */
 /* initial-exec: in a shared library (libtracedb.so, the injection library) the default model calls
  * __tls_get_addr on every event; these 16 bytes come from the static TLS surplus instead */
@@ -376,30 +375,6 @@ int tdb_recording_options(const char *level, const char *kinds, const char *sche
     return 0;
 }
 
-/* Whether records may hold the processor's time-stamp counter instead of CLOCK_REALTIME (half the cost
- * of a clock read): on x86-64 when the kernel itself keeps time with it (its clocksource is "tsc", which
- * it chooses only when the counter is constant-rate and synchronized across cores), unless
- * TRACEDB_CLOCK=realtime. The writer stages (counter, CLOCK_REALTIME) pairs with the records, and the
- * converter maps each stamp to nanoseconds through the latest pair (stage_convert.c). */
-static int rec_tsc_usable(void)
-{
-#if defined(__x86_64__)
-    const char *clock = getenv("TRACEDB_CLOCK");
-    if (clock && strcmp(clock, "realtime") == 0)
-        return 0;
-    char source[32] = "";
-    FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
-    if (f) {
-        if (!fgets(source, sizeof source, f))
-            source[0] = 0;
-        fclose(f);
-    }
-    return strcmp(source, "tsc\n") == 0;
-#else
-    return 0;
-#endif
-}
-
 /* The staging file beside the database, claimed like the database (O_EXCL: one left by a recording that
  * crashed is refused until `tracedb finish` has used it), with its header and the process's name. */
 static int rec_stage_open(struct tdb_recording *r)
@@ -483,7 +458,7 @@ struct tdb_recording *tdb_open_steps(const char *path, const struct tdb_options 
         rec_free(r);
         return NULL;
     }
-    rec_use_tsc = rec_tsc_usable();
+    rec_clock_choose();
     const char *ring = getenv("TRACEDB_RING_KIB"); /* a power of two, 64 KiB to 1 GiB */
     long kib = ring ? atol(ring) : 0;
     const char *max = getenv("TRACEDB_STAGE_MAX"); /* bytes, with an optional K, M or G */
@@ -573,16 +548,7 @@ int tdb_flush(void)
     struct tdb_recording *r = atomic_load(&rec_global);
     if (!r || r->owner != getpid())
         return -1;
-    size_t bytes = 0;
-    int rc = rec_stage_rings(r, &bytes);
-    pthread_mutex_lock(&r->ingest);
-    if (rc == 0)
-        rc = rec_convert_staged(r, -1);
-    if (rc == 0)
-        rc = tdb_ingest_commit(r->ing);
-    r->last_commit = rec_now();
-    pthread_mutex_unlock(&r->ingest);
-    return rc;
+    return rec_flush(r);
 }
 
 int64_t tdb_dropped(void)

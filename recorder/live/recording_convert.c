@@ -54,3 +54,19 @@ void *rec_converter_main(void *arg)
     pthread_mutex_unlock(&r->lock);
     return NULL;
 }
+
+int rec_flush(struct tdb_recording *r)
+{
+    if (r->owner != getpid())
+        return -1;
+    size_t bytes = 0;
+    int rc = rec_stage_rings(r, &bytes);
+    pthread_mutex_lock(&r->ingest);
+    if (rc == 0)
+        rc = rec_convert_staged(r, -1);
+    if (rc == 0)
+        rc = tdb_ingest_commit(r->ing);
+    r->last_commit = rec_now();
+    pthread_mutex_unlock(&r->ingest);
+    return rc;
+}

@@ -109,9 +109,10 @@ static inline int64_t rec_now(void)
     return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
-/* A record's stamp: the time-stamp counter where it keeps the kernel's time (rec_use_tsc, recording.c),
+/* A record's stamp: the time-stamp counter where it keeps the kernel's time (rec_use_tsc, recording_clock.c),
  * mapped to CLOCK_REALTIME when the records become rows; else CLOCK_REALTIME itself. */
 extern __attribute__((visibility("hidden"))) int rec_use_tsc;
+void rec_clock_choose(void); /* sets rec_use_tsc for a recording about to start (recording_clock.c) */
 static inline int64_t rec_stamp(void)
 {
 #if defined(__x86_64__)
@@ -156,5 +157,8 @@ void rec_step_end(struct tdb_recording *r, int64_t id);
 void *rec_converter_main(void *arg);
 /* what is staged (at most limit bytes of it; limit < 0: all) into the database; the caller holds ingest */
 int rec_convert_staged(struct tdb_recording *r, int64_t limit);
+/* Everything recorded so far into rows, committed (tdb_flush; a schedule's cycle end), from the process
+ * that opened r only. 0, or -1 (recording_convert.c). */
+int rec_flush(struct tdb_recording *r);
 
 #endif

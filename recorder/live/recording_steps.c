@@ -29,7 +29,7 @@ void rec_cycle_done(struct tdb_recording *r)
 {
     if (!r->opt.on_cycle)
         return;
-    tdb_flush();
+    rec_flush(r);
     r->opt.on_cycle(r, r->opt.on_cycle_arg);
 }
 
