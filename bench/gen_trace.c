@@ -5,14 +5,22 @@
  * Events come in time order per track; with --kineto-order they come in the order PyTorch's profiler
  * writes them: every CPU op and range first, then the [memory] instants, then the GPU activity as
  * CUPTI hands it over (each kernel and its flow end before the launch and its flow start), so CPU
- * tracks arrive as sorted runs far apart and kernels before their launches.
+ * tracks arrive as sorted runs far apart and kernels before their launches. Two more layouts of the
+ * real traces in tests/data/kineto, the same events again (only the order differs):
+ *   --real-order: PyTorch's order with the GPU activity as CUPTI's buffers come out of Kineto, not in
+ *     time order: from the kernel at a third of that section on to its end, then its first third (the
+ *     GPU section goes back in time once on each track, as in negative_queue and df_index_resolver);
+ *   --flows-apart: PyTorch's order with all the device's activity (each kernel with its flow end, the
+ *     memcpys) before all the runtime calls (each launch with its flow start), as in the MTIA trace:
+ *     the halves of every ac2g flow, and each kernel and its launch, a section apart.
  * With --nested N instead: N operators nested on one thread (operator i at i us for 2N - 2i us, names
  * aten::op_0 to _4 in turn), every tenth launching a kernel from the last us it holds alone: the shape
  * where walking up the parents from every event costs O(N^2).
  * The shapes whose memory the import must bound (docs/performance.md): --never-ended N, N nested B events
  * never ended, all named range (event i at i us); --never-ended-distinct N, the same named range_<i>;
  * --distinct-names N, N complete events of 1 us named range_<i>, one after another.
- * Usage: gen_trace MEGABYTES [--kineto-order] > trace.json      (deterministic for a given size)
+ * Usage: gen_trace MEGABYTES [--kineto-order | --real-order | --flows-apart] > trace.json
+ *        (deterministic for a given size and order)
  *        gen_trace --nested N > trace.json
  *        gen_trace --never-ended N | --never-ended-distinct N | --distinct-names N > trace.json */
 #include <stdio.h>
@@ -68,6 +76,44 @@ static int shape(const char *which, long long n)
     return 0;
 }
 
+/* Copies f's bytes [from, to) to stdout (to -1: to its end). */
+static int copy(FILE *f, long from, long to)
+{
+    char b[1 << 16];
+    if (fseek(f, from, SEEK_SET) != 0)
+        return -1;
+    for (long left = to < 0 ? -1 : to - from; left != 0;) {
+        size_t want = left < 0 || left > (long)sizeof b ? sizeof b : (size_t)left;
+        size_t got = fread(b, 1, want, f);
+        if (got == 0)
+            break;
+        fwrite(b, 1, got, stdout);
+        if (left > 0)
+            left -= (long)got;
+    }
+    return ferror(f) ? -1 : 0;
+}
+
+/* The GPU section as Kineto writes CUPTI's buffers (--real-order): from the first kernel at a third of
+ * it on to its end, then the part before that kernel. Every event is written whole, each on its line
+ * with its separator ahead of it. */
+static int rotated(FILE *gpu)
+{
+    static const char kernel[] = ",\n{\"ph\": \"X\", \"cat\": \"kernel\"";
+    if (fseek(gpu, 0, SEEK_END) != 0)
+        return -1;
+    long size = ftell(gpu), cut = size / 3, matched = 0;
+    if (size < 0 || fseek(gpu, cut, SEEK_SET) != 0)
+        return -1;
+    /* (a match can only begin at the pattern's one ",\n": on a mismatch, at the character read) */
+    for (int c; kernel[matched] && (c = getc(gpu)) != EOF;) {
+        matched = c == kernel[matched] ? matched + 1 : c == kernel[0];
+        cut++;
+    }
+    cut = kernel[matched] ? size : cut - (long)(sizeof kernel - 1); /* no kernel after it: as it is */
+    return copy(gpu, cut, -1) != 0 || copy(gpu, 0, cut) != 0 ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 2 && strcmp(argv[1], "--nested") == 0)
@@ -76,9 +122,18 @@ int main(int argc, char **argv)
                      strcmp(argv[1], "--distinct-names") == 0))
         return shape(argv[1], atoll(argv[2]));
     long long target = (argc > 1 ? atoll(argv[1]) : 300) * 1000000LL, written = 0;
-    int kineto = argc > 2 && strcmp(argv[2], "--kineto-order") == 0;
+    const char *orders[] = {"", "--kineto-order", "--real-order", "--flows-apart"};
+    int order = 0; /* the index in orders */
+    while (argc > 2 && order < 4 && strcmp(argv[2], orders[order]) != 0)
+        order++;
+    if (order == 4 || argc > 3) {
+        fprintf(stderr, "gen_trace: unknown order %s (--kineto-order, --real-order or --flows-apart)\n", argv[2]);
+        return 2;
+    }
+    int kineto = order != 0; /* the CPU's events first, then the [memory] instants, then the GPU's */
     FILE *cpu = stdout, *mem = kineto ? tmpfile() : stdout, *gpu = kineto ? tmpfile() : stdout;
-    if (!mem || !gpu) {
+    FILE *runtime = order == 3 ? tmpfile() : kineto ? gpu : cpu; /* the launches and their flow starts */
+    if (!mem || !gpu || !runtime) {
         perror("gen_trace: tmpfile");
         return 1;
     }
@@ -118,10 +173,10 @@ int main(int argc, char **argv)
             unsigned grid = 1 + rnd(512);
             for (int half = 0; half < 2; half++) { /* the launch first, or (Kineto's order) the kernel */
                 if (half == kineto) {
-                    EV(kineto ? gpu : cpu, "%s{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", "
+                    EV(runtime, "%s{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", "
                        "\"pid\": 1000, \"tid\": 1000, \"ts\": %lld.%03lld, \"dur\": 6.%03u, \"args\": {\"External id\": %lld, "
                        "\"cbid\": 211, \"correlation\": %lld}}", sep, launch / 1000, launch % 1000, launch_frac, ext, corr);
-                    EV(kineto ? gpu : cpu, "%s{\"ph\": \"s\", \"id\": %lld, \"pid\": 1000, \"tid\": 1000, \"ts\": %lld.%03lld, "
+                    EV(runtime, "%s{\"ph\": \"s\", \"id\": %lld, \"pid\": 1000, \"tid\": 1000, \"ts\": %lld.%03lld, "
                        "\"cat\": \"ac2g\", \"name\": \"ac2g\"}", sep, corr, launch / 1000, launch % 1000);
                     continue;
                 }
@@ -154,13 +209,10 @@ int main(int argc, char **argv)
         }
         t = step_start + step_dur + 2000;
     }
-    for (FILE **f = (FILE *[]){mem, gpu, NULL}; kineto && *f; f++) { /* the later sections, after the CPU's */
-        char b[1 << 16];
-        size_t got;
-        rewind(*f);
-        while ((got = fread(b, 1, sizeof b, *f)) > 0)
-            fwrite(b, 1, got, stdout);
-        fclose(*f);
+    if (kineto && (copy(mem, 0, -1) != 0 || (order == 2 ? rotated(gpu) : copy(gpu, 0, -1)) != 0 ||
+                   (order == 3 && copy(runtime, 0, -1) != 0))) { /* the later sections, after the CPU's */
+        perror("gen_trace: a section");
+        return 1;
     }
     printf("\n  ],\n  \"traceName\": \"bench\",\n  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": 1700000000000000000\n}\n");
     return 0;

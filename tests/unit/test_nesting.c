@@ -273,6 +273,8 @@ Test(nesting, launches_65536_apart_each_link_their_kernel_as_it_comes)
     fx_free(&f);
 }
 
+static void check_same_tables(const struct fixture *f, const char *db2);
+
 /* The bench's generator writes the same events in time order and in PyTorch's order (CPU ops, then
  * [memory] instants, then kernels each before its launch): both are nested as they stream in (in
  * PyTorch's order each later run among the earlier runs read back from the frame log, the operators'
@@ -292,7 +294,47 @@ Test(nesting, pytorch_order_and_time_order_give_the_same_tables, .timeout = 120)
     cr_assert_eq(run("'%s' import -q '%s' -o '%s' 2>'%s'", tracedb(), kineto, db2, f.err), 0);
     unsetenv("TRACEDB_TIMING");
     cr_assert(err_has(&f, "tracedb: 0 rows to rewrite of"), "PyTorch's order is nested as it streams in");
-    sqlite3 *d = db_open(f.db);
+    check_same_tables(&f, db2);
+    fx_free(&f);
+}
+
+/* The generator's layouts of real traces, the same events again: --real-order (the GPU section as
+ * CUPTI's buffers, out of time order) and --flows-apart (every kernel and its flow end before every
+ * launch and its flow start). Each is the order it says (the file is not another order's) and imports
+ * to the time order's tables, whatever the import rewrites at the end to get there. */
+Test(nesting, real_trace_orders_and_time_order_give_the_same_tables, .timeout = 120)
+{
+    struct fixture f = fx_new(NULL, "json");
+    const char *gen = src_path("build/gen_trace");
+    char real[1024], apart[1024], kineto[1024], db2[512];
+    snprintf(real, sizeof real, "%s/real.json", f.dir);
+    snprintf(apart, sizeof apart, "%s/apart.json", f.dir);
+    snprintf(kineto, sizeof kineto, "%s/kineto.json", f.dir);
+    cr_assert_eq(run("'%s' 3 > '%s' && '%s' 3 --real-order > '%s' && '%s' 3 --flows-apart > '%s' && "
+                     "'%s' 3 --kineto-order > '%s'", gen, f.trace, gen, real, gen, apart, gen, kineto), 0);
+    cr_assert_neq(run("cmp -s '%s' '%s'", real, kineto), 0, "--real-order wrote PyTorch's order");
+    cr_assert_neq(run("cmp -s '%s' '%s'", apart, kineto), 0, "--flows-apart wrote PyTorch's order");
+    const char *first_kernel = "grep -m1 '\"cat\": \"kernel\"'";
+    cr_assert_neq(run("test \"$(%s '%s')\" = \"$(%s '%s')\"", first_kernel, real, first_kernel, f.trace), 0,
+                  "--real-order's GPU section begins with the first kernel, in time order");
+    cr_assert_eq(run("test $(grep -n '\"cat\": \"kernel\"' '%s' | tail -1 | cut -d: -f1) -lt "
+                     "$(grep -n cudaLaunchKernel '%s' | head -1 | cut -d: -f1)", apart, apart), 0,
+                 "--flows-apart has a kernel after a launch");
+    cr_assert_eq(fx_import(&f, ""), 0);
+    const char *orders[] = {real, apart};
+    for (int i = 0; i < 2; i++) {
+        snprintf(db2, sizeof db2, "%s/order%d.db", f.dir, i);
+        cr_assert_eq(run("'%s' import -q '%s' -o '%s' 2>'%s'", tracedb(), orders[i], db2, f.err), 0);
+        check_same_tables(&f, db2);
+    }
+    fx_free(&f);
+}
+
+/* f's database (the time order's) and db2 (the same events in another order) hold the same events,
+ * parents, depths, self times and launches, the same per-name sums and device totals. */
+static void check_same_tables(const struct fixture *f, const char *db2)
+{
+    sqlite3 *d = db_open(f->db);
     char sql[4608];
     snprintf(sql, sizeof sql, "ATTACH '%s' AS k", db2);
     cr_assert_eq(sqlite3_exec(d, sql, NULL, NULL, NULL), SQLITE_OK);
@@ -303,7 +345,7 @@ Test(nesting, pytorch_order_and_time_order_give_the_same_tables, .timeout = 120)
     snprintf(a, sizeof a, rows, "main", "main", "main");
     snprintf(b, sizeof b, rows, "k", "k", "k");
     snprintf(sql, sizeof sql, "SELECT (SELECT count(*) FROM (%s EXCEPT %s)) + (SELECT count(*) FROM (%s EXCEPT %s))", a, b, b, a);
-    cr_assert_eq(db_int(d, sql), 0, "an event differs between the two orders");
+    cr_assert_eq(db_int(d, sql), 0, "an event differs between the two orders (%s)", db2);
     cr_assert_gt(db_int(d, "SELECT count(*) FROM main.event"), 10000);
     cr_assert_eq(db_int(d, "SELECT count(*) FROM k.event"), db_int(d, "SELECT count(*) FROM main.event"));
     cr_assert_eq(db_int(d, "SELECT count(*) FROM k.kernels WHERE launch_id IS NOT NULL"),
@@ -324,7 +366,6 @@ Test(nesting, pytorch_order_and_time_order_give_the_same_tables, .timeout = 120)
                            "last_ns, busy_ns, run_ns, events)"), 1);
     cr_assert_eq(db_int(d, "SELECT (SELECT overlaps FROM main.trace) = (SELECT overlaps FROM k.trace)"), 1);
     sqlite3_close(d);
-    fx_free(&f);
 }
 
 Test(nesting, raf_begin_end_pairs)
