@@ -7,8 +7,12 @@
 #   - tracedb import: wall time, peak RSS, events/s; database size against the JSON;
 #   - a gzip copy of the trace, imported with its inflating on a thread of its own and on the parser's
 #     (TRACEDB_READ_AHEAD=on/off, bench/read_ahead.sh), and the plain file both ways, in turn;
-#   - the same trace in the order PyTorch's profiler writes it (gen_trace --kineto-order: CPU tracks as
-#     sorted runs far apart, kernels before their launches), each beside the tokenizer on its own file;
+#   - the same events in the orders real traces show (gen_trace --kineto-order: PyTorch's profiler's, CPU
+#     tracks as sorted runs far apart, kernels before their launches; --real-order: that with the GPU
+#     section as CUPTI's buffers, out of time order; --flows-apart: the device's activity before all the
+#     runtime calls, each flow's halves a section apart), each beside the tokenizer on its own file, with
+#     the rows the import rewrote at the end (TRACEDB_TIMING=1) and a check that its database holds the
+#     time order's rows (bench/order_rows.sql, hashed; the bench fails where they differ);
 #   - tracedb import of a 1 GB trace (BENCH_BIG_MB), in both orders: peak RSS at a second size, to show it flat;
 #   - tracedb import of the shapes whose memory grew with nesting or names (BENCH_SHAPES events each): peak RSS;
 #   - every report on the database, HTA's analyses also on a ~2 M-event one (BENCH_HTA_MB), the three
@@ -88,10 +92,28 @@ beside_floor() {
   in_turn "$b_floor" "$b_name" "$@"
 }
 paired tokenize import "$trace" "$dir/bench.db"
-kineto=$dir/trace-$MB-kineto.json
-[ -s "$kineto" ] || build/gen_trace "$MB" --kineto-order > "$kineto"
-paired tokenize_kineto import_kineto "$kineto" "$dir/kineto.db"
-rm -f "$dir/kineto.db"
+# order_check NAME FILE DB: one more import of FILE into DB with TRACEDB_TIMING=1, its "rows to rewrite"
+# line into $dir/NAME.rewrite; the hash of DB's rows that do not depend on the order (order_rows.sql)
+# into $dir/NAME.rows
+order_check() {
+  rm -f "$3"
+  TRACEDB_TIMING=1 build/tracedb import -q "$2" -o "$3" 2> "$dir/$1.timing" || { cat "$dir/$1.timing"; exit 1; }
+  sed -n 's/^tracedb: \([0-9]*\) rows to rewrite of \([0-9]*\).*/\1 of \2/p' "$dir/$1.timing" > "$dir/$1.rewrite"
+  sqlite3 -bail "$3" < bench/order_rows.sql | md5sum > "$dir/$1.rows"
+}
+order_check import "$trace" "$dir/bench.db"
+# the same events in the orders of real traces (gen_trace's header): PyTorch's (--kineto-order), CUPTI's
+# buffers out of time order (--real-order), the device's activity before the runtime calls
+# (--flows-apart), each beside the tokenizer on its own file, its rows checked against the time order's
+orders="kineto real flows"
+for o in $orders; do
+  case $o in kineto) opt=--kineto-order ;; real) opt=--real-order ;; *) opt=--flows-apart ;; esac
+  f=$dir/trace-$MB-$o.json
+  [ -s "$f" ] || build/gen_trace "$MB" $opt > "$f"
+  paired "tokenize_$o" "import_$o" "$f" "$dir/$o.db"
+  order_check "import_$o" "$f" "$dir/$o.db"
+  rm -f "$dir/$o.db"
+done
 # one_run FILE TOK IMP: a tokenizer pass and an import of FILE, one run each (a big file), into $dir/TOK.*, IMP.*
 one_run() {
   run_file=$1; run_tok=$2; run_imp=$3
@@ -241,8 +263,15 @@ row "tokenizer pass (yajl, baseline)" tokenize "1.00x"
 # ratio NAME TOK: the median of the paired rounds' ratios, and the ratio of the best times
 ratio() { echo "$(printf '%.2f' "$(cat $dir/$1.ratio)")x (median of 3 rounds, each beside its own tokenizer pass; best times $(echo "scale=2; $(cat $dir/$1.s) / $(cat $dir/$2.s)" | bc)x)"; }
 row "tracedb import" import "$(ratio import tokenize)"
-row "tokenizer pass, PyTorch's order" tokenize_kineto "1.00x"
-row "tracedb import, PyTorch's order" import_kineto "$(ratio import_kineto tokenize_kineto); later runs merged with the earlier as they come"
+echo "  (time order: $(cat $dir/import.rewrite) rows rewritten at the end)"
+same=yes
+for o in $orders; do
+  case $o in kineto) what="PyTorch's order" ;; real) what=--real-order ;; *) what=--flows-apart ;; esac
+  row "tokenizer pass, $what" "tokenize_$o" "1.00x"
+  row "tracedb import, $what" "import_$o" "$(ratio "import_$o" "tokenize_$o")"
+  if cmp -s "$dir/import.rows" "$dir/import_$o.rows"; then rows="the time order's rows"; else rows="ROWS DIFFER from the time order's"; same=no; fi
+  echo "  ($(cat "$dir/import_$o.rewrite") rows rewritten at the end; $rows)"
+done
 if [ "$BIG" -gt 0 ]; then
   row "tokenizer pass, $BIG MB (one run)" tokenize_big "1.00x"
   row "tracedb import, $BIG MB (one run)" import_big "$(echo "scale=2; $(cat $dir/import_big.s) / $(cat $dir/tokenize_big.s)" | bc)x ($big_events events; RSS target < 64 MB at any size)"
@@ -361,4 +390,8 @@ if [ -x build/cupti_stage ]; then
        END { printf "CUDA recording, 1 M launches (3 M events): converting %.2f s; closing after that %.2f s (%s )\n", conv, after, parts }' \
       "$dir/cuda_close.txt"
   rm -f "$dir/cuda.db" "$dir/cuda.db-stage"
+fi
+if [ "$same" != yes ]; then
+  echo "bench: a trace's order changed the rows its import wrote (above)" >&2
+  exit 1
 fi
