@@ -363,6 +363,29 @@ static int report_rows(struct report_vtab *v, const char *path, const char *opti
     return SQLITE_OK;
 }
 
+/* Where a message says back what was given (an options text, a value the command echoes), at most this
+ * many bytes of it, cut at a character's start, then how long it was: megabytes are not said back whole. */
+#define MAX_ECHO 300
+static char *held_text(const char *t)
+{
+    size_t n = t ? strlen(t) : 0, cut = MAX_ECHO;
+    if (n <= MAX_ECHO)
+        return sqlite3_mprintf("%s", t ? t : "");
+    while (cut > 0 && ((unsigned char)t[cut] & 0xC0) == 0x80)
+        cut--;
+    return sqlite3_mprintf("%.*s... (%llu bytes in all)", (int)cut, t, (unsigned long long)n);
+}
+
+/* "tracedb_kernels('--by-rank'): why" in messages (why may be NULL). */
+static char *call_text(const struct report_vtab *v, const char *options, const char *why)
+{
+    char *o = held_text(options), *w = why ? held_text(why) : NULL;
+    char *text = sqlite3_mprintf("%s('%q')%s%s", v->module, o ? o : "", w ? ": " : "", w ? w : "");
+    sqlite3_free(o);
+    sqlite3_free(w);
+    return text;
+}
+
 static int report_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **msg)
 {
     const struct cli_command *c = aux;
@@ -409,7 +432,7 @@ static int report_connect(sqlite3 *db, void *aux, int argc, const char *const *a
         sqlite3_free(sql);
         result_release(probe);
     } else {
-        *msg = sqlite3_mprintf("%s('%q'): %s", argv[0], v->fixed ? v->fixed : "", why);
+        *msg = call_text(v, v->fixed, why);
         sqlite3_free(why);
     }
     if (rc != SQLITE_OK) {
@@ -460,12 +483,6 @@ static int report_close(sqlite3_vtab_cursor *c)
     return SQLITE_OK;
 }
 
-/* "tracedb_kernels('--by-rank')" in messages. */
-static char *call_text(const struct report_vtab *v, const char *options)
-{
-    return sqlite3_mprintf("%s('%q')", v->module, options ? options : "");
-}
-
 static int report_filter(sqlite3_vtab_cursor *c, int idx, const char *idx_str, int argc, sqlite3_value **argv)
 {
     (void)idx_str;
@@ -491,18 +508,18 @@ static int report_filter(sqlite3_vtab_cursor *c, int idx, const char *idx_str, i
         sqlite3_str *cols = sqlite3_str_new(NULL);
         for (int i = 0; i < r->ncol; i++)
             sqlite3_str_appendf(cols, "%s%s", i ? ", " : "", r->names[i]);
-        char *list = sqlite3_str_finish(cols), *call = call_text(v, all);
+        char *list = sqlite3_str_finish(cols), *call = call_text(v, all, NULL), *given_back = held_text(all);
         msg = sqlite3_mprintf("%s: these options give the columns (%s), not the %d this table declared; "
                               "CREATE VIRTUAL TABLE temp.t USING %s('%q') declares them",
-                              call ? call : "", list ? list : "", v->ncol, v->module, all);
+                              call ? call : "", list ? list : "", v->ncol, v->module, given_back ? given_back : "");
         sqlite3_free(list);
         sqlite3_free(call);
+        sqlite3_free(given_back);
         result_release(cur->res);
         cur->res = NULL;
         rc = SQLITE_ERROR;
     } else if (rc != SQLITE_OK && msg) {
-        char *call = call_text(v, all), *full = sqlite3_mprintf("%s: %s", call ? call : "", msg);
-        sqlite3_free(call);
+        char *full = call_text(v, all, msg);
         sqlite3_free(msg);
         msg = full;
     }

@@ -80,6 +80,33 @@ Test(sql_reports, tracedb_sql_filters_a_report_and_views_cannot_run_one, .timeou
  * report table a database file carries (CREATE VIRTUAL TABLE x USING tracedb_ops, no options) is refused
  * at its creation; `tracedb sql` says when the database's own table hides a report's name. Two threads of
  * one host, each with its own connection, run reports at once and each gets its own report's columns. */
+/* An options text of megabytes is not said back whole: the message holds its first few hundred bytes and
+ * its length, then what the command said (its own echo held the same way). */
+Test(sql_reports, megabytes_of_options_are_not_said_back_whole, .timeout = 120)
+{
+    char *dir;
+    char *db = imported("tests/data/kineto/cpu_only_rank-34.json.gz", &dir);
+    int st;
+    char *out = run_capture(&st, "/usr/bin/python3 - '%s' '%s' 2>&1 <<'PY'\n"
+                                 "import sqlite3, sys\n"
+                                 "c = sqlite3.connect(sys.argv[2]); c.enable_load_extension(True); c.load_extension(sys.argv[1])\n"
+                                 "for opt in ('--group-by ' + 'x' * 4000000, '--range ' + 'a' * 4000000 + ' --bogus'):\n"
+                                 "    try: c.execute('SELECT * FROM tracedb_ops(?)', (opt,)).fetchall(); print('ran')\n"
+                                 "    except sqlite3.Error as e: print(len(str(e)), str(e)[:40], str(e)[-60:])\n"
+                                 "PY",
+                            src_path("build/libtracedb"), db);
+    cr_assert_eq(st, 0, "%.2000s", out);
+    long first, second;
+    char *nl = strchr(out, '\n');
+    cr_assert(nl && sscanf(out, "%ld", &first) == 1 && sscanf(nl + 1, "%ld", &second) == 1, "%.2000s", out);
+    cr_expect_lt(first, 2000, "a 4 MB --group-by said back in %ld bytes", first);
+    cr_expect_lt(second, 2000, "a 4 MB --range said back in %ld bytes", second);
+    cr_expect(strstr(out, "tracedb_ops('--group-by xxxx") && strstr(out, "bytes in all"), "%.2000s", out);
+    cr_expect(strstr(out, "unknown option '--bogus'"), "what the command said is kept: %.2000s", out);
+    free(out);
+    cleanup(dir, db);
+}
+
 Test(sql_reports, hostile_hosts_and_databases, .timeout = 300)
 {
     char *dir;
