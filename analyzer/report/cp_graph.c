@@ -31,24 +31,14 @@ unsigned cp_name_flags(const char *s)
         const char *name;
         unsigned flags;
     } exact[] = {
-        {"cudaLaunchKernel", CP_LOCK | CP_LAUNCH},
-        {"cudaMemcpyAsync", CP_LOCK | CP_LAUNCH | CP_BLOCKING},
+        {"cudaLaunchKernel", CP_LOCK},
+        {"cudaMemcpyAsync", CP_LOCK | CP_BLOCKING},
         {"cudaHostAlloc", CP_LOCK},
         {"cudaDeviceSynchronize", CP_BLOCKING},
         {"cudaStreamSynchronize", CP_BLOCKING},
         {"cudaEventQuery", CP_BLOCKING},
         {"cudaEventSynchronize", CP_BLOCKING},
         {"cudaMemcpy", CP_BLOCKING},
-        {"cudaLaunchKernelExC", CP_LAUNCH},
-        {"cuLaunchKernel", CP_LAUNCH},
-        {"cuLaunchKernelEx", CP_LAUNCH},
-        {"cudaMemsetAsync", CP_LAUNCH},
-        {"runFunction - job_prep_and_submit_for_execution", CP_LAUNCH},
-        {"hipLaunchKernel", CP_LAUNCH},
-        {"hipExtModuleLaunchKernel", CP_LAUNCH},
-        {"hipMemsetAsync", CP_LAUNCH},
-        {"hipMemcpyAsync", CP_LAUNCH},
-        {"hipMemcpyWithStream", CP_LAUNCH},
         {"cudaEventRecord", CP_EVENT_RECORD},
         {"cudaStreamWaitEvent", CP_WAIT_CALL},
         {"Stream Wait Event", CP_WAIT_EVENT},
@@ -65,6 +55,8 @@ unsigned cp_name_flags(const char *s)
     for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
         if (strcmp(s, exact[i].name) == 0)
             f |= exact[i].flags;
+    if (tdb_launch_call(s)) /* HTA's launch mask: the one list, SQL's tdb_launch_call too (sqlfuncs.c) */
+        f |= CP_LAUNCH;
     if (strstr(s, "forward"))
         f |= CP_FORWARD;
     if (strstr(s, "autograd"))

@@ -11,7 +11,7 @@
 enum cp_flag {
     CP_LOCK = 1 << 0,          /* takes CUDA's runtime lock: cudaHostAlloc, cudaLaunchKernel, cudaMemcpyAsync */
     CP_BLOCKING = 1 << 1,      /* a blocking call: its own time is not on the path (cudaDeviceSynchronize ...) */
-    CP_LAUNCH = 1 << 2,        /* a launch call (HTA's runtime launch mask) */
+    CP_LAUNCH = 1 << 2,        /* a launch call (HTA's runtime launch mask: tdb_launch_call, sqlfuncs.c) */
     CP_EVENT_RECORD = 1 << 3,  /* cudaEventRecord */
     CP_WAIT_CALL = 1 << 4,     /* cudaStreamWaitEvent */
     CP_WAIT_EVENT = 1 << 5,    /* the GPU's "Stream Wait Event" */

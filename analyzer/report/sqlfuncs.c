@@ -9,7 +9,8 @@
  *                      and other work (type: kernel_type()'s names; anything else is other), then the rows
  *                      of each of the four types
  *   mann_whitney_p(g, x)  two-sided Mann-Whitney U p-value between the x of g false and of g true
- * Values are collected and sorted at the end: exact, not approximated. NULLs are ignored. */
+ * Values are collected and sorted at the end: exact, not approximated. NULLs are ignored. Scalars:
+ * tdb_device_class, kernel_type, tdb_launch_call (below), tdb_flops (flops.c), hta_* (hta_round.c). */
 #include "sqlfuncs.h"
 #include "device_time.h"
 #include "hta_round.h"
@@ -336,6 +337,28 @@ static void kernel_type_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     sqlite3_result_text(ctx, tdb_kernel_type(name ? name : ""), -1, SQLITE_STATIC);
 }
 
+/* tdb_launch_call(name): 1 when name is a call that launches GPU work, else 0: HTA's launch mask (CUDA
+ * runtime and driver, HIP, MTIA's runFunction). The one list: the critical path's graph (cp_graph.c) and
+ * the queue's SQL (queries/parts/queue_steps.sql) both read it. */
+int tdb_launch_call(const char *name)
+{
+    static const char *const launches[] = {"cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaunchKernelEx",
+                                           "cudaMemcpyAsync", "cudaMemsetAsync", "hipLaunchKernel",
+                                           "hipExtModuleLaunchKernel", "hipMemcpyAsync", "hipMemsetAsync",
+                                           "hipMemcpyWithStream", "runFunction - job_prep_and_submit_for_execution"};
+    for (size_t i = 0; i < sizeof launches / sizeof launches[0]; i++)
+        if (strcmp(name, launches[i]) == 0)
+            return 1;
+    return 0;
+}
+
+static void launch_call_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    const char *name = (const char *)sqlite3_value_text(argv[0]);
+    sqlite3_result_int(ctx, name && tdb_launch_call(name));
+}
+
 int tdb_register_functions(sqlite3 *db)
 {
     int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS; /* pure: safe in any view */
@@ -346,7 +369,8 @@ int tdb_register_functions(sqlite3 *db)
         sqlite3_create_function(db, "type_unions", 3, flags, NULL, NULL, type_unions_step, type_unions_final) != SQLITE_OK ||
         sqlite3_create_function(db, "mann_whitney_p", 2, flags, NULL, NULL, mwu_step, mwu_final) != SQLITE_OK ||
         sqlite3_create_function(db, "tdb_device_class", 2, flags, NULL, device_class_fn, NULL, NULL) != SQLITE_OK ||
-        sqlite3_create_function(db, "kernel_type", 1, flags, NULL, kernel_type_fn, NULL, NULL) != SQLITE_OK)
+        sqlite3_create_function(db, "kernel_type", 1, flags, NULL, kernel_type_fn, NULL, NULL) != SQLITE_OK ||
+        sqlite3_create_function(db, "tdb_launch_call", 1, flags, NULL, launch_call_fn, NULL, NULL) != SQLITE_OK)
         return -1;
     return tdb_register_hta_round(db) == 0 ? tdb_register_flops(db) : -1; /* hta_start, hta_end, hta_share */
 }

@@ -2,9 +2,7 @@ queue_launch AS (
   SELECT {sql:rank_of_event} AS rank, e.thread_id, e.device, e.stream, e.launch_ns AS call_ns, e.start_ns AS work_ns, e.id
   FROM scope_gpu e -- its launch joined once (scope.c)
   WHERE e.kind IN ({kind:kernel}, {kind:memcpy}, {kind:memset}) AND e.stream IS NOT NULL
-    AND e.launch_name_id IN (SELECT id FROM string WHERE value IN ('cudaLaunchKernel', 'cudaLaunchKernelExC', 'cuLaunchKernel', 'cuLaunchKernelEx', 'cudaMemcpyAsync',
-                     'cudaMemsetAsync', 'hipLaunchKernel', 'hipExtModuleLaunchKernel', 'hipMemcpyAsync', 'hipMemsetAsync',
-                     'hipMemcpyWithStream', 'runFunction - job_prep_and_submit_for_execution'))
+    AND e.launch_name_id IN (SELECT id FROM string WHERE tdb_launch_call(value)) -- sqlfuncs.c's list, the critical path's too
 ),
 queue_step AS (
   SELECT rank, device, stream, call_ns AS ts, 1 AS d, id FROM queue_launch

@@ -133,6 +133,23 @@ Test(sqlfuncs, percentiles_match_numpy_linear)
     cr_assert_float_eq(sql_value("WITH v(x) AS (VALUES (NULL), (5)) SELECT median(x) FROM v"), 5, 1e-12);
 }
 
+/* tdb_launch_call(name): the twelve calls that launch GPU work in HTA's launch mask (CUDA runtime and driver,
+ * HIP, MTIA's runFunction), and nothing else: not the blocking cudaMemcpy, not a sync, not a near name, not
+ * NULL. The SQL of `tracedb queue` and the critical path's graph read this one list. */
+Test(sqlfuncs, launch_call_is_htas_twelve)
+{
+    cr_assert_eq(sql_value("WITH v(n) AS (VALUES ('cudaLaunchKernel'), ('cudaLaunchKernelExC'), "
+                           "('cuLaunchKernel'), ('cuLaunchKernelEx'), ('cudaMemcpyAsync'), ('cudaMemsetAsync'), "
+                           "('hipLaunchKernel'), ('hipExtModuleLaunchKernel'), ('hipMemcpyAsync'), ('hipMemsetAsync'), "
+                           "('hipMemcpyWithStream'), ('runFunction - job_prep_and_submit_for_execution')) "
+                           "SELECT sum(tdb_launch_call(n)) FROM v"),
+                 12);
+    cr_assert_eq(sql_value("WITH v(n) AS (VALUES ('cudaMemcpy'), ('cudaStreamSynchronize'), ('cudaEventRecord'), "
+                           "('cudaHostAlloc'), ('cudaLaunchKernel '), ('cudalaunchkernel'), ('runFunction'), ('cpu_op'), "
+                           "(''), (NULL)) SELECT count(*) FROM v WHERE tdb_launch_call(n) != 0"),
+                 0);
+}
+
 /* type_unions by hand: computation [0,10), communication [5,15), memory [12,20), other [30,40); an empty
  * and a NULL interval cover nothing. Lengths: a 10, b 10, c 8, a|b [0,15) 15, a|c [0,10)+[12,20) 18,
  * b|c [5,20) 15, a|b|c [0,20) 20, other and sync [30,45) 15; each equal to interval_union of the rows. */
