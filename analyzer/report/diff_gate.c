@@ -1,13 +1,67 @@
 /* diff_gate.c: what `tracedb diff` and the HTML report's baseline view share: the base database with the
- * new one attached (queries/diff*.sql read both), and the regression gate's verdict (the metric's
- * change, and for step metrics the Mann-Whitney U test on the step times). */
+ * new one attached (queries/diff*.sql read both) and each run's memory peaks as `tracedb memory` gives
+ * them, and the regression gate's verdict (the metric's change, and for step metrics the Mann-Whitney U
+ * test on the step times). */
 #include "diff_gate.h"
 #include "db_guard.h"
 #include "mann_whitney.h"
+#include "memory_sweep.h"
 #include "render.h"
+#include "scope.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The column of st named name, or -1. */
+static int column_named(sqlite3_stmt *st, const char *name)
+{
+    for (int i = 0; i < sqlite3_column_count(st); i++)
+        if (strcmp(sqlite3_column_name(st, i), name) == 0)
+            return i;
+    return -1;
+}
+
+/* One run's memory peaks into db's temp.diff_memory_peaks: `tracedb memory`'s own pass and table
+ * (memory_sweep.c, queries/memory.sql) on the run's database opened as `tracedb memory` opens it, so that
+ * each peak is the one `tracedb memory` prints (per trace and device, the allocator's totals or else the
+ * running sum). 0, or -1 (printed). */
+static int diff_memory_run(sqlite3 *db, const char *run, const char *path, struct report_io *io)
+{
+    struct scope sc;
+    scope_init(&sc, "device");
+    sc.quiet = 1;
+    sqlite3 *src = scope_open(path, &sc, io);
+    if (!src)
+        return -1;
+    sqlite3_stmt *rows = NULL, *ins = NULL;
+    sqlite3 *failed = NULL; /* the connection whose error to say (memory_sweep and report_prepare say theirs) */
+    int rc = -1, step;
+    if (memory_sweep(src, io) != 0 || !(rows = report_prepare(src, "memory", io)))
+        goto done;
+    report_bind_int(rows, ":limit", -1);
+    int col[4] = {column_named(rows, "rank"), column_named(rows, "device"), column_named(rows, "peak_allocated_bytes"),
+                  column_named(rows, "peak_reserved_bytes")};
+    failed = db;
+    if (col[0] < 0 || col[1] < 0 || col[2] < 0 || col[3] < 0 ||
+        sqlite3_prepare_v2(db, "INSERT INTO temp.diff_memory_peaks VALUES (?1, ?2, ?3, ?4, ?5)", -1, &ins, NULL) != SQLITE_OK)
+        goto done;
+    sqlite3_bind_text(ins, 1, run, -1, SQLITE_STATIC);
+    while ((step = sqlite3_step(rows)) == SQLITE_ROW) {
+        for (int i = 0; i < 4; i++)
+            sqlite3_bind_value(ins, i + 2, sqlite3_column_value(rows, col[i]));
+        if (sqlite3_step(ins) != SQLITE_DONE)
+            goto done;
+        sqlite3_reset(ins);
+    }
+    failed = step == SQLITE_DONE ? NULL : src;
+    rc = failed ? -1 : 0;
+done:
+    if (failed)
+        fprintf(io->err, "%s: the memory peaks of %s: %s\n", io->prog, path, sqlite3_errmsg(failed));
+    sqlite3_finalize(rows), sqlite3_finalize(ins);
+    sqlite3_close(src);
+    return rc;
+}
 
 sqlite3 *diff_open(const char *base, const char *new_path, struct report_io *io)
 {
@@ -28,7 +82,12 @@ sqlite3 *diff_open(const char *base, const char *new_path, struct report_io *io)
             fprintf(io->err, "%s: cannot attach %s: %s\n", io->prog, new_path, sqlite3_errmsg(db));
     }
     sqlite3_finalize(st);
-    if (rc) {
+    if (rc == 0 && sqlite3_exec(db, "CREATE TEMP TABLE diff_memory_peaks (run TEXT, rank, device TEXT, "
+                                    "peak_allocated_bytes, peak_reserved_bytes)", NULL, NULL, NULL) != SQLITE_OK) {
+        fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
+        rc = 1;
+    }
+    if (rc || diff_memory_run(db, "base", base, io) != 0 || diff_memory_run(db, "new", new_path, io) != 0) {
         sqlite3_close(db);
         return NULL;
     }

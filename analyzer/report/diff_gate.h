@@ -5,8 +5,9 @@
 #include <sqlite3.h>
 #include <stddef.h>
 
-/* Opens base read-only with new_path attached as "new" (both checked as tracedb databases). NULL on
- * error (printed). */
+/* Opens base read-only with new_path attached as "new" (both checked as tracedb databases), and each
+ * run's `tracedb memory` peaks (run 'base' or 'new', rank, device, peak_allocated_bytes,
+ * peak_reserved_bytes) in temp table diff_memory_peaks. NULL on error (printed). */
 sqlite3 *diff_open(const char *base, const char *new_path, struct report_io *io);
 
 /* When the runs did their GPU work on different GPUs (models, count or memory: queries/diff_gpus.sql), 1

@@ -307,3 +307,66 @@ Test(diff, by_shape_matches_name_and_input_dims)
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+/* diff's memory section and the memory_peak gate are `tracedb memory`'s peaks of each run: per trace and
+ * device, the allocator's "Total Allocated" where the events carry it, else the running sum of Bytes.
+ * Base: the real df_index_resolver trace (rank 1), whose 28010 [memory] events all carry Total Allocated:
+ * its highest per device, by pandas over the JSON, cuda:1 6629508096 (reserved 12782141440), cpu 8 (0).
+ * New: two hand traces of one database, without totals. Rank 0: cuda:0 +1000 +2000 -1000 +1500 at 10, 20,
+ * 30, 40 us (running 1000, 3000, 2000, 3500: peak 3500), the host +64 -64 (64), device type 2 +300 (300).
+ * Rank 1: cuda:0 +5000 -4000 +100 at 15, 25, 35 us (5000, 1000, 1100: 5000), its own sum, not rank 0's. */
+Test(diff, memory_peaks_are_memorys_per_trace_and_device)
+{
+    char *dir = temp_dir(), base[600], fresh[600], t0[600], t1[600];
+    snprintf(base, sizeof base, "%s/base.db", dir);
+    snprintf(fresh, sizeof fresh, "%s/new.db", dir);
+    snprintf(t0, sizeof t0, "%s/r0.json", dir);
+    snprintf(t1, sizeof t1, "%s/r1.json", dir);
+#define MEM(pid, ts, addr, bytes, dev) \
+    "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":" #pid ",\"tid\":1,\"ts\":" #ts ",\"args\":{\"Addr\":" #addr \
+    ",\"Bytes\":" #bytes ",\"Device Type\":" dev "}}"
+    static const char r0[] = "{\"distributedInfo\":{\"rank\":0},\"traceEvents\":["
+                             "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"A\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},"
+                             MEM(1, 10, 1, 1000, "1,\"Device Id\":0") "," MEM(1, 20, 2, 2000, "1,\"Device Id\":0") ","
+                             MEM(1, 30, 1, -1000, "1,\"Device Id\":0") "," MEM(1, 40, 3, 1500, "1,\"Device Id\":0") ","
+                             MEM(1, 50, 9, 64, "0") "," MEM(1, 60, 9, -64, "0") ","
+                             MEM(1, 70, 5, 300, "2,\"Device Id\":0") "]}";
+    static const char r1[] = "{\"distributedInfo\":{\"rank\":1},\"traceEvents\":["
+                             "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"B\",\"pid\":2,\"tid\":1,\"ts\":0,\"dur\":100},"
+                             MEM(2, 15, 1, 5000, "1,\"Device Id\":0") "," MEM(2, 25, 2, -4000, "1,\"Device Id\":0") ","
+                             MEM(2, 35, 3, 100, "1,\"Device Id\":0") "]}";
+#undef MEM
+    write_file(t0, r0, (long)strlen(r0));
+    write_file(t1, r1, (long)strlen(r1));
+    cr_assert_eq(import_to(src_path("tests/data/kineto/df_index_resolver_df_index_resolver.json.gz"), base), 0);
+    cr_assert_eq(run("'%s' import -q '%s' -o '%s' --rank 0", tracedb(), t0, fresh), 0);
+    cr_assert_eq(run("'%s' import -q --append '%s' -o '%s' --rank 1", tracedb(), t1, fresh), 0);
+    int st;
+    char *out = run_capture(&st, "'%s' diff '%s' '%s' --section memory --format csv 2>/dev/null | tr -d '\\r'", tracedb(),
+                            base, fresh);
+    cr_assert_str_eq(out, "run,device,peak_allocated_bytes,peak_reserved_bytes\n"
+                          "new,cpu,64,\n"
+                          "base,cpu,8,0\n"
+                          "new,cuda:0,3500,\n"
+                          "new,cuda:0,5000,\n"
+                          "base,cuda:1,6629508096,12782141440\n"
+                          "new,device type 2:0,300,\n");
+    free(out);
+    /* the gate's memory_peak: each run's highest peak */
+    out = run_capture(&st, "'%s' diff '%s' '%s' --section memory --fail-above 0 --metric memory_peak 2>&1 >/dev/null",
+                      tracedb(), base, fresh);
+    cr_assert_eq(st, 0, "%s", out);
+    cr_assert(strstr(out, "PASS: memory_peak 6629508096 b -> 5000 b"), "%s", out);
+    free(out);
+    out = run_capture(&st, "'%s' diff '%s' '%s' --section memory --fail-above 0 --metric memory_peak 2>&1 >/dev/null",
+                      tracedb(), fresh, base);
+    cr_assert(strstr(out, "FAIL: memory_peak 5000 b -> 6629508096 b"), "%s", out);
+    free(out);
+    /* memory --timeline: the same running sums, each trace its own */
+    out = run_capture(&st, "'%s' memory '%s' --timeline --by-rank --format csv | tr -d '\\r' | grep ',cuda:0,' | cut -d, -f1,5",
+                      tracedb(), fresh);
+    cr_assert_str_eq(out, "0,1000\n0,3000\n0,2000\n0,3500\n1,5000\n1,1000\n1,1100\n");
+    free(out);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
