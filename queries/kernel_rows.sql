@@ -1,6 +1,6 @@
--- kernel_rows: the GPU work `tracedb kernels` sums per name (kernels.sql's ranks and kinds), in table
--- order, for the C pass that sums it without sorting it (analyzer/report/kernel_sweep.c); with :by_step,
--- the instant that picks its step (its launch's start, else its own: kernels.sql's rule). Ids :lo to :hi:
+-- kernel_rows: the GPU work `tracedb kernels` sums per name (its ranks and the kinds :kernel, :memcpy,
+-- :memset), in table order, for the C pass that sums it without sorting it (analyzer/report/kernel_sweep.c);
+-- with :by_step, the instant that picks its step (its launch's start, else its own: step_index.h's rule). Ids :lo to :hi:
 -- the pass reads two halves at once, each on its own connection.
 SELECT CASE WHEN :by_rank THEN {sql:rank_of_event} END AS rank, e.name_id, e.kind, e.dur_ns, e.id,
        CASE WHEN :by_step THEN coalesce(e.launch_ns, e.start_ns) END AS step_t

@@ -6,7 +6,7 @@
 -- delay_outliers: delay > :delay_above (HTA: 50 us and 100 us).
 -- The sums per rank and name come from one pass over the launches (analyzer/report/launch_sweep.c,
 -- temp table launch_stats: averages as SQL's avg() gives them, the delay's median and 99th percentile
--- as percentile() does); launches_grouped.sql is the same in SQL alone.
+-- as percentile() does).
 SELECT rank, s.value AS name, launches, CAST(round(cpu_avg) AS INTEGER) AS cpu_avg_ns,
        CAST(round(gpu_avg) AS INTEGER) AS gpu_avg_ns, CAST(round(delay_avg) AS INTEGER) AS delay_avg_ns,
        CAST(round(delay_p50) AS INTEGER) AS delay_p50_ns, CAST(round(delay_p99) AS INTEGER) AS delay_p99_ns,

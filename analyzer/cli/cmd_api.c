@@ -1,5 +1,5 @@
 /* cmd_api.c: `tracedb api run.db`: runtime and driver API calls per name, nsys cuda_api_sum style
- * (a C pass, kernel_sweep.c's, then queries/api_summed.sql; queries/api.sql when keys are not integers). */
+ * (a C pass, kernel_sweep.c's, then queries/api_summed.sql). */
 #include "cli.h"
 #include "kernel_sweep.h"
 #include "report_options.h"
@@ -13,6 +13,6 @@ static const char *const api_sort_keys[] = {
 
 int cmd_api(int argc, char **argv, struct cli *cli)
 {
-    return cli_swept_report(argc, argv, cli, api_usage, "total_ns", api_sort_keys, "api", "api_summed", api_sweep,
+    return cli_swept_report(argc, argv, cli, api_usage, "total_ns", api_sort_keys, "api_summed", api_sweep,
                             "no CUDA runtime or driver calls in this trace (a CPU-only trace has none)", 3);
 }

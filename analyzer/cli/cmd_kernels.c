@@ -1,5 +1,5 @@
 /* cmd_kernels.c: `tracedb kernels run.db`: GPU work per name, nsys cuda_gpu_kern_sum style
- * (queries/kernels.sql). */
+ * (kernel_sweep.c's pass, then queries/kernels_summed.sql). */
 #include "cli.h"
 #include "kernel_sweep.h"
 #include "pattern_sweep.h"
@@ -41,8 +41,8 @@ static int kernels_kinds(const char *list, int64_t flags[3])
 
 static const char *const pattern_sort_keys[] = {"count", "count", NULL};
 
-/* --patterns NAME: HTA's frequent CUDA kernel sequences, per rank (analyzer/report/pattern_sweep.c; for a
- * foreign database, queries/kernels_patterns.sql). */
+/* --patterns NAME: HTA's frequent CUDA kernel sequences, per rank (analyzer/report/pattern_sweep.c, then
+ * queries/kernels_patterns_summed.sql). */
 static int kernel_patterns(const char *path, struct scope *sc, const char *name, int64_t min_kernels, struct cli *cli)
 {
     if (!*name) {
@@ -65,9 +65,9 @@ static int kernel_patterns(const char *path, struct scope *sc, const char *name,
         return 1;
     scope_tables(sc, sc->filtered && !sc->drop_last_step ? "nothing in this window"
                                                          : "no host event with that name launched enough GPU work (--min-kernels)");
-    int rc = pattern_sweep(db, name, min_kernels, &cli->io); /* one C pass; SQL alone for a foreign database */
-    if (rc != 1)
-        rc = scope_run(db, rc == 0 ? "kernels_patterns_summed" : "kernels_patterns", sc, sort, params, &cli->io);
+    int rc = pattern_sweep(db, name, min_kernels, &cli->io); /* one C pass */
+    if (rc == 0)
+        rc = scope_run(db, "kernels_patterns_summed", sc, sort, params, &cli->io);
     sqlite3_close(db);
     return rc;
 }
@@ -137,17 +137,11 @@ int cmd_kernels(int argc, char **argv, struct cli *cli)
         sqlite3_close(db);
         return 2;
     }
-    const char *query = by_type ? "kernels_by_type" : "kernels";
-    int rc = by_type ? type_sweep(db, 0, &cli->io) : 0; /* each rank's unions: one C pass */
-    if (!by_type) { /* the sums: one C pass */
-        rc = kernel_sweep(db, sc.by_rank, strcmp(group_by, "launch") == 0, sc.by_step, flags, &cli->io);
-        if (rc == 0)
-            query = "kernels_summed";
-        else if (rc == 2) /* keys a foreign database stores as text: SQL alone */
-            rc = 0;
-    }
+    /* each rank's unions, or the sums: one C pass, then its query prints them */
+    int rc = by_type ? type_sweep(db, 0, &cli->io)
+                     : kernel_sweep(db, sc.by_rank, strcmp(group_by, "launch") == 0, sc.by_step, flags, &cli->io);
     if (rc == 0)
-        rc = scope_run(db, query, &sc, sort, params, &cli->io);
+        rc = scope_run(db, by_type ? "kernels_by_type" : "kernels_summed", &sc, sort, params, &cli->io);
     sqlite3_close(db);
     return rc;
 }

@@ -55,8 +55,8 @@ int cmd_launches(int argc, char **argv, struct cli *cli)
         return 1;
     scope_tables(&sc, sc.filtered && !sc.drop_last_step ? "nothing in this window" : hint);
     int rc = launch_sweep(db, short_ns, delay_ns, &cli->io);
-    if (rc != 1)
-        rc = scope_run(db, rc == 2 ? "launches_grouped" : "launches", &sc, sort, params, &cli->io);
+    if (rc == 0)
+        rc = scope_run(db, "launches", &sc, sort, params, &cli->io);
     sqlite3_close(db);
     return rc;
 }

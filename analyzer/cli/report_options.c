@@ -15,12 +15,11 @@ const char *cli_report_sort(const struct scope *sc, const char *const *sort_keys
 int cli_simple_report(int argc, char **argv, struct cli *cli, const char *usage, const char *default_sort,
                       const char *const *sort_keys, const char *query, const char *hint, int shards_ok)
 {
-    return cli_swept_report(argc, argv, cli, usage, default_sort, sort_keys, query, NULL, NULL, hint, shards_ok);
+    return cli_swept_report(argc, argv, cli, usage, default_sort, sort_keys, query, NULL, hint, shards_ok);
 }
 
-/* Opens path in the scope, runs sweep (when given: then queries/SWEPT.sql, or QUERY.sql when it
- * returns 2) and the query, closes. */
-static int run_report(const char *path, struct scope *sc, const char *sort, const char *query, const char *swept,
+/* Opens path in the scope, runs sweep (when given) and then the query, closes. */
+static int run_report(const char *path, struct scope *sc, const char *sort, const char *query,
                       int (*sweep)(sqlite3 *db, const struct scope *sc, struct report_io *io),
                       const struct scope_param *params, const char *hint, struct cli *cli)
 {
@@ -28,15 +27,15 @@ static int run_report(const char *path, struct scope *sc, const char *sort, cons
     if (!db)
         return 1;
     scope_tables(sc, sc->filtered && !sc->drop_last_step ? "nothing in this window" : hint);
-    int rc = sweep ? sweep(db, sc, &cli->io) : 2;
-    if (rc != 1)
-        rc = scope_run(db, rc == 0 ? swept : query, sc, sort, params, &cli->io);
+    int rc = sweep ? sweep(db, sc, &cli->io) : 0;
+    if (rc == 0)
+        rc = scope_run(db, query, sc, sort, params, &cli->io);
     sqlite3_close(db);
     return rc;
 }
 
 int cli_swept_report(int argc, char **argv, struct cli *cli, const char *usage, const char *default_sort,
-                     const char *const *sort_keys, const char *query, const char *swept,
+                     const char *const *sort_keys, const char *query,
                      int (*sweep)(sqlite3 *db, const struct scope *sc, struct report_io *io), const char *hint,
                      int shards_ok)
 {
@@ -56,11 +55,11 @@ int cli_swept_report(int argc, char **argv, struct cli *cli, const char *usage, 
     const char *sort = cli_report_sort(&sc, sort_keys, cli);
     if (!sort)
         return 2;
-    return run_report(argv[0], &sc, sort, query, swept, sweep, NULL, hint, cli);
+    return run_report(argv[0], &sc, sort, query, sweep, NULL, hint, cli);
 }
 
 int cli_run_report(const char *path, struct scope *sc, const char *sort, const char *query,
                    const struct scope_param *params, const char *hint, struct cli *cli)
 {
-    return run_report(path, sc, sort, query, NULL, NULL, params, hint, cli);
+    return run_report(path, sc, sort, query, NULL, params, hint, cli);
 }

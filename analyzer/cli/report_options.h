@@ -38,11 +38,10 @@ int cli_run_report(const char *path, struct scope *sc, const char *sort, const c
 int cli_simple_report(int argc, char **argv, struct cli *cli, const char *usage, const char *default_sort,
                       const char *const *sort_keys, const char *query, const char *hint, int shards_ok);
 
-/* The same with a C pass first: sweep(db, sc, io) fills what queries/SWEPT.sql prints and returns 0, or
- * returns 2 when queries/QUERY.sql must do it all in SQL (keys a foreign database stores its own way),
- * 1 on error (printed). */
+/* The same with a C pass first: sweep(db, sc, io) fills what queries/QUERY.sql prints and returns 0,
+ * or 1 on error (printed; a database tracedb did not write refused). */
 int cli_swept_report(int argc, char **argv, struct cli *cli, const char *usage, const char *default_sort,
-                     const char *const *sort_keys, const char *query, const char *swept,
+                     const char *const *sort_keys, const char *query,
                      int (*sweep)(sqlite3 *db, const struct scope *sc, struct report_io *io), const char *hint,
                      int shards_ok);
 

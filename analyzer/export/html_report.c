@@ -14,6 +14,7 @@
 #include "idle_sweep.h"
 #include "type_sweep.h"
 #include "launch_sweep.h"
+#include "kernel_sweep.h"
 #include "ops_sweep.h"
 #include "diff_gate.h"
 #include "embedded.h"
@@ -334,8 +335,12 @@ static int part_kernels(struct part_ctx *c, struct buf *b)
 {
     const struct scope_param params[] = {
         {":kernel", NULL, 1}, {":memcpy", NULL, 0}, {":memset", NULL, 0}, {":group_by", "name", 0}, {NULL, NULL, 0}};
+    static const int64_t kinds[3] = {1, 0, 0}; /* kernels; memcpy and memset no */
     c->sc->limit = TABLE_ROWS;
-    return capture(c->db, "kernels", c->sc, "total_ns", params, b, c->io);
+    /* the sums by `tracedb kernels`'s pass, printed by its query */
+    return kernel_sweep(c->db, c->sc->by_rank, 0, c->sc->by_step, kinds, c->io) != 0
+               ? 1
+               : capture(c->db, "kernels_summed", c->sc, "total_ns", params, b, c->io);
 }
 
 static int part_latency(struct part_ctx *c, struct buf *b)
@@ -389,8 +394,9 @@ static int part_launches(struct part_ctx *c, struct buf *b)
 {
     const struct scope_param params[] = {{":short_below", NULL, 50000}, {":delay_above", NULL, 100000}, {NULL, NULL, 0}};
     c->sc->limit = TABLE_ROWS;
-    int rc = launch_sweep(c->db, 50000, 100000, c->io);
-    return rc == 1 ? 1 : capture(c->db, rc == 2 ? "launches_grouped" : "launches", c->sc, "delay_avg_ns", params, b, c->io);
+    return launch_sweep(c->db, 50000, 100000, c->io) != 0
+               ? 1
+               : capture(c->db, "launches", c->sc, "delay_avg_ns", params, b, c->io);
 }
 
 static int part_memory_series(struct part_ctx *c, struct buf *b)
@@ -416,6 +422,8 @@ struct part_job {
     int64_t t0, t1;
     struct report_io *io;
     struct buf out[NPARTS];
+    char *said[NPARTS]; /* each part's diagnostics, said after: one cause met by two parts said once */
+    size_t n_said[NPARTS];
     int rc[NPARTS];
     pthread_mutex_t lock;
     size_t next;
@@ -436,8 +444,16 @@ static void *part_worker(void *arg)
         pthread_mutex_unlock(&j->lock);
         if (i >= NPARTS)
             break;
-        if (!j->baseline || parts[i].baseline)
+        if (!j->baseline || parts[i].baseline) {
+            FILE *said = open_memstream(&j->said[i], &j->n_said[i]);
+            struct report_io io = *j->io;
+            io.err = said ? said : j->io->err;
+            c.io = &io;
             j->rc[i] = db ? parts[i].run(&c, &j->out[i]) : 1;
+            c.io = j->io;
+            if (said)
+                fclose(said);
+        }
     }
     sqlite3_close(db);
     return NULL;
@@ -471,6 +487,15 @@ static int run_parts(const char *path, int baseline, struct buf *b, struct repor
     if (threaded)
         pthread_join(other, NULL);
     pthread_mutex_destroy(&j->lock);
+    for (size_t i = 0; i < NPARTS; i++) { /* each part's diagnostics, unless an earlier part said the same */
+        size_t k = 0;
+        while (k < i && !(j->n_said[k] == j->n_said[i] && (!j->n_said[i] || memcmp(j->said[k], j->said[i], j->n_said[i]) == 0)))
+            k++;
+        if (k == i && j->n_said[i])
+            fwrite(j->said[i], 1, j->n_said[i], io->err);
+    }
+    for (size_t i = 0; i < NPARTS; i++)
+        free(j->said[i]);
     for (size_t i = 0; i < NPARTS; i++) {
         if (baseline && !parts[i].baseline)
             continue;

@@ -6,8 +6,8 @@
  * A SQL window function (lag over every piece of GPU work) did this in idle_gaps.sql, which the summary
  * line still uses; this pass gives the same sums. The work comes once each, unsorted (queries/idle_work.sql),
  * and each stream's is sorted here (SQL's sort of every row by stream and start was a third of `idle` on
- * 2 M events); a key that is neither NULL nor an integer (a foreign database) takes SQL's order instead
- * (queries/idle_sorted.sql). queries/idle.sql prints the sums. */
+ * 2 M events); a key that is neither NULL nor an integer (a foreign database) is refused (sweep_refuse).
+ * queries/idle.sql prints the sums. */
 #include "idle_sweep.h"
 #include "report.h"
 #include "kinds.h"
@@ -17,7 +17,6 @@
 #include <stdlib.h>
 
 struct idle_sums {
-    struct sweep_group g; /* rank, device, stream: SQL's order */
     int64_t gaps, idle, host, kernel, other, prev_end;
     int64_t kernel_wait_ns;
     int negative_gaps;
@@ -53,35 +52,6 @@ static void sums_next(struct idle_sums *s, int first, int64_t start, int64_t end
             s->other = tdb_sat_add(s->other, gap);
     }
     s->prev_end = end;
-}
-
-/* SQL's order: every stream's work sorted by SQL (queries/idle_sorted.sql). 0 or -1. */
-static int sweep_sorted(sqlite3 *db, struct idle_sums *s, sqlite3_stmt *ins, struct report_io *io)
-{
-    sqlite3_stmt *st = report_prepare(db, "idle_sorted", io);
-    if (!st)
-        return -1;
-    int rc = 0, step;
-    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        int first = !sweep_group_same(&s->g, st);
-        if (first) {
-            if (s->g.open)
-                sweep_group_bind(&s->g, ins);
-            if ((s->g.open && sums_write(s, ins) != 0) || sweep_group_take(&s->g, st) != 0)
-                rc = -1;
-        }
-        sums_next(s, first, tdb_time_held(sqlite3_column_int64(st, 3)), tdb_time_held(sqlite3_column_int64(st, 4)),
-                  sqlite3_column_type(st, 5) != SQLITE_NULL, tdb_time_held(sqlite3_column_int64(st, 5)));
-    }
-    if (rc == 0 && step != SQLITE_DONE)
-        rc = -1;
-    if (rc == 0 && s->g.open) {
-        sweep_group_bind(&s->g, ins);
-        rc = sums_write(s, ins);
-    }
-    sweep_group_free(&s->g);
-    sqlite3_finalize(st);
-    return rc;
 }
 
 /* A piece of work, sorted here by start, then id. */
@@ -124,10 +94,10 @@ int idle_sweep(sqlite3 *db, int64_t kernel_wait_ns, int negative_gaps, struct re
         sqlite3_finalize(ins);
         return 1;
     }
-    struct idle_sums s = {.g.n = 3, .kernel_wait_ns = kernel_wait_ns, .negative_gaps = negative_gaps};
+    struct idle_sums s = {.kernel_wait_ns = kernel_wait_ns, .negative_gaps = negative_gaps};
     struct sweep_streams streams;
     sweep_streams_init(&streams, 3, sizeof(struct idle_work), 1);
-    int rc = sweep_streams_read(db, "idle_work", TDB_KIND_KERNEL, TDB_KIND_MEMSET, &streams, fill_work, io);
+    int rc = sweep_streams_read(db, "idle_work", TDB_KIND_KERNEL, TDB_KIND_MEMSET, &streams, fill_work, 6, io);
     for (size_t k = 0; rc == 0 && k < streams.n; k++) {
         struct sweep_stream *g = &streams.g[k];
         struct idle_work *v = (struct idle_work *)g->rows;
@@ -139,10 +109,7 @@ int idle_sweep(sqlite3 *db, int64_t kernel_wait_ns, int negative_gaps, struct re
         rc = sums_write(&s, ins);
     }
     sweep_streams_free(&streams);
-    if (rc == 1) /* a key SQL compares its own way: its sort, then the same pass */
-        rc = sqlite3_exec(db, "DELETE FROM temp.idle_stats", NULL, NULL, NULL) == SQLITE_OK ? sweep_sorted(db, &s, ins, io)
-                                                                                           : -1;
-    if (rc != 0)
+    if (rc < 0) /* (a refusal, 1, is said) */
         fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
     sqlite3_finalize(ins);
     return rc == 0 ? 0 : 1;

@@ -79,8 +79,9 @@ struct kernel_part {
     const struct step_index *steps; /* by step; else NULL */
     int by_launch;
     struct sweep_index groups; /* (rank is NULL, rank, name id, kind[, launch configuration]) -> struct kernel_group */
-    int rc;                    /* 0; -1 an error (SQLite's, or out of memory: oom); 2 a key not an integer */
+    int rc;                    /* 0; -1 an error (SQLite's, or out of memory: oom); 1 a value not an integer */
     int oom;
+    struct sweep_refusal refusal; /* with rc 1: where */
 };
 
 /* Reads part p's rows (rank, name id, kind, duration, id[, by_step's instant or by_launch's columns])
@@ -97,22 +98,26 @@ static void *part_run(void *arg)
         int tr = sqlite3_column_type(st, 0);
         long in_step = steps ? step_index_find(steps, sqlite3_column_int64(st, step_col), &hint) : -1;
         if (in_step >= 0)
-            in_step = steps->v[in_step].first; /* grouped by the step's name, as kernels.sql does */
+            in_step = steps->v[in_step].first; /* grouped by the step's name */
         if (steps) /* the rank is the step: its index here, its name written */
             tr = in_step < 0 ? SQLITE_NULL : SQLITE_INTEGER;
-        if ((tr != SQLITE_NULL && tr != SQLITE_INTEGER) || sqlite3_column_type(st, 1) != SQLITE_INTEGER ||
-            sqlite3_column_type(st, 2) != SQLITE_INTEGER || sqlite3_column_type(st, 3) != SQLITE_INTEGER) {
-            rc = 2;
+        if (tr != SQLITE_NULL && tr != SQLITE_INTEGER) {
+            rc = sweep_refusal_note(&p->refusal, st, 0, 4);
             break;
         }
-        /* kernels.sql groups by printf('%d ...') of the eight launch values: NULL reads as 0 there */
+        for (int c = 1; c <= 3 && rc == 0; c++)
+            if (sqlite3_column_type(st, c) != SQLITE_INTEGER)
+                rc = sweep_refusal_note(&p->refusal, st, c, 4);
+        if (rc != 0)
+            break;
+        /* one launch configuration: the eight launch values, NULL read as 0 */
         int64_t key[KEY_MAX] = {tr == SQLITE_NULL, tr == SQLITE_NULL ? 0 : steps ? in_step : sqlite3_column_int64(st, 0),
                                 sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2), by_launch && sqlite3_column_int(st, 5)};
         for (int c = 0; c < 8 && key[4]; c++) { /* a column's type and value in one call (16 calls a row were a tenth of the pass) */
             sqlite3_value *v = sqlite3_column_value(st, 6 + c);
             int t = sqlite3_value_type(v);
             if (t != SQLITE_NULL && t != SQLITE_INTEGER) {
-                rc = 2;
+                rc = sweep_refusal_note(&p->refusal, st, 6 + c, 4);
                 break;
             }
             key[5 + c] = sqlite3_value_int64(v);
@@ -201,6 +206,9 @@ static int sweep_rows(sqlite3 *db, const char *query, int by_rank, int by_launch
 {
     sqlite3_stmt *ins;
     struct step_index steps = {0};
+    int checked = by_rank && !by_step ? sweep_ranks_check(db, io) : 0;
+    if (checked != 0)
+        return 1;
     if (by_step && step_index_load(&steps, db) != 0) {
         fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
         step_index_free(&steps);
@@ -229,11 +237,13 @@ static int sweep_rows(sqlite3 *db, const char *query, int by_rank, int by_launch
     if (nparts)
         sweep_halves_run(&h, part_run, &part[0], &part[1]);
     for (int k = 0; k < nparts; k++) {
-        if (part[k].rc == -1 && rc != 2)
+        if (part[k].rc == -1 && rc != 1)
             fprintf(io->err, "%s: %s\n", io->prog, part[k].oom ? "out of memory" : sqlite3_errmsg(part[k].db));
-        if (part[k].rc != 0 && rc != 2)
+        if (part[k].rc != 0 && rc != 1)
             rc = part[k].rc;
     }
+    if (rc == 1)
+        sweep_refuse_first(&part[0].refusal, &part[1].refusal, io);
     if (rc == 0 && nparts == 2 && join_parts(&part[0], &part[1]) != 0) {
         fprintf(io->err, "%s: out of memory\n", io->prog);
         rc = -1;
@@ -247,7 +257,7 @@ static int sweep_rows(sqlite3 *db, const char *query, int by_rank, int by_launch
     sweep_halves_close(&h);
     step_index_free(&steps);
     sqlite3_finalize(ins);
-    return rc == 0 ? 0 : rc == 2 ? 2 : 1;
+    return rc == 0 ? 0 : 1;
 }
 
 int kernel_sweep(sqlite3 *db, int by_rank, int by_launch, int by_step, const int64_t kinds[3], struct report_io *io)

@@ -54,17 +54,18 @@ struct launch_part {
     struct sweep_index groups; /* (rank is NULL, rank, name id) -> struct launch_group */
     struct sweep_ranks ranks;  /* each row's track's rank */
     int64_t short_below_ns, delay_above_ns;
-    int rc; /* 0; -1 an error (SQLite's, or out of memory); 2 a key not an integer (SQL's pass then) */
+    int rc; /* 0; -1 an error (SQLite's, or out of memory); 1 a key not an integer */
+    struct sweep_refusal refusal; /* with rc 1: where */
 };
 
 static void *launch_part_run(void *arg)
 {
     struct launch_part *p = arg;
     sqlite3_stmt *st = p->st;
-    int rc = sweep_ranks_load(&p->ranks, p->db) == 0 ? 0 : 2, step = SQLITE_DONE;
+    int rc = sweep_ranks_load(&p->ranks, p->db), step = SQLITE_DONE;
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
         if (sqlite3_column_type(st, 1) != SQLITE_INTEGER) {
-            rc = 2;
+            rc = sweep_refusal_note(&p->refusal, st, 1, 5);
             break;
         }
         int64_t rank;
@@ -129,6 +130,10 @@ int launch_sweep(sqlite3 *db, int64_t short_below_ns, int64_t delay_above_ns, st
     if (sweep_table(db, "launch_stats (rank, name_id, launches, cpu_avg, gpu_avg, delay_avg, delay_p50, delay_p99, "
                         "delay_max_ns, short_kernels, runtime_outliers, delay_outliers)", 12, &ins, io) != 0)
         return 1;
+    if (sweep_ranks_check(db, io) != 0) {
+        sqlite3_finalize(ins);
+        return 1;
+    }
     struct launch_part part[2];
     for (int k = 0; k < 2; k++) {
         part[k] = (struct launch_part){.db = db, .short_below_ns = short_below_ns, .delay_above_ns = delay_above_ns};
@@ -147,9 +152,11 @@ int launch_sweep(sqlite3 *db, int64_t short_below_ns, int64_t delay_above_ns, st
     for (int k = 0; rc == 0 && k < h.n; k++) {
         if (part[k].rc == -1)
             fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(part[k].db));
-        if (part[k].rc != 0 && rc != 2)
+        if (part[k].rc != 0 && rc != 1)
             rc = part[k].rc;
     }
+    if (rc == 1 && !sweep_refuse_first(&part[0].refusal, &part[1].refusal, io))
+        sweep_refuse_rank(io); /* sweep_ranks_load's */
     if (rc == 0 && h.n == 2 && launch_join(&part[0], &part[1]) != 0) {
         fprintf(io->err, "%s: out of memory\n", io->prog);
         rc = -1;
@@ -168,5 +175,5 @@ int launch_sweep(sqlite3 *db, int64_t short_below_ns, int64_t delay_above_ns, st
     }
     sweep_halves_close(&h);
     sqlite3_finalize(ins);
-    return rc == 0 ? 0 : rc == 2 ? 2 : 1;
+    return rc == 0 ? 0 : 1;
 }

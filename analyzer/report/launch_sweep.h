@@ -6,9 +6,9 @@
 #include <stdint.h>
 
 /* Fills temp table launch_stats (what queries/launches.sql prints) from queries/launch_rows.sql, with
- * HTA's cutoffs. Run again on the same connection, it starts over. 0; 2 when a rank or name key is
- * neither NULL nor an integer (a foreign database: queries/launches_grouped.sql computes the same in
- * SQL); 1 on error (printed). */
+ * HTA's cutoffs. Run again on the same connection, it starts over. 0; 1 on error (printed), or when a
+ * rank or name key is neither NULL nor an integer (a database tracedb did not write: refused, naming
+ * the table and column). */
 int launch_sweep(sqlite3 *db, int64_t short_below_ns, int64_t delay_above_ns, struct report_io *io);
 
 #endif

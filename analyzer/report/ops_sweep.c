@@ -4,7 +4,7 @@
  * 7 s on a 2 M-event database, and the depth for each event (O(N^2) on N nested operators). Here, with
  * the same rules, in one pass over the events in scope (queries/ops_event_rows.sql):
  *   - each CPU-side event goes to its group: rank (by_rank: its trace's; by_step: the latest-starting
- *     step holding its start, as queries/parts/step_of.sql), name id, input shapes and stack (its
+ *     step holding its start, step_index.h), name id, input shapes and stack (its
  *     parent's, op_stacks.c);
  *   - each piece of GPU work then adds its duration to the group of the operator around its launch
  *     ("self device") and to the groups of it and every event above it ("device total"), by parent_id

@@ -33,15 +33,18 @@ size_t pat_find(const void *v, size_t n, size_t size, int64_t id)
 }
 
 /* Columns first..first+n-1 of st's row into v, each an integer (NULL where null[] is given): 1; 0 when
- * one is not (a foreign database's text, real or NULL: SQL's pass then). */
-int pat_ints(sqlite3_stmt *st, int first, int n, int64_t *v, int *null)
+ * one is not (a foreign database's text, real or NULL), noted in *r. */
+int pat_ints(sqlite3_stmt *st, int first, int n, int64_t *v, int *null, struct sweep_refusal *r, int id_col)
 {
     int none[8];
-    if (sweep_int_key(st, first, n, v, null ? null : none) != 0)
+    if (sweep_int_key(st, first, n, v, null ? null : none, r, id_col) != 0)
         return 0;
     for (int i = 0; !null && i < n; i++)
-        if (none[i])
+        if (none[i]) {
+            sweep_refusal_note(r, st, first + i, id_col);
+            r->what = "NULL where tracedb writes an integer";
             return 0;
+        }
     return 1;
 }
 

@@ -156,8 +156,8 @@ int pat_link_depths(struct pat *c, const struct pat_span *steps, size_t n_steps)
             goto done;
         }
         int64_t depth = tdb_sat_add(h->depth, plus);
-        if (depth != (int32_t)depth) {
-            rc = 2;
+        if (depth != (int32_t)depth) { /* depths tracedb writes are far from 32 bits */
+            rc = sweep_refusal_set(&c->refusal, "event", "depth", "a value past 32 bits", "event", h->id) + 1;
             goto done;
         }
         h->depth = (int32_t)depth;
@@ -184,7 +184,7 @@ int pat_steps(struct pat *c, struct pat_span **steps, size_t *n)
     int step, rc = 0;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t v[4];
-        if (!pat_ints(st, 0, 4, v, NULL)) {
+        if (!pat_ints(st, 0, 4, v, NULL, &c->refusal, 4)) {
             rc = 2;
             break;
         }

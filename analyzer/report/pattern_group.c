@@ -39,8 +39,8 @@ static int pat_strings_load(struct pat *c, struct pat_strings *s, int64_t *ids, 
         sqlite3_bind_int64(st, 1, ids[k]);
         int step = sqlite3_step(st);
         if (step == SQLITE_ROW) {
-            if (sqlite3_column_type(st, 0) != SQLITE_TEXT)
-                rc = 2; /* SQL's || and group_concat treat a NULL, a number or a blob their own way */
+            if (sqlite3_column_type(st, 0) != SQLITE_TEXT) /* a name tracedb writes is text */
+                rc = sweep_refusal_set(&c->refusal, "string", "value", "a value that is not text", "string", ids[k]) + 1;
             const unsigned char *t = sqlite3_column_text(st, 0);
             size_t len = (size_t)sqlite3_column_bytes(st, 0);
             if (rc == 0 && !(s->text[k] = malloc(len + 1)))

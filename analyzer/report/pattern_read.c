@@ -58,14 +58,14 @@ static void *pat_part_run(void *arg)
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t v[10];
         int null[10];
-        if (!pat_ints(st, 0, 6, v, NULL)) {
+        if (!pat_ints(st, 0, 6, v, NULL, &p->refusal, 0)) {
             rc = 2;
             break;
         }
         int64_t id = v[0], kind = v[1], name = v[2], thread = v[3];
         int64_t start = tdb_time_held(v[4]), dur = tdb_dur_held(v[5]);
         if (kind == TDB_KIND_KERNEL || kind == TDB_KIND_MEMCPY || kind == TDB_KIND_MEMSET || kind == TDB_KIND_SYNC) {
-            if (!pat_ints(st, 8, 2, v + 8, null + 8)) {
+            if (!pat_ints(st, 8, 2, v + 8, null + 8, &p->refusal, 0)) {
                 rc = 2;
                 break;
             }
@@ -93,8 +93,15 @@ static void *pat_part_run(void *arg)
         int mark = pat_mark(p->names, p->n_names, name);
         if (!mark)
             continue;
-        if (!pat_ints(st, 6, 2, v + 6, null + 6) || null[6] || v[6] != (int32_t)v[6] || thread != (int32_t)thread ||
-            name != (int32_t)name) {
+        if (!pat_ints(st, 6, 2, v + 6, null + 6, &p->refusal, 0)) {
+            rc = 2;
+            break;
+        }
+        /* a depth, track or name id past 32 bits, or no depth: none tracedb writes */
+        int wide = null[6] || v[6] != (int32_t)v[6] ? 6 : thread != (int32_t)thread ? 3 : name != (int32_t)name ? 2 : -1;
+        if (wide >= 0) {
+            sweep_refusal_note(&p->refusal, st, wide, 0);
+            p->refusal.what = null[6] ? "NULL where tracedb writes an integer" : "a value past 32 bits";
             rc = 2;
             break;
         }
@@ -154,7 +161,15 @@ int pat_row(struct pat *c, int64_t id, int64_t *parent, int64_t *thread, int64_t
     if (step == SQLITE_ROW) {
         int64_t v[4];
         int null[4];
-        rc = pat_ints(st, 0, 4, v, null) && !null[1] && !null[2] && !null[3] ? 1 : 2;
+        rc = pat_ints(st, 0, 4, v, null, &c->refusal, -1) ? 1 : 2;
+        for (int i = 1; rc == 1 && i < 4; i++)
+            if (null[i]) {
+                sweep_refusal_note(&c->refusal, st, i, -1);
+                c->refusal.what = "NULL where tracedb writes an integer";
+                rc = 2;
+            }
+        if (rc == 2)
+            c->refusal.id_of = "event", c->refusal.id = id;
         *parent = null[0] ? PAT_NONE : v[0];
         *thread = v[1];
         *start = tdb_time_held(v[2]);
@@ -185,6 +200,8 @@ int pat_read(struct pat *c)
             fprintf(c->io->err, "%s: %s\n", c->io->prog, sqlite3_errmsg(part[k].db));
         if (part[k].rc != 0 && rc != 2)
             rc = part[k].rc == -1 ? -2 : part[k].rc;
+        if (part[k].rc == 2 && !c->refusal.met)
+            c->refusal = part[k].refusal; /* the lower ids' first */
     }
     size_t cap_host = part[0].cap_host, cap_launch = part[0].cap_launch, cap_work = part[0].cap_work;
     c->host = part[0].host, c->n_host = part[0].n_host;

@@ -5,9 +5,9 @@
  * under the main thread's "## backward ##" annotation, else its ProfilerStep), the roots (the candidates at
  * their rank's least depth), each GPU operation given to the root its launch lies in (a merge of both,
  * sorted by track and time), each root's sequence, and the sequences grouped by their names' ids, then by
- * their text. queries/kernels_patterns.sql computes the same in SQL (three sorts and two window passes
- * over the roots and the work: 7.4 s on 2 M events for --patterns aten::); it stays for a foreign
- * database, one holding a value that is not an integer where tracedb writes one.
+ * their text (SQL's three sorts and two window passes over the roots and the work took 7.4 s on 2 M
+ * events for --patterns aten::). A database holding a value tracedb never writes (text where it writes
+ * an integer, a depth past 32 bits, a name not text) is refused, naming the table and column.
  * The parts: pattern_read.c (the rows), pattern_depth.c (HTA's depths), pattern_group.c (the sequences
  * grouped), pattern_arrays.c (arrays, lookups, sorts); what they share: pattern_sweep_internal.h. */
 #include "pattern_sweep_internal.h"
@@ -164,9 +164,13 @@ int pattern_sweep(sqlite3 *db, const char *name, int64_t min_kernels, struct rep
     struct pat_span *steps = NULL;
     size_t n_steps = 0;
     int rc = pat_names(&c, name) == 0 ? 0 : -2;
+    if (rc == 0 && sweep_ranks_check(db, io) != 0)
+        rc = -2; /* (said) */
     if (rc == 0) {
         int got = sweep_ranks_load(&c.ranks, db);
         rc = got == 1 ? 2 : got == 0 ? 0 : -2;
+        if (got == 1)
+            sweep_refusal_set(&c.refusal, "trace", "rank", NULL, NULL, 0);
         if (got == -1)
             fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
     }
@@ -189,5 +193,7 @@ int pattern_sweep(sqlite3 *db, const char *name, int64_t min_kernels, struct rep
     free(c.lift.v), free(c.path.v);
     sqlite3_finalize(c.row_st);
     free(c.names), free(c.host), free(c.launch), free(c.work), free(steps);
-    return rc == 0 ? 0 : rc == 2 ? 2 : 1;
+    if (rc == 2)
+        sweep_refuse(&c.refusal, io);
+    return rc == 0 ? 0 : 1;
 }

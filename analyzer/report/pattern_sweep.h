@@ -7,9 +7,9 @@
 
 /* Fills temp table pattern_stats (rank, count, kernels, gpu_ns, cpu_ns, pattern: what
  * queries/kernels_patterns_summed.sql prints) with HTA's frequent kernel sequences under the host events
- * whose name holds `name`, of at least min_kernels GPU operations, as queries/kernels_patterns.sql computes
- * them. 0; 2 when a row holds a value that is not an integer where tracedb writes one (a foreign
- * database: the SQL computes the same its own way); 1 on error (printed). */
+ * whose name holds `name`, of at least min_kernels GPU operations (the rules: kernels_patterns_summed.sql's
+ * header). 0; 1 on error (printed), or when a row holds a value tracedb never writes (refused, naming
+ * the table and column). */
 int pattern_sweep(sqlite3 *db, const char *name, int64_t min_kernels, struct report_io *io);
 
 #endif

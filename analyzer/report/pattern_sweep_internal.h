@@ -23,7 +23,7 @@ struct pat_name {
 
 struct pat_host { /* a host call whose name matters (a candidate, an autograd:: call, a backward annotation) */
     int64_t id, start, dur, parent;
-    int32_t thread, name_id, depth, mark; /* (a database whose ids or depths do not fit: SQL's pass) */
+    int32_t thread, name_id, depth, mark; /* (a database whose ids or depths do not fit is refused) */
 };
 
 struct pat_launch { /* a runtime or driver call: the launches */
@@ -75,7 +75,8 @@ struct pat_part { /* one reader of the rows: those with ids lo..hi on its connec
     size_t n_host, cap_host, n_launch, cap_launch, n_work, cap_work;
     struct pat_track *tracks;
     size_t n_tracks, cap_tracks, last_track;
-    int rc; /* 0; -1 SQLite's error or out of memory; 2 a value not an integer */
+    int rc; /* 0; -1 SQLite's error or out of memory; 2 a value tracedb never writes (noted in refusal) */
+    struct sweep_refusal refusal;
 };
 /* arr with room for one more row at arr[n]: 0, or -1 when out of memory (arr kept). The function using it
  * declares void *pat_grown. */
@@ -96,6 +97,7 @@ struct pat {
     int64_t rank_thread, rank_last; /* the last track whose rank was looked up (rank_thread -1: none) */
     struct strmap lifted;           /* event id -> index in lift: each call's extra depth, found once */
     struct sweep_values lift, path; /* (path: the ids a walk up passed) */
+    struct sweep_refusal refusal;   /* where a value tracedb never writes was met (rc 2) */
 };
 static inline int cmp_i64(int64_t a, int64_t b)
 {
@@ -105,8 +107,8 @@ static inline int cmp_i64(int64_t a, int64_t b)
 void *pat_room(void *v, size_t *cap, size_t n, size_t size); /* room for v[n]: see PAT_GROW */
 size_t pat_find(const void *v, size_t n, size_t size, int64_t id); /* by id (the first field) in sorted rows; n: none */
 /* Columns first..first+n-1 of st's row into v, each an integer (NULL where null[] is given): 1; 0 when one
- * is not. */
-int pat_ints(sqlite3_stmt *st, int first, int n, int64_t *v, int *null);
+ * is not (noted in *r, with the event id of column id_col; -1: none). */
+int pat_ints(sqlite3_stmt *st, int first, int n, int64_t *v, int *null, struct sweep_refusal *r, int id_col);
 void *pat_append(void *a, size_t *na, size_t *cap, const void *b, size_t nb, size_t size); /* NULL: out of memory */
 int pat_i64_order(const void *a, const void *b); /* int64_t values, ascending */
 void pat_sort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *)); /* unless sorted already */

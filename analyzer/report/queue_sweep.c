@@ -5,7 +5,7 @@
  * (queries/queue_launches.sql); each stream's calls and its work are merged in time order
  * (stream_steps), each read from the launch rows where they are already in order, else from a sorted
  * copy (SQL's sort of every step cost a third of the rest). A key that is neither NULL nor an integer (a
- * foreign database) takes SQL's sort instead (queries/queue_sorted.sql). The pass keeps per stream the
+ * foreign database) is refused (sweep_refuse). The pass keeps per stream the
  * sample count, min, max, sum, the time-weighted sum, the time at or above the blocking depth and how
  * many samples had each length, for the median. queries/queue.sql prints the rows; --timeline lists the
  * series in SQL. */
@@ -28,7 +28,6 @@ struct length_counts {
 };
 
 struct stream_stats {
-    struct sweep_group g;  /* rank, device, stream */
     int64_t samples, max, min, sum, weighted, blocked, first_ts, prev_ts, prev_q, q;
     struct length_counts c;
 };
@@ -110,12 +109,10 @@ static double stats_p50(const struct stream_stats *s)
     return (double)at_lo + ((double)at_hi - (double)at_lo) * (pos - (double)lo);
 }
 
-/* Writes one stream's row. 0 or -1. */
+/* Writes one stream's row (its key bound by the caller). 0 or -1. */
 static int stats_write(const struct stream_stats *s, sqlite3_stmt *ins)
 {
     double p50 = stats_p50(s); /* as percentile() computes it */
-    if (s->g.open)
-        sweep_group_bind(&s->g, ins); /* else the caller bound the key */
     sqlite3_bind_int64(ins, 4, s->samples);
     sqlite3_bind_int64(ins, 5, s->max);
     sqlite3_bind_int64(ins, 6, s->min);
@@ -126,35 +123,6 @@ static int stats_write(const struct stream_stats *s, sqlite3_stmt *ins)
     sqlite3_bind_double(ins, 11, p50);
     int rc = sqlite3_step(ins) == SQLITE_DONE ? 0 : -1;
     sqlite3_reset(ins);
-    return rc;
-}
-
-/* SQL's order: every step of every stream sorted by SQL (queries/queue_sorted.sql). 0 or -1. */
-static int sweep_sorted(sqlite3 *db, int64_t blocked_at, sqlite3_stmt *ins, struct stream_stats *s, struct report_io *io)
-{
-    sqlite3_stmt *st = report_prepare(db, "queue_sorted", io);
-    if (!st)
-        return -1;
-    int rc = 0, step;
-    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t ts = tdb_time_held(sqlite3_column_int64(st, 3));
-        int up = sqlite3_column_int64(st, 4) > 0; /* queue_step's d: 1 or -1 */
-        if (!sweep_group_same(&s->g, st)) {
-            if (s->g.open && stats_write(s, ins) != 0)
-                rc = -1;
-            if (sweep_group_take(&s->g, st) != 0)
-                rc = -1;
-            stats_begin(s, ts);
-        }
-        if (rc == 0 && stats_step(s, ts, up, blocked_at) != 0)
-            rc = -1;
-    }
-    if (rc == 0 && step != SQLITE_DONE)
-        rc = -1;
-    if (rc == 0 && s->g.open && stats_write(s, ins) != 0)
-        rc = -1;
-    sweep_group_free(&s->g);
-    sqlite3_finalize(st);
     return rc;
 }
 
@@ -260,10 +228,10 @@ int queue_sweep(sqlite3 *db, int64_t blocked_at, struct report_io *io)
         sqlite3_finalize(ins);
         return 1;
     }
-    struct stream_stats s = {.g.n = 3};
+    struct stream_stats s = {0};
     struct sweep_streams streams;
     sweep_streams_init(&streams, 3, sizeof(struct queue_launch), 1);
-    int rc = sweep_streams_read(db, "queue_launches", TDB_KIND_KERNEL, TDB_KIND_MEMSET, &streams, fill_launch, io);
+    int rc = sweep_streams_read(db, "queue_launches", TDB_KIND_KERNEL, TDB_KIND_MEMSET, &streams, fill_launch, 5, io);
     for (size_t k = 0; rc == 0 && k < streams.n; k++) {
         struct sweep_stream *g = &streams.g[k];
         rc = stream_steps(&s, (const struct queue_launch *)g->rows, g->n, blocked_at);
@@ -272,11 +240,7 @@ int queue_sweep(sqlite3 *db, int64_t blocked_at, struct report_io *io)
             rc = -1;
     }
     sweep_streams_free(&streams);
-    if (rc == 1) /* a key SQL compares its own way: its sort, then the same pass */
-        rc = sqlite3_exec(db, "DELETE FROM temp.queue_stats", NULL, NULL, NULL) == SQLITE_OK
-                 ? sweep_sorted(db, blocked_at, ins, &s, io)
-                 : -1;
-    if (rc != 0)
+    if (rc < 0) /* (a refusal, 1, is said) */
         fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
     free(s.c.up), free(s.c.down);
     sqlite3_finalize(ins);

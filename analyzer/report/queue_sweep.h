@@ -5,8 +5,9 @@
 #include <sqlite3.h>
 #include <stdint.h>
 
-/* Fills temp table queue_stats (what queries/queue.sql prints) from the steps of queries/queue_sorted.sql
- * on a database opened by scope_open. 0, or 1 (the error printed). */
+/* Fills temp table queue_stats (what queries/queue.sql prints) from the launches of
+ * queries/queue_launches.sql on a database opened by scope_open. 0, or 1 (the error printed; a key
+ * that is not an integer refused, naming its table and column). */
 int queue_sweep(sqlite3 *db, int64_t blocked_at, struct report_io *io);
 
 #endif

@@ -254,7 +254,7 @@ sqlite3 *scope_open(const char *path, struct scope *s, struct report_io *io)
                    io) != 0)
         goto fail;
     /* the steps, for --by-step: an event belongs to the step its start (a GPU op's: its launch's) falls in.
-     * Each event looks its step up by start (queries/parts/step_of.sql), each output row its step's start
+     * Each event looks its step up by start (step_index.h), each output row its step's start
      * by name: both indexed (a scan of every step for each of 2 M events took minutes). The ranges are
      * found by index event_ranges, whose rows are those of `kind = <range's id>`: the id must be written
      * as that constant for the planner to use it (a subquery for it scanned 2 M events: 0.17-0.37 s). */

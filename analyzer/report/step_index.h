@@ -1,6 +1,6 @@
 /* step_index.h: the ProfilerStep windows of --by-step (temp.scope_steps, scope.c) in memory, and the step
- * an instant falls in, by the rule of queries/parts/step_of.sql, for the C passes (ops_sweep.c,
- * kernel_sweep.c). */
+ * an instant falls in (the latest to start of the steps holding it, start <= t < end; at equal starts
+ * the first by name), for the C passes (ops_sweep.c, kernel_sweep.c). */
 #ifndef TDB_STEP_INDEX_H
 #define TDB_STEP_INDEX_H
 #include <sqlite3.h>

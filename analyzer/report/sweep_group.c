@@ -192,13 +192,82 @@ void sweep_index_free(struct sweep_index *ix)
     ix->groups = NULL, ix->n = ix->cap = 0;
 }
 
-int sweep_int_key(sqlite3_stmt *st, int first, int n, int64_t *key, int *null)
+int sweep_refusal_note(struct sweep_refusal *r, sqlite3_stmt *st, int c, int id_col)
+{
+    const char *table = sqlite3_column_table_name(st, c), *column = sqlite3_column_origin_name(st, c);
+    if (!table || !column)
+        table = "", column = sqlite3_column_name(st, c);
+    snprintf(r->table, sizeof r->table, "%s", table);
+    snprintf(r->column, sizeof r->column, "%s", column ? column : "?");
+    r->what = NULL;
+    r->id_of = id_col >= 0 && sqlite3_column_type(st, id_col) == SQLITE_INTEGER ? "event" : NULL;
+    r->id = r->id_of ? sqlite3_column_int64(st, id_col) : 0;
+    r->met = 1;
+    return 1;
+}
+
+int sweep_refusal_set(struct sweep_refusal *r, const char *table, const char *column, const char *what, const char *id_of,
+                      int64_t id)
+{
+    snprintf(r->table, sizeof r->table, "%s", table);
+    snprintf(r->column, sizeof r->column, "%s", column);
+    r->what = what, r->id_of = id_of, r->id = id, r->met = 1;
+    return 1;
+}
+
+int sweep_refuse(const struct sweep_refusal *r, struct report_io *io)
+{
+    char id[48] = "";
+    if (r->id_of)
+        snprintf(id, sizeof id, " (%s id %lld)", r->id_of, (long long)r->id);
+    fprintf(io->err, "%s: %s%s%s holds %s%s: not a database tracedb wrote\n", io->prog, r->table, *r->table ? "." : "",
+            r->column, r->what ? r->what : "a non-integer value", id);
+    return 1;
+}
+
+int sweep_refuse_first(const struct sweep_refusal *a, const struct sweep_refusal *b, struct report_io *io)
+{
+    return a->met ? sweep_refuse(a, io) : b->met ? sweep_refuse(b, io) : 0;
+}
+
+int sweep_ranks_check(sqlite3 *db, struct report_io *io)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "SELECT id, typeof(rank) = 'integer' FROM main.trace "
+                               "WHERE rank IS NOT NULL AND (typeof(rank) <> 'integer' OR rank = ?1) ORDER BY id LIMIT 1",
+                           -1, &st, NULL) != SQLITE_OK) {
+        fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
+        return -1;
+    }
+    sqlite3_bind_int64(st, 1, SWEEP_RANK_NULL); /* the pass's mark for NULL: no rank tracedb writes */
+    int step = sqlite3_step(st);
+    struct sweep_refusal r = {.met = 0};
+    sweep_refusal_set(&r, "trace", "rank", sqlite3_column_int(st, 1) ? "a value tracedb never writes" : NULL,
+                      "trace", sqlite3_column_int64(st, 0));
+    sqlite3_finalize(st);
+    if (step == SQLITE_ROW)
+        return sweep_refuse(&r, io);
+    if (step != SQLITE_DONE) {
+        fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
+        return -1;
+    }
+    return 0;
+}
+
+int sweep_refuse_rank(struct report_io *io)
+{
+    struct sweep_refusal r = {.met = 0};
+    sweep_refusal_set(&r, "trace", "rank", NULL, NULL, 0);
+    return sweep_refuse(&r, io);
+}
+
+int sweep_int_key(sqlite3_stmt *st, int first, int n, int64_t *key, int *null, struct sweep_refusal *r, int id_col)
 {
     for (int i = 0; i < n; i++) {
         sqlite3_value *v = sqlite3_column_value(st, first + i); /* one column call for type and value */
         int t = sqlite3_value_type(v);
         if (t != SQLITE_NULL && t != SQLITE_INTEGER)
-            return 1;
+            return sweep_refusal_note(r, st, first + i, id_col);
         null[i] = t == SQLITE_NULL;
         key[i] = null[i] ? 0 : sqlite3_value_int64(v);
     }
@@ -298,9 +367,9 @@ static void *sweep_streams_add(struct sweep_streams *s, sqlite3_stmt *st, int *r
     int null[SWEEP_KEYS] = {0};
     if (s->by_track) { /* column 0: the track, whose rank is the key */
         sweep_rank_of(&s->ranks, st, 0, &key[0], &null[0]);
-        if ((*rc = sweep_int_key(st, 1, s->keys - 1, key + 1, null + 1)) != 0)
+        if ((*rc = sweep_int_key(st, 1, s->keys - 1, key + 1, null + 1, &s->refusal, s->id_col)) != 0)
             return NULL;
-    } else if ((*rc = sweep_int_key(st, 0, s->keys, key, null)) != 0) {
+    } else if ((*rc = sweep_int_key(st, 0, s->keys, key, null, &s->refusal, s->id_col)) != 0) {
         return NULL;
     }
     *rc = -1;
@@ -373,10 +442,13 @@ static int streams_join(struct sweep_streams *a, struct sweep_streams *b)
 }
 
 int sweep_streams_read(sqlite3 *db, const char *query, int first_kind, int last_kind, struct sweep_streams *s,
-                       void (*fill)(void *row, sqlite3_stmt *st), struct report_io *io)
+                       void (*fill)(void *row, sqlite3_stmt *st), int id_col, struct report_io *io)
 {
+    if (s->by_track && sweep_ranks_check(db, io) != 0)
+        return 1; /* (said) */
     struct sweep_streams upper;
     sweep_streams_init(&upper, s->keys, s->size, s->by_track);
+    s->id_col = upper.id_col = id_col;
     struct sweep_halves h;
     sweep_halves_open(&h, db, first_kind, last_kind);
     struct streams_part part[2] = {{.db = db, .s = s, .fill = fill}, {.db = h.db[1], .s = &upper, .fill = fill}};
@@ -387,7 +459,9 @@ int sweep_streams_read(sqlite3 *db, const char *query, int first_kind, int last_
         sweep_halves_run(&h, streams_part_run, &part[0], &part[1]);
     for (int k = 0; rc == 0 && k < h.n; k++)
         if (part[k].rc != 0)
-            rc = part[k].rc; /* 1 (a key SQL compares its own way) or -1 */
+            rc = part[k].rc; /* 1 (a value tracedb never writes) or -1 */
+    if (rc == 1 && !sweep_refuse_first(&s->refusal, &upper.refusal, io))
+        sweep_refuse_rank(io); /* sweep_ranks_load's */
     if (rc == -1 && h.n == 2 && part[1].rc == -1 && part[0].rc == 0) /* the caller prints db's error: say db2's */
         fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(h.db[1]));
     if (rc == 0 && h.n == 2 && streams_join(s, &upper) != 0)

@@ -72,10 +72,38 @@ void sweep_index_free(struct sweep_index *ix);
  * key's new length (cap bytes at key). */
 size_t sweep_key_add(unsigned char *key, size_t len, size_t cap, sqlite3_stmt *st, int c);
 
+/* A value tracedb never writes where a pass reads an integer (a key, a duration, a kind): a foreign or
+ * edited database, refused rather than summed some other way. Which table and column held it and the id
+ * of its row: noted where the pass meets it (a part's thread), said once after (sweep_refuse). */
+struct sweep_refusal {
+    char table[64], column[64]; /* table "": the query's name for the column (an expression's) */
+    const char *what;           /* what it holds; NULL: "a non-integer value" */
+    const char *id_of;          /* the table whose id `id` is ("event", "trace"); NULL: none known */
+    int64_t id;
+    int met;
+};
+
+/* Notes column c of st's row as refused: its table and column as SQLite knows their origin, and the
+ * event id in column id_col (-1: none). Returns 1. */
+int sweep_refusal_note(struct sweep_refusal *r, sqlite3_stmt *st, int c, int id_col);
+/* Notes a refusal of table.column, id_of's row id (id_of NULL: none), holding `what` (NULL: a non-integer
+ * value). Returns 1. */
+int sweep_refusal_set(struct sweep_refusal *r, const char *table, const char *column, const char *what, const char *id_of,
+                      int64_t id);
+/* Prints "PROG: TABLE.COLUMN holds a non-integer value (event id N): not a database tracedb wrote". 1. */
+int sweep_refuse(const struct sweep_refusal *r, struct report_io *io);
+/* The first of two parts' refusals (the lower ids'), said: 1; 0 when neither part met one. */
+int sweep_refuse_first(const struct sweep_refusal *a, const struct sweep_refusal *b, struct report_io *io);
+/* Refuses a rank (trace.rank) that is neither NULL nor an integer, before a pass keys rows by it: 1
+ * (said); 0; -1 on error (said). */
+int sweep_ranks_check(sqlite3 *db, struct report_io *io);
+/* The same said without a row (a rank sweep_ranks_load met). 1. */
+int sweep_refuse_rank(struct report_io *io);
+
 /* Reads columns first..first+n-1 of st's row as an integer key: key[i] (0 when NULL), null[i] whether it is NULL.
- * 0; 1 when a column is neither NULL nor an integer (a foreign database's text or real: SQL's GROUP BY
- * and ORDER BY compare those their own way). */
-int sweep_int_key(sqlite3_stmt *st, int first, int n, int64_t *key, int *null);
+ * 0; 1 when a column is neither NULL nor an integer (a foreign database's text or real), noted in *r
+ * with the event id of column id_col (-1: none). */
+int sweep_int_key(sqlite3_stmt *st, int first, int n, int64_t *key, int *null, struct sweep_refusal *r, int id_col);
 
 /* A growing array of integers. */
 struct sweep_values {
@@ -97,8 +125,8 @@ struct sweep_ranks {
 };
 #define SWEEP_RANK_NULL (INT64_MIN + 1)
 
-/* Reads temp.scope_rank. 0; 1 when a rank is neither NULL nor an integer (or is SWEEP_RANK_NULL): SQL
- * compares those its own way; -1 on error. */
+/* Reads temp.scope_rank. 0; 1 when a rank is neither NULL nor an integer (or is SWEEP_RANK_NULL), which
+ * sweep_ranks_check refuses before; -1 on error. */
 int sweep_ranks_load(struct sweep_ranks *r, sqlite3 *db);
 /* The rank of the track in column c of st's row, as the subquery gives it: NULL (*null) for a track
  * with none or a track id that is not an integer. */
@@ -120,6 +148,8 @@ struct sweep_streams {
     int keys;
     int by_track;             /* column 0 is a track, the key its rank (else column 0 is the key) */
     struct sweep_ranks ranks; /* then: read by sweep_streams_read */
+    int id_col;               /* the column of the rows' event id */
+    struct sweep_refusal refusal;
 };
 
 void sweep_streams_init(struct sweep_streams *s, int keys, size_t size, int by_track);
@@ -127,10 +157,10 @@ void sweep_streams_init(struct sweep_streams *s, int keys, size_t size, int by_t
  * stream of its key (its first `keys` columns; with by_track the first is a track, the key its rank),
  * each filled by fill(row, st): in two halves of the ids at once where sweep_split_ids parts them, the
  * upper on a second connection (scope_reopen) and thread, the streams then joined as one pass would
- * have made them. 0; 1 when a key or a rank is neither NULL nor integers (sweep_int_key: the caller
- * takes SQL's order); -1 on error (db's printed by the caller). */
+ * have made them. 0; 1 when a key or a rank is neither NULL nor integers, or trace.rank could not be
+ * read (said here: sweep_refuse); -1 on error (db's printed by the caller). Column id_col of the query's rows: the event id. */
 int sweep_streams_read(sqlite3 *db, const char *query, int first_kind, int last_kind, struct sweep_streams *s,
-                       void (*fill)(void *row, sqlite3_stmt *st), struct report_io *io);
+                       void (*fill)(void *row, sqlite3_stmt *st), int id_col, struct report_io *io);
 /* Binds stream g's key to parameters 1..keys of ins. */
 void sweep_streams_bind(const struct sweep_streams *s, const struct sweep_stream *g, sqlite3_stmt *ins);
 void sweep_streams_free(struct sweep_streams *s);

@@ -4,8 +4,7 @@
  * SQL's GROUP BY over the type_unions() aggregate sorted every row by its key first (a third of
  * `overlap` on 2 M events); here the groups are found by key as the rows come, in two halves of the
  * rows' ids at once (the upper on a second connection and thread), joined. A key that is neither
- * NULL nor an integer (a foreign database), which SQL groups its own way (1 with 1.0), takes SQL's
- * GROUP BY instead (queries/type_stats_sql.sql). */
+ * NULL nor an integer (a database tracedb did not write) is refused (sweep_refuse). */
 #include "type_sweep.h"
 #include "kinds.h"
 #include "report.h"
@@ -32,7 +31,8 @@ struct row_keys {
     struct strmap types; /* name id -> TU_* type */
 };
 
-/* 0; 1 when a rank is neither NULL nor an integer; -1 on error (printed). */
+/* 0; 1 when a rank is neither NULL nor an integer (sweep_ranks_check refused it before); -1 on error
+ * (printed). */
 static int keys_load(struct row_keys *k, sqlite3 *db, struct report_io *io)
 {
     strmap_init(&k->types);
@@ -69,7 +69,8 @@ struct type_part {
     int by_device;
     struct sweep_index ix; /* struct type_group by key */
     struct report_io *io;
-    int rc; /* 0; 1 when a key is neither NULL nor an integer; -1 on error (printed) */
+    int rc; /* 0; 1 when a key is neither NULL nor an integer (noted in refusal); -1 on error (printed) */
+    struct sweep_refusal refusal;
 };
 
 /* Reads the part's rows into its groups. */
@@ -94,7 +95,7 @@ static void *read_groups(void *arg)
         int64_t key[TYPE_KEYS] = {0, 0};
         int null[TYPE_KEYS] = {0, 1}; /* no device key: NULL */
         sweep_rank_of(&keys.ranks, st, 1, &key[0], &null[0]);
-        if (p->by_device && (rc = sweep_int_key(st, 0, 1, &key[1], &null[1])) != 0)
+        if (p->by_device && (rc = sweep_int_key(st, 0, 1, &key[1], &null[1], &p->refusal, 5)) != 0)
             break;
         /* the same group as the last row, usually; else found by key */
         if (!g || memcmp(g->key, key, sizeof key) != 0 || memcmp(g->null, null, sizeof null) != 0) {
@@ -165,28 +166,15 @@ static int write_groups(struct sweep_index *ix, sqlite3_stmt *ins)
     return 0;
 }
 
-/* SQL's GROUP BY fills the table. 0 or -1. */
-static int sweep_sql(sqlite3 *db, int by_device, struct report_io *io)
-{
-    sqlite3_stmt *st = report_prepare(db, "type_stats_sql", io);
-    if (!st)
-        return -1;
-    report_bind_int(st, ":by_device", by_device);
-    int rc = sqlite3_exec(db, "DELETE FROM temp.type_stats", NULL, NULL, NULL) == SQLITE_OK &&
-                     sqlite3_step(st) == SQLITE_DONE
-                 ? 0
-                 : -1;
-    if (rc != 0)
-        fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
-    sqlite3_finalize(st);
-    return rc;
-}
-
 int type_sweep(sqlite3 *db, int by_device, struct report_io *io)
 {
     sqlite3_stmt *ins;
     if (sweep_table(db, "type_stats (rank, device, a, b, c, ab, ac, bc, abc, other, n_a, n_b, n_c, n_other)", 14, &ins,
                     io) != 0) {
+        sqlite3_finalize(ins);
+        return 1;
+    }
+    if (sweep_ranks_check(db, io) != 0) {
         sqlite3_finalize(ins);
         return 1;
     }
@@ -209,6 +197,8 @@ int type_sweep(sqlite3 *db, int by_device, struct report_io *io)
         if (h.n == 2 && (rc == 0 || (rc == 1 && part[1].rc < 0)))
             rc = part[1].rc;
     }
+    if (rc == 1 && !sweep_refuse_first(&part[0].refusal, &part[1].refusal, io))
+        sweep_refuse_rank(io); /* sweep_ranks_load's */
     if (rc == 0 && h.n == 2 && join_groups(&part[0].ix, &part[1].ix) != 0) {
         fprintf(io->err, "%s: out of memory\n", io->prog);
         rc = -1;
@@ -225,7 +215,5 @@ int type_sweep(sqlite3 *db, int by_device, struct report_io *io)
     sqlite3_finalize(st[0]), sqlite3_finalize(st[1]);
     sweep_halves_close(&h);
     sqlite3_finalize(ins);
-    if (rc == 1) /* a key SQL compares its own way */
-        rc = sweep_sql(db, by_device, io);
     return rc == 0 ? 0 : 1;
 }

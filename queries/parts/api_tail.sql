@@ -1,4 +1,4 @@
--- api_tail: what api.sql and api_summed.sql print from agg (rank, name_id, kind, calls, total_ns, avg_ns,
+-- api_tail: what api_summed.sql prints from agg (rank, name_id, kind, calls, total_ns, avg_ns,
 -- med_ns, min_ns, max_ns, stddev_ns): share of the time listed, statistics in integer ns, order, limit.
 SELECT rank, round(100.0 * total_ns / sum(total_ns) OVER (PARTITION BY rank), 2) AS time_pct,
        total_ns, calls, CAST(round(avg_ns) AS INTEGER) AS avg_ns, CAST(round(med_ns) AS INTEGER) AS med_ns,

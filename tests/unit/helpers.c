@@ -225,3 +225,17 @@ void skip_for_missing(const char *why)
     }
     cr_skip_test("%s", why);
 }
+
+void expect_refused(const char *args, const char *db, const char *said)
+{
+    int st, st_out;
+    char *err = run_capture(&st, "'%s' %s '%s' 2>&1 >/dev/null", tracedb(), args, db);
+    char *out = run_capture(&st_out, "'%s' %s '%s' 2>/dev/null", tracedb(), args, db);
+    const char *nl = strchr(err, '\n');
+    cr_expect(st == 1 && st_out == 1, "tracedb %s: exit %d, not 1 (a database tracedb did not write is refused)", args, st);
+    cr_expect(strstr(err, said) && strstr(err, "not a database tracedb wrote"), "tracedb %s: said \"%s\", not \"%s\"", args,
+              err, said);
+    cr_expect(nl && nl[1] == 0, "tracedb %s: one line said once: \"%s\"", args, err);
+    cr_expect(out[0] == 0, "tracedb %s: printed rows: \"%.200s\"", args, out);
+    free(err), free(out);
+}

@@ -44,6 +44,10 @@ char *db_text(sqlite3 *db, const char *sql);
 /* Rows of schema (main, or an attached name) whose launch_ns is not the start of their launch_id's
  * event (NULL when there is none): 0 when every GPU row holds its launch's start, as schema.sql says. */
 int64_t launch_ns_wrong(sqlite3 *db, const char *schema);
+/* Runs `tracedb ARGS DB` on a database holding a value tracedb never writes and expects it refused:
+ * exit 1, nothing on stdout, and one line on stderr holding `said` (the table, column and row, e.g.
+ * "trace.rank holds a non-integer value (trace id 1)") and "not a database tracedb wrote". */
+void expect_refused(const char *args, const char *db, const char *said);
 /* Reads a whole file (malloc'd, NUL-terminated). */
 char *read_file(const char *path, long *len);
 void write_file(const char *path, const char *data, long len);

@@ -39,22 +39,21 @@ Test(hta, kernel_types_follow_hta_patterns)
         cr_expect_str_eq(tdb_kernel_type(cases[i][0]), cases[i][1], "%s", cases[i][0]);
 }
 
-/* The row of rows (a report's JSON) whose rank is HTA's rank (a number; "r<rank>" where the database's
- * ranks were made text; no distributedInfo: HTA calls it rank 0). */
+/* The row of rows (a report's JSON) whose rank is HTA's rank (no distributedInfo: HTA calls it rank 0). */
 static const cJSON *row_of_rank(const cJSON *rows, const char *rank)
 {
     const cJSON *row = NULL, *r;
     cJSON_ArrayForEach(r, rows)
     {
         const cJSON *rk = cJSON_GetObjectItem(r, "rank");
-        long ours = cJSON_IsNumber(rk) ? (long)rk->valuedouble : cJSON_IsString(rk) ? atol(rk->valuestring + 1) : 0;
+        long ours = cJSON_IsNumber(rk) ? (long)rk->valuedouble : 0;
         if (ours == atol(rank))
             row = r;
     }
     return row;
 }
 
-/* Ranks made text in db (SQL's GROUP BY then makes the sums: type_stats_sql.sql). */
+/* Ranks made text in db: a database tracedb did not write. */
 static void ranks_as_text(const char *db)
 {
     sqlite3 *d;
@@ -69,7 +68,7 @@ static void ranks_as_text(const char *db)
  * traces, three of them at ns resolution (nccl_parser_config, ns_resolution, the AMD one), where HTA rounds each event to
  * whole us (start up, end down) as --hta-rounding does. On the us-resolution traces the rounding changes
  * nothing: the times without it are the same. */
-static void check_overlap_against_hta(int text_ranks)
+static void check_overlap_against_hta(void)
 {
     cJSON *doc, *traces = hta_output("hta_overlap_expected.json", &doc), *trace;
     char *dir = temp_dir();
@@ -78,8 +77,6 @@ static void check_overlap_against_hta(int text_ranks)
     {
         char db[1200];
         import_real(dir, trace->string, db, sizeof db);
-        if (text_ranks)
-            ranks_as_text(db);
         int ns = ns_resolution(db);
         ns_traces += ns;
         cJSON *rows = command_json("overlap --by-rank --hta-rounding", db), *plain = command_json("overlap --by-rank", db), *rank;
@@ -88,8 +85,6 @@ static void check_overlap_against_hta(int text_ranks)
             const cJSON *row = row_of_rank(rows, rank->string), *unrounded = row_of_rank(plain, rank->string);
             cr_assert(row && unrounded, "%s: a row for rank %s", trace->string, rank->string);
             cr_expect_eq(cJSON_GetArraySize(rows), cJSON_GetArraySize(trace), "%s: a row per rank", trace->string);
-            const cJSON *rk = cJSON_GetObjectItem(row, "rank");
-            cr_assert(!text_ranks || (cJSON_IsString(rk) && rk->valuestring[0] == 'r'), "%s: ranks in text", trace->string);
             double comm = field(row, "comm_ns"), comp = field(row, "compute_ns");
             double hta_comm = 1000 * field(rank, "comm_us"), hta_comp = 1000 * field(rank, "compute_us");
             cr_expect(comm == hta_comm && comp == hta_comp, "%s rank %s: communication %.0f ns, computation %.0f; HTA %.0f, %.0f",
@@ -115,12 +110,20 @@ static void check_overlap_against_hta(int text_ranks)
 
 Test(hta, overlap_equals_hta, .timeout = 240)
 {
-    check_overlap_against_hta(0);
+    check_overlap_against_hta();
 }
 
-Test(hta, overlap_equals_hta_with_ranks_named_in_text, .timeout = 240)
+/* Ranks in text (a database tracedb did not write): overlap and kernels --by-type refuse it, naming the
+ * table, column and row, and print no rows. */
+Test(hta, overlap_and_kernel_types_refuse_ranks_named_in_text, .timeout = 120)
 {
-    check_overlap_against_hta(1);
+    char *dir = temp_dir(), db[1200];
+    import_real(dir, "critical_path_alexnet_trace.json.gz", db, sizeof db);
+    ranks_as_text(db);
+    expect_refused("overlap --by-rank --hta-rounding", db, "trace.rank holds a non-integer value (trace id 1)");
+    expect_refused("kernels --by-type", db, "trace.rank holds a non-integer value (trace id 1)");
+    run("rm -rf '%s'", dir);
+    free(dir);
 }
 
 /* --drop-last-step is HTA's window: on a trace with 6 steps, the host events after the last step's start
@@ -158,7 +161,7 @@ Test(hta, drop_last_step_is_htas_window, .timeout = 120)
  * category of 0 us where one kind's merged interval ends at the time another's starts and its unstable
  * sort puts the start first (on df_index_resolver, "COMPUTATION overlapping MEMORY"); tracedb lists no
  * category of no time. On the us-resolution traces the rounding changes no time. */
-static void check_kernel_types_against_hta(int text_ranks)
+static void check_kernel_types_against_hta(void)
 {
     cJSON *doc, *traces = hta_output("hta_kernel_types_expected.json", &doc), *trace;
     char *dir = temp_dir();
@@ -167,8 +170,6 @@ static void check_kernel_types_against_hta(int text_ranks)
     {
         char db[1200];
         import_real(dir, trace->string, db, sizeof db);
-        if (text_ranks)
-            ranks_as_text(db);
         int ns = ns_resolution(db);
         cJSON *ours = command_json("kernels --by-type --hta-rounding", db), *plain = command_json("kernels --by-type", db), *cat;
         int hta_rows = 0, our_rows = 0;
@@ -214,12 +215,7 @@ static void check_kernel_types_against_hta(int text_ranks)
 
 Test(hta, kernel_type_breakdown_equals_hta, .timeout = 240)
 {
-    check_kernel_types_against_hta(0);
-}
-
-Test(hta, kernel_type_breakdown_equals_hta_with_ranks_named_in_text, .timeout = 240)
-{
-    check_kernel_types_against_hta(1);
+    check_kernel_types_against_hta();
 }
 
 /* summary's GPU efficiency line holds what overlap, idle and launches say of the whole trace. */

@@ -850,14 +850,11 @@ Test(untrusted_times, a_report_holds_an_impossible_time_to_2_62_ns)
     free(dir);
 }
 
-/* Every report, on a real trace (where nothing is held: no warning) and on copies edited as a stranger
- * might: impossible times each way (GPU work at +-2^63, every duration or start near 2^63, a trace's
- * first and last times swapped to the extremes, a duration of -2^63), processes that name no trace
- * (critical-path sorted its empty list of them: qsort given NULL), ranks that are empty text (idle and
- * queue compared two empty keys with memcmp given NULL), no events at all (critical-path copied its
- * rows from NULL). Each report exits 0, or 1 with tracedb's own
- * message, and prints nothing else on stderr (this build's sanitizers print and abort on an overflow or
- * a NULL argument); the edits of times make tracedb warn that it held them. */
+/* Every report, on a real trace (no warning) and on copies edited as a stranger might: impossible times
+ * (GPU work at +-2^63, durations or starts near 2^63, a trace's first and last times swapped to the extremes,
+ * a duration of -2^63), processes naming no trace, ranks that are empty text (the passes keyed by rank
+ * refuse them), no events. Each report exits 0, or 1 with tracedb's own message and nothing else on stderr
+ * (the sanitizers abort on an overflow or a NULL argument); edited times make tracedb warn it held them. */
 Test(untrusted_times, every_report_survives_a_databases_edits, .timeout = 300)
 {
     char *dir, *db = imported("tests/data/kineto/critical_path_alexnet_trace.json.gz", &dir);
@@ -885,6 +882,7 @@ Test(untrusted_times, every_report_survives_a_databases_edits, .timeout = 300)
         "  \"$T\" $c \"$V\" >/dev/null 2>\"$D/err\"; rc=$?; "
         "  if [ $rc -gt 1 ] || grep -qv '^tracedb' \"$D/err\"; then echo \"$c: exit $rc: $(head -c 400 \"$D/err\")\"; fi; "
         "  grep -q '" HELD_WARNING "' \"$D/err\" && echo \"$c: held\"; "
+        "  grep -q 'trace.rank holds a non-integer value (trace id 1): not a database' \"$D/err\" && echo \"$c: refused $rc\"; "
         "done; rm -f \"$D/r.html\" \"$D/c.json\"; "
         "for c in \"report -o $D/r.html\" \"export chrome -o $D/c.json\"; do "
         "  $T $c \"$V\" >/dev/null 2>\"$D/err\"; rc=$?; "
@@ -914,6 +912,8 @@ Test(untrusted_times, every_report_survives_a_databases_edits, .timeout = 300)
             cr_expect(strstr(out, "held"), "edit %zu (%s): no report said it held a time: %s", i, edits[i].sql, out);
         else
             cr_expect(!strstr(out, "held"), "edit %zu (%s): times were held: %s", i, edits[i].sql, out);
+        cr_expect(!strstr(out, "idle: refused 1") + !strstr(out, "launches: refused 1") + !strstr(out, "overlap: refused 1") ==
+                      (strstr(edits[i].sql, "rank = ''") ? 0 : 3), "edit %zu (%s): refused: %s", i, edits[i].sql, out);
         free(out);
     }
     cleanup(dir, db);
