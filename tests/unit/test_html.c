@@ -654,3 +654,26 @@ Test(html, report_reads_at_a_glance, .timeout = 600)
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+/* A database tracedb did not write (a kernel's name id made text): the page is refused as `tracedb
+ * kernels` refuses it, in one line naming the table, column and row, though its kernels and launches
+ * parts both meet the value; no page is left. */
+Test(html, report_refuses_a_database_tracedb_did_not_write_saying_so_once, .timeout = 120)
+{
+    char *dir, *db = imported("tests/data/kineto/critical_path_alexnet_trace.json.gz", &dir);
+    int64_t id = file_int(db, "SELECT min(id) FROM event WHERE kind = 7");
+    char sql[200], said[200], page[1100], args[1200];
+    snprintf(sql, sizeof sql, "UPDATE event SET name_id = name_id || 'x' WHERE id = %lld", (long long)id);
+    sqlite3 *d;
+    cr_assert_eq(sqlite3_open(db, &d), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(d, sql, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(d);
+    snprintf(said, sizeof said, "event.name_id holds a non-integer value (event id %lld)", (long long)id);
+    expect_refused("kernels", db, said);
+    snprintf(page, sizeof page, "%s/r.html", dir);
+    snprintf(args, sizeof args, "report -o '%s'", page);
+    expect_refused(args, db, said);
+    struct stat sb;
+    cr_expect(stat(page, &sb) != 0, "a page was left at %s", page);
+    cleanup(dir, db);
+}
