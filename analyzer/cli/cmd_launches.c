@@ -47,7 +47,7 @@ int cmd_launches(int argc, char **argv, struct cli *cli)
     sc.shards_last_step = 1;
     const struct scope_param params[] = {{":short_below", NULL, short_ns}, {":delay_above", NULL, delay_ns}, {NULL, NULL, 0}};
     const char *hint = "no kernel launches in this trace (cudaLaunchKernel, cudaLaunchKernelExC, cudaMemcpyAsync, "
-                       "cudaMemsetAsync linked to GPU work)";
+                       "cudaMemsetAsync, or MTIA's runFunction - job_prep_and_submit_for_execution, linked to GPU work)";
     if (each)
         return cli_run_report(argv[0], &sc, sort, "launches_each", params, hint, cli);
     sqlite3 *db = scope_open(argv[0], &sc, &cli->io); /* the sums: one C pass, then launches.sql prints them */
