@@ -221,6 +221,7 @@ clang-check: build/embedded.c
 	@clang $(CSTD) -Wall -Wextra -Werror $(CUPTI_INC) $(INCS) -fsyntax-only $(UNIT_SRC)
 	@$(if $(HAVE_MPI),clang $(CSTD) $(WARN) $(INCS) $(MPI_CFLAGS) -fsyntax-only $(MPI_SRC))
 	@$(if $(HAVE_CUPTI),clang $(CSTD) $(WARN) $(CUPTI_INC) $(INCS) -fsyntax-only bench/cupti_stage.c tests/gpu/cupti_count.c)
+	@clang $(CSTD) $(WARN) $(CUPTI_INC) $(INCS) -DTDB_SOURCE_DIR='"$(CURDIR)"' -fsyntax-only $(wildcard tests/fuzz/*.c)
 	@echo "clang: no warnings"
 
 test-run: build build/test/tracedb build/test/unit build/test/record_sample build/gen_trace \
