@@ -1,7 +1,5 @@
 -- step_times: every ProfilerStep#N duration of both runs (run = 'base' for main, 'new' for the attached
--- database), for diff_metric, diff_steps and diff_step_samples.
-SELECT 'base' AS run, e.dur_ns FROM main.event e JOIN main.string n ON n.id = e.name_id
-WHERE e.kind = {kind:range} AND n.value GLOB 'ProfilerStep#[0-9]*'
+-- database), for diff_metric, diff_steps and diff_step_samples: each run's steps view (schema/views.sql).
+SELECT 'base' AS run, dur_ns FROM main.steps
 UNION ALL
-SELECT 'new', e.dur_ns FROM new.event e JOIN new.string n ON n.id = e.name_id
-WHERE e.kind = {kind:range} AND n.value GLOB 'ProfilerStep#[0-9]*'
+SELECT 'new', dur_ns FROM new.steps

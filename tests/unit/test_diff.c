@@ -370,3 +370,44 @@ Test(diff, memory_peaks_are_memorys_per_trace_and_device)
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+/* One rule for step statistics: `latency`, `ranks` and diff's steps section cut a median that falls on
+ * x.5 ns to whole ns alike (as latency cuts it for Furiosa's print_summary). Two ranks, two steps each,
+ * by hand: rank 0 steps 1000 and 2000 ns, rank 1 steps 1003 and 2005 ns. All four steps: median
+ * (1003 + 2000) / 2 = 1501.5 (Python's statistics.median) -> 1501; step 1 across ranks:
+ * (1000 + 1003) / 2 = 1001.5 -> 1001, trailed by 2; step 2: (2000 + 2005) / 2 = 2002.5 -> 2002, by 3. */
+Test(diff, step_medians_on_half_a_ns_are_cut_alike_in_latency_ranks_and_diff)
+{
+    char *dir = temp_dir(), trace[2][600], job[600];
+    const int durs[2][2] = {{1000, 2000}, {1003, 2005}};
+    for (int r = 0; r < 2; r++) {
+        snprintf(trace[r], sizeof trace[r], "%s/rank%d.json", dir, r);
+        FILE *f = fopen(trace[r], "w");
+        cr_assert(f);
+        fprintf(f, "{\"distributedInfo\":{\"rank\":%d},\"traceEvents\":[", r);
+        for (int s = 0; s < 2; s++)
+            fprintf(f, "%s{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#%d\",\"pid\":1,\"tid\":1,"
+                       "\"ts\":%d,\"dur\":%.3f}",
+                    s ? "," : "", s + 1, 10 * s, durs[r][s] / 1000.0);
+        fprintf(f, "]}");
+        fclose(f);
+    }
+    snprintf(job, sizeof job, "%s/job.db", dir);
+    cr_assert_eq(run("'%s' import -q '%s' '%s' -o '%s'", tracedb(), trace[0], trace[1], job), 0);
+    int st;
+    /* name, count, median_ns */
+    char *out = run_capture(&st, "'%s' latency '%s' --format csv | tr -d '\\r' | cut -d, -f1,2,6", tracedb(), job);
+    cr_assert(st == 0 && strstr(out, "\nProfilerStep*,4,1501\n"), "latency: %s", out);
+    free(out);
+    /* step, ranks, min_ns, median_ns, straggle_ns */
+    out = run_capture(&st, "'%s' ranks '%s' --format csv | tr -d '\\r' | cut -d, -f1-4,7", tracedb(), job);
+    cr_assert(st == 0 && strstr(out, "\n1,2,1000,1001,2\n") && strstr(out, "\n2,2,2000,2002,3\n"), "ranks: %s", out);
+    free(out);
+    /* run, count, median_ns, delta_median_ns */
+    out = run_capture(&st, "'%s' diff '%s' '%s' --section steps --format csv | tr -d '\\r' | cut -d, -f1-3,10", tracedb(),
+                      job, job);
+    cr_assert(st == 0 && strstr(out, "\nbase,4,1501,\n") && strstr(out, "\nnew,4,1501,0\n"), "diff: %s", out);
+    free(out);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
