@@ -8,13 +8,8 @@
 -- Shares are of the span, to 0.01% (with :hta_rounding as HTA's temporal breakdown rounds them: numpy's
 -- round of 100 * (time / span)). GPU work is clipped to the window. The sums come from one C pass
 -- (analyzer/report/device_sweep.c, temp table device_agg: each device's work merged once, each window
--- measured against it); :filtered says a window applies (else the whole-trace rows come from
--- device_stats, which the import computed the same way).
-WITH agg AS (
-  SELECT trace_id, step, device, ws, span_ns, busy_ns, run_ns FROM temp.device_agg
-  UNION ALL
-  SELECT trace_id, NULL, device, first_ns, last_ns - first_ns, busy_ns, run_ns FROM device_stats WHERE NOT :filtered
-)
+-- measured against it, the whole trace (or window: step NULL) and each step alike).
+WITH agg AS (SELECT trace_id, step, device, ws, span_ns, busy_ns, run_ns FROM temp.device_agg)
 SELECT (SELECT rank FROM trace WHERE id = agg.trace_id) AS rank, step, device, span_ns, busy_ns, run_ns, busy_ns - run_ns AS io_wait_ns, span_ns - busy_ns AS idle_ns,
        CASE WHEN :hta_rounding THEN hta_share(busy_ns, span_ns, 2) ELSE round(100.0 * busy_ns / nullif(span_ns, 0), 2) END AS busy_pct,
        CASE WHEN :hta_rounding THEN hta_share(run_ns, span_ns, 2) ELSE round(100.0 * run_ns / nullif(span_ns, 0), 2) END AS run_pct,

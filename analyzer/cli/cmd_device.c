@@ -55,7 +55,7 @@ int cmd_device(int argc, char **argv, struct cli *cli)
         sqlite3_close(db);
         return rc;
     }
-    sc.shards_ok = 2; /* the GPU rows, the steps and device_stats: a shard directory's reduce database holds them */
+    sc.shards_ok = 2; /* the GPU rows and the steps: a shard directory's reduce database holds them */
     sc.shards_last_step = 1;
     sqlite3 *db = scope_open(argv[0], &sc, &cli->io);
     if (!db)
@@ -63,11 +63,10 @@ int cmd_device(int argc, char **argv, struct cli *cli)
     scope_tables(&sc, sc.filtered ? "no device work in this window"
                                   : "no device work in this trace: no GPU kernels, copies or sets, no NPU spans (a "
                                     "CPU-only trace has none)");
-    int swept = sc.filtered || sc.hta_rounding; /* else the import's sums serve (device_stats, not rounded) */
-    int rc = device_sweep(db, steps, swept, &cli->io);
+    int rc = device_sweep(db, steps, &cli->io);
     if (rc == 0) {
-        const struct scope_param params[] = {{":filtered", NULL, swept}, {NULL, NULL, 0}};
-        rc = scope_run(db, "device", &sc, sort, params, &cli->io);
+        const struct scope_param none[] = {{NULL, NULL, 0}};
+        rc = scope_run(db, "device", &sc, sort, none, &cli->io);
     }
     sqlite3_close(db);
     return rc;

@@ -357,11 +357,10 @@ static int part_steps(struct part_ctx *c, struct buf *b)
 
 static int part_device(struct part_ctx *c, struct buf *b)
 {
-    if (device_sweep(c->db, "ProfilerStep#*", 0, c->io) != 0)
+    if (device_sweep(c->db, "ProfilerStep#*", c->io) != 0)
         return 1;
-    const struct scope_param params[] = {{":filtered", NULL, 0}, {NULL, NULL, 0}};
     c->sc->limit = -1;
-    return capture(c->db, "device", c->sc, "time", params, b, c->io);
+    return capture(c->db, "device", c->sc, "time", NULL, b, c->io);
 }
 
 static int part_memory(struct part_ctx *c, struct buf *b)

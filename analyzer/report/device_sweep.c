@@ -182,7 +182,7 @@ static int write_row(sqlite3_stmt *ins, const struct device_group *g, const unsi
     return rc;
 }
 
-int device_sweep(sqlite3 *db, const char *steps, int filtered, struct report_io *io)
+int device_sweep(sqlite3 *db, const char *steps, struct report_io *io)
 {
     sqlite3_stmt *ins = NULL, *rows = NULL, *wins = NULL;
     struct sweep_index groups;
@@ -238,7 +238,7 @@ int device_sweep(sqlite3 *db, const char *steps, int filtered, struct report_io 
         g = sweep_index_at(&groups, k);
         if (cover_merge(&g->all) != 0 || cover_merge(&g->run) != 0)
             goto oom;
-        if (filtered && write_row(ins, g, NULL, g->first, g->last) != 0)
+        if (write_row(ins, g, NULL, g->first, g->last) != 0)
             goto sql_error;
     }
     report_bind_text(wins, ":steps", steps);

@@ -271,7 +271,7 @@ Test(reports, device_run_io_wait_idle_by_hand)
     check_device_row(row_named(rows, "step", "ProfilerStep#1"), 25, 25, 20, 5, 0);
     check_device_row(row_named(rows, "step", "ProfilerStep#2"), 35, 15, 0, 15, 20);
     cJSON_Delete(rows);
-    /* with a window the whole-trace row is computed in SQL (device.sql), not taken from the import */
+    /* with a window the whole-window row is the same pass's (device_sweep.c), as without */
     snprintf(args, sizeof args, "device '%s' --from 0", db);
     rows = report_json(args);
     check_device_row(cJSON_GetArrayItem(rows, 0), 50, 40, 20, 20, 10);
@@ -298,6 +298,35 @@ Test(reports, device_run_io_wait_idle_by_hand)
     rows = report_json(args);
     cr_assert_eq(num(cJSON_GetArrayItem(rows, 0), "total_bytes"), 1048576);
     cr_assert_float_eq(num(cJSON_GetArrayItem(rows, 0), "bandwidth_gbps"), 87.381, 0.0005); /* 1048576 B / 12000 ns */
+    cJSON_Delete(rows);
+    free(trace);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* The same work on a device numbered past INT32_MAX / 4 (600000000): the whole-trace row is there, with
+ * the hand-worked sums above, as the step rows are (one pass measures every window). */
+Test(reports, device_whole_trace_row_of_a_large_device_index)
+{
+    char *dir = temp_dir(), db[1100], args[1200], text[sizeof device_trace + 100] = "";
+    for (const char *p = device_trace, *at; *p; p = at + 11) { /* "device":0 -> "device":600000000 */
+        if (!(at = strstr(p, "\"device\":0,"))) {
+            strcat(text, p);
+            break;
+        }
+        strncat(text, p, (size_t)(at - p));
+        strcat(text, "\"device\":600000000,");
+    }
+    char *trace = write_trace(dir, "d.json", text);
+    snprintf(db, sizeof db, "%s/d.db", dir);
+    cr_assert_eq(import_to(trace, db), 0);
+    snprintf(args, sizeof args, "device '%s'", db);
+    cJSON *rows = report_json(args);
+    cr_assert_eq(cJSON_GetArraySize(rows), 3, "the whole trace and two steps");
+    cJSON *whole = cJSON_GetArrayItem(rows, 0);
+    cr_assert(cJSON_IsNull(cJSON_GetObjectItem(whole, "step")) && num(whole, "device") == 600000000);
+    check_device_row(whole, 50, 40, 20, 20, 10);
+    check_device_row(row_named(rows, "step", "ProfilerStep#2"), 35, 15, 0, 15, 20);
     cJSON_Delete(rows);
     free(trace);
     run("rm -rf '%s'", dir);
