@@ -44,7 +44,7 @@ uint32_t ingest_path(void *ctx, uint32_t enclosing, uint32_t stat)
     i = (int64_t)ing->npaths++;
     if (spill_map_put(&ing->path_index, key, sizeof key, i) != 0)
         return 0;
-    *path_at(ing, (size_t)i) = (struct call_path){enclosing, stat, 0, 0, 0};
+    *path_at(ing, (size_t)i) = (struct call_path){enclosing, stat, 0};
     return (uint32_t)i;
 }
 
@@ -97,7 +97,7 @@ static int ingest_sorts_new(struct tdb_ingest *ing)
         return -1;
     }
     ing->npaths = 1;
-    *path_at(ing, 0) = (struct call_path){0, 0, 0, 0, 0};
+    *path_at(ing, 0) = (struct call_path){0, 0, 0};
     return 0;
 }
 
@@ -193,11 +193,11 @@ static int64_t ingest_stat(struct tdb_ingest *ing, const struct tdb_event *ev, i
     return i;
 }
 
-/* A launch or [memory] event: its values go to the operators around it. */
+/* A launch: its device time goes to the operators around it. (A [memory] event's bytes are the ops
+ * pass's: ingest_sweep.c.) */
 static int attributes_of(const struct tdb_event *ev)
 {
-    return (ev->kind == TDB_KIND_MEMORY && ev->bytes != TDB_NULL) ||
-           ((ev->kind == TDB_KIND_RUNTIME || ev->kind == TDB_KIND_DRIVER) && ev->correlation != TDB_NULL);
+    return (ev->kind == TDB_KIND_RUNTIME || ev->kind == TDB_KIND_DRIVER) && ev->correlation != TDB_NULL;
 }
 
 /* GPU work with a correlation: what can be linked to a launch. */
@@ -265,13 +265,6 @@ int64_t ingest_keep_keys(struct tdb_ingest *ing, size_t ord, const struct tdb_ev
     } else {
         ing->keys_in_rows = 1;
     }
-    if (ev->kind == TDB_KIND_MEMORY && ev->bytes != TDB_NULL) {
-        struct result_rec *r = spill_sort_push(ing->results);
-        if (!r)
-            return ingest_sort_failed(ing, ing->results);
-        *r = (struct result_rec){(uint32_t)ord, ev->device_type == 0 ? RES_MEM_CPU : RES_MEM_DEVICE, 0, 0, 0, ev->bytes};
-        return -2;
-    }
     if (ev->correlation == TDB_NULL)
         return -2;
     int launch = ev->kind == TDB_KIND_RUNTIME || ev->kind == TDB_KIND_DRIVER, gpu = links_to_launch(ev);
@@ -297,7 +290,7 @@ int64_t ingest_keep_keys(struct tdb_ingest *ing, size_t ord, const struct tdb_ev
 }
 
 /* The event of the current row of st, a scan of event rows whose columns are: id, kind, name_id, name
- * (or NULL), thread_id, start_ns, dur_ns, correlation, device, bytes[, a memory event's device_type]. */
+ * (or NULL), thread_id, start_ns, dur_ns, correlation, device, bytes. */
 void ingest_event_of_row(sqlite3_stmt *st, struct tdb_event *ev)
 {
     tdb_event_init(ev);
@@ -312,8 +305,6 @@ void ingest_event_of_row(sqlite3_stmt *st, struct tdb_event *ev)
         ev->device = sqlite3_column_int64(st, 8);
     if (sqlite3_column_type(st, 9) != SQLITE_NULL)
         ev->bytes = sqlite3_column_int64(st, 9);
-    if (sqlite3_column_count(st) > 10 && sqlite3_column_type(st, 10) != SQLITE_NULL)
-        ev->device_type = sqlite3_column_int64(st, 10);
 }
 
 /* The sweep's keys of the current trace's events, read from their rows, as ingest_keep_keys would have
@@ -444,7 +435,7 @@ int ingest_same_name(void *ctx, uint32_t a, uint32_t b)
     return name == stat_at(ing, b)->name_id;
 }
 
-/* A launch or [memory] event streamed in inside call path context: what it attributes goes there. */
+/* A launch streamed in inside call path context: what it attributes goes there. */
 static int ingest_stream_path(void *ctx, int64_t id, uint32_t context)
 {
     struct tdb_ingest *ing = ctx;

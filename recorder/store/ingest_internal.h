@@ -24,9 +24,7 @@ enum result_what {
     RES_PATH,      /* only the context path: the row holds its values, what it attributes needs the path */
     RES_STREAM_PATH, /* the same, found as the rows streamed in: taken when the sweep did not run */
     RES_LINK,      /* GPU work: parent = the ord of its launch (the row holds none, or another), val = its start */
-    RES_DEVICE,    /* the launch at ord launched GPU work of val ns: device time for its operators */
-    RES_MEM_CPU,   /* the [memory] event at ord: val host bytes for the operator around it */
-    RES_MEM_DEVICE /* likewise, device bytes */
+    RES_DEVICE     /* the launch at ord launched GPU work of val ns: device time for its operators */
 };
 
 struct result_rec {
@@ -72,11 +70,11 @@ uint32_t ingest_path(void *ctx, uint32_t enclosing, uint32_t stat);
 int ingest_same_name(void *ctx, uint32_t a, uint32_t b); /* aggregates a and b count one name */
 int result_rec_cmp(const void *a, const void *b); /* ord, what */
 
-/* A call path: the aggregate (name) of an operator and the path around it; device time and memory
- * are summed per path while the rows are written back, then added to every operator on it. */
+/* A call path: the aggregate (name) of an operator and the path around it; device time is summed per
+ * path while the rows are written back, then added to every operator on it. */
 struct call_path {
     uint32_t enclosing, stat;
-    int64_t device, cpu_mem, device_mem;
+    int64_t device;
 };
 
 /* Running aggregates of one (kind, name, device) in the current trace. */
@@ -84,8 +82,6 @@ struct stat_row {
     int64_t kind, name_id, device;
     int64_t calls, total, self, min, max;
     int64_t self_device, device_total;     /* GPU work launched directly / by it or its children */
-    int64_t self_cpu_mem, cpu_mem;         /* host bytes allocated (minus freed) directly / in all */
-    int64_t self_device_mem, device_mem;   /* device bytes, likewise */
     int device_class;                      /* GPU work: device_time_class() of its kind and name; -1 until asked */
     uint32_t next_same_name;               /* the name's next aggregate: its index + 1, 0 none (stat_find);
                                             * (no padding: the record goes to a file as it is, paged.h) */

@@ -1,8 +1,10 @@
 /* ingest_sweep.c: the end of a trace, first part (see ingest.c), in bounded memory: the sweep's
  * results (parent, depth, self time) and the launch links, merged in id order by an external sort
  * (spill_sort.c), written back in id order (one pass over the rows, or by id when few change); device
- * time and memory attributed to the operators around them through their call paths; then the
- * per-name sums (event_stats). Where every row was nested as it streamed in (stream_nest_exact), the
+ * time attributed to the operators around them through their call paths; then the per-name sums
+ * (event_stats; their memory columns 0: PyTorch's memory per operator is the ops pass's,
+ * analyzer/report/ops_read.c, as it counts a [memory] event in every event whose span holds it, of any
+ * thread, which a sum per call path cannot). Where every row was nested as it streamed in (stream_nest_exact), the
  * stream found the self-time sums, the call paths and the overlaps the sweep would: it does not run. */
 #include "ingest_internal.h"
 #include "nesting.h"
@@ -113,14 +115,9 @@ static void cursor_take(struct nest_cursor *c, const struct result_rec *r, int64
 {
     if (r->what == RES_NEST || r->what == RES_PATH || (r->what == RES_STREAM_PATH && c->streamed)) {
         c->last_ord = r->ord, c->last_context = r->context;
-    } else if (r->what >= RES_DEVICE && c->last_ord == r->ord && c->last_context) {
+    } else if (r->what == RES_DEVICE && c->last_ord == r->ord && c->last_context) {
         struct call_path *p = path_at(c->ing, c->last_context);
-        if (r->what == RES_DEVICE)
-            p->device = tdb_sat_add(p->device, r->val);
-        else if (r->what == RES_MEM_CPU)
-            p->cpu_mem = tdb_sat_add(p->cpu_mem, r->val);
-        else
-            p->device_mem = tdb_sat_add(p->device_mem, r->val);
+        p->device = tdb_sat_add(p->device, r->val);
     }
     if ((int64_t)r->ord != ord)
         return;
@@ -291,7 +288,7 @@ static int ingest_rewrite_rows(struct tdb_ingest *ing, struct nest_cursor *cur)
     return rc;
 }
 
-/* Adds each call path's device time and memory to its operator ("self") and, through the paths
+/* Adds each call path's device time to its operator ("self") and, through the paths
  * around it, to every operator it is inside ("total"), as PyTorch's profiler attributes them.
  * Paths are made after the paths around them: one pass from the last sums the trees. */
 static void ingest_attribute(struct tdb_ingest *ing)
@@ -300,20 +297,14 @@ static void ingest_attribute(struct tdb_ingest *ing)
         const struct call_path *p = path_at(ing, i);
         struct stat_row *r = stat_at(ing, p->stat);
         r->self_device = tdb_sat_add(r->self_device, p->device);
-        r->self_cpu_mem = tdb_sat_add(r->self_cpu_mem, p->cpu_mem);
-        r->self_device_mem = tdb_sat_add(r->self_device_mem, p->device_mem);
     }
     for (size_t i = ing->npaths; i-- > 1;) { /* (p stays while up is asked for: paged_at) */
         struct call_path *p = path_at(ing, i);
         struct stat_row *r = stat_at(ing, p->stat);
         r->device_total = tdb_sat_add(r->device_total, p->device);
-        r->cpu_mem = tdb_sat_add(r->cpu_mem, p->cpu_mem);
-        r->device_mem = tdb_sat_add(r->device_mem, p->device_mem);
         if (p->enclosing) {
             struct call_path *up = path_at(ing, p->enclosing);
             up->device = tdb_sat_add(up->device, p->device);
-            up->cpu_mem = tdb_sat_add(up->cpu_mem, p->cpu_mem);
-            up->device_mem = tdb_sat_add(up->device_mem, p->device_mem);
         }
     }
 }
@@ -436,10 +427,8 @@ int ingest_write_stats(struct tdb_ingest *ing)
         sqlite3_bind_int64(st, 9, r->max);
         sqlite3_bind_int64(st, 10, r->self_device);
         sqlite3_bind_int64(st, 11, r->device_total);
-        sqlite3_bind_int64(st, 12, r->self_cpu_mem);
-        sqlite3_bind_int64(st, 13, r->cpu_mem);
-        sqlite3_bind_int64(st, 14, r->self_device_mem);
-        sqlite3_bind_int64(st, 15, r->device_mem);
+        for (int col = 12; col <= 15; col++) /* the memory columns: the ops pass's (at the top) */
+            sqlite3_bind_int64(st, col, 0);
         rc = ingest_step(ing, st);
     }
     tdb_stmt_finalize(st);

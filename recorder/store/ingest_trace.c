@@ -52,11 +52,10 @@ int tdb_ingest_resume_trace(struct tdb_ingest *ing, int64_t trace_id, const stru
     if (sync_rc != 0 ||
         sqlite3_prepare_v2(ing->db,
                            /* one scan in id order; names only where device_time_class needs them (GPU
-                            * work), memory details only for memory events */
+                            * work) */
                            "SELECT e.id, e.kind, e.name_id, CASE WHEN e.kind IN (?2, ?3, ?4) THEN "
                            "(SELECT value FROM string WHERE id = e.name_id) END, e.thread_id, e.start_ns, e.dur_ns, "
-                           "e.correlation, e.device, e.bytes, CASE WHEN e.kind = ?5 THEN "
-                           "(SELECT device_type FROM memory_event WHERE event_id = e.id) END FROM event e "
+                           "e.correlation, e.device, e.bytes FROM event e "
                            "WHERE (SELECT count(*) FROM trace) = 1 OR e.thread_id IN (SELECT t.id FROM thread t "
                            "JOIN process p ON p.id = t.process_id WHERE p.trace_id = ?1) ORDER BY e.id",
                            -1, &st, NULL) != SQLITE_OK)
@@ -65,7 +64,6 @@ int tdb_ingest_resume_trace(struct tdb_ingest *ing, int64_t trace_id, const stru
     sqlite3_bind_int(st, 2, TDB_KIND_KERNEL);
     sqlite3_bind_int(st, 3, TDB_KIND_MEMCPY);
     sqlite3_bind_int(st, 4, TDB_KIND_MEMSET);
-    sqlite3_bind_int(st, 5, TDB_KIND_MEMORY);
     ing->trace_id = trace_id;
     ing->overlaps = 0;
     ing->first_ns = INT64_MAX;

@@ -12,7 +12,7 @@
 struct held {
     int64_t id, name_id, cat_id;
     uint32_t stat;       /* its aggregate */
-    uint32_t context;    /* a launch's or [memory] event's call path (what it attributes goes there); 0 */
+    uint32_t context;    /* a launch's call path (what it attributes goes there); 0 */
     int attributes;      /* it is such an event */
     struct tdb_event ev; /* args.p is set when the row leaves: its text is in the byte ring */
     uint64_t args_at, args_end; /* absolute offsets in the byte ring */

@@ -69,12 +69,12 @@ static uint64_t nesting_digest(struct tdb_ingest *ing)
     sqlite3_finalize(st);
     /* and what the stream finds where the sweep need not run: the per-name sums, the overlaps */
     if (sqlite3_prepare_v2(tdb_ingest_sqlite(ing),
-                           "SELECT self_ns, self_device_ns, device_total_ns, self_cpu_mem, cpu_mem, self_device_mem, "
-                           "device_mem FROM event_stats UNION ALL SELECT overlaps, 0, 0, 0, 0, 0, 0 FROM trace",
+                           "SELECT self_ns, self_device_ns, device_total_ns FROM event_stats "
+                           "UNION ALL SELECT overlaps, 0, 0 FROM trace",
                            -1, &st, NULL) != SQLITE_OK)
         return 0;
     while (sqlite3_step(st) == SQLITE_ROW)
-        for (int c = 0; c < 7; c++)
+        for (int c = 0; c < 3; c++)
             h = (h ^ (uint64_t)sqlite3_column_int64(st, c)) * 1099511628211u;
     sqlite3_finalize(st);
     return h;

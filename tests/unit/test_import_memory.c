@@ -6,7 +6,7 @@
  * that, sanitizers included, with the rows checked. Names, per-name sums, call paths and the stacks'
  * deep parts that went beyond memory (a 1 KiB budget: TRACEDB_SORT_KIB=1) give the same database, every
  * table row for row, as those held in memory: on a trace whose names come back after they left, and on
- * deep nests streamed in two runs (a [memory] event at every depth) or left to the end's sweep. */
+ * deep nests streamed in two runs (a launch at every depth) or left to the end's sweep. */
 #include "helpers.h"
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -106,9 +106,9 @@ static char *all_rows(const char *db)
 #define OPS 3000
 
 /* ROUNDS rounds of OPS operators op_<k> (each name back in every round, long after it left a small
- * memory), each holding child_<k % 700>, which holds a [memory] event (its bytes to the call path
- * op_<k> / child_...) and a launch of kernel_<k % 900> on a GPU stream: names, per-name sums of four
- * kinds, call paths two deep. */
+ * memory), each holding child_<k % 700>, which holds a [memory] event and a launch of kernel_<k % 900>
+ * (3 us) on a GPU stream (its device time to the call path op_<k> / child_...): names, per-name sums of
+ * four kinds, call paths two deep. */
 static void write_names_back(const char *path)
 {
     FILE *out = fopen(path, "w");
@@ -176,8 +176,11 @@ Test(import_memory, names_sums_and_paths_beyond_memory_give_the_database_held_in
     sqlite3 *d = db_open(disk_db);
     cr_assert_eq(db_int(d, "SELECT count(*) FROM event"), ROUNDS * OPS * 5);
     cr_assert_eq(db_int(d, "SELECT count(*) FROM event_stats WHERE name_id IN (SELECT id FROM string WHERE value LIKE 'op\\_%' "
-                           "ESCAPE '\\') AND calls = 3 AND self_cpu_mem + self_device_mem = 0 AND cpu_mem + device_mem > 0"),
-                 OPS, "each operator's sums, its memory below it");
+                           "ESCAPE '\\') AND calls = 3 AND self_device_ns = 0 AND device_total_ns = 9000"),
+                 OPS, "each operator's sums, its device time (3 kernels of 3 us) below it");
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM event_stats WHERE self_cpu_mem <> 0 OR cpu_mem <> 0 OR self_device_mem <> 0 "
+                           "OR device_mem <> 0"),
+                 0, "memory per operator is the ops pass's (every event whose time holds it): the sums hold none");
     sqlite3_close(d);
     char *mem = all_rows(mem_db), *disk = all_rows(disk_db);
     cr_assert(strlen(mem) > 100000);
@@ -267,8 +270,8 @@ Test(import_memory, a_million_ranges_begun_then_ended_import_in_bounded_memory, 
 #define DEEP 3000
 
 /* Thread 1: DEEP operators nested (operator i at i us for 2 DEEP - 2i us, named op_<i % 7>), then, in
- * time order, a [memory] event of 100 + i bytes in each where it is alone (its call path DEEP - i deep:
- * the first asks for the whole stack's paths); thread 2: as many nested, written innermost first, each
+ * time order, a launch in each where it is alone (its call path DEEP - i deep: the first asks for the
+ * whole stack's paths) of a kernel of 1 + i us; thread 2: as many nested, written innermost first, each
  * going back in time (the end's sweep nests them). */
 static void deep_two_ways(FILE *out, int i, int n)
 {
@@ -279,9 +282,11 @@ static void deep_two_ways(FILE *out, int i, int n)
     else if (i < 2 * DEEP) {
         int k = 2 * DEEP - 1 - i; /* operator k's, in time order */
         fprintf(out,
-                "{\"ph\":\"i\",\"cat\":\"cpu_instant_event\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,"
-                "\"ts\":%d.5,\"args\":{\"Bytes\":%d,\"Addr\":%d,\"Device Id\":0,\"Device Type\":0}},\n",
-                2 * DEEP - k - 1, 100 + k, 4096 + k);
+                "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":%d.5,"
+                "\"dur\":0.2,\"args\":{\"correlation\":%d}},\n"
+                "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"kernel\",\"pid\":0,\"tid\":7,\"ts\":%d,\"dur\":%d,"
+                "\"args\":{\"device\":0,\"stream\":7,\"correlation\":%d}},\n",
+                2 * DEEP - k - 1, i + 1, 2 * DEEP + 4000 * (i - DEEP), 1 + k, i + 1);
     } else {
         int k = 3 * DEEP - 1 - i; /* innermost first */
         fprintf(out, "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op_%d\",\"pid\":1,\"tid\":2,\"ts\":%d,\"dur\":%d},\n",
@@ -311,13 +316,13 @@ Test(import_memory, deep_stacks_beyond_memory_give_the_database_held_in_memory, 
     cr_assert_eq(db_int(d, "SELECT count(*) FROM event e JOIN thread t ON t.id = e.thread_id WHERE t.tid = 2 "
                            "AND e.depth = e.start_ns / 1000 AND e.self_ns = 2000 AND (e.depth = 0) = (e.parent_id IS NULL)"),
                  DEEP, "thread 2 nested by the sweep");
-    int64_t mem0 = 0; /* op_0's: operators 0, 7, 14, ..., each every [memory] event at its depth and below */
+    int64_t dev0 = 0; /* op_0's: operators 0, 7, 14, ..., each every kernel launched at its depth and below */
     for (int k = 0; k < DEEP; k += 7)
         for (int j = k; j < DEEP; j++)
-            mem0 += 100 + j;
-    cr_assert_eq(db_int(d, "SELECT cpu_mem FROM event_stats WHERE name_id = (SELECT id FROM string WHERE value = 'op_0') "
+            dev0 += (1 + j) * 1000;
+    cr_assert_eq(db_int(d, "SELECT device_total_ns FROM event_stats WHERE name_id = (SELECT id FROM string WHERE value = 'op_0') "
                            "AND kind = (SELECT id FROM kind WHERE name = 'op')"),
-                 mem0);
+                 dev0);
     sqlite3_close(d);
     char *mem = all_rows(mem_db), *disk = all_rows(disk_db);
     cr_assert(strcmp(mem, disk) == 0, "the tables differ with the stacks' deep parts on disk");
