@@ -4,15 +4,17 @@
 --   self CPU   = duration minus the direct children's durations on the same thread (event.self_ns);
 --   CPU total  = whole durations;
 --   device     = kernels, memcpy and memset launched by the event's own runtime calls (self) or by it
---                and everything below it (total); memory likewise from [memory] events (PyTorch's
---                CPU Mem / CUDA Mem: bytes allocated minus bytes freed).
+--                and everything below it (total);
+--   memory     = 0: these sums serve only where there are no [memory] events (ops_sums_serve), but for a
+--                shard directory, where :no_memory leaves them NULL (PyTorch's memory per operator needs
+--                every event of the trace: ops_read.c; the import's memory columns hold 0).
 -- With :device_rows, one row per name of GPU work (kernels, memcpy, memset) too, as key_averages() lists
 -- its device events (DeviceType.CUDA, a key of their own beside a CPU-side name): calls, self and total
 -- device time their durations, no CPU time, no memory.
 -- Percentages are of PyTorch's footer totals: "Self CPU time total" (every row's self CPU) and "Self CUDA
 -- time total" (the device rows', listed or not).
 -- ops_agg.sql gives the same from the events (ops_sweep.c) when a window, shapes, stacks or FLOPs are asked for.
--- Parameters: :sort (a column), :limit, :by_rank, :device_rows (unbound: none).
+-- Parameters: :sort (a column), :limit, :by_rank, :device_rows (unbound: none), :no_memory (unbound: 0).
 WITH agg AS (
   SELECT CASE WHEN :by_rank THEN t.rank END AS rank, 0 AS device,
          CASE WHEN s.value GLOB 'ProfilerStep#*' THEN 'ProfilerStep*' ELSE s.value END AS name,
@@ -21,10 +23,10 @@ WITH agg AS (
          sum(st.total_ns) AS cpu_total_ns,
          sum(st.self_device_ns) AS self_device_ns,
          sum(st.device_total_ns) AS device_total_ns,
-         sum(st.cpu_mem) AS cpu_mem_bytes,
-         sum(st.self_cpu_mem) AS self_cpu_mem_bytes,
-         sum(st.device_mem) AS device_mem_bytes,
-         sum(st.self_device_mem) AS self_device_mem_bytes
+         CASE WHEN NOT coalesce(:no_memory, 0) THEN 0 END AS cpu_mem_bytes,
+         CASE WHEN NOT coalesce(:no_memory, 0) THEN 0 END AS self_cpu_mem_bytes,
+         CASE WHEN NOT coalesce(:no_memory, 0) THEN 0 END AS device_mem_bytes,
+         CASE WHEN NOT coalesce(:no_memory, 0) THEN 0 END AS self_device_mem_bytes
   FROM event_stats st JOIN string s ON s.id = st.name_id JOIN trace t ON t.id = st.trace_id
   WHERE st.kind IN ({kind:op}, {kind:range}, {kind:runtime}, {kind:driver})
   GROUP BY 1, 3

@@ -116,11 +116,20 @@ int cmd_ops(int argc, char **argv, struct cli *cli)
     /* from the events: one C pass into temp.ops_agg; also where PyTorch's same-name merge may apply, which
      * the import's per-name sums do not know (but over shards, which hold no operators) */
     int from_events = sc.filtered || with_flops || sc.by_step || strcmp(group_by, "name") != 0;
+    int no_memory = 0; /* the sums' memory columns are not PyTorch's: left empty */
     if (!from_events && !ops_sums_serve(db)) {
-        if (shards_is_dir(argv[0]))
+        if (shards_is_dir(argv[0])) {
             fprintf(cli->io.err, "%s: %s\n", cli->io.prog, OPS_SUMS_ON_SHARDS);
-        else
+            if ((no_memory = ops_has_memory(db)) && strstr(sort, "_mem_bytes")) {
+                fprintf(cli->io.err, "%s: cannot sort by %s: %s\n", cli->io.prog, sort, OPS_MEMORY_ON_SHARDS);
+                sqlite3_close(db);
+                return 1;
+            }
+            if (no_memory)
+                fprintf(cli->io.err, "%s: %s\n", cli->io.prog, OPS_MEMORY_ON_SHARDS);
+        } else {
             from_events = 1;
+        }
     }
     struct ops_sweep_options so = {.by_rank = sc.by_rank, .by_step = sc.by_step, .by_shape = strcmp(group_by, "shape") == 0,
                                    .with_flops = with_flops, .by_stack = strcmp(group_by, "stack") == 0,
@@ -135,6 +144,7 @@ int cmd_ops(int argc, char **argv, struct cli *cli)
     if (st) {
         scope_bind(st, &sc, sort);
         report_bind_int(st, ":device_rows", !no_device_rows);
+        report_bind_int(st, ":no_memory", no_memory);
         rc = scope_render(st, &sc, &cli->io) != 0;
         sqlite3_finalize(st);
         report_phase("ops: render");

@@ -50,6 +50,17 @@ int ops_sums_serve(sqlite3 *db)
     return none;
 }
 
+int ops_has_memory(sqlite3 *db)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "SELECT EXISTS (SELECT 1 FROM main.event_stats WHERE kind = ?1)", -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_int(st, 1, TDB_KIND_MEMORY);
+    int some = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    return some;
+}
+
 int ops_sweep(sqlite3 *db, const struct ops_sweep_options *o, struct report_io *io)
 {
     struct ops_pass p = {.o = o, .db = db, .io = io};

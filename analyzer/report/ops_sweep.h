@@ -34,6 +34,14 @@ int ops_sums_serve(sqlite3 *db);
 #define OPS_SUMS_ON_SHARDS                                                                                     \
     "operators from the import's per-name sums: PyTorch's merge of an operator's only child of its own name, " \
     "and its memory per operator, need the events (`tracedb merge` the shards into one database)"
+/* Whether the database holds [memory] events (a per-name sum of them). */
+int ops_has_memory(sqlite3 *db);
+/* What ops says over a shard directory with [memory] events: its memory columns are left empty (NULL),
+ * and a sort by one of them refused; queries/ops.sql's :no_memory. */
+#define OPS_MEMORY_ON_SHARDS                                                                                   \
+    "memory columns empty: PyTorch counts a [memory] event's bytes in every operator whose time holds it, on " \
+    "any thread, which needs every event of the trace, and a shard directory holds per-name sums only " \
+    "(`tracedb merge` the shards into one database for them)"
 
 
 #endif
