@@ -154,10 +154,10 @@ CREATE TABLE event_stats (
   max_ns   INTEGER NOT NULL,  -- the longest dur_ns
   self_device_ns  INTEGER NOT NULL, -- ns of GPU work launched by these events' own runtime calls
   device_total_ns INTEGER NOT NULL, -- ns of GPU work launched by them or by anything below them
-  self_cpu_mem    INTEGER NOT NULL, -- host bytes allocated minus freed directly inside them
-  cpu_mem         INTEGER NOT NULL, -- host bytes allocated minus freed inside them or anything below them
-  self_device_mem INTEGER NOT NULL, -- device bytes allocated minus freed directly inside them
-  device_mem      INTEGER NOT NULL  -- device bytes allocated minus freed inside them or anything below them
+  self_cpu_mem    INTEGER NOT NULL, -- 0: memory per operator is tracedb ops' pass (PyTorch's rule, over
+  cpu_mem         INTEGER NOT NULL, -- every event of the trace); an older tracedb's database may hold sums
+  self_device_mem INTEGER NOT NULL, -- of its own here (the [memory] events on each event's thread), which
+  device_mem      INTEGER NOT NULL  -- nothing reads
 );
 
 -- Per (trace, device), the whole-trace utilisation computed at import (HTA's temporal breakdown):
