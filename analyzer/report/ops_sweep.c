@@ -37,19 +37,6 @@ static void free_part(struct ops_part *part)
     free(part->held);
 }
 
-int ops_sums_serve(sqlite3 *db)
-{
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "SELECT value, NOT EXISTS (SELECT 1 FROM main.event_stats WHERE kind = ?1) FROM main.meta "
-                               "WHERE key = 'ops.same_name_nesting'", -1, &st, NULL) != SQLITE_OK)
-        return 0;
-    sqlite3_bind_int(st, 1, TDB_KIND_MEMORY);
-    int none = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER && sqlite3_column_int64(st, 0) == 0 &&
-               sqlite3_column_int(st, 1);
-    sqlite3_finalize(st);
-    return none;
-}
-
 int ops_has_memory(sqlite3 *db)
 {
     sqlite3_stmt *st;
@@ -59,6 +46,17 @@ int ops_has_memory(sqlite3 *db)
     int some = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
     sqlite3_finalize(st);
     return some;
+}
+
+int ops_sums_serve(sqlite3 *db)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "SELECT value FROM main.meta WHERE key = 'ops.same_name_nesting'", -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    int no_nesting = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER &&
+                     sqlite3_column_int64(st, 0) == 0;
+    sqlite3_finalize(st);
+    return no_nesting && !ops_has_memory(db);
 }
 
 int ops_sweep(sqlite3 *db, const struct ops_sweep_options *o, struct report_io *io)
