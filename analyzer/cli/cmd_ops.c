@@ -1,8 +1,8 @@
-/* cmd_ops.c: `tracedb ops run.db`: the per-operator table with PyTorch key_averages() semantics
- * (queries/ops.sql from the import's per-name sums; from the events, by the C pass of
- * analyzer/report/ops_sweep.c into queries/ops_agg.sql, when a window, shapes, stacks, steps or FLOPs
- * are asked for), the GPU work's own rows too as PyTorch lists its device events (--no-device-rows: the
- * CPU-side rows alone), with PyTorch's footer totals in table form. */
+/* cmd_ops.c: `tracedb ops run.db`: the per-operator table with PyTorch key_averages() semantics, from
+ * the C pass of analyzer/report/ops_sweep.c (whole trace, a window, shapes, stacks, steps, ranks, FLOPs;
+ * over a shard directory each shard's own pass, summed) rendered by queries/ops_agg.sql, the GPU work's own
+ * rows too as PyTorch lists its device events (--no-device-rows: the CPU-side rows alone), with PyTorch's
+ * footer totals in table form. */
 #include "cli.h"
 #include "ops_sweep.h"
 #include "render.h"
@@ -32,13 +32,11 @@ static const char *const ops_sort_keys[] = {
 };
 
 /* PyTorch's footer: "Self CPU time total" (the CPU-side rows') and "Self CUDA time total" (the device
- * rows', listed or not): queries/ops_totals.sql, or from the events the C pass's own
- * (analyzer/report/ops_sweep.c). */
-static void ops_footer(sqlite3 *db, int from_events, struct cli *cli)
+ * rows', listed or not): the pass's own (analyzer/report/ops_sweep.c). */
+static void ops_footer(sqlite3 *db, struct cli *cli)
 {
     sqlite3_stmt *st = NULL;
-    if (from_events ? sqlite3_prepare_v2(db, "SELECT self_cpu_ns, device_ns FROM temp.ops_totals", -1, &st, NULL) != SQLITE_OK
-                    : !(st = report_prepare(db, "ops_totals", &cli->io)))
+    if (sqlite3_prepare_v2(db, "SELECT self_cpu_ns, device_ns FROM temp.ops_totals", -1, &st, NULL) != SQLITE_OK)
         return;
     if (sqlite3_step(st) == SQLITE_ROW) {
         char cpu[32], dev[32];
@@ -83,8 +81,9 @@ int cmd_ops(int argc, char **argv, struct cli *cli)
     const char *sort = cli_report_sort(&sc, ops_sort_keys, cli);
     if (!sort)
         return 2;
-    /* from the per-name sums (ops.sql) a shard directory serves too */
-    sc.shards_ok = !(with_flops || sc.by_step || strcmp(group_by, "name") != 0); /* windows: scope_open refuses */
+    /* over a shard directory: each shard's own pass, by name (windows: scope_open refuses) */
+    sc.shards_ok = !(with_flops || sc.by_step || strcmp(group_by, "name") != 0);
+    sc.shards_each = ops_shard_pass;
     report_phase("ops: start");
     sqlite3 *db = scope_open(argv[0], &sc, &cli->io);
     if (!db)
@@ -113,43 +112,23 @@ int cmd_ops(int argc, char **argv, struct cli *cli)
                                                           : needs[i].note);
         sqlite3_finalize(q);
     }
-    /* from the events: one C pass into temp.ops_agg; also where PyTorch's same-name merge may apply, which
-     * the import's per-name sums do not know (but over shards, which hold no operators) */
-    int from_events = sc.filtered || with_flops || sc.by_step || strcmp(group_by, "name") != 0;
-    int no_memory = 0; /* the sums' memory columns are not PyTorch's: left empty */
-    if (!from_events && !ops_sums_serve(db)) {
-        if (shards_is_dir(argv[0])) {
-            fprintf(cli->io.err, "%s: %s\n", cli->io.prog, OPS_SUMS_ON_SHARDS);
-            if ((no_memory = ops_has_memory(db)) && strstr(sort, "_mem_bytes")) {
-                fprintf(cli->io.err, "%s: cannot sort by %s: %s\n", cli->io.prog, sort, OPS_MEMORY_ON_SHARDS);
-                sqlite3_close(db);
-                return 1;
-            }
-            if (no_memory)
-                fprintf(cli->io.err, "%s: %s\n", cli->io.prog, OPS_MEMORY_ON_SHARDS);
-        } else {
-            from_events = 1;
-        }
-    }
     struct ops_sweep_options so = {.by_rank = sc.by_rank, .by_step = sc.by_step, .by_shape = strcmp(group_by, "shape") == 0,
                                    .with_flops = with_flops, .by_stack = strcmp(group_by, "stack") == 0,
-                                   .windowed = sc.filtered,
+                                   .windowed = sc.filtered, .from_shards = shards_is_dir(argv[0]),
                                    .stack_depth = stack_depth, .sort = sort, .device_rows = !no_device_rows};
-    if (from_events && ops_sweep(db, &so, &cli->io) != 0) {
+    if (ops_sweep(db, &so, &cli->io) != 0) {
         sqlite3_close(db);
         return 1;
     }
-    sqlite3_stmt *st = report_prepare(db, from_events ? "ops_agg" : "ops", &cli->io);
+    sqlite3_stmt *st = report_prepare(db, "ops_agg", &cli->io);
     int rc = 1;
     if (st) {
         scope_bind(st, &sc, sort);
-        report_bind_int(st, ":device_rows", !no_device_rows);
-        report_bind_int(st, ":no_memory", no_memory);
         rc = scope_render(st, &sc, &cli->io) != 0;
         sqlite3_finalize(st);
         report_phase("ops: render");
         if (rc == 0 && sc.format == FMT_TABLE)
-            ops_footer(db, from_events, cli);
+            ops_footer(db, cli);
     }
     sqlite3_close(db);
     return rc;

@@ -69,6 +69,7 @@ int cmd_summary(int argc, char **argv, struct cli *cli)
     struct scope sc;
     scope_init(&sc, "");
     sc.shards_ok = 4; /* sums, steps, GPU rows, launch calls, [memory] events: a shard directory holds them */
+    sc.shards_each = ops_shard_pass; /* and the top operators: each shard's own pass */
     sqlite3 *db = scope_open(argv[0], &sc, &cli->io);
     if (!db)
         return 1;
@@ -79,14 +80,10 @@ int cmd_summary(int argc, char **argv, struct cli *cli)
     sc.table.width = width; /* each section is rendered to memory first: fitted to where it goes */
 
     int rc = 0, printed = 0;
-    /* top operators: from the events where PyTorch's same-name merge applies (as `tracedb ops`); a shard
-     * directory holds no operators: its sums */
-    int shards = shards_is_dir(argv[0]), ops_from_events = !shards && !ops_sums_serve(db);
-    if (shards && !ops_sums_serve(db))
-        fprintf(cli->io.err, "%s: %s\n", cli->io.prog, OPS_SUMS_ON_SHARDS);
-    const struct ops_sweep_options so = {.sort = "self_cpu_ns"};
+    /* top operators: `tracedb ops`'s pass (over a shard directory, each shard's, summed) */
+    const struct ops_sweep_options so = {.sort = "self_cpu_ns", .from_shards = shards_is_dir(argv[0])};
     /* memory's high-water marks: `tracedb memory`'s own pass (queries/summary_memory.sql reads its table) */
-    if ((ops_from_events && ops_sweep(db, &so, &cli->io) != 0) || memory_sweep(db, &cli->io) != 0) {
+    if (ops_sweep(db, &so, &cli->io) != 0 || memory_sweep(db, &cli->io) != 0) {
         sqlite3_close(db);
         return 1;
     }
@@ -110,10 +107,7 @@ int cmd_summary(int argc, char **argv, struct cli *cli)
             }
             continue;
         }
-        const char *query = summary_sections[i].query;
-        if (ops_from_events && strcmp(query, "summary_ops") == 0)
-            query = "summary_ops_events";
-        sqlite3_stmt *st = report_prepare(db, query, &cli->io);
+        sqlite3_stmt *st = report_prepare(db, summary_sections[i].query, &cli->io);
         if (!st) {
             rc = 1;
             break;

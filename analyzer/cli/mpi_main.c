@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "mpi_import.h"
 #include "mpi_reduce.h"
+#include "ops_sweep.h"
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
@@ -25,15 +26,19 @@ int main(int argc, char **argv)
         last_step |= strcmp(argv[i], "--drop-last-step") == 0;
     if (argc >= 2 && strcmp(argv[1], "import") == 0)
         rc = mpi_import(argc - 1, argv + 1, MPI_COMM_WORLD);
-    else if (dir && (strcmp(argv[1], "ops") == 0 || strcmp(argv[1], "ranks") == 0))
-        rc = mpi_report(argc, argv, dir, 1, MPI_COMM_WORLD);
+    else if (dir && strcmp(argv[1], "ops") == 0)
+        rc = mpi_report(argc, argv, dir, 1, ops_shard_pass, MPI_COMM_WORLD); /* and each shard's own pass */
+    else if (dir && strcmp(argv[1], "ranks") == 0)
+        rc = mpi_report(argc, argv, dir, 1, NULL, MPI_COMM_WORLD);
     else if (dir && (strcmp(argv[1], "kernels") == 0 || strcmp(argv[1], "memops") == 0 || strcmp(argv[1], "device") == 0))
-        rc = mpi_report(argc, argv, dir, last_step ? 3 : 2, MPI_COMM_WORLD); /* and the GPU rows */
+        rc = mpi_report(argc, argv, dir, last_step ? 3 : 2, NULL, MPI_COMM_WORLD); /* and the GPU rows */
     else if (dir && (strcmp(argv[1], "api") == 0 || strcmp(argv[1], "latency") == 0 || strcmp(argv[1], "overlap") == 0 ||
                      strcmp(argv[1], "idle") == 0 || strcmp(argv[1], "launches") == 0 || strcmp(argv[1], "queue") == 0))
-        rc = mpi_report(argc, argv, dir, 3, MPI_COMM_WORLD); /* and the host calls */
-    else if (dir && (strcmp(argv[1], "memory") == 0 || strcmp(argv[1], "summary") == 0))
-        rc = mpi_report(argc, argv, dir, 4, MPI_COMM_WORLD); /* and the memory events */
+        rc = mpi_report(argc, argv, dir, 3, NULL, MPI_COMM_WORLD); /* and the host calls */
+    else if (dir && strcmp(argv[1], "memory") == 0)
+        rc = mpi_report(argc, argv, dir, 4, NULL, MPI_COMM_WORLD); /* and the memory events */
+    else if (dir && strcmp(argv[1], "summary") == 0)
+        rc = mpi_report(argc, argv, dir, 4, ops_shard_pass, MPI_COMM_WORLD); /* and ops' pass */
     else
         rc = me == 0 ? tracedb_main(argc, argv) : 0;
     MPI_Finalize();

@@ -61,7 +61,7 @@ static int add_image(sqlite3 *reduce, const unsigned char *image, int64_t n, int
     return rc;
 }
 
-int mpi_report(int argc, char **argv, const char *dir, int level, MPI_Comm comm)
+int mpi_report(int argc, char **argv, const char *dir, int level, shards_each each, MPI_Comm comm)
 {
     int me = 0, procs = 1;
     MPI_Comm_rank(comm, &me);
@@ -71,7 +71,7 @@ int mpi_report(int argc, char **argv, const char *dir, int level, MPI_Comm comm)
     long n_shards = shards_count(dir, &io);
     sqlite3 *mine = n_shards < 0 ? NULL
                                  : shards_open(dir, (long)((int64_t)me * n_shards / procs),
-                                               (long)((int64_t)(me + 1) * n_shards / procs), level, &io);
+                                               (long)((int64_t)(me + 1) * n_shards / procs), level, each, &io);
     sqlite3_int64 size = 0;
     unsigned char *image = mine ? sqlite3_serialize(mine, "main", &size, 0) : NULL;
     int64_t n = image ? (int64_t)size : -1; /* -1: this process failed (said) */
@@ -107,12 +107,12 @@ int mpi_report(int argc, char **argv, const char *dir, int level, MPI_Comm comm)
     sqlite3_free(image);
     int rc = 0;
     if (me == 0) {
-        sqlite3 *reduce = failed ? NULL : shards_open(dir, 0, 0, level, &io); /* the empty reduce database */
+        sqlite3 *reduce = failed ? NULL : shards_open(dir, 0, 0, level, NULL, &io); /* the empty reduce database */
         for (int p = 0; reduce && p < procs; p++)
             if (counts[p] > 0 && add_image(reduce, all + displs[p], counts[p], p, level, &io) != 0)
                 sqlite3_close(reduce), reduce = NULL;
         if (reduce) {
-            shards_preload(dir, reduce, level);
+            shards_preload(dir, reduce, level, each);
             rc = tracedb_main(argc, argv);
         } else {
             rc = 1;

@@ -325,9 +325,7 @@ static int part_timeline(struct part_ctx *c, struct buf *b)
 static int part_ops(struct part_ctx *c, struct buf *b)
 {
     c->sc->limit = TABLE_ROWS;
-    if (ops_sums_serve(c->db))
-        return capture(c->db, "ops", c->sc, "self_cpu_ns", NULL, b, c->io);
-    const struct ops_sweep_options so = {.sort = "self_cpu_ns"}; /* PyTorch's same-name merge: from the events */
+    const struct ops_sweep_options so = {.sort = "self_cpu_ns"}; /* `tracedb ops`'s pass, the CPU-side rows */
     return ops_sweep(c->db, &so, c->io) != 0 ? 1 : capture(c->db, "ops_agg", c->sc, "self_cpu_ns", NULL, b, c->io);
 }
 

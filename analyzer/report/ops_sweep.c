@@ -1,8 +1,5 @@
-/* ops_sweep.c: `tracedb ops` over a window, per shape, Python stack, step or rank, or with FLOPs (see
- * ops_sweep.h). SQL did this (queries/ops_events.sql, now gone): recursive walks up every launch's,
- * [memory] event's and operator's parents, four joins per event and a GROUP BY over names and shapes:
- * 7 s on a 2 M-event database, and the depth for each event (O(N^2) on N nested operators). Here, with
- * the same rules, in one pass over the events in scope (queries/ops_event_rows.sql):
+/* ops_sweep.c: `tracedb ops`'s table (see ops_sweep.h), PyTorch's key_averages() rules in one pass over
+ * the events in scope (queries/ops_event_rows.sql), linear in the events however deep they nest:
  *   - each CPU-side event goes to its group: rank (by_rank: its trace's; by_step: the latest-starting
  *     step holding its start, step_index.h), name id, input shapes and stack (its
  *     parent's, op_stacks.c);
@@ -16,47 +13,27 @@
  *   - groups whose names read the same merge (every ProfilerStep#N is ProfilerStep*).
  * The events are read in two halves of their ids at once, the upper on a second connection
  * (scope_reopen) and thread, each into groups of its own that then join: reading rows is SQLite's
- * work and most of the pass (`ops --from 0` on 2 M events 1.26 -> 0.65 s).
+ * work and most of the pass. Over a shard directory the groups are the shards' own passes' (ops_shards.c).
  * Sums are int64, and an overflow is an error, as SQL's sum() makes it; FLOPs sum as integers while they
  * fit, then as a double (where sum() would stop with an error).
  * The parts: ops_keys.c (keys and sums), ops_parents.c (parents, attribution), ops_read.c (the events),
- * ops_write.c (the groups, ordered), ops_merge.c (PyTorch's same-name merge); what they share:
+ * ops_write.c (the groups, ordered), ops_merge.c (PyTorch's same-name merge), ops_shards.c (over a shard
+ * directory); what they share:
  * ops_sweep_internal.h. */
 #include "ops_sweep_internal.h"
-#include "kinds.h"
 #include "report.h"
 #include <stdio.h>
 #include <stdlib.h>
 
 static void free_part(struct ops_part *part)
 {
-    for (size_t i = 0; i < part->groups.n; i++)
-        free(((struct group *)sweep_index_at(&part->groups, i))->shapes);
+    for (size_t i = 0; i < part->groups.n; i++) {
+        struct group *g = sweep_index_at(&part->groups, i);
+        free(g->shapes), free(g->name);
+    }
     sweep_index_free(&part->groups);
     free(part->launches);
     free(part->held);
-}
-
-int ops_has_memory(sqlite3 *db)
-{
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "SELECT EXISTS (SELECT 1 FROM main.event_stats WHERE kind = ?1)", -1, &st, NULL) != SQLITE_OK)
-        return 0;
-    sqlite3_bind_int(st, 1, TDB_KIND_MEMORY);
-    int some = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
-    sqlite3_finalize(st);
-    return some;
-}
-
-int ops_sums_serve(sqlite3 *db)
-{
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "SELECT value FROM main.meta WHERE key = 'ops.same_name_nesting'", -1, &st, NULL) != SQLITE_OK)
-        return 0;
-    int no_nesting = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER &&
-                     sqlite3_column_int64(st, 0) == 0;
-    sqlite3_finalize(st);
-    return no_nesting && !ops_has_memory(db);
 }
 
 int ops_sweep(sqlite3 *db, const struct ops_sweep_options *o, struct report_io *io)
@@ -75,19 +52,24 @@ int ops_sweep(sqlite3 *db, const struct ops_sweep_options *o, struct report_io *
                  ? 0 : -1;
     if (rc == 0 && o->by_stack && !(p.stacks = op_stacks_build(db, o->stack_depth)))
         rc = -1;
-    if (rc == 0)
-        rc = ops_ids_range(&p);
-    if (rc == 0)
-        rc = ops_load_keys(&p, o);
-    report_phase("ops: keys");
-    if (rc == 0)
-        rc = ops_read_events(&p);
-    report_phase("ops: events");
-    if (rc == 0)
-        rc = ops_merge_same_name(&p);
-    if (rc == 0)
-        rc = ops_attribute_all(&p);
-    report_phase("ops: attribute");
+    if (o->from_shards) {
+        if (rc == 0)
+            rc = ops_shard_groups(&p);
+    } else {
+        if (rc == 0)
+            rc = ops_ids_range(&p);
+        if (rc == 0)
+            rc = ops_load_keys(&p, o);
+        report_phase("ops: keys");
+        if (rc == 0)
+            rc = ops_read_events(&p);
+        report_phase("ops: events");
+        if (rc == 0)
+            rc = ops_merge_same_name(&p);
+        if (rc == 0)
+            rc = ops_attribute_all(&p);
+        report_phase("ops: attribute");
+    }
     if (rc == 0 && !p.overflow)
         rc = ops_write_groups(&p);
     report_phase("ops: groups");

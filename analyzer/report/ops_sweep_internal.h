@@ -42,7 +42,8 @@ struct group { /* by rank, name id, shapes, stack id and device; then by rank, n
     const sqlite3_value *rank;
     int64_t rank_key; /* the rank's or step's first index among those of equal value; -1 for none */
     int64_t name_id;
-    char *name, *shapes; /* shapes: NULL when not grouped by them */
+    char *name;   /* a shard's row's name as it reads (ops_shards.c); NULL: name_id's string */
+    char *shapes; /* NULL when not grouped by them */
     int32_t stack;       /* by stack: its id (op_stacks.h) */
     int32_t device;      /* 1: GPU work's own row (PyTorch's device events: a row apart from a CPU-side
                           * one of the same name); 0: CPU-side events' */
@@ -152,6 +153,10 @@ int ops_merge_same_name(struct ops_pass *p);
 /* ops_read.c: the events in scope, into groups (in two halves at once where they are many): CPU-side
  * events into theirs, GPU work into its device rows' and kept for the attribution. 0, or -1 (printed). */
 int ops_read_events(struct ops_pass *p);
+
+/* ops_shards.c: over a shard directory's reduce database, the groups of its table shard_ops (each
+ * shard's pass, ops_shard_pass) in place of the events', and the totals they make. 0, or -1. */
+int ops_shard_groups(struct ops_pass *p);
 
 /* ops_write.c: the groups merged by the names they read as, into temp.ops_agg; the totals into
  * temp.ops_totals. 0, or -1. */

@@ -227,6 +227,7 @@ static int write_ordered(struct ops_pass *p, struct sweep_index *merged, sqlite3
         sqlite3_bind_int64(ins, 16, p->o->by_step ? t->cpu : cpu);
         sqlite3_bind_int64(ins, 17, p->o->by_step ? t->dev : dev);
         sqlite3_bind_int64(ins, 18, ++t->rows);
+        sqlite3_bind_int(ins, 19, m->device);
         rc = sqlite3_step(ins) == SQLITE_DONE ? 0 : -1;
         sqlite3_reset(ins);
     }
@@ -244,8 +245,8 @@ int ops_write_groups(struct ops_pass *p)
     sqlite3_stmt *ins, *name_of;
     if (sweep_table(p->db, "ops_agg (seq INTEGER PRIMARY KEY, rank, name, input_shapes, stack, calls, self_cpu_ns, "
                            "cpu_total_ns, self_device_ns, device_total_ns, cpu_mem_bytes, self_cpu_mem_bytes, "
-                           "device_mem_bytes, self_device_mem_bytes, flops, base_cpu_ns, base_device_ns, n_in_step)",
-                    18, &ins, p->io) != 0)
+                           "device_mem_bytes, self_device_mem_bytes, flops, base_cpu_ns, base_device_ns, n_in_step, device)",
+                    19, &ins, p->io) != 0)
         return -1;
     if (sqlite3_prepare_v2(p->db, "SELECT CASE WHEN value GLOB 'ProfilerStep#*' THEN 'ProfilerStep*' ELSE value END "
                                   "FROM main.string WHERE id = ?1", -1, &name_of, NULL) != SQLITE_OK) {
@@ -261,8 +262,8 @@ int ops_write_groups(struct ops_pass *p)
         struct group *g = sweep_index_at(&p->part[0].groups, i);
         if (g->s.calls == 0)
             continue; /* every event of it merged into its parent (ops_merge.c) */
-        const char *name = NULL;
-        if (name_read(name_of, &names, g->name_id, &name) != 0) {
+        const char *name = g->name; /* a shard's row's (ops_shards.c); else its id's */
+        if (!name && name_read(name_of, &names, g->name_id, &name) != 0) {
             rc = -1;
             break;
         }

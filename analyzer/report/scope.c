@@ -209,7 +209,7 @@ static sqlite3 *scope_shards(const char *path, const struct scope *s, struct rep
     }
     /* HTA's window keeps GPU work by its launch call: those come at SHARDS_HOST */
     int level = s->drop_last_step && s->shards_ok < SHARDS_HOST ? SHARDS_HOST : s->shards_ok;
-    return shards_open(path, 0, -1, (enum shards_level)level, io);
+    return shards_open(path, 0, -1, (enum shards_level)level, s->shards_each, io);
 }
 
 sqlite3 *scope_open(const char *path, struct scope *s, struct report_io *io)

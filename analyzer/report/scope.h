@@ -4,6 +4,7 @@
 #define TDB_SCOPE_H
 #include "render.h"
 #include "report_io.h"
+#include "shards.h"
 #include <sqlite3.h>
 
 struct scope {
@@ -31,6 +32,7 @@ struct scope {
     int shards_ok;      /* set by a report whose SQL reads only what a shard directory's reduce database holds
                          * (enum shards_level: 1 the sums, 2 and the GPU rows, ...): it runs over a directory */
     int shards_last_step; /* ... and with --drop-last-step too (it reads GPU work and launch calls only) */
+    shards_each shards_each; /* ... and what it computes on each shard itself (ops_shard_pass), or NULL */
 };
 
 void scope_init(struct scope *s, const char *default_sort);

@@ -3,7 +3,8 @@
  * traces (rank as imported), processes, threads, devices, event_stats, device_stats and the ranges
  * (steps, annotations); at SHARDS_GPU the GPU rows (kernels, memcpy, memset, syncs, GPU ranges), at
  * SHARDS_HOST the runtime and driver calls and top-level operators, at SHARDS_MEMORY the [memory] events
- * and the events holding them. The shards are copied in their order, as tracedb import of the same
+ * and the events holding them; and what a report's shards_each makes of each shard on the shard's own
+ * connection (ops' per-shard pass). The shards are copied in their order, as tracedb import of the same
  * traces would number them, so a pass summing in table order (kernels' standard deviation) sums in the
  * same order. A report then runs its own SQL on
  * this database; the commands whose SQL reads nothing else say so (struct scope's shards_ok), the others
@@ -48,11 +49,31 @@ int shards_is_dir(const char *path)
     return stat(manifest, &sb) == 0;
 }
 
-int shards_add(sqlite3 *reduce, const char *what, enum shards_level level, struct report_io *io)
+/* Copies what level says of the database attached to reduce as "src" (a shard, or another reduce
+ * database) into it. 0, or -1 (said). */
+static int copy_level(sqlite3 *reduce, const char *what, enum shards_level level, struct report_io *io)
 {
     /* the traces keep their rank as imported (tracedb import leaves a trace naming none without one) */
     const struct tdb_copy c = {level_events[level], -1, TDB_COPY_EVENT_TABLES};
     return tdb_copy_attached(reduce, &c, io->prog, what, io->err);
+}
+
+int shards_add(sqlite3 *reduce, const char *what, enum shards_level level, struct report_io *io)
+{
+    if (copy_level(reduce, what, level, io) != 0)
+        return -1;
+    sqlite3_stmt *st;
+    int has = -1;
+    if (sqlite3_prepare_v2(reduce, "SELECT EXISTS (SELECT 1 FROM src.sqlite_schema WHERE type = 'table' AND name = 'shard_ops')",
+                           -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        has = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    if (has == 0 ||
+        (has == 1 && sqlite3_exec(reduce, "CREATE TABLE IF NOT EXISTS main.shard_ops AS SELECT * FROM src.shard_ops WHERE 0; "
+                                          "INSERT INTO main.shard_ops SELECT * FROM src.shard_ops", NULL, NULL, NULL) == SQLITE_OK))
+        return 0;
+    fprintf(io->err, "%s: cannot copy %s: %s\n", io->prog, what, sqlite3_errmsg(reduce));
+    return -1;
 }
 
 /* The manifest's shards array (doc to delete), or NULL (said). */
@@ -111,18 +132,21 @@ static sqlite3 *reduce_db(struct report_io *io)
 
 static sqlite3 *preloaded;
 static enum shards_level preloaded_level;
+static shards_each preloaded_each;
 static char preloaded_dir[4096];
 
-void shards_preload(const char *dir, sqlite3 *reduce, enum shards_level level)
+void shards_preload(const char *dir, sqlite3 *reduce, enum shards_level level, shards_each each)
 {
     sqlite3_close(preloaded);
-    preloaded = reduce, preloaded_level = level;
+    preloaded = reduce, preloaded_level = level, preloaded_each = each;
     snprintf(preloaded_dir, sizeof preloaded_dir, "%s", dir);
 }
 
-sqlite3 *shards_open(const char *dir, long first, long end, enum shards_level level, struct report_io *io)
+sqlite3 *shards_open(const char *dir, long first, long end, enum shards_level level, shards_each each,
+                     struct report_io *io)
 {
-    if (preloaded && first == 0 && end < 0 && level <= preloaded_level && strcmp(dir, preloaded_dir) == 0) {
+    if (preloaded && first == 0 && end < 0 && level <= preloaded_level && (!each || each == preloaded_each) &&
+        strcmp(dir, preloaded_dir) == 0) {
         sqlite3 *db = preloaded;
         preloaded = NULL;
         return db;
@@ -182,12 +206,14 @@ sqlite3 *shards_open(const char *dir, long first, long end, enum shards_level le
             break;
         }
         /* a transaction holds the attached database's lock: commit to let it go */
-        ok = shards_add(db, path, level, io) == 0 && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK;
+        ok = copy_level(db, path, level, io) == 0 && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK;
         sqlite3_exec(db, "DETACH src", NULL, NULL, NULL);
+        if (ok)
+            sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
+        if (ok && each) /* on the shard's own connection, its rows into this transaction */
+            ok = each(db, path, io) == 0;
         if (!ok)
             sqlite3_close(db), db = NULL;
-        else
-            sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
     }
     if (db)
         sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);

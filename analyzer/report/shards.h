@@ -14,20 +14,28 @@ enum shards_level { SHARDS_NONE, SHARDS_SUMS, SHARDS_GPU, SHARDS_HOST, SHARDS_ME
 /* Whether path is a directory holding a shards.json. */
 int shards_is_dir(const char *path);
 
-/* The reduce database of the shards of dir listed in its shards.json (every one must have imported;
- * first..end-1 of them: a process's share; all: 0, -1), holding what level says, with the report SQL
- * functions. NULL on error (said, naming the shard). */
-sqlite3 *shards_open(const char *dir, long first, long end, enum shards_level level, struct report_io *io);
+/* What a report computes on each shard itself, on the shard's own connection, into the reduce database's
+ * tables named shard_* (ops_shard_pass: PyTorch's rules per operator need every event of a trace). 0, or
+ * -1 (said, naming the shard). */
+typedef int (*shards_each)(sqlite3 *reduce, const char *shard_path, struct report_io *io);
 
-/* Copies the sums of the database attached to reduce as "src" (a shard, or another reduce database)
- * into it, their ids moved past those present and their names interned. 0, or -1 (said, naming what). */
+/* The reduce database of the shards of dir listed in its shards.json (every one must have imported;
+ * first..end-1 of them: a process's share; all: 0, -1), holding what level says and what each (NULL:
+ * nothing) makes of every shard, with the report SQL functions. NULL on error (said, naming the shard). */
+sqlite3 *shards_open(const char *dir, long first, long end, enum shards_level level, shards_each each,
+                     struct report_io *io);
+
+/* Copies another reduce database attached to reduce as "src" into it: what level says, its ids moved
+ * past those present and their names interned, and the rows its shards_each made (its shard_ops). 0, or
+ * -1 (said, naming what). */
 int shards_add(sqlite3 *reduce, const char *what, enum shards_level level, struct report_io *io);
 
 /* The number of shards dir lists, or -1 (said). */
 long shards_count(const char *dir, struct report_io *io);
 
-/* Hands over a reduce database already made for dir at level (by tracedb-mpi's processes, each over its
- * share): the next shards_open(dir, 0, -1, up to level, ...) returns it instead of reading the shards. */
-void shards_preload(const char *dir, sqlite3 *reduce, enum shards_level level);
+/* Hands over a reduce database already made for dir at level with each (by tracedb-mpi's processes, each
+ * over its share): the next shards_open(dir, 0, -1, up to level, each or NULL, ...) returns it instead of
+ * reading the shards. */
+void shards_preload(const char *dir, sqlite3 *reduce, enum shards_level level, shards_each each);
 
 #endif

@@ -38,7 +38,7 @@ static char *fingerprint(const char *db)
                          "  total(coalesce(parent_id, 0)) || ',' || total(coalesce(launch_id, 0)) || ',' || total(depth) || ',' || "
                          "  total(length(coalesce(args, ''))) FROM event) "
                          "|| '|' || (SELECT count(*) || ',' || total(calls) || ',' || total(total_ns) || ',' || total(self_ns) || ',' || "
-                         "  total(device_total_ns) FROM event_stats) "
+                         "  total(max_ns) FROM event_stats) "
                          "|| '|' || (SELECT coalesce(group_concat(busy_ns || '/' || run_ns), '') FROM device_stats)");
     sqlite3_close(d);
     cr_assert(f, "%s: no fingerprint", db);
@@ -193,7 +193,9 @@ static void make_job(const char *dir)
     write_file(path, manifest, (long)strlen(manifest));
 }
 
-static const char *const shard_reports[] = {"ranks", "ranks --sort straggle_ns --format csv", "kernels",
+static const char *const shard_reports[] = {"ops", "ops --by-rank --format json --limit 100000",
+                                            "ops --sort cpu_memory_usage --format csv", "ops --no-device-rows",
+                                            "summary --format json", "ranks", "ranks --sort straggle_ns --format csv", "kernels",
                                             "kernels --by-rank --kinds kernel,memcpy,memset --format json",
                                             "kernels --by-type --by-rank", "memops --by-rank --format csv", "device",
                                             "device --steps '*' --format csv", "api --by-rank", "latency --top-level --format csv",
@@ -220,75 +222,14 @@ static void compare_shard_reports(const char *dir, const char *runner)
                   shard_reports[r], one, sh);
         free(one), free(sh);
     }
-    /* ops and summary's top operators: a directory holds no operators, so they come from its per-name
-     * sums, and say so; one database reads its events (PyTorch's same-name merge, memory as PyTorch counts
-     * it). Self CPU time by name, which neither changes, is the same; calls count every event there. */
-    int s1, s2;
-    char *one = run_capture(&s1, "'%s' ops '%s/one.db' --format json --limit 100000 2>/dev/null", tracedb(), dir);
-    char *sh = run_capture(&s2, "%s ops '%s/shards' --format json --limit 100000 2>&1 >/dev/null", runner, dir);
-    cr_expect(s2 == 0 && strstr(sh, "operators from the import's per-name sums") && strstr(sh, "tracedb merge"), "%s", sh);
-    free(sh);
-    sh = run_capture(&s2, "%s ops '%s/shards' --format json --limit 100000 2>/dev/null", runner, dir);
-    cJSON *a = cJSON_Parse(one), *b = cJSON_Parse(sh), *r;
-    cr_assert(s1 == 0 && s2 == 0 && a && b, "%s\n---\n%s", one, sh);
-    int more = 0;
-    cJSON_ArrayForEach(r, a)
-    {
-        const char *name = cJSON_GetObjectItem(r, "name")->valuestring;
-        const cJSON *m = NULL, *x;
-        cJSON_ArrayForEach(x, b) if (strcmp(cJSON_GetObjectItem(x, "name")->valuestring, name) == 0) m = x;
-        cr_assert(m, "%s over the directory", name);
-        cr_expect_eq(cJSON_GetObjectItem(r, "self_cpu_ns")->valuedouble, cJSON_GetObjectItem(m, "self_cpu_ns")->valuedouble, "%s", name);
-        cr_expect_geq(cJSON_GetObjectItem(m, "calls")->valuedouble, cJSON_GetObjectItem(r, "calls")->valuedouble, "%s", name);
-        more += cJSON_GetObjectItem(m, "calls")->valuedouble > cJSON_GetObjectItem(r, "calls")->valuedouble;
-    }
-    cr_expect_gt(more, 0, "the job's traces hold operators that PyTorch merges");
-    cr_expect_eq(cJSON_GetArraySize(a), cJSON_GetArraySize(b));
-    /* memory per operator: PyTorch counts a [memory] event (df_index_resolver's) in every operator whose
-     * time holds it, of any thread, which needs every event of the trace: one database has the figures,
-     * the directory's rows leave them empty (no figure by another rule) and say why; a sort by one is
-     * refused */
-    static const char *const mem_cols[] = {"cpu_mem_bytes", "self_cpu_mem_bytes", "device_mem_bytes",
-                                           "self_device_mem_bytes"};
-    int one_mem = 0, empty = 0, figures = 0;
-    cJSON_ArrayForEach(r, a) for (int c = 0; c < 4; c++) one_mem += cJSON_GetObjectItem(r, mem_cols[c])->valuedouble != 0;
-    cJSON_ArrayForEach(r, b) for (int c = 0; c < 4; c++)
-    {
-        const cJSON *v = cJSON_GetObjectItem(r, mem_cols[c]);
-        empty += cJSON_IsNull(v), figures += cJSON_IsNumber(v) && v->valuedouble != 0;
-    }
-    cr_expect_gt(one_mem, 0, "one database: memory per operator from its events");
-    cr_expect_gt(empty, 0, "the directory's operators' memory columns are empty");
-    cr_expect_eq(figures, 0, "the directory prints no memory figure");
-    cJSON_Delete(a), cJSON_Delete(b);
-    free(one), free(sh);
-    sh = run_capture(&s2, "%s ops '%s/shards' --format csv 2>&1 >/dev/null", runner, dir);
-    cr_expect(s2 == 0 && strstr(sh, "memory columns empty") && strstr(sh, "every event of the trace"), "%s", sh);
-    free(sh);
-    sh = run_capture(&s2, "%s ops '%s/shards' --sort cpu_memory_usage 2>&1", runner, dir);
-    cr_expect(s2 != 0 && strstr(sh, "cannot sort by cpu_mem_bytes") && strstr(sh, "tracedb merge"), "%s", sh);
-    free(sh);
-    /* the summary's other sections print the same */
-    one = run_capture(&s1, "'%s' summary '%s/one.db' --format json 2>/dev/null", tracedb(), dir);
-    sh = run_capture(&s2, "%s summary '%s/shards' --format json 2>/dev/null", runner, dir);
-    a = cJSON_Parse(one), b = cJSON_Parse(sh);
-    cr_assert(s1 == 0 && s2 == 0 && a && b, "%s\n---\n%s", one, sh);
-    cJSON_ArrayForEach(r, a)
-    {
-        if (strcmp(r->string, "ops") == 0)
-            continue;
-        char *x = cJSON_PrintUnformatted(r), *y = cJSON_PrintUnformatted(cJSON_GetObjectItem(b, r->string));
-        cr_expect(y && strcmp(x, y) == 0, "summary section %s:\n%s\n---\n%s", r->string, x, y ? y : "(none)");
-        free(x), free(y);
-    }
-    cJSON_Delete(a), cJSON_Delete(b);
-    free(one), free(sh);
 }
 
 /* The reports the issue names (summary, ops, kernels, api, memops, latency, device, memory, ranks) and
  * HTA's overlap, idle, launches and queue (also in HTA's window, --drop-last-step) over a shard directory
  * print what they print over one database of the same traces, byte for byte (medians and standard
- * deviations included: the rows they need are gathered in the shards' order); a report that needs more
+ * deviations included: the rows they need are gathered in the shards' order; ops' PyTorch merge of an
+ * only same-name child and memory per operator, which df_index_resolver's events need, from each shard's
+ * own pass); a report that needs more
  * (critical-path), and other windows, refuse it and say why; a shard that failed at import is named. */
 Test(shards, reports_over_a_directory_equal_one_database, .timeout = 300)
 {
