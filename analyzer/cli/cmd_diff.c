@@ -26,13 +26,12 @@ static const struct {
 
 
 static int diff_section(sqlite3 *db, int i, enum render_format fmt, int64_t limit, double tolerance, const char *kinds,
-                        int by_shape, int titled, int wide, struct cli *cli)
+                        int titled, int wide, struct cli *cli)
 {
     sqlite3_stmt *st = report_prepare(db, diff_sections[i].query, &cli->io);
     if (!st)
         return 1;
     report_bind_int(st, ":limit", limit);
-    report_bind_int(st, ":by_shape", by_shape);
     report_bind_text(st, ":kinds", kinds);
     int t = sqlite3_bind_parameter_index(st, ":tolerance");
     if (t > 0)
@@ -102,7 +101,7 @@ int cmd_diff(int argc, char **argv, struct cli *cli)
     }
     if (fmt != FMT_TABLE && only < 0)
         only = 0;
-    sqlite3 *db = diff_open(argv[0], argv[1], &cli->io);
+    sqlite3 *db = diff_open(argv[0], argv[1], by_shape, &cli->io);
     if (!db)
         return 1;
     char gpus[1024];
@@ -123,7 +122,7 @@ int cmd_diff(int argc, char **argv, struct cli *cli)
     int rc = 0;
     for (int i = 0; i < 4 && rc == 0; i++)
         if (only < 0 || only == i)
-            rc = diff_section(db, i, fmt, i == 0 ? limit : -1, tolerance, kinds, by_shape, only < 0, wide, cli);
+            rc = diff_section(db, i, fmt, i == 0 ? limit : -1, tolerance, kinds, only < 0, wide, cli);
     if (rc == 0 && fail_text) {
         char line[512];
         rc = diff_gate(db, metric, threshold, alpha, strcmp(inconclusive, "fail") == 0, line, sizeof line, &cli->io);

@@ -213,7 +213,7 @@ static void meta_json(sqlite3 *db, const struct html_report_options *o, const ch
 static int diff_json(const char *baseline, const char *db_path, const struct html_report_options *o, struct buf *b,
                      struct report_io *io)
 {
-    sqlite3 *db = diff_open(baseline, db_path, io);
+    sqlite3 *db = diff_open(baseline, db_path, 0, io);
     if (!db)
         return -1;
     static const char *const sections[][2] = {{"ops", "diff"}, {"steps", "diff_steps"}, {"device", "diff_device"},
@@ -227,7 +227,6 @@ static int diff_json(const char *baseline, const char *db_path, const struct htm
             break;
         }
         report_bind_int(st, ":limit", -1);
-        report_bind_int(st, ":by_shape", 0);
         report_bind_text(st, ":kinds", "");
         int t = sqlite3_bind_parameter_index(st, ":tolerance");
         if (t > 0)

@@ -1,11 +1,13 @@
 /* diff_gate.c: what `tracedb diff` and the HTML report's baseline view share: the base database with the
- * new one attached (queries/diff*.sql read both) and each run's memory peaks as `tracedb memory` gives
- * them, and the regression gate's verdict (the metric's change, and for step metrics the Mann-Whitney U
+ * new one attached (queries/diff*.sql read both), each run's memory peaks as `tracedb memory` gives them
+ * and its operators and GPU work as `tracedb ops` gives them (each command's own pass, run on that run's
+ * database), and the regression gate's verdict (the metric's change, and for step metrics the Mann-Whitney U
  * test on the step times). */
 #include "diff_gate.h"
 #include "db_guard.h"
 #include "mann_whitney.h"
 #include "memory_sweep.h"
+#include "ops_sweep.h"
 #include "render.h"
 #include "scope.h"
 #include <math.h>
@@ -21,11 +23,78 @@ static int column_named(sqlite3_stmt *st, const char *name)
     return -1;
 }
 
+/* The rows of src's statement rows into db's table by ins (?1 the run, then the columns col[0..n-1] of
+ * rows). 0, or -1 with the connection whose error to say in *failed. */
+static int copy_rows(sqlite3_stmt *rows, sqlite3 *db, const char *ins_sql, const char *run, const int *col, int n,
+                     sqlite3 **failed)
+{
+    sqlite3_stmt *ins = NULL;
+    *failed = db;
+    if (sqlite3_prepare_v2(db, ins_sql, -1, &ins, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_text(ins, 1, run, -1, SQLITE_STATIC);
+    int step;
+    while ((step = sqlite3_step(rows)) == SQLITE_ROW) {
+        for (int i = 0; i < n; i++)
+            sqlite3_bind_value(ins, i + 2, sqlite3_column_value(rows, col[i]));
+        if (sqlite3_step(ins) != SQLITE_DONE) {
+            sqlite3_finalize(ins);
+            return -1;
+        }
+        sqlite3_reset(ins);
+    }
+    sqlite3_finalize(ins);
+    *failed = step == SQLITE_DONE ? NULL : sqlite3_db_handle(rows);
+    return *failed ? -1 : 0;
+}
+
 /* One run's memory peaks into db's temp.diff_memory_peaks: `tracedb memory`'s own pass and table
- * (memory_sweep.c, queries/memory.sql) on the run's database opened as `tracedb memory` opens it, so that
- * each peak is the one `tracedb memory` prints (per trace and device, the allocator's totals or else the
- * running sum). 0, or -1 (printed). */
-static int diff_memory_run(sqlite3 *db, const char *run, const char *path, struct report_io *io)
+ * (memory_sweep.c, queries/memory.sql), so that each peak is the one `tracedb memory` prints (per trace
+ * and device, the allocator's totals or else the running sum). 0, or -1 (printed). */
+static int diff_memory_rows(sqlite3 *db, sqlite3 *src, const char *run, const char *path, struct report_io *io)
+{
+    sqlite3_stmt *rows = NULL;
+    sqlite3 *failed = NULL; /* the connection whose error to say (memory_sweep and report_prepare say theirs) */
+    int rc = -1;
+    if (memory_sweep(src, io) != 0 || !(rows = report_prepare(src, "memory", io)))
+        goto done;
+    report_bind_int(rows, ":limit", -1);
+    int col[4] = {column_named(rows, "rank"), column_named(rows, "device"), column_named(rows, "peak_allocated_bytes"),
+                  column_named(rows, "peak_reserved_bytes")};
+    failed = db;
+    if (col[0] < 0 || col[1] < 0 || col[2] < 0 || col[3] < 0)
+        goto done;
+    rc = copy_rows(rows, db, "INSERT INTO temp.diff_memory_peaks VALUES (?1, ?2, ?3, ?4, ?5)", run, col, 4, &failed);
+done:
+    if (failed)
+        fprintf(io->err, "%s: the memory peaks of %s: %s\n", io->prog, path, sqlite3_errmsg(failed));
+    sqlite3_finalize(rows);
+    return rc;
+}
+
+/* One run's operators and GPU work into db's temp.diff_ops: `tracedb ops`'s own pass (ops_sweep.c) with its
+ * device rows, ordered by name (which queries/diff_ops_rows.sql reads to tell a name's CPU-side row from its
+ * device row), per shape with by_shape; diff_ops_rows.sql names each row's kind. 0, or -1 (printed). */
+static int diff_ops_rows(sqlite3 *db, sqlite3 *src, const char *run, const char *path, int by_shape, struct report_io *io)
+{
+    struct ops_sweep_options o = {.by_shape = by_shape, .sort = "name", .device_rows = 1};
+    sqlite3_stmt *rows = NULL;
+    sqlite3 *failed = NULL; /* ops_sweep and report_prepare say theirs */
+    int rc = -1;
+    if (ops_sweep(src, &o, io) != 0 || !(rows = report_prepare(src, "diff_ops_rows", io)))
+        goto done;
+    static const int col[5] = {0, 1, 2, 3, 4}; /* kind, name, shapes, calls, total */
+    rc = copy_rows(rows, db, "INSERT INTO temp.diff_ops VALUES (?1, ?2, ?3, ?4, ?5, ?6)", run, col, 5, &failed);
+done:
+    if (failed)
+        fprintf(io->err, "%s: the operators of %s: %s\n", io->prog, path, sqlite3_errmsg(failed));
+    sqlite3_finalize(rows);
+    return rc;
+}
+
+/* One run's rows of the memory and ops sections into db, from its database opened as `tracedb memory` and
+ * `tracedb ops` open it (scope_open, no window). 0, or -1 (printed). */
+static int diff_run(sqlite3 *db, const char *run, const char *path, int by_shape, struct report_io *io)
 {
     struct scope sc;
     scope_init(&sc, "device");
@@ -33,37 +102,12 @@ static int diff_memory_run(sqlite3 *db, const char *run, const char *path, struc
     sqlite3 *src = scope_open(path, &sc, io);
     if (!src)
         return -1;
-    sqlite3_stmt *rows = NULL, *ins = NULL;
-    sqlite3 *failed = NULL; /* the connection whose error to say (memory_sweep and report_prepare say theirs) */
-    int rc = -1, step;
-    if (memory_sweep(src, io) != 0 || !(rows = report_prepare(src, "memory", io)))
-        goto done;
-    report_bind_int(rows, ":limit", -1);
-    int col[4] = {column_named(rows, "rank"), column_named(rows, "device"), column_named(rows, "peak_allocated_bytes"),
-                  column_named(rows, "peak_reserved_bytes")};
-    failed = db;
-    if (col[0] < 0 || col[1] < 0 || col[2] < 0 || col[3] < 0 ||
-        sqlite3_prepare_v2(db, "INSERT INTO temp.diff_memory_peaks VALUES (?1, ?2, ?3, ?4, ?5)", -1, &ins, NULL) != SQLITE_OK)
-        goto done;
-    sqlite3_bind_text(ins, 1, run, -1, SQLITE_STATIC);
-    while ((step = sqlite3_step(rows)) == SQLITE_ROW) {
-        for (int i = 0; i < 4; i++)
-            sqlite3_bind_value(ins, i + 2, sqlite3_column_value(rows, col[i]));
-        if (sqlite3_step(ins) != SQLITE_DONE)
-            goto done;
-        sqlite3_reset(ins);
-    }
-    failed = step == SQLITE_DONE ? NULL : src;
-    rc = failed ? -1 : 0;
-done:
-    if (failed)
-        fprintf(io->err, "%s: the memory peaks of %s: %s\n", io->prog, path, sqlite3_errmsg(failed));
-    sqlite3_finalize(rows), sqlite3_finalize(ins);
+    int rc = diff_memory_rows(db, src, run, path, io) == 0 && diff_ops_rows(db, src, run, path, by_shape, io) == 0 ? 0 : -1;
     sqlite3_close(src);
     return rc;
 }
 
-sqlite3 *diff_open(const char *base, const char *new_path, struct report_io *io)
+sqlite3 *diff_open(const char *base, const char *new_path, int by_shape, struct report_io *io)
 {
     sqlite3 *db = report_open(base, 0, io);
     if (!db)
@@ -83,11 +127,15 @@ sqlite3 *diff_open(const char *base, const char *new_path, struct report_io *io)
     }
     sqlite3_finalize(st);
     if (rc == 0 && sqlite3_exec(db, "CREATE TEMP TABLE diff_memory_peaks (run TEXT, rank, device TEXT, "
-                                    "peak_allocated_bytes, peak_reserved_bytes)", NULL, NULL, NULL) != SQLITE_OK) {
+                                    "peak_allocated_bytes, peak_reserved_bytes); "
+                                    "CREATE TEMP TABLE diff_ops (run TEXT, kind TEXT, name TEXT, shapes TEXT, "
+                                    "calls INTEGER, total INTEGER); "
+                                    "CREATE INDEX temp.diff_ops_key ON diff_ops (run, kind, name)",
+                                NULL, NULL, NULL) != SQLITE_OK) {
         fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
         rc = 1;
     }
-    if (rc || diff_memory_run(db, "base", base, io) != 0 || diff_memory_run(db, "new", new_path, io) != 0) {
+    if (rc || diff_run(db, "base", base, by_shape, io) != 0 || diff_run(db, "new", new_path, by_shape, io) != 0) {
         sqlite3_close(db);
         return NULL;
     }

@@ -5,10 +5,13 @@
 #include <sqlite3.h>
 #include <stddef.h>
 
-/* Opens base read-only with new_path attached as "new" (both checked as tracedb databases), and each
+/* Opens base read-only with new_path attached as "new" (both checked as tracedb databases), with each
  * run's `tracedb memory` peaks (run 'base' or 'new', rank, device, peak_allocated_bytes,
- * peak_reserved_bytes) in temp table diff_memory_peaks. NULL on error (printed). */
-sqlite3 *diff_open(const char *base, const char *new_path, struct report_io *io);
+ * peak_reserved_bytes) in temp table diff_memory_peaks and its `tracedb ops` rows (run, kind, name,
+ * shapes, calls, total: self CPU time of CPU-side rows, device time of GPU work; per input shapes with
+ * by_shape, as `ops --group-by shape`) in temp table diff_ops, each from that command's own pass over the
+ * run's database. NULL on error (printed). */
+sqlite3 *diff_open(const char *base, const char *new_path, int by_shape, struct report_io *io);
 
 /* When the runs did their GPU work on different GPUs (models, count or memory: queries/diff_gpus.sql), 1
  * with the sentence that says so, naming both, in line; 0 when they are the same (or neither used a GPU);

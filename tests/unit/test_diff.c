@@ -1,6 +1,7 @@
 /* test_diff.c: `tracedb diff`: per-kernel totals of the two real runs against a Python sum over their
- * JSON, --by-shape, the sections people read; the regression gate of --fail-above: the Mann-Whitney U
- * p-values against scipy.stats.mannwhitneyu (tests/oracle/mwu_expected.py, committed as
+ * JSON, --by-shape, the sections people read, each run's operator rows against `tracedb ops` of that run
+ * (and not the import's per-name sums), names' kinds by hand; the regression gate of --fail-above: the
+ * Mann-Whitney U p-values against scipy.stats.mannwhitneyu (tests/oracle/mwu_expected.py, committed as
  * tests/data/mwu_expected.json), and the verdicts on the real HTA trace_diff pair and hand-made series. */
 #include "helpers.h"
 #include "mann_whitney.h"
@@ -407,6 +408,176 @@ Test(diff, step_medians_on_half_a_ns_are_cut_alike_in_latency_ranks_and_diff)
     out = run_capture(&st, "'%s' diff '%s' '%s' --section steps --format csv | tr -d '\\r' | cut -d, -f1-3,10", tracedb(),
                       job, job);
     cr_assert(st == 0 && strstr(out, "\nbase,4,1501,\n") && strstr(out, "\nnew,4,1501,0\n"), "diff: %s", out);
+    free(out);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* The rows `tracedb ops` prints of db as json (every row; CPU-side rows alone with no_device). */
+static cJSON *ops_rows(const char *db, int no_device)
+{
+    int st;
+    char *out = run_capture(&st, "'%s' ops '%s' --format json --limit 1000000 %s", tracedb(), db,
+                            no_device ? "--no-device-rows" : "");
+    cr_assert_eq(st, 0, "%s", out);
+    cJSON *rows = cJSON_Parse(out);
+    free(out);
+    cr_assert(cJSON_IsArray(rows));
+    return rows;
+}
+
+static int64_t num(const cJSON *row, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItem(row, key);
+    cr_assert(cJSON_IsNumber(v), "%s", key);
+    return (int64_t)v->valuedouble;
+}
+
+/* One side (base_, new_) of diff's rows against `tracedb ops` of that run's database (ops_db): every
+ * CPU-side row of ops (--no-device-rows) is a diff row of a CPU-side kind with its calls and self CPU
+ * time, every further row of ops (the device rows) one of kernel, memcpy or memset with its calls and
+ * self device time, and diff has no other row of that run. Names are unique per side in these traces. */
+static void side_is_ops(const cJSON *diff, const char *side, const char *ops_db)
+{
+    cJSON *all = ops_rows(ops_db, 0), *cpu = ops_rows(ops_db, 1);
+    int n_all = cJSON_GetArraySize(all), n_cpu = cJSON_GetArraySize(cpu), matched = 0, in_diff = 0;
+    char calls_key[32], total_key[32];
+    snprintf(calls_key, sizeof calls_key, "%scalls", side);
+    snprintf(total_key, sizeof total_key, "%stotal_ns", side);
+    cr_assert(n_all >= n_cpu && n_cpu > 10, "%d rows, %d CPU-side", n_all, n_cpu);
+    const cJSON *d;
+    cJSON_ArrayForEach(d, diff)
+    {
+        if (num(d, calls_key) == 0)
+            continue; /* not in this run */
+        in_diff++;
+        const char *name = cJSON_GetObjectItem(d, "name")->valuestring, *kind = cJSON_GetObjectItem(d, "kind")->valuestring;
+        int device = strcmp(kind, "kernel") == 0 || strcmp(kind, "memcpy") == 0 || strcmp(kind, "memset") == 0;
+        const cJSON *o, *hit = NULL, *rows = device ? all : cpu;
+        cJSON_ArrayForEach(o, rows) if (strcmp(cJSON_GetObjectItem(o, "name")->valuestring, name) == 0 &&
+                                        (!device || num(o, "cpu_total_ns") == 0)) hit = o;
+        cr_assert(hit, "%s %s %s: no such row in ops", side, kind, name);
+        cr_assert_eq(num(d, calls_key), num(hit, "calls"), "%s %s calls", side, name);
+        cr_assert_eq(num(d, total_key), num(hit, device ? "self_device_ns" : "self_cpu_ns"), "%s %s time", side, name);
+        matched++;
+    }
+    cr_assert_eq(in_diff, n_all, "%s: %d rows in diff, %d in ops", side, in_diff, n_all);
+    cr_assert_eq(matched, n_all);
+    cJSON_Delete(all);
+    cJSON_Delete(cpu);
+}
+
+/* diff base new against ops of base_ops and new_ops (the same runs, their sums untouched). */
+static void diff_is_ops(const char *base, const char *fresh, const char *base_ops, const char *new_ops)
+{
+    int st;
+    char *out = run_capture(&st, "'%s' diff '%s' '%s' --section ops --format json 2>/dev/null", tracedb(), base, fresh);
+    cr_assert_eq(st, 0, "%s", out);
+    cJSON *rows = cJSON_Parse(out);
+    free(out);
+    cr_assert(cJSON_IsArray(rows));
+    side_is_ops(rows, "base_", base_ops);
+    side_is_ops(rows, "new_", new_ops);
+    cJSON_Delete(rows);
+}
+
+/* A copy of db at copy with the import's per-name time sums zeroed: what diff must not read. */
+static void zeroed_copy(const char *db, const char *copy)
+{
+    cr_assert_eq(run("cp '%s' '%s'", db, copy), 0);
+    sqlite3 *d = NULL;
+    cr_assert_eq(sqlite3_open_v2(copy, &d, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(d, "UPDATE event_stats SET self_ns = 0, self_device_ns = 0, device_total_ns = 0", NULL, NULL,
+                              NULL), SQLITE_OK);
+    sqlite3_close(d);
+}
+
+/* diff's rows of each run are that run's `tracedb ops` rows: calls and self CPU time of the CPU-side rows
+ * after PyTorch's merge of an only same-name child (torch_merge.json.gz, whose ops rows
+ * test_ops_merge.c checks against PyTorch's key_averages(), and the trace_diff pair, with hundreds of
+ * events inside one of their own name), device time of the GPU work per name; also with the import's
+ * per-name time sums zeroed, which diff does not read. */
+Test(diff, rows_are_each_runs_ops_rows, .timeout = 240)
+{
+    char *dir = temp_dir(), c[600], t[600], m[600], zc[600], zt[600], zm[600];
+    real_pair(dir, c, t);
+    snprintf(m, sizeof m, "%s/merge.db", dir);
+    cr_assert_eq(import_to(src_path("tests/data/torch_merge.json.gz"), m), 0);
+    cr_assert(file_int(m, "SELECT value FROM meta WHERE key = 'ops.same_name_nesting'") > 10);
+    cr_assert(file_int(c, "SELECT value FROM meta WHERE key = 'ops.same_name_nesting'") > 100);
+    diff_is_ops(m, c, m, c);
+    diff_is_ops(c, t, c, t);
+    cr_assert(file_int(c, "SELECT count(DISTINCT name_id) FROM event WHERE kind = (SELECT id FROM kind WHERE name = 'kernel')") > 10);
+    snprintf(zc, sizeof zc, "%s/zc.db", dir), snprintf(zt, sizeof zt, "%s/zt.db", dir), snprintf(zm, sizeof zm, "%s/zm.db", dir);
+    zeroed_copy(c, zc), zeroed_copy(t, zt), zeroed_copy(m, zm);
+    diff_is_ops(zm, zc, m, c);
+    diff_is_ops(zc, zt, c, t);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* --by-shape: the CPU-side rows are `ops --group-by shape`'s (name, input shapes, calls, self CPU time),
+ * the GPU work's still one row per name; on torch_merge.json.gz, whose rows by shape test_ops_merge.c
+ * checks against PyTorch. */
+Test(diff, by_shape_rows_are_ops_group_by_shape_rows, .timeout = 120)
+{
+    char *dir, *db = imported("tests/data/torch_merge.json.gz", &dir);
+    int st;
+    char *out = run_capture(&st, "'%s' ops '%s' --group-by shape --no-device-rows --format csv --limit 100000 | tr -d '\\r' "
+                                 "| python3 -c 'import csv,sys\nfor r in csv.DictReader(sys.stdin): "
+                                 "print(r[\"name\"], r[\"input_shapes\"], r[\"calls\"], r[\"self_cpu_ns\"])' | sort",
+                            tracedb(), db);
+    cr_assert_eq(st, 0, "%s", out);
+    char *got = run_capture(&st, "'%s' diff '%s' '%s' --by-shape --kinds op,range,runtime,driver --format csv | tr -d '\\r' "
+                                 "| python3 -c 'import csv,sys\nfor r in csv.DictReader(sys.stdin): "
+                                 "print(r[\"name\"], r[\"input_shapes\"], r[\"base_calls\"], r[\"base_total_ns\"])' | sort",
+                            tracedb(), db, db);
+    cr_assert_eq(st, 0, "%s", got);
+    cr_assert(strlen(out) > 200);
+    cr_assert_str_eq(got, out);
+    free(out);
+    free(got);
+    cleanup(dir, db);
+}
+
+/* Kinds by hand. "X": an operator (10 us) and a range (5 us) of one name: one row, as `ops` has it, under
+ * op (the first of op, range, runtime, driver), 2 calls, 15 us. "k": an operator (10 us, Input Dims [[1]])
+ * around a launch (2 us) of a kernel also named "k" (7 us): an op row (1 call, self 8 us) and a kernel row
+ * (1 call, 7 us); by shape the op's row has its shapes and the kernel's none (NULL; "" for no
+ * Input Dims). "Y" (10 us) around its only
+ * child "Y" (4 us): PyTorch's merge, 1 call of self 10 us. */
+Test(diff, a_names_kind_and_sides_by_hand)
+{
+    static const char json[] =
+        "{\"traceEvents\":[\n"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"X\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":10},\n"
+        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"X\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":5},\n"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"k\",\"pid\":1,\"tid\":1,\"ts\":30,\"dur\":10,\"args\":{\"Input Dims\":[[1]]}},\n"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":31,\"dur\":2,"
+        "\"args\":{\"correlation\":7}},\n"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":34,\"dur\":7,"
+        "\"args\":{\"device\":0,\"stream\":7,\"correlation\":7}},\n"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"Y\",\"pid\":1,\"tid\":1,\"ts\":50,\"dur\":10},\n"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"Y\",\"pid\":1,\"tid\":1,\"ts\":51,\"dur\":4}]}";
+    char *dir = temp_dir(), db[600];
+    import_text(dir, json, db, sizeof db);
+    int st;
+    /* name, kind, base_calls, base_total_ns, input_shapes */
+    char *out = run_capture(&st, "'%s' diff '%s' '%s' --format csv | tr -d '\\r' | cut -d, -f1,2,3,5,12- | sort", tracedb(),
+                            db, db);
+    cr_assert_eq(st, 0, "%s", out);
+    cr_assert_str_eq(out, "X,op,2,15000,\nY,op,1,10000,\ncudaLaunchKernel,runtime,1,2000,\nk,kernel,1,7000,\nk,op,1,8000,\n"
+                          "name,kind,base_calls,base_total_ns,input_shapes\n");
+    free(out);
+    out = run_capture(&st, "'%s' diff '%s' '%s' --by-shape --format csv | tr -d '\\r' | cut -d, -f1,2,3,5,12- | sort",
+                      tracedb(), db, db);
+    cr_assert_eq(st, 0, "%s", out);
+    cr_assert_str_eq(out, "X,op,2,15000,\"\"\nY,op,1,10000,\"\"\ncudaLaunchKernel,runtime,1,2000,\"\"\n"
+                          "k,kernel,1,7000,\nk,op,1,8000,[[1]]\nname,kind,base_calls,base_total_ns,input_shapes\n");
+    free(out);
+    out = run_capture(&st, "'%s' diff '%s' '%s' --kinds kernel,range --format csv | tr -d '\\r' | cut -d, -f1,2", tracedb(),
+                      db, db);
+    cr_assert_str_eq(out, "name,kind\nk,kernel\n");
     free(out);
     run("rm -rf '%s'", dir);
     free(dir);
