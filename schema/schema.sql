@@ -141,7 +141,10 @@ CREATE TABLE memory_event (
 );
 
 -- Per (trace, kind, name, device): counts and sums computed while importing, so that whole-trace
--- reports read a few thousand rows instead of scanning every event.
+-- reports read a few thousand rows instead of scanning every event. Time and memory per operator are
+-- not among them: tracedb ops computes them from the events (PyTorch's rules need every event of the
+-- trace), and the six columns for them hold 0 (an older tracedb's database may hold sums of its own
+-- there, which nothing reads).
 CREATE TABLE event_stats (
   trace_id INTEGER NOT NULL,  -- trace.id
   kind     INTEGER NOT NULL,  -- kind.id
@@ -152,12 +155,12 @@ CREATE TABLE event_stats (
   self_ns  INTEGER NOT NULL,  -- sum of self_ns
   min_ns   INTEGER NOT NULL,  -- the shortest dur_ns
   max_ns   INTEGER NOT NULL,  -- the longest dur_ns
-  self_device_ns  INTEGER NOT NULL, -- ns of GPU work launched by these events' own runtime calls
-  device_total_ns INTEGER NOT NULL, -- ns of GPU work launched by them or by anything below them
-  self_cpu_mem    INTEGER NOT NULL, -- 0: memory per operator is tracedb ops' pass (PyTorch's rule, over
-  cpu_mem         INTEGER NOT NULL, -- every event of the trace); an older tracedb's database may hold sums
-  self_device_mem INTEGER NOT NULL, -- of its own here (the [memory] events on each event's thread), which
-  device_mem      INTEGER NOT NULL  -- nothing reads
+  self_device_ns  INTEGER NOT NULL, -- 0 (device time per operator: tracedb ops)
+  device_total_ns INTEGER NOT NULL, -- 0 (device time per operator: tracedb ops)
+  self_cpu_mem    INTEGER NOT NULL, -- 0 (memory per operator: tracedb ops)
+  cpu_mem         INTEGER NOT NULL, -- 0 (memory per operator: tracedb ops)
+  self_device_mem INTEGER NOT NULL, -- 0 (memory per operator: tracedb ops)
+  device_mem      INTEGER NOT NULL  -- 0 (memory per operator: tracedb ops)
 );
 
 -- Per (trace, device), the whole-trace utilisation computed at import (HTA's temporal breakdown):

@@ -20,7 +20,7 @@
 struct frame_rec {
     int64_t start, end, id, parent; /* parent: TDB_NULL for none; an instant ends where it starts */
     int32_t depth;
-    uint32_t stat;                  /* the owner's aggregate (stream_nest.c: for sums and call paths) */
+    uint32_t stat;                  /* the owner's aggregate (stream_nest.c: for sums and the same-name count) */
 };
 
 struct frame_log;

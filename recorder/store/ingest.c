@@ -13,18 +13,16 @@
  *      track is in order, and
  *      wait in a bounded reorder buffer until final (stream_nest.c); then they go to the row writer
  *      thread (row_writer.c) in batches, written once. For
- *      each event its per-name sums, its correlation (GPU work and launches) and what it attributes
- *      (a launch's call path) are kept in external sorts (spill_sort.c): 8 MiB of memory each, sorted runs
- *      beside the database beyond that, so memory stays flat whatever the trace's size. (A live
+ *      each event its per-name sums are kept, and its correlation (GPU work and launches) in an external
+ *      sort (spill_sort.c): 8 MiB of memory, sorted runs beside the database beyond that, so memory stays flat whatever the trace's size. (A live
  *      recording keeps the same as its rows are written, and nests them all at the end: its rows
  *      may carry nesting of their own; a recording resumed by `tracedb finish` reads its rows back.)
  *   3. end of trace (ingest_trace.c, ingest_sweep.c): where a track could not be nested as it streamed in,
  *      every event's sweep key (32 bytes) is read from its row, sorted and swept (nesting.c: parent,
  *      depth, self time, PyTorch's rule); correlations pair GPU work with its launch; what rows do not
  *      hold yet (rows of tracks that came out of order, links to launches that came after their
- *      work) is written back in one sequential UPDATE, which also sums device time per call path
- *      for the operators on it; then the per-name sums (event_stats) and device time (device_stats,
- *      device_time.c). A trace met before or on another time base is found (ingest_checks.c).
+ *      work) is written back in one sequential UPDATE; then the per-name sums (event_stats: no time or
+ *      memory per operator, which is `tracedb ops`'s pass) and device time (device_stats, device_time.c). A trace met before or on another time base is found (ingest_checks.c).
  *      Finish (here) adds meta (ingest_checks.c), indexes and views, commits and claims the name.
  * ingest_sql.c runs statements on the connection and says what failed, for all of them.
  */

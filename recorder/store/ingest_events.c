@@ -1,7 +1,7 @@
 /* ingest_events.c: taking events in: each event's row on its way to the writer through the reorder
  * buffer (stream_nest.c), counters and flows; what the end of its trace needs kept per event in
- * external sorts (its sweep key, its correlation, what it attributes), its per-name sums, its GPU
- * time; the call paths met; the keys read back from rows when the sweep must run. */
+ * external sorts (its sweep key, its correlation), its per-name sums, its GPU time; the keys read back
+ * from rows when the sweep must run. */
 #include "ingest_internal.h"
 #include "device_time.h"
 #include "nesting.h"
@@ -32,22 +32,6 @@ int result_rec_cmp(const void *a, const void *b)
     return (x->what > y->what) - (x->what < y->what);
 }
 
-uint32_t ingest_path(void *ctx, uint32_t enclosing, uint32_t stat)
-{
-    struct tdb_ingest *ing = ctx;
-    uint32_t key[2] = {enclosing, stat};
-    int64_t i = spill_map_get(&ing->path_index, key, sizeof key);
-    if (i > 0)
-        return (uint32_t)i;
-    if (i < -1 || ing->npaths >= UINT32_MAX)
-        return 0;
-    i = (int64_t)ing->npaths++;
-    if (spill_map_put(&ing->path_index, key, sizeof key, i) != 0)
-        return 0;
-    *path_at(ing, (size_t)i) = (struct call_path){enclosing, stat, 0};
-    return (uint32_t)i;
-}
-
 /* Frees the per-trace keys (after the trace's end, or on abort). */
 void ingest_free_keys(struct tdb_ingest *ing)
 {
@@ -58,9 +42,6 @@ void ingest_free_keys(struct tdb_ingest *ing)
     paged_free(&ing->stats);
     ing->nstats = 0;
     memset(ing->stat_seen, 0, sizeof ing->stat_seen);
-    spill_map_free(&ing->path_index);
-    paged_free(&ing->paths);
-    ing->npaths = 0;
     paged_file_free(&ing->sums_file);
     free(ing->recent);
     ing->recent = NULL;
@@ -68,11 +49,9 @@ void ingest_free_keys(struct tdb_ingest *ing)
 
 /* The per-trace sorts, made at the trace's first event: the keys (32 bytes an event; a recording's 48,
  * with what each row holds) hold up to sort_budget bytes in memory, the results (24 bytes a record) and
- * the correlations half that each (the results fill while the keys do: the call paths of launches and
- * [memory] events streaming in). The per-name sums hold half of it in memory (32,768 at 8 MiB; real
- * traces have a few thousand), the call paths a quarter (65,536, their keys NAMES_IN_MEMORY), the
- * names' first sums an eighth (262,144 names); pages of 64 KiB beyond (as small as a record where tests
- * give 1 KiB). */
+ * the correlations half that each. The per-name sums hold half of it in memory (32,768 at 8 MiB; real
+ * traces have a few thousand), the names' first sums an eighth (262,144 names); pages of 64 KiB beyond
+ * (as small as a record where tests give 1 KiB). */
 static int ingest_sorts_new(struct tdb_ingest *ing)
 {
     size_t b = ing->sort_budget, slot = b / 32 < 65536 ? b / 32 : 65536;
@@ -81,10 +60,8 @@ static int ingest_sorts_new(struct tdb_ingest *ing)
         return -1;
     }
     paged_init(&ing->stats, &ing->sums_file, sizeof(struct stat_row), b / 2);
-    paged_init(&ing->paths, &ing->sums_file, sizeof(struct call_path), b / 4);
     paged_init(&ing->name_stats, &ing->sums_file, sizeof(uint32_t), b / 8);
     spill_map_init(&ing->stat_index, NAMES_IN_MEMORY(b), b / 8, b / 16);
-    spill_map_init(&ing->path_index, NAMES_IN_MEMORY(b), b / 16, b / 16);
     ing->held_keys = ing->live && !ing->reading_back;
     ing->keys = spill_sort_new(ing->held_keys ? sizeof(struct nesting_held_key) : sizeof(struct nesting_key),
                                ing->sort_budget, nesting_key_cmp, ing->sort_dir);
@@ -96,8 +73,6 @@ static int ingest_sorts_new(struct tdb_ingest *ing)
         fprintf(ing->err, "tracedb: out of memory\n");
         return -1;
     }
-    ing->npaths = 1;
-    *path_at(ing, 0) = (struct call_path){0, 0, 0};
     return 0;
 }
 
@@ -193,13 +168,6 @@ static int64_t ingest_stat(struct tdb_ingest *ing, const struct tdb_event *ev, i
     return i;
 }
 
-/* A launch: its device time goes to the operators around it. (A [memory] event's bytes are the ops
- * pass's: ingest_sweep.c.) */
-static int attributes_of(const struct tdb_event *ev)
-{
-    return (ev->kind == TDB_KIND_RUNTIME || ev->kind == TDB_KIND_DRIVER) && ev->correlation != TDB_NULL;
-}
-
 /* GPU work with a correlation: what can be linked to a launch. */
 static int links_to_launch(const struct tdb_event *ev)
 {
@@ -215,8 +183,8 @@ static int keep_corr(struct tdb_ingest *ing, const struct tdb_event *ev, size_t 
     if (!c)
         return ingest_sort_failed(ing, ing->corrs);
     int launch = ev->kind == TDB_KIND_RUNTIME || ev->kind == TDB_KIND_DRIVER;
-    *c = (struct corr_rec){ev->correlation, launch ? ev->start_ns : ev->dur_ns, (uint32_t)ord,
-                           launch ? CORR_LAUNCH : ev->kind == TDB_KIND_SYNC ? CORR_LINK : CORR_DEVICE,
+    *c = (struct corr_rec){ev->correlation, launch ? ev->start_ns : 0, (uint32_t)ord,
+                           launch ? CORR_LAUNCH : ev->kind == TDB_KIND_SYNC ? CORR_LINK : CORR_WORK,
                            in_row >= 0 ? (uint32_t)in_row + 1 : 0, 0};
     return 0;
 }
@@ -230,7 +198,7 @@ static uint32_t held_ord(const struct tdb_ingest *ing, int64_t id)
     return id >= ing->trace_first_event && ord < 0xfffffffeu ? (uint32_t)ord + 1 : NESTING_UNKNOWN;
 }
 
-/* Keeps what the end of the trace needs about event ord: its correlation, what it attributes, and,
+/* Keeps what the end of the trace needs about event ord: its correlation and,
  * for rows read back, its sweep key (an import's are read from its rows when the sweep must run).
  * Returns the ord of the launch of GPU work when that launch was seen just before (the row is written
  * with it, and with its start, *launch_ns), -2 otherwise, -1 on error. */
@@ -254,8 +222,7 @@ int64_t ingest_keep_keys(struct tdb_ingest *ing, size_t ord, const struct tdb_ev
         struct nesting_key *k = spill_sort_push(ing->keys);
         if (!k)
             return ingest_sort_failed(ing, ing->keys);
-        *k = (struct nesting_key){ev->start_ns, ev->dur_ns, (uint32_t)ev->thread_id, (uint32_t)ord, (uint32_t)stat,
-                                  (uint32_t)attributes_of(ev)};
+        *k = (struct nesting_key){ev->start_ns, ev->dur_ns, (uint32_t)ev->thread_id, (uint32_t)ord, (uint32_t)stat, 0};
         if (ing->held_keys) /* what the row holds: coalesce(self_ns, dur_ns) as row_writer.c writes it */
             ((struct nesting_held_key *)k)->held =
                 recorded ? (struct nesting_held){ev->self_ns != TDB_NULL ? ev->self_ns : ev->dur_ns,
@@ -309,7 +276,7 @@ void ingest_event_of_row(sqlite3_stmt *st, struct tdb_event *ev)
 
 /* The sweep's keys of the current trace's events, read from their rows, as ingest_keep_keys would have
  * kept them as they came (the row holds what the key is made of: the times, the track, the aggregate's
- * kind, name and device, what it attributes). Imports keep none as events come: nearly every trace
+ * kind, name and device). Imports keep none as events come: nearly every trace
  * nests as it streams in (stream_nest.c), and pushing and spilling a key an event cost its parser 3.5%;
  * a trace with a track the stream could not nest pays this one scan instead. 0, or -1 (printed). */
 int ingest_keys_from_rows(struct tdb_ingest *ing)
@@ -340,7 +307,7 @@ int ingest_keys_from_rows(struct tdb_ingest *ing)
             break;
         }
         *k = (struct nesting_key){ev.start_ns, ev.dur_ns, (uint32_t)ev.thread_id, (uint32_t)(id - ing->trace_first_event),
-                                  (uint32_t)stat, (uint32_t)attributes_of(&ev)};
+                                  (uint32_t)stat, 0};
         if (ing->held_keys) /* (an import's keys hold nothing: this is for safety's sake) */
             ((struct nesting_held_key *)k)->held = (struct nesting_held){0, NESTING_UNKNOWN, 0};
     }
@@ -435,17 +402,6 @@ int ingest_same_name(void *ctx, uint32_t a, uint32_t b)
     return name == stat_at(ing, b)->name_id;
 }
 
-/* A launch streamed in inside call path context: what it attributes goes there. */
-static int ingest_stream_path(void *ctx, int64_t id, uint32_t context)
-{
-    struct tdb_ingest *ing = ctx;
-    struct result_rec *o = spill_sort_push(ing->results);
-    if (!o)
-        return ingest_sort_failed(ing, ing->results);
-    *o = (struct result_rec){(uint32_t)(id - ing->trace_first_event), RES_STREAM_PATH, 0, 0, context, 0};
-    return 0;
-}
-
 int64_t tdb_ingest_event(struct tdb_ingest *ing, const struct tdb_event *in)
 {
     struct tdb_event clamped;
@@ -482,8 +438,7 @@ int64_t tdb_ingest_event(struct tdb_ingest *ing, const struct tdb_event *in)
         return -1;
     if (ingest_keep_gpu_time(ing, (size_t)(id - ing->trace_first_event), ev) != 0)
         return -1;
-    const struct stream_nest_calls calls = {ingest_emit_row, ingest_fix_self, ingest_self_sum, ingest_path,
-                                            ingest_stream_path, ingest_same_name, ing};
+    const struct stream_nest_calls calls = {ingest_emit_row, ingest_fix_self, ingest_self_sum, ingest_same_name, ing};
     if (!ing->stream && !(ing->stream = stream_nest_new(ing->sort_budget / 2, &calls, ing->sort_dir))) {
         fprintf(ing->err, "tracedb: out of memory\n");
         return -1;
@@ -492,7 +447,7 @@ int64_t tdb_ingest_event(struct tdb_ingest *ing, const struct tdb_event *in)
      * kernel over a row or two before its launch); a launch links the work waiting for it */
     int64_t wait = links_to_launch(ev) && launch < 0 ? ev->correlation : TDB_NULL;
     if (stream_nest_add(ing->stream, id, name, cat, ev, launch >= 0 ? ing->trace_first_event + launch : TDB_NULL,
-                        launch >= 0 ? launch_ns : TDB_NULL, (uint32_t)ing->last_stat, attributes_of(ev), wait) != 0)
+                        launch >= 0 ? launch_ns : TDB_NULL, (uint32_t)ing->last_stat, wait) != 0)
         return -1;
     if ((ev->kind == TDB_KIND_RUNTIME || ev->kind == TDB_KIND_DRIVER) && ev->correlation != TDB_NULL)
         stream_nest_link(ing->stream, ev->correlation, id, ev->start_ns);

@@ -17,29 +17,26 @@
 #include <sqlite3.h>
 #include <time.h>
 
-/* What the end of a trace writes back to a row or attributes to the operators around it: one stream
- * ordered by (ord, what), merged from the sweep, the launch links and the attributions. 24 bytes. */
+/* What the end of a trace writes back to a row: one stream ordered by (ord, what), merged from the
+ * sweep and the launch links. 24 bytes. */
 enum result_what {
-    RES_NEST,      /* the sweep's parent (ord + 1), depth, context path and self time (val) */
-    RES_PATH,      /* only the context path: the row holds its values, what it attributes needs the path */
-    RES_STREAM_PATH, /* the same, found as the rows streamed in: taken when the sweep did not run */
-    RES_LINK,      /* GPU work: parent = the ord of its launch (the row holds none, or another), val = its start */
-    RES_DEVICE     /* the launch at ord launched GPU work of val ns: device time for its operators */
+    RES_NEST,      /* the sweep's parent (ord + 1), depth and self time (val) */
+    RES_LINK       /* GPU work: parent = the ord of its launch (the row holds none, or another), val = its start */
 };
 
 struct result_rec {
     uint32_t ord;
     uint16_t what, depth;
-    uint32_t parent, context;
+    uint32_t parent, pad;
     int64_t val;
 };
 
 /* A correlation met in the trace: its launch (a runtime or driver call) or GPU work it launched;
  * sorted by (correlation, what, ord) they pair each piece of work with the first launch. 32 bytes. */
-enum corr_what { CORR_LAUNCH, CORR_DEVICE /* device time */, CORR_LINK /* a sync: linked only */ };
+enum corr_what { CORR_LAUNCH, CORR_WORK /* kernels, memcpy, memset */, CORR_LINK /* a sync */ };
 
 struct corr_rec {
-    int64_t corr, t; /* GPU work: its duration; a launch: its start (its work's launch_ns) */
+    int64_t corr, t; /* a launch: its start (its work's launch_ns); else 0 */
     uint32_t ord, what;
     uint32_t in_row; /* GPU work: the ord + 1 of the launch its row was written with, 0 = none */
     uint32_t pad;
@@ -63,25 +60,15 @@ struct corr_rec {
 /* Bytes of memory each of the end of trace's sorts may hold (then they spill to disk). */
 #define SORT_BUDGET (8u << 20)
 
-/* ingest_events.c: the records' orders, and the call paths (met as rows stream in, and by the sweep) */
+/* ingest_events.c: the records' orders */
 int corr_rec_cmp(const void *a, const void *b);   /* correlation, what, ord */
-/* The call path of an operator (stat) inside the path `enclosing`: interned, 0 when out of memory. */
-uint32_t ingest_path(void *ctx, uint32_t enclosing, uint32_t stat);
 int ingest_same_name(void *ctx, uint32_t a, uint32_t b); /* aggregates a and b count one name */
 int result_rec_cmp(const void *a, const void *b); /* ord, what */
-
-/* A call path: the aggregate (name) of an operator and the path around it; device time is summed per
- * path while the rows are written back, then added to every operator on it. */
-struct call_path {
-    uint32_t enclosing, stat;
-    int64_t device;
-};
 
 /* Running aggregates of one (kind, name, device) in the current trace. */
 struct stat_row {
     int64_t kind, name_id, device;
     int64_t calls, total, self, min, max;
-    int64_t self_device, device_total;     /* GPU work launched directly / by it or its children */
     int device_class;                      /* GPU work: device_time_class() of its kind and name; -1 until asked */
     uint32_t next_same_name;               /* the name's next aggregate: its index + 1, 0 none (stat_find);
                                             * (no padding: the record goes to a file as it is, paged.h) */
@@ -135,7 +122,6 @@ struct tdb_ingest {
     struct spill_sort *corrs;    /* correlations (struct corr_rec) */
     struct spill_sort *results;  /* rows to rewrite, values to attribute (struct result_rec) */
     int64_t rewrites;            /* of them, rows to rewrite (RES_NEST, RES_LINK) */
-    int streamed;                /* every row was nested as it streamed in: the sweep did not run */
     int64_t changed;             /* rows the rewrite wrote (TRACEDB_TIMING): by id, every one; in one pass, those it changed */
     size_t sort_budget;          /* bytes of memory per sort (TRACEDB_SORT_KIB) */
     char *sort_dir;              /* where sorts spill: beside the database */
@@ -145,20 +131,17 @@ struct tdb_ingest {
         int64_t corr, start;
         uint32_t ord, used;
     } *recent;
-    /* the call paths and the per-name sums grow with the trace's names and nesting: their records in
-     * pages (paged.h), the latest in memory, the rest in a temporary file; their keys in spill maps */
-    struct paged_file sums_file;  /* the pages of stats and paths beyond memory */
-    struct spill_map path_index;  /* (enclosing, stat) -> index in paths */
-    struct paged paths;           /* struct call_path (path_at); [0]: none */
-    size_t npaths;
+    /* the per-name sums grow with the trace's names: their records in pages (paged.h), the latest in
+     * memory, the rest in a temporary file; their keys in spill maps */
+    struct paged_file sums_file;  /* the pages of stats (and of the sweep's stack) beyond memory */
     struct paged name_stats;      /* per name id below NAME_STATS_IDS (uint32_t): its latest aggregate's
                                    * index + 1, 0 none; the name's others chained (stat_row.next_same_name) */
     struct spill_map stat_index;  /* (kind, name, device) -> index in stats, for names of larger ids (a
                                    * database appended to may hold any) */
     struct paged stats;           /* struct stat_row (stat_at) */
     size_t nstats;
-    struct stat_row stat_sink;    /* what stat_at and path_at give once the pages failed (the end of the */
-    struct call_path path_sink;   /* trace then says why: ingest_write_stats) */
+    struct stat_row stat_sink;    /* what stat_at gives once the pages failed (the end of the trace then
+                                   * says why: ingest_write_stats) */
     size_t last_stat; /* the stat row of the event being kept (ingest_stat) */
     struct stat_seen {        /* aggregates met lately, by a hash of their key: most events repeat a few */
         int64_t kind, name_id, device;
@@ -189,18 +172,11 @@ struct tdb_ingest {
     struct tdb_phase_clock phases; /* TRACEDB_TIMING: how long each phase took */
 };
 
-/* Aggregate i's record, call path i's: valid until the second call after this one on the same array
- * (paged_at). */
+/* Aggregate i's record: valid until the second call after this one (paged_at). */
 static inline struct stat_row *stat_at(struct tdb_ingest *ing, size_t i)
 {
     struct stat_row *r = paged_at(&ing->stats, i);
     return r ? r : &ing->stat_sink;
-}
-
-static inline struct call_path *path_at(struct tdb_ingest *ing, size_t i)
-{
-    struct call_path *p = paged_at(&ing->paths, i);
-    return p ? p : &ing->path_sink;
 }
 
 /* ingest_sql.c: the connection, for every part */

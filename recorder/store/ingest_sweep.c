@@ -1,11 +1,11 @@
 /* ingest_sweep.c: the end of a trace, first part (see ingest.c), in bounded memory: the sweep's
  * results (parent, depth, self time) and the launch links, merged in id order by an external sort
- * (spill_sort.c), written back in id order (one pass over the rows, or by id when few change); device
- * time attributed to the operators around them through their call paths; then the per-name sums
- * (event_stats; their memory columns 0: PyTorch's memory per operator is the ops pass's,
- * analyzer/report/ops_read.c, as it counts a [memory] event in every event whose span holds it, of any
- * thread, which a sum per call path cannot). Where every row was nested as it streamed in (stream_nest_exact), the
- * stream found the self-time sums, the call paths and the overlaps the sweep would: it does not run. */
+ * (spill_sort.c), written back in id order (one pass over the rows, or by id when few change); then the
+ * per-name sums (event_stats: calls, time, self time, shortest and longest; their device time and
+ * memory per operator columns 0: PyTorch's rules for those are `tracedb ops`'s pass,
+ * analyzer/report/ops_sweep.c, the one definition). Where every row was nested as it streamed in
+ * (stream_nest_exact), the stream found the self-time sums, the same-name count and the overlaps the
+ * sweep would: it does not run. */
 #include "ingest_internal.h"
 #include "nesting.h"
 #include "stmt_cache.h"
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Whether the pages of the trace's end (sums, paths, the sweep's stack) failed (said): -1, else 0. */
+/* Whether the pages of the trace's end (sums, the sweep's stack) failed (said): -1, else 0. */
 static int sums_failed(struct tdb_ingest *ing)
 {
     int e = paged_file_error(&ing->sums_file);
@@ -29,14 +29,13 @@ static int sums_failed(struct tdb_ingest *ing)
 /* One event swept: its self time to its name's sums; a row to rewrite where the row does not hold
  * these values: rows of tracks nested while streaming in (stream_nest.c) hold them already, except
  * on a dirty track (every row rewritten); a recording's rows where their key says they hold others;
- * other rows (read back) when nested or holding others. The row's record keeps the path around it
- * for what it attributes, whether rewritten or not. */
+ * other rows (read back) when nested or holding others. */
 static int ingest_swept(void *ctx, const struct nesting_result *r)
 {
     struct tdb_ingest *ing = ctx;
     struct stat_row *st = stat_at(ing, r->stat);
     st->self = tdb_sat_add(st->self, r->self);
-    if (r->context && ingest_same_name(ing, path_at(ing, r->context)->stat, r->stat))
+    if (r->parent && ingest_same_name(ing, r->parent_stat, r->stat))
         ing->same_name++;
     int streamed = ing->stream && !ing->read_back;
     int keep; /* the row holds the values */
@@ -44,18 +43,18 @@ static int ingest_swept(void *ctx, const struct nesting_result *r)
         keep = r->held.parent == r->parent && r->held.depth == r->depth && r->held.self == r->self;
     else
         keep = streamed && !stream_nest_dirty(ing->stream, r->track);
-    if (keep ? !r->parent || !r->attributes : !ing->held_keys && !r->parent && r->self == r->dur && !streamed)
+    if (keep || (!ing->held_keys && !r->parent && r->self == r->dur && !streamed))
         return 0;
     struct result_rec *o = spill_sort_push(ing->results);
     if (!o)
         return -1;
-    *o = (struct result_rec){r->ord, keep ? RES_PATH : RES_NEST, r->depth, r->parent, r->context, r->self};
-    ing->rewrites += !keep;
+    *o = (struct result_rec){r->ord, RES_NEST, r->depth, r->parent, 0, r->self};
+    ing->rewrites++;
     return 0;
 }
 
 /* Pairs each piece of GPU work with the first launch of its correlation: a link where its row holds
- * no launch_id or another one, and the device time for the launch's operators. */
+ * no launch_id or another one. */
 static int ingest_pair_launches(struct tdb_ingest *ing)
 {
     if (spill_sort_done(ing->corrs) != 0)
@@ -83,12 +82,6 @@ static int ingest_pair_launches(struct tdb_ingest *ing)
             *o = (struct result_rec){c->ord, RES_LINK, 0, launch - 1, 0, launch_ns};
             ing->rewrites++;
         }
-        if (c->what == CORR_DEVICE) {
-            struct result_rec *o = spill_sort_push(ing->results);
-            if (!o)
-                return -1;
-            *o = (struct result_rec){launch - 1, RES_DEVICE, 0, 0, 0, c->t};
-        }
     }
     return spill_sort_error(ing->corrs) ? -1 : 0;
 }
@@ -96,33 +89,25 @@ static int ingest_pair_launches(struct tdb_ingest *ing)
 /* ---------------------------------------------------------------- writing back */
 
 /* The merged results, read in id order by the tdb_nest() SQL function during the one UPDATE that
- * stores them; values to attribute are added to call paths as the cursor passes them. */
+ * stores them. */
 struct nest_cursor {
     struct tdb_ingest *ing;
     int64_t base;                 /* id of ord 0 */
     const struct result_rec *next;
     int64_t at;                   /* the ord the fields below describe, -1 before the first */
     int nested, linked;
-    uint32_t parent, context;
+    uint32_t parent;
     uint16_t depth;
     int64_t self, launch, launch_ns;
-    uint32_t last_ord, last_context; /* the latest RES_NEST seen, for the attributions after it */
     int backwards;                /* asked for an ord behind the cursor: the update did not go in id order */
-    int streamed;                 /* the sweep did not run: RES_STREAM_PATH stands for RES_PATH */
 };
 
 static void cursor_take(struct nest_cursor *c, const struct result_rec *r, int64_t ord)
 {
-    if (r->what == RES_NEST || r->what == RES_PATH || (r->what == RES_STREAM_PATH && c->streamed)) {
-        c->last_ord = r->ord, c->last_context = r->context;
-    } else if (r->what == RES_DEVICE && c->last_ord == r->ord && c->last_context) {
-        struct call_path *p = path_at(c->ing, c->last_context);
-        p->device = tdb_sat_add(p->device, r->val);
-    }
     if ((int64_t)r->ord != ord)
         return;
     if (r->what == RES_NEST)
-        c->nested = 1, c->parent = r->parent, c->context = r->context, c->depth = r->depth, c->self = r->val;
+        c->nested = 1, c->parent = r->parent, c->depth = r->depth, c->self = r->val;
     else if (r->what == RES_LINK)
         c->linked = 1, c->launch = r->parent, c->launch_ns = r->val;
 }
@@ -288,27 +273,6 @@ static int ingest_rewrite_rows(struct tdb_ingest *ing, struct nest_cursor *cur)
     return rc;
 }
 
-/* Adds each call path's device time to its operator ("self") and, through the paths
- * around it, to every operator it is inside ("total"), as PyTorch's profiler attributes them.
- * Paths are made after the paths around them: one pass from the last sums the trees. */
-static void ingest_attribute(struct tdb_ingest *ing)
-{
-    for (size_t i = 1; i < ing->npaths; i++) {
-        const struct call_path *p = path_at(ing, i);
-        struct stat_row *r = stat_at(ing, p->stat);
-        r->self_device = tdb_sat_add(r->self_device, p->device);
-    }
-    for (size_t i = ing->npaths; i-- > 1;) { /* (p stays while up is asked for: paged_at) */
-        struct call_path *p = path_at(ing, i);
-        struct stat_row *r = stat_at(ing, p->stat);
-        r->device_total = tdb_sat_add(r->device_total, p->device);
-        if (p->enclosing) {
-            struct call_path *up = path_at(ing, p->enclosing);
-            up->device = tdb_sat_add(up->device, p->device);
-        }
-    }
-}
-
 /* Sweeps the current trace's events (nesting.c) and pairs GPU work with launches, into the results'
  * sort: no table is read or written (a recording's indexer works on its own connection meanwhile),
  * but for an import's keys read back from its rows. */
@@ -317,10 +281,9 @@ int ingest_sweep(struct tdb_ingest *ing)
     ing->traces_nested++;
     if (!ing->keys)
         return 0; /* no events */
-    /* every row nested as it streamed in (stream_nest.c), with its self time summed and its call path
-     * found: the sweep would find the same, and need not run; else it runs over every key */
+    /* every row nested as it streamed in (stream_nest.c), with its self time summed: the sweep would find
+     * the same, and need not run; else it runs over every key */
     int streamed = ing->stream && !ing->read_back && stream_nest_exact(ing->stream) && ing->stream_abs <= INT64_MAX;
-    ing->streamed = streamed;
     if (streamed) {
         for (size_t i = 0; i < ing->nstats; i++) {
             struct stat_row *r = stat_at(ing, i);
@@ -334,8 +297,7 @@ int ingest_sweep(struct tdb_ingest *ing)
         if (spill_sort_done(ing->keys) != 0)
             return ingest_sort_failed(ing, ing->keys);
         /* the stack's top in memory (1/16 of the budget: 5,632 frames), its deep part in the sums' file */
-        int64_t overlaps = nesting_sweep(ing->keys, ing->held_keys, &ing->sums_file, ing->sort_budget / 16, ingest_path,
-                                         ingest_swept, ing);
+        int64_t overlaps = nesting_sweep(ing->keys, ing->held_keys, &ing->sums_file, ing->sort_budget / 16, ingest_swept, ing);
         if (overlaps < 0 && sums_failed(ing) != 0)
             return -1;
         if (overlaps < 0)
@@ -356,12 +318,11 @@ int ingest_sweep(struct tdb_ingest *ing)
 }
 
 /* Writes the sweep's results back in id order (one pass, or by id when few rows change); rows with no
- * parent, no children and no new launch keep their defaults. Then the attributions to call paths. */
+ * parent, no children and no new launch keep their defaults. */
 int ingest_write_back(struct tdb_ingest *ing)
 {
     if (!ing->results)
         return 0; /* no events */
-    int streamed = ing->streamed;
 
     /* Imported rows hold the nesting of their track as streamed in (stream_nest.c): only rows of dirty
      * tracks and late links are rewritten, by id when they are few. A recording's rows hold what its
@@ -380,8 +341,7 @@ int ingest_write_back(struct tdb_ingest *ing)
                             "self_ns = tdb_nest(id, 2, self_ns), launch_id = coalesce(tdb_nest(id, 3), launch_id), "
                             "launch_ns = coalesce(tdb_nest(id, 6), launch_ns) "
                             "WHERE id >= ?1 AND id < ?2 AND tdb_nest(id, 4, parent_id, depth, self_ns, launch_id)";
-    struct nest_cursor cur = {.ing = ing, .base = ing->trace_first_event, .next = spill_sort_next(ing->results), .at = -1,
-                              .streamed = streamed};
+    struct nest_cursor cur = {.ing = ing, .base = ing->trace_first_event, .next = spill_sort_next(ing->results), .at = -1};
     int by_id = (!ing->read_back || ing->held_keys) &&
                 ing->rewrites <= (ing->trace_end_event - ing->trace_first_event) / SCAN_SHARE;
     ing->changed = 0;
@@ -390,7 +350,6 @@ int ingest_write_back(struct tdb_ingest *ing)
         fprintf(stderr, "tracedb: %lld rows to rewrite of %lld: %s, %lld written\n", (long long)ing->rewrites,
                 (long long)(ing->trace_end_event - ing->trace_first_event), by_id ? "by id" : "one pass",
                 (long long)ing->changed);
-    cursor_seek(&cur, INT64_MAX); /* what is left: attributions to rows after the last one rewritten */
     if (rc == 0 && spill_sort_error(ing->results))
         rc = ingest_sort_failed(ing, ing->results);
     if (rc == 0 && cur.backwards) {
@@ -399,8 +358,6 @@ int ingest_write_back(struct tdb_ingest *ing)
     }
     spill_sort_free(ing->results);
     ing->results = NULL;
-    if (rc == 0)
-        ingest_attribute(ing);
     return rc;
 }
 
@@ -425,9 +382,7 @@ int ingest_write_stats(struct tdb_ingest *ing)
         sqlite3_bind_int64(st, 7, r->self);
         sqlite3_bind_int64(st, 8, r->min);
         sqlite3_bind_int64(st, 9, r->max);
-        sqlite3_bind_int64(st, 10, r->self_device);
-        sqlite3_bind_int64(st, 11, r->device_total);
-        for (int col = 12; col <= 15; col++) /* the memory columns: the ops pass's (at the top) */
+        for (int col = 10; col <= 15; col++) /* device time and memory per operator: the ops pass's (at the top) */
             sqlite3_bind_int64(st, col, 0);
         rc = ingest_step(ing, st);
     }

@@ -162,13 +162,12 @@ int tdb_ingest_end_trace(struct tdb_ingest *ing, const struct tdb_trace_info *in
     if (rc == 0)
         rc = ingest_write_stats(ing);
     if (ing->phases.on) /* what went beyond memory: keys in temporary tables (spill_map.h) */
-        fprintf(stderr, "tracedb: beyond memory: %lld of %lld names, %lld of %lld call paths; pages to a file: "
-                        "%llu of %lld per-name sums, %llu of call paths, %llu of the nesting's stacks\n",
-                (long long)ing->strings.spilled, (long long)(ing->next_string - 1), (long long)ing->path_index.spilled,
-                (long long)(ing->npaths ? ing->npaths - 1 : 0), (unsigned long long)ing->stats.writes,
-                (long long)ing->nstats, (unsigned long long)ing->paths.writes,
+        fprintf(stderr, "tracedb: beyond memory: %lld of %lld names; pages to a file: %llu of %lld per-name sums, "
+                        "%llu of the nesting's stacks\n",
+                (long long)ing->strings.spilled, (long long)(ing->next_string - 1), (unsigned long long)ing->stats.writes,
+                (long long)ing->nstats,
                 (unsigned long long)((ing->stream ? stream_nest_stack_pages(ing->stream) : 0) + ing->sums_file.writes -
-                                     ing->stats.writes - ing->paths.writes - ing->name_stats.writes));
+                                     ing->stats.writes - ing->name_stats.writes));
     ingest_free_keys(ing);
     if (ing->stream)
         stream_nest_reset(ing->stream);

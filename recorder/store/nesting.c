@@ -22,15 +22,14 @@ int nesting_key_cmp(const void *a, const void *b)
 struct nesting_frame {
     struct nesting_result r;
     int64_t end, child_sum;
-    uint32_t path;
 };
 
 /* Frame n, made from r (field by field over zeros: the page it is in may go to a file as it is). */
 static void frame_set(struct nesting_frame *n, const struct nesting_result *r, int64_t end)
 {
     memset(n, 0, sizeof *n);
-    n->r.ord = r->ord, n->r.parent = r->parent, n->r.context = r->context, n->r.stat = r->stat;
-    n->r.track = r->track, n->r.attributes = r->attributes, n->r.depth = r->depth;
+    n->r.ord = r->ord, n->r.parent = r->parent, n->r.parent_stat = r->parent_stat, n->r.stat = r->stat;
+    n->r.track = r->track, n->r.depth = r->depth;
     n->r.self = r->self, n->r.dur = r->dur;
     n->r.held.self = r->held.self, n->r.held.parent = r->held.parent, n->r.held.depth = r->held.depth;
     n->end = end;
@@ -62,7 +61,6 @@ static int top_end(struct paged *stack, size_t top, int64_t *end)
 }
 
 int64_t nesting_sweep(struct spill_sort *keys, int held, struct paged_file *stack_file, size_t stack_bytes,
-                      uint32_t (*path)(void *ctx, uint32_t enclosing, uint32_t stat),
                       int (*emit)(void *ctx, const struct nesting_result *r), void *ctx)
 {
     struct paged stack;
@@ -87,17 +85,17 @@ int64_t nesting_sweep(struct spill_sort *keys, int held, struct paged_file *stac
         }
         if (rc != 0)
             break;
-        struct nesting_result r = {k->ord, 0, 0, k->stat, k->track, k->attributes, 0, d, d, {0, 0, 0}};
+        struct nesting_result r = {k->ord, 0, 0, k->stat, k->track, 0, d, d, {0, 0, 0}};
         if (held)
             r.held = ((const struct nesting_held_key *)k)->held;
         if (top > 0) {
             struct nesting_frame *f = paged_at(&stack, top - 1);
-            if (!f || (!f->path && !(f->path = path(ctx, f->r.context, f->r.stat)))) { /* its first child */
+            if (!f) {
                 rc = -1;
                 break;
             }
             r.parent = f->r.ord + 1;
-            r.context = f->path;
+            r.parent_stat = f->r.stat;
             r.depth = f->r.depth == UINT16_MAX ? UINT16_MAX : (uint16_t)(f->r.depth + 1);
             f->child_sum = tdb_sat_add(f->child_sum, d);
         }
@@ -106,7 +104,7 @@ int64_t nesting_sweep(struct spill_sort *keys, int held, struct paged_file *stac
             rc = emit(ctx, &r);
             continue;
         }
-        struct nesting_frame *n = paged_at(&stack, top); /* its path: when a child needs it */
+        struct nesting_frame *n = paged_at(&stack, top);
         if (!n) {
             rc = -1;
             break;

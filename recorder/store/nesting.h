@@ -12,7 +12,7 @@ struct nesting_key {
     int64_t start, dur;
     uint32_t track, ord; /* ord: the event's id minus the trace's first id */
     uint32_t stat;       /* the caller's aggregate of the event (its name) */
-    uint32_t attributes; /* the caller's flag: the event has values for the operators around it */
+    uint32_t pad;        /* zero (the record goes to a file as it is) */
 };
 
 /* What an event's row holds already (a recording's rows are written with the nesting its recorder
@@ -32,8 +32,8 @@ struct nesting_held_key {
 /* What the sweep found for one event, given once the event and all its children are done. */
 struct nesting_result {
     uint32_t ord, parent; /* parent: the enclosing event's ord + 1, 0 = none */
-    uint32_t context;     /* the call path around the event (see nesting_sweep), 0 = none */
-    uint32_t stat, track, attributes;
+    uint32_t parent_stat; /* the enclosing event's stat (with a parent) */
+    uint32_t stat, track;
     uint16_t depth;
     int64_t self, dur;    /* self: dur minus the direct children's dur */
     struct nesting_held held; /* its key's, when the keys hold them; else zero */
@@ -44,14 +44,11 @@ int nesting_key_cmp(const void *a, const void *b);
 
 /* Sweeps keys (a finished spill_sort of struct nesting_key; of struct nesting_held_key when held, each
  * result then with its key's held values). A child must end within its parent, else the parent is
- * closed first (an overlap, counted). Each event that holds others is given a call path by path(ctx,
- * enclosing path, its stat): nonzero ids, the same for the same path; an event's context is its
- * parent's path. emit(ctx, result) for every event (nonzero: stop with its error). The stack holds
- * stack_bytes in memory, its deep part in pages in stack_file (records of 88 bytes).
+ * closed first (an overlap, counted). emit(ctx, result) for every event (nonzero: stop with its error).
+ * The stack holds stack_bytes in memory, its deep part in pages in stack_file (records of 72 bytes).
  * Returns the number of overlaps, or -1 (out of memory, the sort, the stack's file or a callback
  * failed). */
 int64_t nesting_sweep(struct spill_sort *keys, int held, struct paged_file *stack_file, size_t stack_bytes,
-                      uint32_t (*path)(void *ctx, uint32_t enclosing, uint32_t stat),
                       int (*emit)(void *ctx, const struct nesting_result *r), void *ctx);
 
 #endif

@@ -1,7 +1,7 @@
 /* paged.h: an array of fixed-size records indexed from 0, in bounded memory: pages of records, at most
  * a given number of bytes of them in memory, the others in an unlinked temporary file beside the
  * database (spill_temp_file), read back when asked for again; the page evicted is the one a clock finds
- * unused longest. What grows with a trace's names or its nesting (per-name sums, call paths, the
+ * unused longest. What grows with a trace's names or its nesting (per-name sums, the
  * nesting's stacks) costs disk beyond that, not memory; an array that stays small never touches the
  * disk. Arrays of one owner may share a file (struct paged_file: a slot per page written there).
  * Not thread-safe; no allocation on a hit. */

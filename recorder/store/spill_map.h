@@ -1,5 +1,5 @@
 /* spill_map.h: a map from byte strings to ids (>= 0) in bounded memory, for what grows with a trace's
- * names (the names interned, the per-name sums' keys, the call paths). The keys met lately are in an
+ * names (the names interned, the per-name sums' keys). The keys met lately are in an
  * in-memory hash map (strmap), at most max_keys of them and max_bytes of their bytes; when it is full,
  * the keys it holds go to the table of a private temporary SQLite database (schema/spill_map.sql: the
  * key its own index, the pages beyond its cache in a file) and it starts again empty. A key not in

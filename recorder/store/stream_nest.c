@@ -12,8 +12,6 @@
 struct held {
     int64_t id, name_id, cat_id;
     uint32_t stat;       /* its aggregate */
-    uint32_t context;    /* a launch's call path (what it attributes goes there); 0 */
-    int attributes;      /* it is such an event */
     struct tdb_event ev; /* args.p is set when the row leaves: its text is in the byte ring */
     uint64_t args_at, args_end; /* absolute offsets in the byte ring */
     int done;            /* its values are final (or its track is dirty) */
@@ -38,7 +36,7 @@ struct frame {
     uint64_t seq;        /* its row in the ring, when ring */
     int64_t id, end, dur, child_sum;
     int64_t later;       /* an earlier run's frame: its children of this run, its row's self time less */
-    uint32_t stat, path; /* its aggregate; its call path (0 until a child needs it) */
+    uint32_t stat;       /* its aggregate */
     int depth;
     int ring;            /* 1: this run's, its row in the ring; 0: an earlier run's, read back from the log */
 };
@@ -293,32 +291,6 @@ static int pop_before(struct stream_nest *s, struct track *t, int64_t start, int
     return 0;
 }
 
-/* The call path of frame i of t's stack (each frame's parent is the one below it), made for it and the
- * frames below it that have none yet (down the stack's pages on disk, where the first child of a deep
- * nest asks). 0 on failure; where a page could not be read back, the track turns dirty too. */
-static uint32_t path_of(struct stream_nest *s, struct track *t, size_t i)
-{
-    size_t j = i + 1;
-    const struct frame *f = NULL;
-    while (j > 0 && (f = paged_at(&t->stack, j - 1)) && !f->path)
-        j--;
-    if (j > 0 && !f) {
-        make_dirty(s, t);
-        return 0;
-    }
-    uint32_t path = j ? f->path : 0;
-    for (; j <= i; j++) {
-        struct frame *g = paged_at(&t->stack, j);
-        if (!g) {
-            make_dirty(s, t);
-            return 0;
-        }
-        if (!(path = g->path = s->c.path(s->c.ctx, path, g->stat)))
-            return 0;
-    }
-    return path;
-}
-
 /* The next of the earlier runs' events, or none (on a read error the track turns dirty: what was not
  * seen could have changed). */
 static void next_earlier(struct track *t, struct stream_nest *s)
@@ -434,8 +406,6 @@ static int release(struct stream_nest *s, int force)
         if (h->ev.args.p)
             h->ev.args.p = s->bytes + h->args_at % s->bytes_cap;
         s->c.self_sum(s->c.ctx, h->stat, h->ev.self_ns != TDB_NULL ? h->ev.self_ns : h->ev.dur_ns);
-        if (h->context && s->c.attributes(s->c.ctx, h->id, h->context) != 0)
-            return -1;
         int rc = s->c.emit(s->c.ctx, h->id, h->name_id, h->cat_id, &h->ev);
         s->head++;
         s->bytes_head = h->args_end;
@@ -490,7 +460,7 @@ static int comes_ahead(struct stream_nest *s, struct track *t, const struct tdb_
 }
 
 int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t cat_id, const struct tdb_event *ev,
-                    int64_t launch_id, int64_t launch_ns, uint32_t stat, int attributes, int64_t wait_correlation)
+                    int64_t launch_id, int64_t launch_ns, uint32_t stat, int64_t wait_correlation)
 {
     struct frame_rec taken[AHEAD_MAX];
     int ahead = 0; /* instants it comes ahead of */
@@ -534,7 +504,7 @@ int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t 
             return -1;
     }
     struct held *h = &s->q[s->tail % s->cap];
-    h->id = id, h->name_id = name_id, h->cat_id = cat_id, h->stat = stat, h->context = 0, h->attributes = attributes;
+    h->id = id, h->name_id = name_id, h->cat_id = cat_id, h->stat = stat;
     h->ev = *ev;
     h->ev.launch_id = launch_id, h->ev.launch_ns = launch_ns;
     h->args_end = s->bytes_tail, h->args_at = s->bytes_tail - n;
@@ -580,9 +550,6 @@ int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t 
         f->child_sum = tdb_sat_add(f->child_sum, dur);
         if (!f->ring)
             f->later = tdb_sat_add(f->later, dur);
-        if (attributes && !(h->context = path_of(s, t, t->top - 1))) /* what it attributes goes to the
-                                                                         * operators around it */
-            return t->dirty ? release(s, 0) : -1;
     }
     /* every event goes to its track's log, for the runs after this one (GPU streams too: in 4 of 17
      * real traces some go back in time; the log costs the parser thread 0.04% on a GPU-heavy trace) */
@@ -608,8 +575,6 @@ int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t 
             struct held *in = &s->q[t->ahead_seq[i] % s->cap];
             in->ev.parent_id = id, in->ev.depth = depth;
             s->same_stat += s->c.same_name(s->c.ctx, in->stat, stat);
-            if (in->attributes && !(in->context = path_of(s, t, t->top - 1)))
-                return t->dirty ? release(s, 0) : -1;
             taken[i].parent = id, taken[i].depth = depth; /* (they go on waiting: another may come ahead) */
             if (!t->unlogged && frame_log_append(s->log, (uint32_t)(t->log_slot - 1), &taken[i]) != 0)
                 t->unlogged = 1;

@@ -29,10 +29,6 @@ struct stream_nest_calls {
     int (*fix)(void *ctx, int64_t id, int64_t less);
     /* self time for aggregate stat: a row's when it leaves (+), a fix's (-) */
     void (*self_sum)(void *ctx, uint32_t stat, int64_t delta);
-    /* the call path of an operator (aggregate stat) inside the path enclosing (0: none): 0 on failure */
-    uint32_t (*path)(void *ctx, uint32_t enclosing, uint32_t stat);
-    /* row id, a launch or [memory] event, lies inside call path context: 0, or -1 */
-    int (*attributes)(void *ctx, int64_t id, uint32_t context);
     /* whether aggregates a and b count events of one name (whatever their kinds) */
     int (*same_name)(void *ctx, uint32_t a, uint32_t b);
     void *ctx;
@@ -41,13 +37,12 @@ struct stream_nest_calls {
 /* budget: bytes the reorder buffer may hold (rows and their args); dir: where the tracks' runs go on
  * disk (frame_log.h). NULL when out of memory. */
 struct stream_nest *stream_nest_new(size_t budget, const struct stream_nest_calls *calls, const char *dir);
-/* Row id of event ev (on track ev->thread_id, counted in aggregate stat; attributes: a launch or a
- * [memory] event, whose values go to the operators around it) comes in, its row to hold launch_id and
- * launch_ns (GPU work whose launch came just before; TDB_NULL else) in place of ev's. wait_correlation
+/* Row id of event ev (on track ev->thread_id, counted in aggregate stat) comes in, its row to hold
+ * launch_id and launch_ns (GPU work whose launch came just before; TDB_NULL else) in place of ev's. wait_correlation
  * (ev's correlation, or TDB_NULL): GPU work whose launch has not come yet; its row waits a few rows for
  * stream_nest_link(). 0, or -1 (out of memory, or a call failed). */
 int stream_nest_add(struct stream_nest *s, int64_t id, int64_t name_id, int64_t cat_id, const struct tdb_event *ev,
-                    int64_t launch_id, int64_t launch_ns, uint32_t stat, int attributes, int64_t wait_correlation);
+                    int64_t launch_id, int64_t launch_ns, uint32_t stat, int64_t wait_correlation);
 /* A launch (row launch_id, starting at launch_ns) of this correlation came: the GPU work waiting for it
  * takes them as its launch_id and launch_ns. 1 when a row was linked. */
 int stream_nest_link(struct stream_nest *s, int64_t correlation, int64_t launch_id, int64_t launch_ns);
@@ -60,7 +55,7 @@ int stream_nest_flush(struct stream_nest *s);
 /* Whether the rows of track were written without the sweep's values (after flush). */
 int stream_nest_dirty(const struct stream_nest *s, uint32_t track);
 /* Whether every row of the trace was nested here (no track dirty, none without a track): then the
- * self_sum, path and attributes calls and stream_nest_overlaps() stand for the sweep's (after flush). */
+ * self_sum calls, stream_nest_same_stat() and stream_nest_overlaps() stand for the sweep's (after flush). */
 int stream_nest_exact(const struct stream_nest *s);
 /* Events given a parent of their own name (same_name), this trace. */
 int64_t stream_nest_same_stat(const struct stream_nest *s);

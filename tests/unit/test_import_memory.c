@@ -3,7 +3,7 @@
  * the sanitizers (301 MB without): every name, its per-name sums and their keys were held in memory; a
  * million nested B events never ended, each its own name, 410 MB (372 MB), and a million B events then
  * their E, 224 MB without them: the nesting's stacks too. Now they must stay within a bound far below
- * that, sanitizers included, with the rows checked. Names, per-name sums, call paths and the stacks'
+ * that, sanitizers included, with the rows checked. Names, per-name sums and the stacks'
  * deep parts that went beyond memory (a 1 KiB budget: TRACEDB_SORT_KIB=1) give the same database, every
  * table row for row, as those held in memory: on a trace whose names come back after they left, and on
  * deep nests streamed in two runs (a launch at every depth) or left to the end's sweep. */
@@ -107,8 +107,7 @@ static char *all_rows(const char *db)
 
 /* ROUNDS rounds of OPS operators op_<k> (each name back in every round, long after it left a small
  * memory), each holding child_<k % 700>, which holds a [memory] event and a launch of kernel_<k % 900>
- * (3 us) on a GPU stream (its device time to the call path op_<k> / child_...): names, per-name sums of
- * four kinds, call paths two deep. */
+ * (3 us) on a GPU stream: names, and per-name sums of four kinds. */
 static void write_names_back(const char *path)
 {
     FILE *out = fopen(path, "w");
@@ -135,25 +134,23 @@ static void write_names_back(const char *path)
     cr_assert_eq(fclose(out), 0);
 }
 
-/* The "beyond memory" line of TRACEDB_TIMING's output in file err: names and call paths whose keys went
- * to temporary tables, pages of per-name sums and of call paths written to a temporary file. */
-static void beyond_memory(const char *err, long long got[4])
+/* The "beyond memory" line of TRACEDB_TIMING's output in file err: names whose keys went to temporary
+ * tables, pages of per-name sums written to a temporary file. */
+static void beyond_memory(const char *err, long long got[2])
 {
     char *text = read_file(err, NULL), *line = strstr(text, "beyond memory: ");
     cr_assert(line, "no \"beyond memory\" line in:\n%s", text);
-    long long names, paths, sums;
-    cr_assert_eq(sscanf(line, "beyond memory: %lld of %lld names, %lld of %lld call paths; pages to a file: %lld of %lld "
-                              "per-name sums, %lld of call paths",
-                        &got[0], &names, &got[1], &paths, &got[2], &sums, &got[3]),
-                 7, "%s", line);
+    long long names, sums;
+    cr_assert_eq(sscanf(line, "beyond memory: %lld of %lld names; pages to a file: %lld of %lld per-name sums",
+                        &got[0], &names, &got[1], &sums),
+                 4, "%s", line);
     /* op_, child_, kernel_, [memory], cudaLaunchKernel and four categories */
     cr_assert_eq(names, OPS + 700 + 900 + 6, "every name (and category) once: %s", line);
-    cr_assert_eq(paths, 2 * OPS, "a call path for each operator and its child: %s", line);
     cr_assert_eq(sums, OPS + 700 + 900 + 2, "sums for each name of an event: %s", line);
     free(text);
 }
 
-Test(import_memory, names_sums_and_paths_beyond_memory_give_the_database_held_in_memory, .timeout = 300)
+Test(import_memory, names_and_sums_beyond_memory_give_the_database_held_in_memory, .timeout = 300)
 {
     char *dir = temp_dir(), json[600], mem_db[600], disk_db[600], err[600];
     snprintf(json, sizeof json, "%s/back.json", dir);
@@ -161,26 +158,24 @@ Test(import_memory, names_sums_and_paths_beyond_memory_give_the_database_held_in
     snprintf(disk_db, sizeof disk_db, "%s/disk.db", dir);
     snprintf(err, sizeof err, "%s/timing.txt", dir);
     write_names_back(json);
-    long long got[4];
+    long long got[2];
     cr_assert_eq(run("TRACEDB_TIMING=1 '%s' import -q '%s' -o '%s' 2>'%s'", tracedb(), json, mem_db, err), 0);
     beyond_memory(err, got);
-    cr_assert_eq(got[0] + got[1] + got[2] + got[3], 0, "a roomy budget holds all in memory");
-    /* 4 names' and paths' keys in memory, the sums and paths a record or two */
+    cr_assert_eq(got[0] + got[1], 0, "a roomy budget holds all in memory");
+    /* 4 names' keys in memory, the sums a record or two */
     cr_assert_eq(run("TRACEDB_TIMING=1 TRACEDB_SORT_KIB=1 '%s' import -q '%s' -o '%s' 2>'%s'", tracedb(), json, disk_db, err),
                  0);
     beyond_memory(err, got);
     cr_assert_gt(got[0], OPS, "names went beyond memory");
-    cr_assert_gt(got[1], OPS, "call paths went beyond memory");
-    cr_assert_gt(got[2], OPS, "per-name sums went to the file");
-    cr_assert_gt(got[3], OPS, "call paths went to the file");
+    cr_assert_gt(got[1], OPS, "per-name sums went to the file");
     sqlite3 *d = db_open(disk_db);
     cr_assert_eq(db_int(d, "SELECT count(*) FROM event"), ROUNDS * OPS * 5);
     cr_assert_eq(db_int(d, "SELECT count(*) FROM event_stats WHERE name_id IN (SELECT id FROM string WHERE value LIKE 'op\\_%' "
-                           "ESCAPE '\\') AND calls = 3 AND self_device_ns = 0 AND device_total_ns = 9000"),
-                 OPS, "each operator's sums, its device time (3 kernels of 3 us) below it");
-    cr_assert_eq(db_int(d, "SELECT count(*) FROM event_stats WHERE self_cpu_mem <> 0 OR cpu_mem <> 0 OR self_device_mem <> 0 "
-                           "OR device_mem <> 0"),
-                 0, "memory per operator is the ops pass's (every event whose time holds it): the sums hold none");
+                           "ESCAPE '\\') AND calls = 3 AND total_ns = 24000 AND self_ns = 6000"),
+                 OPS, "each operator's sums: 3 calls of 8 us, each holding a child of 6 us");
+    cr_assert_eq(db_int(d, "SELECT count(*) FROM event_stats WHERE self_device_ns <> 0 OR device_total_ns <> 0 "
+                           "OR self_cpu_mem <> 0 OR cpu_mem <> 0 OR self_device_mem <> 0 OR device_mem <> 0"),
+                 0, "time and memory per operator are the ops pass's: the sums hold none");
     sqlite3_close(d);
     char *mem = all_rows(mem_db), *disk = all_rows(disk_db);
     cr_assert(strlen(mem) > 100000);
@@ -270,9 +265,9 @@ Test(import_memory, a_million_ranges_begun_then_ended_import_in_bounded_memory, 
 #define DEEP 3000
 
 /* Thread 1: DEEP operators nested (operator i at i us for 2 DEEP - 2i us, named op_<i % 7>), then, in
- * time order, a launch in each where it is alone (its call path DEEP - i deep: the first asks for the
- * whole stack's paths) of a kernel of 1 + i us; thread 2: as many nested, written innermost first, each
- * going back in time (the end's sweep nests them). */
+ * time order, a launch in each where it is alone (DEEP - i deep: the first reaches down the whole
+ * stack) of a kernel of 1 + i us; thread 2: as many nested, written innermost first, each going back in
+ * time (the end's sweep nests them). */
 static void deep_two_ways(FILE *out, int i, int n)
 {
     (void)n;
@@ -308,21 +303,14 @@ Test(import_memory, deep_stacks_beyond_memory_give_the_database_held_in_memory, 
     char *text = read_file(err, NULL), *line = strstr(text, "beyond memory: ");
     cr_assert(line, "no \"beyond memory\" line in:\n%s", text);
     long long stacks = -1;
-    const char *at = strstr(line, "call paths, ");
-    cr_assert(at && sscanf(at, "call paths, %lld of the nesting's stacks", &stacks) == 1, "%s", line);
+    const char *at = strstr(line, "per-name sums, ");
+    cr_assert(at && sscanf(at, "per-name sums, %lld of the nesting's stacks", &stacks) == 1, "%s", line);
     cr_assert_gt(stacks, 2 * DEEP, "the stacks' deep parts went to the file: %s", line);
     free(text);
     sqlite3 *d = db_open(disk_db);
     cr_assert_eq(db_int(d, "SELECT count(*) FROM event e JOIN thread t ON t.id = e.thread_id WHERE t.tid = 2 "
                            "AND e.depth = e.start_ns / 1000 AND e.self_ns = 2000 AND (e.depth = 0) = (e.parent_id IS NULL)"),
                  DEEP, "thread 2 nested by the sweep");
-    int64_t dev0 = 0; /* op_0's: operators 0, 7, 14, ..., each every kernel launched at its depth and below */
-    for (int k = 0; k < DEEP; k += 7)
-        for (int j = k; j < DEEP; j++)
-            dev0 += (1 + j) * 1000;
-    cr_assert_eq(db_int(d, "SELECT device_total_ns FROM event_stats WHERE name_id = (SELECT id FROM string WHERE value = 'op_0') "
-                           "AND kind = (SELECT id FROM kind WHERE name = 'op')"),
-                 dev0);
     sqlite3_close(d);
     char *mem = all_rows(mem_db), *disk = all_rows(disk_db);
     cr_assert(strcmp(mem, disk) == 0, "the tables differ with the stacks' deep parts on disk");

@@ -331,7 +331,7 @@ Test(nesting, real_trace_orders_and_time_order_give_the_same_tables, .timeout = 
 }
 
 /* f's database (the time order's) and db2 (the same events in another order) hold the same events,
- * parents, depths, self times and launches, the same per-name sums and device totals. */
+ * parents, depths, self times and launches, the same per-name sums. */
 static void check_same_tables(const struct fixture *f, const char *db2)
 {
     sqlite3 *d = db_open(f->db);
@@ -355,8 +355,7 @@ static void check_same_tables(const struct fixture *f, const char *db2)
     cr_assert_eq(launch_ns_wrong(d, "k"), 0);
     cr_assert_eq(db_int(d, "SELECT count(*) FROM k.event WHERE launch_ns IS NOT NULL"),
                  db_int(d, "SELECT count(*) FROM main.kernels"));
-    const char *stats = "SELECT s.kind, n.value, s.device, s.calls, s.total_ns, s.self_ns, s.min_ns, s.max_ns, "
-                        "s.self_device_ns, s.device_total_ns "
+    const char *stats = "SELECT s.kind, n.value, s.device, s.calls, s.total_ns, s.self_ns, s.min_ns, s.max_ns "
                         "FROM %s.event_stats s JOIN %s.string n ON n.id = s.name_id";
     snprintf(a, sizeof a, stats, "main", "main");
     snprintf(b, sizeof b, stats, "k", "k");
