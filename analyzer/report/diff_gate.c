@@ -73,11 +73,10 @@ done:
 }
 
 /* One run's operators and GPU work into db's temp.diff_ops: `tracedb ops`'s own pass (ops_sweep.c) with its
- * device rows, ordered by name (which queries/diff_ops_rows.sql reads to tell a name's CPU-side row from its
- * device row), per shape with by_shape; diff_ops_rows.sql names each row's kind. 0, or -1 (printed). */
+ * device rows, per shape with by_shape; queries/diff_ops_rows.sql names each row's kind. 0, or -1 (printed). */
 static int diff_ops_rows(sqlite3 *db, sqlite3 *src, const char *run, const char *path, int by_shape, struct report_io *io)
 {
-    struct ops_sweep_options o = {.by_shape = by_shape, .sort = "name", .device_rows = 1};
+    struct ops_sweep_options o = {.by_shape = by_shape, .sort = "name", .device_rows = 1, .no_memory = 1};
     sqlite3_stmt *rows = NULL;
     sqlite3 *failed = NULL; /* ops_sweep and report_prepare say theirs */
     int rc = -1;

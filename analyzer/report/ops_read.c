@@ -370,7 +370,7 @@ static int join_parts(struct ops_pass *p)
 int ops_read_events(struct ops_pass *p)
 {
     struct ops_part *a = &p->part[0], *b = &p->part[1];
-    int read = read_memory(p);
+    int read = p->o->no_memory ? 0 : read_memory(p);
     report_phase("ops: memory");
     if (read != 0) {
         fprintf(p->io->err, "%s: %s\n", p->io->prog, read == -2 ? "out of memory" : sqlite3_errmsg(p->db));

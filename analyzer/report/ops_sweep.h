@@ -17,6 +17,7 @@ struct ops_sweep_options {
                        * DeviceType.CUDA), as key_averages() lists them; 0: the CPU-side rows alone */
     int from_shards;  /* db is a shard directory's reduce database (shards.h): the groups are the shards' own
                        * passes' (ops_shard_pass, in its table shard_ops), summed, not read from events */
+    int no_memory;    /* the memory columns are not wanted (diff): the [memory] events are not read, they hold 0 */
 };
 
 /* Fills temp table ops_agg (rank, name, input_shapes, stack, calls and the sums, with each row's
