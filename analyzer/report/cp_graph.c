@@ -18,6 +18,7 @@
  * cp_kernels.c; the path: cp_path.c; the sorts they use: cp_order.c. */
 #include "cp_graph_internal.h"
 #include "bigmem.h"
+#include "kernel_type.h"
 #include "report.h"
 #include "sqlfuncs.h"
 #include <pthread.h>
@@ -61,7 +62,7 @@ unsigned cp_name_flags(const char *s)
         f |= CP_FORWARD;
     if (strstr(s, "autograd"))
         f |= CP_AUTOGRAD;
-    if (strcmp(tdb_kernel_type(s), "communication") == 0)
+    if (tdb_kernel_type_of(s, strlen(s)) == TDB_KT_COMMUNICATION) /* kernel_type()'s rule: the one (util) */
         f |= CP_COMM;
     return f;
 }

@@ -14,6 +14,7 @@
 #include "sqlfuncs.h"
 #include "device_time.h"
 #include "hta_round.h"
+#include "kernel_type.h"
 #include "mann_whitney.h"
 #include "type_union.h"
 #include "time_range.h"
@@ -291,50 +292,25 @@ static void mwu_final(sqlite3_context *ctx)
         free(t->a.v), free(t->b.v);
 }
 
-/* tdb_device_class(kind, name): 'computation', 'communication' or 'memory', by the import's rule. */
+/* tdb_device_class(kind, name): 'computation', 'communication', 'memory' or 'other', by the import's rule
+ * (device_time_class: kernel_type()'s, memcpy, memset and executions memory). */
 static void device_class_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
     (void)argc;
     const char *name = (const char *)sqlite3_value_text(argv[1]);
     struct tdb_str s = {name ? name : "", name ? (size_t)sqlite3_value_bytes(argv[1]) : 0};
     static const char *const names[] = {[DC_COMPUTATION] = "computation", [DC_COMMUNICATION] = "communication",
-                                        [DC_MEMORY] = "memory"};
+                                        [DC_MEMORY] = "memory", [DC_OTHER] = "other"};
     sqlite3_result_text(ctx, names[device_time_class(sqlite3_value_int(argv[0]), s)], -1, SQLITE_STATIC);
 }
 
-/* kernel_type(name): HTA's kernel types for GPU work (utils.get_kernel_type, patterns anchored at the
- * start as Python's re.match is): 'communication' (collectives: nccl*, rccl*, hccl*, or a name holding
- * ncclKernel / ncclDevKernel), else 'memory' (Memcpy*, Memset*, hipMemcpy*, hipMemset*, dma*), else
- * 'computation' unless the name is one of HTA's exclusions (memcpy, memset, dma or *Sync anywhere, Stream
- * Wait Event, cuda*LaunchKernel, runFunction, hip*, and the accelerator runtimes' job_exe, packet, pe_exe,
- * cpum_exe_subgraph, collective_subgraph_execution), else 'other'. Where tracedb differs from HTA on
- * purpose: HTA counts every hip* name as communication, so AMD's hipMemcpy/hipMemset become memory here. */
-static int starts(const char *s, const char *prefix)
-{
-    return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
-const char *tdb_kernel_type(const char *n)
-{
-    if (starts(n, "nccl") || starts(n, "rccl") || starts(n, "hccl") || strstr(n, "ncclKernel") || strstr(n, "ncclDevKernel"))
-        return "communication";
-    if (starts(n, "Memcpy") || starts(n, "Memset") || starts(n, "hipMemcpy") || starts(n, "hipMemset") || starts(n, "dma"))
-        return "memory";
-    const char *cuda = strstr(n, "cuda");
-    static const char *const not_compute[] = {"hip", "Stream Wait Event", "runFunction", "job_exe", "packet", "pe_exe",
-                                              "cpum_exe_subgraph", "collective_subgraph_execution"};
-    int excluded = strstr(n, "Memcpy") || strstr(n, "Memset") || strstr(n, "dma") || strstr(n, "Sync") ||
-                   (cuda && strstr(cuda + 4, "LaunchKernel"));
-    for (size_t i = 0; !excluded && i < sizeof not_compute / sizeof not_compute[0]; i++)
-        excluded = starts(n, not_compute[i]);
-    return excluded ? "other" : "computation";
-}
-
+/* kernel_type(name): HTA's kernel type of GPU work by name (util/kernel_type.c: the one rule). */
 static void kernel_type_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
     (void)argc;
     const char *name = (const char *)sqlite3_value_text(argv[0]);
-    sqlite3_result_text(ctx, tdb_kernel_type(name ? name : ""), -1, SQLITE_STATIC);
+    size_t n = name ? (size_t)sqlite3_value_bytes(argv[0]) : 0;
+    sqlite3_result_text(ctx, tdb_kernel_type_name(tdb_kernel_type_of(name, n)), -1, SQLITE_STATIC);
 }
 
 /* tdb_launch_call(name): 1 when name is a call that launches GPU work, else 0: HTA's launch mask (CUDA

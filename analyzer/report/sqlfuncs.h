@@ -12,8 +12,6 @@ int tdb_register_functions(sqlite3 *db);
 double tdb_percentile_i64(const int64_t *v, size_t n, double p);
 void tdb_sort_i64(int64_t *v, size_t n); /* ascending, for it */
 
-/* HTA's kernel type of a GPU row's name: "communication", "memory", "computation" or "other". */
-const char *tdb_kernel_type(const char *name);
 /* 1 when name is a call that launches GPU work (HTA's launch mask: cudaLaunchKernel, cudaMemcpyAsync,
  * hipLaunchKernel, ...), else 0: the one list, SQL's tdb_launch_call(name) too. */
 int tdb_launch_call(const char *name);

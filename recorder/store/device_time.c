@@ -2,8 +2,8 @@
  * import: for each device, the span from its first GPU event's start to its last one's end, the time
  * any GPU work runs (the union of intervals across streams: overlaps count once) and the time
  * computation runs. Written to device_stats; `tracedb device` computes the same per window in SQL. */
-#define _GNU_SOURCE
 #include "device_time.h"
+#include "kernel_type.h"
 #include "spill_sort.h"
 #include "stmt_cache.h"
 #include <stdio.h>
@@ -15,17 +15,6 @@ struct device_interval {
     int32_t device_class; /* device * 4 + class */
     uint32_t ord;
 };
-
-static int has_prefix(struct tdb_str s, const char *p)
-{
-    size_t n = strlen(p);
-    return s.n >= n && memcmp(s.p, p, n) == 0;
-}
-
-static int contains(struct tdb_str s, const char *p)
-{
-    return s.p && memmem(s.p, s.n, p, strlen(p)) != NULL;
-}
 
 static int cmp_interval(const void *a, const void *b)
 {
@@ -39,14 +28,19 @@ static int cmp_interval(const void *a, const void *b)
 
 enum device_class device_time_class(int kind, struct tdb_str name)
 {
-    if (kind == TDB_KIND_EXECUTION)
-        return DC_MEMORY; /* busy, not computing: the operators inside are its computation (Furiosa's NPU) */
-    if (kind == TDB_KIND_MEMCPY || kind == TDB_KIND_MEMSET || has_prefix(name, "Memcpy") ||
-        has_prefix(name, "hipMemcpy") || contains(name, "Memset") || has_prefix(name, "dma"))
-        return DC_MEMORY;
-    if (has_prefix(name, "nccl") || contains(name, "ncclKernel") || has_prefix(name, "hccl"))
+    if (kind == TDB_KIND_EXECUTION || kind == TDB_KIND_MEMCPY || kind == TDB_KIND_MEMSET)
+        return DC_MEMORY; /* an execution: busy, not computing; its operators compute (Furiosa's NPU) */
+    switch (tdb_kernel_type_of(name.p, name.n)) {
+    case TDB_KT_COMPUTATION:
+        return DC_COMPUTATION;
+    case TDB_KT_COMMUNICATION:
         return DC_COMMUNICATION;
-    return DC_COMPUTATION;
+    case TDB_KT_MEMORY:
+        return DC_MEMORY;
+    case TDB_KT_OTHER:
+        break;
+    }
+    return DC_OTHER; /* busy, not computing: HTA's temporal breakdown counts only computation kernels as compute */
 }
 
 int device_time_add(struct device_time *d, uint32_t ord, int64_t start, int64_t dur, int64_t device,

@@ -4,7 +4,7 @@
 #include "ingest.h"
 #include <sqlite3.h>
 
-enum device_class { DC_COMPUTATION, DC_COMMUNICATION, DC_MEMORY };
+enum device_class { DC_COMPUTATION, DC_COMMUNICATION, DC_MEMORY, DC_OTHER }; /* < 4: a class fits in 2 bits */
 
 struct spill_sort;
 struct device_time {
@@ -12,9 +12,13 @@ struct device_time {
     char err[320];        /* what failed, once v is gone */
 };
 
-/* HTA's class of GPU work by kind and name: communication ^nccl|ncclKernel|^hccl; memory memcpy and
- * memset events, ^(hip)?Memcpy|Memset|^dma, and a device's executions (Furiosa's NPU Execution spans: busy,
- * their operators computing); everything else computation. */
+/* The class of GPU work by kind and name: memory for memcpy and memset events and a device's executions
+ * (Furiosa's NPU Execution spans: busy, their operators computing); any other by its name's kernel type
+ * (util/kernel_type.c, SQL's kernel_type(): HTA's rule, the one overlap, kernels --by-type and the
+ * critical path use): computation, communication, memory, or other (HTA's exclusions: *Sync, Stream Wait
+ * Event, hip*, names holding Memcpy/Memset/dma past their start, ...), which is busy but not computation,
+ * as in HTA's temporal breakdown, whose compute time is its computation kernels alone. Only computation
+ * is run time. */
 enum device_class device_time_class(int kind, struct tdb_str name);
 /* Remembers GPU event ord's interval, in at most budget bytes of memory (then sorted runs in the
  * directory dir). -1 on error (device_time_error says what). */

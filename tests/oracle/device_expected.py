@@ -1,16 +1,24 @@
 #!/usr/bin/python3
 """device_expected.py: HTA's temporal breakdown computed by Python from real traces' JSON, per GPU
 device: span (first GPU event start to last end), busy (union of kernel, memcpy and memset
-intervals), computation (union of kernels that are not communication ^nccl|ncclKernel|^hccl nor memory
-^(hip)?Memcpy|Memset|^dma), in ns. Writes tests/data/device_expected.json for test_reports.c."""
+intervals), computation (union of kernels of HTA's kernel type COMPUTATION, utils.get_kernel_type, with
+tracedb's two differences: rccl* is communication, hip(Memcpy|Memset)* memory), in ns. Writes
+tests/data/device_expected.json for test_reports.c."""
 import gzip, json, os, re
 from decimal import Decimal
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FILES = ["critical_path_alexnet_trace.json.gz", "nccl_parser_config_nccl_data.json.gz",
          "df_index_resolver_df_index_resolver.json.gz", "trace_diff_test_test.json.gz"]
-COMM = re.compile(r"^nccl|ncclKernel|^hccl")
-MEM = re.compile(r"^(hip)?Memcpy|Memset|^dma")
+COMM = re.compile(r"^nccl|^rccl|^hccl|ncclKernel|ncclDevKernel")
+MEM = re.compile(r"^(hip)?Memcpy|^(hip)?Memset|^dma")
+NOT_COMP = re.compile(r"(^nccl)|(.*Memcpy)|(.*Memset)|(.*dma)|(^.*Sync)|(^Stream Wait Event)|(cuda.*LaunchKernel)|"
+                      r"(^runFunction)|(^hip)|(^job_exe)|(^packet)|(^pe_exe)|(^cpum_exe_subgraph)|(^hccl)|"
+                      r"(^collective_subgraph_execution)")
+
+
+def computation(name):
+    return not COMM.search(name) and not MEM.search(name) and not NOT_COMP.match(name)
 
 
 def union(iv):
@@ -40,7 +48,7 @@ for name in FILES:
         t = s + int(Decimal(str(e["dur"])) * 1000)
         if t <= s:
             continue
-        compute = e["cat"] == "kernel" and not COMM.search(e["name"]) and not MEM.search(e["name"])
+        compute = e["cat"] == "kernel" and computation(e["name"])
         dev.setdefault(int(d), []).append((s, t, compute))
     out[name] = {str(d): {"span_ns": max(t for _, t, _ in iv) - min(s for s, _, _ in iv),
                           "busy_ns": union([(s, t) for s, t, _ in iv]),
