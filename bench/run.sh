@@ -186,6 +186,9 @@ if [ "$HTA_MB" -gt 0 ]; then
   rm -f "$dir/hta.db"; build/tracedb import -q "$hta_trace" -o "$dir/hta.db"
   hta_events=$(sqlite3 "$dir/hta.db" "SELECT value FROM meta WHERE key = 'event_count'")
   for r in overlap idle launches queue; do measure "${r}_2m" build/tracedb "$r" "$dir/hta.db" --drop-last-step; done
+  # every other report on it too, as a user runs it (no option), and diff of it with itself
+  for r in summary ops kernels api memops latency device memory; do measure "every_${r}_2m" build/tracedb "$r" "$dir/hta.db"; done
+  measure every_diff_2m build/tracedb diff "$dir/hta.db" "$dir/hta.db"
   measure kernels_by_type_2m build/tracedb kernels "$dir/hta.db" --by-type --drop-last-step
   measure memops_bw_2m build/tracedb memops "$dir/hta.db" --bandwidth
   measure kernels_patterns_one_2m build/tracedb kernels "$dir/hta.db" --patterns aten::linear --min-kernels 1
@@ -300,6 +303,9 @@ row "tracedb memops --bandwidth (HTA)" memops_bw "(target <= 0.5 s)"
 row "tracedb kernels --patterns aten:: (HTA)" kernels_patterns "(target <= 0.5 s)"
 if [ "$HTA_MB" -gt 0 ]; then
   for r in overlap idle launches queue; do row "  the same on $hta_events events: $r" "${r}_2m" "(target < 1 s)"; done
+  for r in summary ops kernels api memops latency device memory diff; do
+    row "  on $hta_events events: $r" "every_${r}_2m" "(no option; target <= 0.5 s)"
+  done
   row "  the same on $hta_events events: kernels --by-type" kernels_by_type_2m "(target < 1 s)"
   row "  the same on $hta_events events: memops --bandwidth" memops_bw_2m "(target <= 0.5 s)"
   # floor NAME: NAME's median ratio to the floor below, round by round
