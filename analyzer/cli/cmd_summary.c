@@ -80,8 +80,8 @@ int cmd_summary(int argc, char **argv, struct cli *cli)
     sc.table.width = width; /* each section is rendered to memory first: fitted to where it goes */
 
     int rc = 0, printed = 0;
-    /* top operators: `tracedb ops`'s pass (over a shard directory, each shard's, summed) */
-    const struct ops_sweep_options so = {.sort = "self_cpu_ns", .from_shards = shards_is_dir(argv[0])};
+    /* top operators: `tracedb ops`'s pass (over a shard directory, each shard's, summed), its time columns */
+    const struct ops_sweep_options so = {.sort = "self_cpu_ns", .from_shards = shards_is_dir(argv[0]), .no_memory = 1};
     /* memory's high-water marks: `tracedb memory`'s own pass (queries/summary_memory.sql reads its table) */
     if (ops_sweep(db, &so, &cli->io) != 0 || memory_sweep(db, &cli->io) != 0) {
         sqlite3_close(db);
