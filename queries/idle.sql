@@ -7,7 +7,7 @@
 -- :negative_gaps (HTA's sums). Shares to 0.01%, or with :hta_rounding to whole percents, as HTA rounds
 -- its idle_time_ratio (numpy's round of the fraction to 2 decimals).
 -- The sums come from one pass over each stream's work in start order (analyzer/report/idle_sweep.c,
--- temp table idle_stats; parts/idle_gaps.sql is the same rule in SQL, for the summary line).
+-- temp table idle_stats, which summary's GPU efficiency line sums per rank and device).
 WITH t AS (SELECT * FROM temp.idle_stats)
 SELECT rank, device, stream, idle_ns, host_wait_ns, kernel_wait_ns, other_ns,
        CASE WHEN :hta_rounding THEN hta_share(host_wait_ns, idle_ns, 0) ELSE round(100.0 * host_wait_ns / nullif(idle_ns, 0), 2) END

@@ -54,7 +54,7 @@ int cmd_launches(int argc, char **argv, struct cli *cli)
     if (!db)
         return 1;
     scope_tables(&sc, sc.filtered && !sc.drop_last_step ? "nothing in this window" : hint);
-    int rc = launch_sweep(db, short_ns, delay_ns, &cli->io);
+    int rc = launch_sweep(db, short_ns, delay_ns, 0, &cli->io);
     if (rc == 0)
         rc = scope_run(db, "launches", &sc, sort, params, &cli->io);
     sqlite3_close(db);

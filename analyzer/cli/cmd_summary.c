@@ -2,13 +2,16 @@
  * the trace, event kinds, devices, top operators by self time, top kernels, step latency, memory peak.
  * Each section is a query in queries/; empty sections are left out. */
 #include "cli.h"
+#include "idle_sweep.h"
 #include "kinds.h"
+#include "launch_sweep.h"
 #include "memory_sweep.h"
 #include "ops_sweep.h"
 #include "render.h"
 #include "report.h"
 #include "scope.h"
 #include "shards.h"
+#include "type_sweep.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,11 +28,11 @@ static const struct {
     {"summary_latency", "latency", "Step and inference latency (Furiosa print_summary figures; all: tracedb latency)"},
     {"summary_device", "device", "Device time: busy = run (computation) + IO-wait (memory, communication)"},
     {"summary_memory", "memory", "Memory high-water marks (all of it: tracedb memory)"},
-    {"summary_hta", "gpu_efficiency", "GPU efficiency, HTA's way (tracedb overlap, idle, launches)"},
+    {"summary_gpu_efficiency", "gpu_efficiency", "GPU efficiency, HTA's way (tracedb overlap, idle, launches)"},
 };
 
-/* The GPU efficiency line (overlap, idle, launches) sweeps every GPU row three times: summary computes it
- * up to this many (real traces: tens of thousands; about 0.3 s here) and names the commands beyond. */
+/* The GPU efficiency line (overlap's, idle's and launches' passes) reads every GPU row three times:
+ * summary computes it up to this many (real traces: tens of thousands) and names the commands beyond. */
 #define SUMMARY_HTA_ROWS 100000
 
 /* The events of kinds a, b and c. */
@@ -47,6 +50,17 @@ static int64_t summary_calls(sqlite3 *db, int a, int b, int c)
     }
     sqlite3_finalize(st);
     return n;
+}
+
+/* The GPU efficiency line's figures: the passes of tracedb overlap, idle and launches, with the options
+ * each takes when given none (HTA's defaults: 30 us kernel wait; launches' 50 and 100 us cutoffs, which
+ * the worst delay does not read), per rank and device as the commands give them; queries/
+ * summary_gpu_efficiency.sql reads their tables. 0, or 1 (said; a database tracedb did not write refused). */
+static int summary_gpu_passes(sqlite3 *db, struct report_io *io)
+{
+    if (type_sweep(db, 1, io) != 0 || idle_sweep(db, 30000, 0, io) != 0)
+        return 1;
+    return launch_sweep(db, 50000, 100000, 1, io);
 }
 
 int cmd_summary(int argc, char **argv, struct cli *cli)
@@ -91,12 +105,17 @@ int cmd_summary(int argc, char **argv, struct cli *cli)
         fputs("{", cli->io.out);
     for (size_t i = 0; i < sizeof summary_sections / sizeof summary_sections[0] && rc == 0; i++) {
         int64_t gpu_rows = 0;
-        int hta = strcmp(summary_sections[i].query, "summary_hta") == 0;
+        int hta = strcmp(summary_sections[i].query, "summary_gpu_efficiency") == 0;
         /* HTA's analyses are of GPUs that a host's runtime (CUDA, HIP) launches work on: not of Furiosa's
          * NPUs or RAF's streams, whose device work no runtime call launches */
         if (hta && summary_calls(db, TDB_KIND_RUNTIME, TDB_KIND_RUNTIME, TDB_KIND_RUNTIME) == 0)
             continue;
-        if (hta && (gpu_rows = summary_calls(db, TDB_KIND_KERNEL, TDB_KIND_MEMCPY, TDB_KIND_MEMSET)) > SUMMARY_HTA_ROWS) {
+        if (hta && (gpu_rows = summary_calls(db, TDB_KIND_KERNEL, TDB_KIND_MEMCPY, TDB_KIND_MEMSET)) <= SUMMARY_HTA_ROWS &&
+            summary_gpu_passes(db, &cli->io) != 0) {
+            rc = 1;
+            break;
+        }
+        if (hta && gpu_rows > SUMMARY_HTA_ROWS) {
             /* three sweeps over every GPU row: beyond this, a second or more; the commands say it */
             if (fmt == FMT_TABLE) {
                 char line[200];
@@ -115,8 +134,6 @@ int cmd_summary(int argc, char **argv, struct cli *cli)
         report_bind_text(st, ":sort", "self_cpu_ns");
         report_bind_int(st, ":limit", (int64_t)limit);
         report_bind_int(st, ":by_rank", 0);
-        report_bind_int(st, ":kernel_wait_ns", 30000); /* HTA's defaults */
-        report_bind_int(st, ":negative_gaps", 0);
         /* rendered to memory first: a section with no rows is left out, and each query runs once */
         char *text = NULL;
         size_t len = 0;

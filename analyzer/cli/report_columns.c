@@ -368,12 +368,13 @@ static const struct column_doc column_docs[] = {
     {"summary", "memory", "allocs", "allocations"},
     {"summary", "memory", "frees", "frees"},
     {"summary", "gpu_efficiency", "trace_rank", "the rank"},
-    {"summary", "gpu_efficiency", "comm_overlap_pct", "communication overlapped by computation (tracedb overlap)"},
-    {"summary", "gpu_efficiency", "idle_ns", "GPU idle time over all streams (tracedb idle)"},
+    {"summary", "gpu_efficiency", "device", "the GPU (a row per rank and device, as tracedb overlap and idle give them)"},
+    {"summary", "gpu_efficiency", "comm_overlap_pct", "communication overlapped by computation (tracedb overlap's overlap_pct)"},
+    {"summary", "gpu_efficiency", "idle_ns", "GPU idle time over the device's streams (tracedb idle's, summed)"},
     {"summary", "gpu_efficiency", "host_wait_pct", "of it, waiting for the host"},
     {"summary", "gpu_efficiency", "kernel_wait_pct", "of it, short gaps between kernels"},
     {"summary", "gpu_efficiency", "other_pct", "of it, the rest"},
-    {"summary", "gpu_efficiency", "worst_launch_delay_ns", "the longest launch delay (tracedb launches)"},
+    {"summary", "gpu_efficiency", "worst_launch_delay_ns", "the longest launch delay of work on this device (launches' delay_max_ns)"},
     {"summary", "gpu_efficiency", "worst_launch_delay_kernel", "the kernel it delayed"},
 };
 

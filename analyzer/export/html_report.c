@@ -390,7 +390,7 @@ static int part_launches(struct part_ctx *c, struct buf *b)
 {
     const struct scope_param params[] = {{":short_below", NULL, 50000}, {":delay_above", NULL, 100000}, {NULL, NULL, 0}};
     c->sc->limit = TABLE_ROWS;
-    return launch_sweep(c->db, 50000, 100000, c->io) != 0
+    return launch_sweep(c->db, 50000, 100000, 0, c->io) != 0
                ? 1
                : capture(c->db, "launches", c->sc, "delay_avg_ns", params, b, c->io);
 }

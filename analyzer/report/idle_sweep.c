@@ -3,11 +3,10 @@
  * end to the next one's start: host wait when the next one's launch call started after that end (the
  * host had not enqueued it yet), else kernel wait when the gap is shorter than the cutoff, else other.
  * A negative gap (work overlapping on a stream) is no idle time unless negative_gaps (HTA sums it).
- * A SQL window function (lag over every piece of GPU work) did this in idle_gaps.sql, which the summary
- * line still uses; this pass gives the same sums. The work comes once each, unsorted (queries/idle_work.sql),
+ * The work comes once each, unsorted (queries/idle_work.sql),
  * and each stream's is sorted here (SQL's sort of every row by stream and start was a third of `idle` on
  * 2 M events); a key that is neither NULL nor an integer (a foreign database) is refused (sweep_refuse).
- * queries/idle.sql prints the sums. */
+ * queries/idle.sql prints the sums; summary's GPU efficiency line sums them per rank and device. */
 #include "idle_sweep.h"
 #include "report.h"
 #include "kinds.h"

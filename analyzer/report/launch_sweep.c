@@ -6,7 +6,8 @@
  * the percentiles interpolate as sqlfuncs.c's percentile() does. Each row's rank is its track's, looked up
  * here (sweep_ranks). The launches are read in two halves of the GPU work's ids at once, the upper on a
  * second connection and thread, each into groups of its own that then join in table order.
- * queries/launches.sql prints the rows. */
+ * queries/launches.sql prints the rows. Asked, the pass also keeps each name's longest delay per rank and
+ * device (the device its GPU work ran on): summary's worst launch delay per rank and device. */
 #include "launch_sweep.h"
 #include "kinds.h"
 #include "report.h"
@@ -15,12 +16,19 @@
 #include "time_range.h"
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct launch_group {
     int rank_null;
     int64_t rank, name_id;
     int64_t cpu, gpu, delay, delay_max, shorts, runtime_out, delay_out;
     struct sweep_values delays;
+};
+
+/* A name's longest launch delay on one rank and device (launch_sweep's by_device). */
+struct launch_worst {
+    int64_t key[5]; /* rank is NULL, rank, device is NULL, device, name id */
+    int64_t delay_max;
 };
 
 static int write_group(struct launch_group *g, sqlite3_stmt *ins)
@@ -52,11 +60,33 @@ struct launch_part {
     _Alignas(128) sqlite3 *db; /* on lines of its own: the parts' threads write theirs at once */
     sqlite3_stmt *st;
     struct sweep_index groups; /* (rank is NULL, rank, name id) -> struct launch_group */
+    struct sweep_index worst;  /* with by_device: struct launch_worst by its key */
+    int by_device;
     struct sweep_ranks ranks;  /* each row's track's rank */
     int64_t short_below_ns, delay_above_ns;
     int rc; /* 0; -1 an error (SQLite's, or out of memory); 1 a key not an integer */
     struct sweep_refusal refusal; /* with rc 1: where */
 };
+
+/* The row's delay into its name's longest on its rank and device (column 6). 0; 1 a device that is
+ * not an integer (noted); -1 out of memory. */
+static int launch_worst_add(struct launch_part *p, sqlite3_stmt *st, const int64_t group_key[3], int64_t delay)
+{
+    int64_t device;
+    int null;
+    if (sweep_int_key(st, 6, 1, &device, &null, &p->refusal, 5) != 0)
+        return 1;
+    int64_t key[5] = {group_key[0], group_key[1], null, device, group_key[2]};
+    int fresh;
+    struct launch_worst *w = sweep_index_get(&p->worst, key, sizeof key, &fresh);
+    if (!w)
+        return -1;
+    if (fresh)
+        memcpy(w->key, key, sizeof key), w->delay_max = delay;
+    else if (delay > w->delay_max)
+        w->delay_max = delay;
+    return 0;
+}
 
 static void *launch_part_run(void *arg)
 {
@@ -93,6 +123,8 @@ static void *launch_part_run(void *arg)
         x->shorts += cpu <= p->short_below_ns && gpu < cpu;
         x->runtime_out += cpu > p->short_below_ns;
         x->delay_out += delay > p->delay_above_ns;
+        if (p->by_device && (rc = launch_worst_add(p, st, key, delay)) != 0)
+            break;
     }
     if (rc == 0 && step != SQLITE_DONE)
         rc = -1;
@@ -121,23 +153,55 @@ static int launch_join(struct launch_part *a, struct launch_part *b)
         x->delay_max = y->delay_max > x->delay_max ? y->delay_max : x->delay_max;
         x->shorts += y->shorts, x->runtime_out += y->runtime_out, x->delay_out += y->delay_out;
     }
+    for (size_t k = 0; k < b->worst.n; k++) {
+        struct launch_worst *y = sweep_index_at(&b->worst, k);
+        int fresh;
+        struct launch_worst *x = sweep_index_get(&a->worst, y->key, sizeof y->key, &fresh);
+        if (!x)
+            return -1;
+        if (fresh || y->delay_max > x->delay_max)
+            *x = *y;
+    }
     return 0;
 }
 
-int launch_sweep(sqlite3 *db, int64_t short_below_ns, int64_t delay_above_ns, struct report_io *io)
+/* The longest delays per rank, device and name into temp table launch_worst. 0, or -1 (SQLite's). */
+static int write_worst(const struct sweep_index *worst, sqlite3_stmt *ins)
 {
-    sqlite3_stmt *ins;
+    for (size_t k = 0; k < worst->n; k++) {
+        const struct launch_worst *w = sweep_index_at(worst, k);
+        for (int c = 0; c < 2; c++)
+            if (w->key[2 * c])
+                sqlite3_bind_null(ins, 1 + c);
+            else
+                sqlite3_bind_int64(ins, 1 + c, w->key[2 * c + 1]);
+        sqlite3_bind_int64(ins, 3, w->key[4]);
+        sqlite3_bind_int64(ins, 4, w->delay_max);
+        int rc = sqlite3_step(ins) == SQLITE_DONE ? 0 : -1;
+        sqlite3_reset(ins);
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int launch_sweep(sqlite3 *db, int64_t short_below_ns, int64_t delay_above_ns, int by_device, struct report_io *io)
+{
+    sqlite3_stmt *ins, *ins_worst = NULL;
     if (sweep_table(db, "launch_stats (rank, name_id, launches, cpu_avg, gpu_avg, delay_avg, delay_p50, delay_p99, "
                         "delay_max_ns, short_kernels, runtime_outliers, delay_outliers)", 12, &ins, io) != 0)
         return 1;
-    if (sweep_ranks_check(db, io) != 0) {
-        sqlite3_finalize(ins);
+    if ((by_device && sweep_table(db, "launch_worst (rank, device, name_id, delay_max_ns)", 4, &ins_worst, io) != 0) ||
+        sweep_ranks_check(db, io) != 0) {
+        sqlite3_finalize(ins), sqlite3_finalize(ins_worst);
         return 1;
     }
     struct launch_part part[2];
     for (int k = 0; k < 2; k++) {
-        part[k] = (struct launch_part){.db = db, .short_below_ns = short_below_ns, .delay_above_ns = delay_above_ns};
+        part[k] = (struct launch_part){.db = db, .by_device = by_device, .short_below_ns = short_below_ns,
+                                       .delay_above_ns = delay_above_ns};
         sweep_index_init(&part[k].groups, sizeof(struct launch_group));
+        sweep_index_init(&part[k].worst, sizeof(struct launch_worst));
     }
     /* in two halves of the GPU work's ids at once where they part (the upper on a second connection and
      * thread): reading the launches is SQLite's work and most of the pass */
@@ -166,14 +230,19 @@ int launch_sweep(sqlite3 *db, int64_t short_below_ns, int64_t delay_above_ns, st
             fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
             rc = -1;
         }
+    if (rc == 0 && by_device && write_worst(&part[0].worst, ins_worst) != 0) {
+        fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
+        rc = -1;
+    }
     for (int p = 0; p < 2; p++) {
         for (size_t k = 0; k < part[p].groups.n; k++)
             free(((struct launch_group *)sweep_index_at(&part[p].groups, k))->delays.v);
         sweep_index_free(&part[p].groups);
+        sweep_index_free(&part[p].worst);
         sweep_ranks_free(&part[p].ranks);
         sqlite3_finalize(part[p].st);
     }
     sweep_halves_close(&h);
-    sqlite3_finalize(ins);
+    sqlite3_finalize(ins), sqlite3_finalize(ins_worst);
     return rc == 0 ? 0 : 1;
 }

@@ -222,6 +222,15 @@ static void compare_shard_reports(const char *dir, const char *runner)
                   shard_reports[r], one, sh);
         free(one), free(sh);
     }
+    /* the summary's GPU efficiency over the directory (equal to one database's: above), from the passes of
+     * overlap, idle and launches over its reduce database: a row per rank and device */
+    int s2;
+    char *sh = run_capture(&s2, "%s summary '%s/shards' --format json 2>/dev/null", runner, dir);
+    cJSON *b = cJSON_Parse(sh);
+    const cJSON *gpu = cJSON_GetObjectItem(b, "gpu_efficiency");
+    cr_expect(s2 == 0 && cJSON_GetArraySize(gpu) > 0 && cJSON_GetObjectItem(cJSON_GetArrayItem(gpu, 0), "device"), "%s", sh);
+    cJSON_Delete(b);
+    free(sh);
 }
 
 /* The reports the issue names (summary, ops, kernels, api, memops, latency, device, memory, ranks) and
