@@ -1,61 +1,15 @@
 /* ops_shards.c: `tracedb ops` (and summary's top operators) over a shard directory (see ops_sweep.h). Each
  * shard's own pass runs on the shard, by rank and with the device rows, and its rows go into the reduce
- * database's table shard_ops (ops_shard_pass, called by shards_open for each shard); tracedb-mpi's
- * processes carry that table from one reduce database into another (shards_add). The pass over the
+ * database's table shard_ops (ops_shard_pass in ops_sweep.c, called by shards_open for each shard);
+ * tracedb-mpi's processes carry that table from one reduce database into another (shards_add). The pass over the
  * reduce database then takes those rows as its groups (ops_shard_groups) and writes them as it writes the
  * events' (ops_write.c): integer sums, so the rows equal the pass over one database of every trace.
  * PyTorch's rules that need every event (the merge of an only same-name child, the bytes of the [memory]
  * events an operator's time holds) are within one trace, so within one shard. */
 #include "ops_sweep_internal.h"
-#include "scope.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The columns a shard's rows carry, in temp.ops_agg's names (ops_write.c). */
-#define SHARD_OPS_COLUMNS                                                                                     \
-    "rank, name, device, calls, self_cpu_ns, cpu_total_ns, self_device_ns, device_total_ns, cpu_mem_bytes, " \
-    "self_cpu_mem_bytes, device_mem_bytes, self_device_mem_bytes"
-enum { SHARD_OPS_N = 12 };
-
-int ops_shard_pass(sqlite3 *reduce, const char *shard_path, struct report_io *io)
-{
-    struct scope sc;
-    scope_init(&sc, "name");
-    sc.quiet = 1;
-    sqlite3 *src = scope_open(shard_path, &sc, io);
-    if (!src)
-        return -1;
-    const struct ops_sweep_options so = {.by_rank = 1, .device_rows = 1, .sort = "name", .windowed = sc.filtered};
-    sqlite3_stmt *rows = NULL, *ins = NULL;
-    sqlite3 *failed = NULL; /* the connection whose error to say (ops_sweep says its own) */
-    int rc = -1, step = SQLITE_DONE;
-    if (ops_sweep(src, &so, io) != 0)
-        goto done;
-    failed = src;
-    if (sqlite3_prepare_v2(src, "SELECT " SHARD_OPS_COLUMNS " FROM temp.ops_agg ORDER BY seq", -1, &rows, NULL) != SQLITE_OK)
-        goto done;
-    failed = reduce;
-    if (sqlite3_exec(reduce, "CREATE TABLE IF NOT EXISTS main.shard_ops (" SHARD_OPS_COLUMNS ")", NULL, NULL, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(reduce, "INSERT INTO main.shard_ops (" SHARD_OPS_COLUMNS ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
-                                   "?11, ?12)", -1, &ins, NULL) != SQLITE_OK)
-        goto done;
-    while ((step = sqlite3_step(rows)) == SQLITE_ROW) {
-        for (int i = 0; i < SHARD_OPS_N; i++)
-            sqlite3_bind_value(ins, i + 1, sqlite3_column_value(rows, i));
-        if (sqlite3_step(ins) != SQLITE_DONE)
-            goto done;
-        sqlite3_reset(ins);
-    }
-    failed = step == SQLITE_DONE ? NULL : src;
-    rc = failed ? -1 : 0;
-done:
-    if (failed)
-        fprintf(io->err, "%s: the operators of shard %s: %s\n", io->prog, shard_path, sqlite3_errmsg(failed));
-    sqlite3_finalize(rows), sqlite3_finalize(ins);
-    sqlite3_close(src);
-    return rc;
-}
 
 /* A shard row's group: by its rank (by_rank; one key per value, as GROUP BY puts values together), its
  * name (an index of its own: the reduce database's strings do not hold the names as they read, such as

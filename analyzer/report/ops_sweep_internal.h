@@ -154,6 +154,13 @@ int ops_merge_same_name(struct ops_pass *p);
  * events into theirs, GPU work into its device rows' and kept for the attribution. 0, or -1 (printed). */
 int ops_read_events(struct ops_pass *p);
 
+/* The columns of a shard's rows in the reduce database's shard_ops (ops_shard_pass, ops_sweep.c), in
+ * temp.ops_agg's names (ops_write.c). */
+#define SHARD_OPS_COLUMNS                                                                                     \
+    "rank, name, device, calls, self_cpu_ns, cpu_total_ns, self_device_ns, device_total_ns, cpu_mem_bytes, " \
+    "self_cpu_mem_bytes, device_mem_bytes, self_device_mem_bytes"
+enum { SHARD_OPS_N = 12 };
+
 /* ops_shards.c: over a shard directory's reduce database, the groups of its table shard_ops (each
  * shard's pass, ops_shard_pass) in place of the events', and the totals they make. 0, or -1. */
 int ops_shard_groups(struct ops_pass *p);
