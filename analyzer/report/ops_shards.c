@@ -57,6 +57,13 @@ static struct group *shard_group(struct ops_pass *p, sqlite3_stmt *st, struct st
 int ops_shard_groups(struct ops_pass *p)
 {
     sqlite3_stmt *st;
+    int present = -1; /* a directory of no shard (or processes given none) made no table: no groups */
+    if (sqlite3_prepare_v2(p->db, "SELECT EXISTS (SELECT 1 FROM main.sqlite_schema WHERE type = 'table' AND name = 'shard_ops')",
+                           -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        present = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    if (present <= 0)
+        return present;
     if (sqlite3_prepare_v2(p->db, "SELECT " SHARD_OPS_COLUMNS " FROM main.shard_ops", -1, &st, NULL) != SQLITE_OK)
         return -1;
     struct strmap names, ranks;

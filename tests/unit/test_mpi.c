@@ -315,7 +315,7 @@ Test(mpi, a_process_past_its_timeout_ends_the_job, .timeout = 300)
 
 /* A manifest naming a shard that is not there, or a file outside the directory: a clear error, and the
  * report writes nothing (SQLite would make an empty database of a missing file it attaches). */
-Test(shards, a_missing_or_outside_shard_is_named_and_nothing_written)
+Test(shards, a_missing_or_outside_shard_is_named_and_nothing_written_and_none_is_no_rows)
 {
     char *dir = temp_dir(), path[1200];
     static const char missing[] = "{\"shards\": [{\"file\": \"shard-0000.db\", \"status\": \"imported\"}]}";
@@ -332,6 +332,12 @@ Test(shards, a_missing_or_outside_shard_is_named_and_nothing_written)
     write_file(path, outside, (long)strlen(outside));
     out = run_capture(&st, "'%s' kernels '%s' 2>&1", tracedb(), dir);
     cr_expect(st == 1 && strstr(out, "names no file in the directory"), "%s", out);
+    free(out);
+    /* a directory of no shard: no operator, no error (no shard's pass made the table of their rows) */
+    static const char none[] = "{\"shards\": []}";
+    write_file(path, none, (long)strlen(none));
+    out = run_capture(&st, "'%s' ops '%s' --format csv 2>&1", tracedb(), dir);
+    cr_expect(st == 0 && strncmp(out, "name,calls,", 11) == 0 && !strchr(strchr(out, '\n') + 1, '\n'), "%s", out);
     free(out);
     run("rm -rf '%s'", dir);
     free(dir);
