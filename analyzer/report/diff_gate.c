@@ -23,31 +23,6 @@ static int column_named(sqlite3_stmt *st, const char *name)
     return -1;
 }
 
-/* The rows of src's statement rows into db's table by ins (?1 the run, then the columns col[0..n-1] of
- * rows). 0, or -1 with the connection whose error to say in *failed. */
-static int copy_rows(sqlite3_stmt *rows, sqlite3 *db, const char *ins_sql, const char *run, const int *col, int n,
-                     sqlite3 **failed)
-{
-    sqlite3_stmt *ins = NULL;
-    *failed = db;
-    if (sqlite3_prepare_v2(db, ins_sql, -1, &ins, NULL) != SQLITE_OK)
-        return -1;
-    sqlite3_bind_text(ins, 1, run, -1, SQLITE_STATIC);
-    int step;
-    while ((step = sqlite3_step(rows)) == SQLITE_ROW) {
-        for (int i = 0; i < n; i++)
-            sqlite3_bind_value(ins, i + 2, sqlite3_column_value(rows, col[i]));
-        if (sqlite3_step(ins) != SQLITE_DONE) {
-            sqlite3_finalize(ins);
-            return -1;
-        }
-        sqlite3_reset(ins);
-    }
-    sqlite3_finalize(ins);
-    *failed = step == SQLITE_DONE ? NULL : sqlite3_db_handle(rows);
-    return *failed ? -1 : 0;
-}
-
 /* One run's memory peaks into db's temp.diff_memory_peaks: `tracedb memory`'s own pass and table
  * (memory_sweep.c, queries/memory.sql), so that each peak is the one `tracedb memory` prints (per trace
  * and device, the allocator's totals or else the running sum). 0, or -1 (printed). */
@@ -64,7 +39,7 @@ static int diff_memory_rows(sqlite3 *db, sqlite3 *src, const char *run, const ch
     failed = db;
     if (col[0] < 0 || col[1] < 0 || col[2] < 0 || col[3] < 0)
         goto done;
-    rc = copy_rows(rows, db, "INSERT INTO temp.diff_memory_peaks VALUES (?1, ?2, ?3, ?4, ?5)", run, col, 4, &failed);
+    rc = report_copy_rows(rows, db, "INSERT INTO temp.diff_memory_peaks VALUES (?1, ?2, ?3, ?4, ?5)", run, col, 4, &failed);
 done:
     if (failed)
         fprintf(io->err, "%s: the memory peaks of %s: %s\n", io->prog, path, sqlite3_errmsg(failed));
@@ -82,8 +57,8 @@ static int diff_ops_rows(sqlite3 *db, sqlite3 *src, const char *run, const char 
     int rc = -1;
     if (ops_sweep(src, &o, io) != 0 || !(rows = report_prepare(src, "diff_ops_rows", io)))
         goto done;
-    static const int col[5] = {0, 1, 2, 3, 4}; /* kind, name, shapes, calls, total */
-    rc = copy_rows(rows, db, "INSERT INTO temp.diff_ops VALUES (?1, ?2, ?3, ?4, ?5, ?6)", run, col, 5, &failed);
+    /* kind, name, shapes, calls, total */
+    rc = report_copy_rows(rows, db, "INSERT INTO temp.diff_ops VALUES (?1, ?2, ?3, ?4, ?5, ?6)", run, NULL, 5, &failed);
 done:
     if (failed)
         fprintf(io->err, "%s: the operators of %s: %s\n", io->prog, path, sqlite3_errmsg(failed));

@@ -117,32 +117,24 @@ int ops_shard_pass(sqlite3 *reduce, const char *shard_path, struct report_io *io
     if (!src)
         return -1;
     const struct ops_sweep_options so = {.by_rank = 1, .device_rows = 1, .sort = "name", .windowed = sc.filtered};
-    sqlite3_stmt *rows = NULL, *ins = NULL;
+    sqlite3_stmt *rows = NULL;
     sqlite3 *failed = NULL; /* the connection whose error to say (ops_sweep says its own) */
-    int rc = -1, step = SQLITE_DONE;
+    int rc = -1;
     if (ops_sweep(src, &so, io) != 0)
         goto done;
     failed = src;
     if (sqlite3_prepare_v2(src, "SELECT " SHARD_OPS_COLUMNS " FROM temp.ops_agg ORDER BY seq", -1, &rows, NULL) != SQLITE_OK)
         goto done;
     failed = reduce;
-    if (sqlite3_exec(reduce, "CREATE TABLE IF NOT EXISTS main.shard_ops (" SHARD_OPS_COLUMNS ")", NULL, NULL, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(reduce, "INSERT INTO main.shard_ops (" SHARD_OPS_COLUMNS ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
-                                   "?11, ?12)", -1, &ins, NULL) != SQLITE_OK)
+    if (sqlite3_exec(reduce, "CREATE TABLE IF NOT EXISTS main.shard_ops (" SHARD_OPS_COLUMNS ")", NULL, NULL, NULL) != SQLITE_OK)
         goto done;
-    while ((step = sqlite3_step(rows)) == SQLITE_ROW) {
-        for (int i = 0; i < SHARD_OPS_N; i++)
-            sqlite3_bind_value(ins, i + 1, sqlite3_column_value(rows, i));
-        if (sqlite3_step(ins) != SQLITE_DONE)
-            goto done;
-        sqlite3_reset(ins);
-    }
-    failed = step == SQLITE_DONE ? NULL : src;
-    rc = failed ? -1 : 0;
+    rc = report_copy_rows(rows, reduce,
+                          "INSERT INTO main.shard_ops (" SHARD_OPS_COLUMNS ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                          NULL, NULL, SHARD_OPS_N, &failed);
 done:
     if (failed)
         fprintf(io->err, "%s: the operators of shard %s: %s\n", io->prog, shard_path, sqlite3_errmsg(failed));
-    sqlite3_finalize(rows), sqlite3_finalize(ins);
+    sqlite3_finalize(rows);
     sqlite3_close(src);
     return rc;
 }

@@ -158,6 +158,31 @@ void report_phase(const char *done)
         tdb_phase_end(&clock, done);
 }
 
+int report_copy_rows(sqlite3_stmt *rows, sqlite3 *db, const char *ins_sql, const char *first, const int *col, int n,
+                     sqlite3 **failed)
+{
+    sqlite3_stmt *ins = NULL;
+    *failed = db;
+    if (sqlite3_prepare_v2(db, ins_sql, -1, &ins, NULL) != SQLITE_OK)
+        return -1;
+    int at = first ? 2 : 1;
+    if (first)
+        sqlite3_bind_text(ins, 1, first, -1, SQLITE_STATIC);
+    int step;
+    while ((step = sqlite3_step(rows)) == SQLITE_ROW) {
+        for (int i = 0; i < n; i++)
+            sqlite3_bind_value(ins, at + i, sqlite3_column_value(rows, col ? col[i] : i));
+        if (sqlite3_step(ins) != SQLITE_DONE) {
+            sqlite3_finalize(ins);
+            return -1;
+        }
+        sqlite3_reset(ins);
+    }
+    sqlite3_finalize(ins);
+    *failed = step == SQLITE_DONE ? NULL : sqlite3_db_handle(rows);
+    return *failed ? -1 : 0;
+}
+
 void report_bind_int(sqlite3_stmt *st, const char *param, int64_t v)
 {
     int i = sqlite3_bind_parameter_index(st, param);

@@ -40,6 +40,12 @@ int report_is_legacy_export(sqlite3 *db);
     "input shapes and no [memory] events whatever the profiler recorded; a Kineto trace has them, and so does " \
     "tracedb.torch.load(prof) or trace_handler from Python"
 
+/* Copies the rows statement rows gives (on one connection) into db (another) by the INSERT ins_sql: ?1
+ * first when not NULL (a run's name), then rows' columns col[0..n-1] (NULL: 0..n-1). 0, or -1 with the
+ * connection whose error to say in *failed. */
+int report_copy_rows(sqlite3_stmt *rows, sqlite3 *db, const char *ins_sql, const char *first, const int *col, int n,
+                     sqlite3 **failed);
+
 /* Binds an integer to the named parameter (":limit") when the query has it. */
 void report_bind_int(sqlite3_stmt *st, const char *param, int64_t v);
 void report_bind_text(sqlite3_stmt *st, const char *param, const char *v);
