@@ -11,6 +11,7 @@
 #include "render.h"
 #include "scope.h"
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,61 +24,87 @@ static int column_named(sqlite3_stmt *st, const char *name)
     return -1;
 }
 
-/* One run's memory peaks into db's temp.diff_memory_peaks: `tracedb memory`'s own pass and table
- * (memory_sweep.c, queries/memory.sql), so that each peak is the one `tracedb memory` prints (per trace
- * and device, the allocator's totals or else the running sum). 0, or -1 (printed). */
-static int diff_memory_rows(sqlite3 *db, sqlite3 *src, const char *run, const char *path, struct report_io *io)
+/* One run's database and its two passes: `tracedb memory`'s (memory_sweep.c, queries/memory.sql: per trace
+ * and device, the allocator's totals or else the running sum) and `tracedb ops`'s (ops_sweep.c with its device
+ * rows, per shape with by_shape; queries/diff_ops_rows.sql names each row's kind). The two runs' passes run at
+ * once, each on its own connection (a thread for the base); their rows are then copied into the diff's
+ * database in turn. */
+struct diff_side {
+    const char *run, *path;
+    int by_shape;
+    struct report_io *io;
+    sqlite3 *src;
+    sqlite3_stmt *memory, *ops; /* the rows to copy, prepared on src by side_passes */
+    int rc;                     /* side_passes': 0, or -1 (printed) */
+};
+
+/* The passes of one side (a pthread start routine): side->rc 0 with side->memory and side->ops prepared, or
+ * -1 (printed). */
+static void *side_passes(void *arg)
 {
-    sqlite3_stmt *rows = NULL;
-    sqlite3 *failed = NULL; /* the connection whose error to say (memory_sweep and report_prepare say theirs) */
-    int rc = -1;
-    if (memory_sweep(src, io) != 0 || !(rows = report_prepare(src, "memory", io)))
-        goto done;
+    struct diff_side *side = arg;
+    struct ops_sweep_options o = {.by_shape = side->by_shape, .sort = "name", .device_rows = 1, .no_memory = 1};
+    side->rc = -1;
+    if (memory_sweep(side->src, side->io) != 0 || !(side->memory = report_prepare(side->src, "memory", side->io)))
+        return NULL;
+    if (ops_sweep(side->src, &o, side->io) != 0 || !(side->ops = report_prepare(side->src, "diff_ops_rows", side->io)))
+        return NULL;
+    side->rc = 0;
+    return NULL;
+}
+
+/* One side's rows into db's temp.diff_memory_peaks and temp.diff_ops. 0, or -1 (printed). */
+static int side_copy(sqlite3 *db, struct diff_side *side)
+{
+    sqlite3_stmt *rows = side->memory;
+    sqlite3 *failed = db;
     report_bind_int(rows, ":limit", -1);
     int col[4] = {column_named(rows, "rank"), column_named(rows, "device"), column_named(rows, "peak_allocated_bytes"),
                   column_named(rows, "peak_reserved_bytes")};
-    failed = db;
-    if (col[0] < 0 || col[1] < 0 || col[2] < 0 || col[3] < 0)
-        goto done;
-    rc = report_copy_rows(rows, db, "INSERT INTO temp.diff_memory_peaks VALUES (?1, ?2, ?3, ?4, ?5)", run, col, 4, &failed);
-done:
-    if (failed)
-        fprintf(io->err, "%s: the memory peaks of %s: %s\n", io->prog, path, sqlite3_errmsg(failed));
-    sqlite3_finalize(rows);
-    return rc;
-}
-
-/* One run's operators and GPU work into db's temp.diff_ops: `tracedb ops`'s own pass (ops_sweep.c) with its
- * device rows, per shape with by_shape; queries/diff_ops_rows.sql names each row's kind. 0, or -1 (printed). */
-static int diff_ops_rows(sqlite3 *db, sqlite3 *src, const char *run, const char *path, int by_shape, struct report_io *io)
-{
-    struct ops_sweep_options o = {.by_shape = by_shape, .sort = "name", .device_rows = 1, .no_memory = 1};
-    sqlite3_stmt *rows = NULL;
-    sqlite3 *failed = NULL; /* ops_sweep and report_prepare say theirs */
-    int rc = -1;
-    if (ops_sweep(src, &o, io) != 0 || !(rows = report_prepare(src, "diff_ops_rows", io)))
-        goto done;
-    /* kind, name, shapes, calls, total */
-    rc = report_copy_rows(rows, db, "INSERT INTO temp.diff_ops VALUES (?1, ?2, ?3, ?4, ?5, ?6)", run, NULL, 5, &failed);
-done:
-    if (failed)
-        fprintf(io->err, "%s: the operators of %s: %s\n", io->prog, path, sqlite3_errmsg(failed));
-    sqlite3_finalize(rows);
-    return rc;
-}
-
-/* One run's rows of the memory and ops sections into db, from its database opened as `tracedb memory` and
- * `tracedb ops` open it (scope_open, no window). 0, or -1 (printed). */
-static int diff_run(sqlite3 *db, const char *run, const char *path, int by_shape, struct report_io *io)
-{
-    struct scope sc;
-    scope_init(&sc, "device");
-    sc.quiet = 1;
-    sqlite3 *src = scope_open(path, &sc, io);
-    if (!src)
+    int rc = col[0] < 0 || col[1] < 0 || col[2] < 0 || col[3] < 0
+                 ? -1
+                 : report_copy_rows(rows, db, "INSERT INTO temp.diff_memory_peaks VALUES (?1, ?2, ?3, ?4, ?5)", side->run,
+                                    col, 4, &failed);
+    if (rc) {
+        fprintf(side->io->err, "%s: the memory peaks of %s: %s\n", side->io->prog, side->path, sqlite3_errmsg(failed));
         return -1;
-    int rc = diff_memory_rows(db, src, run, path, io) == 0 && diff_ops_rows(db, src, run, path, by_shape, io) == 0 ? 0 : -1;
-    sqlite3_close(src);
+    }
+    /* kind, name, shapes, calls, total */
+    if (report_copy_rows(side->ops, db, "INSERT INTO temp.diff_ops VALUES (?1, ?2, ?3, ?4, ?5, ?6)", side->run, NULL, 5,
+                         &failed) != 0) {
+        fprintf(side->io->err, "%s: the operators of %s: %s\n", side->io->prog, side->path, sqlite3_errmsg(failed));
+        return -1;
+    }
+    return 0;
+}
+
+/* Both runs' rows of the memory and ops sections into db, each from its database opened as `tracedb memory`
+ * and `tracedb ops` open it (scope_open, no window). 0, or -1 (printed). */
+static int diff_runs(sqlite3 *db, const char *base, const char *new_path, int by_shape, struct report_io *io)
+{
+    struct diff_side side[2] = {{.run = "base", .path = base, .by_shape = by_shape, .io = io},
+                                {.run = "new", .path = new_path, .by_shape = by_shape, .io = io}};
+    for (int i = 0; i < 2; i++) {
+        struct scope sc;
+        scope_init(&sc, "device");
+        sc.quiet = 1;
+        side[i].rc = (side[i].src = scope_open(side[i].path, &sc, io)) ? 0 : -1;
+    }
+    if (side[0].rc == 0 && side[1].rc == 0) {
+        pthread_t base_thread;
+        int threaded = pthread_create(&base_thread, NULL, side_passes, &side[0]) == 0;
+        if (!threaded)
+            side_passes(&side[0]);
+        side_passes(&side[1]);
+        if (threaded)
+            pthread_join(base_thread, NULL);
+    }
+    int rc = side[0].rc == 0 && side[1].rc == 0 && side_copy(db, &side[0]) == 0 && side_copy(db, &side[1]) == 0 ? 0 : -1;
+    for (int i = 0; i < 2; i++) {
+        sqlite3_finalize(side[i].memory);
+        sqlite3_finalize(side[i].ops);
+        sqlite3_close(side[i].src);
+    }
     return rc;
 }
 
@@ -109,7 +136,7 @@ sqlite3 *diff_open(const char *base, const char *new_path, int by_shape, struct 
         fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
         rc = 1;
     }
-    if (rc || diff_run(db, "base", base, by_shape, io) != 0 || diff_run(db, "new", new_path, by_shape, io) != 0) {
+    if (rc || diff_runs(db, base, new_path, by_shape, io) != 0) {
         sqlite3_close(db);
         return NULL;
     }

@@ -150,8 +150,8 @@ sqlite3_stmt *report_prepare(sqlite3 *db, const char *name, struct report_io *io
 
 void report_phase(const char *done)
 {
-    static struct tdb_phase_clock clock;
-    static int started;
+    static _Thread_local struct tdb_phase_clock clock; /* each thread's own phases (diff runs two passes at once) */
+    static _Thread_local int started;
     if (!started) /* the first call starts the clock */
         started = 1, tdb_phase_start(&clock);
     else
