@@ -116,13 +116,13 @@ struct tdb_ingest {
     /* per event of the current trace, in bounded memory (external sorts, spill_sort.h) */
     struct spill_sort *keys;     /* the sweep's keys (struct nesting_key; nesting_held_key when held_keys) */
     int held_keys;               /* a recording's: each key holds what its row was written with, so that the
-                                  * end rewrites only the rows that hold other values, by id when few */
+                                  * end rewrites only the rows that hold other values */
     int keys_in_rows;            /* the trace's keys were not kept as its events came (nested as they streamed
                                   * in, the sweep seldom runs): when it must, ingest_keys_from_rows reads them */
     struct spill_sort *corrs;    /* correlations (struct corr_rec) */
     struct spill_sort *results;  /* rows to rewrite, values to attribute (struct result_rec) */
     int64_t rewrites;            /* of them, rows to rewrite (RES_NEST, RES_LINK) */
-    int64_t changed;             /* rows the rewrite wrote (TRACEDB_TIMING): by id, every one; in one pass, those it changed */
+    int64_t changed;             /* rows the rewrite changed (TRACEDB_TIMING) */
     size_t sort_budget;          /* bytes of memory per sort (TRACEDB_SORT_KIB) */
     char *sort_dir;              /* where sorts spill: beside the database */
     struct recent_launch {       /* RECENT_LAUNCHES slots: a correlation, the start of its first launch

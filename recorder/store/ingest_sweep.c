@@ -1,6 +1,7 @@
 /* ingest_sweep.c: the end of a trace, first part (see ingest.c), in bounded memory: the sweep's
  * results (parent, depth, self time) and the launch links, merged in id order by an external sort
- * (spill_sort.c), written back in id order (one pass over the rows, or by id when few change); then the
+ * (spill_sort.c), written back in id order (an UPDATE over each run of nearby rows to rewrite, or over every row read
+ * back); then the
  * per-name sums (event_stats: calls, time, self time, shortest and longest; their device time and
  * memory per operator columns 0: PyTorch's rules for those are `tracedb ops`'s pass,
  * analyzer/report/ops_sweep.c, the one definition). Where every row was nested as it streamed in
@@ -90,10 +91,19 @@ static int ingest_pair_launches(struct tdb_ingest *ing)
 
 /* The merged results, read in id order by the tdb_nest() SQL function during the one UPDATE that
  * stores them. */
+/* Records of rows to rewrite taken from the sort a run at a time: ords at most RUN_GAP apart, up to RUN_RECS
+ * of them (and the rest of the last one's ord). */
+#define RUN_RECS 4096
+#define RUN_GAP 16
+
 struct nest_cursor {
     struct tdb_ingest *ing;
     int64_t base;                 /* id of ord 0 */
     const struct result_rec *next;
+    struct result_rec *run;       /* the run's records (runs), or NULL: the cursor reads the sort itself */
+    size_t nrun, irun;            /* how many, the one after next */
+    struct result_rec ahead;      /* the sort's record after the run, when have_ahead */
+    int have_ahead;
     int64_t at;                   /* the ord the fields below describe, -1 before the first */
     int nested, linked;
     uint32_t parent;
@@ -124,7 +134,7 @@ static void cursor_seek(struct nest_cursor *c, int64_t ord)
     c->at = ord, c->nested = c->linked = 0;
     while (c->next && (int64_t)c->next->ord <= ord) {
         cursor_take(c, c->next, ord);
-        c->next = spill_sort_next(c->ing->results);
+        c->next = !c->run ? spill_sort_next(c->ing->results) : c->irun < c->nrun ? &c->run[c->irun++] : NULL;
     }
 }
 
@@ -207,13 +217,9 @@ static void nest_value(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     }
 }
 
-/* Rows to rewrite above one in SCAN_SHARE of the trace's rows: one pass over them all costs less than
- * an UPDATE by id for each. Measured on 931,602 rows: a pass ~0.07 us a row plus ~0.45 us a row it
- * changes; by id ~0.9 us a row changed (even at about 1 in 6). */
-#define SCAN_SHARE 8
-
-/* The rewrite as one sequential UPDATE over the trace's rows; each row asks nest_value() for its values. */
-static int ingest_rewrite_scan(struct tdb_ingest *ing, const char *sql, struct nest_cursor *cur)
+/* The rewrite as sequential UPDATEs over ranges of the trace's rows (the whole trace, or each run); each row
+ * asks nest_value() for its values. run: whether to take the cursor's records a run at a time. */
+static int ingest_rewrite_scan(struct tdb_ingest *ing, const char *sql, struct nest_cursor *cur, int run)
 {
     /* registered once per connection (registering again would expire every prepared statement); the
      * function reads the cursor through a slot that points at it only meanwhile */
@@ -231,45 +237,45 @@ static int ingest_rewrite_scan(struct tdb_ingest *ing, const char *sql, struct n
     else
         ing->nest_registered = 1;
     *slot = cur;
-    sqlite3_bind_int64(upd, 1, ing->trace_first_event);
-    sqlite3_bind_int64(upd, 2, ing->trace_end_event);
     sqlite3_bind_int64(upd, 3, ing->trace_id);
-    int rc = ingest_step(ing, upd);
-    ing->changed = sqlite3_changes(ing->db);
+    int rc = 0;
+    struct result_rec *buf = run ? malloc((RUN_RECS + 8) * sizeof *buf) : NULL;
+    if (run && !buf)
+        rc = ingest_fail(ing, "out of memory");
+    if (run && buf) { /* the records (in ord order) a run at a time: the rows from its first ord to its last */
+        const struct result_rec *r = cur->next;
+        while (rc == 0 && r) {
+            size_t n = 0;
+            /* (an ord has a record or two: the slack of 8 takes them all, else the check below fails) */
+            while (r && (n < RUN_RECS || r->ord == buf[n - 1].ord) && n < RUN_RECS + 8 &&
+                   (n == 0 || r->ord <= buf[n - 1].ord + RUN_GAP)) {
+                buf[n++] = *r;
+                r = spill_sort_next(ing->results);
+            }
+            if (r) /* the next run's first (the sort's record is valid only until the next call) */
+                cur->ahead = *r, r = &cur->ahead;
+            cur->run = buf, cur->nrun = n, cur->irun = 1, cur->next = &buf[0];
+            sqlite3_bind_int64(upd, 1, cur->base + buf[0].ord);
+            sqlite3_bind_int64(upd, 2, cur->base + buf[n - 1].ord + 1);
+            rc = ingest_step(ing, upd);
+            ing->changed += sqlite3_changes(ing->db);
+            sqlite3_reset(upd);
+            if (rc == 0 && cur->next) { /* a record the UPDATE did not reach: its row is not there */
+                fprintf(ing->err, "tracedb: %s: internal error: event %lld to rewrite is missing\\n", ing->path,
+                        (long long)(cur->base + cur->next->ord));
+                rc = -1;
+            }
+        }
+        cur->run = NULL, cur->next = NULL;
+    } else if (rc == 0) {
+        sqlite3_bind_int64(upd, 1, ing->trace_first_event);
+        sqlite3_bind_int64(upd, 2, ing->trace_end_event);
+        rc = ingest_step(ing, upd);
+        ing->changed = sqlite3_changes(ing->db);
+    }
+    free(buf);
     tdb_stmt_finalize(upd);
     *slot = NULL;
-    return rc;
-}
-
-/* The rewrite as an UPDATE by id for each imported row the results change (few: rows of dirty tracks
- * and late links); a row only linked keeps its nesting. */
-static int ingest_rewrite_rows(struct tdb_ingest *ing, struct nest_cursor *cur)
-{
-    sqlite3_stmt *upd;
-    if (tdb_stmt_prepare(ing->db,
-                         "UPDATE event SET parent_id = iif(?2, ?3, parent_id), depth = iif(?2, ?4, depth), "
-                         "self_ns = iif(?2, ?5, self_ns), launch_id = coalesce(?6, launch_id), "
-                         "launch_ns = iif(?6 IS NULL, launch_ns, ?7) WHERE id = ?1",
-                         -1, 0, &upd, NULL) != SQLITE_OK)
-        return ingest_fail(ing, "cannot prepare the nesting update");
-    int rc = 0;
-    while (rc == 0 && cur->next) {
-        cursor_seek(cur, cur->next->ord); /* takes every record of this row */
-        if (!cur->nested && !cur->linked)
-            continue;
-        sqlite3_bind_int64(upd, 1, cur->base + cur->at);
-        sqlite3_bind_int(upd, 2, cur->nested);
-        tdb_bind_int_or_null(upd, 3, cur->nested && cur->parent ? cur->base + cur->parent - 1 : TDB_NULL);
-        sqlite3_bind_int(upd, 4, cur->depth);
-        sqlite3_bind_int64(upd, 5, cur->self);
-        tdb_bind_int_or_null(upd, 6, cur->linked ? cur->base + cur->launch : TDB_NULL);
-        if (cur->linked)
-            ingest_pack_fix(ing, cur->base + cur->at, cur->base + cur->launch);
-        sqlite3_bind_int64(upd, 7, cur->launch_ns);
-        rc = ingest_step(ing, upd);
-        ing->changed += sqlite3_changes(ing->db);
-    }
-    tdb_stmt_finalize(upd);
     return rc;
 }
 
@@ -317,7 +323,7 @@ int ingest_sweep(struct tdb_ingest *ing)
     return 0;
 }
 
-/* Writes the sweep's results back in id order (one pass, or by id when few rows change); rows with no
+/* Writes the sweep's results back in id order (by runs of nearby rows, or one pass); rows with no
  * parent, no children and no new launch keep their defaults. */
 int ingest_write_back(struct tdb_ingest *ing)
 {
@@ -325,9 +331,9 @@ int ingest_write_back(struct tdb_ingest *ing)
         return 0; /* no events */
 
     /* Imported rows hold the nesting of their track as streamed in (stream_nest.c): only rows of dirty
-     * tracks and late links are rewritten, by id when they are few. A recording's rows hold what its
+     * tracks and late links are rewritten, a run of nearby rows at a time. A recording's rows hold what its
      * recorder found, and their keys say what (held_keys): the rows that hold other values than the
-     * sweep's and the links' are rewritten, by id when they are few (else in one pass, as an import's).
+     * sweep's and the links' are rewritten, by runs as an import's.
      * Rows read back may carry nesting already: one pass over them all rewrites the rows where the
      * sweep, the one rule, says otherwise. */
     const char *sql = ing->read_back && !ing->held_keys /* held: a row with no record holds its values */
@@ -342,13 +348,12 @@ int ingest_write_back(struct tdb_ingest *ing)
                             "launch_ns = coalesce(tdb_nest(id, 6), launch_ns) "
                             "WHERE id >= ?1 AND id < ?2 AND tdb_nest(id, 4, parent_id, depth, self_ns, launch_id)";
     struct nest_cursor cur = {.ing = ing, .base = ing->trace_first_event, .next = spill_sort_next(ing->results), .at = -1};
-    int by_id = (!ing->read_back || ing->held_keys) &&
-                ing->rewrites <= (ing->trace_end_event - ing->trace_first_event) / SCAN_SHARE;
+    int runs = !ing->read_back || ing->held_keys; /* (rows read back without a record may change too) */
     ing->changed = 0;
-    int rc = by_id ? ingest_rewrite_rows(ing, &cur) : ingest_rewrite_scan(ing, sql, &cur);
+    int rc = ingest_rewrite_scan(ing, sql, &cur, runs);
     if (ing->phases.on)
         fprintf(stderr, "tracedb: %lld rows to rewrite of %lld: %s, %lld written\n", (long long)ing->rewrites,
-                (long long)(ing->trace_end_event - ing->trace_first_event), by_id ? "by id" : "one pass",
+                (long long)(ing->trace_end_event - ing->trace_first_event), runs ? "runs of rows" : "one pass",
                 (long long)ing->changed);
     if (rc == 0 && spill_sort_error(ing->results))
         rc = ingest_sort_failed(ing, ing->results);

@@ -39,11 +39,13 @@ void fx_free(struct fixture *f)
     free(f->dir);
 }
 
-/* Whether the import's stderr contains text. */
+/* Whether the import's stderr contains text (when not, the test's log shows it). */
 int err_has(const struct fixture *f, const char *text)
 {
     char *err = read_file(f->err, NULL);
     int found = strstr(err, text) != NULL;
+    if (!found)
+        cr_log_error("stderr has no \"%s\":\n%s", text, err);
     free(err);
     return found;
 }

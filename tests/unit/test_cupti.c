@@ -307,11 +307,10 @@ Test(cupti, converted_rows_need_no_rewrite_but_the_ranges)
     int st;
     char *out = run_capture(&st, "TRACEDB_TIMING=1 '%s' finish '%s' 2>&1", tracedb(), db);
     cr_assert_eq(st, 0, "%s", out);
-    /* the keys say what each row holds: the end finds the five ranges to rewrite, and rewrites them by
-     * id, reading no other row */
+    /* the keys say what each row holds: the end finds the five ranges to rewrite, and changes them */
     long long to_rewrite = -1, rows = -1, written = -1;
     const char *line = strstr(out, "tracedb: ");
-    while (line && sscanf(line, "tracedb: %lld rows to rewrite of %lld: by id, %lld written", &to_rewrite, &rows, &written) != 3)
+    while (line && sscanf(line, "tracedb: %lld rows to rewrite of %lld: runs of rows, %lld written", &to_rewrite, &rows, &written) != 3)
         line = strstr(line + 1, "tracedb: ");
     cr_assert(line, "%s", out);
     cr_assert_eq(rows, 5 + 4 * 55 * 3, "%s", out);
@@ -354,8 +353,7 @@ static int64_t live_row(struct tdb_ingest *ing, int64_t track, int kind, const c
 }
 
 /* A recording's rows written with values the end of the trace does not find are rewritten with the
- * end's, whether the rewrite goes by id (few rows differ: 60 more rows that hold theirs) or in one pass
- * (no more rows); rows holding the end's values keep them. Worked by hand, on track 7 (ns):
+ * end's, with 60 more rows that hold theirs or none; rows holding the end's values keep them. Worked by hand, on track 7 (ns):
  *   A [0,100) written unnested, self 100: holds B, so self 60.   B [10,50) written unnested: parent A, depth 1.
  *   C [200,210) written inside A, depth 1: it is not (after A's end): no parent, depth 0, self 10.
  *   D [300,400) and E [310,320) inside it, written right: kept.   F [500,600), G [510,520) written at depth 5: 1.
@@ -411,12 +409,12 @@ static void wrong_rows_rewritten(int filler)
     free(dir);
 }
 
-Test(cupti, recorded_rows_holding_other_values_are_rewritten_by_id)
+Test(cupti, recorded_rows_holding_other_values_are_rewritten_among_rows_that_hold_theirs)
 {
     wrong_rows_rewritten(60);
 }
 
-Test(cupti, recorded_rows_holding_other_values_are_rewritten_in_one_pass)
+Test(cupti, recorded_rows_holding_other_values_are_rewritten)
 {
     wrong_rows_rewritten(0);
 }

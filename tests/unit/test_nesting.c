@@ -180,8 +180,8 @@ Test(nesting, streamed_and_swept_rows_by_hand_with_a_small_reorder_buffer)
  * the late kernels close the trace on a thread of their own, after a last kernel and 70 instants), it
  * is linked only at the end of the trace. Tid 2 goes out of order (Q before P), so its three rows are
  * rewritten too (the instant R ends P: no row waits in the buffer behind an open P). A late link changes only launch_id: worked by hand, each kernel keeps its annotation
- * as parent. `how` names the rewrite the counts call for (ingest_sweep.c: by id when at most one row
- * in 8 changes, else one pass). */
+ * as parent. `how` says how many rows the end finds to rewrite (tid 2's three and each late kernel) and
+ * how many it changes: all but R, which holds its values already (no parent, depth 0, self 0). */
 static void check_late_links(int late, int at_end, const char *how)
 {
     char json[32768];
@@ -228,21 +228,21 @@ static void check_late_links(int late, int at_end, const char *how)
     fx_free(&f);
 }
 
-Test(nesting, a_kernel_linked_late_keeps_its_parent_rewritten_by_id)
+Test(nesting, a_kernel_linked_late_keeps_its_parent)
 {
-    check_late_links(1, 1, "4 rows to rewrite of 194: by id");
+    check_late_links(1, 1, "4 rows to rewrite of 194: runs of rows, 3 written");
 }
 
-Test(nesting, kernels_linked_late_keep_their_parents_rewritten_in_one_pass)
+Test(nesting, kernels_linked_late_keep_their_parents)
 {
-    check_late_links(40, 1, "43 rows to rewrite of 194: one pass");
+    check_late_links(40, 1, "43 rows to rewrite of 194: runs of rows, 42 written");
 }
 
 /* Each kernel right before its launch: all 40 are written with their launch, only tid 2's three rows
  * are rewritten at the end. */
 Test(nesting, kernels_just_before_their_launch_are_written_linked)
 {
-    check_late_links(40, 0, "3 rows to rewrite of 123: by id");
+    check_late_links(40, 0, "3 rows to rewrite of 123: runs of rows, 2 written");
 }
 
 /* Launches whose correlations are 65536 apart (and 2^32, 2^48 apart), all before their kernels: each
