@@ -2,7 +2,7 @@
  * start as Python's re.match is), the one rule every part of tracedb classifies GPU work by:
  * 'communication' (collectives: nccl*, rccl*, hccl*, or a name holding ncclKernel / ncclDevKernel), else
  * 'memory' (Memcpy*, Memset*, hipMemcpy*, hipMemset*, dma*), else 'computation' unless the name is one of
- * HTA's exclusions (memcpy, memset, dma or *Sync anywhere, Stream Wait Event, cuda*LaunchKernel,
+ * HTA's exclusions (memcpy, memset, dma or *Sync anywhere; at the start Stream Wait Event, cuda*LaunchKernel,
  * runFunction, hip*, and the accelerator runtimes' job_exe, packet, pe_exe, cpum_exe_subgraph,
  * collective_subgraph_execution), else 'other'. Where tracedb differs from HTA on purpose: HTA counts every
  * hip* name as communication, so AMD's hipMemcpy/hipMemset become memory here, and rccl* and
@@ -36,11 +36,10 @@ enum tdb_kernel_type tdb_kernel_type_of(const char *s, size_t n)
     if (starts(s, n, "Memcpy") || starts(s, n, "Memset") || starts(s, n, "hipMemcpy") || starts(s, n, "hipMemset") ||
         starts(s, n, "dma"))
         return TDB_KT_MEMORY;
-    const char *cuda = find(s, n, "cuda");
     static const char *const not_compute[] = {"hip", "Stream Wait Event", "runFunction", "job_exe", "packet", "pe_exe",
                                               "cpum_exe_subgraph", "collective_subgraph_execution"};
     int excluded = find(s, n, "Memcpy") || find(s, n, "Memset") || find(s, n, "dma") || find(s, n, "Sync") ||
-                   (cuda && find(cuda + 4, n - (size_t)(cuda + 4 - s), "LaunchKernel"));
+                   (starts(s, n, "cuda") && find(s + 4, n - 4, "LaunchKernel"));
     for (size_t i = 0; !excluded && i < sizeof not_compute / sizeof not_compute[0]; i++)
         excluded = starts(s, n, not_compute[i]);
     return excluded ? TDB_KT_OTHER : TDB_KT_COMPUTATION;

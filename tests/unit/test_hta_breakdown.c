@@ -35,6 +35,8 @@ Test(hta, kernel_types_follow_hta_patterns)
         {"Stream Wait Event", "other"},
         {"Event Sync", "other"},
         {"cudaLaunchKernel", "other"},
+        {"cudaLaunchKernelExC", "other"},
+        {"void wrap_cudaLaunchKernel_stub(int)", "computation"}, /* HTA's cuda.*LaunchKernel is re.match'd: at the start */
         {"hipModuleLaunchKernel", "other"},
         {"foo_Memcpy_bar", "other"},           /* memcpy anywhere: not computation */
         {"void fill_Memset_kernel<float>(float*)", "other"},
