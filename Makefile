@@ -162,7 +162,7 @@ build/mpi/obj/%.o: %.c $(HDRS)
 	$(CC) $(ALL_CFLAGS) $(MPI_CFLAGS) -c -o $@ $<
 build/mpi/obj/tracedb_main.o: analyzer/cli/main.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -DTDB_MAIN=tracedb_main -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -DTDB_NO_MAIN -c -o $@ $<
 build/tracedb-mpi: $(MPI_SRC:%.c=build/mpi/obj/%.o) build/mpi/obj/tracedb_main.o $(filter-out build/obj/analyzer/cli/main.o,$(CLI_OBJ)) build/libtracedb.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS) $(MPI_LIBS)
 mpi:
@@ -194,7 +194,7 @@ build/test/mpi/obj/%.o: %.c $(HDRS)
 	$(CC) $(ALL_CFLAGS) $(SAN) $(MPI_CFLAGS) -c -o $@ $<
 build/test/mpi/obj/tracedb_main.o: analyzer/cli/main.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(SAN) -DTDB_MAIN=tracedb_main -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(SAN) -DTDB_NO_MAIN -c -o $@ $<
 build/test/tracedb-mpi: $(MPI_SRC:%.c=build/test/mpi/obj/%.o) build/test/mpi/obj/tracedb_main.o $(filter-out build/test/obj/analyzer/cli/main.o,$(TCLI_OBJ)) $(TLIB_OBJ)
 	$(CC) $(SAN) -o $@ $^ $(LIBS) $(MPI_LIBS)
 

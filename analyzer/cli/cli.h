@@ -10,6 +10,7 @@
 #ifndef TDB_CLI_H
 #define TDB_CLI_H
 #include "report_io.h"
+#include "shards.h"
 #include <stdint.h>
 #include <stdio.h>
 
@@ -51,8 +52,9 @@ void cli_usage(const struct opt *opts, const char *usage, FILE *to);
 void cli_columns_help(const struct cli *cli, FILE *out);
 
 /* Runs the command argv[0] (help, --version, or a command of the table) with its arguments, printing to
- * out and err; its exit status. The tracedb program's and (in_process) tdb_run's (dispatch.c). */
-int cli_dispatch(int argc, char **argv, FILE *out, FILE *err, int in_process);
+ * out and err, its reports given handover (NULL: none; shards.h); its exit status. The tracedb program's
+ * and (in_process) tdb_run's (dispatch.c). */
+int cli_dispatch(int argc, char **argv, FILE *out, FILE *err, int in_process, struct shards_handover *handover);
 
 /* One subcommand. */
 /* What a command is for: `tracedb help` lists the commands under these headings, in this order. */
@@ -78,8 +80,9 @@ int cmd_export(int argc, char **argv, struct cli *cli);
 int cmd_report(int argc, char **argv, struct cli *cli);
 int cmd_overlap(int argc, char **argv, struct cli *cli);
 int cmd_critical_path(int argc, char **argv, struct cli *cli);
-/* main.c's body under another name, for tracedb-mpi (analyzer/cli/mpi_main.c). */
-int tracedb_main(int argc, char **argv);
+/* The tracedb program (main.c), its reports given handover (NULL: none): main() and tracedb-mpi's
+ * process 0 (analyzer/cli/mpi_main.c, mpi_reduce.c, which hands over the reduce database it made). */
+int tracedb_main(int argc, char **argv, struct shards_handover *handover);
 int cmd_idle(int argc, char **argv, struct cli *cli);
 int cmd_launches(int argc, char **argv, struct cli *cli);
 int cmd_queue(int argc, char **argv, struct cli *cli);

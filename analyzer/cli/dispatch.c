@@ -69,7 +69,7 @@ static const char *closest_command(const char *typed)
     return best;
 }
 
-int cli_dispatch(int argc, char **argv, FILE *out, FILE *err, int in_process)
+int cli_dispatch(int argc, char **argv, FILE *out, FILE *err, int in_process, struct shards_handover *handover)
 {
     char *help_args[] = {NULL, "--help", NULL};
     if (argc < 1) {
@@ -92,7 +92,7 @@ int cli_dispatch(int argc, char **argv, FILE *out, FILE *err, int in_process)
     if (c) {
         char prog[64];
         snprintf(prog, sizeof prog, "tracedb %s", c->name);
-        struct cli cli = {{out, err, prog, NULL}, c->example, in_process, c->name, NULL, cli_commands()};
+        struct cli cli = {{out, err, prog, NULL, handover}, c->example, in_process, c->name, NULL, cli_commands()};
         int64_t first;
         long held = tdb_times_held(&first);
         int rc = c->fn(argc, argv, &cli);
@@ -131,7 +131,7 @@ int tdb_run(int argc, const char *const *argv, int out_fd, int err_fd)
         fprintf(err, "tracedb: record runs a program: use the tracedb command (tdb_open records this process)\n"), rc = 2;
     else {
         report_exclusive_begin(); /* one command at a time (report.h) */
-        rc = cli_dispatch(argc, args, out, err, 1);
+        rc = cli_dispatch(argc, args, out, err, 1, NULL); /* nothing handed over */
         report_exclusive_end();
     }
     for (size_t i = 0; owned && i < n; i++)

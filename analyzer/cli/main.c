@@ -6,10 +6,7 @@
 #include <signal.h>
 #include <sqlite3.h>
 
-#ifndef TDB_MAIN
-#define TDB_MAIN main /* tracedb-mpi builds this file with -DTDB_MAIN=tracedb_main (mpi_main.c) */
-#endif
-int TDB_MAIN(int argc, char **argv)
+int tracedb_main(int argc, char **argv, struct shards_handover *handover)
 {
     /* a closed pipe (tracedb ops run.db | head) ends tracedb quietly, as it ends git: SIGPIPE's default */
     signal(SIGPIPE, SIG_DFL);
@@ -20,8 +17,15 @@ int TDB_MAIN(int argc, char **argv)
     /* every message reaches the terminal with its control characters escaped: a file name, a trace's or a
      * database's text cannot rewrite the screen (term_text.h) */
     FILE *err = term_safe_stream(stderr);
-    int rc = cli_dispatch(argc - 1, argv + 1, stdout, err ? err : stderr, 0);
+    int rc = cli_dispatch(argc - 1, argv + 1, stdout, err ? err : stderr, 0, handover);
     if (err)
         fclose(err);
     return rc;
 }
+
+#ifndef TDB_NO_MAIN /* tracedb-mpi builds this file with -DTDB_NO_MAIN: its main is mpi_main.c's */
+int main(int argc, char **argv)
+{
+    return tracedb_main(argc, argv, NULL);
+}
+#endif

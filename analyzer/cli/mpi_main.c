@@ -40,7 +40,7 @@ int main(int argc, char **argv)
     else if (dir && strcmp(argv[1], "summary") == 0)
         rc = mpi_report(argc, argv, dir, 4, ops_shard_pass, MPI_COMM_WORLD); /* and ops' pass */
     else
-        rc = me == 0 ? tracedb_main(argc, argv) : 0;
+        rc = me == 0 ? tracedb_main(argc, argv, NULL) : 0;
     MPI_Finalize();
     return rc;
 }

@@ -66,7 +66,7 @@ int mpi_report(int argc, char **argv, const char *dir, int level, shards_each ea
     int me = 0, procs = 1;
     MPI_Comm_rank(comm, &me);
     MPI_Comm_size(comm, &procs);
-    struct report_io io = {stdout, stderr, "tracedb-mpi", NULL};
+    struct report_io io = {stdout, stderr, "tracedb-mpi", NULL, NULL};
     /* every process: its share, the block [me * n / N, (me + 1) * n / N) */
     long n_shards = shards_count(dir, &io);
     sqlite3 *mine = n_shards < 0 ? NULL
@@ -111,9 +111,10 @@ int mpi_report(int argc, char **argv, const char *dir, int level, shards_each ea
         for (int p = 0; reduce && p < procs; p++)
             if (counts[p] > 0 && add_image(reduce, all + displs[p], counts[p], p, level, &io) != 0)
                 sqlite3_close(reduce), reduce = NULL;
-        if (reduce) {
-            shards_preload(dir, reduce, level, each);
-            rc = tracedb_main(argc, argv);
+        if (reduce) { /* the command's report takes it (shards_open) instead of reading the shards */
+            struct shards_handover handover = {dir, reduce, (enum shards_level)level, each};
+            rc = tracedb_main(argc, argv, &handover);
+            sqlite3_close(handover.reduce); /* not taken: the command ended before it read the shards */
         } else {
             rc = 1;
         }

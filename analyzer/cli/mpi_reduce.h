@@ -9,7 +9,7 @@ const char *mpi_shard_dir(int argc, char **argv);
 
 /* Every process of comm calls it: each reads its share of dir's shards (what level says: enum
  * shards_level, and what each makes of every shard: shards.h), process 0 gathers them and runs the
- * command (tracedb_main) on them. The command's exit status, on every process. */
+ * command (tracedb_main) on them, handed over. The command's exit status, on every process. */
 int mpi_report(int argc, char **argv, const char *dir, int level, shards_each each, MPI_Comm comm);
 
 #endif

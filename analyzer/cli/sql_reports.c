@@ -224,7 +224,7 @@ static int run_report(const struct cli_command *c, const char *path, const char 
         argv[argc++] = "--", argv[argc++] = (char *)path, argv[argc] = NULL; /* a file named -h is a file */
         char prog[64]; /* its messages are the command line's: "tracedb ops: ..." */
         snprintf(prog, sizeof prog, "tracedb %s", c->name);
-        struct cli sub = {{out, err, prog, &r->sink}, c->example, 1, c->name, NULL, NULL};
+        struct cli sub = {{out, err, prog, &r->sink, NULL}, c->example, 1, c->name, NULL, NULL};
         /* one report at a time in the process (report.h): a host may run reports in several threads */
         report_exclusive_begin();
         int status = c->fn(argc, argv, &sub);

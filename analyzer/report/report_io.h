@@ -8,7 +8,8 @@
 
 enum render_format { FMT_TABLE, FMT_CSV, FMT_JSON };
 
-struct render_sink; /* render.h */
+struct render_sink;      /* render.h */
+struct shards_handover;  /* shards.h */
 
 struct report_io {
     FILE *out;        /* results */
@@ -16,6 +17,9 @@ struct report_io {
     const char *prog; /* "tracedb": the start of every message */
     struct render_sink *sink; /* when set, a report's rows go here instead of out, in any format (the SQL
                                * table functions, analyzer/cli/sql_reports.c) */
+    struct shards_handover *handover; /* a shard directory's reduce database made already (tracedb-mpi), for
+                                       * the report to take instead of reading the shards (NULL: none);
+                                       * copies of io point at the same one, which is taken once */
 };
 
 #endif

@@ -9,7 +9,8 @@
  * same order. A report then runs its own SQL on
  * this database; the commands whose SQL reads nothing else say so (struct scope's shards_ok), the others
  * refuse a directory. Another reduce database (a process's share, in tracedb-mpi) is copied the same way
- * (shards_add). */
+ * (shards_add). A reduce database made already (tracedb-mpi's) comes through the report's struct report_io
+ * (struct shards_handover). */
 #include "shards.h"
 #include "db_copy.h"
 #include "db_guard.h"
@@ -130,25 +131,14 @@ static sqlite3 *reduce_db(struct report_io *io)
     return db;
 }
 
-static sqlite3 *preloaded;
-static enum shards_level preloaded_level;
-static shards_each preloaded_each;
-static char preloaded_dir[4096];
-
-void shards_preload(const char *dir, sqlite3 *reduce, enum shards_level level, shards_each each)
-{
-    sqlite3_close(preloaded);
-    preloaded = reduce, preloaded_level = level, preloaded_each = each;
-    snprintf(preloaded_dir, sizeof preloaded_dir, "%s", dir);
-}
-
 sqlite3 *shards_open(const char *dir, long first, long end, enum shards_level level, shards_each each,
                      struct report_io *io)
 {
-    if (preloaded && first == 0 && end < 0 && level <= preloaded_level && (!each || each == preloaded_each) &&
-        strcmp(dir, preloaded_dir) == 0) {
-        sqlite3 *db = preloaded;
-        preloaded = NULL;
+    struct shards_handover *h = io->handover;
+    if (h && h->reduce && first == 0 && end < 0 && level <= h->level && (!each || each == h->each) &&
+        strcmp(dir, h->dir) == 0) {
+        sqlite3 *db = h->reduce;
+        h->reduce = NULL; /* taken: the caller closes it */
         return db;
     }
     cJSON *doc, *shards = manifest(dir, &doc, io);

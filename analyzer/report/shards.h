@@ -21,7 +21,8 @@ typedef int (*shards_each)(sqlite3 *reduce, const char *shard_path, struct repor
 
 /* The reduce database of the shards of dir listed in its shards.json (every one must have imported;
  * first..end-1 of them: a process's share; all: 0, -1), holding what level says and what each (NULL:
- * nothing) makes of every shard, with the report SQL functions. NULL on error (said, naming the shard). */
+ * nothing) makes of every shard, with the report SQL functions; or io's handover's, taken, when it suits
+ * (struct shards_handover, below). NULL on error (said, naming the shard). */
 sqlite3 *shards_open(const char *dir, long first, long end, enum shards_level level, shards_each each,
                      struct report_io *io);
 
@@ -33,9 +34,15 @@ int shards_add(sqlite3 *reduce, const char *what, enum shards_level level, struc
 /* The number of shards dir lists, or -1 (said). */
 long shards_count(const char *dir, struct report_io *io);
 
-/* Hands over a reduce database already made for dir at level with each (by tracedb-mpi's processes, each
- * over its share): the next shards_open(dir, 0, -1, up to level, each or NULL, ...) returns it instead of
- * reading the shards. */
-void shards_preload(const char *dir, sqlite3 *reduce, enum shards_level level, shards_each each);
+/* A reduce database already made for dir at level with each (by tracedb-mpi's processes, each over its
+ * share), handed to a command through its struct report_io: shards_open(dir, 0, -1, up to level, each or
+ * NULL, io) takes it (reduce set to NULL) instead of reading the shards. Whoever made the handover closes
+ * reduce when it is still there after the command (the command ended before it read the shards). */
+struct shards_handover {
+    const char *dir;
+    sqlite3 *reduce;
+    enum shards_level level;
+    shards_each each;
+};
 
 #endif
