@@ -136,7 +136,7 @@ static int export_report(const char *name, const char *db, int nextra, char **ex
         argv[argc++] = extra[i];
     argv[argc++] = "--format";
     argv[argc++] = "csv";
-    struct cli sub = {{out, cli->io.err, cli->io.prog, NULL, cli->io.handover}, c->example, cli->in_process, c->name, NULL, cli->commands};
+    struct cli sub = {{out, cli->io.err, cli->io.prog, NULL, cli->io.handover, cli->io.opened}, c->example, cli->in_process, c->name, NULL, cli->commands};
     int rc = c->fn(argc, argv, &sub);
     free(argv);
     return rc;

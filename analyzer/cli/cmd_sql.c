@@ -26,7 +26,7 @@ int cmd_sql(int argc, char **argv, struct cli *cli)
     sqlite3 *db = report_open(argv[0], writable, &cli->io);
     if (!db)
         return 1;
-    if (tdb_register_report_tables(db, cli->commands) != 0) { /* tracedb_ops(), tracedb_kernels(), ... */
+    if (tdb_register_report_tables(db, cli->commands, cli->io.opened) != 0) { /* tracedb_ops(), tracedb_kernels(), ... */
         fprintf(cli->io.err, "%s: cannot register the reports' table functions\n", cli->io.prog);
         sqlite3_close(db);
         return 1;

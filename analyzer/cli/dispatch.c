@@ -36,13 +36,13 @@ static void usage(FILE *to)
 /* After a report: says when the database it read held times (before: the count held before it) no trace has (past 2^62 ns, 146 years,
  * either way, or a duration below 0: a damaged or edited database), which the report held to that range
  * (util/time_range.h) rather than compute with them; and how to find those events. */
-static void warn_times_held(const char *prog, FILE *err, long before)
+static void warn_times_held(const char *prog, FILE *err, long before, const struct opened_db *opened)
 {
     int64_t first;
     long n = tdb_times_held(&first) - before;
     if (n <= 0)
         return;
-    const char *db = report_opened(); /* named when it is one, and quoting it is plain */
+    const char *db = report_opened(opened); /* named when it is one, and quoting it is plain */
     if (!db || strpbrk(db, "'\n"))
         db = NULL;
     fprintf(err,
@@ -92,7 +92,8 @@ int cli_dispatch(int argc, char **argv, FILE *out, FILE *err, int in_process, st
     if (c) {
         char prog[64];
         snprintf(prog, sizeof prog, "tracedb %s", c->name);
-        struct cli cli = {{out, err, prog, NULL, handover}, c->example, in_process, c->name, NULL, cli_commands()};
+        struct opened_db opened = {"", 0}; /* the database the command's reports open, for its warning */
+        struct cli cli = {{out, err, prog, NULL, handover, &opened}, c->example, in_process, c->name, NULL, cli_commands()};
         int64_t first;
         long held = tdb_times_held(&first);
         int rc = c->fn(argc, argv, &cli);
@@ -100,7 +101,7 @@ int cli_dispatch(int argc, char **argv, FILE *out, FILE *err, int in_process, st
             fprintf(err, "tracedb: error writing output: %s\n", strerror(errno));
             return rc ? rc : 1;
         }
-        warn_times_held(prog, err, held); /* below what the report printed */
+        warn_times_held(prog, err, held, &opened); /* below what the report printed */
         return rc;
     }
     const char *near = closest_command(argv[0]);

@@ -164,7 +164,7 @@ int mpi_import(int argc, char **argv, MPI_Comm comm)
     int me = 0, procs = 1;
     MPI_Comm_rank(comm, &me);
     MPI_Comm_size(comm, &procs);
-    struct cli cli = {{stdout, stderr, "tracedb-mpi import", NULL, NULL}, NULL, 0, "import", NULL, NULL};
+    struct cli cli = {{stdout, stderr, "tracedb-mpi import", NULL, NULL, NULL}, NULL, 0, "import", NULL, NULL};
     const char *dir = NULL;
     int force = 0, quiet = 0, strict = 0;
     int64_t rank = -1, max_string = 64 << 20, timeout = 0;

@@ -66,7 +66,7 @@ int mpi_report(int argc, char **argv, const char *dir, int level, shards_each ea
     int me = 0, procs = 1;
     MPI_Comm_rank(comm, &me);
     MPI_Comm_size(comm, &procs);
-    struct report_io io = {stdout, stderr, "tracedb-mpi", NULL, NULL};
+    struct report_io io = {stdout, stderr, "tracedb-mpi", NULL, NULL, NULL};
     /* every process: its share, the block [me * n / N, (me + 1) * n / N) */
     long n_shards = shards_count(dir, &io);
     sqlite3 *mine = n_shards < 0 ? NULL

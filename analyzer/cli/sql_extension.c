@@ -32,7 +32,7 @@ int sqlite3_tracedb_init(sqlite3 *db, char **err, const sqlite3_api_routines *ap
                                 api->libversion ? api->libversion() : "?", sqlite3_libversion());
         return SQLITE_ERROR;
     }
-    if (tdb_register_functions(db) != 0 || tdb_register_report_tables(db, cli_commands()) != 0) {
+    if (tdb_register_functions(db) != 0 || tdb_register_report_tables(db, cli_commands(), NULL) != 0) {
         if (err)
             *err = sqlite3_mprintf("tracedb: cannot register its SQL functions: %s", sqlite3_errmsg(db));
         return SQLITE_ERROR;

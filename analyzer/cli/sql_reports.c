@@ -202,8 +202,10 @@ static int split_options(char *text, char **argv, int from, const char **why)
     return n;
 }
 
-/* Runs report c on the database file path with options (NULL: none) into r. SQLITE_OK, or an error code with the reason in *msg (sqlite3_malloc'd). */
-static int run_report(const struct cli_command *c, const char *path, const char *options, struct rows *r, char **msg)
+/* Runs report c on the database file path with options (NULL: none) into r, noting the database in opened.
+ * SQLITE_OK, or an error code with the reason in *msg (sqlite3_malloc'd). */
+static int run_report(const struct cli_command *c, struct opened_db *opened, const char *path, const char *options,
+                      struct rows *r, char **msg)
 {
     memset(r, 0, sizeof *r);
     r->sink.columns = sink_columns;
@@ -224,7 +226,7 @@ static int run_report(const struct cli_command *c, const char *path, const char 
         argv[argc++] = "--", argv[argc++] = (char *)path, argv[argc] = NULL; /* a file named -h is a file */
         char prog[64]; /* its messages are the command line's: "tracedb ops: ..." */
         snprintf(prog, sizeof prog, "tracedb %s", c->name);
-        struct cli sub = {{out, err, prog, &r->sink, NULL}, c->example, 1, c->name, NULL, NULL};
+        struct cli sub = {{out, err, prog, &r->sink, NULL, opened}, c->example, 1, c->name, NULL, NULL};
         /* one report at a time in the process (report.h): a host may run reports in several threads */
         report_exclusive_begin();
         int status = c->fn(argc, argv, &sub);
@@ -252,10 +254,17 @@ static int run_report(const struct cli_command *c, const char *path, const char 
     return rc;
 }
 
+/* A module's: its report, and where the report notes the database it opens (tdb_register_report_tables). */
+struct report_table {
+    const struct cli_command *cmd;
+    struct opened_db *opened;
+};
+
 struct report_vtab {
     sqlite3_vtab base;
     sqlite3 *db;
     const struct cli_command *cmd;
+    struct opened_db *opened;
     char *module; /* tracedb_critical_path */
     char *fixed; /* CREATE VIRTUAL TABLE's options, or NULL */
     int ncol;    /* the report's columns; then the hidden options */
@@ -349,7 +358,7 @@ static int report_rows(struct report_vtab *v, const char *path, const char *opti
         return SQLITE_NOMEM;
     }
     res->refs = 1, res->state_known = known, res->state = now;
-    int rc = run_report(v->cmd, path, options, &res->r, msg);
+    int rc = run_report(v->cmd, v->opened, path, options, &res->r, msg);
     if (rc != SQLITE_OK) {
         result_release(res);
         return rc;
@@ -388,7 +397,7 @@ static char *call_text(const struct report_vtab *v, const char *options, const c
 
 static int report_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **msg)
 {
-    const struct cli_command *c = aux;
+    const struct report_table *t = aux;
     /* eponymous (the table is the module) or made in temp; any other is a table a database file carries
      * (CREATE VIRTUAL TABLE x USING tracedb_ops, with or without options): refused */
     if (strcmp(argv[1], "temp") != 0 && (argc > 3 || strcmp(argv[2], argv[0]) != 0)) {
@@ -403,7 +412,7 @@ static int report_connect(sqlite3 *db, void *aux, int argc, const char *const *a
     if (!v)
         return SQLITE_NOMEM;
     memset(v, 0, sizeof *v);
-    v->db = db, v->cmd = c;
+    v->db = db, v->cmd = t->cmd, v->opened = t->opened;
     if (!(v->module = sqlite3_mprintf("%s", argv[0])) || (argc > 3 && !(v->fixed = module_options(argc, argv)))) {
         report_disconnect(&v->base);
         return SQLITE_NOMEM;
@@ -594,7 +603,7 @@ static const sqlite3_module report_module = {
     .xRowid = report_rowid,
 };
 
-int tdb_register_report_tables(sqlite3 *db, const struct cli_command *commands)
+int tdb_register_report_tables(sqlite3 *db, const struct cli_command *commands, struct opened_db *opened)
 {
     for (const struct cli_command *c = commands; c && c->name; c++) {
         if (!c->is_report || strcmp(c->name, "summary") == 0) /* summary: sections, not one table */
@@ -604,7 +613,11 @@ int tdb_register_report_tables(sqlite3 *db, const struct cli_command *commands)
         for (char *p = name; *p; p++)
             if (*p == '-') /* critical-path: tracedb_critical_path */
                 *p = '_';
-        if (sqlite3_create_module_v2(db, name, &report_module, (void *)c, NULL) != SQLITE_OK)
+        struct report_table *t = sqlite3_malloc(sizeof *t);
+        if (!t)
+            return -1;
+        t->cmd = c, t->opened = opened;
+        if (sqlite3_create_module_v2(db, name, &report_module, t, sqlite3_free) != SQLITE_OK) /* (frees t) */
             return -1;
     }
     return 0;

@@ -44,7 +44,7 @@ static int capture(sqlite3 *db, const char *query, struct scope *sc, const char 
     FILE *mem = open_memstream(&text, &n);
     if (!mem)
         return 1;
-    struct report_io to = {mem, io->err, io->prog, NULL, NULL}; /* (takes nothing handed over) */
+    struct report_io to = {mem, io->err, io->prog, NULL, NULL, io->opened}; /* (takes nothing handed over) */
     int rc = scope_run(db, query, sc, sort, params, &to);
     fclose(mem);
     if (rc == 0)

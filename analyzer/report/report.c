@@ -16,9 +16,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static char opened[1024]; /* the database reports opened, when one (for tracedb's warnings) */
-static int opened_others;
-
 static pthread_once_t exclusive_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t exclusive; /* recursive: a command run by tdb_run may run reports as SQL tables */
 
@@ -42,9 +39,9 @@ void report_exclusive_end(void)
     pthread_mutex_unlock(&exclusive);
 }
 
-const char *report_opened(void)
+const char *report_opened(const struct opened_db *opened)
 {
-    return opened[0] && !opened_others ? opened : NULL;
+    return opened && opened->path[0] && !opened->others ? opened->path : NULL;
 }
 
 const char *report_db_path(const char *path, char *buf, size_t n, int writable, struct report_io *io)
@@ -124,10 +121,11 @@ sqlite3 *report_open(const char *path, int writable, struct report_io *io)
         sqlite3_close(db);
         return NULL;
     }
-    if (!opened[0] && strlen(path) < sizeof opened)
-        strcpy(opened, path);
-    else if (strcmp(opened, path) != 0)
-        opened_others = 1;
+    struct opened_db *o = io->opened;
+    if (o && !o->path[0] && strlen(path) < sizeof o->path)
+        strcpy(o->path, path);
+    else if (o && strcmp(o->path, path) != 0)
+        o->others = 1;
     return db;
 }
 

@@ -12,11 +12,12 @@ sqlite3 *report_open(const char *path, int writable, struct report_io *io);
  * not hold them as they are now (said on io->err). Into buf (n bytes) then; NULL when there is none
  * (said, with the import command to run where it cannot be kept beside them). */
 const char *report_db_path(const char *path, char *buf, size_t n, int writable, struct report_io *io);
-/* The database report_open opened in this process, when it opened one only (else NULL). */
-const char *report_opened(void);
+/* The database report_open noted in opened (a command's: struct report_io's), when it opened one only
+ * (else NULL; NULL when opened is). */
+const char *report_opened(const struct opened_db *opened);
 /* A command that runs reports (a report as an SQL table, tdb_run) runs between these, one thread at a
- * time (a thread may nest them): what a run keeps in the process (the database it opened, above; its
- * phase clock; a shard directory's reduce database, shards.c) is one run's. */
+ * time (a thread may nest them): what a run counts in the process (the times its SQL functions held,
+ * util/time_range.h, which dispatch.c's warning reads as a difference) is one run's. */
 void report_exclusive_begin(void);
 void report_exclusive_end(void);
 

@@ -165,7 +165,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         argv[argc++] = "-";
     }
     argv[argc] = NULL;
-    struct cli cli = {{devnull, devnull, "fuzz", NULL, NULL}, cmd->example, 1, cmd->name, NULL, cli_commands()}; /* in process: --help never exits */
+    struct cli cli = {{devnull, devnull, "fuzz", NULL, NULL, NULL}, cmd->example, 1, cmd->name, NULL, cli_commands()}; /* in process: --help never exits */
     runs++;
     reached += cmd->fn(argc, argv, &cli) != 2;
     free(text);

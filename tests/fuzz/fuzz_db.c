@@ -177,7 +177,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int i = 1; i < 4 && r[i]; i++)
         argv[argc++] = (char *)r[i];
     argv[argc] = NULL;
-    struct cli cli = {{devnull, devnull, "fuzz", NULL, NULL}, cmd->example, 1, cmd->name, NULL, cli_commands()}; /* in process: --help never exits */
+    struct cli cli = {{devnull, devnull, "fuzz", NULL, NULL, NULL}, cmd->example, 1, cmd->name, NULL, cli_commands()}; /* in process: --help never exits */
     cmd->fn(argc, argv, &cli);
     return 0;
 }

@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *sql = malloc(size);
     memcpy(sql, data + 1, size - 1);
     sql[size - 1] = 0;
-    struct report_io io = {devnull, devnull, "fuzz", NULL, NULL};
+    struct report_io io = {devnull, devnull, "fuzz", NULL, NULL, NULL};
     sqlite3 *db = report_open(path, 0, &io);
     if (db) {
         int steps = 0;
