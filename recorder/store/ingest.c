@@ -283,7 +283,8 @@ struct tdb_ingest *tdb_ingest_open(const char *path, enum tdb_open_mode mode, FI
         if (tdb_db_open(":memory:", SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &ing->db) != SQLITE_OK ||
             ingest_exec_file(ing, "schema/schema.sql") != 0 ||
             ingest_exec(ing, "PRAGMA user_version=" TDB_SCHEMA_VERSION_STR) != 0 ||
-            ingest_exec_file(ing, "schema/views.sql") != 0 || ingest_indexes(ing) != 0) {
+            ingest_exec_file(ing, "schema/views.sql") != 0 || ingest_indexes(ing) != 0 ||
+            ingest_nest_register(ing->db) != 0) {
             ingest_free(ing);
             return NULL;
         }
@@ -296,6 +297,10 @@ struct tdb_ingest *tdb_ingest_open(const char *path, enum tdb_open_mode mode, FI
             fprintf(err, "tracedb: cannot create %s: %s\n", path, reason);
         else
             fprintf(err, "tracedb: cannot open %s: %s\n", open_path, ing->db ? sqlite3_errmsg(ing->db) : "out of memory");
+        ingest_free(ing);
+        return NULL;
+    } else if (ingest_nest_register(ing->db) != 0) {
+        fprintf(err, "tracedb: %s: cannot register the nesting update's function: %s\n", path, sqlite3_errmsg(ing->db));
         ingest_free(ing);
         return NULL;
     }

@@ -75,8 +75,6 @@ struct stat_row {
     int64_t stream_self;                   /* self time as the rows streamed in (stream_nest.c) */
 };
 
-struct nest_cursor;
-
 struct tdb_ingest {
     sqlite3 *db;
     struct row_writer *rows; /* every hot-path row goes through it (a background thread) */
@@ -90,8 +88,6 @@ struct tdb_ingest {
     int64_t (*pack_fixes)[2]; /* (id, launch_id) of rows packed that its end linked late */
     size_t npack_fixes, cap_pack_fixes;
     int borrowed;            /* db is the process's in-memory database: rolled back, never closed */
-    struct nest_cursor *nest_slot; /* what tdb_nest() answers from, during the nesting update */
-    int nest_registered;
     int replace;             /* --force: the new database replaces path at the end */
     int64_t anomalies[TDB_ANOMALY_COUNT]; /* counted for meta */
     struct spill_map strings; /* interned names/categories -> string.id (the latest in memory, the rest
@@ -207,6 +203,10 @@ void ingest_free_keys(struct tdb_ingest *ing); /* the per-trace keys, sorts and 
 int ingest_sweep(struct tdb_ingest *ing);      /* the sweep and the launch pairs: no table touched */
 int ingest_write_back(struct tdb_ingest *ing); /* ... written back, and attributed */
 int ingest_write_stats(struct tdb_ingest *ing);
+/* Registers tdb_nest(), the function the nesting update reads its values from (the update passes it its
+ * cursor), on a connection the ingest opens: before any statement is prepared on it (registering later
+ * would expire them), and once for the in-memory database that outlives each ingest. 0, or -1. */
+int ingest_nest_register(sqlite3 *db);
 
 /* ingest_checks.c */
 int ingest_write_meta(struct tdb_ingest *ing, int complete);

@@ -153,18 +153,24 @@ static int row_launch_holds(sqlite3_value *v, int64_t launch)
     return launch == TDB_NULL || (sqlite3_value_type(v) != SQLITE_NULL && sqlite3_value_int64(v) == launch);
 }
 
-/* tdb_nest(id, column[, row's value]): 0 parent_id, 1 depth, 2 self_ns (the row's value where the sweep
- * gives none), 3 launch_id (NULL when none), 6 launch_ns (its start; NULL when none); tdb_nest(id, 4, parent_id, depth, self_ns, launch_id):
- * whether an imported row holding these changes (a row the sweep does not nest keeps its nesting);
- * tdb_nest(id, 5, parent_id, depth, self_ns, launch_id, dur_ns): whether a row read back changes (a
- * row the sweep does not nest has none: parent NULL, depth 0, self = dur). */
+/* The pointer type tdb_nest's first argument carries (SQLite's pointer passing: sqlite3_bind_pointer). */
+#define NEST_CURSOR_TYPE "tdb_nest_cursor"
+
+/* tdb_nest(cursor, id, column[, row's value]), cursor the update's struct nest_cursor bound as a pointer
+ * (any other value: NULL): 0 parent_id, 1 depth, 2 self_ns (the row's value where the sweep gives none),
+ * 3 launch_id (NULL when none), 6 launch_ns (its start; NULL when none); tdb_nest(cursor, id, 4,
+ * parent_id, depth, self_ns, launch_id): whether an imported row holding these changes (a row the sweep
+ * does not nest keeps its nesting); tdb_nest(cursor, id, 5, parent_id, depth, self_ns, launch_id,
+ * dur_ns): whether a row read back changes (a row the sweep does not nest has none: parent NULL, depth 0,
+ * self = dur). */
 static void nest_value(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-    struct nest_cursor *c = *(struct nest_cursor **)sqlite3_user_data(ctx);
-    if (!c || argc < 2) {
+    struct nest_cursor *c = argc >= 3 ? sqlite3_value_pointer(argv[0], NEST_CURSOR_TYPE) : NULL;
+    if (!c) {
         sqlite3_result_null(ctx);
         return;
     }
+    argv++, argc--; /* id, column, ... */
     cursor_seek(c, sqlite3_value_int64(argv[0]) - c->base);
     int64_t parent = c->nested && c->parent ? c->base + c->parent - 1 : TDB_NULL;
     int64_t launch = c->linked ? c->base + c->launch : TDB_NULL;
@@ -217,26 +223,22 @@ static void nest_value(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     }
 }
 
+int ingest_nest_register(sqlite3 *db)
+{
+    return sqlite3_create_function(db, "tdb_nest", -1, SQLITE_UTF8, NULL, nest_value, NULL, NULL) == SQLITE_OK ? 0 : -1;
+}
+
 /* The rewrite as sequential UPDATEs over ranges of the trace's rows (the whole trace, or each run); each row
- * asks nest_value() for its values. run: whether to take the cursor's records a run at a time. */
+ * asks nest_value() for its values, from cur (the update's ?4). run: whether to take the cursor's records
+ * a run at a time. */
 static int ingest_rewrite_scan(struct tdb_ingest *ing, const char *sql, struct nest_cursor *cur, int run)
 {
-    /* registered once per connection (registering again would expire every prepared statement); the
-     * function reads the cursor through a slot that points at it only meanwhile */
-    static struct nest_cursor *memory_slot; /* the in-memory database's, which outlives each ingest */
-    static int memory_registered;
-    struct nest_cursor **slot = ing->borrowed ? &memory_slot : &ing->nest_slot;
-    int registered = ing->borrowed ? memory_registered : ing->nest_registered;
-    sqlite3_stmt *upd;
-    if ((!registered &&
-         sqlite3_create_function(ing->db, "tdb_nest", -1, SQLITE_UTF8, slot, nest_value, NULL, NULL) != SQLITE_OK) ||
-        tdb_stmt_prepare(ing->db, sql, -1, 0, &upd, NULL) != SQLITE_OK)
+    sqlite3_stmt *upd = NULL;
+    if (tdb_stmt_prepare(ing->db, sql, -1, 0, &upd, NULL) != SQLITE_OK ||
+        sqlite3_bind_pointer(upd, 4, cur, NEST_CURSOR_TYPE, NULL) != SQLITE_OK) {
+        tdb_stmt_finalize(upd);
         return ingest_fail(ing, "cannot prepare the nesting update");
-    if (ing->borrowed)
-        memory_registered = 1;
-    else
-        ing->nest_registered = 1;
-    *slot = cur;
+    }
     sqlite3_bind_int64(upd, 3, ing->trace_id);
     int rc = 0;
     struct result_rec *buf = run ? malloc((RUN_RECS + 8) * sizeof *buf) : NULL;
@@ -274,8 +276,7 @@ static int ingest_rewrite_scan(struct tdb_ingest *ing, const char *sql, struct n
         ing->changed = sqlite3_changes(ing->db);
     }
     free(buf);
-    tdb_stmt_finalize(upd);
-    *slot = NULL;
+    tdb_stmt_finalize(upd); /* (the cursor's binding with it) */
     return rc;
 }
 
@@ -337,16 +338,16 @@ int ingest_write_back(struct tdb_ingest *ing)
      * Rows read back may carry nesting already: one pass over them all rewrites the rows where the
      * sweep, the one rule, says otherwise. */
     const char *sql = ing->read_back && !ing->held_keys /* held: a row with no record holds its values */
-                          ? "UPDATE event SET parent_id = tdb_nest(id, 0, NULL), depth = tdb_nest(id, 1, 0), "
-                            "self_ns = tdb_nest(id, 2, dur_ns), launch_id = coalesce(tdb_nest(id, 3), launch_id), "
-                            "launch_ns = coalesce(tdb_nest(id, 6), launch_ns) "
-                            "WHERE id >= ?1 AND id < ?2 AND tdb_nest(id, 5, parent_id, depth, self_ns, launch_id, dur_ns) "
+                          ? "UPDATE event SET parent_id = tdb_nest(?4, id, 0, NULL), depth = tdb_nest(?4, id, 1, 0), "
+                            "self_ns = tdb_nest(?4, id, 2, dur_ns), launch_id = coalesce(tdb_nest(?4, id, 3), launch_id), "
+                            "launch_ns = coalesce(tdb_nest(?4, id, 6), launch_ns) "
+                            "WHERE id >= ?1 AND id < ?2 AND tdb_nest(?4, id, 5, parent_id, depth, self_ns, launch_id, dur_ns) "
                             "AND ((SELECT count(*) FROM trace) = 1 OR thread_id IN (SELECT t.id FROM thread t "
                             "JOIN process p ON p.id = t.process_id WHERE p.trace_id = ?3))"
-                          : "UPDATE event SET parent_id = tdb_nest(id, 0, parent_id), depth = tdb_nest(id, 1, depth), "
-                            "self_ns = tdb_nest(id, 2, self_ns), launch_id = coalesce(tdb_nest(id, 3), launch_id), "
-                            "launch_ns = coalesce(tdb_nest(id, 6), launch_ns) "
-                            "WHERE id >= ?1 AND id < ?2 AND tdb_nest(id, 4, parent_id, depth, self_ns, launch_id)";
+                          : "UPDATE event SET parent_id = tdb_nest(?4, id, 0, parent_id), depth = tdb_nest(?4, id, 1, depth), "
+                            "self_ns = tdb_nest(?4, id, 2, self_ns), launch_id = coalesce(tdb_nest(?4, id, 3), launch_id), "
+                            "launch_ns = coalesce(tdb_nest(?4, id, 6), launch_ns) "
+                            "WHERE id >= ?1 AND id < ?2 AND tdb_nest(?4, id, 4, parent_id, depth, self_ns, launch_id)";
     struct nest_cursor cur = {.ing = ing, .base = ing->trace_first_event, .next = spill_sort_next(ing->results), .at = -1};
     int runs = !ing->read_back || ing->held_keys; /* (rows read back without a record may change too) */
     ing->changed = 0;
