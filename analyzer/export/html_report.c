@@ -469,11 +469,10 @@ static int run_parts(const char *path, int baseline, struct buf *b, struct repor
     int64_t t0, t1;
     int rc = span_of(db, &t0, &t1) ? 1 : 0;
     sqlite3_close(db);
-    static struct part_job zero;
     struct part_job *j = malloc(sizeof *j);
     if (!j)
         return 1;
-    *j = zero;
+    *j = (struct part_job){0};
     j->db_path = path, j->baseline = baseline, j->t0 = t0, j->t1 = t1, j->io = io;
     pthread_mutex_init(&j->lock, NULL);
     pthread_t other;

@@ -11,9 +11,10 @@
 struct slot *ops_slot_of(struct ops_pass *p, int64_t id)
 {
     if (p->blocks) {
-        /* no event has it: a slot of its own, never stored (two ids' difference may not fit in int64) */
+        /* no event has it: a slot of its own, never stored (two ids' difference may not fit in int64); one
+         * for each thread (the pass reads its halves on two, and a caller writes the slot it is given) */
         if (id < p->lo || (uint64_t)id - (uint64_t)p->lo >= (uint64_t)p->span) {
-            static struct slot none;
+            static _Thread_local struct slot none;
             none = (struct slot){P_NONE, -1, 0};
             return &none;
         }
