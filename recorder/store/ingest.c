@@ -377,6 +377,39 @@ struct sqlite3 *tdb_ingest_sqlite(struct tdb_ingest *ing)
 
 /* ---------------------------------------------------------------- finish */
 
+/* Rows in a statement of write_pack_fixes: one statement a row cost more than writing the row. */
+#define FIXES_PER_INSERT 64
+
+/* The import's pack fixes into event_pack_fix, FIXES_PER_INSERT to a statement. 0, or -1 (said). */
+static int write_pack_fixes(struct tdb_ingest *ing)
+{
+    char sql[128 + FIXES_PER_INSERT * 6];
+    size_t o = (size_t)snprintf(sql, sizeof sql, "INSERT OR REPLACE INTO event_pack_fix (id, launch_id) VALUES (?, ?)");
+    for (int i = 1; i < FIXES_PER_INSERT; i++)
+        o += (size_t)snprintf(sql + o, sizeof sql - o, ",(?,?)");
+    sqlite3_stmt *many = NULL, *one = NULL;
+    if (tdb_stmt_prepare(ing->db, sql, -1, 0, &many, NULL) != SQLITE_OK ||
+        tdb_stmt_prepare(ing->db, "INSERT OR REPLACE INTO event_pack_fix (id, launch_id) VALUES (?, ?)", -1, 0, &one, NULL) !=
+            SQLITE_OK) {
+        tdb_stmt_finalize(many);
+        return ingest_fail(ing, "cannot prepare");
+    }
+    int rc = SQLITE_DONE;
+    for (size_t i = 0; i < ing->npack_fixes && rc == SQLITE_DONE;) {
+        int batch = ing->npack_fixes - i >= FIXES_PER_INSERT;
+        sqlite3_stmt *st = batch ? many : one;
+        for (int k = 0; k < (batch ? FIXES_PER_INSERT : 1); k++, i++) {
+            sqlite3_bind_int64(st, 2 * k + 1, ing->pack_fixes[i][0]);
+            sqlite3_bind_int64(st, 2 * k + 2, ing->pack_fixes[i][1]);
+        }
+        rc = sqlite3_step(st);
+        sqlite3_reset(st);
+    }
+    tdb_stmt_finalize(many);
+    tdb_stmt_finalize(one);
+    return rc == SQLITE_DONE ? 0 : ingest_fail(ing, "cannot write");
+}
+
 /* A fresh import's pack is kept when it holds every event row and no row packed changed since but for
  * its launch (event_pack_fix): then meta says so and triggers guard it; else it goes. Every row of a
  * fresh import goes through the row writer, with ids from min to max, one each: as many rows packed as
@@ -395,21 +428,8 @@ static int ingest_pack_end(struct tdb_ingest *ing, int64_t packed)
     }
     if (!whole || ing->pack_broken)
         return ingest_exec_file(ing, "schema/event_pack_drop.sql");
-    if (ing->npack_fixes) {
-        if (tdb_stmt_prepare(ing->db, "INSERT OR REPLACE INTO event_pack_fix (id, launch_id) VALUES (?1, ?2)", -1, 0, &st, NULL) !=
-            SQLITE_OK)
-            return ingest_fail(ing, "cannot prepare");
-        int rc = SQLITE_DONE;
-        for (size_t i = 0; i < ing->npack_fixes && rc == SQLITE_DONE; i++) {
-            sqlite3_bind_int64(st, 1, ing->pack_fixes[i][0]);
-            sqlite3_bind_int64(st, 2, ing->pack_fixes[i][1]);
-            rc = sqlite3_step(st);
-            sqlite3_reset(st);
-        }
-        tdb_stmt_finalize(st);
-        if (rc != SQLITE_DONE)
-            return ingest_fail(ing, "cannot write");
-    }
+    if (ing->npack_fixes && write_pack_fixes(ing) != 0)
+        return -1;
     if (tdb_stmt_prepare(ing->db, "INSERT OR REPLACE INTO meta (key, value) VALUES ('event_pack', ?1)", -1, 0, &st, NULL) !=
         SQLITE_OK)
         return ingest_fail(ing, "cannot prepare");
