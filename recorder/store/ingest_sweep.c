@@ -233,10 +233,18 @@ int ingest_nest_register(sqlite3 *db)
  * a run at a time. */
 static int ingest_rewrite_scan(struct tdb_ingest *ing, const char *sql, struct nest_cursor *cur, int run)
 {
-    sqlite3_stmt *upd = NULL;
+    /* a run of launch links only (GPU work before its launch) sets those two columns: the rest would ask
+     * tdb_nest for the values the rows hold */
+    static const char links_sql[] = "UPDATE event SET launch_id = coalesce(tdb_nest(?4, id, 3), launch_id), "
+                                    "launch_ns = coalesce(tdb_nest(?4, id, 6), launch_ns) "
+                                    "WHERE id >= ?1 AND id < ?2 AND tdb_nest(?4, id, 4, parent_id, depth, self_ns, launch_id)";
+    sqlite3_stmt *upd = NULL, *links = NULL;
     if (tdb_stmt_prepare(ing->db, sql, -1, 0, &upd, NULL) != SQLITE_OK ||
-        sqlite3_bind_pointer(upd, 4, cur, NEST_CURSOR_TYPE, NULL) != SQLITE_OK) {
+        sqlite3_bind_pointer(upd, 4, cur, NEST_CURSOR_TYPE, NULL) != SQLITE_OK ||
+        (run && (tdb_stmt_prepare(ing->db, links_sql, -1, 0, &links, NULL) != SQLITE_OK ||
+                 sqlite3_bind_pointer(links, 4, cur, NEST_CURSOR_TYPE, NULL) != SQLITE_OK))) {
         tdb_stmt_finalize(upd);
+        tdb_stmt_finalize(links);
         return ingest_fail(ing, "cannot prepare the nesting update");
     }
     sqlite3_bind_int64(upd, 3, ing->trace_id);
@@ -248,22 +256,25 @@ static int ingest_rewrite_scan(struct tdb_ingest *ing, const char *sql, struct n
         const struct result_rec *r = cur->next;
         while (rc == 0 && r) {
             size_t n = 0;
+            int links_only = 1;
             /* (an ord has a record or two: the slack of 8 takes them all, else the check below fails) */
             while (r && (n < RUN_RECS || r->ord == buf[n - 1].ord) && n < RUN_RECS + 8 &&
                    (n == 0 || r->ord <= buf[n - 1].ord + RUN_GAP)) {
+                links_only &= r->what == RES_LINK;
                 buf[n++] = *r;
                 r = spill_sort_next(ing->results);
             }
             if (r) /* the next run's first (the sort's record is valid only until the next call) */
                 cur->ahead = *r, r = &cur->ahead;
             cur->run = buf, cur->nrun = n, cur->irun = 1, cur->next = &buf[0];
-            sqlite3_bind_int64(upd, 1, cur->base + buf[0].ord);
-            sqlite3_bind_int64(upd, 2, cur->base + buf[n - 1].ord + 1);
-            rc = ingest_step(ing, upd);
+            sqlite3_stmt *st = links_only ? links : upd;
+            sqlite3_bind_int64(st, 1, cur->base + buf[0].ord);
+            sqlite3_bind_int64(st, 2, cur->base + buf[n - 1].ord + 1);
+            rc = ingest_step(ing, st);
             ing->changed += sqlite3_changes(ing->db);
-            sqlite3_reset(upd);
+            sqlite3_reset(st);
             if (rc == 0 && cur->next) { /* a record the UPDATE did not reach: its row is not there */
-                fprintf(ing->err, "tracedb: %s: internal error: event %lld to rewrite is missing\\n", ing->path,
+                fprintf(ing->err, "tracedb: %s: internal error: event %lld to rewrite is missing\n", ing->path,
                         (long long)(cur->base + cur->next->ord));
                 rc = -1;
             }
@@ -277,6 +288,7 @@ static int ingest_rewrite_scan(struct tdb_ingest *ing, const char *sql, struct n
     }
     free(buf);
     tdb_stmt_finalize(upd); /* (the cursor's binding with it) */
+    tdb_stmt_finalize(links);
     return rc;
 }
 
