@@ -99,6 +99,10 @@ static int diff_runs(sqlite3 *db, const char *base, const char *new_path, int by
         if (threaded)
             pthread_join(base_thread, NULL);
     }
+    for (int i = 0; i < 2; i++) /* (the passes said what failed, at once on both sides: say whose) */
+        if (side[i].src && side[i].rc != 0)
+            fprintf(io->err, "%s: %s (the %s run): its memory peaks and operators could not be read\n", io->prog,
+                    side[i].path, i == 0 ? "base" : "new");
     int rc = side[0].rc == 0 && side[1].rc == 0 && side_copy(db, &side[0]) == 0 && side_copy(db, &side[1]) == 0 ? 0 : -1;
     for (int i = 0; i < 2; i++) {
         sqlite3_finalize(side[i].memory);

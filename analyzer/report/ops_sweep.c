@@ -48,6 +48,7 @@ int ops_sweep(sqlite3 *db, const struct ops_sweep_options *o, struct report_io *
     /* one transaction for the pass: its thousands of small statements (a parent, a name, a row of
      * ops_agg) would each take and drop the file's locks and check for a hot journal (on 2 M events,
      * `--by-step` made 121,296 fcntl and 91,002 stat calls) */
+    int said = 0; /* the error said already */
     int own = sqlite3_get_autocommit(db) && sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
     int rc = sqlite3_prepare_v2(db, "SELECT parent_id FROM main.event WHERE id = ?1", -1, &p.parent_of, NULL) == SQLITE_OK
                  ? 0 : -1;
@@ -62,8 +63,8 @@ int ops_sweep(sqlite3 *db, const struct ops_sweep_options *o, struct report_io *
         if (rc == 0)
             rc = ops_load_keys(&p, o);
         report_phase("ops: keys");
-        if (rc == 0)
-            rc = ops_read_events(&p);
+        if (rc == 0 && ops_read_events(&p) != 0)
+            rc = -1, said = 1; /* (each half's error, said on the connection that failed) */
         report_phase("ops: events");
         if (rc == 0)
             rc = ops_merge_same_name(&p);
@@ -74,9 +75,9 @@ int ops_sweep(sqlite3 *db, const struct ops_sweep_options *o, struct report_io *
     if (rc == 0 && !p.overflow)
         rc = ops_write_groups(&p);
     report_phase("ops: groups");
-    if (rc != 0)
+    if (rc != 0 && !said)
         fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
-    else if (p.overflow)
+    else if (rc == 0 && p.overflow)
         fprintf(io->err, "%s: integer overflow\n", io->prog);
     sqlite3_finalize(p.parent_of);
     p.parent_of = NULL;

@@ -102,8 +102,7 @@ struct nest_cursor {
     const struct result_rec *next;
     struct result_rec *run;       /* the run's records (runs), or NULL: the cursor reads the sort itself */
     size_t nrun, irun;            /* how many, the one after next */
-    struct result_rec ahead;      /* the sort's record after the run, when have_ahead */
-    int have_ahead;
+    struct result_rec ahead;      /* the sort's record after the run (a copy: the sort's is valid until its next) */
     int64_t at;                   /* the ord the fields below describe, -1 before the first */
     int nested, linked;
     uint32_t parent;

@@ -582,3 +582,44 @@ Test(diff, a_names_kind_and_sides_by_hand)
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+/* Overwrites 48 KiB of db at pct of its size (page-aligned) with 0x5a bytes: a database damaged midway. */
+static void damage(const char *db, int pct)
+{
+    FILE *f = fopen(db, "r+b");
+    cr_assert(f);
+    cr_assert_eq(fseek(f, 0, SEEK_END), 0);
+    long at = ftell(f) / 100 * pct / 4096 * 4096;
+    cr_assert_eq(fseek(f, at, SEEK_SET), 0);
+    for (int i = 0; i < 49152; i++)
+        fputc(0x5a, f);
+    cr_assert_eq(fclose(f), 0);
+}
+
+/* A database damaged where the ops pass reads it (the largest real trace, so that its events are read in
+ * two halves on two threads, and diff reads both runs at once): the error is said once, not followed by
+ * SQLite's "not an error" of the other connection, and diff names the run that could not be read. */
+Test(diff, a_damaged_run_is_named_and_said_once, .timeout = 120)
+{
+    char *dir, *good = imported("tests/data/kineto/df_index_resolver_df_index_resolver.json.gz", &dir);
+    char bad[1200], bad2[1200];
+    snprintf(bad, sizeof bad, "%s/damaged.db", dir), snprintf(bad2, sizeof bad2, "%s/damaged2.db", dir);
+    cr_assert_eq(run("cp '%s' '%s' && cp '%s' '%s'", good, bad, good, bad2), 0);
+    damage(bad, 50), damage(bad2, 40);
+    int st;
+    char *out = run_capture(&st, "'%s' ops '%s' 2>&1 >/dev/null", tracedb(), bad);
+    cr_assert_neq(st, 0);
+    cr_assert_str_eq(out, "tracedb ops: database disk image is malformed\n");
+    free(out);
+    out = run_capture(&st, "'%s' diff '%s' '%s' 2>&1 >/dev/null", tracedb(), good, bad);
+    cr_assert_neq(st, 0);
+    cr_assert(strstr(out, "damaged.db (the new run): its memory peaks and operators could not be read\n") &&
+              !strstr(out, "not an error") && !strstr(out, "the base run"), "%s", out);
+    free(out);
+    out = run_capture(&st, "'%s' diff '%s' '%s' 2>&1 >/dev/null", tracedb(), bad2, bad);
+    cr_assert_neq(st, 0);
+    cr_assert(strstr(out, "damaged2.db (the base run): its memory peaks") && strstr(out, "damaged.db (the new run): its memory peaks"),
+              "%s", out);
+    free(out);
+    cleanup(dir, good);
+}
