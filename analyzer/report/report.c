@@ -78,6 +78,12 @@ sqlite3 *report_open(const char *path, int writable, struct report_io *io)
         fprintf(io->err, "%s: %s: no such database\n", io->prog, path);
         return NULL;
     }
+    if (S_ISDIR(sb.st_mode) && shards_is_dir(path)) { /* (the reports that read shards open them with shards_open) */
+        fprintf(io->err, "%s: %s is a directory of shards (tracedb-mpi import), and this command reads one database: "
+                         "make one of them with `tracedb merge %s/shard-*.db -o one.db`\n",
+                io->prog, path, path);
+        return NULL;
+    }
     if (S_ISDIR(sb.st_mode)) {
         fprintf(io->err, "%s: %s is a directory with no trace in it (.json, .json.gz): this command reads one database, "
                          "a trace or a directory of traces (`tracedb merge %s/shard-*.db -o one.db` makes one of the "

@@ -623,3 +623,18 @@ Test(diff, a_damaged_run_is_named_and_said_once, .timeout = 120)
     free(out);
     cleanup(dir, good);
 }
+
+/* A shard directory (tracedb-mpi import's: a shards.json in it) where diff wants one database: said as
+ * such, with the command that makes one, not as a directory without traces. */
+Test(diff, a_shard_directory_is_said_as_one)
+{
+    char *dir, *good = imported("tests/data/kineto/trace_diff_test_test.json.gz", &dir);
+    cr_assert_eq(run("mkdir '%s/sh' && echo '{\"shards\": []}' > '%s/sh/shards.json'", dir, dir), 0);
+    int st;
+    char *out = run_capture(&st, "'%s' diff '%s/sh' '%s' 2>&1 >/dev/null", tracedb(), dir, good);
+    cr_assert_eq(st, 1);
+    cr_assert(strstr(out, "/sh is a directory of shards (tracedb-mpi import), and this command reads one database: "
+                          "make one of them with `tracedb merge ") && !strstr(out, "no trace in it"), "%s", out);
+    free(out);
+    cleanup(dir, good);
+}
