@@ -154,26 +154,6 @@ static void ingest_close_db(struct tdb_ingest *ing)
     ing->db = NULL;
 }
 
-/* Fixes past this many (64 MB) leave the pack out instead: memory stays bounded. */
-#define PACK_FIXES_MAX ((size_t)1 << 22)
-
-void ingest_pack_fix(struct tdb_ingest *ing, int64_t id, int64_t launch_id)
-{
-    if (!ing->packing || ing->pack_broken)
-        return;
-    if (ing->npack_fixes == ing->cap_pack_fixes) {
-        size_t cap = ing->cap_pack_fixes ? 2 * ing->cap_pack_fixes : 1024;
-        int64_t(*a)[2] = cap <= PACK_FIXES_MAX ? realloc(ing->pack_fixes, cap * sizeof *a) : NULL;
-        if (!a) { /* the import goes on without its pack */
-            ing->pack_broken = 1;
-            return;
-        }
-        ing->pack_fixes = a, ing->cap_pack_fixes = cap;
-    }
-    ing->pack_fixes[ing->npack_fixes][0] = id, ing->pack_fixes[ing->npack_fixes][1] = launch_id;
-    ing->npack_fixes++;
-}
-
 static void ingest_free(struct tdb_ingest *ing)
 {
     free(ing->pack_fixes);

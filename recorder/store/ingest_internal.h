@@ -211,7 +211,4 @@ int ingest_nest_register(sqlite3 *db);
 /* ingest_checks.c */
 int ingest_write_meta(struct tdb_ingest *ing, int complete);
 
-/* ingest.c: a packed row's launch link made at the end of the import (the rewrite): kept for event_pack_fix. */
-void ingest_pack_fix(struct tdb_ingest *ing, int64_t id, int64_t launch_id);
-
 #endif

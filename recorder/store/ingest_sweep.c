@@ -89,6 +89,29 @@ static int ingest_pair_launches(struct tdb_ingest *ing)
 
 /* ---------------------------------------------------------------- writing back */
 
+/* Fixes past this many (64 MB) leave the pack out instead: memory stays bounded. */
+#define PACK_FIXES_MAX ((size_t)1 << 22)
+
+/* A late launch link written into a row the pack already holds: kept for event_pack_fix (ingest.c's
+ * pack end), or, past PACK_FIXES_MAX or out of memory, the pack left out. */
+static void ingest_pack_fix(struct tdb_ingest *ing, int64_t id, int64_t launch_id)
+{
+    if (!ing->packing || ing->pack_broken)
+        return;
+    if (ing->npack_fixes == ing->cap_pack_fixes) {
+        size_t cap = ing->cap_pack_fixes ? 2 * ing->cap_pack_fixes : 1024;
+        int64_t(*a)[2] = cap <= PACK_FIXES_MAX ? realloc(ing->pack_fixes, cap * sizeof *a) : NULL;
+        if (!a) { /* the import goes on without its pack */
+            ing->pack_broken = 1;
+            return;
+        }
+        ing->pack_fixes = a, ing->cap_pack_fixes = cap;
+    }
+    ing->pack_fixes[ing->npack_fixes][0] = id, ing->pack_fixes[ing->npack_fixes][1] = launch_id;
+    ing->npack_fixes++;
+}
+
+
 /* The merged results, read in id order by the tdb_nest() SQL function during the one UPDATE that
  * stores them. */
 /* Records of rows to rewrite taken from the sort a run at a time: ords at most RUN_GAP apart, up to RUN_RECS
