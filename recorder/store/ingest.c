@@ -364,13 +364,12 @@ struct sqlite3 *tdb_ingest_sqlite(struct tdb_ingest *ing)
 static int write_pack_fixes(struct tdb_ingest *ing)
 {
     char sql[128 + FIXES_PER_INSERT * 6];
-    size_t o = (size_t)snprintf(sql, sizeof sql, "INSERT OR REPLACE INTO event_pack_fix (id, launch_id) VALUES (?, ?)");
-    for (int i = 1; i < FIXES_PER_INSERT; i++)
+    size_t first = (size_t)snprintf(sql, sizeof sql, "INSERT OR REPLACE INTO event_pack_fix (id, launch_id) VALUES (?, ?)");
+    for (size_t i = 1, o = first; i < FIXES_PER_INSERT; i++)
         o += (size_t)snprintf(sql + o, sizeof sql - o, ",(?,?)");
-    sqlite3_stmt *many = NULL, *one = NULL;
+    sqlite3_stmt *many = NULL, *one = NULL; /* (one: the first row's statement, for the last few) */
     if (tdb_stmt_prepare(ing->db, sql, -1, 0, &many, NULL) != SQLITE_OK ||
-        tdb_stmt_prepare(ing->db, "INSERT OR REPLACE INTO event_pack_fix (id, launch_id) VALUES (?, ?)", -1, 0, &one, NULL) !=
-            SQLITE_OK) {
+        tdb_stmt_prepare(ing->db, sql, (int)first, 0, &one, NULL) != SQLITE_OK) {
         tdb_stmt_finalize(many);
         return ingest_fail(ing, "cannot prepare");
     }
