@@ -1,8 +1,7 @@
 /* ingest_sweep.c: the end of a trace, first part (see ingest.c), in bounded memory: the sweep's
  * results (parent, depth, self time) and the launch links, merged in id order by an external sort
- * (spill_sort.c), written back in id order (an UPDATE over each run of nearby rows to rewrite, or over every row read
- * back); then the
- * per-name sums (event_stats: calls, time, self time, shortest and longest; their device time and
+ * (spill_sort.c), written back in id order (an UPDATE over each run of nearby rows to rewrite, or over
+ * every row read back); then the per-name sums (event_stats: calls, time, self time, shortest and longest; their device time and
  * memory per operator columns 0: PyTorch's rules for those are `tracedb ops`'s pass,
  * analyzer/report/ops_sweep.c, the one definition). Where every row was nested as it streamed in
  * (stream_nest_exact), the stream found the self-time sums, the same-name count and the overlaps the
@@ -110,7 +109,6 @@ static void ingest_pack_fix(struct tdb_ingest *ing, int64_t id, int64_t launch_i
     ing->pack_fixes[ing->npack_fixes][0] = id, ing->pack_fixes[ing->npack_fixes][1] = launch_id;
     ing->npack_fixes++;
 }
-
 
 /* The merged results, read in id order by the tdb_nest() SQL function during the one UPDATE that
  * stores them. */
@@ -253,7 +251,7 @@ int ingest_nest_register(sqlite3 *db)
 /* The rewrite as sequential UPDATEs over ranges of the trace's rows (the whole trace, or each run); each row
  * asks nest_value() for its values, from cur (the update's ?4). run: whether to take the cursor's records
  * a run at a time. */
-static int ingest_rewrite_scan(struct tdb_ingest *ing, const char *sql, struct nest_cursor *cur, int run)
+static int ingest_rewrite_ranges(struct tdb_ingest *ing, const char *sql, struct nest_cursor *cur, int run)
 {
     /* a run of launch links only (GPU work before its launch) sets those two columns: the rest would ask
      * tdb_nest for the values the rows hold */
@@ -385,7 +383,7 @@ int ingest_write_back(struct tdb_ingest *ing)
     struct nest_cursor cur = {.ing = ing, .base = ing->trace_first_event, .next = spill_sort_next(ing->results), .at = -1};
     int runs = !ing->read_back || ing->held_keys; /* (rows read back without a record may change too) */
     ing->changed = 0;
-    int rc = ingest_rewrite_scan(ing, sql, &cur, runs);
+    int rc = ingest_rewrite_ranges(ing, sql, &cur, runs);
     if (ing->phases.on)
         fprintf(stderr, "tracedb: %lld rows to rewrite of %lld: %s, %lld written\n", (long long)ing->rewrites,
                 (long long)(ing->trace_end_event - ing->trace_first_event), runs ? "runs of rows" : "one pass",
