@@ -38,14 +38,63 @@ static int by_trace_time(const void *a, const void *b)
     return (x->ts > y->ts) - (x->ts < y->ts);
 }
 
+/* [memory] events with ids lo to hi, read on one connection (a pthread start routine's work): each with
+ * its trace, time and bytes, in memory_event's order. */
+struct mem_half {
+    sqlite3 *db;
+    const struct strmap *trace_of; /* thread id -> its trace's id (read only here: both halves share it) */
+    int64_t lo, hi;
+    struct mem_at *v;
+    size_t n, cap;
+    int rc; /* 0, or -1 (db error) or -2 (out of memory) */
+};
+
+static void *mem_half_read(void *arg)
+{
+    struct mem_half *h = arg;
+    sqlite3_stmt *st;
+    /* CROSS JOIN: left to itself SQLite's planner scans every event and looks each up in memory_event,
+     * 2.4x the time on the bench database's 2 M events */
+    if (sqlite3_prepare_v2(h->db,
+                           "SELECT e.thread_id, e.start_ns, e.bytes, coalesce(m.device_type <> 0, 0) FROM main.memory_event m "
+                           "CROSS JOIN main.event e ON e.id = m.event_id WHERE m.event_id >= ?1 AND m.event_id <= ?2 "
+                           "AND e.bytes IS NOT NULL",
+                           -1, &st, NULL) != SQLITE_OK) {
+        h->rc = -1;
+        return NULL;
+    }
+    sqlite3_bind_int64(st, 1, h->lo);
+    sqlite3_bind_int64(st, 2, h->hi);
+    int rc = 0, step;
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t thread = sqlite3_column_int64(st, 0), trace = strmap_get(h->trace_of, &thread, sizeof thread);
+        if (trace < 0)
+            continue; /* a thread of no trace (a foreign database's): in no CPU-side event's trace either */
+        struct mem_at *m = ops_push((void **)&h->v, &h->n, &h->cap, sizeof *m);
+        if (!m) {
+            rc = -2;
+            break;
+        }
+        int on_device = sqlite3_column_int(st, 3);
+        int64_t bytes = sqlite3_column_int64(st, 2);
+        *m = (struct mem_at){trace, sqlite3_column_int64(st, 1), on_device ? 0 : bytes, on_device ? bytes : 0};
+    }
+    sqlite3_finalize(st);
+    h->rc = rc != 0 ? rc : step == SQLITE_DONE ? 0 : -1;
+    if (h->rc == 0 && h->n)
+        qsort(h->v, h->n, sizeof *h->v, by_trace_time);
+    return NULL;
+}
+
 /* Every [memory] event of the database in (trace, time) order, with the bytes up to it (PyTorch counts
  * each in every CPU-side event of its trace whose [start, end] holds its time, whatever its thread), and
- * each thread's trace. Read in memory_event's order (CROSS JOIN: left to itself SQLite's planner scans
- * every event and looks each up in memory_event, 2.4x the time on the bench database's 2 M events) and
- * sorted here. 0, or -1 (db error) or -2 (out of memory). */
-static int read_memory(struct ops_pass *p)
+ * each thread's trace. Read in memory_event's order, in two halves of its ids at once where there is a
+ * second connection (db2: each is a b-tree lookup of its event, SQLite's work and most of the read), and
+ * sorted here. 0, or -1 (db error on p->db; *failed says which connection) or -2 (out of memory). */
+static int read_memory(struct ops_pass *p, sqlite3 *db2, sqlite3 **failed)
 {
     sqlite3_stmt *st;
+    *failed = p->db;
     if (sqlite3_prepare_v2(p->db, "SELECT t.id, p.trace_id FROM main.thread t JOIN main.process p ON p.id = t.process_id", -1,
                            &st, NULL) != SQLITE_OK)
         return -1;
@@ -57,29 +106,42 @@ static int read_memory(struct ops_pass *p)
     sqlite3_finalize(st);
     if (rc != 0 || step != SQLITE_DONE)
         return rc != 0 ? rc : -1;
-    if (sqlite3_prepare_v2(p->db,
-                           "SELECT e.thread_id, e.start_ns, e.bytes, coalesce(m.device_type <> 0, 0) FROM main.memory_event m "
-                           "CROSS JOIN main.event e ON e.id = m.event_id WHERE e.bytes IS NOT NULL",
-                           -1, &st, NULL) != SQLITE_OK)
-        return -1;
-    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t thread = sqlite3_column_int64(st, 0), trace = strmap_get(&p->trace_of, &thread, sizeof thread);
-        struct mem_at *m = trace < 0 ? NULL : ops_push((void **)&p->mem, &p->nmem, &p->cap_mem, sizeof *m);
-        if (trace < 0)
-            continue; /* a thread of no trace (a foreign database's): in no CPU-side event's trace either */
-        if (!m) {
-            rc = -2;
-            break;
+    struct mem_half half[2] = {{.db = p->db, .trace_of = &p->trace_of, .lo = INT64_MIN, .hi = INT64_MAX},
+                               {.db = db2, .trace_of = &p->trace_of}};
+    if (db2 && sqlite3_prepare_v2(p->db, "SELECT (SELECT min(event_id) FROM main.memory_event), "
+                                     "(SELECT max(event_id) FROM main.memory_event)", -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER) {
+            int64_t lo = sqlite3_column_int64(st, 0), hi = sqlite3_column_int64(st, 1);
+            half[0].hi = lo + (int64_t)(((uint64_t)hi - (uint64_t)lo) / 2);
+            half[1].lo = half[0].hi + 1, half[1].hi = INT64_MAX;
         }
-        int on_device = sqlite3_column_int(st, 3);
-        int64_t bytes = sqlite3_column_int64(st, 2);
-        *m = (struct mem_at){trace, sqlite3_column_int64(st, 1), on_device ? 0 : bytes, on_device ? bytes : 0};
+        sqlite3_finalize(st);
     }
-    sqlite3_finalize(st);
-    if (rc != 0 || step != SQLITE_DONE)
-        return rc != 0 ? rc : -1;
-    if (p->nmem)
-        qsort(p->mem, p->nmem, sizeof *p->mem, by_trace_time);
+    pthread_t thread;
+    int threaded = half[0].hi != INT64_MAX && pthread_create(&thread, NULL, mem_half_read, &half[1]) == 0;
+    mem_half_read(&half[0]);
+    if (threaded)
+        pthread_join(thread, NULL);
+    else if (half[0].hi != INT64_MAX)
+        mem_half_read(&half[1]);
+    for (int k = 0; k < 2 && rc == 0; k++)
+        if (half[k].rc != 0)
+            rc = half[k].rc, *failed = half[k].db;
+    if (rc == 0 && half[1].n) { /* the two sorted halves merged (ties: the lower half's first) */
+        size_t n = half[0].n + half[1].n, i = 0, j = 0, k = 0;
+        struct mem_at *v = malloc(n * sizeof *v);
+        if (!v)
+            rc = -2;
+        while (v && k < n)
+            v[k++] = j == half[1].n || (i < half[0].n && by_trace_time(&half[0].v[i], &half[1].v[j]) <= 0) ? half[0].v[i++]
+                                                                                                           : half[1].v[j++];
+        if (v)
+            free(half[0].v), half[0].v = v, half[0].n = half[0].cap = n;
+    }
+    free(half[1].v);
+    p->mem = half[0].v, p->nmem = half[0].n, p->cap_mem = half[0].cap;
+    if (rc != 0)
+        return rc;
     if (p->trace_of.count == 0 || p->nmem == 0 || p->mem[0].trace == p->mem[p->nmem - 1].trace) {
         int64_t t = p->nmem ? p->mem[0].trace : 0; /* one trace holds every [memory] event: no thread's needed */
         int64_t others;
@@ -370,15 +432,16 @@ static int join_parts(struct ops_pass *p)
 int ops_read_events(struct ops_pass *p)
 {
     struct ops_part *a = &p->part[0], *b = &p->part[1];
-    int read = p->o->no_memory ? 0 : read_memory(p);
+    sqlite3 *db2 = p->blocks && p->span >= SPLIT_IDS ? scope_reopen(p->db) : NULL, *failed = NULL;
+    int read = p->o->no_memory ? 0 : read_memory(p, db2, &failed);
     report_phase("ops: memory");
     if (read != 0) {
-        fprintf(p->io->err, "%s: %s\n", p->io->prog, read == -2 ? "out of memory" : sqlite3_errmsg(p->db));
+        fprintf(p->io->err, "%s: %s\n", p->io->prog, read == -2 ? "out of memory" : sqlite3_errmsg(failed));
+        sqlite3_close(db2);
         return -1;
     }
     a->p = b->p = p, a->db = p->db;
     a->lo = p->blocks ? p->lo : INT64_MIN, a->hi = p->blocks ? p->lo + p->span - 1 : INT64_MAX;
-    sqlite3 *db2 = p->blocks && p->span >= SPLIT_IDS ? scope_reopen(p->db) : NULL;
     pthread_t thread;
     int threaded = 0;
     if (db2) { /* halves parting at a block's edge: each thread makes the blocks of its own ids only (made
