@@ -5,6 +5,7 @@
  * and a line saying why when there are no rows. `tracedb sql` gets its columns as named and every value
  * whole. Neither cells nor headers carry raw control characters. */
 #include "render_cell.h"
+#include "strmap.h"
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
@@ -192,10 +193,12 @@ static const char *cell_at(const struct table *t, int64_t r, int c)
     return p;
 }
 
+/* A distinct text of a column: its cells show alike (most repeat: a name in every step). */
 struct shown_cell {
-    const char *full, *disp;
-    int64_t row;
-    size_t d; /* where it first differs from the names nearest it (the longest common prefix, plus one) */
+    const char *full, *disp; /* disp: made[] text while made, else full */
+    size_t d;                /* where it first differs from the names nearest it (the longest common prefix, plus one) */
+    int made;                /* disp is cut (text in *cut) */
+    char *cut;
 };
 
 static int cmp_disp(const void *a, const void *b)
@@ -221,7 +224,8 @@ static size_t first_difference(const char *a, const char *b)
  * that shows whole, as most do: a number, a short name), or *out NULL when every cell shows whole.
  * Different values that cut alike are cut again to show where each first differs from the names
  * nearest it (a window on that character, then one starting at it), so that no two kernels print the
- * same. -1 when out of memory. */
+ * same (a name in many rows, a kernel in every step, is cut alike in each). Worked on the column's
+ * distinct values, each once. -1 when out of memory. */
 static int column_cuts(const struct table *t, int c, size_t w, char ***out)
 {
     *out = NULL;
@@ -229,38 +233,56 @@ static int column_cuts(const struct table *t, int c, size_t w, char ***out)
         return 0;
     int64_t rows = t->rows;
     struct buf b = {0};
+    struct strmap seen; /* a text -> its place in v */
+    strmap_init(&seen);
     struct shown_cell *v = malloc((size_t)rows * sizeof *v + 1);
+    size_t *of = malloc((size_t)rows * sizeof *of + 1), *at = malloc((size_t)rows * sizeof *at + 1), n = 0;
     char **disp = calloc((size_t)rows + 1, sizeof *disp);
-    int oom = !v || !disp;
+    int oom = !v || !of || !at || !disp;
     for (int64_t r = 0; !oom && r < rows; r++) {
         const char *full = cell_at(t, r, c);
-        if (render_text_width(full) > w) {
-            cut_cell(full, w, &b);
-            oom |= !(disp[r] = strdup(b.p ? b.p : ""));
+        size_t len = strlen(full);
+        int64_t k = strmap_get(&seen, full, len);
+        if (k < 0) {
+            k = (int64_t)n;
+            v[n] = (struct shown_cell){full, full, 0, 0, NULL};
+            if (render_text_width(full) > w) {
+                cut_cell(full, w, &b);
+                oom |= !(v[n].cut = strdup(b.p ? b.p : ""));
+                v[n].disp = v[n].cut ? v[n].cut : full, v[n].made = 1;
+            }
+            oom |= strmap_put(&seen, full, len, k) != 0;
+            n++;
         }
-        v[r] = (struct shown_cell){full, disp[r] ? disp[r] : full, r, 0};
+        of[r] = (size_t)k;
     }
     if (oom)
         goto done;
-    qsort(v, (size_t)rows, sizeof *v, cmp_full);
-    for (int64_t r = 0; r < rows; r++) {
-        size_t a = r > 0 ? first_difference(v[r].full, v[r - 1].full) : 0;
-        size_t z = r + 1 < rows ? first_difference(v[r].full, v[r + 1].full) : 0;
-        v[r].d = a > z ? a : z;
+    qsort(v, n, sizeof *v, cmp_full);
+    for (size_t i = 0; i < n; i++) { /* the names nearest it: the other texts (the same name in another row is no other) */
+        size_t a = i > 0 ? first_difference(v[i].full, v[i - 1].full) : 0;
+        size_t z = i + 1 < n ? first_difference(v[i].full, v[i + 1].full) : 0;
+        v[i].d = a > z ? a : z;
     }
     for (int pass = 0; pass < 2 && w >= 24; pass++) {
-        qsort(v, (size_t)rows, sizeof *v, cmp_disp);
-        for (int64_t r = 0, e; r < rows; r = e) {
-            int differ = 0;
-            for (e = r + 1; e < rows && strcmp(v[e].disp, v[r].disp) == 0; e++)
-                differ |= strcmp(v[e].full, v[r].full) != 0;
-            for (int64_t k = r; differ && k < e; k++) { /* a group of different names shown alike */
+        qsort(v, n, sizeof *v, cmp_disp); /* (every distinct text differs: a group of two or more is alike) */
+        for (size_t i = 0, e; i < n; i = e) {
+            for (e = i + 1; e < n && strcmp(v[e].disp, v[i].disp) == 0; e++)
+                ;
+            for (size_t k = i; e - i > 1 && k < e; k++) { /* a group of different names shown alike */
                 cut_around(v[k].full, w, v[k].d, pass, &b);
-                free(disp[v[k].row]);
-                oom |= !(disp[v[k].row] = strdup(b.p));
-                v[k].disp = disp[v[k].row] ? disp[v[k].row] : "";
+                free(v[k].cut);
+                oom |= !(v[k].cut = strdup(b.p));
+                v[k].disp = v[k].cut ? v[k].cut : "", v[k].made = 1;
             }
         }
+    }
+    for (size_t i = 0; i < n; i++) /* each text's place in v, from its first row's */
+        at[strmap_get(&seen, v[i].full, strlen(v[i].full))] = i;
+    for (int64_t r = 0; !oom && r < rows; r++) {
+        const struct shown_cell *x = &v[at[of[r]]];
+        if (x->made)
+            oom |= !(disp[r] = strdup(x->disp));
     }
 done:
     for (int64_t r = 0; oom && disp && r < rows; r++) /* nothing half made is left */
@@ -268,7 +290,10 @@ done:
     if (oom)
         free(disp), disp = NULL;
     *out = disp;
-    free(v);
+    for (size_t i = 0; v && i < n; i++)
+        free(v[i].cut);
+    free(v), free(of), free(at);
+    strmap_free(&seen);
     buf_free(&b);
     return oom ? -1 : 0;
 }

@@ -95,6 +95,44 @@ Test(tables, long_kernel_names_are_cut_in_the_middle_and_stay_apart)
     free(db), free(dir);
 }
 
+/* A name in many rows (a kernel in every step) is cut alike in each, and apart from every other name: as
+ * many names print as the csv has whole. */
+Test(tables, a_name_in_every_step_is_cut_alike_in_each)
+{
+    char *dir = temp_dir(), *db = db_of(dir, "tests/data/kineto/trace_diff_test_test.json.gz");
+    const char *how[2] = {"--wide", ""}; /* the names whole, then cut */
+    int distinct[2], rows[2], cut_rows = 0;
+    for (int k = 0; k < 2; k++) {
+        int st;
+        char *out = run_capture(&st, "COLUMNS=100 '%s' kernels '%s' --by-step --columns step,name %s", tracedb(), db, how[k]);
+        cr_assert_eq(st, 0, "%s", out);
+        char *names[512];
+        distinct[k] = rows[k] = 0;
+        for (char *l = strtok(out, "\n"); l; l = strtok(NULL, "\n")) {
+            if (strncmp(l, "ProfilerStep#", 13) != 0)
+                continue;
+            char *name = l + strcspn(l, " ");
+            name += strspn(name, " ");
+            rows[k]++;
+            cut_rows += k == 1 && strstr(name, "...") != NULL;
+            int seen = 0;
+            for (int i = 0; i < distinct[k] && !seen; i++)
+                seen = strcmp(names[i], name) == 0;
+            if (!seen && distinct[k] < 512)
+                names[distinct[k]++] = name;
+        }
+        free(out);
+    }
+    cr_assert_gt(distinct[0], 10);
+    cr_assert_eq(rows[0], rows[1]);
+    cr_assert_gt(rows[0], distinct[0], "names repeat over the steps");
+    cr_assert_gt(cut_rows, 2 * 9, "long names cut in more than one step's rows: %d", cut_rows);
+    cr_assert_eq(distinct[1], distinct[0], "each name prints one way, apart from the others: %d shown, %d whole", distinct[1],
+                 distinct[0]);
+    run("rm -rf '%s'", dir);
+    free(db), free(dir);
+}
+
 /* Which columns a table leaves out comes from the sums (event_stats); a recording not closed has none
  * yet, and its events tell instead. */
 Test(tables, device_and_memory_columns_from_the_sums_or_a_recordings_events)
