@@ -4,6 +4,7 @@
  * asked for); the totals into temp.ops_totals. The device time base is PyTorch's "Self CUDA time total":
  * the device rows' (profiler_util.py's _build_table sums the events of DeviceType.CUDA), listed or not. */
 #include "ops_sweep_internal.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -175,6 +176,28 @@ static int rank_totals(struct ops_pass *p, struct sweep_index *merged, struct sw
     return rc;
 }
 
+#define OPS_AGG_COLUMNS 19
+#define OPS_AGG_BATCH 32
+
+/* An INSERT of OPS_AGG_BATCH rows into temp.ops_agg (made by ops_write_groups). NULL: an SQLite error. */
+static sqlite3_stmt *insert_many(sqlite3 *db)
+{
+    struct buf sql = {0};
+    int oom = buf_add(&sql, "INSERT INTO temp.ops_agg VALUES ", 32) != 0;
+    for (int r = 0; r < OPS_AGG_BATCH; r++)
+        for (int c = 0; c < OPS_AGG_COLUMNS; c++) {
+            char one[16];
+            int n = snprintf(one, sizeof one, "%s?%d%s", c ? ", " : r ? ", (" : "(", r * OPS_AGG_COLUMNS + c + 1,
+                             c + 1 == OPS_AGG_COLUMNS ? ")" : "");
+            oom |= buf_add(&sql, one, (size_t)n) != 0;
+        }
+    sqlite3_stmt *st = NULL;
+    if (!oom)
+        sqlite3_prepare_v2(db, sql.p, (int)sql.n, &st, NULL);
+    buf_free(&sql);
+    return st;
+}
+
 /* The merged groups into temp.ops_agg in the order queries/ops_agg.sql prints them (ORDER BY seq, no
  * sort there: SQLite's sort of 30,316 rows of 24 columns took half of that query), each with the base of
  * its percentages (its step's totals by step, else every row's, as SQL's sum() adds them: self CPU time
@@ -201,36 +224,51 @@ static int write_ordered(struct ops_pass *p, struct sweep_index *merged, sqlite3
     p->total_device = dev;
     if (rc == 0 && merged->n)
         qsort(v, merged->n, sizeof *v, cmp_ordered);
-    for (size_t i = 0; rc == 0 && !p->overflow && i < merged->n; i++) {
+    /* the rows written OPS_AGG_BATCH to a statement (each statement's own work, a fifth of a row's, once
+     * a batch), the rest one by one */
+    size_t listed = 0;
+    for (size_t i = 0; i < merged->n; i++)
+        listed += !v[i].m->device || p->o->device_rows;
+    sqlite3_stmt *many = listed >= OPS_AGG_BATCH ? insert_many(p->db) : NULL;
+    if (listed >= OPS_AGG_BATCH && !many)
+        rc = -1;
+    for (size_t i = 0, k = 0, left = listed; rc == 0 && !p->overflow && i < merged->n; i++) {
         const struct group *m = v[i].m;
         struct rank_tot *t = v[i].rank;
         if (m->device && !p->o->device_rows)
             continue; /* in the totals, not listed */
-        sqlite3_bind_int64(ins, 1, (int64_t)i + 1);
+        sqlite3_stmt *st = left >= OPS_AGG_BATCH - k ? many : ins; /* (a batch begun is filled) */
+        int at = st == many ? (int)k * OPS_AGG_COLUMNS : 0;
+        sqlite3_bind_int64(st, at + 1, (int64_t)i + 1);
         if (m->rank)
-            sqlite3_bind_value(ins, 2, m->rank);
+            sqlite3_bind_value(st, at + 2, m->rank);
         else
-            sqlite3_bind_null(ins, 2);
-        sqlite3_bind_text(ins, 3, m->name, -1, SQLITE_STATIC);
-        sqlite3_bind_text(ins, 4, m->shapes, -1, SQLITE_STATIC);
-        sqlite3_bind_text(ins, 5, v[i].stack, -1, SQLITE_STATIC);
+            sqlite3_bind_null(st, at + 2);
+        sqlite3_bind_text(st, at + 3, m->name, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, at + 4, m->shapes, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, at + 5, v[i].stack, -1, SQLITE_STATIC);
         const int64_t s[] = {m->s.calls, m->s.self_cpu, m->s.cpu_total, m->s.self_dev, m->s.dev_total,
                              m->s.cpu_mem, m->s.self_cpu_mem, m->s.dev_mem, m->s.self_dev_mem};
         for (int c = 0; c < 9; c++)
-            sqlite3_bind_int64(ins, 6 + c, s[c]);
+            sqlite3_bind_int64(st, at + 6 + c, s[c]);
         if (!m->s.flops_seen)
-            sqlite3_bind_null(ins, 15);
+            sqlite3_bind_null(st, at + 15);
         else if (m->s.flops_real)
-            sqlite3_bind_double(ins, 15, (double)m->s.flops_d);
+            sqlite3_bind_double(st, at + 15, (double)m->s.flops_d);
         else
-            sqlite3_bind_int64(ins, 15, m->s.flops_i);
-        sqlite3_bind_int64(ins, 16, p->o->by_step ? t->cpu : cpu);
-        sqlite3_bind_int64(ins, 17, p->o->by_step ? t->dev : dev);
-        sqlite3_bind_int64(ins, 18, ++t->rows);
-        sqlite3_bind_int(ins, 19, m->device);
-        rc = sqlite3_step(ins) == SQLITE_DONE ? 0 : -1;
-        sqlite3_reset(ins);
+            sqlite3_bind_int64(st, at + 15, m->s.flops_i);
+        sqlite3_bind_int64(st, at + 16, p->o->by_step ? t->cpu : cpu);
+        sqlite3_bind_int64(st, at + 17, p->o->by_step ? t->dev : dev);
+        sqlite3_bind_int64(st, at + 18, ++t->rows);
+        sqlite3_bind_int(st, at + 19, m->device);
+        if (st == many && ++k < OPS_AGG_BATCH)
+            continue;
+        rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+        sqlite3_reset(st);
+        left -= st == many ? k : 1;
+        k = 0;
     }
+    sqlite3_finalize(many);
     for (size_t i = 0; i < ranks.n; i++)
         sqlite3_value_free(((struct rank_tot *)sweep_index_at(&ranks, i))->start);
     sweep_index_free(&ranks);
@@ -246,7 +284,7 @@ int ops_write_groups(struct ops_pass *p)
     if (sweep_table(p->db, "ops_agg (seq INTEGER PRIMARY KEY, rank, name, input_shapes, stack, calls, self_cpu_ns, "
                            "cpu_total_ns, self_device_ns, device_total_ns, cpu_mem_bytes, self_cpu_mem_bytes, "
                            "device_mem_bytes, self_device_mem_bytes, flops, base_cpu_ns, base_device_ns, n_in_step, device)",
-                    19, &ins, p->io) != 0)
+                    OPS_AGG_COLUMNS, &ins, p->io) != 0)
         return -1;
     if (sqlite3_prepare_v2(p->db, "SELECT CASE WHEN value GLOB 'ProfilerStep#*' THEN 'ProfilerStep*' ELSE value END "
                                   "FROM main.string WHERE id = ?1", -1, &name_of, NULL) != SQLITE_OK) {
