@@ -38,12 +38,14 @@ static int by_trace_time(const void *a, const void *b)
     return (x->ts > y->ts) - (x->ts < y->ts);
 }
 
-/* [memory] events with ids lo to hi, read on one connection (a pthread start routine's work): each with
- * its trace, time and bytes, in memory_event's order. */
+/* [memory] events of one side of memory_event's ids, read on one connection (a pthread start routine's
+ * work): each with its trace, time and bytes, in memory_event's order. */
 struct mem_half {
     sqlite3 *db;
     const struct strmap *trace_of; /* thread id -> its trace's id (read only here: both halves share it) */
-    int64_t lo, hi;
+    int side;    /* 0 every id; 1 those up to cut; 2 those past it, and any id not a number (a foreign
+                  * database's text '123' matches event 123, and SQLite compares a text past every number) */
+    int64_t cut;
     struct mem_at *v;
     size_t n, cap;
     int rc; /* 0, or -1 (db error) or -2 (out of memory) */
@@ -55,16 +57,17 @@ static void *mem_half_read(void *arg)
     sqlite3_stmt *st;
     /* CROSS JOIN: left to itself SQLite's planner scans every event and looks each up in memory_event,
      * 2.4x the time on the bench database's 2 M events */
-    if (sqlite3_prepare_v2(h->db,
-                           "SELECT e.thread_id, e.start_ns, e.bytes, coalesce(m.device_type <> 0, 0) FROM main.memory_event m "
-                           "CROSS JOIN main.event e ON e.id = m.event_id WHERE m.event_id >= ?1 AND m.event_id <= ?2 "
-                           "AND e.bytes IS NOT NULL",
-                           -1, &st, NULL) != SQLITE_OK) {
+    static const char *const within[] = {"", "m.event_id <= ?1 AND ", "m.event_id > ?1 AND "};
+    char sql[320];
+    snprintf(sql, sizeof sql,
+             "SELECT e.thread_id, e.start_ns, e.bytes, coalesce(m.device_type <> 0, 0) FROM main.memory_event m "
+             "CROSS JOIN main.event e ON e.id = m.event_id WHERE %se.bytes IS NOT NULL",
+             within[h->side]);
+    if (sqlite3_prepare_v2(h->db, sql, -1, &st, NULL) != SQLITE_OK) {
         h->rc = -1;
         return NULL;
     }
-    sqlite3_bind_int64(st, 1, h->lo);
-    sqlite3_bind_int64(st, 2, h->hi);
+    sqlite3_bind_int64(st, 1, h->cut);
     int rc = 0, step;
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t thread = sqlite3_column_int64(st, 0), trace = strmap_get(h->trace_of, &thread, sizeof thread);
@@ -106,23 +109,24 @@ static int read_memory(struct ops_pass *p, sqlite3 *db2, sqlite3 **failed)
     sqlite3_finalize(st);
     if (rc != 0 || step != SQLITE_DONE)
         return rc != 0 ? rc : -1;
-    struct mem_half half[2] = {{.db = p->db, .trace_of = &p->trace_of, .lo = INT64_MIN, .hi = INT64_MAX},
-                               {.db = db2, .trace_of = &p->trace_of}};
+    struct mem_half half[2] = {{.db = p->db, .trace_of = &p->trace_of}, {.db = db2, .trace_of = &p->trace_of}};
     if (db2 && sqlite3_prepare_v2(p->db, "SELECT (SELECT min(event_id) FROM main.memory_event), "
                                      "(SELECT max(event_id) FROM main.memory_event)", -1, &st, NULL) == SQLITE_OK) {
-        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER) {
+        /* parted where both ends are numbers apart (a foreign database's may be texts, or one id) */
+        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER &&
+            sqlite3_column_type(st, 1) == SQLITE_INTEGER && sqlite3_column_int64(st, 0) < sqlite3_column_int64(st, 1)) {
             int64_t lo = sqlite3_column_int64(st, 0), hi = sqlite3_column_int64(st, 1);
-            half[0].hi = lo + (int64_t)(((uint64_t)hi - (uint64_t)lo) / 2);
-            half[1].lo = half[0].hi + 1, half[1].hi = INT64_MAX;
+            half[0].cut = half[1].cut = lo + (int64_t)(((uint64_t)hi - (uint64_t)lo) / 2); /* lo to hi - 1 */
+            half[0].side = 1, half[1].side = 2;
         }
         sqlite3_finalize(st);
     }
     pthread_t thread;
-    int threaded = half[0].hi != INT64_MAX && pthread_create(&thread, NULL, mem_half_read, &half[1]) == 0;
+    int threaded = half[1].side && pthread_create(&thread, NULL, mem_half_read, &half[1]) == 0;
     mem_half_read(&half[0]);
     if (threaded)
         pthread_join(thread, NULL);
-    else if (half[0].hi != INT64_MAX)
+    else if (half[1].side)
         mem_half_read(&half[1]);
     for (int k = 0; k < 2 && rc == 0; k++)
         if (half[k].rc != 0)
