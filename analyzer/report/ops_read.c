@@ -89,26 +89,12 @@ static void *mem_half_read(void *arg)
     return NULL;
 }
 
-/* Every [memory] event of the database in (trace, time) order, with the bytes up to it (PyTorch counts
- * each in every CPU-side event of its trace whose [start, end] holds its time, whatever its thread), and
- * each thread's trace. Read in memory_event's order, in two halves of its ids at once where there is a
- * second connection (db2: each is a b-tree lookup of its event, SQLite's work and most of the read), and
- * sorted here. 0, or -1 (db error on p->db; *failed says which connection) or -2 (out of memory). */
-static int read_memory(struct ops_pass *p, sqlite3 *db2, sqlite3 **failed)
+/* read_memory's [memory] events, each with its trace's key (ids[key - 1]: its id), in two halves where
+ * db2 is there; then sorted, with the bytes up to each. */
+static int read_memory_halves(struct ops_pass *p, sqlite3 *db2, sqlite3 **failed, sqlite3_value *const *ids, size_t nids)
 {
     sqlite3_stmt *st;
-    *failed = p->db;
-    if (sqlite3_prepare_v2(p->db, "SELECT t.id, p.trace_id FROM main.thread t JOIN main.process p ON p.id = t.process_id", -1,
-                           &st, NULL) != SQLITE_OK)
-        return -1;
-    int rc = 0, step;
-    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t thread = sqlite3_column_int64(st, 0);
-        rc = strmap_put(&p->trace_of, &thread, sizeof thread, sqlite3_column_int64(st, 1)) != 0 ? -2 : 0;
-    }
-    sqlite3_finalize(st);
-    if (rc != 0 || step != SQLITE_DONE)
-        return rc != 0 ? rc : -1;
+    int rc = 0;
     struct mem_half half[2] = {{.db = p->db, .trace_of = &p->trace_of}, {.db = db2, .trace_of = &p->trace_of}};
     if (db2 && sqlite3_prepare_v2(p->db, "SELECT (SELECT min(event_id) FROM main.memory_event), "
                                      "(SELECT max(event_id) FROM main.memory_event)", -1, &st, NULL) == SQLITE_OK) {
@@ -146,13 +132,13 @@ static int read_memory(struct ops_pass *p, sqlite3 *db2, sqlite3 **failed)
     p->mem = half[0].v, p->nmem = half[0].n, p->cap_mem = half[0].cap;
     if (rc != 0)
         return rc;
-    if (p->trace_of.count == 0 || p->nmem == 0 || p->mem[0].trace == p->mem[p->nmem - 1].trace) {
-        int64_t t = p->nmem ? p->mem[0].trace : 0; /* one trace holds every [memory] event: no thread's needed */
+    if (p->nmem && p->mem[0].trace == p->mem[p->nmem - 1].trace && (size_t)p->mem[0].trace <= nids) {
+        int64_t t = p->mem[0].trace; /* one trace holds every [memory] event: no thread's needed */
         int64_t others;
         sqlite3_stmt *q;
-        if (sqlite3_prepare_v2(p->db, "SELECT count(*) FROM main.trace WHERE id <> ?1", -1, &q, NULL) != SQLITE_OK)
+        if (sqlite3_prepare_v2(p->db, "SELECT count(*) FROM main.trace WHERE id IS NOT ?1", -1, &q, NULL) != SQLITE_OK)
             return -1;
-        sqlite3_bind_int64(q, 1, t);
+        sqlite3_bind_value(q, 1, ids[t - 1]);
         others = sqlite3_step(q) == SQLITE_ROW ? sqlite3_column_int64(q, 0) : 1;
         sqlite3_finalize(q);
         if (!others)
@@ -164,6 +150,55 @@ static int read_memory(struct ops_pass *p, sqlite3 *db2, sqlite3 **failed)
             ops_add(&p->overflow, &p->mem[i].device, p->mem[i - 1].device);
         }
     return 0;
+}
+
+/* Every [memory] event of the database in (trace, time) order, with the bytes up to it (PyTorch counts
+ * each in every CPU-side event of its trace whose [start, end] holds its time, whatever its thread), and
+ * each thread's trace. Read in memory_event's order, in two halves of its ids at once where there is a
+ * second connection (db2: each is a b-tree lookup of its event, SQLite's work and most of the read), and
+ * sorted here. 0, or -1 (db error on p->db; *failed says which connection) or -2 (out of memory). */
+static int read_memory(struct ops_pass *p, sqlite3 *db2, sqlite3 **failed)
+{
+    sqlite3_stmt *st;
+    *failed = p->db;
+    /* each thread's trace as a key from 1, one a trace id (a foreign database's may be negative, 0 or NULL:
+     * NULL is one trace too, as SQL's GROUP BY has it); ids[key - 1]: the trace's id */
+    if (sqlite3_prepare_v2(p->db, "SELECT t.id, p.trace_id, dense_rank() OVER (ORDER BY p.trace_id) FROM main.thread t "
+                                  "JOIN main.process p ON p.id = t.process_id",
+                           -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_value **ids = NULL;
+    size_t nids = 0;
+    int rc = 0, step;
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t thread = sqlite3_column_int64(st, 0), key = sqlite3_column_int64(st, 2);
+        if (key < 1) /* (dense_rank() counts from 1) */
+            continue;
+        if (strmap_put(&p->trace_of, &thread, sizeof thread, key) != 0) {
+            rc = -2;
+            break;
+        }
+        if ((size_t)key > nids) {
+            sqlite3_value **v = realloc(ids, (size_t)key * sizeof *v);
+            if (!v) {
+                rc = -2;
+                break;
+            }
+            memset(v + nids, 0, ((size_t)key - nids) * sizeof *v);
+            ids = v, nids = (size_t)key;
+        }
+        if (!ids[key - 1] && !(ids[key - 1] = sqlite3_value_dup(sqlite3_column_value(st, 1))))
+            rc = -2;
+    }
+    sqlite3_finalize(st);
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = -1;
+    if (rc == 0)
+        rc = read_memory_halves(p, db2, failed, ids, nids);
+    for (size_t i = 0; i < nids; i++)
+        sqlite3_value_free(ids[i]);
+    free(ids);
+    return rc;
 }
 
 /* Whether [memory] event m comes before (trace, ts): before it, or at it too (after). */

@@ -1,7 +1,7 @@
 /* test_ops_memory_read.c: `tracedb ops` reads the [memory] events of a database someone else made,
  * in two halves of memory_event's ids where the events span enough ids for a second connection:
  * ids that are texts (a table declared without types) and a lone id at INT64_MAX count as one read
- * counts them. */
+ * counts them; a trace id below zero is a trace. */
 #include "helpers.h"
 #include <criterion/criterion.h>
 #include <sqlite3.h>
@@ -78,6 +78,19 @@ Test(ops_memory_read, a_lone_id_at_int64_max_is_read_whole)
     edit(db, "DELETE FROM memory_event; INSERT INTO memory_event (event_id, device_type) VALUES (9223372036854775807, 0)");
     char *out = x_row(db);
     cr_expect_str_eq(out, "X,1,0,0\n");
+    free(out), free(db);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* A foreign database's trace id below zero is a trace like any other: its thread's allocations count in
+ * X (its id once stood for "no trace", and they went uncounted). */
+Test(ops_memory_read, a_negative_trace_id_is_a_trace)
+{
+    char *dir = temp_dir(), *db = many_allocations_db(dir, "negative");
+    edit(db, "PRAGMA foreign_keys = OFF; UPDATE trace SET id = -5; UPDATE process SET trace_id = -5");
+    char *out = x_row(db);
+    cr_expect_str_eq(out, "X,1,8200,8200\n");
     free(out), free(db);
     run("rm -rf '%s'", dir);
     free(dir);
