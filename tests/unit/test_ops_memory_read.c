@@ -43,55 +43,47 @@ static void edit(const char *db, const char *sql)
     sqlite3_close(d);
 }
 
-/* X's row: name, calls, self CPU, %, CPU total, %, CPU avg, self device, %, device total, device avg,
- * then CPU memory and self CPU memory */
-static char *x_row(const char *db)
+/* X's row after `sql` edits a fresh many_allocations_db: name, calls, then CPU memory and self CPU
+ * memory (fields 1, 2, 12, 13 of ops' csv), expected to read `expected`. */
+static void expect_x_row(const char *name, const char *sql, const char *expected)
 {
+    char *dir = temp_dir(), *db = many_allocations_db(dir, name);
+    edit(db, sql);
     int st;
     char *out = run_capture(&st, "'%s' ops '%s' --format csv 2>&1 | grep '^X,' | cut -d, -f1,2,12,13", tracedb(), db);
     cr_assert_eq(st, 0, "%s", out);
-    return out;
+    cr_expect_str_eq(out, expected);
+    free(out), free(db);
+    run("rm -rf '%s'", dir);
+    free(dir);
 }
 
 /* memory_event rebuilt without types, a third of its ids texts ('123' matches event 123, as SQLite
  * compares a number with a text): every allocation still counts in X, in both halves' reads. */
 Test(ops_memory_read, text_ids_of_a_table_without_types_count)
 {
-    char *dir = temp_dir(), *db = many_allocations_db(dir, "texts");
-    edit(db, "PRAGMA legacy_alter_table = ON; DROP VIEW IF EXISTS memory_events; "
-             "CREATE TABLE m2 (event_id, addr, total_allocated, total_reserved, device_type); "
-             "INSERT INTO m2 SELECT CASE WHEN event_id % 3 = 0 THEN CAST(event_id AS TEXT) ELSE event_id END, addr, "
-             "total_allocated, total_reserved, device_type FROM memory_event; "
-             "DROP TABLE memory_event; ALTER TABLE m2 RENAME TO memory_event");
-    char *out = x_row(db);
-    cr_expect_str_eq(out, "X,1,8200,8200\n");
-    free(out), free(db);
-    run("rm -rf '%s'", dir);
-    free(dir);
+    expect_x_row("texts",
+                 "PRAGMA legacy_alter_table = ON; DROP VIEW IF EXISTS memory_events; "
+                 "CREATE TABLE m2 (event_id, addr, total_allocated, total_reserved, device_type); "
+                 "INSERT INTO m2 SELECT CASE WHEN event_id % 3 = 0 THEN CAST(event_id AS TEXT) ELSE event_id END, addr, "
+                 "total_allocated, total_reserved, device_type FROM memory_event; "
+                 "DROP TABLE memory_event; ALTER TABLE m2 RENAME TO memory_event",
+                 "X,1,8200,8200\n");
 }
 
 /* One memory event, at the largest id (an event of no [memory] record: nothing counts), the halves'
  * part computed without overflow (the sanitizers stop the test binary at one). */
 Test(ops_memory_read, a_lone_id_at_int64_max_is_read_whole)
 {
-    char *dir = temp_dir(), *db = many_allocations_db(dir, "lone");
-    edit(db, "DELETE FROM memory_event; INSERT INTO memory_event (event_id, device_type) VALUES (9223372036854775807, 0)");
-    char *out = x_row(db);
-    cr_expect_str_eq(out, "X,1,0,0\n");
-    free(out), free(db);
-    run("rm -rf '%s'", dir);
-    free(dir);
+    expect_x_row("lone",
+                 "DELETE FROM memory_event; INSERT INTO memory_event (event_id, device_type) VALUES (9223372036854775807, 0)",
+                 "X,1,0,0\n");
 }
 
 /* A foreign database's trace id below zero is a trace like any other: its thread's allocations count in
  * X (its id once stood for "no trace", and they went uncounted). */
 Test(ops_memory_read, a_negative_trace_id_is_a_trace)
 {
-    char *dir = temp_dir(), *db = many_allocations_db(dir, "negative");
-    edit(db, "PRAGMA foreign_keys = OFF; UPDATE trace SET id = -5; UPDATE process SET trace_id = -5");
-    char *out = x_row(db);
-    cr_expect_str_eq(out, "X,1,8200,8200\n");
-    free(out), free(db);
-    run("rm -rf '%s'", dir);
-    free(dir);
+    expect_x_row("negative", "PRAGMA foreign_keys = OFF; UPDATE trace SET id = -5; UPDATE process SET trace_id = -5",
+                 "X,1,8200,8200\n");
 }
