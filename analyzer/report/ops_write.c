@@ -182,8 +182,9 @@ static int rank_totals(struct ops_pass *p, struct sweep_index *merged, struct sw
 /* An INSERT of OPS_AGG_BATCH rows into temp.ops_agg (made by ops_write_groups). NULL: an SQLite error. */
 static sqlite3_stmt *insert_many(sqlite3 *db)
 {
+    static const char head[] = "INSERT INTO temp.ops_agg VALUES ";
     struct buf sql = {0};
-    int oom = buf_add(&sql, "INSERT INTO temp.ops_agg VALUES ", 32) != 0;
+    int oom = buf_add(&sql, head, sizeof head - 1) != 0;
     for (int r = 0; r < OPS_AGG_BATCH; r++)
         for (int c = 0; c < OPS_AGG_COLUMNS; c++) {
             char one[16];
