@@ -1,12 +1,14 @@
 -- event_pack.sql: made by a fresh import (recorder/store/ingest.c), before its rows. The event table's
--- columns critical-path reads, packed by the row writer in blocks of rows as it writes them
+-- columns critical-path and ops read, packed by the row writer in blocks of rows as it writes them
 -- (recorder/store/event_pack.c has the format): a report reads 491 blobs instead of 2 M rows.
--- The pack is whole only while meta holds 'event_pack' (its rows' count): the import writes it last,
--- and the triggers of event_pack_triggers.sql take it away at any change to the event table.
+-- The pack is whole only while meta holds 'event_pack_v2' (its rows' count; 'event_pack' in a database
+-- made before its format 2): the import writes it last, and the triggers of event_pack_triggers.sql
+-- take it away at any change to the event table.
 
--- A copy of the event table's columns critical-path reads (id, kind, name, category, track, start,
--- duration, correlation, device, stream, launch), packed in blobs of rows; read only while whole
--- (meta event_pack holds its row count), gone after any change to the event table.
+-- A copy of the event table's columns critical-path and ops read (id, kind, name, category, track,
+-- start, duration, correlation, device, stream, launch; parent, self time, launch's start), packed in
+-- blobs of rows; read only while whole (meta event_pack_v2 holds its row count), gone after any change
+-- to the event table.
 CREATE TABLE event_pack (
   block INTEGER PRIMARY KEY, -- the blob's number, in the order written
   rows  INTEGER NOT NULL,    -- how many events it holds
@@ -18,6 +20,13 @@ CREATE TABLE event_pack (
 CREATE TABLE event_pack_fix (
   id        INTEGER PRIMARY KEY,  -- event.id of the row
   launch_id INTEGER               -- its launch_id as it is now
+);
+-- Rows whose parent_id, self_ns, launch_id or launch_ns the import changed after they were packed (its
+-- end's nesting of tracks that came out of order, a parent's self time less a later child's), as ranges
+-- of ids: a report reads those rows' values from the event table.
+CREATE TABLE event_pack_stale (
+  lo INTEGER NOT NULL, -- the first id of the range
+  hi INTEGER NOT NULL  -- its last
 );
 -- For this import only: a change to a packed row that event_pack_fix cannot say (none by the import's
 -- own code: these watch that it stays so). No column the import's end rewrites is watched, so its

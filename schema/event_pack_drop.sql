@@ -5,4 +5,5 @@ DROP TRIGGER IF EXISTS main.event_pack_stale_delete;
 DROP TRIGGER IF EXISTS main.event_pack_stale_update;
 DROP TABLE IF EXISTS main.event_pack;
 DROP TABLE IF EXISTS main.event_pack_fix;
-DELETE FROM main.meta WHERE key = 'event_pack';
+DROP TABLE IF EXISTS main.event_pack_stale;
+DELETE FROM main.meta WHERE key IN ('event_pack', 'event_pack_v2');

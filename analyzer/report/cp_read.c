@@ -5,6 +5,7 @@
 #include "bigmem.h"
 #include "db_guard.h"
 #include "event_pack.h"
+#include "pack_source.h"
 #include "hta_round.h"
 #include "ingest.h"
 #include "kinds.h"
@@ -348,7 +349,7 @@ struct pack_part {
     sqlite3_stmt *st;
     struct scan_part p;        /* rows and launch: both parts' */
     unsigned char *kept;       /* per id: 1 a row kept, 2 left out, 0 none yet (exchanged atomically) */
-    int64_t lo, hi, traces;    /* the table's ids; traces in the database */
+    const struct pack_source *src; /* the pack: its ids, the traces in the database */
     size_t *sync, nsync, capsync, decoded;
     int rc;                    /* 1 read; 0 bytes that are no pack's; -1 out of memory */
 };
@@ -359,24 +360,24 @@ static void *pack_part_run(void *arg)
     struct pack_part *q = arg;
     int step;
     q->rc = 0;
+    struct tdb_pack_row *block = malloc(TDB_PACK_ROWS * sizeof *block);
+    if (!block) {
+        q->rc = -1;
+        return NULL;
+    }
     while ((step = sqlite3_step(q->st)) == SQLITE_ROW) {
-        struct tdb_pack_reader rd;
-        struct tdb_pack_row x;
-        int64_t rows_said = sqlite3_column_int64(q->st, 0), got = 0;
-        const void *data = sqlite3_column_blob(q->st, 1);
-        tdb_pack_read_init(&rd, data, (size_t)sqlite3_column_bytes(q->st, 1));
-        int more;
-        while ((more = tdb_pack_next(&rd, &x)) == 1) {
-            got++;
-            if (x.id < q->lo || x.id > q->hi)
-                return NULL;
-            size_t at = (size_t)((uint64_t)x.id - (uint64_t)q->lo);
+        int got = pack_source_block(q->st, q->src, block);
+        if (got < 0)
+            goto out;
+        for (int i = 0; i < got; i++) {
+            const struct tdb_pack_row x = block[i];
+            size_t at = (size_t)((uint64_t)x.id - (uint64_t)q->src->lo);
             /* critical_path_rows.sql's WHERE: the trace's rows, but memory events, instants, spans */
             int kind = (int)x.kind;
-            int keep = (q->traces == 1 || cp_id_map_get(q->p.thread_of, x.thread_id, -1) >= 0) &&
+            int keep = (q->src->traces == 1 || cp_id_map_get(q->p.thread_of, x.thread_id, -1) >= 0) &&
                        !(kind >= TDB_KIND_MEMORY && kind <= TDB_KIND_ASYNC);
             if (__atomic_exchange_n(&q->kept[at], keep ? 1 : 2, __ATOMIC_RELAXED) != 0) /* an id twice */
-                return NULL;
+                goto out;
             if (!keep)
                 continue;
             struct cp_cols c = {.id = x.id, .thread = x.thread_id, .ts = x.start_ns, .dur = x.dur_ns,
@@ -388,33 +389,31 @@ static void *pack_part_run(void *arg)
             scan_part_fill(&q->p, at, &c); /* (no wait yet: nothing to allocate) */
             if (kind == TDB_KIND_SYNC) {
                 if (q->nsync == PACK_SYNC_MAX)
-                    return NULL;
+                    goto out;
                 if (q->nsync == q->capsync) {
                     size_t cap = q->capsync ? 2 * q->capsync : 256;
                     size_t *ns = realloc(q->sync, cap * sizeof *ns);
                     if (!ns) {
                         q->rc = -1;
-                        return NULL;
+                        goto out;
                     }
                     q->sync = ns, q->capsync = cap;
                 }
                 q->sync[q->nsync++] = at;
             }
         }
-        if (more < 0 || got != rows_said)
-            return NULL;
         q->decoded += (size_t)got;
     }
     q->rc = step == SQLITE_DONE; /* (a damaged file: the scan says what SQLite found) */
+out:
+    free(block);
     return NULL;
 }
 
 /* Reads the trace's rows from the import's pack (recorder/store/event_pack.h) instead of the event
  * table: 491 blobs for 2 M events, not 1.5 M rows of 13 columns; the blocks in two halves on two
- * connections and threads, as the scan reads the rows. The pack is used only when meta says it
- * is whole, event is the table its triggers guard (event_pack_triggers.sql: they take the pack away at
- * any change to the table), and the pack holds exactly one row for each id from the table's least to
- * its largest; each row goes to its id's place, so the rows come out in id order. 1 when read; 0 when
+ * connections and threads, as the scan reads the rows. The pack is used only when whole
+ * (pack_source_open); each row goes to its id's place, so the rows come out in id order. 1 when read; 0 when
  * there is no whole pack, or it is not one (a stranger's bytes), or no room for it: then the caller
  * scans the table; -1 on error (printed). */
 int cp_pack_rows(sqlite3 *db, const struct id_map *flags, const struct id_map *thread_of,
@@ -422,29 +421,11 @@ int cp_pack_rows(sqlite3 *db, const struct id_map *flags, const struct id_map *t
                  struct cp_wait **waits, struct report_io *io)
 {
     sqlite3_stmt *st = NULL;
-    int64_t packed = 0, lo = 0, hi = -1, traces = 0, first = 0, last = -1;
-    if (sqlite3_prepare_v2(db,
-                           /* the pack, and the table event with the triggers that guard it (a stranger may have
-                            * renamed the table and put a view in its place) */
-                           "SELECT (SELECT value FROM meta WHERE key = 'event_pack' AND typeof(value) = 'integer' AND "
-                           "(SELECT count(*) FROM sqlite_schema WHERE (type = 'table' AND name = 'event') OR (type = "
-                           "'trigger' AND tbl_name = 'event' AND name IN ('event_pack_stale_insert', "
-                           "'event_pack_stale_delete', 'event_pack_stale_update'))) = 4), "
-                           "(SELECT min(id) FROM event), (SELECT max(id) FROM event), (SELECT count(*) FROM trace), "
-                           "(SELECT min(block) FROM event_pack), (SELECT max(block) FROM event_pack)",
-                           -1, &st, NULL) != SQLITE_OK ||
-        sqlite3_step(st) != SQLITE_ROW || sqlite3_column_type(st, 0) != SQLITE_INTEGER) {
-        sqlite3_finalize(st);
+    struct pack_source src;
+    if (!pack_source_open(db, &src))
         return 0;
-    }
-    packed = sqlite3_column_int64(st, 0), lo = sqlite3_column_int64(st, 1), hi = sqlite3_column_int64(st, 2);
-    traces = sqlite3_column_int64(st, 3), first = sqlite3_column_int64(st, 4), last = sqlite3_column_int64(st, 5);
-    sqlite3_finalize(st), st = NULL;
-    /* one row each id from lo to hi (a span that fits, with room: the ids are the table's own) */
-    if (packed <= 0 || packed > ((int64_t)1 << 40) || hi < lo || (uint64_t)hi - (uint64_t)lo != (uint64_t)packed - 1 ||
-        last < first)
-        return 0;
-    size_t n = (size_t)packed;
+    int64_t lo = src.lo, hi = src.hi, first = src.first, last = src.last;
+    size_t n = (size_t)src.rows;
     struct pack_part part[2] = {{0}};
     int rc = 0;
     unsigned char *kept = calloc(n, 1);
@@ -460,16 +441,13 @@ int cp_pack_rows(sqlite3 *db, const struct id_map *flags, const struct id_map *t
     int64_t mid = db2 ? (int64_t)((uint64_t)first + ((uint64_t)last - (uint64_t)first) / 2) : last;
     for (int k = 0; k < 2; k++) {
         struct pack_part *q = &part[k];
-        q->db = k ? db2 : db, q->kept = kept, q->lo = lo, q->hi = hi, q->traces = traces;
+        q->db = k ? db2 : db, q->kept = kept, q->src = &src;
         q->p = (struct scan_part){.flags = flags, .thread_of = thread_of, .round_us = round_us, .rows = all_rows, .launch = all_launch};
         q->rc = 1;
         if (k && !db2)
             break;
-        if (sqlite3_prepare_v2(q->db, "SELECT rows, data FROM event_pack WHERE block BETWEEN ?1 AND ?2 ORDER BY block", -1,
-                               &q->st, NULL) != SQLITE_OK)
+        if (!(q->st = pack_source_blocks(q->db, k ? mid + 1 : first, k ? last : mid)))
             goto done;
-        sqlite3_bind_int64(q->st, 1, k ? mid + 1 : first);
-        sqlite3_bind_int64(q->st, 2, k ? last : mid);
     }
     sweep_halves_run(&(struct sweep_halves){.n = db2 ? 2 : 1}, pack_part_run, &part[0], &part[1]);
     if (part[0].rc < 0 || part[1].rc < 0) {

@@ -157,6 +157,7 @@ static void ingest_close_db(struct tdb_ingest *ing)
 static void ingest_free(struct tdb_ingest *ing)
 {
     free(ing->pack_fixes);
+    tdb_pack_stale_free(&ing->pack_stale);
     row_writer_stop(ing->rows);
     ing->rows = NULL;
     ingest_close_db(ing);
@@ -389,6 +390,25 @@ static int write_pack_fixes(struct tdb_ingest *ing)
     return rc == SQLITE_DONE ? 0 : ingest_fail(ing, "cannot write");
 }
 
+/* The rows packed that changed since (but for their launch: event_pack_fix), as ranges of ids into
+ * event_pack_stale; every id when there were too many to keep. 0, or -1 (said). */
+static int write_pack_stale(struct tdb_ingest *ing)
+{
+    sqlite3_stmt *st;
+    if (tdb_stmt_prepare(ing->db, "INSERT INTO event_pack_stale (lo, hi) VALUES (?1, ?2)", -1, 0, &st, NULL) != SQLITE_OK)
+        return ingest_fail(ing, "cannot prepare");
+    int rc = SQLITE_DONE;
+    size_t n = ing->pack_stale.all ? 1 : ing->pack_stale.n;
+    for (size_t i = 0; i < n && rc == SQLITE_DONE; i++) {
+        sqlite3_bind_int64(st, 1, ing->pack_stale.all ? INT64_MIN : ing->pack_stale.v[i][0]);
+        sqlite3_bind_int64(st, 2, ing->pack_stale.all ? INT64_MAX : ing->pack_stale.v[i][1]);
+        rc = sqlite3_step(st);
+        sqlite3_reset(st);
+    }
+    tdb_stmt_finalize(st);
+    return rc == SQLITE_DONE ? 0 : ingest_fail(ing, "cannot write");
+}
+
 /* A fresh import's pack is kept when it holds every event row and no row packed changed since but for
  * its launch (event_pack_fix): then meta says so and triggers guard it; else it goes. Every row of a
  * fresh import goes through the row writer, with ids from min to max, one each: as many rows packed as
@@ -407,9 +427,9 @@ static int ingest_pack_end(struct tdb_ingest *ing, int64_t packed)
     }
     if (!whole || ing->pack_broken)
         return ingest_exec_file(ing, "schema/event_pack_drop.sql");
-    if (ing->npack_fixes && write_pack_fixes(ing) != 0)
+    if ((ing->npack_fixes && write_pack_fixes(ing) != 0) || write_pack_stale(ing) != 0)
         return -1;
-    if (tdb_stmt_prepare(ing->db, "INSERT OR REPLACE INTO meta (key, value) VALUES ('event_pack', ?1)", -1, 0, &st, NULL) !=
+    if (tdb_stmt_prepare(ing->db, "INSERT OR REPLACE INTO meta (key, value) VALUES ('event_pack_v2', ?1)", -1, 0, &st, NULL) !=
         SQLITE_OK)
         return ingest_fail(ing, "cannot prepare");
     sqlite3_bind_int64(st, 1, packed);
@@ -422,7 +442,7 @@ static int ingest_pack_end(struct tdb_ingest *ing, int64_t packed)
 
 int tdb_ingest_finish(struct tdb_ingest *ing, int complete)
 {
-    int64_t packed = ing->packing ? row_writer_pack_end(ing->rows) : -1;
+    int64_t packed = ing->packing ? row_writer_pack_end(ing->rows, &ing->pack_stale) : -1;
     int rc = row_writer_stop(ing->rows);
     ing->rows = NULL;
     if (rc != 0) {

@@ -6,6 +6,7 @@
 #ifndef TDB_INGEST_INTERNAL_H
 #define TDB_INGEST_INTERNAL_H
 #include "device_time.h"
+#include "event_pack.h"
 #include "paged.h"
 #include "ingest.h"
 #include "phase_clock.h"
@@ -87,6 +88,7 @@ struct tdb_ingest {
     int pack_broken;         /* a row packed changed beyond what event_pack_fix can say: no pack */
     int64_t (*pack_fixes)[2]; /* (id, launch_id) of rows packed that its end linked late */
     size_t npack_fixes, cap_pack_fixes;
+    struct tdb_pack_stale pack_stale; /* rows packed whose nesting or launch its end rewrote */
     int borrowed;            /* db is the process's in-memory database: rolled back, never closed */
     int replace;             /* --force: the new database replaces path at the end */
     int64_t anomalies[TDB_ANOMALY_COUNT]; /* counted for meta */

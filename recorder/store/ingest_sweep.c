@@ -292,6 +292,9 @@ static int ingest_rewrite_ranges(struct tdb_ingest *ing, const char *sql, struct
             sqlite3_bind_int64(st, 2, cur->base + buf[n - 1].ord + 1);
             rc = ingest_step(ing, st);
             ing->changed += sqlite3_changes(ing->db);
+            if (rc == 0 && sqlite3_changes(ing->db) > 0)
+                if (ing->packing)
+                    tdb_pack_stale_add(&ing->pack_stale, cur->base + buf[0].ord, cur->base + buf[n - 1].ord);
             sqlite3_reset(st);
             if (rc == 0 && cur->next) { /* a record the UPDATE did not reach: its row is not there */
                 fprintf(ing->err, "tracedb: %s: internal error: event %lld to rewrite is missing\n", ing->path,
@@ -305,6 +308,8 @@ static int ingest_rewrite_ranges(struct tdb_ingest *ing, const char *sql, struct
         sqlite3_bind_int64(upd, 2, ing->trace_end_event);
         rc = ingest_step(ing, upd);
         ing->changed = sqlite3_changes(ing->db);
+        if (rc == 0 && ing->changed > 0 && ing->packing)
+            tdb_pack_stale_add(&ing->pack_stale, ing->trace_first_event, ing->trace_end_event - 1);
     }
     free(buf);
     tdb_stmt_finalize(upd); /* (the cursor's binding with it) */

@@ -192,6 +192,7 @@ struct row_writer {
     sqlite3_stmt *pack_st;      /* its INSERT into event_pack */
     int packing;                /* 1 packing; -1 a block could not be made (the pack is not whole) */
     int64_t packed, blocks;     /* rows packed, blocks written */
+    struct tdb_pack_stale stale; /* with packing: rows packed whose self time changed in the table since */
 };
 
 /* The calling thread's CPU time, s. */
@@ -456,8 +457,11 @@ static int pack_rows(struct row_writer *w, struct row_event *const *r, int n)
 {
     for (int i = 0; i < n && w->packing == 1; i++) {
         const struct row_ev *ev = &r[i]->ev;
-        struct tdb_pack_row row = {r[i]->id,   ev->kind,     r[i]->name_id, r[i]->cat_id, ev->thread_id, ev->start_ns,
-                                   ev->dur_ns, ev->correlation, ev->device, ev->stream,   ev->launch_id};
+        struct tdb_pack_row row = {r[i]->id,     ev->kind,        r[i]->name_id, r[i]->cat_id,
+                                   ev->thread_id, ev->start_ns,   ev->dur_ns,    ev->correlation,
+                                   ev->device,   ev->stream,      ev->launch_id, ev->parent_id,
+                                   ev->self_ns != TDB_NULL ? ev->self_ns : ev->dur_ns, /* as the row holds it */
+                                   ev->launch_ns};
         if (tdb_pack_add(&w->pack, &row) != 0)
             w->packing = -1; /* no block: the pack will not be whole, and the import goes on without it */
         else if (w->pack.rows == TDB_PACK_ROWS && pack_write(w) != 0)
@@ -524,6 +528,8 @@ static int write_self_fix(struct row_writer *w, struct pending *p, const struct 
             return 0;
         }
     sqlite3_stmt *st = w->st[ST_SELF_FIX];
+    if (w->packing)
+        tdb_pack_stale_add(&w->stale, r->id, r->id);
     sqlite3_bind_int64(st, 1, r->id);
     sqlite3_bind_int64(st, 2, r->less);
     return row_step(w, st);
@@ -746,7 +752,7 @@ int row_writer_pack_start(struct row_writer *w)
     return 0;
 }
 
-int64_t row_writer_pack_end(struct row_writer *w)
+int64_t row_writer_pack_end(struct row_writer *w, struct tdb_pack_stale *stale)
 {
     if (row_writer_sync(w) != 0 || w->packing != 1)
         return -1;
@@ -759,6 +765,9 @@ int64_t row_writer_pack_end(struct row_writer *w)
             pthread_mutex_unlock(&w->lock);
         return -1;
     }
+    for (size_t i = 0; i < w->stale.n; i++)
+        tdb_pack_stale_add(stale, w->stale.v[i][0], w->stale.v[i][1]);
+    stale->all |= w->stale.all;
     return w->packed;
 }
 
@@ -787,6 +796,7 @@ int row_writer_stop(struct row_writer *w)
     tdb_stmt_finalize(w->max_id_st);
     tdb_stmt_finalize(w->pack_st);
     tdb_pack_free(&w->pack);
+    tdb_pack_stale_free(&w->stale);
     free(w->fill.data), free(w->work.data), free(w); /* work.data is NULL inline */
     return rc;
 }

@@ -1,6 +1,7 @@
 /* row_writer.h: rows into SQLite in batches, on a background thread or inline (see row_writer.c). */
 #ifndef TDB_ROW_WRITER_H
 #define TDB_ROW_WRITER_H
+#include "event_pack.h"
 #include "ingest.h"
 #include <sqlite3.h>
 
@@ -25,8 +26,8 @@ int row_writer_stop(struct row_writer *w);
 int row_writer_pack_start(struct row_writer *w);
 /* Syncs and writes the last block: the rows packed since row_writer_pack_start, or -1 when none were
  * (not started, or memory ran out for a block: then the pack is not whole) or a write failed (printed;
- * row_writer_sync fails from then on). */
-int64_t row_writer_pack_end(struct row_writer *w);
+ * row_writer_sync fails from then on). The rows packed whose self time it changed since go to stale. */
+int64_t row_writer_pack_end(struct row_writer *w, struct tdb_pack_stale *stale);
 
 /* Queue rows; each copies what it needs. -1 when a write already failed or memory ran out. */
 int row_writer_event(struct row_writer *w, int64_t id, int64_t name_id, int64_t cat_id, const struct tdb_event *ev);

@@ -59,7 +59,7 @@ static void pack_against_rows(const char *path, void *ctx)
     char db[1200];
     snprintf(db, sizeof db, "%s/%s.db", c->dir, strrchr(path, '/') + 1);
     cr_assert_eq(import_to(path, db), 0, "%s", path);
-    cr_assert_eq(file_int(db, "SELECT value FROM meta WHERE key = 'event_pack'"), file_int(db, "SELECT count(*) FROM event"), "%s",
+    cr_assert_eq(file_int(db, "SELECT value FROM meta WHERE key = 'event_pack_v2'"), file_int(db, "SELECT count(*) FROM event"), "%s",
                  path);
     c->fixes += file_int(db, "SELECT count(*) FROM event_pack_fix");
     c->syncs += file_int(db, "SELECT count(*) FROM event WHERE kind = (SELECT id FROM kind WHERE name = 'sync') AND args LIKE '%wait_on%'");
@@ -158,7 +158,7 @@ Test(hta, critical_path_pack_goes_when_the_table_changes_and_is_not_trusted, .ti
         "UPDATE event_pack SET data = substr(data, 1, length(data) - 3) WHERE block = 0",
         "UPDATE event_pack SET rows = rows + 1 WHERE block = 0",
         "UPDATE event_pack SET data = zeroblob(length(data)) WHERE block = 0",
-        "UPDATE meta SET value = value + 1 WHERE key = 'event_pack'",
+        "UPDATE meta SET value = value + 1 WHERE key = 'event_pack_v2'",
         "INSERT INTO event_pack SELECT block + 1000, rows, data FROM event_pack",
         "INSERT INTO event_pack_fix VALUES (-5, 1)",
     };
@@ -191,7 +191,7 @@ Test(hta, critical_path_pack_goes_when_the_table_changes_and_is_not_trusted, .ti
     cr_assert_eq(run("'%s' import -q --append --allow-duplicate '%s' -o '%s' 2>/dev/null", tracedb(),
                      src_path("tests/data/kineto/critical_path_alexnet_trace.json.gz"), db),
                  0);
-    cr_expect_eq(file_int(db, "SELECT count(*) FROM meta WHERE key = 'event_pack'"), 0);
+    cr_expect_eq(file_int(db, "SELECT count(*) FROM meta WHERE key = 'event_pack_v2'"), 0);
     cr_expect_eq(file_int(db, "SELECT count(*) FROM sqlite_schema WHERE name LIKE 'event_pack%'"), 0);
     char *appended = cp_listing(db, "", &from_pack);
     cr_expect(!from_pack);

@@ -36,9 +36,9 @@ Test(event_pack, rows_round_trip_at_the_ends_of_int64_and_refuse_bad_bytes)
     struct tdb_pack_row in[ROWS];
     for (int i = 0; i < ROWS; i++) { /* each column walks the values at its own pace */
         int64_t *c = &in[i].id;
-        for (int k = 0; k < 11; k++) {
+        for (int k = 0; k < 14; k++) {
             int64_t x = v[(i * (k + 1) + k * 3) % NV];
-            int nullable = k == 3 || k == 7 || k == 8 || k == 9 || k == 10; /* cat, corr, device, stream, launch */
+            int nullable = k == 3 || (k >= 7 && k != 12); /* cat, corr, device, stream, launch, parent, launch's start */
             c[k] = x == TDB_NULL && !nullable ? 42 : x;
         }
     }
@@ -49,7 +49,7 @@ Test(event_pack, rows_round_trip_at_the_ends_of_int64_and_refuse_bad_bytes)
     cr_assert_eq(b.rows, ROWS);
     struct tdb_pack_reader r;
     struct tdb_pack_row out;
-    tdb_pack_read_init(&r, b.data, b.n);
+    tdb_pack_read_init(&r, b.data, b.n, TDB_PACK_V2);
     for (int i = 0; i < ROWS; i++) {
         cr_assert_eq(tdb_pack_next(&r, &out), 1, "row %d", i);
         cr_assert(memcmp(&out, &in[i], sizeof out) == 0, "row %d differs", i);
@@ -57,21 +57,32 @@ Test(event_pack, rows_round_trip_at_the_ends_of_int64_and_refuse_bad_bytes)
     cr_assert_eq(tdb_pack_next(&r, &out), 0);
     for (size_t cut = 1; cut < 40; cut++) { /* cut anywhere inside the first rows: refused, or fewer whole rows */
         int got = 0, last;
-        tdb_pack_read_init(&r, b.data, cut);
+        tdb_pack_read_init(&r, b.data, cut, TDB_PACK_V2);
         while ((last = tdb_pack_next(&r, &out)) == 1)
             got++;
         cr_assert(last == -1 || got < ROWS, "cut at %zu", cut);
         cr_assert(r.p <= b.data + cut);
     }
     unsigned char bad[] = {0x80, 1, 2}; /* flags no row has */
-    tdb_pack_read_init(&r, bad, sizeof bad);
+    tdb_pack_read_init(&r, bad, sizeof bad, TDB_PACK_V2);
     cr_assert_eq(tdb_pack_next(&r, &out), -1);
+    bad[0] = 0x20; /* nor a row of format 1 */
+    tdb_pack_read_init(&r, bad, sizeof bad, TDB_PACK_V1);
+    cr_assert_eq(tdb_pack_next(&r, &out), -1);
+    /* a format 1 row, as a database made before format 2 holds it: id 5, kind 2, name 3, no category, track
+     * 1, start 100, duration 7, and no correlation, device, stream or launch (flags 31) */
+    static const unsigned char v1[] = {31, 10, 4, 6, 2, 0xc8, 0x01, 14};
+    tdb_pack_read_init(&r, v1, sizeof v1, TDB_PACK_V1);
+    cr_assert_eq(tdb_pack_next(&r, &out), 1);
+    struct tdb_pack_row want = {5, 2, 3, TDB_NULL, 1, 100, 7, TDB_NULL, TDB_NULL, TDB_NULL, TDB_NULL, TDB_NULL, TDB_NULL, TDB_NULL};
+    cr_assert(memcmp(&out, &want, sizeof out) == 0);
+    cr_assert_eq(tdb_pack_next(&r, &out), 0);
     unsigned char endless[16]; /* a varint over 10 bytes */
     memset(endless, 0xff, sizeof endless);
     endless[0] = 0;
-    tdb_pack_read_init(&r, endless, sizeof endless);
+    tdb_pack_read_init(&r, endless, sizeof endless, TDB_PACK_V2);
     cr_assert_eq(tdb_pack_next(&r, &out), -1);
-    tdb_pack_read_init(&r, NULL, 0); /* an empty blob, as SQLite gives it (fuzz_db found the NULL + 0) */
+    tdb_pack_read_init(&r, NULL, 0, TDB_PACK_V2); /* an empty blob, as SQLite gives it (fuzz_db found the NULL + 0) */
     cr_assert_eq(tdb_pack_next(&r, &out), 0);
     tdb_pack_free(&b);
 }
