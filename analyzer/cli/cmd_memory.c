@@ -47,7 +47,7 @@ int cmd_memory(int argc, char **argv, struct cli *cli)
                                                     : "no [memory] events in this trace: profile with "
                                                       "torch.profiler.profile(profile_memory=True)");
     /* the high-water marks: a C pass, then memory.sql; --by-op: PyTorch's memory per operator, from ops' pass */
-    struct ops_sweep_options so = {.windowed = sc.filtered};
+    struct ops_sweep_options so = {.windowed = sc.filtered, .as_stored = !sc.filtered && !sc.hta_rounding};
     int rc = timeline ? 0 : by_op ? ops_sweep(db, &so, &cli->io) : memory_sweep(db, &cli->io);
     if (rc == 0)
         rc = scope_run(db, by_op ? "memory_ops" : timeline ? "memory_timeline" : "memory", &sc, sort, NULL, &cli->io);

@@ -114,7 +114,8 @@ int cmd_ops(int argc, char **argv, struct cli *cli)
     }
     struct ops_sweep_options so = {.by_rank = sc.by_rank, .by_step = sc.by_step, .by_shape = strcmp(group_by, "shape") == 0,
                                    .with_flops = with_flops, .by_stack = strcmp(group_by, "stack") == 0,
-                                   .windowed = sc.filtered, .from_shards = shards_is_dir(argv[0]),
+                                   .windowed = sc.filtered, .as_stored = !sc.filtered && !sc.hta_rounding,
+                                   .from_shards = shards_is_dir(argv[0]),
                                    .stack_depth = stack_depth, .sort = sort, .device_rows = !no_device_rows};
     if (ops_sweep(db, &so, &cli->io) != 0) {
         sqlite3_close(db);

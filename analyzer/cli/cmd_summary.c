@@ -95,7 +95,8 @@ int cmd_summary(int argc, char **argv, struct cli *cli)
 
     int rc = 0, printed = 0;
     /* top operators: `tracedb ops`'s pass (over a shard directory, each shard's, summed), its time columns */
-    const struct ops_sweep_options so = {.sort = "self_cpu_ns", .from_shards = shards_is_dir(argv[0]), .no_memory = 1};
+    const struct ops_sweep_options so = {.sort = "self_cpu_ns", .from_shards = shards_is_dir(argv[0]), .no_memory = 1,
+                                        .as_stored = !sc.filtered && !sc.hta_rounding};
     /* memory's high-water marks: `tracedb memory`'s own pass (queries/summary_memory.sql reads its table) */
     if (ops_sweep(db, &so, &cli->io) != 0 || memory_sweep(db, &cli->io) != 0) {
         sqlite3_close(db);

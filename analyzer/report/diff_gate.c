@@ -32,6 +32,7 @@ static int column_named(sqlite3_stmt *st, const char *name)
 struct diff_side {
     const char *run, *path;
     int by_shape;
+    int as_stored;              /* its scope is every row as stored (ops_sweep_options) */
     struct report_io *io;
     sqlite3 *src;
     sqlite3_stmt *memory, *ops; /* the rows to copy, prepared on src by side_passes */
@@ -43,7 +44,8 @@ struct diff_side {
 static void *side_passes(void *arg)
 {
     struct diff_side *side = arg;
-    struct ops_sweep_options o = {.by_shape = side->by_shape, .sort = "name", .device_rows = 1, .no_memory = 1};
+    struct ops_sweep_options o = {.by_shape = side->by_shape, .sort = "name", .device_rows = 1, .no_memory = 1,
+                                  .as_stored = side->as_stored};
     side->rc = -1;
     if (memory_sweep(side->src, side->io) != 0 || !(side->memory = report_prepare(side->src, "memory", side->io)))
         return NULL;
@@ -89,6 +91,7 @@ static int diff_runs(sqlite3 *db, const char *base, const char *new_path, int by
         scope_init(&sc, "device");
         sc.quiet = 1;
         side[i].rc = (side[i].src = scope_open(side[i].path, &sc, io)) ? 0 : -1;
+        side[i].as_stored = !sc.filtered && !sc.hta_rounding;
     }
     if (side[0].rc == 0 && side[1].rc == 0) {
         pthread_t base_thread;

@@ -5,6 +5,7 @@
 #include "ops_sweep_internal.h"
 #include "embedded.h"
 #include "kinds.h"
+#include "pack_source.h"
 #include "report.h"
 #include "scope.h"
 #include <pthread.h>
@@ -201,175 +202,41 @@ static int read_memory(struct ops_pass *p, sqlite3 *db2, sqlite3 **failed)
     return rc;
 }
 
-/* Whether [memory] event m comes before (trace, ts): before it, or at it too (after). */
-static int mem_before(const struct mem_at *m, int64_t trace, int64_t ts, int after)
+/* Row r of st (events_sql's columns), with the columns its kind's taking uses (a call each costs ~11 ns,
+ * 1.4 M rows a pass: the others are not read). */
+static void sql_row(const struct ops_pass *p, sqlite3_stmt *st, struct ops_row *r)
 {
-    return m->trace < trace || (m->trace == trace && (m->ts < ts || (after && m->ts == ts)));
-}
-
-/* The first [memory] event at (trace, ts) or after it (after: the first past it), searched outward from
- * place from: the events come in id order, mostly in time order too, so the answer is near the last. */
-static size_t mem_bound(const struct ops_pass *p, int64_t trace, int64_t ts, int after, size_t from)
-{
-    size_t n = p->nmem, lo, hi, step = 1;
-    if (from > n)
-        from = n;
-    if (from < n && mem_before(&p->mem[from], trace, ts, after)) { /* past from: gallop up */
-        lo = from + 1, hi = from + 1;
-        while (hi < n && mem_before(&p->mem[hi], trace, ts, after))
-            lo = hi + 1, hi = hi + step < n ? hi + step : n, step *= 2;
-    } else { /* at from or before it: gallop down */
-        lo = from, hi = from;
-        while (lo > 0 && !mem_before(&p->mem[lo - 1], trace, ts, after))
-            hi = lo - 1, lo = lo - 1 > step ? lo - 1 - step : 0, step *= 2;
-    }
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (mem_before(&p->mem[mid], trace, ts, after))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-/* The bytes of the [memory] events an event of thread holds, in [start, end] (host, device). */
-static void memory_held(struct ops_part *part, int64_t thread, int64_t start, int64_t end, int64_t *host, int64_t *device)
-{
-    const struct ops_pass *p = part->p;
-    if (p->one_trace)
-        part->trace_seen = p->one_trace;
-    else if (thread != part->thread_seen || !part->trace_seen) {
-        part->thread_seen = thread;
-        part->trace_seen = strmap_get(&p->trace_of, &thread, sizeof thread);
-    }
-    *host = *device = 0;
-    if (part->trace_seen < 0)
+    r->kind = sqlite3_column_int(st, C_KIND);
+    int gpu = r->kind == TDB_KIND_KERNEL || r->kind == TDB_KIND_MEMCPY || r->kind == TDB_KIND_MEMSET;
+    int cpu = r->kind == TDB_KIND_OP || r->kind == TDB_KIND_RANGE || r->kind == TDB_KIND_RUNTIME || r->kind == TDB_KIND_DRIVER;
+    if (!gpu && !cpu)
         return;
-    size_t a = mem_bound(p, part->trace_seen, start, 0, part->mem_hint), b = mem_bound(p, part->trace_seen, end, 1, a);
-    part->mem_hint = a;
-    if (a >= b)
+    r->name_id = sqlite3_column_int64(st, C_NAME);
+    r->dur = sqlite3_column_int64(st, C_DUR);
+    r->key = p->o->by_rank || p->o->by_step ? sqlite3_column_int64(st, C_KEY) : 0;
+    r->shapes = p->o->by_shape ? (const char *)sqlite3_column_text(st, C_SHAPES) : NULL;
+    r->flops_type = SQLITE_NULL;
+    if (gpu) {
+        sqlite3_value *launch = sqlite3_column_value(st, C_LAUNCH); /* its type and value in one call */
+        r->has_launch = sqlite3_value_type(launch) != SQLITE_NULL;
+        r->launch = r->has_launch ? sqlite3_value_int64(launch) : 0;
         return;
-    const struct mem_at *last = &p->mem[b - 1], *before = a > 0 && p->mem[a - 1].trace == part->trace_seen ? &p->mem[a - 1] : NULL;
-    *host = last->host - (before ? before->host : 0);
-    *device = last->device - (before ? before->device : 0);
-}
-
-/* The rank (by rank: its thread's) or step (by step: the latest-starting one holding its key, the start of
- * a CPU-side event or of GPU work's launch) of the current row of st (gpu: GPU work); NULL and -1 for
- * none. */
-static void row_rank(struct ops_part *part, sqlite3_stmt *st, int gpu, const sqlite3_value **rank, int64_t *rank_key)
-{
-    const struct ops_pass *p = part->p;
-    *rank = NULL, *rank_key = -1;
-    if (p->o->by_rank) {
-        int64_t thread = sqlite3_column_int64(st, C_KEY);
-        int64_t r = strmap_get(&p->rank_ix, &thread, sizeof thread);
-        if (r >= 0)
-            *rank = p->ranks[r], *rank_key = p->rank_key[r];
-    } else if (p->o->by_step) {
-        long k = step_index_find(&p->steps, sqlite3_column_int64(st, C_KEY), &part->step_hint[gpu]);
-        if (k >= 0)
-            *rank = p->steps.v[k].name, *rank_key = p->steps.v[k].first;
     }
+    r->id = sqlite3_column_int64(st, C_ID);
+    r->self = sqlite3_column_int64(st, C_SELF);
+    r->parent_value = sqlite3_column_value(st, C_PARENT); /* one column call for its type and value */
+    r->parent = sqlite3_value_type(r->parent_value) == SQLITE_NULL ? NO_PARENT : sqlite3_value_int64(r->parent_value);
+    if (p->nmem)
+        r->start = sqlite3_column_int64(st, C_START), r->thread = sqlite3_column_int64(st, C_THREAD);
+    if (p->o->with_flops && (r->flops_type = sqlite3_column_type(st, C_FLOPS)) == SQLITE_INTEGER)
+        r->flops_i = sqlite3_column_int64(st, C_FLOPS);
+    else if (r->flops_type != SQLITE_NULL)
+        r->flops_d = sqlite3_column_double(st, C_FLOPS);
 }
 
-/* The part's group of (rank, name, stack, device, shapes), made when new: most events find theirs among
- * those met lately (seen), before the hash map. NULL when out of memory. */
-static struct group *group_for(struct ops_part *part, struct buf *key, const sqlite3_value *rank, int64_t rank_key,
-                               int64_t name_id, int32_t stack, int32_t device, const char *shapes)
-{
-    const struct ops_pass *p = part->p;
-    struct group_seen *seen = &part->seen[((uint64_t)name_id * 0x9E3779B97F4A7C15u + (uint64_t)rank_key + (uint64_t)stack +
-                                           (uint64_t)device) >> 32 & (GROUPS_SEEN - 1)];
-    if (!p->o->by_shape && seen->group && seen->name_id == name_id && seen->rank_key == rank_key && seen->stack == stack &&
-        seen->device == device)
-        return sweep_index_at(&part->groups, seen->group - 1);
-    int fresh;
-    struct group *g = ops_group_key(key, rank_key, name_id, stack, device, shapes) == 0
-                          ? sweep_index_get(&part->groups, key->p, key->n, &fresh) : NULL;
-    if (!g)
-        return NULL;
-    if (fresh) {
-        g->rank = rank, g->rank_key = rank_key, g->name_id = name_id, g->stack = stack, g->device = device;
-        if (shapes && !(g->shapes = strdup(shapes)))
-            return NULL;
-    }
-    if (!p->o->by_shape)
-        *seen = (struct group_seen){rank_key, name_id, stack, device,
-                                    (size_t)((char *)g - part->groups.groups) / part->groups.size + 1};
-    return g;
-}
-
-/* A piece of GPU work (the current row of st) into its device row: PyTorch lists every device event
- * (DeviceType.CUDA: kernels, memcpy, memset) as a row of its own, apart from any CPU-side row of its name,
- * its self and total device time its duration, no CPU time or memory, empty shapes (but a kernel's own
- * Input Dims: RAF's carry them) and stack (the rank or
- * step its launch's, else its own start's: as `kernels` counts it). 0, or -2 when out of memory. */
-static int take_device_event(struct ops_part *part, sqlite3_stmt *st, struct buf *key)
-{
-    const sqlite3_value *rank;
-    int64_t rank_key;
-    row_rank(part, st, 1, &rank, &rank_key);
-    const char *shapes = part->p->o->by_shape ? (const char *)sqlite3_column_text(st, C_SHAPES) : NULL;
-    struct group *g = group_for(part, key, rank, rank_key, sqlite3_column_int64(st, C_NAME), OP_STACK_EMPTY, 1,
-                                part->p->o->by_shape ? (shapes ? shapes : "") : NULL);
-    if (!g)
-        return -2;
-    int64_t dur = sqlite3_column_int64(st, C_DUR);
-    struct sums s = {.calls = 1, .self_dev = dur, .dev_total = dur};
-    ops_sums_add(&part->overflow, &g->s, &s);
-    return 0;
-}
-
-/* A CPU-side event (the current row of st) into its part's group. 0, or -2 when out of memory. */
-static int take_cpu_event(struct ops_part *part, sqlite3_stmt *st, struct buf *key)
-{
-    struct ops_pass *p = part->p;
-    /* the columns a grouping does not use are not read: a call each costs ~11 ns, 1.4 M rows a pass */
-    int64_t id = sqlite3_column_int64(st, C_ID);
-    const sqlite3_value *rank;
-    int64_t rank_key;
-    row_rank(part, st, 0, &rank, &rank_key);
-    int64_t name_id = sqlite3_column_int64(st, C_NAME);
-    const char *shapes = p->o->by_shape ? (const char *)sqlite3_column_text(st, C_SHAPES) : NULL;
-    sqlite3_value *parent = sqlite3_column_value(st, C_PARENT); /* one column call for its type and value */
-    int32_t stack = p->stacks ? op_stacks_of(p->stacks, parent) : OP_STACK_EMPTY;
-    struct group *g = group_for(part, key, rank, rank_key, name_id, stack, 0, shapes);
-    if (!g)
-        return -2;
-    struct sums s = {.calls = 1, .self_cpu = sqlite3_column_int64(st, C_SELF), .cpu_total = sqlite3_column_int64(st, C_DUR)};
-    if (p->nmem) { /* its self: less its CPU-side children's, once all are read (ops_merge.c) */
-        int64_t start = sqlite3_column_int64(st, C_START), end;
-        if (__builtin_add_overflow(start, s.cpu_total, &end))
-            end = INT64_MAX;
-        memory_held(part, sqlite3_column_int64(st, C_THREAD), start, end, &s.cpu_mem, &s.dev_mem);
-        s.self_cpu_mem = s.cpu_mem, s.self_dev_mem = s.dev_mem;
-        if (s.cpu_mem || s.dev_mem) {
-            struct held *h = ops_push((void **)&part->held, &part->nheld, &part->cap_held, sizeof *h);
-            if (!h)
-                return -2;
-            *h = (struct held){id, s.cpu_mem, s.dev_mem};
-        }
-    }
-    int ft = p->o->with_flops ? sqlite3_column_type(st, C_FLOPS) : SQLITE_NULL;
-    if (ft == SQLITE_INTEGER)
-        s.flops_seen = 1, s.flops_i = sqlite3_column_int64(st, C_FLOPS), s.flops_d = (long double)s.flops_i;
-    else if (ft != SQLITE_NULL)
-        s.flops_seen = 1, s.flops_real = 1, s.flops_d = sqlite3_column_double(st, C_FLOPS);
-    ops_sums_add(&part->overflow, &g->s, &s);
-    ops_add(&part->overflow, &part->total_self_cpu, s.self_cpu);
-    struct slot *sl = ops_slot_of(p, id); /* in a half: a block only its thread makes (the halves part at a block's edge) */
-    if (!sl)
-        return -2;
-    sl->group = (int32_t)(((char *)g - part->groups.groups) / (ptrdiff_t)part->groups.size);
-    return ops_slot_set_parent(p, sl, sqlite3_value_type(parent) == SQLITE_NULL ? NO_PARENT : sqlite3_value_int64(parent))
-               ? -2 : 0;
-}
-
-/* The part's events: CPU-side ones into groups (with the [memory] bytes each holds), GPU work into its
- * device rows and kept for ops_attribute_all. */
-static void read_part(struct ops_part *part)
+/* The part's events of ids ranges[0..n) (each lo, hi): CPU-side ones into groups (with the [memory] bytes
+ * each holds), GPU work into its device rows and kept for ops_attribute_all. */
+static void read_part(struct ops_part *part, const int64_t (*ranges)[2], size_t n)
 {
     struct ops_pass *p = part->p;
     sqlite3_stmt *st;
@@ -380,35 +247,53 @@ static void read_part(struct ops_part *part)
         part->rc = sql ? -1 : -2;
         return;
     }
-    report_bind_int(st, ":lo", part->lo);
-    report_bind_int(st, ":hi", part->hi);
     struct buf key = {0};
-    int rc = 0, step;
-    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        int kind = sqlite3_column_int(st, C_KIND);
-        int gpu = kind == TDB_KIND_KERNEL || kind == TDB_KIND_MEMCPY || kind == TDB_KIND_MEMSET;
-        if (kind == TDB_KIND_OP || kind == TDB_KIND_RANGE || kind == TDB_KIND_RUNTIME || kind == TDB_KIND_DRIVER)
-            rc = take_cpu_event(part, st, &key);
-        else if (gpu)
-            rc = take_device_event(part, st, &key);
-        sqlite3_value *launch = rc == 0 && gpu ? sqlite3_column_value(st, C_LAUNCH) : NULL; /* its type and value in one call */
-        if (launch && sqlite3_value_type(launch) != SQLITE_NULL) {
-            struct launch *l = ops_push((void **)&part->launches, &part->nlaunches, &part->cap_launches, sizeof *l);
-            if (!l)
-                rc = -2;
-            else
-                *l = (struct launch){sqlite3_value_int64(launch), sqlite3_column_int64(st, C_DUR)};
+    int rc = 0, step = SQLITE_DONE;
+    for (size_t i = 0; i < n && rc == 0 && step == SQLITE_DONE; i++) {
+        report_bind_int(st, ":lo", ranges[i][0]);
+        report_bind_int(st, ":hi", ranges[i][1]);
+        struct ops_row r;
+        while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+            sql_row(p, st, &r);
+            rc = ops_take_row(part, &r, &key);
         }
+        sqlite3_reset(st);
     }
     buf_free(&key);
     sqlite3_finalize(st);
     part->rc = rc != 0 ? rc : step == SQLITE_DONE ? 0 : -1;
 }
 
+/* The part's events: from the pack where the pass reads it (but the stale rows), and from SQLite its
+ * ranges (with the pack, the stale ones within its ids). */
 static void *read_part_run(void *arg)
 {
-    read_part(arg);
+    struct ops_part *part = arg;
+    part->rc = part->p->pack ? ops_pack_take(part) : 0;
+    if (part->rc == 0)
+        read_part(part, part->ranges, part->nranges);
     return NULL;
+}
+
+/* The part's ranges of ids to read from SQLite: its own; with the pack, the stale ones clipped to its
+ * own. 0, or -1 when out of memory. */
+static int part_ranges(const struct ops_pass *p, struct ops_part *part)
+{
+    size_t n = p->pack ? p->nstale : 1;
+    part->ranges = malloc((n ? n : 1) * sizeof *part->ranges);
+    if (!part->ranges)
+        return -1;
+    part->nranges = 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t lo = p->pack ? p->stale[i][0] : part->lo, hi = p->pack ? p->stale[i][1] : part->hi;
+        if (lo < part->lo)
+            lo = part->lo;
+        if (hi > part->hi)
+            hi = part->hi;
+        if (lo <= hi)
+            part->ranges[part->nranges][0] = lo, part->ranges[part->nranges][1] = hi, part->nranges++;
+    }
+    return 0;
 }
 
 /* Appends n elements of `size` bytes at from to a growing array. 0, or -1 when out of memory. */
@@ -481,23 +366,31 @@ int ops_read_events(struct ops_pass *p)
     }
     a->p = b->p = p, a->db = p->db;
     a->lo = p->blocks ? p->lo : INT64_MIN, a->hi = p->blocks ? p->lo + p->span - 1 : INT64_MAX;
+    struct pack_source src;
+    if (ops_pack_open(p, &src)) /* (a stranger's stale rows unread: the rows are read, as without a pack) */
+        report_phase("ops: pack open");
     pthread_t thread;
     int threaded = 0;
     if (db2) { /* halves parting at a block's edge: each thread makes the blocks of its own ids only (made
                 * as ids come, so that sparse ids cost no memory for the gaps) */
         b->db = db2, b->hi = a->hi;
         a->hi = p->lo + (int64_t)((size_t)p->span / BLOCK / 2 * BLOCK) - 1, b->lo = a->hi + 1;
-        threaded = pthread_create(&thread, NULL, read_part_run, b) == 0;
     }
-    read_part(a);
+    int rc = part_ranges(p, a) != 0 || (db2 && part_ranges(p, b) != 0) ? -2 : 0;
+    if (rc == 0 && db2)
+        threaded = pthread_create(&thread, NULL, read_part_run, b) == 0;
+    if (rc == 0)
+        read_part_run(a);
     if (threaded)
         pthread_join(thread, NULL);
-    else if (db2)
-        read_part(b);
-    int rc = 0;
+    else if (rc == 0 && db2)
+        read_part_run(b);
+    if (rc == -2)
+        fprintf(p->io->err, "%s: out of memory\n", p->io->prog), rc = -1;
     for (int k = 0; k < (db2 ? 2 : 1) && rc == 0; k++)
         if (p->part[k].rc != 0) {
-            fprintf(p->io->err, "%s: %s\n", p->io->prog, p->part[k].rc == -2 ? "out of memory" : sqlite3_errmsg(p->part[k].db));
+            if (p->part[k].rc != -3) /* (said) */
+                fprintf(p->io->err, "%s: %s\n", p->io->prog, p->part[k].rc == -2 ? "out of memory" : sqlite3_errmsg(p->part[k].db));
             rc = -1;
         }
     if (rc == 0 && db2 && join_parts(p) != 0) {
@@ -505,6 +398,7 @@ int ops_read_events(struct ops_pass *p)
         rc = -1;
     }
     p->overflow |= a->overflow;
+    p->pack = NULL; /* (src is this function's) */
     sqlite3_close(db2);
     return rc;
 }

@@ -35,6 +35,7 @@ static void free_part(struct ops_part *part)
     sweep_index_free(&part->groups);
     free(part->launches);
     free(part->held);
+    free(part->ranges);
 }
 
 int ops_sweep(sqlite3 *db, const struct ops_sweep_options *o, struct report_io *io)
@@ -97,6 +98,7 @@ int ops_sweep(sqlite3 *db, const struct ops_sweep_options *o, struct report_io *
     free(p.slot_ids);
     free(p.parents);
     free(p.mem);
+    free(p.stale);
     strmap_free(&p.trace_of);
     free(p.ranks);
     free(p.rank_key);
@@ -117,7 +119,8 @@ int ops_shard_pass(sqlite3 *reduce, const char *shard_path, struct report_io *io
     sqlite3 *src = scope_open(shard_path, &sc, io);
     if (!src)
         return -1;
-    const struct ops_sweep_options so = {.by_rank = 1, .device_rows = 1, .sort = "name", .windowed = sc.filtered};
+    const struct ops_sweep_options so = {.by_rank = 1, .device_rows = 1, .sort = "name", .windowed = sc.filtered,
+                                        .as_stored = !sc.filtered && !sc.hta_rounding};
     sqlite3_stmt *rows = NULL;
     sqlite3 *failed = NULL; /* the connection whose error to say (ops_sweep says its own) */
     int rc = -1;

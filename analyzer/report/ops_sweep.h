@@ -18,6 +18,8 @@ struct ops_sweep_options {
     int from_shards;  /* db is a shard directory's reduce database (shards.h): the groups are the shards' own
                        * passes' (ops_shard_pass, in its table shard_ops), summed, not read from events */
     int no_memory;    /* the memory columns are not wanted (diff): the [memory] events are not read, they hold 0 */
+    int as_stored;    /* scope_event is every row of event as stored (no window, no rounding): the import's
+                       * pack may stand for them */
 };
 
 /* Fills temp table ops_agg (rank, name, input_shapes, stack, calls and the sums, with each row's

@@ -1,7 +1,8 @@
 /* ops_sweep_internal.h: what the files of `tracedb ops`'s pass share (internal to analyzer/report): the
  * pass, its parts (the halves of the scan) and groups, and the steps ops_sweep (ops_sweep.c) runs: the
  * groups' keys and sums (ops_keys.c), the events' parents and what is attributed up them
- * (ops_parents.c), the events read (ops_read.c), the groups written (ops_write.c). */
+ * (ops_parents.c), the events read (ops_read.c: SQLite's rows; ops_pack.c: the import's pack) and each
+ * taken (ops_take.c), the groups written (ops_write.c). */
 #ifndef TDB_OPS_SWEEP_INTERNAL_H
 #define TDB_OPS_SWEEP_INTERNAL_H
 #include "ops_sweep.h"
@@ -57,6 +58,23 @@ struct mem_at { int64_t trace, ts, host, device; };
 struct held { int64_t id, host, device; }; /* an event in scope holding [memory] bytes */
 
 struct ops_pass;
+struct pack_source;
+
+/* One event as the pass takes it (ops_take_row), from SQLite's row or the pack's: what its kind's taking
+ * reads (a CPU-side event: all but launch; GPU work: kind, name, duration, key, launch, shapes). */
+struct ops_row {
+    int64_t id, kind, name_id, dur, self;
+    int64_t key;          /* by rank: its thread; by step: its start (GPU work: its launch's, where it has one) */
+    int64_t start, thread; /* with [memory] events */
+    int64_t parent;       /* NO_PARENT for none */
+    sqlite3_value *parent_value; /* by stack: the parent as SQLite gives it (op_stacks_of) */
+    int64_t launch;
+    int has_launch;
+    const char *shapes;   /* by shape */
+    int flops_type;       /* with FLOPs: SQLITE_NULL, SQLITE_INTEGER (flops_i) or SQLITE_FLOAT (flops_d) */
+    int64_t flops_i;
+    double flops_d;
+};
 
 /* What one reader of the events makes: of the whole scan, or of one half of it (ids lo..hi) on its own
  * connection and thread, whose groups then join the other's. */
@@ -75,7 +93,9 @@ struct ops_part {
     size_t step_hint[2]; /* by step: the segment its last CPU-side event, and its last GPU work's launch, fell
                           * in (step_index_find; the launches run behind the events read beside them) */
     int overflow;
-    int rc; /* 0, -1: db's error, -2: out of memory */
+    int rc; /* 0, -1: db's error, -2: out of memory, -3: the pack is no pack (ops_pack.c) */
+    int64_t (*ranges)[2]; /* the ids it reads from SQLite: its own, or with the pack its stale ones */
+    size_t nranges;
     /* groups by (rank key, name id) met lately, in front of the hash map (not with shapes): a step holds a
      * few dozen names, so nearly every event finds its group here (2 M events by step: the map's key and
      * lookup were 6% of the pass) */
@@ -114,6 +134,9 @@ struct ops_pass {
     size_t nmem, cap_mem;
     struct strmap trace_of; /* thread id -> its trace's id (with mem) */
     int64_t one_trace;      /* the database's one trace, when it has one (0: more) */
+    const struct pack_source *pack; /* the import's pack, read in place of the rows but the stale ones */
+    int64_t (*stale)[2];  /* with the pack: the ids whose rows it does not hold as they are (sorted) */
+    size_t nstale;
     int64_t total_device; /* the footer's: the device rows' self device time, listed or not (the self CPU
                            * total: part[0]'s) */
     int overflow;
@@ -149,6 +172,16 @@ int ops_parent_of(struct ops_pass *p, int64_t id, int64_t *parent);
 /* ops_merge.c: PyTorch's merge of an operator's only child of its own name into it, and each event's
  * [memory] bytes less its CPU-side children's for its self sums. 0, or -1. */
 int ops_merge_same_name(struct ops_pass *p);
+
+/* ops_take.c: row r into the part's groups. 0, or -2 when out of memory. */
+int ops_take_row(struct ops_part *part, const struct ops_row *r, struct buf *key);
+
+/* ops_pack.c: whether the pass may read the events from the import's pack (a whole one of format 2, the
+ * scope every row as stored, no shapes, FLOPs or stacks wanted): 1 with p->pack, p->stale set; 0 not. */
+int ops_pack_open(struct ops_pass *p, struct pack_source *src);
+/* The part's events from the pack: those of its ids but the stale ones. 0, -2 when out of memory, -1
+ * on a database error, -3 when a block is no block (a stranger's: said). */
+int ops_pack_take(struct ops_part *part);
 
 /* ops_read.c: the events in scope, into groups (in two halves at once where they are many): CPU-side
  * events into theirs, GPU work into its device rows' and kept for the attribution. 0, or -1 (printed). */

@@ -4,6 +4,7 @@
 #include "event_pack.h"
 #include "ingest.h"
 #include "helpers.h"
+#include "hta_helpers.h"
 #include "pack_source.h"
 #include <criterion/criterion.h>
 #include <sqlite3.h>
@@ -94,6 +95,48 @@ Test(event_pack_rows, the_pack_holds_the_tables_rows_but_those_it_names_stale, .
     /* the real traces' ends rewrite rows (Kineto writes operators before the calls inside them): the
      * stale ranges are tested only where some stale row differs */
     cr_expect_gt(c.rewritten, 1000, "no stale row differs from the pack: the stale ranges are not tested");
+    run("rm -rf '%s'", c.dir);
+    free(c.dir);
+}
+
+/* On every real trace, `ops` (three groupings) and `diff` read from the pack, but the rows it names stale
+ * (read from the table), equal them read from the table's rows alone (the pack's meta row taken away). */
+static void ops_pack_against_rows(const char *path, void *ctx)
+{
+    static const char *const cmds[] = {"ops '%s' --format csv", "ops '%s' --by-step --format csv",
+                                       "ops '%s' --by-rank --format csv", "diff '%s' '%s' --format csv"};
+    struct rows_check *c = ctx;
+    char db[1200], rows[1300];
+    snprintf(db, sizeof db, "%s/%s.db", c->dir, strrchr(path, '/') + 1);
+    snprintf(rows, sizeof rows, "%s.rows.db", db);
+    cr_assert_eq(import_to(path, db), 0, "%s", path);
+    cr_assert_eq(run("cp '%s' '%s'", db, rows), 0);
+    file_exec(rows, "DELETE FROM meta WHERE key = 'event_pack_v2'");
+    for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++) {
+        char cmd[3000], *out[2], *packed;
+        int st[2], sp;
+        for (int w = 0; w < 2; w++) {
+            const char *f = w ? rows : db;
+            int n = snprintf(cmd, sizeof cmd, "TRACEDB_TIMING=1 '%s' ", tracedb());
+            snprintf(cmd + n, sizeof cmd - (size_t)n, cmds[k], f, f);
+            out[w] = run_capture(&st[w], "%s 2>/dev/null", cmd); /* (the timing's lines go to stderr) */
+            if (!w) /* how many passes read the pack: one a side */
+                packed = run_capture(&sp, "%s 2>&1 >/dev/null | grep -c 'ops: pack open'", cmd);
+        }
+        cr_expect(st[0] == 0 && st[1] == 0, "%s: %s", path, cmds[k]);
+        cr_expect_str_eq(out[0], out[1], "%s: %s", path, cmds[k]);
+        cr_expect_str_eq(packed, k == 3 ? "2\n" : "1\n", "%s: %s: the pack was not read", path, cmds[k]);
+        c->rows += strlen(out[0]) > 300;
+        free(out[0]), free(out[1]), free(packed);
+    }
+    c->traces++;
+}
+
+Test(event_pack_rows, ops_and_diff_from_the_pack_equal_them_from_the_rows, .timeout = 300)
+{
+    struct rows_check c = {.dir = temp_dir()};
+    cr_assert_geq(each_real_trace(ops_pack_against_rows, &c), 16);
+    cr_expect_geq(c.rows, 40);
     run("rm -rf '%s'", c.dir);
     free(c.dir);
 }

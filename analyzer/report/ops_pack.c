@@ -1,0 +1,81 @@
+/* ops_pack.c: `tracedb ops`'s events from the import's pack (pack_source.h) in place of SQLite's rows:
+ * each part decodes every block and takes the rows of its own ids, but those the import's end rewrote
+ * after packing them (the stale ones: ops_read.c reads them from SQLite). */
+#include "ops_sweep_internal.h"
+#include "event_pack.h"
+#include "ingest.h"
+#include "kinds.h"
+#include "pack_source.h"
+#include <stdio.h>
+#include <stdlib.h>
+
+int ops_pack_open(struct ops_pass *p, struct pack_source *src)
+{
+    const struct ops_sweep_options *o = p->o;
+    if (!o->as_stored || o->by_shape || o->with_flops || p->stacks || !p->blocks || !pack_source_open(p->db, src) ||
+        src->format != TDB_PACK_V2 || src->lo != p->lo || (uint64_t)src->hi - (uint64_t)src->lo + 1 != (uint64_t)p->span ||
+        pack_source_stale(p->db, src, &p->stale, &p->nstale) != 0)
+        return 0;
+    p->pack = src;
+    return 1;
+}
+
+/* Whether id is in a stale range; *hint: the range looked at last (the rows come nearly in id order). */
+static int is_stale(const struct ops_pass *p, int64_t id, size_t *hint)
+{
+    size_t n = p->nstale, lo = 0, hi = n;
+    if (!n)
+        return 0;
+    if (*hint < n && id <= p->stale[*hint][1] && (*hint == 0 || id > p->stale[*hint - 1][1]))
+        return id >= p->stale[*hint][0]; /* in it, or between it and the one before */
+    while (lo < hi) { /* the first range ending at id or after it */
+        size_t mid = lo + (hi - lo) / 2;
+        if (p->stale[mid][1] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *hint = lo;
+    return lo < n && id >= p->stale[lo][0];
+}
+
+int ops_pack_take(struct ops_part *part)
+{
+    const struct ops_pass *p = part->p;
+    const struct pack_source *src = p->pack;
+    sqlite3_stmt *st = pack_source_blocks(part->db, src->first, src->last);
+    struct tdb_pack_row *block = malloc(TDB_PACK_ROWS * sizeof *block);
+    struct buf key = {0};
+    int rc = !st ? -1 : !block ? -2 : 0, step = SQLITE_DONE;
+    size_t hint = 0;
+    int64_t nblock = 0;
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        int got = pack_source_block(st, src, block);
+        if (got < 0) {
+            fprintf(p->io->err, "%s: %s: the event pack's block %lld of %lld is damaged (edited by hand?): to read the "
+                                "rows instead, tracedb sql DB \"DELETE FROM meta WHERE key = 'event_pack_v2'\"\n",
+                    p->io->prog, sqlite3_db_filename(p->db, "main"), (long long)nblock + 1,
+                    (long long)(src->last - src->first + 1));
+            rc = -3;
+            break;
+        }
+        nblock++;
+        for (int i = 0; i < got && rc == 0; i++) {
+            const struct tdb_pack_row *x = &block[i];
+            if (x->id < part->lo || x->id > part->hi || is_stale(p, x->id, &hint))
+                continue;
+            struct ops_row r = {.id = x->id, .kind = x->kind, .name_id = x->name_id, .dur = x->dur_ns, .self = x->self_ns,
+                                .key = p->o->by_rank ? x->thread_id : x->launch_ns != TDB_NULL ? x->launch_ns : x->start_ns,
+                                .start = x->start_ns, .thread = x->thread_id,
+                                .parent = x->parent_id == TDB_NULL ? NO_PARENT : x->parent_id,
+                                .launch = x->launch_id, .has_launch = x->launch_id != TDB_NULL, .flops_type = SQLITE_NULL};
+            rc = ops_take_row(part, &r, &key);
+        }
+    }
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = -1;
+    buf_free(&key);
+    free(block);
+    sqlite3_finalize(st);
+    return rc;
+}
