@@ -6,7 +6,6 @@
 #include "ingest.h"
 #include "kinds.h"
 #include "pack_source.h"
-#include <stdio.h>
 #include <stdlib.h>
 
 int ops_pack_open(struct ops_pass *p, struct pack_source *src)
@@ -43,26 +42,29 @@ int ops_pack_take(struct ops_part *part)
 {
     const struct ops_pass *p = part->p;
     const struct pack_source *src = p->pack;
+    /* each id of the part's once (the pack holds one row for each id from lo to hi): else it is no pack */
+    uint64_t span = (uint64_t)part->hi - (uint64_t)part->lo + 1, found = 0;
+    unsigned char *seen = calloc(span / 8 + 1, 1);
     sqlite3_stmt *st = pack_source_blocks(part->db, src->first, src->last);
     struct tdb_pack_row *block = malloc(TDB_PACK_ROWS * sizeof *block);
     struct buf key = {0};
-    int rc = !st ? -1 : !block ? -2 : 0, step = SQLITE_DONE;
+    int rc = !st ? -1 : !block || !seen ? -2 : 0, step = SQLITE_DONE;
     size_t hint = 0;
-    int64_t nblock = 0;
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
         int got = pack_source_block(st, src, block);
-        if (got < 0) {
-            fprintf(p->io->err, "%s: %s: the event pack's block %lld of %lld is damaged (edited by hand?): to read the "
-                                "rows instead, tracedb sql DB \"DELETE FROM meta WHERE key = 'event_pack_v2'\"\n",
-                    p->io->prog, sqlite3_db_filename(p->db, "main"), (long long)nblock + 1,
-                    (long long)(src->last - src->first + 1));
+        if (got < 0)
             rc = -3;
-            break;
-        }
-        nblock++;
         for (int i = 0; i < got && rc == 0; i++) {
             const struct tdb_pack_row *x = &block[i];
-            if (x->id < part->lo || x->id > part->hi || is_stale(p, x->id, &hint))
+            if (x->id < part->lo || x->id > part->hi)
+                continue;
+            uint64_t at = (uint64_t)x->id - (uint64_t)part->lo;
+            if (seen[at / 8] & (1u << (at % 8))) {
+                rc = -3;
+                break;
+            }
+            seen[at / 8] |= (unsigned char)(1u << (at % 8)), found++;
+            if (is_stale(p, x->id, &hint))
                 continue;
             struct ops_row r = {.id = x->id, .kind = x->kind, .name_id = x->name_id, .dur = x->dur_ns, .self = x->self_ns,
                                 .key = p->o->by_rank ? x->thread_id : x->launch_ns != TDB_NULL ? x->launch_ns : x->start_ns,
@@ -74,8 +76,10 @@ int ops_pack_take(struct ops_part *part)
     }
     if (rc == 0 && step != SQLITE_DONE)
         rc = -1;
+    if (rc == 0 && found != span)
+        rc = -3;
     buf_free(&key);
-    free(block);
+    free(block), free(seen);
     sqlite3_finalize(st);
     return rc;
 }

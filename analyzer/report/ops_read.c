@@ -275,6 +275,38 @@ static void *read_part_run(void *arg)
     return NULL;
 }
 
+void ops_part_free(struct ops_part *part)
+{
+    for (size_t i = 0; i < part->groups.n; i++) {
+        struct group *g = sweep_index_at(&part->groups, i);
+        free(g->shapes), free(g->name);
+    }
+    sweep_index_free(&part->groups);
+    free(part->launches);
+    free(part->held);
+    free(part->ranges);
+}
+
+/* A pack found no pack (a stranger's bytes) after its rows were taken: what they made forgotten (the
+ * parts' groups, GPU work, held bytes and sums; the events' slots), for the rows to be read instead. */
+static void forget_taken(struct ops_pass *p)
+{
+    for (int k = 0; k < 2; k++) {
+        struct ops_part *part = &p->part[k];
+        ops_part_free(part);
+        sweep_index_init(&part->groups, sizeof(struct group));
+        part->launches = NULL, part->held = NULL, part->ranges = NULL;
+        part->nlaunches = part->cap_launches = part->nheld = part->cap_held = part->nranges = 0;
+        part->thread_seen = part->trace_seen = part->total_self_cpu = 0;
+        part->mem_hint = part->step_hint[0] = part->step_hint[1] = 0;
+        part->overflow = part->rc = 0;
+        memset(part->seen, 0, sizeof part->seen);
+    }
+    for (size_t i = 0; i < (size_t)p->span / BLOCK + 1; i++)
+        free(p->blocks[i]), p->blocks[i] = NULL;
+    p->pack = NULL;
+}
+
 /* The part's ranges of ids to read from SQLite: its own; with the pack, the stale ones clipped to its
  * own. 0, or -1 when out of memory. */
 static int part_ranges(const struct ops_pass *p, struct ops_part *part)
@@ -376,15 +408,20 @@ int ops_read_events(struct ops_pass *p)
         b->db = db2, b->hi = a->hi;
         a->hi = p->lo + (int64_t)((size_t)p->span / BLOCK / 2 * BLOCK) - 1, b->lo = a->hi + 1;
     }
-    int rc = part_ranges(p, a) != 0 || (db2 && part_ranges(p, b) != 0) ? -2 : 0;
-    if (rc == 0 && db2)
-        threaded = pthread_create(&thread, NULL, read_part_run, b) == 0;
-    if (rc == 0)
-        read_part_run(a);
-    if (threaded)
-        pthread_join(thread, NULL);
-    else if (rc == 0 && db2)
-        read_part_run(b);
+    int rc = 0;
+    for (int pass = 0; pass < 2 && rc == 0; pass++) { /* the second: the rows, where the pack was no pack */
+        rc = part_ranges(p, a) != 0 || (db2 && part_ranges(p, b) != 0) ? -2 : 0;
+        threaded = rc == 0 && db2 && pthread_create(&thread, NULL, read_part_run, b) == 0;
+        if (rc == 0)
+            read_part_run(a);
+        if (threaded)
+            pthread_join(thread, NULL);
+        else if (rc == 0 && db2)
+            read_part_run(b);
+        if (rc != 0 || (a->rc != -3 && (!db2 || b->rc != -3)))
+            break;
+        forget_taken(p);
+    }
     if (rc == -2)
         fprintf(p->io->err, "%s: out of memory\n", p->io->prog), rc = -1;
     for (int k = 0; k < (db2 ? 2 : 1) && rc == 0; k++)

@@ -26,18 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static void free_part(struct ops_part *part)
-{
-    for (size_t i = 0; i < part->groups.n; i++) {
-        struct group *g = sweep_index_at(&part->groups, i);
-        free(g->shapes), free(g->name);
-    }
-    sweep_index_free(&part->groups);
-    free(part->launches);
-    free(part->held);
-    free(part->ranges);
-}
-
 int ops_sweep(sqlite3 *db, const struct ops_sweep_options *o, struct report_io *io)
 {
     struct ops_pass p = {.o = o, .db = db, .io = io};
@@ -86,8 +74,8 @@ int ops_sweep(sqlite3 *db, const struct ops_sweep_options *o, struct report_io *
         fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
         rc = -1;
     }
-    free_part(&p.part[0]);
-    free_part(&p.part[1]);
+    ops_part_free(&p.part[0]);
+    ops_part_free(&p.part[1]);
     for (size_t i = 0; i < p.nranks; i++)
         sqlite3_value_free(p.ranks[i]);
     step_index_free(&p.steps);

@@ -180,9 +180,12 @@ int ops_take_row(struct ops_part *part, const struct ops_row *r, struct buf *key
  * scope every row as stored, no shapes, FLOPs or stacks wanted): 1 with p->pack, p->stale set; 0 not. */
 int ops_pack_open(struct ops_pass *p, struct pack_source *src);
 /* The part's events from the pack: those of its ids but the stale ones. 0, -2 when out of memory, -1
- * on a database error, -3 when a block is no block (a stranger's: said). */
+ * on a database error, -3 when it is no pack (a block no block, an id twice or none: a stranger's; the
+ * caller forgets what was taken and reads the rows). */
 int ops_pack_take(struct ops_part *part);
 
+/* ops_read.c: what a part made freed (its groups, GPU work, held bytes, ranges). */
+void ops_part_free(struct ops_part *part);
 /* ops_read.c: the events in scope, into groups (in two halves at once where they are many): CPU-side
  * events into theirs, GPU work into its device rows' and kept for the attribution. 0, or -1 (printed). */
 int ops_read_events(struct ops_pass *p);

@@ -140,3 +140,36 @@ Test(event_pack_rows, ops_and_diff_from_the_pack_equal_them_from_the_rows, .time
     run("rm -rf '%s'", c.dir);
     free(c.dir);
 }
+
+/* A stranger's bytes where the pack was (its meta row there, no trigger fired): `ops` finds it no pack,
+ * forgets what it took from it and reads the rows, and its table is the rows' own. */
+Test(event_pack_rows, ops_reads_the_rows_where_the_pack_is_no_pack, .timeout = 120)
+{
+    static const char *const damage[] = {
+        "UPDATE event_pack SET data = randomblob(length(data)) WHERE block = (SELECT max(block) FROM event_pack)",
+        "UPDATE event_pack SET data = substr(data, 1, length(data) - 3) WHERE block = (SELECT max(block) FROM event_pack)",
+        "UPDATE event_pack SET rows = rows + 1 WHERE block = (SELECT max(block) FROM event_pack)",
+        "INSERT INTO event_pack SELECT block + 1000, rows, data FROM event_pack",
+        "UPDATE event_pack SET data = (SELECT data FROM event_pack WHERE block = (SELECT min(block) FROM event_pack)) "
+        "WHERE block = (SELECT max(block) FROM event_pack)",
+    };
+    char *dir = temp_dir(), db[1200], copy[1300];
+    snprintf(db, sizeof db, "%s/trace.db", dir);
+    snprintf(copy, sizeof copy, "%s/damaged.db", dir);
+    cr_assert_eq(import_to(src_path("tests/data/kineto/trace_diff_test_test.json.gz"), db), 0);
+    cr_assert_gt(file_int(db, "SELECT count(*) FROM event_pack"), 1, "one block: a block's damage is the first's");
+    int st;
+    char *good = run_capture(&st, "'%s' ops '%s' --by-step --format csv 2>&1", tracedb(), db);
+    cr_assert_eq(st, 0);
+    for (size_t k = 0; k < sizeof damage / sizeof damage[0]; k++) {
+        cr_assert_eq(run("cp '%s' '%s'", db, copy), 0);
+        file_exec(copy, damage[k]);
+        char *out = run_capture(&st, "'%s' ops '%s' --by-step --format csv 2>&1", tracedb(), copy);
+        cr_expect_eq(st, 0, "%s", damage[k]);
+        cr_expect_str_eq(good, out, "%s", damage[k]);
+        free(out);
+    }
+    free(good);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
