@@ -150,8 +150,8 @@ Test(event_pack_rows, ops_reads_the_rows_where_the_pack_is_no_pack, .timeout = 1
         "UPDATE event_pack SET data = substr(data, 1, length(data) - 3) WHERE block = (SELECT max(block) FROM event_pack)",
         "UPDATE event_pack SET rows = rows + 1 WHERE block = (SELECT max(block) FROM event_pack)",
         "INSERT INTO event_pack SELECT block + 1000, rows, data FROM event_pack",
-        "UPDATE event_pack SET data = (SELECT data FROM event_pack WHERE block = (SELECT min(block) FROM event_pack)) "
-        "WHERE block = (SELECT max(block) FROM event_pack)",
+        ("UPDATE event_pack SET data = (SELECT data FROM event_pack WHERE block = (SELECT min(block) FROM event_pack)) "
+         "WHERE block = (SELECT max(block) FROM event_pack)"),
     };
     char *dir = temp_dir(), db[1200], copy[1300];
     snprintf(db, sizeof db, "%s/trace.db", dir);
