@@ -48,7 +48,7 @@ int ops_pack_take(struct ops_part *part)
     sqlite3_stmt *st = pack_source_blocks(part->db, src->first, src->last);
     struct tdb_pack_row *block = malloc(TDB_PACK_ROWS * sizeof *block);
     struct buf key = {0};
-    int rc = !st ? -1 : !block || !seen ? -2 : 0, step = SQLITE_DONE;
+    int rc = !st ? -3 : !block || !seen ? -2 : 0, step = SQLITE_DONE; /* (blocks that cannot be read: no pack) */
     size_t hint = 0;
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
         int got = pack_source_block(st, src, block);
@@ -74,9 +74,7 @@ int ops_pack_take(struct ops_part *part)
             rc = ops_take_row(part, &r, &key);
         }
     }
-    if (rc == 0 && step != SQLITE_DONE)
-        rc = -1;
-    if (rc == 0 && found != span)
+    if (rc == 0 && (step != SQLITE_DONE || found != span))
         rc = -3;
     buf_free(&key);
     free(block), free(seen);

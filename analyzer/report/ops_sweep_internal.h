@@ -179,9 +179,9 @@ int ops_take_row(struct ops_part *part, const struct ops_row *r, struct buf *key
 /* ops_pack.c: whether the pass may read the events from the import's pack (a whole one of format 2, the
  * scope every row as stored, no shapes, FLOPs or stacks wanted): 1 with p->pack, p->stale set; 0 not. */
 int ops_pack_open(struct ops_pass *p, struct pack_source *src);
-/* The part's events from the pack: those of its ids but the stale ones. 0, -2 when out of memory, -1
- * on a database error, -3 when it is no pack (a block no block, an id twice or none: a stranger's; the
- * caller forgets what was taken and reads the rows). */
+/* The part's events from the pack: those of its ids but the stale ones. 0, -2 when out of memory, -3
+ * when it is no pack (a block no block, an id twice or none, blocks that cannot be read: a stranger's;
+ * the caller forgets what was taken and reads the rows, which say any error of the database's own). */
 int ops_pack_take(struct ops_part *part);
 
 /* ops_read.c: what a part made freed (its groups, GPU work, held bytes, ranges). */
