@@ -1,6 +1,6 @@
 /* ops_pack.c: `tracedb ops`'s events from the import's pack (pack_source.h) in place of SQLite's rows:
  * each part decodes every block and takes the rows of its own ids, but those the import's end rewrote
- * after packing them (the stale ones: ops_read.c reads them from SQLite). */
+ * after packing them (the stale ones), read from SQLite (ops_read_range) as the pack's rows reach them. */
 #include "ops_sweep_internal.h"
 #include "event_pack.h"
 #include "ingest.h"
@@ -38,7 +38,7 @@ static int is_stale(const struct ops_pass *p, int64_t id, size_t *hint)
     return lo < n && id >= p->stale[lo][0];
 }
 
-int ops_pack_take(struct ops_part *part)
+int ops_pack_take(struct ops_part *part, sqlite3_stmt *rows)
 {
     const struct ops_pass *p = part->p;
     const struct pack_source *src = p->pack;
@@ -46,6 +46,7 @@ int ops_pack_take(struct ops_part *part)
     uint64_t span = (uint64_t)part->hi - (uint64_t)part->lo + 1, found = 0;
     unsigned char *seen = calloc(span / 8 + 1, 1);
     sqlite3_stmt *st = pack_source_blocks(part->db, src->first, src->last);
+    size_t next = 0; /* the part's next stale range to read */
     struct tdb_pack_row *block = malloc(TDB_PACK_ROWS * sizeof *block);
     struct buf key = {0};
     int rc = !st ? -3 : !block || !seen ? -2 : 0, step = SQLITE_DONE; /* (blocks that cannot be read: no pack) */
@@ -64,7 +65,9 @@ int ops_pack_take(struct ops_part *part)
                 break;
             }
             seen[at / 8] |= (unsigned char)(1u << (at % 8)), found++;
-            if (is_stale(p, x->id, &hint))
+            for (; rc == 0 && next < part->nranges && part->ranges[next][0] <= x->id; next++)
+                rc = ops_read_range(part, rows, part->ranges[next][0], part->ranges[next][1], &key);
+            if (rc != 0 || is_stale(p, x->id, &hint))
                 continue;
             struct ops_row r = {.id = x->id, .kind = x->kind, .name_id = x->name_id, .dur = x->dur_ns, .self = x->self_ns,
                                 .key = p->o->by_rank ? x->thread_id : x->launch_ns != TDB_NULL ? x->launch_ns : x->start_ns,
@@ -76,6 +79,8 @@ int ops_pack_take(struct ops_part *part)
     }
     if (rc == 0 && (step != SQLITE_DONE || found != span))
         rc = -3;
+    for (; rc == 0 && next < part->nranges; next++) /* (none: each begins at an id of the part's) */
+        rc = ops_read_range(part, rows, part->ranges[next][0], part->ranges[next][1], &key);
     buf_free(&key);
     free(block), free(seen);
     sqlite3_finalize(st);

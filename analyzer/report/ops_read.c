@@ -234,10 +234,26 @@ static void sql_row(const struct ops_pass *p, sqlite3_stmt *st, struct ops_row *
         r->flops_d = sqlite3_column_double(st, C_FLOPS);
 }
 
-/* The part's events of ids ranges[0..n) (each lo, hi): CPU-side ones into groups (with the [memory] bytes
- * each holds), GPU work into its device rows and kept for ops_attribute_all. */
-static void read_part(struct ops_part *part, const int64_t (*ranges)[2], size_t n)
+int ops_read_range(struct ops_part *part, sqlite3_stmt *st, int64_t lo, int64_t hi, struct buf *key)
 {
+    report_bind_int(st, ":lo", lo);
+    report_bind_int(st, ":hi", hi);
+    struct ops_row r;
+    int rc = 0, step;
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        sql_row(part->p, st, &r);
+        rc = ops_take_row(part, &r, key);
+    }
+    sqlite3_reset(st);
+    return rc != 0 ? rc : step == SQLITE_DONE ? 0 : -1;
+}
+
+/* The part's events: from the pack where the pass reads it, its stale ranges from SQLite in id order among
+ * them (ops_pack_take); else its ids from SQLite. CPU-side ones into groups (with the [memory] bytes each
+ * holds), GPU work into its device rows and kept for ops_attribute_all. */
+static void *read_part_run(void *arg)
+{
+    struct ops_part *part = arg;
     struct ops_pass *p = part->p;
     sqlite3_stmt *st;
     char *sql = events_sql(p->o, !p->nmem ? 0 : p->one_trace ? 1 : 2);
@@ -245,33 +261,15 @@ static void read_part(struct ops_part *part, const int64_t (*ranges)[2], size_t 
     sqlite3_free(sql);
     if (!prepared) {
         part->rc = sql ? -1 : -2;
-        return;
+        return NULL;
     }
     struct buf key = {0};
-    int rc = 0, step = SQLITE_DONE;
-    for (size_t i = 0; i < n && rc == 0 && step == SQLITE_DONE; i++) {
-        report_bind_int(st, ":lo", ranges[i][0]);
-        report_bind_int(st, ":hi", ranges[i][1]);
-        struct ops_row r;
-        while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
-            sql_row(p, st, &r);
-            rc = ops_take_row(part, &r, &key);
-        }
-        sqlite3_reset(st);
-    }
+    int rc = p->pack ? ops_pack_take(part, st) : 0;
+    for (size_t i = 0; !p->pack && i < part->nranges && rc == 0; i++)
+        rc = ops_read_range(part, st, part->ranges[i][0], part->ranges[i][1], &key);
     buf_free(&key);
     sqlite3_finalize(st);
-    part->rc = rc != 0 ? rc : step == SQLITE_DONE ? 0 : -1;
-}
-
-/* The part's events: from the pack where the pass reads it (but the stale rows), and from SQLite its
- * ranges (with the pack, the stale ones within its ids). */
-static void *read_part_run(void *arg)
-{
-    struct ops_part *part = arg;
-    part->rc = part->p->pack ? ops_pack_take(part) : 0;
-    if (part->rc == 0)
-        read_part(part, part->ranges, part->nranges);
+    part->rc = rc;
     return NULL;
 }
 

@@ -179,11 +179,15 @@ int ops_take_row(struct ops_part *part, const struct ops_row *r, struct buf *key
 /* ops_pack.c: whether the pass may read the events from the import's pack (a whole one of format 2, the
  * scope every row as stored, no shapes, FLOPs or stacks wanted): 1 with p->pack, p->stale set; 0 not. */
 int ops_pack_open(struct ops_pass *p, struct pack_source *src);
-/* The part's events from the pack: those of its ids but the stale ones. 0, -2 when out of memory, -3
- * when it is no pack (a block no block, an id twice or none, blocks that cannot be read: a stranger's;
- * the caller forgets what was taken and reads the rows, which say any error of the database's own). */
-int ops_pack_take(struct ops_part *part);
+/* The part's events from the pack, and its stale ranges (part->ranges) from SQLite by st (ops_read_range)
+ * as the pack's rows reach each: all in id order, as SQL's sum() would add them. 0, -1 on a database
+ * error, -2 when out of memory, -3 when it is no pack (a block no block, an id twice or none, blocks that
+ * cannot be read: a stranger's; the caller forgets what was taken and reads the rows). */
+int ops_pack_take(struct ops_part *part, sqlite3_stmt *st);
 
+/* ops_read.c: the events of ids lo..hi from SQLite by st (queries/ops_event_rows.sql's, on the part's
+ * connection) into the part's groups. 0, -1 on a database error, -2 when out of memory. */
+int ops_read_range(struct ops_part *part, sqlite3_stmt *st, int64_t lo, int64_t hi, struct buf *key);
 /* ops_read.c: what a part made freed (its groups, GPU work, held bytes, ranges). */
 void ops_part_free(struct ops_part *part);
 /* ops_read.c: the events in scope, into groups (in two halves at once where they are many): CPU-side

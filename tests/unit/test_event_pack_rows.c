@@ -177,3 +177,44 @@ Test(event_pack_rows, ops_reads_the_rows_where_the_pack_is_no_pack, .timeout = 1
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+/* Sums are int64 and an overflow on the way is an error, as SQL's sum() in the rows' order makes it: the
+ * pack's rows and the stale ones are taken in id order too. Here P (id 1) has three children that overlap
+ * each other, each 4611686018426997000 ns long: its self time is its duration less their sum saturated,
+ * 4611686018427000000 - (2^63 - 1), fixed after its row left the buffer (a 1.2 MB args pushes it out; 100
+ * more rows write it), so P alone is stale. In id order the self times sum to 2^63 - 1560615; the
+ * children's three alone go past 2^63 - 1. */
+Test(event_pack_rows, stale_rows_are_taken_in_id_order, .timeout = 120)
+{
+    char *dir = temp_dir(), json[1200], db[1200];
+    snprintf(json, sizeof json, "%s/overlap.json", dir);
+    snprintf(db, sizeof db, "%s/overlap.db", dir);
+    size_t cap = 1300000, n = 0;
+    char *t = malloc(cap);
+    const long long start = -2300000000000000LL, dur = 4611686018427000LL; /* us */
+    n += (size_t)snprintf(t + n, cap - n, "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"P\",\"pid\":1,\"tid\":1,\"ts\":%lld,\"dur\":%lld},"
+                                          "{\"ph\":\"X\",\"name\":\"f\",\"pid\":1,\"tid\":2,\"ts\":0,\"dur\":1,\"args\":{\"blob\":\"",
+                          start, dur);
+    memset(t + n, 'x', 1200000), n += 1200000;
+    n += (size_t)snprintf(t + n, cap - n, "\"}}");
+    for (int k = 0; k < 100; k++)
+        n += (size_t)snprintf(t + n, cap - n, ",{\"ph\":\"X\",\"name\":\"f\",\"pid\":1,\"tid\":2,\"ts\":%d,\"dur\":1}", 2 + 2 * k);
+    for (int c = 1; c <= 3; c++)
+        n += (size_t)snprintf(t + n, cap - n, ",{\"ph\":\"X\",\"name\":\"c%d\",\"pid\":1,\"tid\":1,\"ts\":%lld,\"dur\":%lld}", c,
+                              start + c, dur - 3);
+    n += (size_t)snprintf(t + n, cap - n, "]}");
+    write_file(json, t, (long)n);
+    free(t);
+    cr_assert_eq(import_to(json, db), 0);
+    cr_assert_eq(file_int(db, "SELECT count(*) FROM event_pack_stale WHERE lo = 1 AND hi = 1"), 1, "P is not the stale row");
+    cr_assert_eq(file_int(db, "SELECT count(*) FROM event_pack_stale"), 1);
+    cr_assert_eq(file_int(db, "SELECT self_ns FROM event WHERE id = 1"), -4611686018427775807LL);
+    int st;
+    char *out = run_capture(&st, "'%s' ops '%s' --format csv 2>&1", tracedb(), db);
+    cr_expect_eq(st, 0, "%s", out);
+    /* P's row: its self time, -50% of the total */
+    cr_expect(strstr(out, "\nP,1,-4611686018427775807,-50,4611686018427000000,50,") != NULL, "%s", out);
+    free(out);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
