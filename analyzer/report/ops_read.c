@@ -3,7 +3,6 @@
  * attribution; in two halves of the ids at once, the upper on a second connection and thread, whose
  * groups then join the lower's. */
 #include "ops_sweep_internal.h"
-#include "embedded.h"
 #include "kinds.h"
 #include "pack_source.h"
 #include "report.h"
@@ -12,24 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The columns read, in this order (see events_sql): C_KEY is the thread (by rank) or the start (by step; GPU
- * work's launch's start where it has one). */
-enum { C_ID, C_KIND, C_NAME, C_DUR, C_SELF, C_LAUNCH, C_PARENT, C_BYTES, C_KEY, C_SHAPES, C_FLOPS, C_THREAD, C_START };
-
-/* queries/ops_event_rows.sql with only the columns this grouping reads: the rest are NULL in a query
- * around it, which SQLite flattens, so that it never computes them (2 M rows: the thread, the start and
- * the shapes' and FLOPs' tests on rows that need none cost SQLite a fifth of the scan). NULL when out
- * of memory. */
-static char *events_sql(const struct ops_sweep_options *o, int memory /* 0 none, 1 one trace's, 2 more */)
-{
-    const char *rows = tdb_embedded_get("queries/ops_event_rows.sql");
-    size_t n = strcspn(rows, ";"); /* the statement, without its ';' */
-    return sqlite3_mprintf("SELECT id, kind, name_id, dur_ns, self_ns, launch_id, parent_id, bytes, %s, %s, %s, %s, %s FROM (%.*s\n)",
-                           o->by_rank ? "thread_id" : o->by_step ? "coalesce(launch_ns, start_ns)" : "NULL", o->by_shape ? "input_shapes" : "NULL",
-                           o->with_flops ? "flops" : "NULL", memory > 1 ? "thread_id" : "NULL", memory ? "start_ns" : "NULL",
-                           (int)n, rows);
-}
 
 static int by_trace_time(const void *a, const void *b)
 {
@@ -202,52 +183,6 @@ static int read_memory(struct ops_pass *p, sqlite3 *db2, sqlite3 **failed)
     return rc;
 }
 
-/* Row r of st (events_sql's columns), with the columns its kind's taking uses (a call each costs ~11 ns,
- * 1.4 M rows a pass: the others are not read). */
-static void sql_row(const struct ops_pass *p, sqlite3_stmt *st, struct ops_row *r)
-{
-    r->kind = sqlite3_column_int(st, C_KIND);
-    int gpu = r->kind == TDB_KIND_KERNEL || r->kind == TDB_KIND_MEMCPY || r->kind == TDB_KIND_MEMSET;
-    int cpu = r->kind == TDB_KIND_OP || r->kind == TDB_KIND_RANGE || r->kind == TDB_KIND_RUNTIME || r->kind == TDB_KIND_DRIVER;
-    if (!gpu && !cpu)
-        return;
-    r->name_id = sqlite3_column_int64(st, C_NAME);
-    r->dur = sqlite3_column_int64(st, C_DUR);
-    r->key = p->o->by_rank || p->o->by_step ? sqlite3_column_int64(st, C_KEY) : 0;
-    r->shapes = p->o->by_shape ? (const char *)sqlite3_column_text(st, C_SHAPES) : NULL;
-    r->flops_type = SQLITE_NULL;
-    if (gpu) {
-        sqlite3_value *launch = sqlite3_column_value(st, C_LAUNCH); /* its type and value in one call */
-        r->has_launch = sqlite3_value_type(launch) != SQLITE_NULL;
-        r->launch = r->has_launch ? sqlite3_value_int64(launch) : 0;
-        return;
-    }
-    r->id = sqlite3_column_int64(st, C_ID);
-    r->self = sqlite3_column_int64(st, C_SELF);
-    r->parent_value = sqlite3_column_value(st, C_PARENT); /* one column call for its type and value */
-    r->parent = sqlite3_value_type(r->parent_value) == SQLITE_NULL ? NO_PARENT : sqlite3_value_int64(r->parent_value);
-    if (p->nmem)
-        r->start = sqlite3_column_int64(st, C_START), r->thread = sqlite3_column_int64(st, C_THREAD);
-    if (p->o->with_flops && (r->flops_type = sqlite3_column_type(st, C_FLOPS)) == SQLITE_INTEGER)
-        r->flops_i = sqlite3_column_int64(st, C_FLOPS);
-    else if (r->flops_type != SQLITE_NULL)
-        r->flops_d = sqlite3_column_double(st, C_FLOPS);
-}
-
-int ops_read_range(struct ops_part *part, sqlite3_stmt *st, int64_t lo, int64_t hi, struct buf *key)
-{
-    report_bind_int(st, ":lo", lo);
-    report_bind_int(st, ":hi", hi);
-    struct ops_row r;
-    int rc = 0, step;
-    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        sql_row(part->p, st, &r);
-        rc = ops_take_row(part, &r, key);
-    }
-    sqlite3_reset(st);
-    return rc != 0 ? rc : step == SQLITE_DONE ? 0 : -1;
-}
-
 /* The part's events: from the pack where the pass reads it, its stale ranges from SQLite in id order among
  * them (ops_pack_take); else its ids from SQLite. CPU-side ones into groups (with the [memory] bytes each
  * holds), GPU work into its device rows and kept for ops_attribute_all. */
@@ -256,7 +191,7 @@ static void *read_part_run(void *arg)
     struct ops_part *part = arg;
     struct ops_pass *p = part->p;
     sqlite3_stmt *st;
-    char *sql = events_sql(p->o, !p->nmem ? 0 : p->one_trace ? 1 : 2);
+    char *sql = ops_events_sql(p->o, !p->nmem ? 0 : p->one_trace ? 1 : 2);
     int prepared = sql && sqlite3_prepare_v2(part->db, sql, -1, &st, NULL) == SQLITE_OK;
     sqlite3_free(sql);
     if (!prepared) {

@@ -185,9 +185,12 @@ int ops_pack_open(struct ops_pass *p, struct pack_source *src);
  * cannot be read: a stranger's; the caller forgets what was taken and reads the rows). */
 int ops_pack_take(struct ops_part *part, sqlite3_stmt *st);
 
-/* ops_read.c: the events of ids lo..hi from SQLite by st (queries/ops_event_rows.sql's, on the part's
- * connection) into the part's groups. 0, -1 on a database error, -2 when out of memory. */
+/* ops_take.c: the events of ids lo..hi from SQLite by st (ops_events_sql's, on the part's connection)
+ * into the part's groups. 0, -1 on a database error, -2 when out of memory. */
 int ops_read_range(struct ops_part *part, sqlite3_stmt *st, int64_t lo, int64_t hi, struct buf *key);
+/* ops_take.c: queries/ops_event_rows.sql with the columns the pass reads (memory: 0 no [memory] events,
+ * 1 one trace's, 2 more). NULL when out of memory. */
+char *ops_events_sql(const struct ops_sweep_options *o, int memory);
 /* ops_read.c: what a part made freed (its groups, GPU work, held bytes, ranges). */
 void ops_part_free(struct ops_part *part);
 /* ops_read.c: the events in scope, into groups (in two halves at once where they are many): CPU-side
