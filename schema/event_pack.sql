@@ -21,12 +21,19 @@ CREATE TABLE event_pack_fix (
   id        INTEGER PRIMARY KEY,  -- event.id of the row
   launch_id INTEGER               -- its launch_id as it is now
 );
--- Rows whose parent_id, self_ns, launch_id or launch_ns the import changed after they were packed (its
--- end's nesting of tracks that came out of order, a parent's self time less a later child's), as ranges
--- of ids: a report reads those rows' values from the event table.
+-- Rows whose parent_id, self_ns, launch_id or launch_ns the import's end changed after they were packed
+-- (its nesting of tracks that came out of order), as ranges of ids: a report reads those rows' values
+-- from the event table.
 CREATE TABLE event_pack_stale (
   lo INTEGER NOT NULL, -- the first id of the range
   hi INTEGER NOT NULL  -- its last
+);
+-- Self times made less after their rows were packed (a parent's, by a child that came later), packed in
+-- blobs of fixes (recorder/store/event_pack.c has the format): a report takes each from the packed value.
+CREATE TABLE event_pack_less (
+  block INTEGER PRIMARY KEY, -- the blob's number, in the order written
+  rows  INTEGER NOT NULL,    -- how many fixes it holds
+  data  BLOB NOT NULL        -- the fixes (an id's self time less a time), in the order made
 );
 -- For this import only: a change to a packed row that event_pack_fix cannot say (none by the import's
 -- own code: these watch that it stays so). No column the import's end rewrites is watched, so its

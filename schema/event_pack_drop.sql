@@ -6,4 +6,5 @@ DROP TRIGGER IF EXISTS main.event_pack_stale_update;
 DROP TABLE IF EXISTS main.event_pack;
 DROP TABLE IF EXISTS main.event_pack_fix;
 DROP TABLE IF EXISTS main.event_pack_stale;
+DROP TABLE IF EXISTS main.event_pack_less;
 DELETE FROM main.meta WHERE key IN ('event_pack', 'event_pack_v2');

@@ -1,6 +1,7 @@
 /* ops_pack.c: `tracedb ops`'s events from the import's pack (pack_source.h) in place of SQLite's rows:
- * each part decodes every block and takes the rows of its own ids, but those the import's end rewrote
- * after packing them (the stale ones), read from SQLite (ops_read_range) as the pack's rows reach them. */
+ * each part decodes every block and takes the rows of its own ids, each self time less what later
+ * children took from it (event_pack_less), but the rows the import's end rewrote after packing them (the
+ * stale ones), read from SQLite (ops_read_range) as the pack's rows reach them. */
 #include "ops_sweep_internal.h"
 #include "event_pack.h"
 #include "ingest.h"
@@ -15,6 +16,10 @@ int ops_pack_open(struct ops_pass *p, struct pack_source *src)
         src->format != TDB_PACK_V2 || src->lo != p->lo || (uint64_t)src->hi - (uint64_t)src->lo + 1 != (uint64_t)p->span ||
         pack_source_stale(p->db, src, &p->stale, &p->nstale) != 0)
         return 0;
+    if (pack_source_less(p->db, src, &p->less, &p->nless) != 0) {
+        free(p->stale), p->stale = NULL, p->nstale = 0;
+        return 0;
+    }
     p->pack = src;
     return 1;
 }
@@ -38,6 +43,28 @@ static int is_stale(const struct ops_pass *p, int64_t id, size_t *hint)
     return lo < n && id >= p->stale[lo][0];
 }
 
+/* Id's self time less since its row was packed (0: none); *hint: the fix looked at last. */
+static int64_t less_of(const struct ops_pass *p, int64_t id, size_t *hint)
+{
+    size_t n = p->nless, lo = 0, hi = n;
+    if (*hint < n && p->less[*hint][0] == id)
+        return p->less[*hint][1];
+    if (*hint + 1 < n && p->less[*hint + 1][0] == id)
+        return p->less[++*hint][1];
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (p->less[mid][0] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < n && p->less[lo][0] == id) {
+        *hint = lo;
+        return p->less[lo][1];
+    }
+    return 0;
+}
+
 int ops_pack_take(struct ops_part *part, sqlite3_stmt *rows)
 {
     const struct ops_pass *p = part->p;
@@ -50,7 +77,7 @@ int ops_pack_take(struct ops_part *part, sqlite3_stmt *rows)
     struct tdb_pack_row *block = malloc(TDB_PACK_ROWS * sizeof *block);
     struct buf key = {0};
     int rc = !st ? -3 : !block || !seen ? -2 : 0, step = SQLITE_DONE; /* (blocks that cannot be read: no pack) */
-    size_t hint = 0;
+    size_t hint = 0, less_hint = 0;
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
         int got = pack_source_block(st, src, block);
         if (got < 0)
@@ -69,7 +96,12 @@ int ops_pack_take(struct ops_part *part, sqlite3_stmt *rows)
                 rc = ops_read_range(part, rows, part->ranges[next][0], part->ranges[next][1], &key);
             if (rc != 0 || is_stale(p, x->id, &hint))
                 continue;
-            struct ops_row r = {.id = x->id, .kind = x->kind, .name_id = x->name_id, .dur = x->dur_ns, .self = x->self_ns,
+            int64_t self; /* as the table holds it: less what later children took (SQLite's would be no integer past int64) */
+            if (__builtin_sub_overflow(x->self_ns, p->nless ? less_of(p, x->id, &less_hint) : 0, &self)) {
+                rc = -3;
+                break;
+            }
+            struct ops_row r = {.id = x->id, .kind = x->kind, .name_id = x->name_id, .dur = x->dur_ns, .self = self,
                                 .key = p->o->by_rank ? x->thread_id : x->launch_ns != TDB_NULL ? x->launch_ns : x->start_ns,
                                 .start = x->start_ns, .thread = x->thread_id,
                                 .parent = x->parent_id == TDB_NULL ? NO_PARENT : x->parent_id,

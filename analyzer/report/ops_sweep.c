@@ -87,6 +87,7 @@ int ops_sweep(sqlite3 *db, const struct ops_sweep_options *o, struct report_io *
     free(p.parents);
     free(p.mem);
     free(p.stale);
+    free(p.less);
     strmap_free(&p.trace_of);
     free(p.ranks);
     free(p.rank_key);

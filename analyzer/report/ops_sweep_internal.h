@@ -137,6 +137,8 @@ struct ops_pass {
     const struct pack_source *pack; /* the import's pack, read in place of the rows but the stale ones */
     int64_t (*stale)[2];  /* with the pack: the ids whose rows it does not hold as they are (sorted) */
     size_t nstale;
+    int64_t (*less)[2];   /* with the pack: the self times made less since their rows were packed (id, less; sorted) */
+    size_t nless;
     int64_t total_device; /* the footer's: the device rows' self device time, listed or not (the self CPU
                            * total: part[0]'s) */
     int overflow;
@@ -177,7 +179,8 @@ int ops_merge_same_name(struct ops_pass *p);
 int ops_take_row(struct ops_part *part, const struct ops_row *r, struct buf *key);
 
 /* ops_pack.c: whether the pass may read the events from the import's pack (a whole one of format 2, the
- * scope every row as stored, no shapes, FLOPs or stacks wanted): 1 with p->pack, p->stale set; 0 not. */
+ * scope every row as stored, no shapes, FLOPs or stacks wanted): 1 with p->pack, p->stale, p->less set;
+ * 0 not. */
 int ops_pack_open(struct ops_pass *p, struct pack_source *src);
 /* The part's events from the pack, and its stale ranges (part->ranges) from SQLite by st (ops_read_range)
  * as the pack's rows reach each: all in id order, as SQL's sum() would add them. 0, -1 on a database

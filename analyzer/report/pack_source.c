@@ -87,6 +87,59 @@ int pack_source_stale(sqlite3 *db, const struct pack_source *s, int64_t (**v)[2]
     return 0;
 }
 
+int pack_source_less(sqlite3 *db, const struct pack_source *s, int64_t (**v)[2], size_t *n)
+{
+    sqlite3_stmt *st = NULL;
+    int64_t(*r)[2] = NULL;
+    size_t nr = 0, cap = 0;
+    int rc = 0, step = SQLITE_DONE;
+    *v = NULL, *n = 0;
+    if (s->format != TDB_PACK_V2)
+        return 0;
+    if (sqlite3_prepare_v2(db, "SELECT rows, data FROM event_pack_less ORDER BY block", -1, &st, NULL) != SQLITE_OK) {
+        sqlite3_finalize(st);
+        return -1;
+    }
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t said = sqlite3_column_int64(st, 0), got = 0, id, less;
+        struct tdb_pack_reader rd;
+        tdb_pack_read_init(&rd, sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1), s->format);
+        int more;
+        while (rc == 0 && (more = tdb_pack_less_next(&rd, &id, &less)) == 1) {
+            if (nr == cap) {
+                size_t c = cap ? 2 * cap : 1024;
+                int64_t(*m)[2] = realloc(r, c * sizeof *m);
+                if (!m) {
+                    rc = -1;
+                    break;
+                }
+                r = m, cap = c;
+            }
+            r[nr][0] = id, r[nr][1] = less, nr++, got++;
+        }
+        if (rc == 0 && (more != 0 || got != said))
+            rc = -1;
+    }
+    sqlite3_finalize(st);
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = -1;
+    if (rc == 0 && nr)
+        qsort(r, nr, sizeof *r, by_lo);
+    size_t k = 0; /* each id's summed (its fixes in any order: a sum is one whatever the order, or none) */
+    for (size_t i = 0; rc == 0 && i < nr; i++)
+        if (k && r[i][0] == r[k - 1][0]) {
+            if (__builtin_add_overflow(r[k - 1][1], r[i][1], &r[k - 1][1]))
+                rc = -1;
+        } else
+            r[k][0] = r[i][0], r[k][1] = r[i][1], k++;
+    if (rc != 0) {
+        free(r);
+        return -1;
+    }
+    *v = r, *n = k;
+    return 0;
+}
+
 sqlite3_stmt *pack_source_blocks(sqlite3 *db, int64_t first, int64_t last)
 {
     sqlite3_stmt *st = NULL;

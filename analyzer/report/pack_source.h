@@ -26,6 +26,11 @@ int pack_source_open(sqlite3 *db, struct pack_source *s);
  * memory or they cannot be read (format 1 has no event_pack_stale: every row is said). */
 int pack_source_stale(sqlite3 *db, const struct pack_source *s, int64_t (**v)[2], size_t *n);
 
+/* The self times made less after their rows were packed (event_pack_less), each id's summed, sorted by
+ * id: *v (malloc'd; id, less) and *n. 0; -1 when out of memory, or they are no fixes (a stranger's
+ * bytes, a sum past int64). */
+int pack_source_less(sqlite3 *db, const struct pack_source *s, int64_t (**v)[2], size_t *n);
+
 /* The statement reading blocks first..last in order (columns: rows, data). NULL on error. */
 sqlite3_stmt *pack_source_blocks(sqlite3 *db, int64_t first, int64_t last);
 

@@ -85,6 +85,24 @@ int tdb_pack_add(struct tdb_pack_block *b, const struct tdb_pack_row *r)
     return 0;
 }
 
+/* A block of self-time fixes: each the zigzag of its id's difference from the one before, then of the time. */
+int tdb_pack_less_add(struct tdb_pack_block *b, int64_t id, int64_t less)
+{
+    if (b->cap - b->n < 20) {
+        size_t cap = b->cap ? 2 * b->cap : 4096;
+        unsigned char *d = realloc(b->data, cap);
+        if (!d)
+            return -1;
+        b->data = d, b->cap = cap;
+    }
+    unsigned char *o = put_diff(b->data + b->n, id, b->prev.id);
+    o = put_diff(o, less, 0);
+    b->n = (size_t)(o - b->data);
+    b->rows++;
+    b->prev.id = id;
+    return 0;
+}
+
 void tdb_pack_reset(struct tdb_pack_block *b)
 {
     b->n = 0, b->rows = 0;
@@ -133,6 +151,16 @@ static int get_diff(struct tdb_pack_reader *r, int64_t from, int64_t *v)
         return -1;
     *v = (int64_t)(unzigzag(z) + (uint64_t)from);
     return 0;
+}
+
+int tdb_pack_less_next(struct tdb_pack_reader *r, int64_t *id, int64_t *less)
+{
+    if (r->p == r->end)
+        return 0;
+    if (get_diff(r, r->prev.id, id) || get_diff(r, 0, less))
+        return -1;
+    r->prev.id = *id;
+    return 1;
 }
 
 int tdb_pack_next(struct tdb_pack_reader *r, struct tdb_pack_row *o)

@@ -46,6 +46,13 @@ void tdb_pack_read_init(struct tdb_pack_reader *r, const void *data, size_t n, i
  * Format 1 has no parent_id, self_ns or launch_ns: they come out TDB_NULL. */
 int tdb_pack_next(struct tdb_pack_reader *r, struct tdb_pack_row *out);
 
+/* A self time made less after its row was packed (table event_pack_less: a parent's self time less a child
+ * that came later): appended to b, a block of such fixes (b->rows counts them). 0, or -1 when out of
+ * memory. */
+int tdb_pack_less_add(struct tdb_pack_block *b, int64_t id, int64_t less);
+/* The next fix of a block of them: 1; 0 at its end; -1 when the bytes are no such block's. */
+int tdb_pack_less_next(struct tdb_pack_reader *r, int64_t *id, int64_t *less);
+
 /* Ranges of ids whose rows changed after they were packed (table event_pack_stale): a range joins the
  * last one when it touches it; past TDB_PACK_STALE_MAX ranges (16 MB), or out of memory, `all` says
  * every row is. */

@@ -442,7 +442,7 @@ static int ingest_pack_end(struct tdb_ingest *ing, int64_t packed)
 
 int tdb_ingest_finish(struct tdb_ingest *ing, int complete)
 {
-    int64_t packed = ing->packing ? row_writer_pack_end(ing->rows, &ing->pack_stale) : -1;
+    int64_t packed = ing->packing ? row_writer_pack_end(ing->rows) : -1;
     int rc = row_writer_stop(ing->rows);
     ing->rows = NULL;
     if (rc != 0) {

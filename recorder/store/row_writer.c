@@ -192,7 +192,9 @@ struct row_writer {
     sqlite3_stmt *pack_st;      /* its INSERT into event_pack */
     int packing;                /* 1 packing; -1 a block could not be made (the pack is not whole) */
     int64_t packed, blocks;     /* rows packed, blocks written */
-    struct tdb_pack_stale stale; /* with packing: rows packed whose self time changed in the table since */
+    struct tdb_pack_block less; /* with packing: the self times made less in the table since their rows were packed */
+    sqlite3_stmt *less_st;      /* its INSERT into event_pack_less */
+    int64_t less_blocks;
 };
 
 /* The calling thread's CPU time, s. */
@@ -452,6 +454,32 @@ static int pack_write(struct row_writer *w)
     return 0;
 }
 
+/* Writes the block of self-time fixes being filled as the next row of event_pack_less. */
+static int less_write(struct row_writer *w)
+{
+    if (w->less.rows == 0)
+        return 0;
+    sqlite3_bind_int64(w->less_st, 1, w->less_blocks);
+    sqlite3_bind_int(w->less_st, 2, w->less.rows);
+    sqlite3_bind_blob(w->less_st, 3, w->less.data, (int)w->less.n, SQLITE_STATIC);
+    if (row_step(w, w->less_st) != 0)
+        return -1;
+    w->less_blocks++;
+    tdb_pack_reset(&w->less);
+    return 0;
+}
+
+/* A self time made less in the table after its row was packed, into the block of such fixes (written to
+ * event_pack_less when full). */
+static int less_add(struct row_writer *w, int64_t id, int64_t less)
+{
+    if (tdb_pack_less_add(&w->less, id, less) != 0) {
+        w->packing = -1; /* the pack will not be whole, and the import goes on without it */
+        return 0;
+    }
+    return w->less.rows < TDB_PACK_ROWS ? 0 : less_write(w);
+}
+
 /* Packs the rows just written (as bound: TDB_NULL is NULL). */
 static int pack_rows(struct row_writer *w, struct row_event *const *r, int n)
 {
@@ -528,8 +556,8 @@ static int write_self_fix(struct row_writer *w, struct pending *p, const struct 
             return 0;
         }
     sqlite3_stmt *st = w->st[ST_SELF_FIX];
-    if (w->packing)
-        tdb_pack_stale_add(&w->stale, r->id, r->id);
+    if (w->packing == 1 && less_add(w, r->id, r->less) != 0)
+        return -1;
     sqlite3_bind_int64(st, 1, r->id);
     sqlite3_bind_int64(st, 2, r->less);
     return row_step(w, st);
@@ -745,19 +773,22 @@ int row_writer_sync(struct row_writer *w)
 
 int row_writer_pack_start(struct row_writer *w)
 {
-    if (prepare_built(w, strdup("INSERT INTO event_pack (block, rows, data) VALUES (?1, ?2, ?3)"), &w->pack_st) != 0)
+    if (prepare_built(w, strdup("INSERT INTO event_pack (block, rows, data) VALUES (?1, ?2, ?3)"), &w->pack_st) != 0 ||
+        prepare_built(w, strdup("INSERT INTO event_pack_less (block, rows, data) VALUES (?1, ?2, ?3)"), &w->less_st) != 0)
         return -1;
     tdb_pack_reset(&w->pack);
+    tdb_pack_reset(&w->less);
+    w->less_blocks = 0;
     w->packing = 1, w->packed = w->blocks = 0;
     return 0;
 }
 
-int64_t row_writer_pack_end(struct row_writer *w, struct tdb_pack_stale *stale)
+int64_t row_writer_pack_end(struct row_writer *w)
 {
     if (row_writer_sync(w) != 0 || w->packing != 1)
         return -1;
     w->packing = 0;
-    if (pack_write(w) != 0) { /* the writer thread waits: this thread may write */
+    if (pack_write(w) != 0 || less_write(w) != 0) { /* the writer thread waits: this thread may write */
         if (!w->inline_writes) /* (inline: no lock, no thread) */
             pthread_mutex_lock(&w->lock);
         w->failed = 1;
@@ -765,9 +796,6 @@ int64_t row_writer_pack_end(struct row_writer *w, struct tdb_pack_stale *stale)
             pthread_mutex_unlock(&w->lock);
         return -1;
     }
-    for (size_t i = 0; i < w->stale.n; i++)
-        tdb_pack_stale_add(stale, w->stale.v[i][0], w->stale.v[i][1]);
-    stale->all |= w->stale.all;
     return w->packed;
 }
 
@@ -796,7 +824,8 @@ int row_writer_stop(struct row_writer *w)
     tdb_stmt_finalize(w->max_id_st);
     tdb_stmt_finalize(w->pack_st);
     tdb_pack_free(&w->pack);
-    tdb_pack_stale_free(&w->stale);
+    tdb_pack_free(&w->less);
+    tdb_stmt_finalize(w->less_st);
     free(w->fill.data), free(w->work.data), free(w); /* work.data is NULL inline */
     return rc;
 }

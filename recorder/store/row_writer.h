@@ -26,8 +26,9 @@ int row_writer_stop(struct row_writer *w);
 int row_writer_pack_start(struct row_writer *w);
 /* Syncs and writes the last block: the rows packed since row_writer_pack_start, or -1 when none were
  * (not started, or memory ran out for a block: then the pack is not whole) or a write failed (printed;
- * row_writer_sync fails from then on). The rows packed whose self time it changed since go to stale. */
-int64_t row_writer_pack_end(struct row_writer *w, struct tdb_pack_stale *stale);
+ * row_writer_sync fails from then on). The self times it made less in rows already packed are in
+ * event_pack_less. */
+int64_t row_writer_pack_end(struct row_writer *w);
 
 /* Queue rows; each copies what it needs. -1 when a write already failed or memory ran out. */
 int row_writer_event(struct row_writer *w, int64_t id, int64_t name_id, int64_t cat_id, const struct tdb_event *ev);
