@@ -109,7 +109,11 @@ int ops_pack_take(struct ops_part *part, sqlite3_stmt *rows)
             rc = ops_take_row(part, &r, &key);
         }
     }
-    if (rc == 0 && (step != SQLITE_DONE || found != span))
+    int code = step & 0xff; /* a file damaged or unreadable is an error; a pack a stranger changed is no pack */
+    if (rc == 0 && (code == SQLITE_CORRUPT || code == SQLITE_NOTADB || code == SQLITE_IOERR || code == SQLITE_NOMEM)) {
+        part->errmsg = sqlite3_mprintf("%s", sqlite3_errmsg(part->db));
+        rc = -1;
+    } else if (rc == 0 && (step != SQLITE_DONE || found != span))
         rc = -3;
     for (; rc == 0 && next < part->nranges; next++) /* (none: each begins at an id of the part's) */
         rc = ops_read_range(part, rows, part->ranges[next][0], part->ranges[next][1], &key);

@@ -218,6 +218,7 @@ void ops_part_free(struct ops_part *part)
     free(part->launches);
     free(part->held);
     free(part->ranges);
+    sqlite3_free(part->errmsg);
 }
 
 /* A pack found no pack (a stranger's bytes) after its rows were taken: what they made forgotten (the
@@ -228,7 +229,7 @@ static void forget_taken(struct ops_pass *p)
         struct ops_part *part = &p->part[k];
         ops_part_free(part);
         sweep_index_init(&part->groups, sizeof(struct group));
-        part->launches = NULL, part->held = NULL, part->ranges = NULL;
+        part->launches = NULL, part->held = NULL, part->ranges = NULL, part->errmsg = NULL;
         part->nlaunches = part->cap_launches = part->nheld = part->cap_held = part->nranges = 0;
         part->thread_seen = part->trace_seen = part->total_self_cpu = 0;
         part->mem_hint = part->step_hint[0] = part->step_hint[1] = 0;
@@ -359,8 +360,9 @@ int ops_read_events(struct ops_pass *p)
         fprintf(p->io->err, "%s: out of memory\n", p->io->prog), rc = -1;
     for (int k = 0; k < (db2 ? 2 : 1) && rc == 0; k++)
         if (p->part[k].rc != 0) {
-            if (p->part[k].rc != -3) /* (said) */
-                fprintf(p->io->err, "%s: %s\n", p->io->prog, p->part[k].rc == -2 ? "out of memory" : sqlite3_errmsg(p->part[k].db));
+            fprintf(p->io->err, "%s: %s\n", p->io->prog, p->part[k].rc == -2 ? "out of memory"
+                                                          : p->part[k].errmsg ? p->part[k].errmsg
+                                                                              : sqlite3_errmsg(p->part[k].db));
             rc = -1;
         }
     if (rc == 0 && db2 && join_parts(p) != 0) {

@@ -94,6 +94,7 @@ struct ops_part {
                           * in (step_index_find; the launches run behind the events read beside them) */
     int overflow;
     int rc; /* 0, -1: db's error, -2: out of memory, -3: the pack is no pack (ops_pack.c) */
+    char *errmsg; /* with -1: the error, where the connection may say another by then (sqlite3_mprintf'd) */
     int64_t (*ranges)[2]; /* the ids it reads from SQLite: its own, or with the pack its stale ones */
     size_t nranges;
     /* groups by (rank key, name id) met lately, in front of the hash map (not with shapes): a step holds a

@@ -270,3 +270,29 @@ Test(event_pack_rows, a_self_time_made_less_after_packing_is_less_from_the_pack,
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+/* A file damaged where the pack lies (a page of event_pack's b-tree overwritten): SQLite says the file is
+ * malformed, and `ops` says so, once, and fails; a damaged file is no stranger's pack, to be read around. */
+Test(event_pack_rows, a_damaged_page_of_the_pack_is_an_error_said_once, .timeout = 120)
+{
+    char *dir = temp_dir(), db[1200];
+    snprintf(db, sizeof db, "%s/trace.db", dir);
+    cr_assert_eq(import_to(src_path("tests/data/kineto/df_index_resolver_df_index_resolver.json.gz"), db), 0);
+    int64_t page = file_int(db, "SELECT pageno FROM dbstat WHERE name = 'event_pack' AND pagetype = 'leaf' ORDER BY pageno "
+                                "LIMIT 1 OFFSET 2");
+    int64_t size = file_int(db, "PRAGMA page_size");
+    cr_assert_gt(page, 0);
+    FILE *f = fopen(db, "r+b");
+    cr_assert(f);
+    cr_assert_eq(fseek(f, (long)((page - 1) * size), SEEK_SET), 0);
+    for (int64_t i = 0; i < size; i++)
+        fputc(0x5a, f);
+    cr_assert_eq(fclose(f), 0);
+    int st;
+    char *out = run_capture(&st, "'%s' ops '%s' 2>&1 >/dev/null", tracedb(), db);
+    cr_expect_neq(st, 0);
+    cr_expect_str_eq(out, "tracedb ops: database disk image is malformed\n");
+    free(out);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
