@@ -41,15 +41,23 @@ static unsigned char *put_diff(unsigned char *o, int64_t v, int64_t from)
     return put(o, zigzag((uint64_t)v - (uint64_t)from));
 }
 
+/* Room in b for `need` more bytes (its first: first). 0, or -1 when out of memory. */
+static int room(struct tdb_pack_block *b, size_t need, size_t first)
+{
+    if (b->cap - b->n >= need)
+        return 0;
+    size_t cap = b->cap ? 2 * b->cap : first;
+    unsigned char *d = realloc(b->data, cap);
+    if (!d)
+        return -1;
+    b->data = d, b->cap = cap;
+    return 0;
+}
+
 int tdb_pack_add(struct tdb_pack_block *b, const struct tdb_pack_row *r)
 {
-    if (b->cap - b->n < ROW_MAX) {
-        size_t cap = b->cap ? 2 * b->cap : (size_t)TDB_PACK_ROWS * 24;
-        unsigned char *d = realloc(b->data, cap);
-        if (!d)
-            return -1;
-        b->data = d, b->cap = cap;
-    }
+    if (room(b, ROW_MAX, (size_t)TDB_PACK_ROWS * 24) != 0)
+        return -1;
     unsigned char *o = b->data + b->n;
     const struct tdb_pack_row *p = &b->prev;
     *o++ = (unsigned char)((r->cat_id == TDB_NULL ? NULL_CAT : 0) | (r->correlation == TDB_NULL ? NULL_CORR : 0) |
@@ -88,13 +96,8 @@ int tdb_pack_add(struct tdb_pack_block *b, const struct tdb_pack_row *r)
 /* A block of self-time fixes: each the zigzag of its id's difference from the one before, then of the time. */
 int tdb_pack_less_add(struct tdb_pack_block *b, int64_t id, int64_t less)
 {
-    if (b->cap - b->n < 20) {
-        size_t cap = b->cap ? 2 * b->cap : 4096;
-        unsigned char *d = realloc(b->data, cap);
-        if (!d)
-            return -1;
-        b->data = d, b->cap = cap;
-    }
+    if (room(b, 20, 4096) != 0) /* (two varints of 10 bytes) */
+        return -1;
     unsigned char *o = put_diff(b->data + b->n, id, b->prev.id);
     o = put_diff(o, less, 0);
     b->n = (size_t)(o - b->data);

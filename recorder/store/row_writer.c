@@ -439,34 +439,36 @@ static char *events_sql(int hosts)
     return sql;
 }
 
-/* Writes the block being filled as the next row of event_pack. */
+/* Writes block b being filled, when it holds any, by st (an INSERT of block, rows, data) as block number
+ * *number, and counts it. */
+static int block_write(struct row_writer *w, sqlite3_stmt *st, struct tdb_pack_block *b, int64_t *number)
+{
+    if (b->rows == 0)
+        return 0;
+    sqlite3_bind_int64(st, 1, *number);
+    sqlite3_bind_int(st, 2, b->rows);
+    sqlite3_bind_blob(st, 3, b->data, (int)b->n, SQLITE_STATIC);
+    if (row_step(w, st) != 0)
+        return -1;
+    ++*number;
+    tdb_pack_reset(b);
+    return 0;
+}
+
+/* Writes the block of rows being filled as the next row of event_pack. */
 static int pack_write(struct row_writer *w)
 {
-    if (w->pack.rows == 0)
-        return 0;
-    sqlite3_bind_int64(w->pack_st, 1, w->blocks);
-    sqlite3_bind_int(w->pack_st, 2, w->pack.rows);
-    sqlite3_bind_blob(w->pack_st, 3, w->pack.data, (int)w->pack.n, SQLITE_STATIC);
-    if (row_step(w, w->pack_st) != 0)
+    int rows = w->pack.rows;
+    if (block_write(w, w->pack_st, &w->pack, &w->blocks) != 0)
         return -1;
-    w->blocks++, w->packed += w->pack.rows;
-    tdb_pack_reset(&w->pack);
+    w->packed += rows;
     return 0;
 }
 
 /* Writes the block of self-time fixes being filled as the next row of event_pack_less. */
 static int less_write(struct row_writer *w)
 {
-    if (w->less.rows == 0)
-        return 0;
-    sqlite3_bind_int64(w->less_st, 1, w->less_blocks);
-    sqlite3_bind_int(w->less_st, 2, w->less.rows);
-    sqlite3_bind_blob(w->less_st, 3, w->less.data, (int)w->less.n, SQLITE_STATIC);
-    if (row_step(w, w->less_st) != 0)
-        return -1;
-    w->less_blocks++;
-    tdb_pack_reset(&w->less);
-    return 0;
+    return block_write(w, w->less_st, &w->less, &w->less_blocks);
 }
 
 /* A self time made less in the table after its row was packed, into the block of such fixes (written to
