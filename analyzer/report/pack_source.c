@@ -6,28 +6,42 @@
 int pack_source_open(sqlite3 *db, struct pack_source *s)
 {
     sqlite3_stmt *st = NULL;
-    /* format 2's key before format 1's ('event_pack_v2' sorts after 'event_pack') */
+    /* the pack's meta row (format 2's before format 1's: 'event_pack_v2' sorts after 'event_pack'), its key
+     * and value from the one row */
     if (sqlite3_prepare_v2(db,
-                           "SELECT (SELECT value FROM meta WHERE key IN ('event_pack', 'event_pack_v2') AND "
-                           "typeof(value) = 'integer' AND (SELECT count(*) FROM sqlite_schema WHERE (type = 'table' AND "
-                           "name = 'event') OR (type = 'trigger' AND tbl_name = 'event' AND name IN ('event_pack_stale_insert', "
-                           "'event_pack_stale_delete', 'event_pack_stale_update'))) = 4 ORDER BY key DESC LIMIT 1), "
-                           "(SELECT max(key = 'event_pack_v2') FROM meta WHERE key IN ('event_pack', 'event_pack_v2')), "
+                           "SELECT m.value, m.key = 'event_pack_v2', (SELECT count(*) FROM sqlite_schema WHERE (type = 'table' "
+                           "AND name = 'event') OR (type = 'trigger' AND tbl_name = 'event' AND name IN ('event_pack_stale_insert', "
+                           "'event_pack_stale_delete', 'event_pack_stale_update'))), "
                            "(SELECT min(id) FROM event), (SELECT max(id) FROM event), (SELECT count(*) FROM trace), "
-                           "(SELECT min(block) FROM event_pack), (SELECT max(block) FROM event_pack)",
+                           "(SELECT min(block) FROM event_pack), (SELECT max(block) FROM event_pack) "
+                           "FROM meta m WHERE m.key IN ('event_pack', 'event_pack_v2') ORDER BY m.key DESC LIMIT 1",
                            -1, &st, NULL) != SQLITE_OK ||
-        sqlite3_step(st) != SQLITE_ROW || sqlite3_column_type(st, 0) != SQLITE_INTEGER) {
+        sqlite3_step(st) != SQLITE_ROW || sqlite3_column_type(st, 0) != SQLITE_INTEGER || sqlite3_column_int(st, 2) != 4) {
         sqlite3_finalize(st);
         return 0;
     }
     *s = (struct pack_source){.rows = sqlite3_column_int64(st, 0), .format = sqlite3_column_int(st, 1) ? TDB_PACK_V2 : TDB_PACK_V1,
-                              .lo = sqlite3_column_int64(st, 2), .hi = sqlite3_column_int64(st, 3),
-                              .traces = sqlite3_column_int64(st, 4), .first = sqlite3_column_int64(st, 5),
-                              .last = sqlite3_column_int64(st, 6)};
+                              .lo = sqlite3_column_int64(st, 3), .hi = sqlite3_column_int64(st, 4),
+                              .traces = sqlite3_column_int64(st, 5), .first = sqlite3_column_int64(st, 6),
+                              .last = sqlite3_column_int64(st, 7)};
     sqlite3_finalize(st);
     /* one row each id from lo to hi (a span that fits, with room: the ids are the table's own) */
     return s->rows > 0 && s->rows <= ((int64_t)1 << 40) && s->hi >= s->lo &&
            (uint64_t)s->hi - (uint64_t)s->lo == (uint64_t)s->rows - 1 && s->last >= s->first;
+}
+
+/* Appends (a, b) to the growing array *r. 0, or -1 when out of memory. */
+static int push_pair(int64_t (**r)[2], size_t *n, size_t *cap, int64_t a, int64_t b)
+{
+    if (*n == *cap) {
+        size_t c = *cap ? 2 * *cap : 256;
+        int64_t(*m)[2] = realloc(*r, c * sizeof *m);
+        if (!m)
+            return -1;
+        *r = m, *cap = c;
+    }
+    (*r)[*n][0] = a, (*r)[*n][1] = b, ++*n;
+    return 0;
 }
 
 static int by_lo(const void *a, const void *b)
@@ -47,25 +61,12 @@ int pack_source_stale(sqlite3 *db, const struct pack_source *s, int64_t (**v)[2]
         sqlite3_prepare_v2(db, "SELECT lo, hi FROM event_pack_stale UNION ALL SELECT id, id FROM event_pack_fix", -1, &st,
                            NULL) != SQLITE_OK) {
         sqlite3_finalize(st);
-        if (!(r = malloc(sizeof *r)))
-            return -1;
-        r[0][0] = INT64_MIN, r[0][1] = INT64_MAX;
-        *v = r, *n = 1;
-        return 0;
+        return -1;
     }
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        if (nr == cap) {
-            size_t c = cap ? 2 * cap : 64;
-            int64_t(*m)[2] = realloc(r, c * sizeof *m);
-            if (!m) {
-                rc = -1;
-                break;
-            }
-            r = m, cap = c;
-        }
-        r[nr][0] = sqlite3_column_int64(st, 0), r[nr][1] = sqlite3_column_int64(st, 1);
-        if (r[nr][1] >= r[nr][0])
-            nr++;
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t lo = sqlite3_column_int64(st, 0), hi = sqlite3_column_int64(st, 1);
+        if (hi >= lo)
+            rc = push_pair(&r, &nr, &cap, lo, hi);
     }
     sqlite3_finalize(st);
     if (rc == 0 && step != SQLITE_DONE)
@@ -104,19 +105,9 @@ int pack_source_less(sqlite3 *db, const struct pack_source *s, int64_t (**v)[2],
         int64_t said = sqlite3_column_int64(st, 0), got = 0, id, less;
         struct tdb_pack_reader rd;
         tdb_pack_read_init(&rd, sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1), s->format);
-        int more;
-        while (rc == 0 && (more = tdb_pack_less_next(&rd, &id, &less)) == 1) {
-            if (nr == cap) {
-                size_t c = cap ? 2 * cap : 1024;
-                int64_t(*m)[2] = realloc(r, c * sizeof *m);
-                if (!m) {
-                    rc = -1;
-                    break;
-                }
-                r = m, cap = c;
-            }
-            r[nr][0] = id, r[nr][1] = less, nr++, got++;
-        }
+        int more = 0;
+        while (rc == 0 && (more = tdb_pack_less_next(&rd, &id, &less)) == 1)
+            rc = push_pair(&r, &nr, &cap, id, less), got++;
         if (rc == 0 && (more != 0 || got != said))
             rc = -1;
     }

@@ -23,7 +23,7 @@ int pack_source_open(sqlite3 *db, struct pack_source *s);
 
 /* The rows whose values the pack does not hold as they are now (event_pack_stale's ranges, the launches
  * of event_pack_fix), as ranges of ids sorted and joined: *v (malloc'd) and *n. 0; -1 when out of
- * memory or they cannot be read (format 1 has no event_pack_stale: every row is said). */
+ * memory or they cannot be read (format 1 has no event_pack_stale). */
 int pack_source_stale(sqlite3 *db, const struct pack_source *s, int64_t (**v)[2], size_t *n);
 
 /* The self times made less after their rows were packed (event_pack_less), each id's summed, sorted by
