@@ -100,8 +100,10 @@ int cp_build(const struct cp_row *rows, size_t n, const struct cp_wait *waits, e
     if (threaded)
         cp_kernel_job_ready(&job, made ? 1 : -1);
     int host_rc = made && cp_runtime_lock_edges(&g) == 0 && cp_all_call_stacks(&g) == 0 ? 0 : -1;
+    report_phase("cp: host's edges");
     if (threaded) {
         pthread_join(thread, NULL);
+        report_phase("cp: GPU's edges (waited for)");
     } else if (made) { /* no second thread: in turn */
         job.ready = 1;
         if (sync_ok)
@@ -115,18 +117,20 @@ int cp_build(const struct cp_row *rows, size_t n, const struct cp_wait *waits, e
     job.recs.r = NULL;
     if (!joined || g.oom)
         goto oom;
-    report_phase("cp: edges");
-    /* the out-lists' tails, the items (2 n + 1 of them) and each row's nodes (2 n + 2) are done with: the
-     * longest path's room (nn + 1 ints each) */
-    int32_t *const spare[3] = {g.tail, (int32_t *)g.items, g.start};
-    if (cp_validate(&g, r) == 0)
+    report_phase("cp: GPU's edges added");
+    /* the nodes' sorting room (2 n + 1 ints) and each row's nodes (2 n + 2) are done with: the longest
+     * path's room (nn + 1 ints each) */
+    int32_t *const spare[2] = {g.spare, g.start};
+    if (!g.sync_suspect || cp_validate(&g, r) == 0)
         rc = cp_longest_path(&g, steps, spare, r);
     report_phase("cp: longest path");
     goto done;
 oom:
     snprintf(r->error, sizeof r->error, "out of memory");
 done:
-    free(g.start), free(g.nodes), free(g.e), free(g.head), free(g.tail), free(g.items);
+    free(g.start), free(g.nodes), free(g.e), free(g.head), free(g.tail), free(g.spare);
+    free(g.indeg), free(g.named);
+    free(g.stack_items), free(g.stack_tied), free(g.stack_at);
     free(job.recs.r);
     return rc;
 }

@@ -18,7 +18,8 @@ struct edge {
     int32_t attr; /* attributed row; -1 the root; -2 none */
     int32_t next; /* u's next out-edge, in the order added; -1 */
     uint8_t type;
-    uint8_t zero; /* weighs 0 whatever its type (a blocking call's own edge) */
+    uint8_t zero;       /* weighs 0 whatever its type (a blocking call's own edge) */
+    uint8_t attr_bound; /* the cp_bound an operator edge attributed to attr has (CPU: a host row, or none) */
 };
 
 struct graph {
@@ -31,8 +32,17 @@ struct graph {
     struct edge *e;
     size_t ne, ecap;
     int32_t *head, *tail; /* per node: its first and last out-edge, -1 */
-    uint32_t *items;      /* the starts (2 row) and ends (2 row + 1) of nodes' and call stacks' rows, by time */
-    size_t nitems;
+    int32_t *indeg;       /* per node: its in-edges; -1 until an edge names it */
+    int32_t *named;       /* the nodes in the order edges first named them (u before v), nnamed of them */
+    size_t nnamed;
+    int sync_suspect;     /* a sync edge joins two rows of one stream (cp_validate says which) */
+    /* the host's call stacks (cp_stacks.c), as cp_make_nodes finds them: each stack's rows' starts (2 row)
+     * and ends (2 row + 1) by time, stack after stack (stack s: stack_at[s] to stack_at[s + 1]), and for each
+     * whether its time is the one before's in its stack */
+    uint32_t *stack_items;
+    uint8_t *stack_tied;
+    size_t *stack_at, nstacks;
+    int32_t *spare; /* 2 n + 1 ints the nodes were ordered in, done with (the longest path's room) */
     enum cp_launch_edges launches;
     int oom;
 };
@@ -128,7 +138,7 @@ void *cp_kernel_job_run(void *arg);
 void cp_kernel_job_ready(struct kernel_job *j, int ready);
 
 /* cp_path.c */
-int cp_longest_path(struct graph *g, int want_steps, int32_t *const spare[3], struct cp_result *r);
+int cp_longest_path(struct graph *g, int want_steps, int32_t *const spare[2], struct cp_result *r);
 int cp_validate(const struct graph *g, struct cp_result *r);
 
 #endif

@@ -1,7 +1,8 @@
 /* cp_nodes.c: the critical path graph's nodes and edges (see cp_graph_internal.h): an edge added as
  * HTA's _add_edge_helper adds it and attributed as _attribute_edge does; the nodes (a start and an end
  * for each host operator or runtime call in the window and each GPU row linked to its launch) in time
- * order; the runtime-lock chains; the GPU's recorded edges added after the host's. */
+ * order, with the call stacks' items; the runtime-lock chains; the GPU's recorded edges added after the
+ * host's. */
 #include "cp_graph_internal.h"
 #include "bigmem.h"
 #include <stdlib.h>
@@ -25,7 +26,12 @@ int32_t cp_add_edge(struct graph *g, int32_t u, int32_t v, enum cp_edge_type typ
             return g->oom = 1, -1;
         g->e = ne, g->ecap = cap;
     }
-    g->e[g->ne] = (struct edge){u, v, -2, -1, (uint8_t)type, zero_weight != 0};
+    g->e[g->ne] = (struct edge){u, v, -2, -1, (uint8_t)type, zero_weight != 0, CP_BOUND_CPU};
+    if (g->indeg[u] < 0) /* named: the longest path's sources, in networkx's order */
+        g->indeg[u] = 0, g->named[g->nnamed++] = u;
+    if (g->indeg[v] < 0)
+        g->indeg[v] = 0, g->named[g->nnamed++] = v;
+    g->indeg[v]++;
     if (g->tail[u] >= 0)
         g->e[g->tail[u]].next = (int32_t)g->ne;
     else
@@ -48,6 +54,8 @@ void cp_attribute(struct graph *g, int32_t ei, int32_t src_parent)
         e->attr = node_row(g, e->v);
     else
         e->attr = src_parent;
+    const struct cp_row *at = e->attr >= 0 ? &g->rows[e->attr] : NULL; /* read here, hot, not on the path */
+    e->attr_bound = !at || host(at) ? CP_BOUND_CPU : (at->flags & CP_COMM) ? CP_BOUND_COMM : CP_BOUND_COMPUTE;
 }
 
 /* HTA's _create_event_nodes: host operators and runtime calls, and GPU rows with a correlation. */
@@ -56,49 +64,126 @@ static int is_node(const struct cp_row *r)
     return r->clipped && (host(r) ? (r->flags & (CP_CAT_OP | CP_CAT_RUNTIME)) != 0 : r->link >= 0 || r->correlation >= 0);
 }
 
-/* The nodes, and in g->items the starts and ends of the nodes' rows and of the call stacks' rows in one
- * order: by time, equal times as made (in row order, a start before its end). The call stacks take
- * their order from it (cp_all_call_stacks) rather than sorting again. */
+/* HTA's _get_tid_for_event, found as the rows pass: the thread whose clipped operators or annotations
+ * alone have names holding a flag (t -1: none; many: more than one). */
+struct only_thread {
+    int32_t t;
+    int many;
+};
+
+static void only_thread_see(struct only_thread *o, int32_t thread)
+{
+    if (o->many)
+        return;
+    if (o->t >= 0 && thread != o->t)
+        o->many = 1;
+    else
+        o->t = thread;
+}
+
+/* The call stacks' sizes as the rows pass: each thread's stack items (two a member row), the threads
+ * HTA's CallStackGraph merges (the backward thread into the forward one). */
+struct stack_count {
+    size_t *items; /* per thread */
+    size_t cap;
+    struct only_thread fwd, bwd;
+};
+
+static int stack_count_add(struct stack_count *c, int32_t thread)
+{
+    if ((size_t)thread >= c->cap) {
+        size_t cap = c->cap ? c->cap : 16;
+        while (cap <= (size_t)thread)
+            cap *= 2;
+        size_t *a = realloc(c->items, cap * sizeof *a);
+        if (!a)
+            return -1;
+        memset(a + c->cap, 0, (cap - c->cap) * sizeof *a);
+        c->items = a, c->cap = cap;
+    }
+    c->items[thread] += 2;
+    return 0;
+}
+
+/* The nodes in time order (equal times as made: in row order, a start before its end) and the call
+ * stacks' items (cp_all_call_stacks, which reads no row to find them): one pass over the rows, one sort
+ * of the starts and ends of the nodes' rows and the stacks' rows together. */
 int cp_make_nodes(struct graph *g)
 {
     const struct cp_row *rows = g->rows;
     int32_t *want = tdb_big_malloc((g->n + 1) * sizeof *want); /* 2 row, plus one for a node's row */
-    int64_t *t = tdb_big_malloc((2 * g->n + 1) * sizeof *t);
+    int32_t *thread = tdb_big_malloc((g->n + 1) * sizeof *thread); /* a wanted row's stack member thread, -1 */
+    int64_t *t = tdb_big_malloc((2 * g->n + 1) * sizeof *t), *last = NULL;
     uint32_t *order = tdb_big_malloc((2 * g->n + 1) * sizeof *order);
+    size_t *fill = NULL;
+    struct stack_count c = {NULL, 0, {-1, 0}, {-1, 0}};
     g->nodes = tdb_big_malloc((2 * g->n + 1) * sizeof *g->nodes);
     size_t nw = 0;
     int rc = -1;
-    if (!want || !t || !order || !g->nodes)
+    if (!want || !thread || !t || !order || !g->nodes)
         goto done;
     for (size_t i = 0; i < g->n; i++) {
         const struct cp_row *r = &rows[i];
-        int node = is_node(r);
-        if (node || stack_member(r))
-            t[2 * nw] = r->ts, t[2 * nw + 1] = r->end, want[nw++] = (int32_t)(2 * i + (size_t)node);
+        if (r->clipped && (r->flags & (CP_CAT_OP | CP_CAT_ANNOTATION))) {
+            if (r->flags & CP_FORWARD)
+                only_thread_see(&c.fwd, r->thread);
+            if (r->flags & CP_AUTOGRAD)
+                only_thread_see(&c.bwd, r->thread);
+        }
+        int node = is_node(r), member = stack_member(r);
+        if (!node && !member)
+            continue;
+        if (member && stack_count_add(&c, r->thread) != 0)
+            goto done;
+        t[2 * nw] = r->ts, t[2 * nw + 1] = r->end;
+        thread[nw] = member ? r->thread : -1, want[nw++] = (int32_t)(2 * i + (size_t)node);
     }
-    g->nitems = 2 * nw, g->nn = 0;
-    if (cp_order_by_time(t, g->nitems, order) != 0)
+    /* each stack's place: the backward thread's items with the forward's */
+    g->nstacks = c.cap;
+    g->stack_at = tdb_big_malloc((c.cap + 1) * sizeof *g->stack_at);
+    fill = tdb_big_malloc((c.cap + 1) * sizeof *fill);
+    last = tdb_big_malloc((c.cap + 1) * sizeof *last);
+    if (!g->stack_at || !fill || !last)
         goto done;
-    g->items = order; /* in place: item k's row and side replace its position */
-    for (size_t k = 0; k < g->nitems; k++) {
-        uint32_t o = order[k];
-        int32_t w = want[o >> 1], row = w >> 1;
+    int merged = c.fwd.t >= 0 && !c.fwd.many && c.bwd.t >= 0 && !c.bwd.many && c.fwd.t != c.bwd.t;
+    int32_t merge_from = merged ? c.bwd.t : -1, merge_into = c.fwd.t; /* both rows' threads: under c.cap */
+    if (merged)
+        c.items[merge_into] += c.items[merge_from], c.items[merge_from] = 0;
+    size_t total = 0;
+    for (size_t s = 0; s < c.cap; s++)
+        g->stack_at[s] = fill[s] = total, total += c.items[s];
+    g->stack_at[c.cap] = total;
+    g->stack_items = tdb_big_malloc((total + 1) * sizeof *g->stack_items);
+    g->stack_tied = tdb_big_malloc(total + 1);
+    if (!g->stack_items || !g->stack_tied || cp_order_by_time(t, 2 * nw, order) != 0)
+        goto done;
+    g->nn = 0;
+    for (size_t k = 0; k < 2 * nw; k++) {
+        uint32_t o = order[k], side = o & 1;
+        int32_t w = want[o >> 1], row = w >> 1, th = thread[o >> 1];
         if (w & 1)
-            g->nodes[g->nn++] = ((node_t)row << 1) | (node_t)!(o & 1);
-        order[k] = 2 * (uint32_t)row + (o & 1);
+            g->nodes[g->nn++] = ((node_t)row << 1) | (node_t)!side;
+        if (th >= 0) {
+            size_t s = (size_t)(th == merge_from ? merge_into : th), at = fill[s]++;
+            g->stack_items[at] = 2 * (uint32_t)row + side;
+            g->stack_tied[at] = at > g->stack_at[s] && last[s] == t[o];
+            last[s] = t[o];
+        }
     }
-    order = NULL;
+    g->spare = (int32_t *)order, order = NULL;
     rc = 0;
 done:
-    free(want), free(t), free(order);
+    free(want), free(thread), free(t), free(order), free(fill), free(last), free(c.items);
     if (rc != 0)
         return -1;
     for (size_t i = 0; i < g->nn; i++)
         (node_is_start(g, (int32_t)i) ? g->start : g->end)[node_row(g, (int32_t)i)] = (int32_t)i;
-    g->head = tdb_big_malloc((g->nn + 1) * sizeof *g->head), g->tail = tdb_big_malloc((g->nn + 1) * sizeof *g->tail);
-    if (!g->head || !g->tail)
+    size_t room = (g->nn + 1) * sizeof(int32_t);
+    g->head = tdb_big_malloc(room), g->tail = tdb_big_malloc(room), g->indeg = tdb_big_malloc(room);
+    g->named = tdb_big_malloc(room);
+    if (!g->head || !g->tail || !g->indeg || !g->named)
         return -1;
-    memset(g->head, 0xff, (g->nn + 1) * sizeof *g->head), memset(g->tail, 0xff, (g->nn + 1) * sizeof *g->tail);
+    memset(g->head, 0xff, room), memset(g->tail, 0xff, room), memset(g->indeg, 0xff, room);
     return 0;
 }
 
@@ -132,7 +217,8 @@ int cp_runtime_lock_edges(struct graph *g)
 }
 
 /* The recorded edges added to g after its own, in the order found: as HTA adds the GPU's after the
- * host's (an edge between two nodes already joined replaces that edge's type, as cp_add_edge does). */
+ * host's (an edge between two nodes already joined replaces that edge's type, as cp_add_edge does).
+ * Sync edges come only from here: one joining two rows of a stream makes the graph suspect. */
 int cp_add_recorded(struct graph *g, const struct edge_recs *l)
 {
     if (g->ne + l->n > g->ecap) { /* room for all at once, not by doubling */
@@ -146,6 +232,10 @@ int cp_add_recorded(struct graph *g, const struct edge_recs *l)
         int32_t k = cp_add_edge(g, r->u, r->v, (enum cp_edge_type)r->type, r->zero);
         if (r->attributed)
             cp_attribute(g, k, -1);
+        if (r->type == CP_SYNC && !g->sync_suspect) { /* (only these edges are syncs) */
+            const struct cp_row *a = &g->rows[node_row(g, r->u)], *b = &g->rows[node_row(g, r->v)];
+            g->sync_suspect = !host(a) && a->stream == b->stream;
+        }
     }
     return g->oom ? -1 : 0;
 }

@@ -23,33 +23,27 @@ static int64_t clamp0(int64_t w)
 /* networkx's dag_longest_path over the edges as added, in one pass: the nodes in networkx's topological
  * order (the sources in the order edges named them, then each node's successors as they free), each
  * pushing its distance along its out-edges. A node's best in-edge is networkx's: the first of its
- * predecessors (in edge order) with the longest distance, so a tie goes to the lower edge index.
- * spare: up to three arrays of nn + 1 ints the graph no longer needs (NULL: made here). */
-int cp_longest_path(struct graph *g, int want_steps, int32_t *const spare[3], struct cp_result *r)
+ * predecessors (in edge order) with the longest distance, so a tie goes to the lower edge index. The
+ * in-degrees and the naming order are cp_add_edge's (the in-degrees are used up).
+ * spare: up to two arrays of nn + 1 ints the graph no longer needs (NULL: made here). */
+int cp_longest_path(struct graph *g, int want_steps, int32_t *const spare[2], struct cp_result *r)
 {
-    size_t nn = g->nn, ne = g->ne;
-    int32_t *indeg = spare[0] ? spare[0] : tdb_big_malloc((nn + 1) * sizeof *indeg);
-    int32_t *topo = spare[1] ? spare[1] : tdb_big_malloc((nn + 1) * sizeof *topo);
-    int32_t *best = spare[2] ? spare[2] : tdb_big_malloc((nn + 1) * sizeof *best);
+    size_t nn = g->nn;
+    int32_t *indeg = g->indeg;
+    int32_t *topo = spare[0] ? spare[0] : tdb_big_malloc((nn + 1) * sizeof *topo);
+    int32_t *best = spare[1] ? spare[1] : tdb_big_malloc((nn + 1) * sizeof *best);
     int64_t *dist = tdb_big_calloc(nn + 1, sizeof *dist);
-    uint8_t *seen = tdb_big_calloc(nn + 1, 1);
+    uint8_t *seen = NULL;
     int rc = -1;
-    if (!indeg || !topo || !best || !dist || !seen) {
+    if (!topo || !best || !dist) {
         snprintf(r->error, sizeof r->error, "out of memory");
         goto done;
     }
-    memset(indeg, 0, (nn + 1) * sizeof *indeg);
     /* the sources, in the order edges named the nodes */
-    size_t gn = 0, tail = 0;
-    for (size_t i = 0; i < ne; i++)
-        indeg[g->e[i].v]++;
-    for (size_t i = 0; i < ne; i++) {
-        int32_t u = g->e[i].u, v = g->e[i].v;
-        if (!seen[u] && (seen[u] = 1, ++gn, indeg[u] == 0))
-            topo[tail++] = u;
-        if (!seen[v])
-            seen[v] = 1, gn++; /* v has an in-edge: not a source */
-    }
+    size_t gn = g->nnamed, tail = 0;
+    for (size_t i = 0; i < gn; i++)
+        if (indeg[g->named[i]] == 0)
+            topo[tail++] = g->named[i];
     memset(best, 0xff, (nn + 1) * sizeof *best);
     int32_t end = -1;
     int64_t far = -1;
@@ -81,9 +75,8 @@ int cp_longest_path(struct graph *g, int want_steps, int32_t *const spare[3], st
         snprintf(r->error, sizeof r->error, "out of memory");
         goto done;
     }
-    r->length = far > 0 ? far : 0, r->nodes = gn, r->edges = ne;
+    r->length = far > 0 ? far : 0, r->nodes = gn, r->edges = g->ne;
     r->end_ts = r->start_ts = end >= 0 ? node_ts(g, end) : 0;
-    free(seen); /* now by row: the events on the path */
     if (!(seen = tdb_big_calloc(g->n + 1, 1))) {
         snprintf(r->error, sizeof r->error, "out of memory");
         goto done;
@@ -96,13 +89,10 @@ int cp_longest_path(struct graph *g, int want_steps, int32_t *const spare[3], st
         s->weight = clamp0(edge_weight(g, e)), s->type = e->type;
         s->from_row = node_row(g, e->u), s->to_row = node_row(g, e->v);
         s->event = e->type == CP_OPERATOR || e->type == CP_KERNEL_GAP ? (e->attr >= 0 ? e->attr : -1) : -1;
-        const struct cp_row *at = s->event >= 0 ? &g->rows[s->event] : NULL;
         s->bound = e->type == CP_KERNEL_GAP     ? CP_BOUND_GAP
                    : e->type == CP_LAUNCH_DELAY ? CP_BOUND_LAUNCH
                    : e->type != CP_OPERATOR     ? CP_BOUND_NONE
-                   : !at || host(at)            ? CP_BOUND_CPU
-                   : (at->flags & CP_COMM)      ? CP_BOUND_COMM
-                                                : CP_BOUND_COMPUTE;
+                                                : e->attr_bound;
         r->bound_ns[s->bound] = tdb_sat_add(r->bound_ns[s->bound], s->weight);
         r->events += !seen[s->from_row] + (!seen[s->to_row] && s->to_row != s->from_row);
         seen[s->from_row] = seen[s->to_row] = 1;
@@ -116,10 +106,8 @@ int cp_longest_path(struct graph *g, int want_steps, int32_t *const spare[3], st
     rc = 0;
 done:
     if (!spare[0])
-        free(indeg);
-    if (!spare[1])
         free(topo);
-    if (!spare[2])
+    if (!spare[1])
         free(best);
     free(dist), free(seen);
     return rc;

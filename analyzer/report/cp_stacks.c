@@ -134,14 +134,13 @@ static int walk_tree(struct graph *g, const uint32_t *order, size_t ne)
 
 /* HTA's _construct_graph_from_call_stacks for one host call stack: its events built into a tree and
  * walked depth first (enter an event, its children in order, exit it). order holds the stack's ne items
- * by time (equal times in any order; ordered here), stack room for ne / 2 rows. A nested stack is
- * walked in its items' order; another through the tree. 0, or -1 (out of memory). */
-static int call_stack_edges(struct graph *g, uint32_t *order, size_t ne, int32_t *stack)
+ * by time (equal times in any order, tied to the one before: ordered here), stack room for ne / 2 rows.
+ * A nested stack is walked in its items' order; another through the tree. 0, or -1 (out of memory). */
+static int call_stack_edges(struct graph *g, uint32_t *order, const uint8_t *tied, size_t ne, int32_t *stack)
 {
     stack_rows = g->rows;
     for (size_t k = 0, run; k < ne; k += run) { /* equal times: the rest of the order */
-        int64_t tk = item_time(g->rows, order[k]);
-        for (run = 1; k + run < ne && item_time(g->rows, order[k + run]) == tk;)
+        for (run = 1; k + run < ne && tied[k + run];)
             run++;
         if (run > 1)
             qsort(order + k, run, sizeof *order, stack_order);
@@ -163,62 +162,23 @@ static int call_stack_edges(struct graph *g, uint32_t *order, size_t ne, int32_t
     return 0;
 }
 
-/* The thread whose clipped operators or annotations alone have names holding flag (HTA's
- * _get_tid_for_event), or -1. */
-static int32_t only_thread(const struct graph *g, unsigned flag)
-{
-    int32_t t = -1;
-    for (size_t i = 0; i < g->n; i++) {
-        const struct cp_row *r = &g->rows[i];
-        if (!r->clipped || !(r->flags & flag) || !(r->flags & (CP_CAT_OP | CP_CAT_ANNOTATION)))
-            continue;
-        if (t >= 0 && r->thread != t)
-            return -1;
-        t = r->thread;
-    }
-    return t;
-}
-
+/* Every host call stack's edges, stack after stack (the items cp_make_nodes found). 0, or -1 (out of
+ * memory). */
 int cp_all_call_stacks(struct graph *g)
 {
-    int32_t fwd = only_thread(g, CP_FORWARD), bwd = only_thread(g, CP_AUTOGRAD), groups = 0;
-    for (size_t i = 0; i < g->n; i++)
-        if (g->rows[i].thread + 1 > groups)
-            groups = g->rows[i].thread + 1;
-    /* each thread's clipped host rows (the backward thread's with the forward's): their items, in the
-     * order cp_make_nodes found */
-    size_t *count = tdb_big_calloc((size_t)groups + 1, sizeof *count), *fill = tdb_big_malloc(((size_t)groups + 1) * sizeof *fill);
-    uint32_t *order = NULL;
-    int32_t *stack = NULL;
-    size_t most = 0, total = 0;
-    int rc = -1;
-    if (!count || !fill)
-        goto done;
-#define GROUP_OF(r) (fwd >= 0 && bwd >= 0 && (r)->thread == bwd ? fwd : (r)->thread)
-    for (size_t i = 0; i < g->n; i++)
-        if (stack_member(&g->rows[i]))
-            count[GROUP_OF(&g->rows[i])] += 2;
-    for (int32_t t = 0; t < groups; t++) {
-        size_t c = count[t];
-        count[t] = total, total += c;
-        if (c > most)
-            most = c;
+    size_t most = 0;
+    for (size_t s = 0; s < g->nstacks; s++)
+        if (g->stack_at[s + 1] - g->stack_at[s] > most)
+            most = g->stack_at[s + 1] - g->stack_at[s];
+    int32_t *stack = tdb_big_malloc((most / 2 + 1) * sizeof *stack);
+    if (!stack)
+        return -1;
+    int rc = 0;
+    for (size_t s = 0; rc == 0 && s < g->nstacks; s++) {
+        size_t at = g->stack_at[s];
+        if (g->stack_at[s + 1] > at)
+            rc = call_stack_edges(g, g->stack_items + at, g->stack_tied + at, g->stack_at[s + 1] - at, stack);
     }
-    count[groups] = total;
-    if (!(order = tdb_big_malloc((total + 1) * sizeof *order)) || !(stack = tdb_big_malloc((most / 2 + 1) * sizeof *stack)))
-        goto done;
-    memcpy(fill, count, ((size_t)groups + 1) * sizeof *fill);
-    for (size_t k = 0; k < g->nitems; k++) {
-        const struct cp_row *r = &g->rows[g->items[k] >> 1];
-        if (stack_member(r))
-            order[fill[GROUP_OF(r)]++] = g->items[k];
-    }
-#undef GROUP_OF
-    rc = 0;
-    for (int32_t t = 0; rc == 0 && t < groups; t++)
-        if (count[t + 1] > count[t])
-            rc = call_stack_edges(g, order + count[t], count[t + 1] - count[t], stack);
-done:
-    free(count), free(fill), free(order), free(stack);
+    free(stack);
     return rc;
 }

@@ -336,3 +336,25 @@ Test(hta, critical_path_with_work_before_its_launch)
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+/* tests/data/critical_path_hand/same_stream_wait.json (times in us): A [0, 100] launches K1 (call [2, 4];
+ * K1 runs [10, 20] on stream 7, event 6), records an event (cudaEventRecord [5, 6]: the last launch to
+ * stream 7 before it is K1's), makes stream 7 wait on it (cudaStreamWaitEvent [7, 8]; its Stream Wait
+ * Event on stream 7 waits on stream 7's record) and launches K2 ([9, 10]; K2 runs [30, 40] on stream 7,
+ * event 8). The wait's sync edge runs from K1's end to K2's start, two rows of one stream: HTA's
+ * _validate_graph refuses such a graph, and so does critical-path, naming both events and the stream. */
+Test(hta, critical_path_refuses_a_sync_within_one_stream)
+{
+    char *dir = temp_dir(), db[600];
+    snprintf(db, sizeof db, "%s/wait.db", dir);
+    cr_assert_eq(import_to(src_path("tests/data/critical_path_hand/same_stream_wait.json"), db), 0);
+    cr_assert_eq(file_int(db, "SELECT count(*) FROM event e JOIN string s ON s.id = e.name_id "
+                              "WHERE (s.value = 'K1' AND e.id = 6) OR (s.value = 'K2' AND e.id = 8)"),
+                 2);
+    int st;
+    char *out = run_capture(&st, "'%s' critical-path '%s' 2>&1", tracedb(), db);
+    cr_expect(st == 1 && strstr(out, "a synchronization between events 6 and 8 on one stream (7)"), "%s", out);
+    free(out);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
