@@ -49,38 +49,110 @@ static int is_launch(const struct cp_row *rows, size_t i)
     return (rows[i].flags & CP_LAUNCH) && rows[i].link >= 0 && !host(&rows[rows[i].link]);
 }
 
-/* HTA's TraceCounters queue length over the whole trace (per stream number), as each launch call and
- * each GPU row left it. */
-static int queue_lengths(const struct cp_row *rows, size_t n, int32_t *q)
+/* A launch call with its time, thread and its work's device and stream. */
+struct launch_call {
+    int64_t ts, device, stream;
+    int32_t row, thread;
+};
+
+/* A growing array of items of `size` bytes: room for one more at *a[*n]. 0, or -1 (out of memory). */
+static int room(void **a, size_t *cap, size_t n, size_t size)
 {
-    size_t ns = 0;
-    for (size_t i = 0; i < n; i++)
-        q[i] = NO_QUEUE, ns += is_launch(rows, i) ? 2 : 0;
-    struct queue_step *s = tdb_big_malloc((ns + 1) * sizeof *s);
-    if (!s)
+    if (n < *cap)
+        return 0;
+    size_t c = *cap ? *cap * 2 : 4096;
+    void *m = tdb_big_realloc(*a, c * size);
+    if (!m)
         return -1;
-    /* the launches in row order, then the starts in row order: steps equal by queue_order stay in row order */
-    ns = 0;
-    int near = 1; /* times within int64 / 4: `when` does not overflow */
-    for (size_t i = 0; i < n; i++)
-        if (is_launch(rows, i)) {
-            near &= rows[i].ts > INT64_MIN / 4 && rows[i].ts < INT64_MAX / 4;
-            s[ns++] = (struct queue_step){rows[rows[i].link].stream, rows[i].ts, 2 * rows[i].ts, (int32_t)i, 1};
-        }
+    *a = m, *cap = c;
+    return 0;
+}
+
+/* What the GPU's edges are made from, found in one pass over the rows (and then from these alone, not
+ * the rows): the queue's steps, the launch calls, the sync rows' waits, the cudaEventRecord and
+ * cudaStreamWaitEvent rows, and the GPU work and syncs to walk (by time: syncs by their end). */
+struct gpu_rows {
+    struct queue_step *steps;
+    struct launch_call *calls;
+    struct keyed *waits; /* (record correlation, row) */
+    int32_t *records, *wait_calls;
+    struct keyed *items;
+    size_t nsteps, ncalls, nwaits, nrecords, nwait_calls, nitems;
+    size_t cap[6];
+};
+
+static void gpu_rows_free(struct gpu_rows *gr)
+{
+    free(gr->steps), free(gr->calls), free(gr->waits), free(gr->records), free(gr->wait_calls), free(gr->items);
+    memset(gr, 0, sizeof *gr);
+}
+
+static int is_sync_row(const struct cp_row *r)
+{
+    return (r->flags & CP_CAT_SYNC) != 0;
+}
+
+#define GROW(gr, arr, k) room((void **)&(gr)->arr, &(gr)->cap[k], (gr)->n##arr, sizeof *(gr)->arr)
+
+static int gpu_rows_find(const struct cp_row *rows, size_t n, const struct cp_wait *wt, struct gpu_rows *gr)
+{
+    memset(gr, 0, sizeof *gr);
+    int far = 0; /* a time beyond int64 / 4: a queue step's `when` would overflow */
     for (size_t i = 0; i < n; i++) {
-        int32_t l = rows[i].link;
-        if (!host(&rows[i]) && l >= 0 && is_launch(rows, (size_t)l) && rows[l].link == (int32_t)i) {
-            near &= rows[i].ts > INT64_MIN / 4 && rows[i].ts < INT64_MAX / 4;
-            s[ns++] = (struct queue_step){rows[i].stream, rows[i].ts, 2 * rows[i].ts + 1, (int32_t)i, -1};
+        const struct cp_row *r = &rows[i];
+        int32_t l = r->link;
+        if (is_launch(rows, i)) {
+            const struct cp_row *k = &rows[l];
+            if (GROW(gr, steps, 0) || GROW(gr, calls, 1))
+                return -1;
+            far |= r->ts <= INT64_MIN / 4 || r->ts >= INT64_MAX / 4;
+            gr->steps[gr->nsteps++] = (struct queue_step){k->stream, r->ts, 2 * r->ts, (int32_t)i, 1};
+            gr->calls[gr->ncalls++] = (struct launch_call){r->ts, k->device, k->stream, (int32_t)i, r->thread};
+        }
+        if (!host(r) && l >= 0 && is_launch(rows, (size_t)l) && rows[l].link == (int32_t)i) {
+            if (GROW(gr, steps, 0))
+                return -1;
+            far |= r->ts <= INT64_MIN / 4 || r->ts >= INT64_MAX / 4;
+            gr->steps[gr->nsteps++] = (struct queue_step){r->stream, r->ts, 2 * r->ts + 1, (int32_t)i, -1};
+        }
+        if (wait_stream(wt, r) > -1) {
+            if (GROW(gr, waits, 2))
+                return -1;
+            gr->waits[gr->nwaits++] = (struct keyed){wait_corr(wt, r), (int32_t)i};
+        }
+        if ((r->flags & CP_EVENT_RECORD) && r->correlation >= 0) {
+            if (GROW(gr, records, 3))
+                return -1;
+            gr->records[gr->nrecords++] = (int32_t)i;
+        }
+        if ((r->flags & CP_WAIT_CALL) && l >= 0 && !host(&rows[l])) {
+            if (GROW(gr, wait_calls, 4))
+                return -1;
+            gr->wait_calls[gr->nwait_calls++] = (int32_t)i;
+        }
+        if (r->clipped && (!host(r) || (r->flags & (CP_EVENT_SYNC | CP_CONTEXT_SYNC))) && l >= 0) {
+            if (GROW(gr, items, 5))
+                return -1;
+            gr->items[gr->nitems++] = (struct keyed){is_sync_row(r) ? r->end : r->ts, (int32_t)i};
         }
     }
+    return far ? 1 : 0;
+}
+#undef GROW
+
+/* HTA's TraceCounters queue length over the whole trace (per stream number), as each launch call and
+ * each GPU row left it; the steps sorted by stream and time (at one time a launch first, then by row). */
+static int queue_lengths(struct gpu_rows *gr, int far, size_t n, int32_t *q)
+{
+    for (size_t i = 0; i < n; i++)
+        q[i] = NO_QUEUE;
+    struct queue_step *s = gr->steps;
+    size_t ns = gr->nsteps;
     static const size_t by[] = {offsetof(struct queue_step, stream)};
-    int done = near ? cp_sort_grouped(s, ns, sizeof *s, by, 1, offsetof(struct queue_step, when)) : 0;
-    if (done < 0) {
-        free(s);
+    int done = !far ? cp_sort_grouped(s, ns, sizeof *s, by, 1, offsetof(struct queue_step, when)) : 0;
+    if (done < 0)
         return -1;
-    }
-    if (!done)
+    if (!done && ns > 1) /* (none: s is NULL, which qsort may not be given) */
         qsort(s, ns, sizeof *s, queue_order);
     int32_t len = 0;
     for (size_t i = 0; i < ns; i++) {
@@ -89,13 +161,11 @@ static int queue_lengths(const struct cp_row *rows, size_t n, int32_t *q)
         len += s[i].d;
         q[s[i].row] = len;
     }
-    free(s);
     return 0;
 }
 
-/* A launch call with the device, stream and thread its work went to, for finding the launch before a
- * cudaEventRecord (on the event's device and stream) and after a cudaStreamWaitEvent (on its thread and
- * stream). */
+/* A launch call keyed for finding the launch before a cudaEventRecord (on the event's device and
+ * stream) and after a cudaStreamWaitEvent (on its thread and stream). */
 struct launch {
     int64_t k1, k2, ts;
     int32_t row;
@@ -129,6 +199,23 @@ static size_t launch_bound(const struct launch *l, size_t n, int64_t k1, int64_t
     return lo;
 }
 
+/* The launch calls keyed by their work's device (by_thread 0) or their own thread (1), and their work's
+ * stream, sorted (made in row order: ties stay so). 0, or -1 (out of memory). */
+static int launches_by(const struct gpu_rows *gr, int by_thread, struct launch *l)
+{
+    for (size_t i = 0; i < gr->ncalls; i++) {
+        const struct launch_call *c = &gr->calls[i];
+        l[i] = (struct launch){by_thread ? c->thread : c->device, c->stream, c->ts, c->row};
+    }
+    static const size_t by[] = {offsetof(struct launch, k1), offsetof(struct launch, k2)};
+    int done = cp_sort_grouped(l, gr->ncalls, sizeof *l, by, 2, offsetof(struct launch, ts));
+    if (done < 0)
+        return -1;
+    if (!done)
+        qsort(l, gr->ncalls, sizeof *l, launch_order);
+    return 0;
+}
+
 /* For each cudaEventRecord row: the launch call that last put work on the event's device and stream
  * before it (HTA's _get_cuda_event_record_df), keyed by the record's correlation in rec (sorted pairs).
  * For each cudaStreamWaitEvent row: the next launch from its thread to its stream (HTA's
@@ -152,45 +239,27 @@ struct event_links {
     int32_t *next_launch;  /* per row: cudaStreamWaitEvent -> next launch row, -1 */
 };
 
-static int event_links(const struct cp_row *rows, size_t n, const struct cp_wait *wt, struct event_links *el)
+static int event_links(const struct cp_row *rows, size_t n, const struct cp_wait *wt, struct gpu_rows *gr,
+                       struct event_links *el)
 {
-    size_t nl = 0, nw = 0, nr = 0;
-    for (size_t i = 0; i < n; i++) {
-        nl += is_launch(rows, i);
-        nw += wait_stream(wt, &rows[i]) > -1;
-        nr += (rows[i].flags & CP_EVENT_RECORD) != 0;
-    }
-    struct launch *l = tdb_big_malloc((nl + 1) * sizeof *l);
-    struct keyed *waits = tdb_big_malloc((nw + 1) * sizeof *waits);
-    el->rec = tdb_big_malloc((nr + 1) * sizeof *el->rec);
+    struct launch *l = tdb_big_malloc((gr->ncalls + 1) * sizeof *l);
+    el->rec = tdb_big_malloc((gr->nrecords + 1) * sizeof *el->rec);
     el->next_launch = tdb_big_malloc((n + 1) * sizeof *el->next_launch);
     el->nrec = 0;
-    if (!l || !waits || !el->rec || !el->next_launch) {
-        free(l), free(waits);
+    if (!l || !el->rec || !el->next_launch) {
+        free(l);
         return -1;
     }
     /* the event's stream per record correlation: the first row waiting on it says */
-    nw = 0;
-    for (size_t i = 0; i < n; i++)
-        if (wait_stream(wt, &rows[i]) > -1)
-            waits[nw++] = (struct keyed){wait_corr(wt, &rows[i]), (int32_t)i};
-    qsort(waits, nw, sizeof *waits, cp_keyed_order);
+    struct keyed *waits = gr->waits;
+    size_t nl = gr->ncalls, nw = gr->nwaits;
+    if (nw > 1)
+        qsort(waits, nw, sizeof *waits, cp_keyed_order);
     /* by device and stream of the work */
-    nl = 0;
-    for (size_t i = 0; i < n; i++)
-        if (is_launch(rows, i)) {
-            const struct cp_row *k = &rows[rows[i].link];
-            l[nl++] = (struct launch){k->device, k->stream, rows[i].ts, (int32_t)i};
-        }
-    static const size_t by[] = {offsetof(struct launch, k1), offsetof(struct launch, k2)};
-    int done = cp_sort_grouped(l, nl, sizeof *l, by, 2, offsetof(struct launch, ts)); /* made in row order */
-    if (done < 0)
+    if (launches_by(gr, 0, l) != 0)
         goto oom;
-    if (!done)
-        qsort(l, nl, sizeof *l, launch_order);
-    for (size_t i = 0; i < n; i++) {
-        if (!(rows[i].flags & CP_EVENT_RECORD) || rows[i].correlation < 0)
-            continue;
+    for (size_t k = 0; k < gr->nrecords; k++) {
+        int32_t i = gr->records[k];
         int32_t w = corr_find(waits, nw, rows[i].correlation);
         if (w < 0)
             continue;
@@ -201,26 +270,20 @@ static int event_links(const struct cp_row *rows, size_t n, const struct cp_wait
     }
     qsort(el->rec, el->nrec, sizeof *el->rec, cp_keyed_order);
     /* by launching thread and stream of the work */
-    nl = 0;
-    for (size_t i = 0; i < n; i++)
-        if (is_launch(rows, i))
-            l[nl++] = (struct launch){rows[i].thread, rows[rows[i].link].stream, rows[i].ts, (int32_t)i};
-    if ((done = cp_sort_grouped(l, nl, sizeof *l, by, 2, offsetof(struct launch, ts))) < 0)
+    if (launches_by(gr, 1, l) != 0)
         goto oom;
-    if (!done)
-        qsort(l, nl, sizeof *l, launch_order);
-    for (size_t i = 0; i < n; i++) {
-        el->next_launch[i] = -1;
-        if (!(rows[i].flags & CP_WAIT_CALL) || rows[i].link < 0 || host(&rows[rows[i].link]))
-            continue;
-        size_t b = launch_bound(l, nl, rows[i].thread, rows[rows[i].link].stream, rows[i].ts, 1);
-        if (b < nl && l[b].k1 == rows[i].thread && l[b].k2 == rows[rows[i].link].stream)
+    memset(el->next_launch, 0xff, (n + 1) * sizeof *el->next_launch);
+    for (size_t k = 0; k < gr->nwait_calls; k++) {
+        int32_t i = gr->wait_calls[k];
+        int64_t stream = rows[rows[i].link].stream;
+        size_t b = launch_bound(l, nl, rows[i].thread, stream, rows[i].ts, 1);
+        if (b < nl && l[b].k1 == rows[i].thread && l[b].k2 == stream)
             el->next_launch[i] = l[b].row;
     }
-    free(l), free(waits);
+    free(l);
     return 0;
 oom:
-    free(l), free(waits);
+    free(l);
     return -1;
 }
 
@@ -229,11 +292,6 @@ struct stream_last {
     int64_t stream;
     int32_t node;
 };
-
-static int is_sync_row(const struct cp_row *r)
-{
-    return (r->flags & CP_CAT_SYNC) != 0;
-}
 
 /* What the GPU's edges are made from, found from the rows alone (before the nodes): queue lengths,
  * event links, and the GPU work and syncs in order. */
@@ -252,24 +310,25 @@ static void kernel_prep_free(struct kernel_prep *kp)
 
 static int kernel_prepare(const struct cp_row *rows, size_t n, const struct cp_wait *waits, struct kernel_prep *kp)
 {
+    struct gpu_rows gr;
     memset(kp, 0, sizeof *kp);
+    int far = gpu_rows_find(rows, n, waits, &gr);
     kp->q = tdb_big_malloc((n + 1) * sizeof *kp->q), kp->sync_src = tdb_big_malloc((n + 1) * sizeof *kp->sync_src);
-    kp->items = tdb_big_malloc((n + 1) * sizeof *kp->items);
-    if (!kp->q || !kp->sync_src || !kp->items || queue_lengths(rows, n, kp->q) != 0 ||
-        event_links(rows, n, waits, &kp->el) != 0)
-        return -1;
-    for (size_t i = 0; i < n; i++) {
-        const struct cp_row *r = &rows[i];
-        kp->sync_src[i] = -1;
-        if (r->clipped && (!host(r) || (r->flags & (CP_EVENT_SYNC | CP_CONTEXT_SYNC))) && r->link >= 0)
-            kp->items[kp->ni++] = (struct keyed){is_sync_row(r) ? r->end : r->ts, (int32_t)i};
-    }
+    int rc = -1;
+    if (far < 0 || !kp->q || !kp->sync_src || queue_lengths(&gr, far, n, kp->q) != 0 ||
+        event_links(rows, n, waits, &gr, &kp->el) != 0)
+        goto done;
+    memset(kp->sync_src, 0xff, (n + 1) * sizeof *kp->sync_src);
+    kp->items = gr.items, kp->ni = gr.nitems, gr.items = NULL;
     int sorted = cp_sort_grouped(kp->items, kp->ni, sizeof *kp->items, NULL, 0, offsetof(struct keyed, key));
     if (sorted < 0)
-        return -1;
-    if (!sorted) /* made in row order, as cp_keyed_order sorts ties */
+        goto done;
+    if (!sorted && kp->ni > 1) /* made in row order, as cp_keyed_order sorts ties */
         qsort(kp->items, kp->ni, sizeof *kp->items, cp_keyed_order);
-    return 0;
+    rc = 0;
+done:
+    gpu_rows_free(&gr);
+    return rc;
 }
 
 static void rec_edge(struct edge_recs *l, int32_t u, int32_t v, enum cp_edge_type type, int attributed, int zero)
