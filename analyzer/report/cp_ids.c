@@ -98,9 +98,13 @@ int cp_collect(sqlite3 *db, const char *sql, int64_t trace, int sort, struct id_
 
 void cp_row_index_init(struct row_index *x, const struct cp_row *rows, size_t n)
 {
-    *x = (struct row_index){0, NULL, 0};
+    *x = (struct row_index){0, NULL, 0, 0};
     if (n == 0 || n >= INT32_MAX)
         return;
+    if ((uint64_t)rows[n - 1].id - (uint64_t)rows[0].id == n - 1) { /* in order, n ids apart: each its own */
+        *x = (struct row_index){rows[0].id, NULL, n, 1};
+        return;
+    }
     uint64_t span = direct_span(rows[0].id, rows[n - 1].id, n);
     if (!span || !(x->direct = tdb_big_calloc((size_t)span, sizeof *x->direct)))
         return;
@@ -111,6 +115,10 @@ void cp_row_index_init(struct row_index *x, const struct cp_row *rows, size_t n)
 
 int32_t cp_row_index_get(const struct row_index *x, const struct cp_row *rows, size_t n, int64_t id)
 {
+    if (x->dense) {
+        uint64_t k = (uint64_t)id - (uint64_t)x->base;
+        return k < x->span ? (int32_t)k : -1;
+    }
     if (x->direct) {
         uint64_t k = (uint64_t)id - (uint64_t)x->base;
         return k < x->span ? x->direct[k] - 1 : -1;

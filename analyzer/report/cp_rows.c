@@ -44,11 +44,10 @@ int cp_load_flags(sqlite3 *db, struct id_value **flags, size_t *n, struct report
 
 /* HTA's index_correlation from each row's launch_id (launch[i].id, where has_launch): GPU work -> its
  * launch call, and the call -> (the last of) its work; sync rows on no stream (Event Sync, Context
- * Sync: host rows by HTA's stream column) link to their call too. */
+ * Sync: host rows by HTA's stream column) link to their call too. The rows come with no links (-1: the
+ * scan's). */
 static void link_rows(struct cp_row *rows, const struct id_value *launch, size_t n, const struct row_index *pos)
 {
-    for (size_t i = 0; i < n; i++)
-        rows[i].link = -1;
     for (size_t i = 0; i < n; i++) {
         int sync_on_no_stream = rows[i].stream == -1 && (rows[i].flags & CP_CAT_SYNC);
         if (!rows[i].has_launch || (rows[i].stream == -1 && !sync_on_no_stream))
@@ -59,6 +58,18 @@ static void link_rows(struct cp_row *rows, const struct id_value *launch, size_t
         rows[i].link = l;
         if (!sync_on_no_stream)
             rows[l].link = (int32_t)i;
+    }
+}
+
+/* The window: host rows starting in it with a duration; GPU work whose launch call (l) is one. GPU rows
+ * have no thread (HTA's stream column tells them). */
+static void in_window(struct cp_row *r, const struct cp_row *l, int64_t lo, int64_t hi)
+{
+    if (r->stream == -1) {
+        r->clipped = r->ts >= lo && r->ts <= hi && r->end > r->ts;
+    } else {
+        r->clipped = (l && l->stream == -1 && l->ts >= lo && l->ts <= hi && l->end > l->ts) || (r->flags & CP_WAIT_EVENT);
+        r->thread = -1;
     }
 }
 
@@ -79,7 +90,7 @@ int cp_load_rows(sqlite3 *db, int64_t trace, const struct id_map *flags, int64_t
 {
     struct id_value *threads = NULL, *launch = NULL;
     struct id_map thread_of = {0};
-    struct row_index pos = {0, NULL, 0};
+    struct row_index pos = {0, NULL, 0, 0};
     size_t nthreads, n = 0;
     int sorted = 1;
     struct cp_row *rows = NULL;
@@ -149,29 +160,22 @@ int cp_load_rows(sqlite3 *db, int64_t trace, const struct id_map *flags, int64_t
             launch[i].v = keep ? kept++ : -1;
         }
         /* a kept row's links are to kept rows (work is kept with its launch call, and a call with all
-         * its work): they move with them */
+         * its work): they move with them, each marked in or out of the window as it moves (its launch
+         * call read where it is now: moved down already when before it, else still in place) */
         for (size_t i = 0; i < n; i++)
             if (launch[i].v >= 0) {
                 struct cp_row r = rows[i];
-                r.link = r.link >= 0 ? (int32_t)launch[r.link].v : -1;
+                int64_t at = r.link >= 0 ? launch[r.link].v : -1;
+                in_window(&r, at < 0 ? NULL : (size_t)r.link > i ? &rows[r.link] : &rows[at], lo, hi);
+                r.link = (int32_t)at;
                 rows[launch[i].v] = r;
                 if (names)
                     names[launch[i].v] = names[i];
             }
         n = (size_t)kept;
-    }
-    /* the window: host rows starting in it with a duration; GPU work whose launch call is one */
-    for (size_t i = 0; i < n; i++) {
-        struct cp_row *r = &rows[i];
-        if (r->stream == -1) {
-            r->clipped = r->ts >= lo && r->ts <= hi && r->end > r->ts;
-        } else {
-            const struct cp_row *l = r->link >= 0 ? &rows[r->link] : NULL;
-            r->clipped = (l && l->stream == -1 && l->ts >= lo && l->ts <= hi && l->end > l->ts) ||
-                         (r->flags & CP_WAIT_EVENT);
-        }
-        if (r->stream != -1)
-            r->thread = -1;
+    } else {
+        for (size_t i = 0; i < n; i++)
+            in_window(&rows[i], rows[i].link >= 0 ? &rows[rows[i].link] : NULL, lo, hi);
     }
     report_phase("cp: links");
     *out = rows, *count = n, rows = NULL;

@@ -31,6 +31,7 @@ struct row_index {
     int64_t base;
     int32_t *direct; /* position + 1 by id - base; 0 when absent */
     size_t span;
+    int dense;       /* the ids are base, base + 1, ...: a row's position is id - base (no direct array) */
 };
 
 /* A row's name id that is not an integer (a stranger's database): its edges' names are looked up by
