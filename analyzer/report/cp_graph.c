@@ -128,7 +128,7 @@ int cp_build(const struct cp_row *rows, size_t n, const struct cp_wait *waits, e
 oom:
     snprintf(r->error, sizeof r->error, "out of memory");
 done:
-    free(g.start), free(g.nodes), free(g.e), free(g.head), free(g.tail), free(g.spare);
+    free(g.start), free(g.nodes), free(g.row_bits), free(g.e), free(g.head), free(g.tail), free(g.spare);
     free(g.indeg), free(g.named);
     free(g.stack_items), free(g.stack_tied), free(g.stack_at);
     free(job.recs.r);

@@ -27,6 +27,7 @@ struct graph {
     size_t n;
     const struct cp_wait *waits;
     int32_t *start, *end; /* per row: its nodes, -1 */
+    uint8_t *row_bits;    /* per row: ROW_LOCK, ROW_BLOCKING and its bound (row_bound): a byte, not a row's line */
     node_t *nodes;
     size_t nn;
     struct edge *e;
@@ -74,11 +75,20 @@ static inline int stack_member(const struct cp_row *r)
     return r->clipped && host(r) && r->thread >= 0;
 }
 
+/* What the edges ask of a row most often, kept a byte a row (graph.row_bits, made with the nodes): its
+ * name takes the runtime lock (CP_LOCK), it blocks (CP_BLOCKING), and the cp_bound of an operator edge
+ * attributed to it (CPU for a host row, else GPU compute or communication) in the bits above. */
+enum { ROW_LOCK = 1, ROW_BLOCKING = 2, ROW_BOUND_SHIFT = 2 };
+
+static inline int row_lock(const struct graph *g, int32_t row)
+{
+    return g->row_bits[row] & ROW_LOCK;
+}
+
 /* HTA's _shares_cuda_runtime_lock. */
 static inline int shares_lock(const struct graph *g, int32_t a, int32_t b)
 {
-    return (g->rows[node_row(g, a)].flags & CP_LOCK) && (g->rows[node_row(g, b)].flags & CP_LOCK) &&
-           (node_is_start(g, a) || !node_is_start(g, b));
+    return row_lock(g, node_row(g, a)) && row_lock(g, node_row(g, b)) && (node_is_start(g, a) || !node_is_start(g, b));
 }
 
 /* A key (a time, a correlation) and the position (row) it belongs to. */

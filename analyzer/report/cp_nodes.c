@@ -54,8 +54,7 @@ void cp_attribute(struct graph *g, int32_t ei, int32_t src_parent)
         e->attr = node_row(g, e->v);
     else
         e->attr = src_parent;
-    const struct cp_row *at = e->attr >= 0 ? &g->rows[e->attr] : NULL; /* read here, hot, not on the path */
-    e->attr_bound = !at || host(at) ? CP_BOUND_CPU : (at->flags & CP_COMM) ? CP_BOUND_COMM : CP_BOUND_COMPUTE;
+    e->attr_bound = e->attr >= 0 ? (uint8_t)(g->row_bits[e->attr] >> ROW_BOUND_SHIFT) : CP_BOUND_CPU;
 }
 
 /* HTA's _create_event_nodes: host operators and runtime calls, and GPU rows with a correlation. */
@@ -118,12 +117,16 @@ int cp_make_nodes(struct graph *g)
     size_t *fill = NULL;
     struct stack_count c = {NULL, 0, {-1, 0}, {-1, 0}};
     g->nodes = tdb_big_malloc((2 * g->n + 1) * sizeof *g->nodes);
+    g->row_bits = tdb_big_malloc(g->n + 1);
     size_t nw = 0;
     int rc = -1;
-    if (!want || !thread || !t || !order || !g->nodes)
+    if (!want || !thread || !t || !order || !g->nodes || !g->row_bits)
         goto done;
     for (size_t i = 0; i < g->n; i++) {
         const struct cp_row *r = &rows[i];
+        unsigned bound = host(r) ? CP_BOUND_CPU : (r->flags & CP_COMM) ? CP_BOUND_COMM : CP_BOUND_COMPUTE;
+        g->row_bits[i] = (uint8_t)((r->flags & CP_LOCK ? ROW_LOCK : 0) | (r->flags & CP_BLOCKING ? ROW_BLOCKING : 0) |
+                                   bound << ROW_BOUND_SHIFT);
         if (r->clipped && (r->flags & (CP_CAT_OP | CP_CAT_ANNOTATION))) {
             if (r->flags & CP_FORWARD)
                 only_thread_see(&c.fwd, r->thread);
@@ -195,7 +198,7 @@ int cp_runtime_lock_edges(struct graph *g)
         return -1;
     for (size_t i = 0; i < g->nn; i++) {
         int32_t ni = (int32_t)i;
-        if (!(g->rows[node_row(g, ni)].flags & CP_LOCK))
+        if (!row_lock(g, node_row(g, ni)))
             continue;
         if (node_is_start(g, ni)) {
             stack[sp++] = ni;

@@ -59,7 +59,7 @@ static void walk_exit(struct graph *g, struct walk *w, int32_t row, int32_t pare
     if (s < 0 || e < 0)
         return;
     if (w->last >= 0 && !shares_lock(g, w->last, e))
-        cp_attribute(g, cp_add_edge(g, w->last, e, CP_OPERATOR, (g->rows[row].flags & CP_BLOCKING) != 0), w->last_parent);
+        cp_attribute(g, cp_add_edge(g, w->last, e, CP_OPERATOR, (g->row_bits[row] & ROW_BLOCKING) != 0), w->last_parent);
     w->last = e, w->last_parent = parent, w->depth--;
 }
 
