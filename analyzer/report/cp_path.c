@@ -10,9 +10,9 @@
 
 /* An edge's weight as HTA gives it: the time from its start node to its end node, 0 for dependencies,
  * syncs and a blocking call's own edge (the weight follows the nodes: it is not stored). */
-static int64_t edge_weight(const struct graph *g, const struct edge *e)
+static int64_t edge_weight(const struct graph *g, const struct edge *e, int64_t u_ts)
 {
-    return e->type == CP_DEPENDENCY || e->type == CP_SYNC || e->zero ? 0 : node_ts(g, e->v) - node_ts(g, e->u);
+    return e->type == CP_DEPENDENCY || e->type == CP_SYNC || e->zero ? 0 : node_ts(g, e->v) - u_ts;
 }
 
 static int64_t clamp0(int64_t w)
@@ -49,13 +49,13 @@ int cp_longest_path(struct graph *g, int want_steps, int32_t *const spare[2], st
     int64_t far = -1;
     for (size_t head = 0; head < tail; head++) {
         int32_t u = topo[head];
-        int64_t d = dist[u];
+        int64_t d = dist[u], u_ts = g->head[u] >= 0 ? node_ts(g, u) : 0;
         if (d > far)
             far = d, end = u;
         for (int32_t k = g->head[u]; k >= 0; k = g->e[k].next) {
             const struct edge *e = &g->e[k];
             int32_t v = e->v;
-            int64_t cand = tdb_sat_add(d, clamp0(edge_weight(g, e))); /* times are held: only a path's sum can overflow */
+            int64_t cand = tdb_sat_add(d, clamp0(edge_weight(g, e, u_ts))); /* times are held: only a path's sum can overflow */
             if (best[v] < 0 || cand > dist[v] || (cand == dist[v] && k < best[v]))
                 dist[v] = cand, best[v] = k;
             if (--indeg[v] == 0)
@@ -82,11 +82,20 @@ int cp_longest_path(struct graph *g, int want_steps, int32_t *const spare[2], st
         goto done;
     }
     size_t k = len;
-    for (int32_t v = end; v >= 0 && best[v] >= 0; v = g->e[best[v]].u) {
+    int32_t first = end;
+    for (int32_t v = end; v >= 0 && best[v] >= 0; v = first = g->e[best[v]].u) {
         const struct edge *e = &g->e[best[v]];
         struct cp_step step, *s = &step;
-        s->from_ts = node_ts(g, e->u), s->to_ts = node_ts(g, e->v);
-        s->weight = clamp0(edge_weight(g, e)), s->type = e->type;
+        /* the weight the path summed (clamped): the distances' difference, but where a sum saturated;
+         * the times only where the edges are asked for (a row's line each) */
+        s->from_ts = s->to_ts = 0;
+        if (r->steps || dist[v] == INT64_MAX) {
+            s->from_ts = node_ts(g, e->u), s->to_ts = node_ts(g, v);
+            s->weight = clamp0(edge_weight(g, e, s->from_ts));
+        } else {
+            s->weight = dist[v] - dist[e->u];
+        }
+        s->type = e->type;
         s->from_row = node_row(g, e->u), s->to_row = node_row(g, e->v);
         s->event = e->type == CP_OPERATOR || e->type == CP_KERNEL_GAP ? (e->attr >= 0 ? e->attr : -1) : -1;
         s->bound = e->type == CP_KERNEL_GAP     ? CP_BOUND_GAP
@@ -96,11 +105,11 @@ int cp_longest_path(struct graph *g, int want_steps, int32_t *const spare[2], st
         r->bound_ns[s->bound] = tdb_sat_add(r->bound_ns[s->bound], s->weight);
         r->events += !seen[s->from_row] + (!seen[s->to_row] && s->to_row != s->from_row);
         seen[s->from_row] = seen[s->to_row] = 1;
-        r->start_ts = s->from_ts;
         r->nsteps++;
         if (r->steps)
             r->steps[--k] = step;
     }
+    r->start_ts = first >= 0 ? node_ts(g, first) : 0;
     if (r->nsteps == 0 && end >= 0)
         r->events = 1;
     rc = 0;
