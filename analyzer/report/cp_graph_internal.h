@@ -27,7 +27,7 @@ struct graph {
     size_t n;
     const struct cp_wait *waits;
     int32_t *start, *end; /* per row: its nodes, -1 */
-    uint8_t *row_bits;    /* per row: ROW_LOCK, ROW_BLOCKING and its bound (row_bound): a byte, not a row's line */
+    uint8_t *row_bits;    /* per row: ROW_LOCK, ROW_BLOCKING and its bound (ROW_BOUND_SHIFT): a byte, not a row's line */
     node_t *nodes;
     size_t nn;
     struct edge *e;

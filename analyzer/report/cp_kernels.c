@@ -55,7 +55,7 @@ struct launch_call {
     int32_t row, thread;
 };
 
-/* A growing array of items of `size` bytes: room for one more at *a[*n]. 0, or -1 (out of memory). */
+/* A growing array *a of *cap items of `size` bytes: room for item n. 0, or -1 (out of memory). */
 static int room(void **a, size_t *cap, size_t n, size_t size)
 {
     if (n < *cap)
@@ -78,7 +78,7 @@ struct gpu_rows {
     int32_t *records, *wait_calls;
     struct keyed *items;
     size_t nsteps, ncalls, nwaits, nrecords, nwait_calls, nitems;
-    size_t cap[6];
+    size_t cap[6]; /* the arrays' room, in the order above */
 };
 
 static void gpu_rows_free(struct gpu_rows *gr)
@@ -94,6 +94,9 @@ static int is_sync_row(const struct cp_row *r)
 
 #define GROW(gr, arr, k) room((void **)&(gr)->arr, &(gr)->cap[k], (gr)->n##arr, sizeof *(gr)->arr)
 
+/* The pass (gr's arrays, each in row order). 1 when a launch call's or its work's time lies beyond a
+ * quarter of int64 (the queue's steps are then sorted by comparison), 0 when none does, -1 out of
+ * memory (gr holds what was found: gpu_rows_free). */
 static int gpu_rows_find(const struct cp_row *rows, size_t n, const struct cp_wait *wt, struct gpu_rows *gr)
 {
     memset(gr, 0, sizeof *gr);
