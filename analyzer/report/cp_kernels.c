@@ -92,6 +92,16 @@ static int is_sync_row(const struct cp_row *r)
     return (r->flags & CP_CAT_SYNC) != 0;
 }
 
+/* A queue step's `when`: 2 ts, plus one at a start (start 1). A time beyond a quarter of int64 (HTA's
+ * rounding may take a held time past 2^62) would overflow it: *far is set, and the steps are then sorted
+ * by comparison (queue_order), which reads no `when` (0 here). */
+static int64_t queue_when(int64_t ts, int start, int *far)
+{
+    if (ts <= INT64_MIN / 4 || ts >= INT64_MAX / 4)
+        return *far = 1, 0;
+    return 2 * ts + start;
+}
+
 #define GROW(gr, arr, k) room((void **)&(gr)->arr, &(gr)->cap[k], (gr)->n##arr, sizeof *(gr)->arr)
 
 /* The pass (gr's arrays, each in row order). 1 when a launch call's or its work's time lies beyond a
@@ -108,15 +118,13 @@ static int gpu_rows_find(const struct cp_row *rows, size_t n, const struct cp_wa
             const struct cp_row *k = &rows[l];
             if (GROW(gr, steps, 0) || GROW(gr, calls, 1))
                 return -1;
-            far |= r->ts <= INT64_MIN / 4 || r->ts >= INT64_MAX / 4;
-            gr->steps[gr->nsteps++] = (struct queue_step){k->stream, r->ts, 2 * r->ts, (int32_t)i, 1};
+            gr->steps[gr->nsteps++] = (struct queue_step){k->stream, r->ts, queue_when(r->ts, 0, &far), (int32_t)i, 1};
             gr->calls[gr->ncalls++] = (struct launch_call){r->ts, k->device, k->stream, (int32_t)i, r->thread};
         }
         if (!host(r) && l >= 0 && is_launch(rows, (size_t)l) && rows[l].link == (int32_t)i) {
             if (GROW(gr, steps, 0))
                 return -1;
-            far |= r->ts <= INT64_MIN / 4 || r->ts >= INT64_MAX / 4;
-            gr->steps[gr->nsteps++] = (struct queue_step){r->stream, r->ts, 2 * r->ts + 1, (int32_t)i, -1};
+            gr->steps[gr->nsteps++] = (struct queue_step){r->stream, r->ts, queue_when(r->ts, 1, &far), (int32_t)i, -1};
         }
         if (wait_stream(wt, r) > -1) {
             if (GROW(gr, waits, 2))

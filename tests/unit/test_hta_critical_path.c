@@ -358,3 +358,37 @@ Test(hta, critical_path_refuses_a_sync_within_one_stream)
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+/* Times at the top of the range held (2^62 - 1 ns): HTA's rounding takes a start up past 2^62, where a
+ * queue step's sort key (twice the time) would overflow. A [0, 7000] ns after the trace's start (2^62 -
+ * 7904 ns) launches K1 (call [1000, 3000]); K1 starts 7500 ns in,
+ * rounded up to 8000 (2^62 + 96 ns), and ends 7700 ns in, rounded down to 7000. The path: A to the call's
+ * start 1000, the launch delay to K1's start 7000 (K1's own edge weighs max(0, 7000 - 8000) = 0): 8000 ns. */
+Test(hta, critical_path_rounds_times_past_the_held_range)
+{
+    char *dir = temp_dir(), db[600];
+    import_text(dir,
+                "{\"traceEvents\": ["
+                "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"A\", \"pid\": 1, \"tid\": 1, \"ts\": 4611686018427380, \"dur\": 7},"
+                "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, "
+                "\"ts\": 4611686018427381, \"dur\": 2, \"args\": {\"correlation\": 1}},"
+                "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"K1\", \"pid\": 0, \"tid\": 7, \"ts\": 4611686018427387.5, "
+                "\"dur\": 0.2, \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 1}}]}",
+                db, sizeof db);
+    cJSON *each = critical_path_json(db, "--hta-rounding --each"), *s;
+    static const char *const want[][3] = {{"operator", "cpu", "A"}, {"launch_delay", "launch", "K1"}};
+    static const double dur[] = {1000, 7000};
+    cr_assert_eq(cJSON_GetArraySize(each), 2);
+    size_t i = 0;
+    cJSON_ArrayForEach(s, each)
+    {
+        cr_expect_str_eq(cJSON_GetObjectItem(s, "type")->valuestring, want[i][0]);
+        cr_expect_str_eq(cJSON_GetObjectItem(s, "bound")->valuestring, want[i][1]);
+        cr_expect_str_eq(cJSON_GetObjectItem(s, "name")->valuestring, want[i][2]);
+        cr_expect_eq(field(s, "dur_ns"), dur[i], "edge %zu: %g", i + 1, field(s, "dur_ns"));
+        i++;
+    }
+    cJSON_Delete(each);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
