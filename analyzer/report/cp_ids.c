@@ -101,9 +101,16 @@ void cp_row_index_init(struct row_index *x, const struct cp_row *rows, size_t n)
     *x = (struct row_index){0, NULL, 0, 0};
     if (n == 0 || n >= INT32_MAX)
         return;
-    if ((uint64_t)rows[n - 1].id - (uint64_t)rows[0].id == n - 1) { /* in order, n ids apart: each its own */
-        *x = (struct row_index){rows[0].id, NULL, n, 1};
-        return;
+    if ((uint64_t)rows[n - 1].id - (uint64_t)rows[0].id == n - 1) {
+        /* in order, n ids apart: each its own, unless an id repeats (a stranger's view), and then another
+         * is missing (the direct array below finds each id's last row, and no row for the missing one) */
+        size_t i = 1;
+        while (i < n && rows[i].id != rows[i - 1].id)
+            i++;
+        if (i == n) {
+            *x = (struct row_index){rows[0].id, NULL, n, 1};
+            return;
+        }
     }
     uint64_t span = direct_span(rows[0].id, rows[n - 1].id, n);
     if (!span || !(x->direct = tdb_big_calloc((size_t)span, sizeof *x->direct)))

@@ -392,3 +392,41 @@ Test(hta, critical_path_rounds_times_past_the_held_range)
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+/* A stranger's event view in which one id repeats and another is missing: as many rows as the span of
+ * ids, which alone does not make them each their own. The trace (times in us): instants I1 (at 0) and I2
+ * (at 95), which make no node; A [0, 100] launches K (call [10, 20]; K runs [30, 230] on stream 7). The
+ * import numbers them I1 1, A 2, the call 3, I2 4, K 5 (K's launch_id 3); the view gives I1 twice and
+ * no I2 (ids 1, 1, 2, 3, 5). K's launch is still row 3: the graph is A's, the call's and K's starts and
+ * ends (6 nodes), A to the call 10, the call 10, the call to A's end 80, the launch delay 20 (the stream
+ * idle) and K 200 (5 edges), and the path A 10, the launch delay 20, K 200: 230 us. */
+Test(hta, critical_path_finds_launches_in_a_view_with_a_repeated_id)
+{
+    char *dir = temp_dir(), db[600];
+    import_text(dir,
+                "{\"traceEvents\": ["
+                "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"I1\", \"pid\": 1, \"tid\": 1, \"ts\": 0, \"dur\": 0},"
+                "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"A\", \"pid\": 1, \"tid\": 1, \"ts\": 0, \"dur\": 100},"
+                "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, "
+                "\"ts\": 10, \"dur\": 10, \"args\": {\"correlation\": 1}},"
+                "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"I2\", \"pid\": 1, \"tid\": 1, \"ts\": 95, \"dur\": 0},"
+                "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"K\", \"pid\": 0, \"tid\": 7, \"ts\": 30, \"dur\": 200, "
+                "\"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 1}}]}",
+                db, sizeof db);
+    cr_assert_eq(file_int(db, "SELECT count(*) FROM event e JOIN string s ON s.id = e.name_id WHERE "
+                              "(e.id, s.value) IN (VALUES (1, 'I1'), (2, 'A'), (3, 'cudaLaunchKernel'), (4, 'I2'), (5, 'K')) "
+                              "AND (coalesce(e.launch_id, 0) = 3) = (s.value = 'K')"),
+                 5);
+    file_exec(db, "ALTER TABLE event RENAME TO event_rows; CREATE VIEW event AS SELECT * FROM event_rows WHERE id != 4 "
+                  "UNION ALL SELECT * FROM event_rows WHERE id = 1 ORDER BY id");
+    static const char *const path[][3] = {
+        {"operator", "cpu", "A"}, {"launch_delay", "launch", "K"}, {"operator", "gpu_compute", "K"}};
+    static const double dur[] = {10000, 20000, 200000};
+    expect_path(db, 3, path, dur);
+    cJSON *sums = critical_path_json(db, "");
+    cr_expect_eq(field(cJSON_GetArrayItem(sums, 0), "graph_nodes"), 6);
+    cr_expect_eq(field(cJSON_GetArrayItem(sums, 0), "graph_edges"), 5);
+    cJSON_Delete(sums);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
