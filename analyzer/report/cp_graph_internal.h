@@ -91,13 +91,6 @@ static inline int shares_lock(const struct graph *g, int32_t a, int32_t b)
     return row_lock(g, node_row(g, a)) && row_lock(g, node_row(g, b)) && (node_is_start(g, a) || !node_is_start(g, b));
 }
 
-/* HTA's _validate_graph's fault: a sync edge u -> v joining two rows of one stream. */
-static inline int sync_within_stream(const struct graph *g, int32_t u, int32_t v)
-{
-    const struct cp_row *a = &g->rows[node_row(g, u)], *b = &g->rows[node_row(g, v)];
-    return !host(a) && a->stream == b->stream;
-}
-
 /* A key (a time, a correlation) and the position (row) it belongs to. */
 struct keyed {
     int64_t key;
@@ -146,34 +139,7 @@ int cp_make_nodes(struct graph *g);
 int cp_runtime_lock_edges(struct graph *g);
 int cp_add_recorded(struct graph *g, const struct edge_recs *l);
 
-/* cp_stacks.c: the call stacks' sizes, counted as cp_make_nodes passes the rows (each thread's stack
- * items, two a member row), and HTA's CallStackGraph's merge of the backward thread into the forward
- * one (HTA's _get_tid_for_event: the one thread whose clipped operators or annotations have names with
- * "forward", or "autograd"; t -1: none; many: more than one). */
-struct only_thread {
-    int32_t t;
-    int many;
-};
-
-struct stack_count {
-    size_t *items; /* per thread */
-    size_t cap;
-    struct only_thread fwd, bwd;
-    int32_t merge_from, merge_into; /* after cp_stack_count_merge: the backward thread (-1: none), the forward */
-};
-
-/* Row r seen (member: it is in a call stack). 0, or -1 (out of memory). */
-int cp_stack_count_see(struct stack_count *c, const struct cp_row *r, int member);
-/* After the pass: the backward thread's items counted with the forward's. */
-void cp_stack_count_merge(struct stack_count *c);
-
-/* The stack a member row of `thread` is in. */
-static inline size_t cp_stack_of(const struct stack_count *c, int32_t thread)
-{
-    return (size_t)(thread == c->merge_from ? c->merge_into : thread);
-}
-
-/* Every host call stack's edges. 0, or -1 (out of memory). */
+/* cp_stacks.c: every host call stack's edges. 0, or -1 (out of memory). */
 int cp_all_call_stacks(struct graph *g);
 
 /* cp_kernels.c: the GPU's edges, arg a struct kernel_job (pthread's start routine); the nodes made (1) or

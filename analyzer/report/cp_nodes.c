@@ -63,6 +63,47 @@ static int is_node(const struct cp_row *r)
     return r->clipped && (host(r) ? (r->flags & (CP_CAT_OP | CP_CAT_RUNTIME)) != 0 : r->link >= 0 || r->correlation >= 0);
 }
 
+/* HTA's _get_tid_for_event, found as the rows pass: the thread whose clipped operators or annotations
+ * alone have names holding a flag (t -1: none; many: more than one). */
+struct only_thread {
+    int32_t t;
+    int many;
+};
+
+static void only_thread_see(struct only_thread *o, int32_t thread)
+{
+    if (o->many)
+        return;
+    if (o->t >= 0 && thread != o->t)
+        o->many = 1;
+    else
+        o->t = thread;
+}
+
+/* The call stacks' sizes as the rows pass: each thread's stack items (two a member row), the threads
+ * HTA's CallStackGraph merges (the backward thread into the forward one). */
+struct stack_count {
+    size_t *items; /* per thread */
+    size_t cap;
+    struct only_thread fwd, bwd;
+};
+
+static int stack_count_add(struct stack_count *c, int32_t thread)
+{
+    if ((size_t)thread >= c->cap) {
+        size_t cap = c->cap ? c->cap : 16;
+        while (cap <= (size_t)thread)
+            cap *= 2;
+        size_t *a = realloc(c->items, cap * sizeof *a);
+        if (!a)
+            return -1;
+        memset(a + c->cap, 0, (cap - c->cap) * sizeof *a);
+        c->items = a, c->cap = cap;
+    }
+    c->items[thread] += 2;
+    return 0;
+}
+
 /* The nodes in time order (equal times as made: in row order, a start before its end) and the call
  * stacks' items (cp_all_call_stacks, which reads no row to find them): one pass over the rows, one sort
  * of the starts and ends of the nodes' rows and the stacks' rows together. */
@@ -74,7 +115,7 @@ int cp_make_nodes(struct graph *g)
     int64_t *t = tdb_big_malloc((2 * g->n + 1) * sizeof *t), *last = NULL;
     uint32_t *order = tdb_big_malloc((2 * g->n + 1) * sizeof *order);
     size_t *fill = NULL;
-    struct stack_count c = {NULL, 0, {-1, 0}, {-1, 0}, -1, -1};
+    struct stack_count c = {NULL, 0, {-1, 0}, {-1, 0}};
     g->nodes = tdb_big_malloc((2 * g->n + 1) * sizeof *g->nodes);
     g->row_bits = tdb_big_malloc(g->n + 1);
     size_t nw = 0;
@@ -86,22 +127,31 @@ int cp_make_nodes(struct graph *g)
         unsigned bound = host(r) ? CP_BOUND_CPU : (r->flags & CP_COMM) ? CP_BOUND_COMM : CP_BOUND_COMPUTE;
         g->row_bits[i] = (uint8_t)((r->flags & CP_LOCK ? ROW_LOCK : 0) | (r->flags & CP_BLOCKING ? ROW_BLOCKING : 0) |
                                    bound << ROW_BOUND_SHIFT);
+        if (r->clipped && (r->flags & (CP_CAT_OP | CP_CAT_ANNOTATION))) {
+            if (r->flags & CP_FORWARD)
+                only_thread_see(&c.fwd, r->thread);
+            if (r->flags & CP_AUTOGRAD)
+                only_thread_see(&c.bwd, r->thread);
+        }
         int node = is_node(r), member = stack_member(r);
-        if (cp_stack_count_see(&c, r, member) != 0)
-            goto done;
         if (!node && !member)
             continue;
+        if (member && stack_count_add(&c, r->thread) != 0)
+            goto done;
         t[2 * nw] = r->ts, t[2 * nw + 1] = r->end;
         thread[nw] = member ? r->thread : -1, want[nw++] = (int32_t)(2 * i + (size_t)node);
     }
-    /* each stack's place (the backward thread's items with the forward's) */
+    /* each stack's place: the backward thread's items with the forward's */
     g->nstacks = c.cap;
     g->stack_at = tdb_big_malloc((c.cap + 1) * sizeof *g->stack_at);
     fill = tdb_big_malloc((c.cap + 1) * sizeof *fill);
     last = tdb_big_malloc((c.cap + 1) * sizeof *last);
     if (!g->stack_at || !fill || !last)
         goto done;
-    cp_stack_count_merge(&c);
+    int merged = c.fwd.t >= 0 && !c.fwd.many && c.bwd.t >= 0 && !c.bwd.many && c.fwd.t != c.bwd.t;
+    int32_t merge_from = merged ? c.bwd.t : -1, merge_into = c.fwd.t; /* both rows' threads: under c.cap */
+    if (merged)
+        c.items[merge_into] += c.items[merge_from], c.items[merge_from] = 0;
     size_t total = 0;
     for (size_t s = 0; s < c.cap; s++)
         g->stack_at[s] = fill[s] = total, total += c.items[s];
@@ -117,7 +167,7 @@ int cp_make_nodes(struct graph *g)
         if (w & 1)
             g->nodes[g->nn++] = ((node_t)row << 1) | (node_t)!side;
         if (th >= 0) {
-            size_t s = cp_stack_of(&c, th), at = fill[s]++;
+            size_t s = (size_t)(th == merge_from ? merge_into : th), at = fill[s]++;
             g->stack_items[at] = 2 * (uint32_t)row + side;
             g->stack_tied[at] = at > g->stack_at[s] && last[s] == t[o];
             last[s] = t[o];
@@ -185,8 +235,10 @@ int cp_add_recorded(struct graph *g, const struct edge_recs *l)
         int32_t k = cp_add_edge(g, r->u, r->v, (enum cp_edge_type)r->type, r->zero);
         if (r->attributed)
             cp_attribute(g, k, -1);
-        if (r->type == CP_SYNC && !g->sync_suspect) /* (only these edges are syncs) */
-            g->sync_suspect = sync_within_stream(g, r->u, r->v);
+        if (r->type == CP_SYNC && !g->sync_suspect) { /* (only these edges are syncs) */
+            const struct cp_row *a = &g->rows[node_row(g, r->u)], *b = &g->rows[node_row(g, r->v)];
+            g->sync_suspect = !host(a) && a->stream == b->stream;
+        }
     }
     return g->oom ? -1 : 0;
 }

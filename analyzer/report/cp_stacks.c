@@ -162,48 +162,6 @@ static int call_stack_edges(struct graph *g, uint32_t *order, const uint8_t *tie
     return 0;
 }
 
-static void only_thread_see(struct only_thread *o, int32_t thread)
-{
-    if (o->many)
-        return;
-    if (o->t >= 0 && thread != o->t)
-        o->many = 1;
-    else
-        o->t = thread;
-}
-
-int cp_stack_count_see(struct stack_count *c, const struct cp_row *r, int member)
-{
-    if (r->clipped && (r->flags & (CP_CAT_OP | CP_CAT_ANNOTATION))) {
-        if (r->flags & CP_FORWARD)
-            only_thread_see(&c->fwd, r->thread);
-        if (r->flags & CP_AUTOGRAD)
-            only_thread_see(&c->bwd, r->thread);
-    }
-    if (!member)
-        return 0;
-    if ((size_t)r->thread >= c->cap) {
-        size_t cap = c->cap ? c->cap : 16;
-        while (cap <= (size_t)r->thread)
-            cap *= 2;
-        size_t *a = realloc(c->items, cap * sizeof *a);
-        if (!a)
-            return -1;
-        memset(a + c->cap, 0, (cap - c->cap) * sizeof *a);
-        c->items = a, c->cap = cap;
-    }
-    c->items[r->thread] += 2;
-    return 0;
-}
-
-void cp_stack_count_merge(struct stack_count *c)
-{
-    int merged = c->fwd.t >= 0 && !c->fwd.many && c->bwd.t >= 0 && !c->bwd.many && c->fwd.t != c->bwd.t;
-    c->merge_from = merged ? c->bwd.t : -1, c->merge_into = c->fwd.t; /* both member rows' threads: under cap */
-    if (merged)
-        c->items[c->merge_into] += c->items[c->merge_from], c->items[c->merge_from] = 0;
-}
-
 /* Every host call stack's edges, stack after stack (the items cp_make_nodes found). 0, or -1 (out of
  * memory). */
 int cp_all_call_stacks(struct graph *g)
