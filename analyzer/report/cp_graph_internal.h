@@ -91,6 +91,13 @@ static inline int shares_lock(const struct graph *g, int32_t a, int32_t b)
     return row_lock(g, node_row(g, a)) && row_lock(g, node_row(g, b)) && (node_is_start(g, a) || !node_is_start(g, b));
 }
 
+/* HTA's _validate_graph's fault: a sync edge u -> v joining two rows of one stream. */
+static inline int sync_within_stream(const struct graph *g, int32_t u, int32_t v)
+{
+    const struct cp_row *a = &g->rows[node_row(g, u)], *b = &g->rows[node_row(g, v)];
+    return !host(a) && a->stream == b->stream;
+}
+
 /* A key (a time, a correlation) and the position (row) it belongs to. */
 struct keyed {
     int64_t key;

@@ -344,17 +344,8 @@ done:
 
 static void rec_edge(struct edge_recs *l, int32_t u, int32_t v, enum cp_edge_type type, int attributed, int zero)
 {
-    if (l->oom)
+    if (l->oom || (l->oom = room((void **)&l->r, &l->cap, l->n, sizeof *l->r) != 0))
         return;
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 4096;
-        struct edge_rec *r = tdb_big_realloc(l->r, cap * sizeof *r);
-        if (!r) {
-            l->oom = 1;
-            return;
-        }
-        l->r = r, l->cap = cap;
-    }
     l->r[l->n++] = (struct edge_rec){u, v, (uint8_t)type, (uint8_t)(attributed != 0), (uint8_t)(zero != 0)};
 }
 

@@ -235,10 +235,8 @@ int cp_add_recorded(struct graph *g, const struct edge_recs *l)
         int32_t k = cp_add_edge(g, r->u, r->v, (enum cp_edge_type)r->type, r->zero);
         if (r->attributed)
             cp_attribute(g, k, -1);
-        if (r->type == CP_SYNC && !g->sync_suspect) { /* (only these edges are syncs) */
-            const struct cp_row *a = &g->rows[node_row(g, r->u)], *b = &g->rows[node_row(g, r->v)];
-            g->sync_suspect = !host(a) && a->stream == b->stream;
-        }
+        if (r->type == CP_SYNC && !g->sync_suspect) /* (only these edges are syncs) */
+            g->sync_suspect = sync_within_stream(g, r->u, r->v);
     }
     return g->oom ? -1 : 0;
 }

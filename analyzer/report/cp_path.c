@@ -129,8 +129,8 @@ int cp_validate(const struct graph *g, struct cp_result *r)
         const struct edge *e = &g->e[i];
         if (e->type != CP_SYNC)
             continue;
-        const struct cp_row *a = &g->rows[node_row(g, e->u)], *b = &g->rows[node_row(g, e->v)];
-        if (!host(a) && a->stream == b->stream) {
+        if (sync_within_stream(g, e->u, e->v)) {
+            const struct cp_row *a = &g->rows[node_row(g, e->u)], *b = &g->rows[node_row(g, e->v)];
             snprintf(r->error, sizeof r->error,
                      "a synchronization between events %lld and %lld on one stream (%lld): the trace's syncs "
                      "do not order its GPU work",
