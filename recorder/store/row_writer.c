@@ -19,6 +19,7 @@
 #include "db_guard.h"
 #include "event_pack.h"
 #include "jsonbuf.h"
+#include "self_fixes.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -112,7 +113,7 @@ struct row_flow {
 #define EVENT_PARAMS 19
 #define HOST_PARAMS 11 /* a host event's row: the columns a recorded range or mark has; NULL for the rest */
 
-enum { ST_EVENT, ST_EVENTS, ST_HOSTS, ST_LAUNCH, ST_MEMORY, ST_STRING, ST_PROCESS, ST_THREAD, ST_COUNTER, ST_FLOW, ST_SELF_FIX,
+enum { ST_EVENT, ST_EVENTS, ST_HOSTS, ST_LAUNCH, ST_MEMORY, ST_STRING, ST_PROCESS, ST_THREAD, ST_COUNTER, ST_FLOW,
        ST_META, /* + field */
        ST_COUNT = ST_META + META_FIELDS };
 
@@ -131,7 +132,6 @@ static const char *const row_sql[ST_COUNT] = {
     [ST_COUNTER] = "INSERT INTO counter (thread_id, name_id, ts_ns, value) VALUES (?1, ?2, ?3, ?4)",
     [ST_FLOW] = ("INSERT INTO flow_loose (flow_id, cat_id, phase, thread_id, ts_ns, bind_enclosing) "
                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
-    [ST_SELF_FIX] = "UPDATE event SET self_ns = self_ns - ?2 WHERE id = ?1",
     [ST_META + META_PROCESS_NAME] = "UPDATE process SET name = ?1 WHERE id = (SELECT process_id FROM thread WHERE id = ?2)",
     [ST_META + META_PROCESS_LABELS] = "UPDATE process SET labels = ?1 WHERE id = (SELECT process_id FROM thread WHERE id = ?2)",
     [ST_META + META_PROCESS_SORT] = "UPDATE process SET sort_index = ?1 WHERE id = (SELECT process_id FROM thread WHERE id = ?2)",
@@ -195,6 +195,7 @@ struct row_writer {
     struct tdb_pack_block less; /* with packing: the self times made less in the table since their rows were packed */
     sqlite3_stmt *less_st;      /* its INSERT into event_pack_less */
     int64_t less_blocks;
+    struct self_fixes fixes;    /* self times made less in rows already in the table, written a batch at a time */
 };
 
 /* The calling thread's CPU time, s. */
@@ -548,7 +549,18 @@ static int write_text_row(struct row_writer *w, int stmt, const struct row_text 
     return row_step(w, st);
 }
 
-/* A self time made less: on the row itself while it waits for its statement, else in the table. */
+/* The self-time fixes gathered, into the table. 0, or -1 (said). */
+static int write_self_fixes(struct row_writer *w)
+{
+    if (self_fixes_write(&w->fixes) == 0)
+        return 0;
+    char why[512];
+    fprintf(w->err, "tracedb: %s: cannot write: %s\n", w->path, tdb_db_errmsg(w->db, why, sizeof why));
+    return -1;
+}
+
+/* A self time made less: on the row itself while it waits for its statement, else in the table (with the
+ * batch's others, when the batch is written). */
 static int write_self_fix(struct row_writer *w, struct pending *p, const struct row_self_fix *r)
 {
     for (int i = p->nevents; i-- > 0 && p->events[i]->id >= r->id;)
@@ -557,12 +569,14 @@ static int write_self_fix(struct row_writer *w, struct pending *p, const struct 
             ev->self_ns = (ev->self_ns == TDB_NULL ? ev->dur_ns : ev->self_ns) - r->less;
             return 0;
         }
-    sqlite3_stmt *st = w->st[ST_SELF_FIX];
     if (w->packing == 1 && less_add(w, r->id, r->less) != 0)
         return -1;
-    sqlite3_bind_int64(st, 1, r->id);
-    sqlite3_bind_int64(st, 2, r->less);
-    return row_step(w, st);
+    int full = self_fixes_add(&w->fixes, r->id, r->less);
+    if (full < 0) {
+        fprintf(w->err, "tracedb: %s: out of memory\n", w->path);
+        return -1;
+    }
+    return full ? write_self_fixes(w) : 0;
 }
 
 static int write_batch(struct row_writer *w, struct batch *b)
@@ -635,7 +649,7 @@ static int write_batch(struct row_writer *w, struct batch *b)
     for (int g = 0; g < G_COUNT; g++)
         if (write_group(w, &p, g) != 0)
             return -1;
-    return 0;
+    return write_self_fixes(w);
 }
 
 static void *writer_main(void *arg)
@@ -739,6 +753,7 @@ struct row_writer *row_writer_start(sqlite3 *db, const char *path, FILE *err, in
     for (int i = 0; ok && i < ST_COUNT; i++) /* the EVENT_ROWS-row statements: in write_events */
         ok = i == ST_EVENTS || i == ST_HOSTS ||
              tdb_stmt_prepare(db, row_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &w->st[i], NULL) == SQLITE_OK;
+    ok = ok && self_fixes_init(&w->fixes, db) == 0;
     if (!ok) {
         fprintf(err, "tracedb: %s: cannot prepare: %s\n", path, sqlite3_errmsg(db));
     } else if (!inline_writes) {
@@ -753,6 +768,7 @@ struct row_writer *row_writer_start(sqlite3 *db, const char *path, FILE *err, in
     if (!ok) {
         for (int i = 0; i < ST_COUNT; i++)
             tdb_stmt_finalize(w->st[i]);
+        self_fixes_free(&w->fixes);
         free(w->fill.data), free(w->work.data), free(w);
         return NULL;
     }
@@ -824,6 +840,7 @@ int row_writer_stop(struct row_writer *w)
     for (int g = 0; g < G_COUNT; g++)
         tdb_stmt_finalize(w->group_st[g]);
     tdb_stmt_finalize(w->max_id_st);
+    self_fixes_free(&w->fixes);
     tdb_stmt_finalize(w->pack_st);
     tdb_pack_free(&w->pack);
     tdb_pack_free(&w->less);

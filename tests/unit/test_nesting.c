@@ -117,6 +117,29 @@ Test(nesting, an_overlap_popped_again_by_a_later_runs_event_counts_once)
     }
 }
 
+/* Hand-worked, tid 1 in file order: A [0, 1000), 40 events after it (A's row is in the table by the time
+ * its fixes come), then back in time twice: B [50, 60), then C [10, 20). Each later run gives A a child:
+ * its self time is 1000 - 10 - 10 = 980 us, two fixes of one row written together (self_fixes.c), each
+ * taken. Streamed and swept alike. */
+Test(nesting, an_operator_given_children_by_two_later_runs_loses_both)
+{
+    char json[8192];
+    size_t o = (size_t)snprintf(json, sizeof json, "{\"traceEvents\":[\n"
+                                "{\"ph\":\"X\",\"name\":\"A\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1000},\n");
+    for (int i = 0; i < 40; i++)
+        o += (size_t)snprintf(json + o, sizeof json - o,
+                              "{\"ph\":\"X\",\"name\":\"F\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":5},\n", 2000 + 10 * i);
+    snprintf(json + o, sizeof json - o, "{\"ph\":\"X\",\"name\":\"B\",\"pid\":1,\"tid\":1,\"ts\":50,\"dur\":10},\n"
+             "{\"ph\":\"X\",\"name\":\"C\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":10}\n]}");
+    for (int sweep = 0; sweep < 2; sweep++) {
+        struct fixture f = imported_nested(json, sweep);
+        cr_expect_eq(file_int(f.db, "SELECT self_ns FROM events WHERE name = 'A'"), 980000, "sweep %d", sweep);
+        cr_expect_eq(file_int(f.db, "SELECT count(*) FROM events e JOIN events p ON p.id = e.parent_id "
+                                    "WHERE e.name IN ('B', 'C') AND p.name = 'A' AND e.self_ns = 10000"), 2, "sweep %d", sweep);
+        fx_free(&f);
+    }
+}
+
 /* The per-name sums (event_stats) keep one row per (kind, name, device): the same kernel on two GPUs,
  * met in turn, is two rows. By hand: device 0 runs k for 10 and 5 us, device 64 for 30 and 7 us (64
  * apart: the same slot in ingest_events.c's table of aggregates met lately, which must still tell them apart). */
