@@ -16,8 +16,10 @@ static int by_id(const void *a, const void *b)
     return (x->id > y->id) - (x->id < y->id);
 }
 
-/* tdb_self_fix(fixes, id): whether row id has fixes (the cursor moves to them; ids come ascending).
- * tdb_self_fix(fixes, id, self_ns): self_ns less the fixes of id. */
+/* tdb_self_fix(fixes, id): whether row id has fixes (the cursor moves to them).
+ * tdb_self_fix(fixes, id, self_ns): self_ns less the fixes of id. Ids come ascending while SQLite
+ * updates in one pass; a trigger on event (one a user added) makes it two: every row's WHERE, then
+ * every row's SET, and the cursor goes back to the row's fixes. */
 static void self_fix_sql(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
     struct self_fixes *f = sqlite3_value_pointer(argv[0], FIXES_TYPE);
@@ -26,6 +28,17 @@ static void self_fix_sql(sqlite3_context *ctx, int argc, sqlite3_value **argv)
         return;
     }
     int64_t id = sqlite3_value_int64(argv[1]);
+    if (f->at > f->first && f->fix[f->at - 1].id >= id) { /* the first fix of id or after: in [first, at - 1] */
+        size_t lo = f->first, hi = f->at - 1;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (f->fix[mid].id < id)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        f->at = lo;
+    }
     while (f->at < f->n && f->fix[f->at].id < id)
         f->at++;
     int has = f->at < f->n && f->fix[f->at].id == id;
@@ -96,7 +109,7 @@ int self_fixes_write(struct self_fixes *f)
             sqlite3_bind_int64(f->one, 2, f->fix[i].less);
             rc = step(f->one);
         } else {
-            f->at = i;
+            f->first = f->at = i;
             size_t n = f->n;
             f->n = j; /* the cursor stops at the run's end */
             sqlite3_bind_int64(f->run, 1, f->fix[i].id);

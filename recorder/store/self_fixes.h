@@ -16,7 +16,7 @@ struct self_fixes {
     sqlite3 *db;
     sqlite3_stmt *one, *run; /* UPDATEs of one row, and of the rows of a range of ids */
     struct self_fix *fix;
-    size_t n, cap, at;       /* at: the cursor, while a run's UPDATE reads the fixes */
+    size_t n, cap, at, first; /* at: the cursor, while a run's UPDATE reads the fixes from first */
 };
 
 /* Prepares the UPDATEs on db (and the SQL function they call). 0, or -1 (db's error says why). */

@@ -140,6 +140,35 @@ Test(nesting, an_operator_given_children_by_two_later_runs_loses_both)
     }
 }
 
+/* Hand-worked, tid 1 in file order: A [0, 1000), A2 [1000, 2000), 40 events after them (both rows are in
+ * the table by the time their fixes come), then back in time: B [50, 60) in A, C [1050, 1070) in A2. A's
+ * self time is 990 us, A2's 980 us: rows 1 id apart, fixed by one UPDATE over their range (self_fixes.c).
+ * The trace again, appended after a user's trigger on event: with it SQLite updates in two passes
+ * (every row's WHERE, then every row's SET), and each row must still take its own fix. */
+Test(nesting, nearby_rows_take_their_own_fixes_under_a_users_update_trigger)
+{
+    char json[8192];
+    size_t o = (size_t)snprintf(json, sizeof json, "{\"traceEvents\":[\n"
+                                "{\"ph\":\"X\",\"name\":\"A\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1000},\n"
+                                "{\"ph\":\"X\",\"name\":\"A2\",\"pid\":1,\"tid\":1,\"ts\":1000,\"dur\":1000},\n");
+    for (int i = 0; i < 40; i++)
+        o += (size_t)snprintf(json + o, sizeof json - o,
+                              "{\"ph\":\"X\",\"name\":\"F\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":5},\n", 3000 + 10 * i);
+    snprintf(json + o, sizeof json - o, "{\"ph\":\"X\",\"name\":\"B\",\"pid\":1,\"tid\":1,\"ts\":50,\"dur\":10},\n"
+             "{\"ph\":\"X\",\"name\":\"C\",\"pid\":1,\"tid\":1,\"ts\":1050,\"dur\":20}\n]}");
+    struct fixture f = fx_new(json, "json");
+    cr_assert_eq(fx_import(&f, ""), 0);
+    sqlite3 *db;
+    cr_assert_eq(sqlite3_open(f.db, &db), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(db, "CREATE TABLE audit (event_id INTEGER); CREATE TRIGGER audit_update AFTER UPDATE "
+                                  "ON event BEGIN INSERT INTO audit VALUES (NEW.id); END;", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    cr_assert_eq(fx_import(&f, "--append --allow-duplicate"), 0);
+    cr_expect_eq(file_int(f.db, "SELECT count(*) FROM events WHERE name = 'A' AND self_ns = 990000"), 2);
+    cr_expect_eq(file_int(f.db, "SELECT count(*) FROM events WHERE name = 'A2' AND self_ns = 980000"), 2);
+    fx_free(&f);
+}
+
 /* The per-name sums (event_stats) keep one row per (kind, name, device): the same kernel on two GPUs,
  * met in turn, is two rows. By hand: device 0 runs k for 10 and 5 us, device 64 for 30 and 7 us (64
  * apart: the same slot in ingest_events.c's table of aggregates met lately, which must still tell them apart). */
