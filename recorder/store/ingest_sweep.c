@@ -110,8 +110,11 @@ static void ingest_pack_fix(struct tdb_ingest *ing, int64_t id, int64_t launch_i
     ing->npack_fixes++;
 }
 
-/* The merged results, read in id order by the tdb_nest() SQL function during the one UPDATE that
- * stores them. */
+/* The merged results, read in id order by the tdb_nest() SQL function during the UPDATEs that store
+ * them. SQLite updates a range in one pass (each row's WHERE, then its SET), or, where event has an
+ * UPDATE trigger (one a user added), in two: every row's WHERE, then every row's SET; then the
+ * cursor goes back within the run (a run's records are in memory; the sort's are not: there the
+ * update says no first, ingest_write_back). */
 /* Records of rows to rewrite taken from the sort a run at a time: ords at most RUN_GAP apart, up to RUN_RECS
  * of them (and the rest of the last one's ord). */
 #define RUN_RECS 4096
@@ -125,6 +128,7 @@ struct nest_cursor {
     size_t nrun, irun;            /* how many, the one after next */
     struct result_rec ahead;      /* the sort's record after the run (a copy: the sort's is valid until its next) */
     int64_t at;                   /* the ord the fields below describe, -1 before the first */
+    int64_t furthest;             /* the furthest ord asked, -1 before the first */
     int nested, linked;
     uint32_t parent;
     uint16_t depth;
@@ -142,15 +146,29 @@ static void cursor_take(struct nest_cursor *c, const struct result_rec *r, int64
         c->linked = 1, c->launch = r->parent, c->launch_ns = r->val;
 }
 
-/* Moves the cursor to ord (forward only), taking every record before it and at it. */
+/* Moves the cursor to ord, taking every record before it and at it; back only within a run: to the
+ * run's first record at ord or after (among those taken: [0, next)), whose ord's records it takes again. */
 static void cursor_seek(struct nest_cursor *c, int64_t ord)
 {
     if (ord == c->at)
         return;
-    if (ord < c->at) {
+    if (ord < c->at && !c->run) {
         c->backwards = 1;
         return;
     }
+    if (ord < c->at) {
+        size_t lo = 0, hi = c->next ? (size_t)(c->next - c->run) : c->nrun;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if ((int64_t)c->run[mid].ord < ord)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        c->next = lo < c->nrun ? &c->run[lo] : NULL, c->irun = lo + 1;
+    }
+    if (ord > c->furthest)
+        c->furthest = ord;
     c->at = ord, c->nested = c->linked = 0;
     while (c->next && (int64_t)c->next->ord <= ord) {
         cursor_take(c, c->next, ord);
@@ -296,6 +314,7 @@ static int ingest_rewrite_ranges(struct tdb_ingest *ing, const char *sql, struct
                 if (ing->packing)
                     tdb_pack_stale_add(&ing->pack_stale, cur->base + buf[0].ord, cur->base + buf[n - 1].ord);
             sqlite3_reset(st);
+            cursor_seek(cur, cur->furthest); /* where one pass leaves it (two passes: the SET's last row) */
             if (rc == 0 && cur->next) { /* a record the UPDATE did not reach: its row is not there */
                 fprintf(ing->err, "tracedb: %s: internal error: event %lld to rewrite is missing\n", ing->path,
                         (long long)(cur->base + cur->next->ord));
@@ -361,6 +380,27 @@ int ingest_sweep(struct tdb_ingest *ing)
     return 0;
 }
 
+/* One pass over rows read back (tracedb finish) reads the sort itself, which cannot go back: an UPDATE
+ * trigger on event (one a user added: an import drops its own first) would make SQLite update in two
+ * passes and give rows other rows' values. Such a trigger stops it before it writes (said, with the
+ * trigger's name): -1, else 0. (The runs of an import or a recording go back within the run instead.) */
+static int ingest_one_pass_allowed(struct tdb_ingest *ing)
+{
+    sqlite3_stmt *st;
+    if (tdb_stmt_prepare(ing->db, "SELECT name FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = 'event' "
+                         "COLLATE NOCASE AND sql LIKE '%UPDATE%' ORDER BY name LIMIT 1", -1, 0, &st, NULL) != SQLITE_OK)
+        return ingest_fail(ing, "cannot prepare");
+    int rc = sqlite3_step(st);
+    char *name = rc == SQLITE_ROW ? sqlite3_mprintf("%w", (const char *)sqlite3_column_text(st, 0)) : NULL;
+    if (rc == SQLITE_ROW)
+        fprintf(ing->err, "tracedb: %s: cannot finish trace %lld: the trigger \"%s\" on table event would make SQLite "
+                          "write the nesting in two passes, which finishing cannot follow; drop it (DROP TRIGGER \"%s\";), "
+                          "finish, and create it again\n", ing->path, (long long)ing->trace_id, name ? name : "?", name ? name : "?");
+    sqlite3_free(name);
+    tdb_stmt_finalize(st);
+    return rc == SQLITE_ROW ? -1 : rc == SQLITE_DONE ? 0 : ingest_fail(ing, "cannot read the schema");
+}
+
 /* Writes the sweep's results back in id order (by runs of nearby rows, or one pass); rows with no
  * parent, no children and no new launch keep their defaults. */
 int ingest_write_back(struct tdb_ingest *ing)
@@ -385,10 +425,13 @@ int ingest_write_back(struct tdb_ingest *ing)
                             "self_ns = tdb_nest(?4, id, 2, self_ns), launch_id = coalesce(tdb_nest(?4, id, 3), launch_id), "
                             "launch_ns = coalesce(tdb_nest(?4, id, 6), launch_ns) "
                             "WHERE id >= ?1 AND id < ?2 AND tdb_nest(?4, id, 4, parent_id, depth, self_ns, launch_id)";
-    struct nest_cursor cur = {.ing = ing, .base = ing->trace_first_event, .next = spill_sort_next(ing->results), .at = -1};
+    struct nest_cursor cur = {.ing = ing, .base = ing->trace_first_event, .next = spill_sort_next(ing->results), .at = -1,
+                              .furthest = -1};
     int runs = !ing->read_back || ing->held_keys; /* (rows read back without a record may change too) */
     ing->changed = 0;
-    int rc = ingest_rewrite_ranges(ing, sql, &cur, runs);
+    int rc = runs ? 0 : ingest_one_pass_allowed(ing);
+    if (rc == 0)
+        rc = ingest_rewrite_ranges(ing, sql, &cur, runs);
     if (ing->phases.on)
         fprintf(stderr, "tracedb: %lld rows to rewrite of %lld: %s, %lld written\n", (long long)ing->rewrites,
                 (long long)(ing->trace_end_event - ing->trace_first_event), runs ? "runs of rows" : "one pass",

@@ -169,6 +169,58 @@ Test(nesting, nearby_rows_take_their_own_fixes_under_a_users_update_trigger)
     fx_free(&f);
 }
 
+/* Hand-worked, file order: tid 1 P [0, 100), Q [200, 300); a kernel k [1000, 1030) before its launch; 80
+ * instants on tid 3; then tid 1 back in time ten times: x_i [10 + 5i, 12 + 5i) in P, y_i [210 + 5i,
+ * 212 + 5i) in Q (i = 0..9; past 8 restarts the stream leaves the track to the sweep), E [400, 410) after
+ * Q; k's launch L [990, 995) last (k is linked at the end). The end rewrites tid 1's 23 rows and k's link
+ * in two runs (P, Q, k; the x, y and E: 80 rows apart): P and Q self 80 us, each x in P and each y in Q
+ * at depth 1 with self 2 us, E a root with self 10 us, k launched by L at 990 us.
+ * The trace again, appended after a user's trigger on event: SQLite then updates each run in two
+ * passes (every row's WHERE, then every row's SET), and each row must still take its own values. */
+Test(nesting, runs_rewritten_at_the_end_under_a_users_update_trigger)
+{
+    char json[32768];
+    size_t o = (size_t)snprintf(json, sizeof json, "{\"traceEvents\":[\n"
+        "{\"ph\":\"X\",\"name\":\"P\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},\n"
+        "{\"ph\":\"X\",\"name\":\"Q\",\"pid\":1,\"tid\":1,\"ts\":200,\"dur\":100},\n"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":1000,\"dur\":30,"
+        "\"args\":{\"device\":0,\"stream\":7,\"correlation\":100}},\n");
+    for (int i = 0; i < 80; i++)
+        o += (size_t)snprintf(json + o, sizeof json - o, "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"tick\",\"pid\":1,\"tid\":3,\"ts\":%d},\n", i);
+    for (int i = 0; i < 10; i++)
+        o += (size_t)snprintf(json + o, sizeof json - o,
+                              "{\"ph\":\"X\",\"name\":\"x\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":2},\n"
+                              "{\"ph\":\"X\",\"name\":\"y\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":2},\n", 10 + 5 * i, 210 + 5 * i);
+    snprintf(json + o, sizeof json - o,
+             "{\"ph\":\"X\",\"name\":\"E\",\"pid\":1,\"tid\":1,\"ts\":400,\"dur\":10},\n"
+             "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":4,\"ts\":990,"
+             "\"dur\":5,\"args\":{\"correlation\":100}}\n]}");
+    struct fixture f = fx_new(json, "json");
+    cr_assert_eq(fx_import_timed(&f, ""), 0);
+    cr_assert(err_has(&f, "24 rows to rewrite of 105: runs of rows"), "the end's rewrite went another way");
+    sqlite3 *db;
+    cr_assert_eq(sqlite3_open(f.db, &db), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(db, "CREATE TRIGGER t AFTER UPDATE ON event BEGIN SELECT 1; END;", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    int rc = fx_import(&f, "--append --allow-duplicate");
+    cr_expect(!err_has(&f, "internal error"), "the append said an internal error");
+    cr_assert_eq(rc, 0);
+    static const struct {
+        const char *sql;
+        int64_t count; /* both traces' */
+    } rows[] = {
+        {"SELECT count(*) FROM events WHERE name IN ('P', 'Q') AND parent_id IS NULL AND depth = 0 AND self_ns = 80000", 4},
+        {"SELECT count(*) FROM events c JOIN events p ON p.id = c.parent_id WHERE p.trace_id = c.trace_id AND c.depth = 1 "
+         "AND c.self_ns = 2000 AND ((c.name = 'x' AND p.name = 'P') OR (c.name = 'y' AND p.name = 'Q'))", 40},
+        {"SELECT count(*) FROM events WHERE name = 'E' AND parent_id IS NULL AND depth = 0 AND self_ns = 10000", 2},
+        {"SELECT count(*) FROM events k JOIN events l ON l.id = k.launch_id JOIN event r ON r.id = k.id WHERE k.name = 'k' "
+         "AND l.name = 'cudaLaunchKernel' AND l.trace_id = k.trace_id AND r.launch_ns = 990000 AND k.self_ns = 30000", 2},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        cr_expect_eq(file_int(f.db, rows[i].sql), rows[i].count, "%s", rows[i].sql);
+    fx_free(&f);
+}
+
 /* The per-name sums (event_stats) keep one row per (kind, name, device): the same kernel on two GPUs,
  * met in turn, is two rows. By hand: device 0 runs k for 10 and 5 us, device 64 for 30 and 7 us (64
  * apart: the same slot in ingest_events.c's table of aggregates met lately, which must still tell them apart). */
