@@ -380,25 +380,39 @@ int ingest_sweep(struct tdb_ingest *ing)
     return 0;
 }
 
-/* One pass over rows read back (tracedb finish) reads the sort itself, which cannot go back: an UPDATE
- * trigger on event (one a user added: an import drops its own first) would make SQLite update in two
- * passes and give rows other rows' values. Such a trigger stops it before it writes (said, with the
- * trigger's name): -1, else 0. (The runs of an import or a recording go back within the run instead.) */
-static int ingest_one_pass_allowed(struct tdb_ingest *ing)
+/* One pass over rows read back (tracedb finish) reads the sort itself, which cannot go back: a trigger
+ * that fires on that UPDATE (one a user added on event: an import drops its own first) would make SQLite
+ * update in two passes and give rows other rows' values. SQLite says whether one fires: the statement's
+ * program runs a trigger's program (opcode Program). Then it stops before it writes (said, with the
+ * name of an UPDATE trigger on event): -1, else 0. (The runs of an import or a recording go back
+ * within the run instead.) */
+static int ingest_one_pass_allowed(struct tdb_ingest *ing, const char *sql)
 {
-    sqlite3_stmt *st;
+    char *explain = sqlite3_mprintf("EXPLAIN %s", sql);
+    sqlite3_stmt *st = NULL;
+    if (!explain || tdb_stmt_prepare(ing->db, explain, -1, 0, &st, NULL) != SQLITE_OK) {
+        sqlite3_free(explain);
+        return ingest_fail(ing, "cannot prepare");
+    }
+    sqlite3_free(explain);
+    int rc, fires = 0;
+    while (!fires && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const unsigned char *op = sqlite3_column_text(st, 1);
+        fires = op && strcmp((const char *)op, "Program") == 0;
+    }
+    tdb_stmt_finalize(st);
+    if (!fires)
+        return rc == SQLITE_DONE ? 0 : ingest_fail(ing, "cannot read the update's program");
     if (tdb_stmt_prepare(ing->db, "SELECT name FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = 'event' "
                          "COLLATE NOCASE AND sql LIKE '%UPDATE%' ORDER BY name LIMIT 1", -1, 0, &st, NULL) != SQLITE_OK)
         return ingest_fail(ing, "cannot prepare");
-    int rc = sqlite3_step(st);
-    char *name = rc == SQLITE_ROW ? sqlite3_mprintf("%w", (const char *)sqlite3_column_text(st, 0)) : NULL;
-    if (rc == SQLITE_ROW)
-        fprintf(ing->err, "tracedb: %s: cannot finish trace %lld: the trigger \"%s\" on table event would make SQLite "
-                          "write the nesting in two passes, which finishing cannot follow; drop it (DROP TRIGGER \"%s\";), "
-                          "finish, and create it again\n", ing->path, (long long)ing->trace_id, name ? name : "?", name ? name : "?");
-    sqlite3_free(name);
+    char *name = sqlite3_step(st) == SQLITE_ROW ? sqlite3_mprintf("%w", (const char *)sqlite3_column_text(st, 0)) : NULL;
     tdb_stmt_finalize(st);
-    return rc == SQLITE_ROW ? -1 : rc == SQLITE_DONE ? 0 : ingest_fail(ing, "cannot read the schema");
+    fprintf(ing->err, "tracedb: %s: cannot finish trace %lld: the trigger \"%s\" on table event would make SQLite "
+                      "write the nesting in two passes, which finishing cannot follow; drop it (DROP TRIGGER \"%s\";), "
+                      "finish, and create it again\n", ing->path, (long long)ing->trace_id, name ? name : "?", name ? name : "?");
+    sqlite3_free(name);
+    return -1;
 }
 
 /* Writes the sweep's results back in id order (by runs of nearby rows, or one pass); rows with no
@@ -429,7 +443,7 @@ int ingest_write_back(struct tdb_ingest *ing)
                               .furthest = -1};
     int runs = !ing->read_back || ing->held_keys; /* (rows read back without a record may change too) */
     ing->changed = 0;
-    int rc = runs ? 0 : ingest_one_pass_allowed(ing);
+    int rc = runs ? 0 : ingest_one_pass_allowed(ing, sql);
     if (rc == 0)
         rc = ingest_rewrite_ranges(ing, sql, &cur, runs);
     if (ing->phases.on)

@@ -117,6 +117,17 @@ Test(nesting, an_overlap_popped_again_by_a_later_runs_event_counts_once)
     }
 }
 
+/* A trace of tid 1: head's events, 40 of 5 us every 10 us from first_ts (rows written to the table
+ * before what comes after them), then tail's (each event's line ending ",\n" but the last's "\n"). */
+static void with_fillers(char *json, size_t cap, const char *head, int first_ts, const char *tail)
+{
+    size_t o = (size_t)snprintf(json, cap, "{\"traceEvents\":[\n%s", head);
+    for (int i = 0; i < 40; i++)
+        o += (size_t)snprintf(json + o, cap - o, "{\"ph\":\"X\",\"name\":\"F\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":5},\n",
+                              first_ts + 10 * i);
+    snprintf(json + o, cap - o, "%s]}", tail);
+}
+
 /* Hand-worked, tid 1 in file order: A [0, 1000), 40 events after it (A's row is in the table by the time
  * its fixes come), then back in time twice: B [50, 60), then C [10, 20). Each later run gives A a child:
  * its self time is 1000 - 10 - 10 = 980 us, two fixes of one row written together (self_fixes.c), each
@@ -124,13 +135,9 @@ Test(nesting, an_overlap_popped_again_by_a_later_runs_event_counts_once)
 Test(nesting, an_operator_given_children_by_two_later_runs_loses_both)
 {
     char json[8192];
-    size_t o = (size_t)snprintf(json, sizeof json, "{\"traceEvents\":[\n"
-                                "{\"ph\":\"X\",\"name\":\"A\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1000},\n");
-    for (int i = 0; i < 40; i++)
-        o += (size_t)snprintf(json + o, sizeof json - o,
-                              "{\"ph\":\"X\",\"name\":\"F\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":5},\n", 2000 + 10 * i);
-    snprintf(json + o, sizeof json - o, "{\"ph\":\"X\",\"name\":\"B\",\"pid\":1,\"tid\":1,\"ts\":50,\"dur\":10},\n"
-             "{\"ph\":\"X\",\"name\":\"C\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":10}\n]}");
+    with_fillers(json, sizeof json, "{\"ph\":\"X\",\"name\":\"A\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1000},\n", 2000,
+                 "{\"ph\":\"X\",\"name\":\"B\",\"pid\":1,\"tid\":1,\"ts\":50,\"dur\":10},\n"
+                 "{\"ph\":\"X\",\"name\":\"C\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":10}\n");
     for (int sweep = 0; sweep < 2; sweep++) {
         struct fixture f = imported_nested(json, sweep);
         cr_expect_eq(file_int(f.db, "SELECT self_ns FROM events WHERE name = 'A'"), 980000, "sweep %d", sweep);
@@ -148,14 +155,11 @@ Test(nesting, an_operator_given_children_by_two_later_runs_loses_both)
 Test(nesting, nearby_rows_take_their_own_fixes_under_a_users_update_trigger)
 {
     char json[8192];
-    size_t o = (size_t)snprintf(json, sizeof json, "{\"traceEvents\":[\n"
-                                "{\"ph\":\"X\",\"name\":\"A\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1000},\n"
-                                "{\"ph\":\"X\",\"name\":\"A2\",\"pid\":1,\"tid\":1,\"ts\":1000,\"dur\":1000},\n");
-    for (int i = 0; i < 40; i++)
-        o += (size_t)snprintf(json + o, sizeof json - o,
-                              "{\"ph\":\"X\",\"name\":\"F\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":5},\n", 3000 + 10 * i);
-    snprintf(json + o, sizeof json - o, "{\"ph\":\"X\",\"name\":\"B\",\"pid\":1,\"tid\":1,\"ts\":50,\"dur\":10},\n"
-             "{\"ph\":\"X\",\"name\":\"C\",\"pid\":1,\"tid\":1,\"ts\":1050,\"dur\":20}\n]}");
+    with_fillers(json, sizeof json,
+                 "{\"ph\":\"X\",\"name\":\"A\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1000},\n"
+                 "{\"ph\":\"X\",\"name\":\"A2\",\"pid\":1,\"tid\":1,\"ts\":1000,\"dur\":1000},\n", 3000,
+                 "{\"ph\":\"X\",\"name\":\"B\",\"pid\":1,\"tid\":1,\"ts\":50,\"dur\":10},\n"
+                 "{\"ph\":\"X\",\"name\":\"C\",\"pid\":1,\"tid\":1,\"ts\":1050,\"dur\":20}\n");
     struct fixture f = fx_new(json, "json");
     cr_assert_eq(fx_import(&f, ""), 0);
     sqlite3 *db;
@@ -169,55 +173,97 @@ Test(nesting, nearby_rows_take_their_own_fixes_under_a_users_update_trigger)
     fx_free(&f);
 }
 
-/* Hand-worked, file order: tid 1 P [0, 100), Q [200, 300); a kernel k [1000, 1030) before its launch; 80
- * instants on tid 3; then tid 1 back in time ten times: x_i [10 + 5i, 12 + 5i) in P, y_i [210 + 5i,
- * 212 + 5i) in Q (i = 0..9; past 8 restarts the stream leaves the track to the sweep), E [400, 410) after
- * Q; k's launch L [990, 995) last (k is linked at the end). The end rewrites tid 1's 23 rows and k's link
- * in two runs (P, Q, k; the x, y and E: 80 rows apart): P and Q self 80 us, each x in P and each y in Q
- * at depth 1 with self 2 us, E a root with self 10 us, k launched by L at 990 us.
- * The trace again, appended after a user's trigger on event: SQLite then updates each run in two
- * passes (every row's WHERE, then every row's SET), and each row must still take its own values. */
-Test(nesting, runs_rewritten_at_the_end_under_a_users_update_trigger)
+/* The trace of the two tests below: tid 1's P [0, 100) and Q [200, 300), then 80 instants on tid 3, then
+ * back in time ten times x [10 + 5i, +2) in P and y [210 + 5i, +2) in Q (the stream gives the track to
+ * the sweep), E [400, 410) after them, a kernel (correlation 100) before its launch at 990 us. By hand:
+ * P and Q self 80 us, each x and y at depth 1 with 2 us, E a root of 10 us, the kernel linked to the
+ * launch (launch_ns 990000). */
+static void two_runs_trace(char *json, size_t cap)
 {
-    char json[32768];
-    size_t o = (size_t)snprintf(json, sizeof json, "{\"traceEvents\":[\n"
+    size_t o = (size_t)snprintf(json, cap, "{\"traceEvents\":[\n"
         "{\"ph\":\"X\",\"name\":\"P\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},\n"
         "{\"ph\":\"X\",\"name\":\"Q\",\"pid\":1,\"tid\":1,\"ts\":200,\"dur\":100},\n"
         "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":1000,\"dur\":30,"
         "\"args\":{\"device\":0,\"stream\":7,\"correlation\":100}},\n");
     for (int i = 0; i < 80; i++)
-        o += (size_t)snprintf(json + o, sizeof json - o, "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"tick\",\"pid\":1,\"tid\":3,\"ts\":%d},\n", i);
+        o += (size_t)snprintf(json + o, cap - o, "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"tick\",\"pid\":1,\"tid\":3,\"ts\":%d},\n", i);
     for (int i = 0; i < 10; i++)
-        o += (size_t)snprintf(json + o, sizeof json - o,
+        o += (size_t)snprintf(json + o, cap - o,
                               "{\"ph\":\"X\",\"name\":\"x\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":2},\n"
                               "{\"ph\":\"X\",\"name\":\"y\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":2},\n", 10 + 5 * i, 210 + 5 * i);
-    snprintf(json + o, sizeof json - o,
+    snprintf(json + o, cap - o,
              "{\"ph\":\"X\",\"name\":\"E\",\"pid\":1,\"tid\":1,\"ts\":400,\"dur\":10},\n"
              "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":4,\"ts\":990,"
              "\"dur\":5,\"args\":{\"correlation\":100}}\n]}");
+}
+
+/* two_runs_trace's hand-worked rows, counted over `traces` copies of it in f's database. */
+static void expect_two_runs_rows(const struct fixture *f, int traces)
+{
+    static const struct {
+        const char *sql;
+        int64_t count; /* a trace's */
+    } rows[] = {
+        {"SELECT count(*) FROM events WHERE name IN ('P', 'Q') AND parent_id IS NULL AND depth = 0 AND self_ns = 80000", 2},
+        {"SELECT count(*) FROM events c JOIN events p ON p.id = c.parent_id WHERE p.trace_id = c.trace_id AND c.depth = 1 "
+         "AND c.self_ns = 2000 AND ((c.name = 'x' AND p.name = 'P') OR (c.name = 'y' AND p.name = 'Q'))", 20},
+        {"SELECT count(*) FROM events WHERE name = 'E' AND parent_id IS NULL AND depth = 0 AND self_ns = 10000", 1},
+        {"SELECT count(*) FROM events k JOIN events l ON l.id = k.launch_id JOIN event r ON r.id = k.id WHERE k.name = 'k' "
+         "AND l.name = 'cudaLaunchKernel' AND l.trace_id = k.trace_id AND r.launch_ns = 990000 AND k.self_ns = 30000", 1},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        cr_expect_eq(file_int(f->db, rows[i].sql), rows[i].count * traces, "%s", rows[i].sql);
+}
+
+static void db_exec(const char *path, const char *sql)
+{
+    sqlite3 *db;
+    cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK, "%s", sql);
+    sqlite3_close(db);
+}
+
+/* two_runs_trace is rewritten at its end in two runs of rows; appended after a user's UPDATE trigger
+ * on event (SQLite then updates a run in two passes: every row's WHERE, then every row's SET), each row
+ * still takes its own values. */
+Test(nesting, runs_rewritten_at_the_end_under_a_users_update_trigger)
+{
+    char json[32768];
+    two_runs_trace(json, sizeof json);
     struct fixture f = fx_new(json, "json");
     cr_assert_eq(fx_import_timed(&f, ""), 0);
     cr_assert(err_has(&f, "24 rows to rewrite of 105: runs of rows"), "the end's rewrite went another way");
-    sqlite3 *db;
-    cr_assert_eq(sqlite3_open(f.db, &db), SQLITE_OK);
-    cr_assert_eq(sqlite3_exec(db, "CREATE TRIGGER t AFTER UPDATE ON event BEGIN SELECT 1; END;", NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close(db);
+    db_exec(f.db, "CREATE TRIGGER t AFTER UPDATE ON event BEGIN SELECT 1; END;");
     int rc = fx_import(&f, "--append --allow-duplicate");
     cr_expect(!err_has(&f, "internal error"), "the append said an internal error");
     cr_assert_eq(rc, 0);
-    static const struct {
-        const char *sql;
-        int64_t count; /* both traces' */
-    } rows[] = {
-        {"SELECT count(*) FROM events WHERE name IN ('P', 'Q') AND parent_id IS NULL AND depth = 0 AND self_ns = 80000", 4},
-        {"SELECT count(*) FROM events c JOIN events p ON p.id = c.parent_id WHERE p.trace_id = c.trace_id AND c.depth = 1 "
-         "AND c.self_ns = 2000 AND ((c.name = 'x' AND p.name = 'P') OR (c.name = 'y' AND p.name = 'Q'))", 40},
-        {"SELECT count(*) FROM events WHERE name = 'E' AND parent_id IS NULL AND depth = 0 AND self_ns = 10000", 2},
-        {"SELECT count(*) FROM events k JOIN events l ON l.id = k.launch_id JOIN event r ON r.id = k.id WHERE k.name = 'k' "
-         "AND l.name = 'cudaLaunchKernel' AND l.trace_id = k.trace_id AND r.launch_ns = 990000 AND k.self_ns = 30000", 2},
-    };
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-        cr_expect_eq(file_int(f.db, rows[i].sql), rows[i].count, "%s", rows[i].sql);
+    expect_two_runs_rows(&f, 2);
+    fx_free(&f);
+}
+
+/* tracedb finish of a trace left importing reads its rows back and rewrites them in one pass, which
+ * cannot go back: a trigger firing on that UPDATE stops it before it writes, naming the trigger (the
+ * trace stays as it was); an INSERT trigger, whose body updates another table, does not, and finishing
+ * gives the hand-worked rows. */
+Test(nesting, finish_stops_at_a_users_update_trigger_and_passes_an_insert_trigger)
+{
+    char json[32768];
+    two_runs_trace(json, sizeof json);
+    struct fixture f = fx_new(json, "json");
+    cr_assert_eq(fx_import(&f, ""), 0);
+    db_exec(f.db, "UPDATE trace SET status = 'importing'; CREATE TABLE log (x); "
+                  "CREATE TRIGGER ti AFTER INSERT ON event BEGIN UPDATE log SET x = 1; END;");
+    int st;
+    char *out = run_capture(&st, "'%s' finish '%s' 2>&1", tracedb(), f.db);
+    cr_expect_eq(st, 0, "%s", out);
+    free(out);
+    expect_two_runs_rows(&f, 1);
+    db_exec(f.db, "UPDATE trace SET status = 'importing'; CREATE TRIGGER \"my t\" AFTER UPDATE OF self_ns ON event BEGIN SELECT 1; END;");
+    out = run_capture(&st, "'%s' finish '%s' 2>&1", tracedb(), f.db);
+    cr_expect_neq(st, 0);
+    cr_expect(strstr(out, "cannot finish trace 1: the trigger \"my t\" on table event") != NULL, "%s", out);
+    free(out);
+    cr_expect_eq(file_int(f.db, "SELECT status = 'importing' FROM trace"), 1);
     fx_free(&f);
 }
 
