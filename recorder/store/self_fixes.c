@@ -58,7 +58,7 @@ static void self_fix_sql(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 
 int self_fixes_init(struct self_fixes *f, sqlite3 *db)
 {
-    *f = (struct self_fixes){.db = db};
+    *f = (struct self_fixes){0};
     if (sqlite3_create_function(db, "tdb_self_fix", 2, SQLITE_UTF8 | SQLITE_DIRECTONLY, NULL, self_fix_sql, NULL, NULL) !=
             SQLITE_OK ||
         sqlite3_create_function(db, "tdb_self_fix", 3, SQLITE_UTF8 | SQLITE_DIRECTONLY, NULL, self_fix_sql, NULL, NULL) !=

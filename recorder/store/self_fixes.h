@@ -13,7 +13,6 @@ struct self_fix {
 };
 
 struct self_fixes {
-    sqlite3 *db;
     sqlite3_stmt *one, *run; /* UPDATEs of one row, and of the rows of a range of ids */
     struct self_fix *fix;
     size_t n, cap, at, first; /* at: the cursor, while a run's UPDATE reads the fixes from first */
