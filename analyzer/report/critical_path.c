@@ -303,7 +303,10 @@ int critical_path(sqlite3 *db, const char *path, const struct cp_window *given, 
         goto done;
     }
     if (w->range && windows == 0) {
-        if (most == 0)
+        if (most == 0 && name) /* NAME#k split: say the text as given, and the name it was read as */
+            fprintf(io->err, "%s: no range, operator or step named '%s' or '%s' (NAME#k: NAME's k-th instance) in %s\n",
+                    io->prog, given->range, w->range, path);
+        else if (most == 0)
             fprintf(io->err, "%s: no range, operator or step named '%s' in %s\n", io->prog, w->range, path);
         else
             fprintf(io->err, "%s: '%s' has %zu instance%s in %s (#0 to #%zu): #%lld is not one\n", io->prog, w->range,

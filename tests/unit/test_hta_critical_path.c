@@ -242,6 +242,10 @@ Test(hta, critical_path_by_hand)
     char *out = run_capture(&st, "'%s' critical-path '%s' --range 'A#1' 2>&1", tracedb(), db);
     cr_expect(st == 1 && strstr(out, "'A' has 1 instance") && strstr(out, "#1 is not one"), "%s", out);
     free(out);
+    /* NAME#k where neither the text nor NAME names anything: the message names the text as given */
+    out = run_capture(&st, "'%s' critical-path '%s' --range 'Z#1' 2>&1", tracedb(), db);
+    cr_expect(st == 1 && strstr(out, "named 'Z#1' or 'Z'"), "%s", out);
+    free(out);
     run("rm -rf '%s'", dir);
     free(dir);
 }
