@@ -227,7 +227,7 @@ int diff_gate(sqlite3 *db, const char *metric, double threshold, double alpha, i
         snprintf(a, sizeof a, "%.0f b", v[0]), snprintf(b, sizeof b, "%.0f b", v[1]);
     if (strncmp(metric, "step_", 5) != 0) { /* one total per run: no samples to test */
         int fail = pct > threshold;
-        snprintf(line, n, "%s: %s %s -> %s (%+.2f%%, limit +%.2f%%): %s", fail ? "FAIL" : "PASS", metric, a, b, pct,
+        snprintf(line, n, "%s: %s %s -> %s (%+.2f%%, limit %+.2f%%): %s", fail ? "FAIL" : "PASS", metric, a, b, pct,
                  threshold, fail ? "over the limit" : "within the limit");
         return fail ? 3 : 0;
     }
@@ -263,7 +263,7 @@ int diff_gate(sqlite3 *db, const char *metric, double threshold, double alpha, i
         rc = inconclusive_fails ? 3 : 0;
         snprintf(why, sizeof why, "p >= alpha %.3g: the steps cannot tell this change from noise", alpha);
     }
-    snprintf(line, n, "%s: %s %s -> %s (%+.2f%%, limit +%.2f%%); %s: %s", verdict, metric, a, b, pct, threshold, test,
+    snprintf(line, n, "%s: %s %s -> %s (%+.2f%%, limit %+.2f%%); %s: %s", verdict, metric, a, b, pct, threshold, test,
              why);
     return rc;
 }

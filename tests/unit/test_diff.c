@@ -170,6 +170,11 @@ Test(diff_gate, real_regression_fails_and_identical_runs_pass)
     cr_assert_eq(st, 0, "%s", out);
     cr_assert(strstr(out, "PASS: step_median 76.834ms -> 76.834ms (+0.00%"), "%s", out);
     free(out);
+    /* a negative limit (the new run must be faster by that much) prints with its own sign */
+    out = run_capture(&st, "'%s' diff '%s' '%s' --fail-above -5 2>&1 >/dev/null", tracedb(), c, c);
+    cr_assert_eq(st, 3, "%s", out);
+    cr_assert(strstr(out, "(+0.00%, limit -5.00%)") && !strstr(out, "+-"), "%s", out);
+    free(out);
     cr_assert_eq(run("'%s' diff '%s' '%s' --fail-above 5 --alpha 2 2>/dev/null", tracedb(), c, t), 2);
     cr_assert_eq(run("'%s' diff '%s' '%s' --fail-above 5 --on-inconclusive maybe 2>/dev/null", tracedb(), c, t), 2);
     run("rm -rf '%s'", dir);
