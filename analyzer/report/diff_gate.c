@@ -215,8 +215,16 @@ int diff_gate(sqlite3 *db, const char *metric, double threshold, double alpha, i
         if (sqlite3_column_type(st, 1) != SQLITE_NULL)
             v[i] = sqlite3_column_double(st, 1);
     sqlite3_finalize(st);
-    if (isnan(v[0]) || isnan(v[1]) || v[0] == 0) {
-        snprintf(line, n, "FAIL: %s is not in both runs (base %g, new %g); cannot compare", metric, v[0], v[1]);
+    if (isnan(v[0]) || isnan(v[1]) || v[0] == 0) { /* said in words: no "nan" */
+        const char *needs = strncmp(metric, "step_", 5) == 0          ? "no ProfilerStep#N steps"
+                            : strcmp(metric, "memory_peak") == 0 ? "no [memory] events"
+                                                                  : "no GPU work";
+        if (isnan(v[0]) || isnan(v[1]))
+            snprintf(line, n, "FAIL: %s is not in %s (%s); cannot compare", metric,
+                     isnan(v[0]) && isnan(v[1]) ? "either run" : isnan(v[0]) ? "the base run" : "the new run", needs);
+        else
+            snprintf(line, n, "FAIL: %s is 0 in the base run, so no change can be measured from it; cannot compare",
+                     metric);
         return 3;
     }
     double pct = 100.0 * (v[1] - v[0]) / v[0];

@@ -181,6 +181,28 @@ Test(diff_gate, real_regression_fails_and_identical_runs_pass)
     free(dir);
 }
 
+/* AlexNet's trace has no ProfilerStep#N and no [memory] events: a gate on a metric neither run has fails,
+ * saying which and why in words (it said "base nan, new nan"). */
+Test(diff_gate, a_metric_neither_run_has_is_said_in_words)
+{
+    char *dir = temp_dir(), db[600];
+    snprintf(db, sizeof db, "%s/alexnet.db", dir);
+    cr_assert_eq(import_to(src_path("tests/data/kineto/critical_path_alexnet_trace.json.gz"), db), 0);
+    static const char *const said[][2] = {
+        {"step_median", "FAIL: step_median is not in either run (no ProfilerStep#N steps); cannot compare"},
+        {"memory_peak", "FAIL: memory_peak is not in either run (no [memory] events); cannot compare"}};
+    for (size_t k = 0; k < 2; k++) {
+        int st;
+        char *out = run_capture(&st, "'%s' diff '%s' '%s' --fail-above 5 --metric %s 2>&1 >/dev/null", tracedb(), db, db,
+                                said[k][0]);
+        cr_expect_eq(st, 3, "%s", out);
+        cr_expect(strstr(out, said[k][1]) && !strstr(out, "nan"), "%s", out);
+        free(out);
+    }
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
 /* The real pair ran on an A100 (control) and a V100 (test): said on top of the table, on stderr beside csv,
  * and in the device section's columns, naming both (the models and totalGlobalMem of the traces'
  * deviceProperties: 42505273344 and 16945512448 bytes, 39.6 and 15.8 GiB). Runs on the same model say
