@@ -256,20 +256,40 @@ int cmd_record(int argc, char **argv, struct cli *cli)
         setenv("TRACEDB_STEP", step, 1);
     setenv("NVTX_INJECTION64_PATH", inject, 1);
     fflush(NULL);
+    int exec_said[2]; /* closed by a successful exec; a failed one writes its errno: the program never ran */
+    if (pipe(exec_said) != 0)
+        exec_said[0] = exec_said[1] = -1;
+    else
+        fcntl(exec_said[0], F_SETFD, FD_CLOEXEC), fcntl(exec_said[1], F_SETFD, FD_CLOEXEC);
     pid_t pid = fork();
     if (pid < 0) {
         fprintf(cli->io.err, "%s: fork: %s\n", cli->io.prog, strerror(errno));
         unlink(out), unlink(token);
+        close(exec_said[0]), close(exec_said[1]);
         return 1;
     }
     if (pid == 0) {
         execvp(cmd[0], cmd);
-        fprintf(stderr, "tracedb record: cannot run %s: %s\n", cmd[0], strerror(errno));
+        int exec_error = errno;
+        fprintf(stderr, "tracedb record: cannot run %s: %s\n", cmd[0], strerror(exec_error));
+        ssize_t said = write(exec_said[1], &exec_error, sizeof exec_error);
+        (void)said;
         _exit(127);
     }
+    close(exec_said[1]);
+    int exec_errno = 0;
+    ssize_t got;
+    while ((got = read(exec_said[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR)
+        ;
+    close(exec_said[0]);
     int status;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
+    if (got == (ssize_t)sizeof exec_errno) { /* said by the child; no recording to speak of, the claim undone */
+        if (unlink(token) == 0 && stat(out, &sb) == 0 && sb.st_size == 0)
+            unlink(out);
+        return 127;
+    }
     int64_t steps = -1; /* the steps the schedule saw: 0, where there is one, is a failure */
     if (unlink(token) == 0 && stat(out, &sb) == 0 && sb.st_size == 0) { /* never taken: no recording was made */
         unlink(out);

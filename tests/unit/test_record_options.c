@@ -448,3 +448,20 @@ Test(options, record_without_a_driver_says_what_it_records, .timeout = 120)
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+/* A program that cannot be run: said once, by what went wrong, exit 127 as a shell gives, nothing left at
+ * the output's name; not followed by "no database was written ... (did the program make any NVTX ...)". */
+Test(options, record_of_a_program_that_cannot_run_says_only_that, .timeout = 60)
+{
+    char *dir = temp_dir();
+    int st;
+    char *err = run_capture(&st, "cd '%s' && " CLEAN_ENV "TRACEDB_INJECT='%s' '%s' record -o r.db -- ./no-such-program 2>&1",
+                            dir, inject_lib(), tracedb());
+    cr_expect_eq(st, 127, "%s", err);
+    cr_expect(strstr(err, "cannot run ./no-such-program: No such file or directory"), "%s", err);
+    cr_expect(!strstr(err, "no database was written"), "%s", err);
+    cr_expect_eq(run("test -e '%s/r.db' || test -e '%s/r.db-claim'", dir, dir), 1);
+    free(err);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
