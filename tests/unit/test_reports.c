@@ -277,6 +277,17 @@ Test(reports, device_run_io_wait_idle_by_hand)
     check_device_row(cJSON_GetArrayItem(rows, 0), 50, 40, 20, 20, 10);
     check_device_row(row_named(rows, "step", "ProfilerStep#1"), 25, 25, 20, 5, 0);
     cJSON_Delete(rows);
+    /* a window that ends inside a step ends the step there: --to 35us keeps the work starting before 35
+     * (gemm, relu, the memcpy; not the nccl kernel at 40); the whole window's row spans that work [0,30):
+     * busy 30, run [0,20) 20, io-wait 10, idle 0; step 2 is [25,35): span 10, busy the memcpy's [25,30) 5,
+     * run 0, io-wait 5, idle 5 (not its whole 35 with the 5 of work the window kept: 30 idle) */
+    snprintf(args, sizeof args, "device '%s' --to 35us", db);
+    rows = report_json(args);
+    cr_assert_eq(cJSON_GetArraySize(rows), 3);
+    check_device_row(cJSON_GetArrayItem(rows, 0), 30, 30, 20, 10, 0);
+    check_device_row(row_named(rows, "step", "ProfilerStep#1"), 25, 25, 20, 5, 0);
+    check_device_row(row_named(rows, "step", "ProfilerStep#2"), 10, 5, 0, 5, 5);
+    cJSON_Delete(rows);
     /* a device a foreign database names in text is a group of its own all the same */
     sqlite3 *d;
     cr_assert_eq(sqlite3_open(db, &d), SQLITE_OK);
