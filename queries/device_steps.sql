@@ -4,7 +4,8 @@
 -- its GPU work are then both what lies inside it (the work that starts in the window, clipped to it).
 SELECT p.trace_id, n.value, r.start_ns,
        min(r.start_ns + r.dur_ns, coalesce((SELECT max(w.end_ns) FROM scope_window w
-                                            WHERE r.start_ns >= w.start_ns AND r.start_ns < w.end_ns),
+                                            WHERE r.start_ns >= w.start_ns AND r.start_ns < w.end_ns
+                                              AND (w.trace_id IS NULL OR w.trace_id = p.trace_id)),
                                            r.start_ns + r.dur_ns))
 FROM scope_event r JOIN string n ON n.id = r.name_id
 JOIN thread t ON t.id = r.thread_id JOIN process p ON p.id = t.process_id

@@ -157,6 +157,21 @@ _Static_assert(TDB_KIND_KERNEL == 7 && TDB_KIND_MEMCPY == 8 && TDB_KIND_MEMSET =
 
 /* --drop-last-step: temp table scope_last (thread_id, last_start): for each track of a trace holding
  * two ProfilerStep#N names or more, when its last ProfilerStep starts. */
+/* Whether the database holds more than one trace: 1, 0, or -1 (SQLite's error said). */
+static int scope_several_traces(sqlite3 *db, struct report_io *io)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "SELECT count(*) > 1 FROM (SELECT 1 FROM main.trace LIMIT 2)", -1, &st, NULL) != SQLITE_OK) {
+        fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
+        return -1;
+    }
+    int several = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+    if (several < 0)
+        fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
+    sqlite3_finalize(st);
+    return several;
+}
+
 static int scope_last_step(sqlite3 *db, const struct scope *s, struct report_io *io)
 {
     if (!s->drop_last_step)
@@ -245,11 +260,15 @@ sqlite3 *scope_open(const char *path, struct scope *s, struct report_io *io)
         fprintf(io->err, "%s: %s\n", io->prog, cols ? "out of memory" : sqlite3_errmsg(db));
         goto fail;
     }
-    if (scope_exec(db, "CREATE TEMP TABLE scope_window (start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL)", io) != 0)
+    /* a window's trace: a range's own (in a database of several traces each keeps its own ranges' events);
+     * NULL, every trace (--from/--to) */
+    if (scope_exec(db, "CREATE TEMP TABLE scope_window (start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL, trace_id INTEGER)",
+                   io) != 0)
         goto fail;
-    /* each track's rank, looked up by queries/parts/rank_of_event.sql (one key lookup a row, not three joins) */
-    if (scope_exec(db, "CREATE TEMP TABLE scope_rank (thread_id INTEGER PRIMARY KEY, rank); "
-                       "INSERT INTO scope_rank SELECT th.id, t.rank FROM main.thread th JOIN main.process pr ON pr.id = th.process_id "
+    /* each track's rank, looked up by queries/parts/rank_of_event.sql (one key lookup a row, not three joins),
+     * and its trace */
+    if (scope_exec(db, "CREATE TEMP TABLE scope_rank (thread_id INTEGER PRIMARY KEY, rank, trace_id); "
+                       "INSERT INTO scope_rank SELECT th.id, t.rank, t.id FROM main.thread th JOIN main.process pr ON pr.id = th.process_id "
                        "JOIN main.trace t ON t.id = pr.trace_id",
                    io) != 0)
         goto fail;
@@ -273,13 +292,14 @@ sqlite3 *scope_open(const char *path, struct scope *s, struct report_io *io)
         sqlite3_stmt *st;
         /* time bounds relative to the first event; a range narrows them to each of its instances */
         const char *sql =
-            s->range ? "INSERT INTO scope_window SELECT max(e.start_ns, b.lo), min(e.start_ns + e.dur_ns, b.hi) "
+            s->range ? "INSERT INTO scope_window SELECT max(e.start_ns, b.lo), min(e.start_ns + e.dur_ns, b.hi), "
+                       "(SELECT trace_id FROM scope_rank r WHERE r.thread_id = e.thread_id) "
                        "FROM event e JOIN string n ON n.id = e.name_id, "
                        "(SELECT " TRACE_START " + ?1 AS lo, "
                        "        CASE WHEN ?2 THEN " TRACE_START " + ?3 ELSE 9223372036854775807 END AS hi) b "
                        "WHERE e.kind IN (?5, ?6, ?7) AND (n.value = ?4 OR n.value GLOB ?4)"
                      : "INSERT INTO scope_window SELECT " TRACE_START " + ?1, "
-                       "CASE WHEN ?2 THEN " TRACE_START " + ?3 ELSE 9223372036854775807 END";
+                       "CASE WHEN ?2 THEN " TRACE_START " + ?3 ELSE 9223372036854775807 END, NULL";
         if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
             fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
             goto fail;
@@ -306,6 +326,11 @@ sqlite3 *scope_open(const char *path, struct scope *s, struct report_io *io)
         /* the outer bounds first (two constants), then the windows themselves: one window is the
          * bounds (its test on each of 2 M rows cost 0.1-0.3 s) */
         int several = sqlite3_changes(db) > 1;
+        /* ranges of a database of several traces: each event inside one of its own trace's (a rank's
+         * ProfilerStep#551 keeps that rank's events, not another's that started in it) */
+        int own_trace = s->range ? scope_several_traces(db, io) : 0;
+        if (own_trace < 0)
+            goto fail;
         if (scope_last_step(db, s, io) != 0)
             goto fail;
         char join[96] = "", last[512] = "", gpu_last[256] = "";
@@ -339,8 +364,10 @@ sqlite3 *scope_open(const char *path, struct scope *s, struct report_io *io)
         snprintf(window, sizeof window,
                  "e.start_ns >= (SELECT min(start_ns) FROM scope_window) "
                  "AND e.start_ns < (SELECT max(end_ns) FROM scope_window)%s",
-                 several ? " AND EXISTS (SELECT 1 FROM scope_window w WHERE e.start_ns >= w.start_ns AND e.start_ns < w.end_ns)"
-                         : "");
+                 own_trace ? " AND EXISTS (SELECT 1 FROM scope_window w WHERE e.start_ns >= w.start_ns AND e.start_ns < w.end_ns "
+                             "AND w.trace_id IS (SELECT trace_id FROM scope_rank r WHERE r.thread_id = e.thread_id))"
+                 : several ? " AND EXISTS (SELECT 1 FROM scope_window w WHERE e.start_ns >= w.start_ns AND e.start_ns < w.end_ns)"
+                           : "");
         if (scope_view(db, sqlite3_mprintf("CREATE TEMP VIEW scope_event AS SELECT %s%s FROM main.event e%s WHERE %s%s", cols,
                                            event_cols, join, window, last), io) != 0 ||
             scope_view(db, sqlite3_mprintf("%s%s WHERE e.kind IN " SCOPE_GPU_KINDS " AND %s%s", gpu_view, join, window, gpu_last),

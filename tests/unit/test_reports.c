@@ -315,6 +315,55 @@ Test(reports, device_run_io_wait_idle_by_hand)
     free(dir);
 }
 
+/* Two ranks whose steps overlap in time: --range keeps each rank's events inside its own ranges. Rank 0's
+ * ProfilerStep#7 is [0,50) us, its #8 [55,120) with kernel k0late at [60,70); rank 1's #7 is [0,100), so
+ * rank 0's #8 and k0late start inside rank 1's #7. By hand, --range 'ProfilerStep#7': rank 0 has k0
+ * [10,20) alone (device 0: span 10, busy 10; its #7: span 50, busy 10, idle 40), rank 1 k1 [80,90)
+ * (device 1: its #7 span 100, busy 10); no row for rank 0's #8 or k0late. */
+Test(reports, a_range_keeps_each_ranks_events_inside_its_own_instances)
+{
+    static const char r0[] =
+        "{\"distributedInfo\":{\"rank\":0},\"traceEvents\":["
+        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#7\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":50},"
+        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#8\",\"pid\":1,\"tid\":1,\"ts\":55,\"dur\":65},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k0\",\"pid\":0,\"tid\":7,\"ts\":10,\"dur\":10,\"args\":{\"device\":0,\"stream\":7}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k0late\",\"pid\":0,\"tid\":7,\"ts\":60,\"dur\":10,\"args\":{\"device\":0,\"stream\":7}}]}";
+    static const char r1[] =
+        "{\"distributedInfo\":{\"rank\":1},\"traceEvents\":["
+        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#7\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k1\",\"pid\":0,\"tid\":7,\"ts\":80,\"dur\":10,\"args\":{\"device\":1,\"stream\":7}}]}";
+    char *dir = temp_dir(), *t0 = write_trace(dir, "r0.json", r0), *t1 = write_trace(dir, "r1.json", r1), db[1100], args[1200];
+    snprintf(db, sizeof db, "%s/r.db", dir);
+    cr_assert_eq(run("'%s' import -q '%s' '%s' -o '%s'", tracedb(), t0, t1, db), 0);
+    snprintf(args, sizeof args, "kernels '%s' --range 'ProfilerStep#7' --by-rank", db);
+    cJSON *rows = report_json(args);
+    cr_assert_eq(cJSON_GetArraySize(rows), 2, "k0 and k1; not k0late, which starts in rank 1's step only");
+    cr_assert(row_named(rows, "name", "k0") && row_named(rows, "name", "k1") && !row_named(rows, "name", "k0late"));
+    cr_assert_eq(num(row_named(rows, "name", "k0"), "rank"), 0);
+    cr_assert_eq(num(row_named(rows, "name", "k1"), "rank"), 1);
+    cJSON_Delete(rows);
+    snprintf(args, sizeof args, "device '%s' --range 'ProfilerStep#7'", db);
+    rows = report_json(args);
+    cr_assert_eq(cJSON_GetArraySize(rows), 4, "each device's whole window and its rank's #7; no row for rank 0's #8");
+    cr_assert(!row_named(rows, "step", "ProfilerStep#8"));
+    cJSON *r;
+    int steps = 0;
+    cJSON_ArrayForEach(r, rows)
+    {
+        int step = cJSON_IsString(cJSON_GetObjectItem(r, "step")), dev = (int)num(r, "device");
+        steps += step;
+        if (dev == 0)
+            check_device_row(r, step ? 50 : 10, 10, 10, 0, step ? 40 : 0);
+        else
+            check_device_row(r, step ? 100 : 10, 10, 10, 0, step ? 90 : 0);
+    }
+    cr_assert_eq(steps, 2);
+    cJSON_Delete(rows);
+    free(t0), free(t1);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
 /* The same work on a device numbered past INT32_MAX / 4 (600000000): the whole-trace row is there, with
  * the hand-worked sums above, as the step rows are (one pass measures every window). */
 Test(reports, device_whole_trace_row_of_a_large_device_index)
