@@ -3,6 +3,7 @@
  * (recorder/import/trace_files.c has both rules). --cache: TRACE.tracedb, the database a report given
  * the trace reads (recorder/import/trace_cache.c). */
 #include "cli.h"
+#include "output_claim.h"
 #include "trace_cache.h"
 #include "trace_files.h"
 #include "tracedb.h"
@@ -68,6 +69,11 @@ int cmd_import(int argc, char **argv, struct cli *cli)
                 cli->io.prog, strcmp(argv[0], "-") == 0 ? "standard input" : argv[0]);
         return 2;
     }
+    for (int i = 0; i < n; i++) /* --force replaces an output, never a trace being read */
+        if (tdb_out_same_file(out, argv[i])) {
+            fprintf(cli->io.err, "%s: %s is a trace this import reads; name another output\n", cli->io.prog, out);
+            return 2;
+        }
     if (force && append) {
         fprintf(cli->io.err, "%s: --force and --append do not go together\n", cli->io.prog);
         return 2;

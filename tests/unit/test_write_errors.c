@@ -1,7 +1,7 @@
 /* test_write_errors.c: every writer outside import (export csv and chrome, report, merge, an append)
  * meets a full disk or `ulimit -f` mid-file and says so: a non-zero exit, the reason in words, and no
  * file, whole or cut, under the name asked for; an append leaves the old database as it was. Outputs
- * are never replaced without --force, and never the database being read. */
+ * are never replaced without --force, and never the database or trace being read. */
 #include "helpers.h"
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -108,7 +108,9 @@ Test(write_errors, merge_past_ulimit_f_blames_its_output_not_its_inputs)
 Test(write_errors, an_existing_output_is_replaced_only_with_force_and_the_input_never)
 {
     char *dir = dir_with_db();
-    run("cd '%s' && echo keep > t.csv && echo keep > c.json && cp a.db before.db", dir);
+    run("cd '%s' && echo keep > t.csv && echo keep > c.json && cp a.db before.db && cp '%s' t.json.gz && cp t.json.gz "
+        "t0.json.gz",
+        dir, src_path("tests/data/kineto/critical_path_alexnet_trace.json.gz"));
     static const struct {
         const char *args, *says;
         int rc;
@@ -121,6 +123,8 @@ Test(write_errors, an_existing_output_is_replaced_only_with_force_and_the_input_
         {"export chrome a.db -o ./a.db --force", "is the database this export reads", 2},
         {"report a.db -o a.db --force", "a.db is an input of this report", 2},
         {"merge a.db before.db -o a.db --force", "a.db is an input of this merge", 2},
+        {"import t.json.gz -o t.json.gz --force", "t.json.gz is a trace this import reads", 2},
+        {"import before.db t.json.gz -o ./t.json.gz --force", "t.json.gz is a trace this import reads", 2},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int st;
@@ -130,7 +134,7 @@ Test(write_errors, an_existing_output_is_replaced_only_with_force_and_the_input_
         free(text);
     }
     int st;
-    char *text = run_capture(&st, "cd '%s' && cat t.csv c.json && cmp a.db before.db && echo same", dir);
+    char *text = run_capture(&st, "cd '%s' && cat t.csv c.json && cmp a.db before.db && cmp t.json.gz t0.json.gz && echo same", dir);
     cr_expect_str_eq(text, "keep\nkeep\nsame\n", "nothing was replaced");
     free(text);
     /* with --force, an existing output (not an input) is replaced by the export */
