@@ -90,18 +90,25 @@ static void add_text(struct buf *b, const unsigned char *s)
         buf_add(b, "null", 4);
 }
 
-/* The span every chart shares: the traces' first and last ns. */
-static int span_of(sqlite3 *db, int64_t *t0, int64_t *t1)
+/* The span every chart shares: the traces' first and last ns. 0, or -1 on error (said). */
+static int span_of(sqlite3 *db, int64_t *t0, int64_t *t1, struct report_io *io)
 {
     sqlite3_stmt *st;
     *t0 = *t1 = 0;
     if (sqlite3_prepare_v2(db, "SELECT coalesce((SELECT min(first_ns) FROM trace), min(start_ns)), "
                                "coalesce((SELECT max(last_ns) FROM trace), max(start_ns + dur_ns)) FROM event",
-                           -1, &st, NULL) != SQLITE_OK)
+                           -1, &st, NULL) != SQLITE_OK) {
+        fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db)); /* a stranger's table lacks a column */
         return -1;
-    if (sqlite3_step(st) == SQLITE_ROW) /* held within +-2^62: t1 - t0 fits */
+    }
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) /* held within +-2^62: t1 - t0 fits */
         *t0 = tdb_time_held(sqlite3_column_int64(st, 0)), *t1 = tdb_time_held(sqlite3_column_int64(st, 1));
+    else
+        fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
     sqlite3_finalize(st);
+    if (rc != SQLITE_ROW)
+        return -1;
     if (*t1 <= *t0)
         *t1 = *t0 + 1;
     return 0;
@@ -467,7 +474,7 @@ static int run_parts(const char *path, int baseline, struct buf *b, struct repor
     if (!db)
         return 1;
     int64_t t0, t1;
-    int rc = span_of(db, &t0, &t1) ? 1 : 0;
+    int rc = span_of(db, &t0, &t1, io) ? 1 : 0;
     sqlite3_close(db);
     struct part_job *j = malloc(sizeof *j);
     if (!j)
@@ -515,7 +522,7 @@ int html_report(const char *db_path, const struct html_report_options *o, FILE *
         return 1;
     int64_t t0, t1;
     struct buf b = {0};
-    int rc = span_of(db, &t0, &t1);
+    int rc = span_of(db, &t0, &t1, io);
     buf_add(&b, "{\"meta\":", 8);
     meta_json(db, o, o->shown_path ? o->shown_path : db_path, t0, t1, &b);
     sqlite3_close(db);

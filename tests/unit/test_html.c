@@ -677,3 +677,26 @@ Test(html, report_refuses_a_database_tracedb_did_not_write_saying_so_once, .time
     cr_expect(stat(page, &sb) != 0, "a page was left at %s", page);
     cleanup(dir, db);
 }
+
+/* A database whose event table lost a column the page's span reads (a stranger renamed start_ns): the
+ * page is refused with exit 1 and SQLite's reason on stderr, not in silence; no page is left. */
+Test(html, report_of_an_event_table_without_start_ns_says_why, .timeout = 120)
+{
+    char *dir, *db = imported("tests/data/kineto/critical_path_alexnet_trace.json.gz", &dir);
+    sqlite3 *d;
+    cr_assert_eq(sqlite3_open(db, &d), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(d, "ALTER TABLE event RENAME COLUMN start_ns TO begin_ns", NULL, NULL, NULL), SQLITE_OK,
+                 "%s", sqlite3_errmsg(d));
+    sqlite3_close(d);
+    char page[1100];
+    snprintf(page, sizeof page, "%s/r.html", dir);
+    int st;
+    char *err = run_capture(&st, "'%s' report '%s' -o '%s' 2>&1 >/dev/null", tracedb(), db, page);
+    cr_expect_eq(st, 1, "exit 1: %s", err);
+    cr_expect(strstr(err, "tracedb report: ") && strstr(err, "no such column: start_ns"), "the reason is said: \"%s\"",
+              err);
+    free(err);
+    struct stat sb;
+    cr_expect(stat(page, &sb) != 0, "a page was left at %s", page);
+    cleanup(dir, db);
+}
