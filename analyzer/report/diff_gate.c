@@ -127,8 +127,9 @@ sqlite3 *diff_open(const char *base, const char *new_path, int by_shape, struct 
     sqlite3_stmt *st = NULL;
     int rc = 1;
     if (check && sqlite3_prepare_v2(db, "ATTACH ?1 AS new", -1, &st, NULL) == SQLITE_OK) {
-        char literal[4096];
-        sqlite3_bind_text(st, 1, tdb_db_literal_path(new_path, literal, sizeof literal), -1, SQLITE_TRANSIENT);
+        char literal[4096], uri[12400]; /* read-only, immutable where WAL and closed: nothing made beside it */
+        const char *name = tdb_db_readonly_uri(new_path, uri, sizeof uri);
+        sqlite3_bind_text(st, 1, name ? name : tdb_db_literal_path(new_path, literal, sizeof literal), -1, SQLITE_TRANSIENT);
         rc = sqlite3_step(st) == SQLITE_DONE ? 0 : 1;
         if (rc)
             fprintf(io->err, "%s: cannot attach %s: %s\n", io->prog, new_path, sqlite3_errmsg(db));

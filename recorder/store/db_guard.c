@@ -98,10 +98,8 @@ int tdb_db_open_new(const char *path, int flags, const char *setup, sqlite3 **db
     const char *name = tdb_db_literal_path(path, literal, sizeof literal);
     /* read-only on a closed WAL-mode database: immutable, so that nothing is created or written beside it
      * (with a -wal there, a writer may be at work: SQLite's shared memory is then how readers see it) */
-    if ((flags & SQLITE_OPEN_READONLY) && wal_mode_and_closed(path) && tdb_db_readonly_uri(path, uri, sizeof uri) &&
-        strlen(uri) + sizeof "&immutable=1" <= sizeof uri) {
-        strcat(uri, "&immutable=1");
-        name = uri;
+    if ((flags & SQLITE_OPEN_READONLY) && wal_mode_and_closed(path) && tdb_db_readonly_uri(path, uri, sizeof uri)) {
+        name = uri; /* (immutable=1 in it) */
         flags |= SQLITE_OPEN_URI;
     }
     int rc = sqlite3_open_v2(name, db, flags | SQLITE_OPEN_NOMUTEX, NULL);
@@ -166,9 +164,10 @@ const char *tdb_db_readonly_uri(const char *path, char *out, size_t n)
         else
             out[k++] = '%', out[k++] = hex[*p >> 4], out[k++] = hex[*p & 15];
     }
-    if (k + sizeof "?mode=ro" > n)
+    const char *query = wal_mode_and_closed(path) ? "?mode=ro&immutable=1" : "?mode=ro";
+    if (k + strlen(query) + 1 > n)
         return NULL;
-    memcpy(out + k, "?mode=ro", sizeof "?mode=ro");
+    memcpy(out + k, query, strlen(query) + 1);
     return out;
 }
 

@@ -32,8 +32,9 @@ int tdb_db_check_readonly(sqlite3_stmt *st, char *why, size_t n);
 int tdb_db_compiles(sqlite3 *db, const char *sql);
 
 /* path as an SQLite URI that opens it read-only ("file:...?mode=ro", every byte that is not plain
- * percent-encoded), for ATTACH of an input that must be neither created nor changed; in out (size n).
- * NULL when it does not fit. */
+ * percent-encoded; "&immutable=1" added where path is a closed WAL-mode database, so that no -wal or
+ * -shm is made beside it), for ATTACH of an input that must be neither created nor changed; in out
+ * (size n). NULL when it does not fit. */
 const char *tdb_db_readonly_uri(const char *path, char *out, size_t n);
 
 /* Why a database could not be read, when it is a state of the file rather than damage: a hot journal

@@ -32,3 +32,32 @@ Test(readonly, a_closed_wal_mode_database_is_read_without_a_file_made_or_changed
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+/* The same database as the second run of `diff` and an input of `merge`: both ATTACH it to a connection
+ * of their own, and it is read immutable there too: no -wal, no -shm, the same bytes. */
+Test(readonly, a_closed_wal_mode_database_attached_by_diff_or_merge_gets_no_file_beside_it)
+{
+    char *dir = temp_dir(), db[600];
+    snprintf(db, sizeof db, "%s/a.db", dir);
+    cr_assert_eq(import_to(src_path("tests/data/kineto/critical_path_alexnet_trace.json.gz"), db), 0);
+    cr_assert_eq(run("cd '%s' && cp a.db w.db && /usr/bin/python3 -c \"import sqlite3; c = sqlite3.connect('w.db'); "
+                     "c.execute('PRAGMA journal_mode=WAL'); c.execute(\\\"INSERT INTO meta VALUES ('k', 'v')\\\"); "
+                     "c.commit(); c.close()\"", dir),
+                 0);
+    int st;
+    char *before = run_capture(&st, "cd '%s' && ls w.db* && cksum < w.db", dir);
+    cr_assert(strstr(before, "w.db\n") && !strstr(before, "w.db-wal"), "WAL mode, closed: %s", before);
+    static const char *const cmds[] = {"diff a.db w.db", "merge a.db w.db -o m.db"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        char *out = run_capture(&st, "cd '%s' && '%s' %s 2>&1 >/dev/null", dir, tracedb(), cmds[i]);
+        cr_expect_eq(st, 0, "%s: %s", cmds[i], out);
+        free(out);
+        char *after = run_capture(&st, "cd '%s' && ls w.db* && cksum < w.db", dir);
+        cr_expect_str_eq(after, before, "%s: no -wal, no -shm, the same bytes", cmds[i]);
+        free(after);
+        run("cd '%s' && rm -f w.db-wal w.db-shm", dir);
+    }
+    free(before);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
