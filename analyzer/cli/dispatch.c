@@ -97,8 +97,9 @@ int cli_dispatch(int argc, char **argv, FILE *out, FILE *err, int in_process, st
         int64_t first;
         long held = tdb_times_held(&first);
         int rc = c->fn(argc, argv, &cli);
-        if (fflush(out) != 0 || ferror(out)) {
-            fprintf(err, "tracedb: error writing output: %s\n", strerror(errno));
+        if (fflush(out) != 0 || ferror(out)) { /* errno: the failed write's, at the flush or before it; */
+            if (errno || !rc) /* 0 where a command that failed, and said why, cleared it (export -o -) */
+                fprintf(err, "tracedb: error writing output: %s\n", errno ? strerror(errno) : "an earlier write failed");
             return rc ? rc : 1;
         }
         warn_times_held(prog, err, held, &opened); /* below what the report printed */

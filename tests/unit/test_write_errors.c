@@ -55,6 +55,7 @@ Test(write_errors, a_full_disk_on_standard_output_is_an_error_with_its_reason)
         cr_expect(strstr(text, "rc=1\n"), "%s > /dev/full: exit 1: %s", cmds[i], text);
         cr_expect(strstr(text, "No space left on device") || strstr(text, "disk full"), "%s: the reason: %s", cmds[i],
                   text);
+        cr_expect(!strstr(text, "Success"), "%s: no error said with errno 0's text: %s", cmds[i], text);
         free(text);
     }
     run("rm -rf '%s'", dir);
