@@ -81,6 +81,10 @@ int cmd_import(int argc, char **argv, struct cli *cli)
     unsigned flags = (force ? TDB_IMPORT_FORCE : 0u) | (append ? TDB_IMPORT_APPEND : 0u) |
                      (quiet ? 0u : TDB_IMPORT_PROGRESS) | (strict ? TDB_IMPORT_STRICT : 0u) |
                      (duplicate ? TDB_IMPORT_DUPLICATE : 0u);
+    if (rank > 2147483647) { /* an MPI rank is an int: N + 1, N + 2 ... of the next traces stay far from 2^63 */
+        fprintf(cli->io.err, "%s: --rank wants a rank from 0 to 2147483647, not %lld\n", cli->io.prog, (long long)rank);
+        return 2;
+    }
     if (max_string < 1 || max_string > (512 << 20)) {
         fprintf(cli->io.err, "%s: --max-string must be between 1 byte and 512M\n", cli->io.prog);
         return 2;

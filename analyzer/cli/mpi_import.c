@@ -187,6 +187,11 @@ int mpi_import(int argc, char **argv, MPI_Comm comm)
         }
         return 2;
     }
+    if (rank > 2147483647) { /* an MPI rank is an int: N + i of the next traces stays far from 2^63 */
+        if (me == 0)
+            fprintf(stderr, "tracedb-mpi import: --rank wants a rank from 0 to 2147483647, not %lld\n", (long long)rank);
+        return 2;
+    }
     if (timeout > 0) {
         signal(SIGALRM, on_timeout);
         alarm((unsigned)timeout);

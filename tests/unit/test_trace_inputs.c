@@ -109,6 +109,32 @@ Test(trace_inputs, directory_traces_without_ranks_take_rank_in_order)
     free(dir);
 }
 
+/* --rank takes an MPI rank (an int): past 2^31 - 1 it is refused before any work, so the next traces'
+ * N+1, N+2 cannot pass 2^63 - 1 (--rank 9223372036854775807 with two traces overflowed). */
+Test(trace_inputs, a_rank_past_an_int_is_refused_before_any_work)
+{
+    char *dir = temp_dir(), path[1200], db[1100];
+    run("mkdir -p '%s/t'", dir);
+    snprintf(path, sizeof path, "%s/t/a.json", dir);
+    write_rank_trace(path, "a", -1);
+    snprintf(path, sizeof path, "%s/t/b.json", dir);
+    write_rank_trace(path, "b", -1);
+    snprintf(db, sizeof db, "%s/r.db", dir);
+    static const char *const ranks[] = {"9223372036854775807", "2147483648"};
+    for (size_t i = 0; i < sizeof ranks / sizeof ranks[0]; i++) {
+        int st;
+        char *err = run_capture(&st, "'%s' import -q '%s/t' --rank %s -o '%s' 2>&1", tracedb(), dir, ranks[i], db);
+        cr_expect_eq(st, 2, "--rank %s: exit 2: %s", ranks[i], err);
+        cr_expect(strstr(err, "--rank wants a rank from 0 to 2147483647"), "--rank %s: said: %s", ranks[i], err);
+        free(err);
+        cr_expect_eq(run("test -e '%s'", db), 1, "--rank %s: no database", ranks[i]);
+    }
+    cr_assert_eq(run("'%s' import -q '%s/t' --rank 2147483647 -o '%s'", tracedb(), dir, db), 0);
+    cr_expect_eq(file_int(db, "SELECT rank FROM trace WHERE source_file LIKE '%/t/b.json'"), 2147483648LL);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
 /* A directory with no trace in it is an error naming it; nothing is written. */
 Test(trace_inputs, directory_without_traces_is_an_error_naming_it)
 {
