@@ -69,6 +69,15 @@ static const char *closest_command(const char *typed)
     return best;
 }
 
+/* rc, or 1 where what was printed on out could not be written (said with the reason). */
+static int written(FILE *out, FILE *err, int rc)
+{
+    if (fflush(out) == 0 && !ferror(out))
+        return rc;
+    fprintf(err, "tracedb: error writing output: %s\n", errno ? strerror(errno) : "an earlier write failed");
+    return 1;
+}
+
 int cli_dispatch(int argc, char **argv, FILE *out, FILE *err, int in_process, struct shards_handover *handover)
 {
     char *help_args[] = {NULL, "--help", NULL};
@@ -79,14 +88,14 @@ int cli_dispatch(int argc, char **argv, FILE *out, FILE *err, int in_process, st
     if (!in_process && (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0 || strcmp(argv[0], "help") == 0)) {
         if (argc < 2) {
             usage(out);
-            return 0;
+            return written(out, err, 0);
         }
         help_args[0] = argv[1]; /* tracedb help X == tracedb X --help */
         argv = help_args;
         argc = 2;
     } else if (strcmp(argv[0], "--version") == 0 || strcmp(argv[0], "-V") == 0 || strcmp(argv[0], "version") == 0) {
         fprintf(out, "tracedb %s (schema %d)\n", TDB_VERSION, TDB_SCHEMA_VERSION);
-        return 0;
+        return written(out, err, 0);
     }
     const struct cli_command *c = cli_command(argv[0]);
     if (c) {

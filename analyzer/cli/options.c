@@ -108,7 +108,10 @@ int cli_parse_options(int argc, char **argv, const struct opt *opts, const char 
                     e += n + (e[n] == '\n');
                 }
             }
-            fflush(cli->io.out);
+            if (fflush(cli->io.out) != 0 || ferror(cli->io.out)) { /* (> /dev/full) */
+                fprintf(cli->io.err, "tracedb: error writing output: %s\n", strerror(errno));
+                exit(1);
+            }
             exit(0);
         }
         const struct opt *o = NULL;

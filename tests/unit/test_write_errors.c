@@ -48,7 +48,7 @@ Test(write_errors, a_full_disk_on_standard_output_is_an_error_with_its_reason)
 {
     char *dir = dir_with_db();
     static const char *const cmds[] = {"export csv a.db --table event", "export chrome a.db -o -", "ops a.db",
-                                       "sql a.db 'SELECT * FROM event'"};
+                                       "sql a.db 'SELECT * FROM event'", "--help", "--version", "ops --help"};
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
         int st;
         char *text = run_capture(&st, "cd '%s' && '%s' %s 2>&1 >/dev/full; echo rc=$?", dir, tracedb(), cmds[i]);
