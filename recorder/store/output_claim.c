@@ -118,8 +118,23 @@ static int claim_noreplace(const char *tmp, const char *path)
     return 0;
 }
 
+/* Whether path is there and no file: a device, FIFO or socket, or a link to one (/dev/stdout); a link
+ * to a file, or to nothing, is replaced itself with --force, not what it points at. */
+static int no_file(const char *path)
+{
+    struct stat sb;
+    return (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISLNK(sb.st_mode) && !S_ISDIR(sb.st_mode)) ||
+           (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode));
+}
+
 int tdb_out_commit(const char *tmp, const char *path, int replace, FILE *err)
 {
+    if (no_file(path)) { /* --force replaces a file; never /dev/null (as root, rename would) */
+        fprintf(err, "tracedb: %s is not a regular file (a device, FIFO or socket); nothing replaced, this result is "
+                     "discarded: name a file\n", path);
+        tdb_out_discard(tmp);
+        return -1;
+    }
     int rc = replace ? rename(tmp, path) : claim_noreplace(tmp, path);
     if (rc != 0) {
         int e = errno;
@@ -257,6 +272,10 @@ const char *tdb_out_unwritable(const char *path, char *why, size_t n)
     }
     if (path[len - 1] == '/' || (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))) {
         snprintf(why, n, "is a directory; name a file in it");
+        return why;
+    }
+    if (no_file(path)) {
+        snprintf(why, n, "is not a regular file (a device, FIFO or socket); name a file");
         return why;
     }
     const char *slash = strrchr(path, '/');

@@ -12,7 +12,8 @@ int tdb_out_begin(const char *path, char *tmp, size_t n);
 
 /* Moves tmp to path. replace: as rename(2). Otherwise the name is claimed atomically: when path
  * exists by now (another process made it meanwhile), nothing is replaced, tmp is removed and the
- * error says so. 0 or -1 (printed on err). */
+ * error says so. A path that is no file (a device, FIFO or socket) is never replaced, either way.
+ * 0 or -1 (printed on err). */
 int tdb_out_commit(const char *tmp, const char *path, int replace, FILE *err);
 
 /* Removes tmp (and SQLite's side files of it) and forgets it. */
@@ -23,8 +24,9 @@ void tdb_out_discard(const char *tmp);
  * file over `ulimit -f` is a write error that is reported (and cleaned up), not a silent death. */
 void tdb_out_cleanup_on_signals(void);
 
-/* Why no new file can be made at path, in words a user acts on ("is a directory", "directory /x does
- * not exist", "no permission to write in /x", ...), written into why (size n); NULL when nothing stands
+/* Why no new file can be made at path, in words a user acts on ("is a directory", "is not a regular
+ * file" (a device, FIFO or socket), "directory /x does not exist", "no permission to write in /x",
+ * ...), written into why (size n); NULL when nothing stands
  * in the way that a look at the path and its directory tells. For a check before the work starts (a
  * recording would otherwise run the whole program first) and for the words of an open that failed. */
 const char *tdb_out_unwritable(const char *path, char *why, size_t n);

@@ -168,3 +168,32 @@ Test(write_errors, an_import_killed_by_a_closed_pipe_leaves_no_temporary)
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+/* An output that is no file (a FIFO here, or lp, a link to it; /dev/null as root, which --force renamed
+ * over, leaving a plain file in /dev) is never replaced, even with --force: each writer exits non-zero naming it, and it is
+ * still a FIFO. report's check that its output exists no longer opens it (a FIFO blocked there). */
+Test(write_errors, an_output_that_is_no_file_is_never_replaced_even_with_force, .timeout = 120)
+{
+    char *dir = dir_with_db();
+    run("cd '%s' && cp a.db b.db && cp '%s' t.json.gz && mkfifo p && ln -s p lp", dir,
+        src_path("tests/data/kineto/critical_path_alexnet_trace.json.gz"));
+    static const char *const cmds[] = {"export csv a.db --table meta -o p --force", "export chrome a.db -o p --force",
+                                       "report a.db -o p --force", "import -q t.json.gz -o p --force",
+                                       "merge a.db b.db -o p --force", "export csv a.db --table meta -o lp --force",
+                                       "import -q t.json.gz -o lp --force"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        int st;
+        char *text = run_capture(&st, "cd '%s' && timeout 60 '%s' %s 2>&1; echo rc=$?; test -p p && echo fifo", dir,
+                                 tracedb(), cmds[i]);
+        cr_expect(!strstr(text, "rc=0\n") && !strstr(text, "rc=124\n"), "%s: refused, not done nor hung: %s", cmds[i], text);
+        cr_expect(strstr(text, "p: is not a regular file") || strstr(text, "p is not a regular file"), "%s: says why: %s",
+                  cmds[i], text);
+        cr_expect(strstr(text, "fifo\n"), "%s: p is still a FIFO: %s", cmds[i], text);
+        cr_expect_eq(run("cd '%s' && test -L lp", dir), 0, "%s: lp is still a link", cmds[i]);
+        free(text);
+        run("cd '%s' && rm -f p && mkfifo p", dir);
+    }
+    cr_expect_eq(count_files(dir, ".tmp-"), 0, "no temporary left");
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
