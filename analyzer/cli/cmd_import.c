@@ -69,6 +69,10 @@ int cmd_import(int argc, char **argv, struct cli *cli)
                 cli->io.prog, strcmp(argv[0], "-") == 0 ? "standard input" : argv[0]);
         return 2;
     }
+    if (!*out) {
+        fprintf(cli->io.err, "%s: -o names no file (an empty name)\n", cli->io.prog);
+        return 2;
+    }
     for (int i = 0; i < n; i++) /* --force replaces an output, never a trace being read */
         if (tdb_out_same_file(out, argv[i])) {
             fprintf(cli->io.err, "%s: %s is a trace this import reads; name another output\n", cli->io.prog, out);

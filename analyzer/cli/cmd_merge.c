@@ -21,6 +21,10 @@ int cmd_merge(int argc, char **argv, struct cli *cli)
             cli_usage(opts, merge_usage, cli->io.err);
         return 2;
     }
+    if (!*out) {
+        fprintf(cli->io.err, "%s: -o names no file (an empty name)\n", cli->io.prog);
+        return 2;
+    }
     for (int i = 0; i < n; i++)
         if (tdb_out_same_file(out, argv[i])) {
             fprintf(cli->io.err, "%s: %s is an input of this merge; name another output\n", cli->io.prog, out);

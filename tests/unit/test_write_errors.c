@@ -197,3 +197,21 @@ Test(write_errors, an_output_that_is_no_file_is_never_replaced_even_with_force, 
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+/* -o '' names no file: import and merge say so before any work (they did the whole work, then failed to
+ * move their temporary ".tmp-PID" to "", saying only that). */
+Test(write_errors, an_empty_output_name_is_refused_before_any_work)
+{
+    char *dir = dir_with_db();
+    run("cd '%s' && cp a.db b.db && cp '%s' t.json.gz", dir, src_path("tests/data/kineto/critical_path_alexnet_trace.json.gz"));
+    static const char *const cmds[] = {"import -q t.json.gz -o ''", "merge a.db b.db -o ''"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        int st;
+        char *text = run_capture(&st, "cd '%s' && '%s' %s 2>&1", dir, tracedb(), cmds[i]);
+        cr_expect_eq(st, 2, "%s: exit 2: %s", cmds[i], text);
+        cr_expect(strstr(text, "-o names no file") && !strstr(text, ".tmp-"), "%s: says so: %s", cmds[i], text);
+        free(text);
+    }
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
