@@ -102,9 +102,13 @@ static int export_query(sqlite3 *db, const char *sql, FILE *out, struct cli *cli
         fprintf(cli->io.err, "%s: --query: %s\n", cli->io.prog, why);
         return 1;
     }
-    if (!st || sqlite3_column_count(st) == 0) {
+    sqlite3_stmt *more = NULL; /* what follows the statement: nothing, blanks or comments (prepared, never run) */
+    int second = tail && *tail && (sqlite3_prepare_v2(db, tail, -1, &more, NULL) != SQLITE_OK || more);
+    sqlite3_finalize(more);
+    if (!st || sqlite3_column_count(st) == 0 || second) {
         sqlite3_finalize(st);
-        fprintf(cli->io.err, "%s: --query must be one statement that returns rows\n", cli->io.prog);
+        fprintf(cli->io.err, "%s: --query must be one statement that returns rows%s\n", cli->io.prog,
+                second ? " (another statement follows it)" : "");
         return 1;
     }
     int rc = render_query(st, FMT_CSV, NULL, out, cli->io.err) < 0;

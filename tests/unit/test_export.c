@@ -188,3 +188,30 @@ Test(export, chrome_writes_a_real_that_is_not_finite_as_null)
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+/* --query is one statement: a second after it (SELECT 1; DELETE FROM meta) is refused, not left unrun in
+ * silence with exit 0; a trailing semicolon or comment is no statement. The database is as it was. */
+Test(export, csv_query_with_a_second_statement_is_refused)
+{
+    char *dir = temp_dir(), db[600];
+    snprintf(db, sizeof db, "%s/a.db", dir);
+    cr_assert_eq(import_to(src_path("tests/data/kineto/critical_path_alexnet_trace.json.gz"), db), 0);
+    static const char *const queries[] = {"SELECT 1; DELETE FROM meta", "SELECT 1; SELECT 2", "SELECT 1; ATTACH 'x.db' AS x"};
+    for (size_t i = 0; i < sizeof queries / sizeof queries[0]; i++) {
+        int st;
+        char *text = run_capture(&st, "cd '%s' && cksum < a.db > before && '%s' export csv a.db --query \"%s\" 2>&1; "
+                                      "echo rc=$?; cksum < a.db | cmp -s - before && echo same",
+                                 dir, tracedb(), queries[i]);
+        cr_expect(strstr(text, "--query must be one statement") && strstr(text, "rc=1\n"), "%s: refused: %s", queries[i],
+                  text);
+        cr_expect(strstr(text, "same\n"), "%s: the database as it was: %s", queries[i], text);
+        free(text);
+    }
+    int st;
+    char *text = run_capture(&st, "cd '%s' && '%s' export csv a.db --query 'SELECT 1 AS n; -- the end' 2>&1", dir, tracedb());
+    cr_expect_eq(st, 0, "%s", text);
+    cr_expect_str_eq(text, "n\r\n1\r\n", "one statement and a comment: its rows");
+    free(text);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
