@@ -46,8 +46,11 @@ int ingest_exec(struct tdb_ingest *ing, const char *sql)
     char *msg = NULL;
     if (sqlite3_exec(ing->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
         char why[512];
+        int code = sqlite3_errcode(ing->db) & 0xff; /* a write's error: its reason (tdb_db_errmsg) */
         fprintf(ing->err, "tracedb: %s: %s\n", ing->path,
-                sqlite3_system_errno(ing->db) ? tdb_db_errmsg(ing->db, why, sizeof why) : msg ? msg : "SQL error");
+                sqlite3_system_errno(ing->db) || code == SQLITE_IOERR || code == SQLITE_FULL
+                    ? tdb_db_errmsg(ing->db, why, sizeof why)
+                    : msg ? msg : "SQL error");
         sqlite3_free(msg);
         return -1;
     }
