@@ -239,3 +239,42 @@ void expect_refused(const char *args, const char *db, const char *said)
     cr_expect(out[0] == 0, "tracedb %s: printed rows: \"%.200s\"", args, out);
     free(err), free(out);
 }
+
+cJSON *tracedb_json(const char *args)
+{
+    int st;
+    char *out = run_capture(&st, "'%s' %s --format json", tracedb(), args);
+    cr_assert_eq(st, 0, "tracedb %s", args);
+    cJSON *j = cJSON_Parse(out);
+    cr_assert(j, "tracedb %s: JSON output parses", args);
+    free(out);
+    return j;
+}
+
+cJSON *json_row_named(cJSON *rows, const char *key, const char *value)
+{
+    cJSON *r;
+    cJSON_ArrayForEach(r, rows)
+    {
+        cJSON *v = cJSON_GetObjectItem(r, key);
+        if (cJSON_IsString(v) && strcmp(v->valuestring, value) == 0)
+            return r;
+    }
+    return NULL;
+}
+
+double json_num(cJSON *row, const char *key)
+{
+    cJSON *v = cJSON_GetObjectItem(row, key);
+    cr_assert(cJSON_IsNumber(v), "%s is a number", key);
+    return v->valuedouble;
+}
+
+char *write_text_file(const char *dir, const char *name, const char *text)
+{
+    char *p = malloc(1024);
+    cr_assert(p);
+    snprintf(p, 1024, "%s/%s", dir, name);
+    write_file(p, text, (long)strlen(text));
+    return p;
+}

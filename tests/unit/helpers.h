@@ -1,6 +1,7 @@
 /* helpers.h: what the tests share: running the real tracedb binary, temp dirs, reading databases. */
 #ifndef TDB_TEST_HELPERS_H
 #define TDB_TEST_HELPERS_H
+#include <cjson/cJSON.h>
 #include <sqlite3.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -51,5 +52,13 @@ void expect_refused(const char *args, const char *db, const char *said);
 /* Reads a whole file (malloc'd, NUL-terminated). */
 char *read_file(const char *path, long *len);
 void write_file(const char *path, const char *data, long len);
+/* Writes text to dir/name; returns that path (malloc'd). */
+char *write_text_file(const char *dir, const char *name, const char *text);
+/* Runs `tracedb ARGS --format json` (it must exit 0) and parses its output (cJSON_Delete it). */
+cJSON *tracedb_json(const char *args);
+/* The first row of rows whose key holds the text value, or NULL. */
+cJSON *json_row_named(cJSON *rows, const char *key, const char *value);
+/* Row's key, which must be a number. */
+double json_num(cJSON *row, const char *key);
 
 #endif

@@ -1,7 +1,7 @@
 /* test_reports.c: the analyzer's reports against independent numbers: device time and memory per
  * operator from a Python tree walk (tests/oracle/ops_expected.py), FLOPs from PyTorch's published
  * resnet18 figures, percentiles and kernel statistics from pandas (tests/oracle/pandas_expected.py),
- * and hand-worked traces for device utilisation, memory, windows and ranks. */
+ * and hand-worked traces for memory, windows and ranks (`device`'s: test_device_report.c). */
 #include "helpers.h"
 #include "sqlfuncs.h"
 #include <cjson/cJSON.h>
@@ -12,52 +12,13 @@
 #include <string.h>
 
 
-/* Runs `tracedb ARGS --format json` and parses its output. */
-static cJSON *report_json(const char *args)
-{
-    int st;
-    char *out = run_capture(&st, "'%s' %s --format json", tracedb(), args);
-    cr_assert_eq(st, 0, "tracedb %s", args);
-    cJSON *j = cJSON_Parse(out);
-    cr_assert(j, "tracedb %s: JSON output parses", args);
-    free(out);
-    return j;
-}
-
-static cJSON *row_named(cJSON *rows, const char *key, const char *value)
-{
-    cJSON *r;
-    cJSON_ArrayForEach(r, rows)
-    {
-        cJSON *v = cJSON_GetObjectItem(r, key);
-        if (cJSON_IsString(v) && strcmp(v->valuestring, value) == 0)
-            return r;
-    }
-    return NULL;
-}
-
-static double num(cJSON *row, const char *key)
-{
-    cJSON *v = cJSON_GetObjectItem(row, key);
-    cr_assert(cJSON_IsNumber(v), "%s is a number", key);
-    return v->valuedouble;
-}
-
-static char *write_trace(const char *dir, const char *name, const char *json)
-{
-    char *p = malloc(1024);
-    snprintf(p, 1024, "%s/%s", dir, name);
-    write_file(p, json, (long)strlen(json));
-    return p;
-}
-
 /* Writes json as NAME.json into a fresh dir and imports it into NAME.db there; returns the db. */
 static char *imported_json(const char *name, const char *json, char **dir)
 {
     *dir = temp_dir();
     char file[64], *db = malloc(1024);
     snprintf(file, sizeof file, "%s.json", name);
-    char *trace = write_trace(*dir, file, json);
+    char *trace = write_text_file(*dir, file, json);
     snprintf(db, 1024, "%s/%s.db", *dir, name);
     cr_assert_eq(import_to(trace, db), 0, "import %s", trace);
     free(trace);
@@ -80,7 +41,7 @@ static void ops_match_the_python_tree_walk(void)
         for (int path = 0; path < 2; path++) { /* from the import's sums, and from the events; the CPU-side rows
                                                 * the walk names (the device rows: test_kernel_ops.c) */
             snprintf(args, sizeof args, "ops '%s' --no-device-rows%s", db, path ? " --from 0" : "");
-            cJSON *got = report_json(args);
+            cJSON *got = tracedb_json(args);
             cJSON *r;
             int checked = 0;
             cJSON_ArrayForEach(r, got)
@@ -90,7 +51,7 @@ static void ops_match_the_python_tree_walk(void)
                 for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
                     cJSON *w = want ? cJSON_GetObjectItem(want, keys[k]) : NULL;
                     double expect = w ? w->valuedouble : 0;
-                    cr_assert_eq(num(r, keys[k]), expect, "%s %s %s (path %d)", trace->string, name, keys[k], path);
+                    cr_assert_eq(json_num(r, keys[k]), expect, "%s %s %s (path %d)", trace->string, name, keys[k], path);
                     checked += expect != 0;
                 }
             }
@@ -136,10 +97,10 @@ Test(reports, flops_of_every_operator_equal_pytorchs)
     sqlite3_close(d);
     char args[1200];
     snprintf(args, sizeof args, "ops '%s' --with-flops --group-by shape", db);
-    cJSON *rows = report_json(args);
+    cJSON *rows = tracedb_json(args);
     /* aten::mul [16, 1] x [16, 64]: PyTorch counts input 0's 16 elements, not the 1,024 of the broadcast */
-    cr_assert_eq(num(row_named(rows, "input_shapes", "[[16,1],[16,64]]"), "flops"), 16);
-    cr_assert_eq(num(row_named(rows, "input_shapes", "[[],[16,64]]"), "flops"), 1);
+    cr_assert_eq(json_num(json_row_named(rows, "input_shapes", "[[16,1],[16,64]]"), "flops"), 16);
+    cr_assert_eq(json_num(json_row_named(rows, "input_shapes", "[[],[16,64]]"), "flops"), 1);
     cJSON_Delete(rows);
     cleanup(dir, db);
 }
@@ -149,9 +110,9 @@ Test(reports, resnet18_flops_match_pytorch)
     char *dir, args[1200];
     char *db = imported("tests/data/resnet18_flops.json", &dir);
     snprintf(args, sizeof args, "ops '%s' --with-flops", db);
-    cJSON *rows = report_json(args);
-    cr_assert_eq(num(row_named(rows, "name", "aten::conv2d"), "flops"), 18135613440.0);
-    cr_assert_eq(num(row_named(rows, "name", "aten::addmm"), "flops"), 5120000.0);
+    cJSON *rows = tracedb_json(args);
+    cr_assert_eq(json_num(json_row_named(rows, "name", "aten::conv2d"), "flops"), 18135613440.0);
+    cr_assert_eq(json_num(json_row_named(rows, "name", "aten::addmm"), "flops"), 5120000.0);
     cJSON_Delete(rows);
     cleanup(dir, db);
 }
@@ -162,7 +123,7 @@ static void stats_match_pandas(const char *db, const char *report, cJSON *expect
 {
     char args[1400];
     snprintf(args, sizeof args, "%s '%s'", report, db); /* JSON: every row */
-    cJSON *rows = report_json(args), *want;
+    cJSON *rows = tracedb_json(args), *want;
     cr_assert(cJSON_GetArraySize(expected) >= 3, "%s: pandas' groups", report);
     cJSON_ArrayForEach(want, expected)
     {
@@ -173,7 +134,7 @@ static void stats_match_pandas(const char *db, const char *report, cJSON *expect
             const char *name = cJSON_GetObjectItem(row, "name")->valuestring;
             if (by_launch)
                 snprintf(key, sizeof key, "%s|%s|%s|%.0f|%.0f", name, cJSON_GetObjectItem(row, "grid")->valuestring,
-                         cJSON_GetObjectItem(row, "block")->valuestring, num(row, "registers"), num(row, "shared_mem_bytes"));
+                         cJSON_GetObjectItem(row, "block")->valuestring, json_num(row, "registers"), json_num(row, "shared_mem_bytes"));
             else
                 snprintf(key, sizeof key, "%s", name);
             if (strcmp(key, want->string) == 0) {
@@ -182,15 +143,15 @@ static void stats_match_pandas(const char *db, const char *report, cJSON *expect
             }
         }
         cr_assert(r, "%s: %s listed", report, want->string);
-        cr_assert_eq(num(r, count), num(want, "instances"), "%s: %s count", report, want->string);
-        cr_assert_eq(num(r, "total_ns"), num(want, "total"), "%s: %s total", report, want->string);
-        cr_assert_eq(num(r, "min_ns"), num(want, "min"));
-        cr_assert_eq(num(r, "max_ns"), num(want, "max"));
-        cr_assert_leq(fabs(num(r, "med_ns") - num(want, "median")), 0.5, "%s: %s median", report, want->string);
-        cr_assert_leq(fabs(num(r, "avg_ns") - num(want, "mean")), 0.5, "%s: %s mean", report, want->string);
+        cr_assert_eq(json_num(r, count), json_num(want, "instances"), "%s: %s count", report, want->string);
+        cr_assert_eq(json_num(r, "total_ns"), json_num(want, "total"), "%s: %s total", report, want->string);
+        cr_assert_eq(json_num(r, "min_ns"), json_num(want, "min"));
+        cr_assert_eq(json_num(r, "max_ns"), json_num(want, "max"));
+        cr_assert_leq(fabs(json_num(r, "med_ns") - json_num(want, "median")), 0.5, "%s: %s median", report, want->string);
+        cr_assert_leq(fabs(json_num(r, "avg_ns") - json_num(want, "mean")), 0.5, "%s: %s mean", report, want->string);
         cJSON *sd = cJSON_GetObjectItem(want, "std");
         if (cJSON_IsNumber(sd))
-            cr_assert_leq(fabs(num(r, "stddev_ns") - sd->valuedouble), 0.5, "%s: %s stddev", report, want->string);
+            cr_assert_leq(fabs(json_num(r, "stddev_ns") - sd->valuedouble), 0.5, "%s: %s stddev", report, want->string);
     }
     cJSON_Delete(rows);
 }
@@ -210,19 +171,19 @@ Test(reports, latency_percentiles_and_kernel_stats_match_pandas, .timeout = 120)
             snprintf(args, sizeof args, "latency '%s'", db);
         else
             snprintf(args, sizeof args, "latency '%s' --name '%s'", db, want->string);
-        cJSON *rows = report_json(args);
+        cJSON *rows = tracedb_json(args);
         cJSON *r = cJSON_GetArrayItem(rows, 0);
-        cr_assert_eq(num(r, "count"), num(want, "count"), "%s count", want->string);
-        cr_assert_eq(num(r, "min_ns"), num(want, "min"));
-        cr_assert_eq(num(r, "max_ns"), num(want, "max"));
+        cr_assert_eq(json_num(r, "count"), json_num(want, "count"), "%s count", want->string);
+        cr_assert_eq(json_num(r, "min_ns"), json_num(want, "min"));
+        cr_assert_eq(json_num(r, "max_ns"), json_num(want, "max"));
         const char *pairs[][2] = {{"mean_ns", "mean"}, {"median_ns", "p50"}, {"p90_ns", "p90"}, {"p95_ns", "p95"},
                                   {"p97_ns", "p97"},   {"p99_ns", "p99"},    {"p999_ns", "p99.9"}};
         for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) { /* cut to whole ns, as Furiosa's int() */
-            double w = num(want, pairs[k][1]), cut = floor(w);
+            double w = json_num(want, pairs[k][1]), cut = floor(w);
             if (fabs(w - nearbyint(w)) < 1e-6) /* on a whole ns: either side of it, as two sums' last bits fall */
-                cr_assert_leq(fabs(num(r, pairs[k][0]) - nearbyint(w)), 1, "%s %s", want->string, pairs[k][0]);
+                cr_assert_leq(fabs(json_num(r, pairs[k][0]) - nearbyint(w)), 1, "%s %s", want->string, pairs[k][0]);
             else
-                cr_assert_eq(num(r, pairs[k][0]), cut, "%s %s: %.3f", want->string, pairs[k][0], w);
+                cr_assert_eq(json_num(r, pairs[k][0]), cut, "%s %s: %.3f", want->string, pairs[k][0], w);
         }
         cJSON_Delete(rows);
     }
@@ -233,164 +194,6 @@ Test(reports, latency_percentiles_and_kernel_stats_match_pandas, .timeout = 120)
     stats_match_pandas(db, "api", cJSON_GetObjectItem(expected, "api"), "calls", 0);
     cJSON_Delete(expected);
     cleanup(dir, db);
-}
-
-/* Two streams on device 0 and two steps on the CPU, worked by hand (times in us):
- *   gemm [0,10) s7, relu [5,20) s8 (computation); Memcpy [18,30) s7 (memory); nccl [40,50) s8 (communication)
- *   whole trace: span [0,50) 50, busy [0,30)+[40,50) 40, run [0,20) 20, io-wait 20, idle 10
- *   step 1 [0,25): busy 25, run 20, io-wait 5, idle 0;  step 2 [25,60): busy 5+10, run 0, io 15, idle 20 */
-static const char device_trace[] =
-    "{\"traceEvents\":["
-    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":25},"
-    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#2\",\"pid\":1,\"tid\":1,\"ts\":25,\"dur\":35},"
-    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"pid\":0,\"tid\":7,\"ts\":0,\"dur\":10,\"args\":{\"device\":0,\"stream\":7}},"
-    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"relu\",\"pid\":0,\"tid\":8,\"ts\":5,\"dur\":15,\"args\":{\"device\":0,\"stream\":8}},"
-    "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD (Pinned -> Device)\",\"pid\":0,\"tid\":7,\"ts\":18,\"dur\":12,"
-    "\"args\":{\"device\":0,\"stream\":7,\"bytes\":1048576}},"
-    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclKernel_AllReduce_RING_LL_Sum_float\",\"pid\":0,\"tid\":8,\"ts\":40,"
-    "\"dur\":10,\"args\":{\"device\":0,\"stream\":8}}]}";
-
-static void check_device_row(cJSON *r, double span, double busy, double run, double io, double idle)
-{
-    cr_assert_eq(num(r, "span_ns"), span * 1000);
-    cr_assert_eq(num(r, "busy_ns"), busy * 1000);
-    cr_assert_eq(num(r, "run_ns"), run * 1000);
-    cr_assert_eq(num(r, "io_wait_ns"), io * 1000);
-    cr_assert_eq(num(r, "idle_ns"), idle * 1000);
-}
-
-Test(reports, device_run_io_wait_idle_by_hand)
-{
-    char *dir = temp_dir(), *trace = write_trace(dir, "d.json", device_trace), db[1100], args[1200];
-    snprintf(db, sizeof db, "%s/d.db", dir);
-    cr_assert_eq(import_to(trace, db), 0);
-    snprintf(args, sizeof args, "device '%s'", db);
-    cJSON *rows = report_json(args);
-    cr_assert_eq(cJSON_GetArraySize(rows), 3);
-    check_device_row(cJSON_GetArrayItem(rows, 0), 50, 40, 20, 20, 10);
-    check_device_row(row_named(rows, "step", "ProfilerStep#1"), 25, 25, 20, 5, 0);
-    check_device_row(row_named(rows, "step", "ProfilerStep#2"), 35, 15, 0, 15, 20);
-    cJSON_Delete(rows);
-    /* with a window the whole-window row is the same pass's (device_sweep.c), as without */
-    snprintf(args, sizeof args, "device '%s' --from 0", db);
-    rows = report_json(args);
-    check_device_row(cJSON_GetArrayItem(rows, 0), 50, 40, 20, 20, 10);
-    check_device_row(row_named(rows, "step", "ProfilerStep#1"), 25, 25, 20, 5, 0);
-    cJSON_Delete(rows);
-    /* a window that ends inside a step ends the step there: --to 35us keeps the work starting before 35
-     * (gemm, relu, the memcpy; not the nccl kernel at 40); the whole window's row spans that work [0,30):
-     * busy 30, run [0,20) 20, io-wait 10, idle 0; step 2 is [25,35): span 10, busy the memcpy's [25,30) 5,
-     * run 0, io-wait 5, idle 5 (not its whole 35 with the 5 of work the window kept: 30 idle) */
-    snprintf(args, sizeof args, "device '%s' --to 35us", db);
-    rows = report_json(args);
-    cr_assert_eq(cJSON_GetArraySize(rows), 3);
-    check_device_row(cJSON_GetArrayItem(rows, 0), 30, 30, 20, 10, 0);
-    check_device_row(row_named(rows, "step", "ProfilerStep#1"), 25, 25, 20, 5, 0);
-    check_device_row(row_named(rows, "step", "ProfilerStep#2"), 10, 5, 0, 5, 5);
-    cJSON_Delete(rows);
-    /* a device a foreign database names in text is a group of its own all the same */
-    sqlite3 *d;
-    cr_assert_eq(sqlite3_open(db, &d), SQLITE_OK);
-    cr_assert_eq(sqlite3_exec(d, "UPDATE event SET device = 'gpu' || device WHERE device IS NOT NULL", NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close(d);
-    snprintf(args, sizeof args, "device '%s' --from 0", db);
-    rows = report_json(args);
-    cr_assert_eq(cJSON_GetArraySize(rows), 3);
-    cr_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(rows, 0), "device")->valuestring, "gpu0");
-    check_device_row(cJSON_GetArrayItem(rows, 0), 50, 40, 20, 20, 10);
-    check_device_row(row_named(rows, "step", "ProfilerStep#2"), 35, 15, 0, 15, 20);
-    cJSON_Delete(rows);
-    /* the summary's whole-trace row comes from the import (device_time.c): the same numbers */
-    snprintf(args, sizeof args, "summary '%s'", db);
-    cJSON *sum = report_json(args);
-    check_device_row(cJSON_GetArrayItem(cJSON_GetObjectItem(sum, "device"), 0), 50, 40, 20, 20, 10);
-    cJSON_Delete(sum);
-    snprintf(args, sizeof args, "memops '%s'", db);
-    rows = report_json(args);
-    cr_assert_eq(num(cJSON_GetArrayItem(rows, 0), "total_bytes"), 1048576);
-    cr_assert_float_eq(num(cJSON_GetArrayItem(rows, 0), "bandwidth_gbps"), 87.381, 0.0005); /* 1048576 B / 12000 ns */
-    cJSON_Delete(rows);
-    free(trace);
-    run("rm -rf '%s'", dir);
-    free(dir);
-}
-
-/* Two ranks whose steps overlap in time: --range keeps each rank's events inside its own ranges. Rank 0's
- * ProfilerStep#7 is [0,50) us, its #8 [55,120) with kernel k0late at [60,70); rank 1's #7 is [0,100), so
- * rank 0's #8 and k0late start inside rank 1's #7. By hand, --range 'ProfilerStep#7': rank 0 has k0
- * [10,20) alone (device 0: span 10, busy 10; its #7: span 50, busy 10, idle 40), rank 1 k1 [80,90)
- * (device 1: its #7 span 100, busy 10); no row for rank 0's #8 or k0late. */
-Test(reports, a_range_keeps_each_ranks_events_inside_its_own_instances)
-{
-    static const char r0[] =
-        "{\"distributedInfo\":{\"rank\":0},\"traceEvents\":["
-        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#7\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":50},"
-        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#8\",\"pid\":1,\"tid\":1,\"ts\":55,\"dur\":65},"
-        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k0\",\"pid\":0,\"tid\":7,\"ts\":10,\"dur\":10,\"args\":{\"device\":0,\"stream\":7}},"
-        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k0late\",\"pid\":0,\"tid\":7,\"ts\":60,\"dur\":10,\"args\":{\"device\":0,\"stream\":7}}]}";
-    static const char r1[] =
-        "{\"distributedInfo\":{\"rank\":1},\"traceEvents\":["
-        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#7\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},"
-        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k1\",\"pid\":0,\"tid\":7,\"ts\":80,\"dur\":10,\"args\":{\"device\":1,\"stream\":7}}]}";
-    char *dir = temp_dir(), *t0 = write_trace(dir, "r0.json", r0), *t1 = write_trace(dir, "r1.json", r1), db[1100], args[1200];
-    snprintf(db, sizeof db, "%s/r.db", dir);
-    cr_assert_eq(run("'%s' import -q '%s' '%s' -o '%s'", tracedb(), t0, t1, db), 0);
-    snprintf(args, sizeof args, "kernels '%s' --range 'ProfilerStep#7' --by-rank", db);
-    cJSON *rows = report_json(args);
-    cr_assert_eq(cJSON_GetArraySize(rows), 2, "k0 and k1; not k0late, which starts in rank 1's step only");
-    cr_assert(row_named(rows, "name", "k0") && row_named(rows, "name", "k1") && !row_named(rows, "name", "k0late"));
-    cr_assert_eq(num(row_named(rows, "name", "k0"), "rank"), 0);
-    cr_assert_eq(num(row_named(rows, "name", "k1"), "rank"), 1);
-    cJSON_Delete(rows);
-    snprintf(args, sizeof args, "device '%s' --range 'ProfilerStep#7'", db);
-    rows = report_json(args);
-    cr_assert_eq(cJSON_GetArraySize(rows), 4, "each device's whole window and its rank's #7; no row for rank 0's #8");
-    cr_assert(!row_named(rows, "step", "ProfilerStep#8"));
-    cJSON *r;
-    int steps = 0;
-    cJSON_ArrayForEach(r, rows)
-    {
-        int step = cJSON_IsString(cJSON_GetObjectItem(r, "step")), dev = (int)num(r, "device");
-        steps += step;
-        if (dev == 0)
-            check_device_row(r, step ? 50 : 10, 10, 10, 0, step ? 40 : 0);
-        else
-            check_device_row(r, step ? 100 : 10, 10, 10, 0, step ? 90 : 0);
-    }
-    cr_assert_eq(steps, 2);
-    cJSON_Delete(rows);
-    free(t0), free(t1);
-    run("rm -rf '%s'", dir);
-    free(dir);
-}
-
-/* The same work on a device numbered past INT32_MAX / 4 (600000000): the whole-trace row is there, with
- * the hand-worked sums above, as the step rows are (one pass measures every window). */
-Test(reports, device_whole_trace_row_of_a_large_device_index)
-{
-    char *dir = temp_dir(), db[1100], args[1200], text[sizeof device_trace + 100] = "";
-    for (const char *p = device_trace, *at; *p; p = at + 11) { /* "device":0 -> "device":600000000 */
-        if (!(at = strstr(p, "\"device\":0,"))) {
-            strcat(text, p);
-            break;
-        }
-        strncat(text, p, (size_t)(at - p));
-        strcat(text, "\"device\":600000000,");
-    }
-    char *trace = write_trace(dir, "d.json", text);
-    snprintf(db, sizeof db, "%s/d.db", dir);
-    cr_assert_eq(import_to(trace, db), 0);
-    snprintf(args, sizeof args, "device '%s'", db);
-    cJSON *rows = report_json(args);
-    cr_assert_eq(cJSON_GetArraySize(rows), 3, "the whole trace and two steps");
-    cJSON *whole = cJSON_GetArrayItem(rows, 0);
-    cr_assert(cJSON_IsNull(cJSON_GetObjectItem(whole, "step")) && num(whole, "device") == 600000000);
-    check_device_row(whole, 50, 40, 20, 20, 10);
-    check_device_row(row_named(rows, "step", "ProfilerStep#2"), 35, 15, 0, 15, 20);
-    cJSON_Delete(rows);
-    free(trace);
-    run("rm -rf '%s'", dir);
-    free(dir);
 }
 
 /* Op A [0,100) allocates 1000 at addr 1 and 500 at addr 2; op B [100,200) frees addr 1 and allocates
@@ -411,33 +214,33 @@ static const char memory_trace[] =
 
 Test(reports, memory_peaks_leaks_by_hand)
 {
-    char *dir = temp_dir(), *trace = write_trace(dir, "m.json", memory_trace), db[1100], args[1200];
+    char *dir = temp_dir(), *trace = write_text_file(dir, "m.json", memory_trace), db[1100], args[1200];
     snprintf(db, sizeof db, "%s/m.db", dir);
     cr_assert_eq(import_to(trace, db), 0);
     snprintf(args, sizeof args, "memory '%s'", db);
-    cJSON *rows = report_json(args);
-    cJSON *r = row_named(rows, "device", "cuda:0");
+    cJSON *rows = tracedb_json(args);
+    cJSON *r = json_row_named(rows, "device", "cuda:0");
     cr_assert(r);
-    cr_assert_eq(num(r, "peak_allocated_bytes"), 3500);
-    cr_assert_eq(num(r, "peak_allocated_ns"), 120000);
-    cr_assert_eq(num(r, "peak_reserved_bytes"), 4000);
-    cr_assert_float_eq(num(r, "fragmentation_pct"), 12.5, 1e-9);
+    cr_assert_eq(json_num(r, "peak_allocated_bytes"), 3500);
+    cr_assert_eq(json_num(r, "peak_allocated_ns"), 120000);
+    cr_assert_eq(json_num(r, "peak_reserved_bytes"), 4000);
+    cr_assert_float_eq(json_num(r, "fragmentation_pct"), 12.5, 1e-9);
     cr_assert_str_eq(cJSON_GetObjectItem(r, "peak_op")->valuestring, "B");
-    cr_assert_eq(num(r, "leaked_bytes"), 3500);
-    cr_assert_eq(num(r, "allocs"), 3);
-    cr_assert_eq(num(r, "frees"), 1);
-    cr_assert_eq(num(r, "allocated_bytes"), 4500);
-    cr_assert_eq(num(r, "freed_bytes"), 1000);
+    cr_assert_eq(json_num(r, "leaked_bytes"), 3500);
+    cr_assert_eq(json_num(r, "allocs"), 3);
+    cr_assert_eq(json_num(r, "frees"), 1);
+    cr_assert_eq(json_num(r, "allocated_bytes"), 4500);
+    cr_assert_eq(json_num(r, "freed_bytes"), 1000);
     cJSON_Delete(rows);
     snprintf(args, sizeof args, "ops '%s'", db);
-    rows = report_json(args);
-    cr_assert_eq(num(row_named(rows, "name", "A"), "self_device_mem_bytes"), 1500);
-    cr_assert_eq(num(row_named(rows, "name", "B"), "device_mem_bytes"), 2000);
+    rows = tracedb_json(args);
+    cr_assert_eq(json_num(json_row_named(rows, "name", "A"), "self_device_mem_bytes"), 1500);
+    cr_assert_eq(json_num(json_row_named(rows, "name", "B"), "device_mem_bytes"), 2000);
     cJSON_Delete(rows);
     snprintf(args, sizeof args, "memory '%s' --timeline", db);
-    rows = report_json(args);
+    rows = tracedb_json(args);
     cr_assert_eq(cJSON_GetArraySize(rows), 4);
-    cr_assert_eq(num(cJSON_GetArrayItem(rows, 3), "allocated_bytes"), 3500);
+    cr_assert_eq(json_num(cJSON_GetArrayItem(rows, 3), "allocated_bytes"), 3500);
     cJSON_Delete(rows);
     /* without the allocator's totals the running sum (1000, 1500, 500, 3500) gives the peak; a device a
      * foreign database names in text keeps a group of its own */
@@ -449,12 +252,12 @@ Test(reports, memory_peaks_leaks_by_hand)
                  SQLITE_OK);
     sqlite3_close(d);
     snprintf(args, sizeof args, "memory '%s'", db);
-    rows = report_json(args);
-    r = row_named(rows, "device", "cuda:x");
+    rows = tracedb_json(args);
+    r = json_row_named(rows, "device", "cuda:x");
     cr_assert(r);
-    cr_assert_eq(num(r, "peak_allocated_bytes"), 3500);
-    cr_assert_eq(num(r, "peak_allocated_ns"), 120000);
-    cr_assert_eq(num(r, "leaked_bytes"), 3500);
+    cr_assert_eq(json_num(r, "peak_allocated_bytes"), 3500);
+    cr_assert_eq(json_num(r, "peak_allocated_ns"), 120000);
+    cr_assert_eq(json_num(r, "leaked_bytes"), 3500);
     cr_assert_str_eq(cJSON_GetObjectItem(r, "peak_op")->valuestring, "B");
     cJSON_Delete(rows);
     free(trace);
@@ -479,11 +282,11 @@ Test(reports, memory_leaks_without_addresses_are_allocated_less_freed)
                  frees[k]);
         char *db = imported_json("noaddr", json, &dir), args[1200];
         snprintf(args, sizeof args, "memory '%s'", db);
-        cJSON *rows = report_json(args), *r = row_named(rows, "device", "cpu");
+        cJSON *rows = tracedb_json(args), *r = json_row_named(rows, "device", "cpu");
         cr_assert(r);
-        cr_assert_eq(num(r, "allocated_bytes"), 150);
+        cr_assert_eq(json_num(r, "allocated_bytes"), 150);
         if (k == 0)
-            cr_assert_eq(num(r, "leaked_bytes"), 120);
+            cr_assert_eq(json_num(r, "leaked_bytes"), 120);
         else
             cr_assert(cJSON_IsNull(cJSON_GetObjectItem(r, "leaked_bytes")), "frees outweigh allocations: not known");
         cJSON_Delete(rows);
@@ -514,21 +317,21 @@ Test(reports, summary_memory_is_memorys_peak_without_totals)
                              "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":60,\"args\":{\"Addr\":9,\"Bytes\":-64,\"Device Type\":0}}]}",
                              &dir);
     snprintf(args, sizeof args, "summary '%s'", db);
-    cJSON *sum = report_json(args), *mem = cJSON_GetObjectItem(sum, "memory");
+    cJSON *sum = tracedb_json(args), *mem = cJSON_GetObjectItem(sum, "memory");
     cr_assert_eq(cJSON_GetArraySize(mem), 2);
-    cJSON *gpu = row_named(mem, "device", "cuda:0"), *host = row_named(mem, "device", "cpu");
+    cJSON *gpu = json_row_named(mem, "device", "cuda:0"), *host = json_row_named(mem, "device", "cpu");
     cr_assert(gpu && host);
-    cr_assert_eq(num(gpu, "peak_allocated_bytes"), 3500);
-    cr_assert_eq(num(gpu, "allocs"), 3);
-    cr_assert_eq(num(gpu, "frees"), 1);
+    cr_assert_eq(json_num(gpu, "peak_allocated_bytes"), 3500);
+    cr_assert_eq(json_num(gpu, "allocs"), 3);
+    cr_assert_eq(json_num(gpu, "frees"), 1);
     cr_assert(cJSON_IsNull(cJSON_GetObjectItem(gpu, "peak_reserved_bytes")));
     cr_assert(cJSON_IsNull(cJSON_GetObjectItem(gpu, "fragmentation_pct")));
-    cr_assert_eq(num(host, "peak_allocated_bytes"), 64);
+    cr_assert_eq(json_num(host, "peak_allocated_bytes"), 64);
     /* the same peaks `tracedb memory` gives */
     snprintf(args, sizeof args, "memory '%s'", db);
-    cJSON *rows = report_json(args);
-    cr_assert_eq(num(row_named(rows, "device", "cuda:0"), "peak_allocated_bytes"), 3500);
-    cr_assert_eq(num(row_named(rows, "device", "cpu"), "peak_allocated_bytes"), 64);
+    cJSON *rows = tracedb_json(args);
+    cr_assert_eq(json_num(json_row_named(rows, "device", "cuda:0"), "peak_allocated_bytes"), 3500);
+    cr_assert_eq(json_num(json_row_named(rows, "device", "cpu"), "peak_allocated_bytes"), 64);
     cJSON_Delete(rows);
     cJSON_Delete(sum);
     cleanup(dir, db);
@@ -545,9 +348,9 @@ static const char window_trace[] =
 
 static int64_t calls_of(const char *args, const char *name)
 {
-    cJSON *rows = report_json(args);
-    cJSON *r = row_named(rows, "name", name);
-    int64_t v = r ? (int64_t)num(r, "calls") : 0;
+    cJSON *rows = tracedb_json(args);
+    cJSON *r = json_row_named(rows, "name", name);
+    int64_t v = r ? (int64_t)json_num(r, "calls") : 0;
     cJSON_Delete(rows);
     return v;
 }
@@ -561,7 +364,7 @@ Test(reports, windows_ranges_and_ranks)
         *p = (char)('0' + rank);
         char name[16];
         snprintf(name, sizeof name, "w%d.json", rank);
-        char *trace = write_trace(dir, name, json);
+        char *trace = write_text_file(dir, name, json);
         snprintf(db, sizeof db, "%s/w.db", dir);
         cr_assert_eq(run("'%s' import -q %s '%s' -o '%s'", tracedb(), rank ? "--append" : "", trace, db), 0);
         free(trace);
@@ -579,9 +382,9 @@ Test(reports, windows_ranges_and_ranks)
             cr_assert_eq(calls_of(args, "y"), 1);
             cr_assert_eq(calls_of(args, "ProfilerStep*"), 1);
             snprintf(args, sizeof args, "latency '%s' --each", db);
-            cJSON *rows = report_json(args);
+            cJSON *rows = tracedb_json(args);
             cr_assert_eq(cJSON_GetArraySize(rows), 2);
-            cr_assert_eq(num(cJSON_GetArrayItem(rows, 1), "start_ns"), 100000);
+            cr_assert_eq(json_num(cJSON_GetArrayItem(rows, 1), "start_ns"), 100000);
             cJSON_Delete(rows);
             snprintf(args, sizeof args, "ops '%s' --range nothing-like-this", db);
             cr_assert_neq(run("'%s' %s 2>/dev/null", tracedb(), args), 0, "an unknown range is an error");
@@ -589,10 +392,10 @@ Test(reports, windows_ranges_and_ranks)
     }
     for (int windowed = 0; windowed < 2; windowed++) { /* the whole trace's sums (ops.sql); a window: the C pass */
         snprintf(args, sizeof args, "ops '%s' --by-rank%s", db, windowed ? " --from 0" : "");
-        cJSON *rows = report_json(args), *r;
+        cJSON *rows = tracedb_json(args), *r;
         int per_rank[2] = {0, 0};
         cJSON_ArrayForEach(r, rows) if (strcmp(cJSON_GetObjectItem(r, "name")->valuestring, "x") == 0)
-            per_rank[(int)num(r, "rank")] += (int)num(r, "calls");
+            per_rank[(int)json_num(r, "rank")] += (int)json_num(r, "calls");
         cr_assert(per_rank[0] == 2 && per_rank[1] == 2, "x twice in each rank (%s)", args);
         cJSON_Delete(rows);
     }
@@ -732,7 +535,7 @@ Test(reports, smoke_every_report_exits_0_with_json_on_every_real_trace, .timeout
         cr_assert_eq(import_to(src_path(in), db), 0);
         for (size_t i = 0; i < sizeof reports / sizeof reports[0]; i++) {
             snprintf(args, sizeof args, "%s '%s'", reports[i], db);
-            cJSON_Delete(report_json(args)); /* exits 0 and prints JSON that parses */
+            cJSON_Delete(tracedb_json(args)); /* exits 0 and prints JSON that parses */
         }
         for (int f = 0; f < 2; f++)
             cr_assert_eq(run("'%s' summary '%s' --format %s > /dev/null", tracedb(), db, f ? "csv" : "table"), 0);
@@ -754,23 +557,23 @@ static const char stack_trace[] =
 
 Test(reports, group_by_stack_and_shape)
 {
-    char *dir = temp_dir(), *trace = write_trace(dir, "s.json", stack_trace), db[1100], args[1200];
+    char *dir = temp_dir(), *trace = write_text_file(dir, "s.json", stack_trace), db[1100], args[1200];
     snprintf(db, sizeof db, "%s/s.db", dir);
     cr_assert_eq(import_to(trace, db), 0);
     snprintf(args, sizeof args, "ops '%s' --group-by stack --stack-depth 1", db);
-    cJSON *rows = report_json(args);
-    cr_assert(row_named(rows, "stack", "b.py(2): f") && row_named(rows, "stack", "a.py(1): main"));
+    cJSON *rows = tracedb_json(args);
+    cr_assert(json_row_named(rows, "stack", "b.py(2): f") && json_row_named(rows, "stack", "a.py(1): main"));
     cJSON_Delete(rows);
     snprintf(args, sizeof args, "ops '%s' --group-by stack --stack-depth 2", db);
-    rows = report_json(args);
-    cr_assert(row_named(rows, "stack", "b.py(2): f; a.py(1): main"));
+    rows = tracedb_json(args);
+    cr_assert(json_row_named(rows, "stack", "b.py(2): f; a.py(1): main"));
     cJSON_Delete(rows);
     snprintf(args, sizeof args, "ops '%s' --group-by shape --with-flops", db);
-    rows = report_json(args);
-    cJSON *r = row_named(rows, "input_shapes", "[[2,3],[3,4]]");
+    rows = tracedb_json(args);
+    cJSON *r = json_row_named(rows, "input_shapes", "[[2,3],[3,4]]");
     cr_assert(r);
-    cr_assert_eq(num(r, "flops"), 48); /* 2 * 2 * 3 * 4 */
-    cr_assert_eq(num(row_named(rows, "input_shapes", "[[4,4],[4,4]]"), "flops"), 128);
+    cr_assert_eq(json_num(r, "flops"), 48); /* 2 * 2 * 3 * 4 */
+    cr_assert_eq(json_num(json_row_named(rows, "input_shapes", "[[4,4],[4,4]]"), "flops"), 128);
     cJSON_Delete(rows);
     free(trace);
     run("rm -rf '%s'", dir);
@@ -790,17 +593,17 @@ static void device_time_matches_hta_definitions(void)
         char *db = imported(rel, &dir);
         for (int path = 0; path < 2; path++) { /* device_stats from the import, and device.sql over a window */
             snprintf(args, sizeof args, "device '%s' --steps no-such-step%s", db, path ? " --from 0" : "");
-            cJSON *rows = report_json(args), *r;
+            cJSON *rows = tracedb_json(args), *r;
             cr_assert_eq(cJSON_GetArraySize(rows), cJSON_GetArraySize(trace), "%s: one row per device", trace->string);
             cJSON_ArrayForEach(r, rows)
             {
                 char dev[16];
-                snprintf(dev, sizeof dev, "%d", (int)num(r, "device"));
+                snprintf(dev, sizeof dev, "%d", (int)json_num(r, "device"));
                 cJSON *w = cJSON_GetObjectItem(trace, dev);
                 cr_assert(w, "%s device %s", trace->string, dev);
-                cr_assert_eq(num(r, "span_ns"), num(w, "span_ns"), "%s span (path %d)", trace->string, path);
-                cr_assert_eq(num(r, "busy_ns"), num(w, "busy_ns"), "%s busy (path %d)", trace->string, path);
-                cr_assert_eq(num(r, "run_ns"), num(w, "run_ns"), "%s run (path %d)", trace->string, path);
+                cr_assert_eq(json_num(r, "span_ns"), json_num(w, "span_ns"), "%s span (path %d)", trace->string, path);
+                cr_assert_eq(json_num(r, "busy_ns"), json_num(w, "busy_ns"), "%s busy (path %d)", trace->string, path);
+                cr_assert_eq(json_num(r, "run_ns"), json_num(w, "run_ns"), "%s run (path %d)", trace->string, path);
             }
             cJSON_Delete(rows);
         }
@@ -865,7 +668,7 @@ Test(reports, by_step_takes_the_latest_step_holding_the_start)
     cr_assert_str_eq(out, "ProfilerStep#2,100,k_launched_in_2\nProfilerStep#9,100,k_unlaunched_in_1_and_9\n");
     free(out);
     /* a second trace with a step of the same name, elsewhere in time: one row per step name, as ranks' are */
-    char *second = write_trace(dir, "second.json",
+    char *second = write_text_file(dir, "second.json",
         "[{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#2\",\"pid\":5,\"tid\":1,\"ts\":1000,\"dur\":100},\n"
         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":5,\"tid\":1,\"ts\":1010,\"dur\":5,"
         "\"args\":{\"correlation\":70}},\n"
@@ -927,7 +730,7 @@ Test(reports, ops_rows_order_and_percentages_by_hand)
             free(out);
         }
     /* a second trace's ProfilerStep#1, after both: one step of that name, placed by its first start */
-    char *second = write_trace(dir, "second.json",
+    char *second = write_text_file(dir, "second.json",
         "[{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":5,\"tid\":1,\"ts\":1000,\"dur\":10},\n"
         "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"y\",\"pid\":5,\"tid\":1,\"ts\":1000,\"dur\":4}]");
     cr_assert_eq(run("'%s' import -q --append '%s' -o '%s' 2>/dev/null", tracedb(), second, db), 0);

@@ -1,5 +1,6 @@
-/* test_write_errors.c: every writer outside import (export csv and chrome, report, merge, an append)
- * meets a full disk or `ulimit -f` mid-file and says so: a non-zero exit, the reason in words, and no
+/* test_write_errors.c: every writer (export csv and chrome, report, merge, an append, an import where
+ * SQLite keeps no errno) meets a full disk or `ulimit -f` mid-file and says so: a non-zero exit, the
+ * reason in words, and no
  * file, whole or cut, under the name asked for; an append leaves the old database as it was. Outputs
  * are never replaced without --force, and never the database or trace being read. */
 #include "helpers.h"
@@ -57,6 +58,34 @@ Test(write_errors, a_full_disk_on_standard_output_is_an_error_with_its_reason)
                   text);
         cr_expect(!strstr(text, "Success"), "%s: no error said with errno 0's text: %s", cmds[i], text);
         free(text);
+    }
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* A small trace's import meets the limit where SQLite grows the file (zeros to its new end), which keeps
+ * no errno: the reason is said all the same, not SQLite's bare "disk I/O error" (a large trace meets it
+ * writing a page, with the errno: untrusted_outputs/file_size_limit_is_a_clear_error_and_leaves_no_temporary). */
+Test(write_errors, a_small_import_past_ulimit_f_says_file_too_large)
+{
+    char *dir = temp_dir(), trace[600];
+    snprintf(trace, sizeof trace, "%s/x.json", dir);
+    FILE *f = fopen(trace, "w");
+    cr_assert(f);
+    fputs("{\"traceEvents\":[", f);
+    for (int i = 0; i < 1000; i++)
+        fprintf(f, "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op%d\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":5}",
+                i ? "," : "", i % 7, i * 10);
+    fputs("]}", f);
+    fclose(f);
+    for (int blocks = 60; blocks <= 200; blocks += 70) {
+        int st;
+        char *out = run_capture(&st, "cd '%s' && (ulimit -f %d; '%s' import -q x.json -o s.db) 2>&1; echo rc=$?", dir,
+                                blocks, tracedb());
+        cr_expect(strstr(out, "rc=1") && strstr(out, "s.db") && strstr(out, "file too large"), "ulimit -f %d: %s", blocks,
+                  out);
+        free(out);
+        cr_expect_eq(count_files(dir, "s.db"), 0, "neither the database nor a temporary is left");
     }
     run("rm -rf '%s'", dir);
     free(dir);
