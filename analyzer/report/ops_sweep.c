@@ -67,7 +67,7 @@ int ops_sweep(sqlite3 *db, const struct ops_sweep_options *o, struct report_io *
     if (rc != 0 && !said)
         fprintf(io->err, "%s: %s\n", io->prog, sqlite3_errmsg(db));
     else if (rc == 0 && p.overflow)
-        fprintf(io->err, "%s: integer overflow\n", io->prog);
+        render_overflow_said(io->err);
     sqlite3_finalize(p.parent_of);
     p.parent_of = NULL;
     if (own && sqlite3_exec(db, rc == 0 && !p.overflow ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL) != SQLITE_OK && rc == 0) {

@@ -74,5 +74,7 @@ const char *render_unit(const char *col);
 
 /* Prints why stepping st failed (SQLite's message, and what an integer overflow means here). */
 void render_step_error(sqlite3_stmt *st, FILE *err);
+/* What a report says where a sum of the database's values passed 2^63 (SQLite's sum(), or a C pass's). */
+void render_overflow_said(FILE *err);
 
 #endif

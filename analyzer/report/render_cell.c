@@ -344,12 +344,17 @@ const char *render_column_name(sqlite3_stmt *st, int col, const struct render_op
     return col == 0 && opt && opt->first_name ? opt->first_name : sqlite3_column_name(st, col);
 }
 
+void render_overflow_said(FILE *err)
+{
+    fprintf(err, "tracedb: integer overflow: a sum of the database's values passed 2^63 (146 years of ns, 8 EiB), "
+                 "which no real trace's do: a damaged, edited or made-up trace or database\n");
+}
+
 void render_step_error(sqlite3_stmt *st, FILE *err)
 {
     const char *msg = sqlite3_errmsg(sqlite3_db_handle(st));
     if (strcmp(msg, "integer overflow") == 0) /* SQLite's sum() past 2^63 */
-        fprintf(err, "tracedb: integer overflow: a sum of the database's values passed 2^63, which no trace's do "
-                     "(a damaged or edited database)\n");
+        render_overflow_said(err);
     else
         fprintf(err, "tracedb: %s\n", msg);
 }

@@ -196,6 +196,33 @@ Test(reports, latency_percentiles_and_kernel_stats_match_pandas, .timeout = 120)
     cleanup(dir, db);
 }
 
+/* Two [memory] events of 2^63 - 1 bytes each (no real trace's; this one's own values, as imported): their
+ * sum passes 2^63, and ops and the HTML report, which sum them, stop and say what that means, not a bare
+ * "integer overflow" (memory's sums saturate: untrusted_times/memory_byte_sums_saturate_instead_of_overflowing). */
+Test(reports, ops_and_the_report_say_what_a_sum_past_2_63_means)
+{
+    static const char trace[] =
+        "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"A\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},"
+        "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":10,\"args\":{\"Addr\":1,"
+        "\"Bytes\":9223372036854775807,\"Device Type\":0}},"
+        "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":20,\"args\":{\"Addr\":2,"
+        "\"Bytes\":9223372036854775807,\"Device Type\":0}}]}";
+    char *dir = temp_dir(), db[600];
+    import_text(dir, trace, db, sizeof db);
+    static const char *const cmds[] = {"ops '%s'", "report '%s' -o %s/r.html"};
+    for (int i = 0; i < 2; i++) {
+        char args[1400];
+        snprintf(args, sizeof args, cmds[i], db, dir);
+        int st;
+        char *out = run_capture(&st, "'%s' %s 2>&1; echo rc=$?", tracedb(), args);
+        cr_expect(strstr(out, "rc=1\n"), "%s: exit 1: %s", args, out);
+        cr_expect(strstr(out, "integer overflow: a sum of the database's values passed 2^63"), "%s: said: %s", args, out);
+        free(out);
+    }
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
 /* Op A [0,100) allocates 1000 at addr 1 and 500 at addr 2; op B [100,200) frees addr 1 and allocates
  * 3000 at addr 3. Totals as the allocator reports them. Peak allocated 3500 at 120 us inside B;
  * peak reserved 4000; fragmentation (4000 - 3500) / 4000 = 12.5%; leaked addr 2 + addr 3 = 3500. */
