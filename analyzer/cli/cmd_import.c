@@ -73,11 +73,20 @@ int cmd_import(int argc, char **argv, struct cli *cli)
         fprintf(cli->io.err, "%s: -o names no file (an empty name)\n", cli->io.prog);
         return 2;
     }
-    for (int i = 0; i < n; i++) /* --force replaces an output, never a trace being read */
-        if (tdb_out_same_file(out, argv[i])) {
-            fprintf(cli->io.err, "%s: %s is a trace this import reads; name another output\n", cli->io.prog, out);
-            return 2;
-        }
+    /* --force replaces an output, never a trace being read: one named, or one in a directory named (a
+     * directory that cannot be listed is said by the import itself) */
+    char **files = NULL;
+    int nfiles = tdb_trace_files((const char *const *)argv, n, &files, NULL, 0), reads = 0;
+    for (int i = 0; i < n && !reads; i++)
+        reads = tdb_out_same_file(out, argv[i]);
+    for (int i = 0; i < nfiles && !reads; i++)
+        reads = tdb_out_same_file(out, files[i]);
+    if (nfiles > 0)
+        tdb_trace_files_free(files, nfiles);
+    if (reads) {
+        fprintf(cli->io.err, "%s: %s is a trace this import reads; name another output\n", cli->io.prog, out);
+        return 2;
+    }
     if (force && append) {
         fprintf(cli->io.err, "%s: --force and --append do not go together\n", cli->io.prog);
         return 2;

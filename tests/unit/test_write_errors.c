@@ -139,7 +139,7 @@ Test(write_errors, an_existing_output_is_replaced_only_with_force_and_the_input_
 {
     char *dir = dir_with_db();
     run("cd '%s' && echo keep > t.csv && echo keep > c.json && cp a.db before.db && cp '%s' t.json.gz && cp t.json.gz "
-        "t0.json.gz",
+        "t0.json.gz && mkdir logs && cp t.json.gz logs/r0.json.gz",
         dir, src_path("tests/data/kineto/critical_path_alexnet_trace.json.gz"));
     static const struct {
         const char *args, *says;
@@ -155,6 +155,7 @@ Test(write_errors, an_existing_output_is_replaced_only_with_force_and_the_input_
         {"merge a.db before.db -o a.db --force", "a.db is an input of this merge", 2},
         {"import t.json.gz -o t.json.gz --force", "t.json.gz is a trace this import reads", 2},
         {"import before.db t.json.gz -o ./t.json.gz --force", "t.json.gz is a trace this import reads", 2},
+        {"import logs -o logs/r0.json.gz --force", "logs/r0.json.gz is a trace this import reads", 2},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int st;
@@ -164,7 +165,8 @@ Test(write_errors, an_existing_output_is_replaced_only_with_force_and_the_input_
         free(text);
     }
     int st;
-    char *text = run_capture(&st, "cd '%s' && cat t.csv c.json && cmp a.db before.db && cmp t.json.gz t0.json.gz && echo same", dir);
+    char *text = run_capture(&st, "cd '%s' && cat t.csv c.json && cmp a.db before.db && cmp t.json.gz t0.json.gz && "
+                                 "cmp logs/r0.json.gz t0.json.gz && echo same", dir);
     cr_expect_str_eq(text, "keep\nkeep\nsame\n", "nothing was replaced");
     free(text);
     /* with --force, an existing output (not an input) is replaced by the export */
