@@ -132,6 +132,24 @@ Test(reports, a_range_keeps_each_ranks_events_inside_its_own_instances)
     }
     cr_assert_eq(steps, 2);
     cJSON_Delete(rows);
+    /* the same where a trace's tracks are not a run of ids (a stranger's numbering: rank 0's GPU track
+     * moved past rank 1's), which the window then looks up track by track */
+    sqlite3 *d;
+    cr_assert_eq(sqlite3_open(db, &d), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(d, "DROP TRIGGER IF EXISTS event_pack_stale_update; "
+                                 "UPDATE thread SET id = 1000 WHERE id = (SELECT thread_id FROM event e JOIN string s "
+                                 "ON s.id = e.name_id WHERE s.value = 'k0'); "
+                                 "UPDATE event SET thread_id = 1000 WHERE name_id IN (SELECT id FROM string WHERE value "
+                                 "IN ('k0', 'k0late'))",
+                              NULL, NULL, NULL),
+                 SQLITE_OK, "%s", sqlite3_errmsg(d));
+    sqlite3_close(d);
+    snprintf(args, sizeof args, "kernels '%s' --range 'ProfilerStep#7' --by-rank", db);
+    rows = tracedb_json(args);
+    cr_assert_eq(cJSON_GetArraySize(rows), 2, "k0 and k1, not k0late");
+    cr_assert(json_row_named(rows, "name", "k0") && json_row_named(rows, "name", "k1"));
+    cr_assert_eq(json_num(json_row_named(rows, "name", "k0"), "rank"), 0);
+    cJSON_Delete(rows);
     free(t0), free(t1);
     run("rm -rf '%s'", dir);
     free(dir);
