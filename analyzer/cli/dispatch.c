@@ -86,7 +86,7 @@ int cli_dispatch(int argc, char **argv, FILE *out, FILE *err, int in_process, st
         return 2;
     }
     if (!in_process && (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0 || strcmp(argv[0], "help") == 0)) {
-        if (argc < 2) {
+        if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) { /* (help --help) */
             usage(out);
             return written(out, err, 0);
         }

@@ -315,6 +315,12 @@ Test(tables, typos_unknown_formats_and_closed_pipes)
         at = h + 1;
     }
     cr_assert(strstr(help, "\n    summary        where the time") && strstr(help, "\n    import         turn"), "%s", help);
+    /* help's own --help is that list too (not "'--help' is not a tracedb command") */
+    for (int k = 0; k < 2; k++) {
+        char *again = run_capture(&st2, "'%s' help %s 2>&1", tracedb(), k ? "-h" : "--help");
+        cr_assert(st2 == 0 && strcmp(again, help) == 0, "help %s: %s", k ? "-h" : "--help", again);
+        free(again);
+    }
     free(help);
     cr_assert(strstr(out, "\\-\\-max\\-string SIZE") && strstr(out, "\\-\\-on\\-inconclusive VALUE") &&
                   strstr(out, "tracedb diff base.db new.db \\-\\-fail\\-above 5"),
