@@ -88,6 +88,29 @@ Test(reports, device_run_io_wait_idle_by_hand)
     free(dir);
 }
 
+/* A step cut by a window of several instances: ProfilerStep#1 [0,100) us; range W on two other tracks
+ * [0,30) and [20,60); kernel k [40,45). --range W keeps the step (it starts in the first W) and k (it
+ * starts in the second): the step runs to the last W it meets, [0,60): span 60, busy 5, idle 55 (not cut
+ * at the first W's end, 30, which left k out: busy 0). */
+Test(reports, device_cuts_a_step_at_the_last_window_it_meets)
+{
+    static const char trace[] =
+        "{\"traceEvents\":["
+        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},"
+        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"W\",\"pid\":1,\"tid\":2,\"ts\":0,\"dur\":30},"
+        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"W\",\"pid\":1,\"tid\":3,\"ts\":20,\"dur\":40},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":40,\"dur\":5,\"args\":{\"device\":0,\"stream\":7}}]}";
+    char *dir = temp_dir(), db[600], args[1200];
+    import_text(dir, trace, db, sizeof db);
+    snprintf(args, sizeof args, "device '%s' --range W", db);
+    cJSON *rows = tracedb_json(args);
+    cr_assert_eq(cJSON_GetArraySize(rows), 2);
+    check_device_row(json_row_named(rows, "step", "ProfilerStep#1"), 60, 5, 5, 0, 55);
+    cJSON_Delete(rows);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
 /* Two ranks whose steps overlap in time: --range keeps each rank's events inside its own ranges. Rank 0's
  * ProfilerStep#7 is [0,50) us, its #8 [55,120) with kernel k0late at [60,70); rank 1's #7 is [0,100), so
  * rank 0's #8 and k0late start inside rank 1's #7. By hand, --range 'ProfilerStep#7': rank 0 has k0
