@@ -140,22 +140,26 @@ int tdb_db_check_readonly(sqlite3_stmt *st, char *why, size_t n)
     return -1;
 }
 
-/* EFBIG where SQLite kept no errno but db's file has reached the limit on a file's size (ulimit -f): a
- * write SQLite makes to grow a file (zeros up to its new end) fails so and keeps none. Within 1 MiB of
- * the limit: such a write may start past the file's end. */
-static int fsize_limit_reached(sqlite3 *db)
+/* EFBIG where SQLite kept no errno but db's file met the limit on a file's size (ulimit -f). SQLite says
+ * SQLITE_FULL, errno 0, for a write cut short (one that reached the limit: the file then ends there; a
+ * full disk is the same code, and its file ends anywhere), and SQLITE_IOERR, errno 0, where a write that
+ * grows the file (zeros up to its new end) failed: that write may start past the file's end, so within
+ * 1 MiB of the limit. */
+static int fsize_limit_reached(sqlite3 *db, int code)
 {
     struct rlimit limit;
     struct stat sb;
     const char *file = sqlite3_db_filename(db, "main");
-    return getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY && file && *file &&
-           stat(file, &sb) == 0 && (unsigned long long)sb.st_size + (1u << 20) >= (unsigned long long)limit.rlim_cur;
+    if (getrlimit(RLIMIT_FSIZE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY || !file || !*file || stat(file, &sb) != 0)
+        return 0;
+    unsigned long long size = (unsigned long long)sb.st_size, max = (unsigned long long)limit.rlim_cur;
+    return code == SQLITE_FULL ? size >= max : size + (1u << 20) >= max;
 }
 
 const char *tdb_db_errmsg(sqlite3 *db, char *buf, size_t n)
 {
     int code = sqlite3_errcode(db) & 0xff, e = sqlite3_system_errno(db);
-    if ((code == SQLITE_FULL || code == SQLITE_IOERR) && !e && fsize_limit_reached(db))
+    if ((code == SQLITE_FULL || code == SQLITE_IOERR) && !e && fsize_limit_reached(db, code))
         e = EFBIG;
     if ((code == SQLITE_FULL || code == SQLITE_IOERR || code == SQLITE_CANTOPEN) && e)
         snprintf(buf, n, "%s: %s", sqlite3_errmsg(db), tdb_out_reason(e));

@@ -4,6 +4,9 @@
  * file, whole or cut, under the name asked for; an append leaves the old database as it was. Outputs
  * are never replaced without --force, and never the database or trace being read. */
 #include "helpers.h"
+#include "db_guard.h"
+#include <signal.h>
+#include <sys/resource.h>
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,6 +90,31 @@ Test(write_errors, a_small_import_past_ulimit_f_says_file_too_large)
         free(out);
         cr_expect_eq(count_files(dir, "s.db"), 0, "neither the database nor a temporary is left");
     }
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* SQLITE_FULL with no errno is a full disk as much as a write cut at ulimit -f's limit: "file too large"
+ * is said only where the file ends at the limit. A database held to 2 pages (max_page_count) is full, errno
+ * 0, 8 KiB into a 512 KiB limit: SQLite's own words, not "file too large" (a full disk gave that). */
+Test(write_errors, a_full_database_below_the_file_size_limit_is_not_called_too_large)
+{
+    char *dir = temp_dir(), path[600];
+    snprintf(path, sizeof path, "%s/f.db", dir);
+    struct rlimit limit;
+    cr_assert_eq(getrlimit(RLIMIT_FSIZE, &limit), 0);
+    limit.rlim_cur = 512 << 10;
+    cr_assert_eq(setrlimit(RLIMIT_FSIZE, &limit), 0); /* (this test's process alone) */
+    signal(SIGXFSZ, SIG_IGN);
+    sqlite3 *db;
+    cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(db, "PRAGMA page_size = 4096; CREATE TABLE t (x); PRAGMA max_page_count = 2", NULL, NULL, NULL),
+                 SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(db, "INSERT INTO t VALUES (randomblob(20000))", NULL, NULL, NULL), SQLITE_FULL);
+    char why[512];
+    tdb_db_errmsg(db, why, sizeof why);
+    cr_expect(strstr(why, "full") && !strstr(why, "file too large"), "%s", why);
+    sqlite3_close(db);
     run("rm -rf '%s'", dir);
     free(dir);
 }
