@@ -159,8 +159,7 @@ Test(reports, a_range_keeps_each_ranks_events_inside_its_own_instances)
      * moved past rank 1's), which the window then looks up track by track */
     sqlite3 *d;
     cr_assert_eq(sqlite3_open(db, &d), SQLITE_OK);
-    cr_assert_eq(sqlite3_exec(d, "DROP TRIGGER IF EXISTS event_pack_stale_update; "
-                                 "UPDATE thread SET id = 1000 WHERE id = (SELECT thread_id FROM event e JOIN string s "
+    cr_assert_eq(sqlite3_exec(d, "UPDATE thread SET id = 1000 WHERE id = (SELECT thread_id FROM event e JOIN string s "
                                  "ON s.id = e.name_id WHERE s.value = 'k0'); "
                                  "UPDATE event SET thread_id = 1000 WHERE name_id IN (SELECT id FROM string WHERE value "
                                  "IN ('k0', 'k0late'))",
