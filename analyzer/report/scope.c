@@ -274,17 +274,17 @@ sqlite3 *scope_open(const char *path, struct scope *s, struct report_io *io)
     /* a window's trace: a range's own (in a database of several traces each keeps its own ranges' events),
      * and the first and last of its tracks' ids; NULL, every trace (--from/--to) */
     if (scope_exec(db, "CREATE TEMP TABLE scope_window (start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL, trace_id INTEGER, "
-                       "thread_lo INTEGER, thread_hi INTEGER); "
-                       "CREATE TEMP TABLE scope_trace_threads (trace_id INTEGER PRIMARY KEY, lo, hi, n); "
-                       "INSERT INTO scope_trace_threads SELECT pr.trace_id, min(th.id), max(th.id), count(*) FROM main.thread th "
-                       "JOIN main.process pr ON pr.id = th.process_id WHERE pr.trace_id IS NOT NULL GROUP BY pr.trace_id",
+                       "thread_lo INTEGER, thread_hi INTEGER)",
                    io) != 0)
         goto fail;
     /* each track's rank, looked up by queries/parts/rank_of_event.sql (one key lookup a row, not three joins),
-     * and its trace */
+     * and its trace; each trace's tracks (scope_tracks_of_traces) */
     if (scope_exec(db, "CREATE TEMP TABLE scope_rank (thread_id INTEGER PRIMARY KEY, rank, trace_id); "
                        "INSERT INTO scope_rank SELECT th.id, t.rank, t.id FROM main.thread th JOIN main.process pr ON pr.id = th.process_id "
-                       "JOIN main.trace t ON t.id = pr.trace_id",
+                       "JOIN main.trace t ON t.id = pr.trace_id; "
+                       "CREATE TEMP TABLE scope_trace_threads (trace_id INTEGER PRIMARY KEY, lo, hi, n); "
+                       "INSERT INTO scope_trace_threads SELECT trace_id, min(thread_id), max(thread_id), count(*) FROM scope_rank "
+                       "GROUP BY trace_id",
                    io) != 0)
         goto fail;
     /* the steps, for --by-step: an event belongs to the step its start (a GPU op's: its launch's) falls in.
