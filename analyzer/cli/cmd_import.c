@@ -73,12 +73,10 @@ int cmd_import(int argc, char **argv, struct cli *cli)
         fprintf(cli->io.err, "%s: -o names no file (an empty name)\n", cli->io.prog);
         return 2;
     }
-    /* --force replaces an output, never a trace being read: one named, or one in a directory named (a
-     * directory that cannot be listed is said by the import itself) */
+    /* --force replaces an output, never a trace being read: one named, or one in a directory named (the
+     * list the import reads; where it cannot be made, the import fails before it writes, and says why) */
     char **files = NULL;
     int nfiles = tdb_trace_files((const char *const *)argv, n, &files, NULL, 0), reads = 0;
-    for (int i = 0; i < n && !reads; i++)
-        reads = tdb_out_same_file(out, argv[i]);
     for (int i = 0; i < nfiles && !reads; i++)
         reads = tdb_out_same_file(out, files[i]);
     if (nfiles > 0)
