@@ -7,15 +7,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Puts the database at path in WAL mode with one row committed (meta k = v) by another program, closed
+ * since: no -wal beside it. */
+static void wal_mode_and_closed(const char *path)
+{
+    cr_assert_eq(run("/usr/bin/python3 -c \"import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
+                     "c.execute('PRAGMA journal_mode=WAL'); c.execute(\\\"INSERT INTO meta VALUES ('k', 'v')\\\"); "
+                     "c.commit(); c.close()\" '%s'", path),
+                 0);
+}
+
 Test(readonly, a_closed_wal_mode_database_is_read_without_a_file_made_or_changed)
 {
     char *dir = temp_dir(), db[600];
     snprintf(db, sizeof db, "%s/w.db", dir);
     cr_assert_eq(import_to(src_path("tests/data/kineto/critical_path_alexnet_trace.json.gz"), db), 0);
-    cr_assert_eq(run("/usr/bin/python3 -c \"import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
-                     "c.execute('PRAGMA journal_mode=WAL'); c.execute(\\\"INSERT INTO meta VALUES ('k', 'v')\\\"); "
-                     "c.commit(); c.close()\" '%s'", db),
-                 0);
+    wal_mode_and_closed(db);
     int st;
     char *before = run_capture(&st, "cd '%s' && ls && cksum < w.db", dir);
     cr_assert(strstr(before, "w.db\n") && !strstr(before, "w.db-wal"), "WAL mode, closed: %s", before);
@@ -40,10 +47,10 @@ Test(readonly, a_closed_wal_mode_database_attached_by_diff_or_merge_gets_no_file
     char *dir = temp_dir(), db[600];
     snprintf(db, sizeof db, "%s/a.db", dir);
     cr_assert_eq(import_to(src_path("tests/data/kineto/critical_path_alexnet_trace.json.gz"), db), 0);
-    cr_assert_eq(run("cd '%s' && cp a.db w.db && /usr/bin/python3 -c \"import sqlite3; c = sqlite3.connect('w.db'); "
-                     "c.execute('PRAGMA journal_mode=WAL'); c.execute(\\\"INSERT INTO meta VALUES ('k', 'v')\\\"); "
-                     "c.commit(); c.close()\"", dir),
-                 0);
+    char w[600];
+    snprintf(w, sizeof w, "%s/w.db", dir);
+    cr_assert_eq(run("cp '%s' '%s'", db, w), 0);
+    wal_mode_and_closed(w);
     int st;
     char *before = run_capture(&st, "cd '%s' && ls w.db* && cksum < w.db", dir);
     cr_assert(strstr(before, "w.db\n") && !strstr(before, "w.db-wal"), "WAL mode, closed: %s", before);
