@@ -84,6 +84,14 @@ def test_db_names_the_database_and_a_directory_imports_its_traces(tmp_path):
         each += kernels_of(tmp_path / (name + ".db"))
     assert kernels_of(t.path) == each
     assert len(t.sql("SELECT * FROM trace")) == 2
+    # db= exists: refused in Python's words (force=True), then replaced with it
+    with pytest.raises(tracedb.Error, match=r"both.db already exists; force=True replaces it$") as e:
+        tracedb.load(folder, db=tmp_path / "both.db")
+    assert "--" not in str(e.value)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert kernels_of(tracedb.load(folder / "trace_diff_test_test.json.gz", db=tmp_path / "both.db", force=True).path) == \
+            kernels_of(tmp_path / "trace_diff_test_test.json.gz.db")
 
 
 def test_the_imports_warnings_are_python_warnings(tmp_path):

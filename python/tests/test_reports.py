@@ -107,7 +107,7 @@ def test_the_html_page_and_jupyters_view(dbs, tmp_path):
     assert t.report(out) == out
     command("report", db, "-o", tmp_path / "cli.html")
     assert out.stat().st_size > 10000 and abs(out.stat().st_size - (tmp_path / "cli.html").stat().st_size) < 200
-    with pytest.raises(tracedb.Error, match="already exists; use --force"):
+    with pytest.raises(tracedb.Error, match=r"already exists; force=True replaces it$"):
         t.report(out)
     page = t.report()
     assert page.startswith("<!DOCTYPE html>") or page.lstrip().lower().startswith("<!doctype html>")

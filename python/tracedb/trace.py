@@ -78,6 +78,12 @@ def _passed_on(messages, stacklevel=4):
             warnings.warn(line, stacklevel=stacklevel)
 
 
+def _in_python_words(messages):
+    """The command's messages as a Python caller reads them: an output that exists is replaced with
+    force=True, not --force (the command's --append is not a choice such a caller has)."""
+    return re.sub(r"use --force to replace it(?: or --append to add to it)?", "force=True replaces it", messages)
+
+
 def import_traces(traces, db, force=False, append=False, stacklevel=4):
     """tracedb import TRACES -o DB, in this process (a directory: the traces in it, as the command lists
     them); its warnings passed on, a failure raised."""
@@ -86,7 +92,7 @@ def import_traces(traces, db, force=False, append=False, stacklevel=4):
     if status == 0 or (status == 1 and os.path.exists(db) and "partial" in _meta(db, "import_status", "")):
         _passed_on(messages, stacklevel + 1)
         return
-    raise Error(messages.strip() or f"tracedb import failed (status {status})")
+    raise Error(_in_python_words(messages).strip() or f"tracedb import failed (status {status})")
 
 
 def _cache(path, stacklevel=5):
@@ -315,7 +321,7 @@ class Trace:
         args += ["--", self.path]
         status, _, messages = _native.run(*args)
         if status != 0:
-            raise Error(messages.strip())
+            raise Error(_in_python_words(messages).strip())
         if scratch is None:
             return path
         with open(target, encoding="utf-8") as f:
