@@ -18,8 +18,35 @@ static const char export_usage[] =
     "       tracedb export csv run.db (--table NAME | --query SQL | --report NAME [-- REPORT-OPTIONS]) [-o out.csv]\n"
     "       (an existing output is replaced only with --force; the database read is never an output)";
 
+/* path as one word of a shell command line that no command takes for an option: as given where every
+ * byte is plain, else in single quotes (each ' written '\'' ); after ./ where it starts with '-'. */
+static void put_shell_word(FILE *f, const char *path)
+{
+    if (*path == '-')
+        fputs("./", f);
+    if (*path && path[strspn(path, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./+,:=@%-")] == '\0') {
+        fputs(path, f);
+        return;
+    }
+    fputc('\'', f);
+    for (const char *p = path; *p; p++)
+        if (*p == '\'')
+            fputs("'\\''", f);
+        else
+            fputc(*p, f);
+    fputc('\'', f);
+}
+
+/* "(see: tracedb sql DB "QUERY")" and a newline: where the names a message wants are listed. */
+static void put_see_sql(FILE *f, const char *db_path, const char *query)
+{
+    fputs(" (see: tracedb sql ", f);
+    put_shell_word(f, db_path);
+    fprintf(f, " \"%s\")\n", query);
+}
+
 /* Fills temp.export_kinds from "op,kernel" (names from the kind table), or every kind. */
-static int export_kinds(sqlite3 *db, const char *list, struct cli *cli)
+static int export_kinds(sqlite3 *db, const char *db_path, const char *list, struct cli *cli)
 {
     sqlite3_stmt *st = NULL;
     if (sqlite3_exec(db, "CREATE TEMP TABLE export_kinds (id INTEGER PRIMARY KEY)", NULL, NULL, NULL) != SQLITE_OK ||
@@ -41,8 +68,8 @@ static int export_kinds(sqlite3 *db, const char *list, struct cli *cli)
             fprintf(cli->io.err, "%s: %s\n", cli->io.prog, sqlite3_errmsg(db));
             rc = -1;
         } else if (sqlite3_changes(db) != 1) {
-            fprintf(cli->io.err, "%s: unknown kind '%.*s' (see: tracedb sql run.db \"SELECT name FROM kind\")\n",
-                    cli->io.prog, (int)n, p);
+            fprintf(cli->io.err, "%s: unknown kind '%.*s'", cli->io.prog, (int)n, p);
+            put_see_sql(cli->io.err, db_path, "SELECT name FROM kind");
             rc = -1;
         }
         sqlite3_reset(st);
@@ -55,7 +82,7 @@ static int export_kinds(sqlite3 *db, const char *list, struct cli *cli)
 }
 
 /* csv of a table or view named exactly as in the database (never SQL from the user's text). */
-static int export_table(sqlite3 *db, const char *name, FILE *out, struct cli *cli)
+static int export_table(sqlite3 *db, const char *db_path, const char *name, FILE *out, struct cli *cli)
 {
     sqlite3_stmt *st;
     const char *found = NULL;
@@ -72,8 +99,8 @@ static int export_table(sqlite3 *db, const char *name, FILE *out, struct cli *cl
         quoted = sqlite3_mprintf("SELECT * FROM \"%w\"", found); /* %w: an identifier, quotes doubled */
     sqlite3_finalize(st);
     if (!quoted) {
-        fprintf(cli->io.err, "%s: no table or view named '%s' (see: tracedb sql run.db \"SELECT name FROM "
-                          "sqlite_schema\")\n", cli->io.prog, name);
+        fprintf(cli->io.err, "%s: no table or view named '%s'", cli->io.prog, name);
+        put_see_sql(cli->io.err, db_path, "SELECT name FROM sqlite_schema");
         return 1;
     }
     int rc = 1;
@@ -169,7 +196,7 @@ static int export_to(int argc, char **argv, int n, const char *output, const cha
         return 1;
     int rc;
     if (chrome) {
-        rc = export_kinds(db, kinds, cli) != 0 ? 1 : chrome_export(db, output, tmp ? tmp : output, &cli->io);
+        rc = export_kinds(db, argv[1], kinds, cli) != 0 ? 1 : chrome_export(db, output, tmp ? tmp : output, &cli->io);
     } else {
         FILE *out = tmp ? tdb_out_fopen(tmp) : cli->io.out;
         if (!out) {
@@ -177,7 +204,7 @@ static int export_to(int argc, char **argv, int n, const char *output, const cha
             sqlite3_close(db);
             return 1;
         }
-        rc = table ? export_table(db, table, out, cli) : export_query(db, query, out, cli);
+        rc = table ? export_table(db, argv[1], table, out, cli) : export_query(db, query, out, cli);
         if (tmp && fclose(out) != 0) {
             fprintf(cli->io.err, "%s: error writing %s: %s\n", cli->io.prog, output, tdb_out_reason(errno));
             rc = 1;

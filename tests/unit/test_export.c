@@ -215,3 +215,30 @@ Test(export, csv_query_with_a_second_statement_is_refused)
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+/* The command a missing table's or kind's message suggests runs as typed, whatever the database's name. */
+Test(export, the_listing_a_message_suggests_runs_as_typed)
+{
+    char *dir = temp_dir(), db[600];
+    snprintf(db, sizeof db, "%s/a.db", dir);
+    cr_assert_eq(import_to(src_path("tests/data/kineto/critical_path_alexnet_trace.json.gz"), db), 0);
+    cr_assert_eq(run("cd '%s' && mv -- a.db \"-it's a.db\"", dir), 0); /* a name the shell must be given quoted */
+    static const char *const asks[] = {"csv --table no_such -- \"$db\"", "chrome -o k.json --kinds kernel,no_such -- \"$db\""};
+    static const char *const listed[] = {"event_pack_less", "memset"}; /* a table; a kind */
+    for (size_t i = 0; i < 2; i++) {
+        int st;
+        char *said = run_capture(&st, "cd '%s' && db=\"$(ls)\" && '%s' export %s 2>&1 >/dev/null", dir, tracedb(), asks[i]);
+        cr_expect_neq(st, 0, "%s", said);
+        const char *see = strstr(said, "(see: tracedb ");
+        cr_assert(see && strchr(see, '\n'), "%s", said);
+        char cmd[1500];
+        snprintf(cmd, sizeof cmd, "%.*s", (int)(strchr(see, '\n') - see - 15), see + 14); /* "sql DB \"QUERY\"" */
+        free(said);
+        char *out = run_capture(&st, "cd '%s' && '%s' %s 2>&1", dir, tracedb(), cmd);
+        cr_expect_eq(st, 0, "%s: %s", cmd, out);
+        cr_expect(strstr(out, listed[i]), "%s lists %s: %s", cmd, listed[i], out);
+        free(out);
+    }
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
