@@ -28,7 +28,7 @@ static const struct {
     {"summary_latency", "latency", "Step and inference latency (Furiosa print_summary figures; all: tracedb latency)"},
     {"summary_device", "device", "Device time: busy = run (computation) + IO-wait (memory, communication)"},
     {"summary_memory", "memory", "Memory high-water marks (all of it: tracedb memory)"},
-    {"summary_gpu_efficiency", "gpu_efficiency", "GPU efficiency, HTA's way (tracedb overlap, idle, launches)"},
+    {"summary_gpu_efficiency", "gpu_efficiency", "GPU efficiency, HTA's way (tracedb overlap, idle, launches; Idle summed over streams)"},
 };
 
 /* The GPU efficiency line (overlap's, idle's and launches' passes) reads every GPU row three times:

@@ -160,6 +160,11 @@ Test(hta, summary_gpu_efficiency_is_the_commands_rows, .timeout = 240)
             check_row(&s, r, db, traces[i]);
         csv_free(&s), csv_free(&ov);
     }
+    /* alexnet's idle time over its streams (24.9 s) passes its device's span (12.9 s): the page says it is a sum */
+    int st;
+    char *text = run_capture(&st, "'%s' summary '%s/critical_path_alexnet_trace.json.gz.db' --wide", tracedb(), dir);
+    cr_expect(strstr(text, "HTA's way (tracedb overlap, idle, launches; Idle summed over streams)"), "%s", text);
+    free(text);
     run("rm -rf '%s'", dir);
     free(dir);
 }
