@@ -207,6 +207,9 @@ static int chrome_read(struct chrome *c, struct read_ahead *in)
             return chrome_input_error(c, kept, "compressed data damaged after byte %zu of the trace: %s",
                                       c->chunk_base, zmsg);
         }
+        if (n == 0 && c->chunk_base == 0 && why == READ_AHEAD_TRUNCATED) /* a gzip header, or little more */
+            return chrome_input_error(c, "byte 0: compressed file truncated",
+                                      "compressed file is truncated before the first byte of the trace");
         if (n == 0 && c->chunk_base == 0)
             return chrome_input_error(c, "empty file", "empty file: no trace events");
         if (n == 0 && why == READ_AHEAD_TRUNCATED) { /* the gzip stream ends early */

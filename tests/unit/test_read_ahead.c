@@ -181,3 +181,29 @@ Test(read_ahead, gzip_members_and_bytes_after_the_last_are_read_as_gzip_does)
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+/* A gzip file cut before its first inflated byte (its header alone, a few bytes of deflate) is said to be
+ * cut short, as a longer cut is, not empty: an empty file is one with no bytes (gzip -t says the same). */
+Test(read_ahead, a_gzip_file_cut_before_its_first_byte_is_said_to_be_truncated)
+{
+    char *dir = temp_dir();
+    static const int cuts[] = {2, 10, 11};
+    for (size_t i = 0; i < sizeof cuts / sizeof *cuts; i++) {
+        int st;
+        char *out = run_capture(&st, "cd '%s' && printf '[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":2,\"pid\":1,\"tid\":1}]' | "
+                                     "gzip -c | head -c %d > t.json.gz && (gzip -t t.json.gz 2>/dev/null || echo gzip_says_cut) && "
+                                     "'%s' import t.json.gz -o t.db 2>&1; echo rc=$?; test -e t.db || echo no_db",
+                                dir, cuts[i], tracedb());
+        cr_expect(strstr(out, "gzip_says_cut\n"), "%d bytes: gzip -t: %s", cuts[i], out);
+        cr_expect(strstr(out, "t.json.gz: compressed file is truncated before the first byte of the trace\n") &&
+                      !strstr(out, "empty file") && strstr(out, "rc=1\n") && strstr(out, "no_db\n"),
+                  "%d bytes: %s", cuts[i], out);
+        free(out);
+    }
+    int st; /* a file of no bytes is empty */
+    char *out = run_capture(&st, "cd '%s' && : > e.json.gz && '%s' import e.json.gz -o e.db 2>&1", dir, tracedb());
+    cr_expect(strstr(out, "e.json.gz: empty file: no trace events\n"), "%s", out);
+    free(out);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
