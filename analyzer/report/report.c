@@ -122,6 +122,13 @@ sqlite3 *report_open(const char *path, int writable, struct report_io *io)
         sqlite3_close(db);
         return NULL;
     }
+    char why[300];
+    int foreign = tdb_db_foreign_table(db, "main", why, sizeof why);
+    if (foreign != 0) {
+        fprintf(io->err, "%s: %s: %s%s\n", io->prog, path, why, foreign > 0 ? ": not a database tracedb wrote" : "");
+        sqlite3_close(db);
+        return NULL;
+    }
     if (tdb_register_functions(db) != 0) {
         fprintf(io->err, "%s: cannot register SQL functions\n", io->prog);
         sqlite3_close(db);

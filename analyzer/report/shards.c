@@ -195,6 +195,13 @@ sqlite3 *shards_open(const char *dir, long first, long end, enum shards_level le
             sqlite3_close(db), db = NULL;
             break;
         }
+        char why[300];
+        int foreign = tdb_db_foreign_table(db, "src", why, sizeof why);
+        if (foreign != 0) {
+            fprintf(io->err, "%s: %s: %s%s\n", io->prog, path, why, foreign > 0 ? ": not a database tracedb wrote" : "");
+            sqlite3_close(db), db = NULL;
+            break;
+        }
         /* a transaction holds the attached database's lock: commit to let it go */
         ok = copy_level(db, path, level, io) == 0 && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK;
         sqlite3_exec(db, "DETACH src", NULL, NULL, NULL);

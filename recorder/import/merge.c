@@ -17,6 +17,11 @@ static int merge_check(sqlite3 *db, const char *input, FILE *err)
 {
     sqlite3_stmt *st;
     int version = -1, complete = 0;
+    char named[300]; /* first: a view in a table's place would run its query below */
+    if (tdb_db_foreign_table(db, "src", named, sizeof named) > 0) {
+        fprintf(err, "tracedb: %s: %s: not a database tracedb wrote\n", input, named);
+        return -1;
+    }
     if (sqlite3_prepare_v2(db, "SELECT (SELECT user_version FROM src.pragma_user_version), "
                                "(SELECT value = 'complete' FROM src.meta WHERE key = 'import_status')",
                            -1, &st, NULL) == SQLITE_OK &&

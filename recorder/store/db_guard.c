@@ -11,7 +11,9 @@
  * Read-only mode for typed SQL adds an authorizer and a per-statement check: nothing is created or
  * changed anywhere, not through VACUUM INTO, ATTACH of a new file, or a pragma that sets something. */
 #include "db_guard.h"
+#include "embedded.h"
 #include "output_claim.h"
+#include <ctype.h>
 #include <errno.h>
 #include <string.h>
 #include <strings.h>
@@ -234,4 +236,39 @@ int tdb_db_compiles(sqlite3 *db, const char *sql)
         return 0;
     sqlite3_finalize(st);
     return 1;
+}
+
+/* The schema files whose tables every reader takes for tables. */
+static const char *const table_files[] = {"schema/schema.sql", "schema/event_pack.sql", NULL};
+
+int tdb_db_foreign_table(sqlite3 *db, const char *schema, char *why, size_t n)
+{
+    char *sql = sqlite3_mprintf("SELECT type FROM \"%w\".sqlite_schema WHERE name = ?1 COLLATE NOCASE AND type <> 'table'",
+                                schema);
+    sqlite3_stmt *st = NULL;
+    if (!sql || sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+        snprintf(why, n, "%s", sql ? sqlite3_errmsg(db) : "out of memory");
+        sqlite3_free(sql);
+        return -1;
+    }
+    sqlite3_free(sql);
+    int found = 0;
+    for (int f = 0; table_files[f] && !found; f++) {
+        const char *text = tdb_embedded_get(table_files[f]);
+        static const char create[] = "\nCREATE TABLE ";
+        for (const char *at = text ? strstr(text, create) : NULL; at && !found; at = strstr(at + 1, create)) {
+            const char *name = at + sizeof create - 1;
+            size_t len = 0;
+            while (isalnum((unsigned char)name[len]) || name[len] == '_')
+                len++;
+            sqlite3_bind_text(st, 1, name, (int)len, SQLITE_STATIC);
+            if (sqlite3_step(st) == SQLITE_ROW) {
+                snprintf(why, n, "%.*s is a %s, not a table", (int)len, name, (const char *)sqlite3_column_text(st, 0));
+                found = 1;
+            }
+            sqlite3_reset(st);
+        }
+    }
+    sqlite3_finalize(st);
+    return found;
 }

@@ -320,6 +320,13 @@ struct tdb_ingest *tdb_ingest_open(const char *path, enum tdb_open_mode mode, FI
             ingest_free(ing);
             return NULL;
         }
+        char why[300]; /* (a view in a table's place would run its query for the ids below) */
+        int foreign = tdb_db_foreign_table(ing->db, "main", why, sizeof why);
+        if (foreign != 0) {
+            fprintf(err, "tracedb: %s: %s%s\n", path, why, foreign > 0 ? ": not a database tracedb wrote" : "");
+            ingest_free(ing);
+            return NULL;
+        }
         /* the rows to come would not be in an earlier import's pack: it goes first */
         ok = ingest_exec(ing, "PRAGMA cache_size=-4096; BEGIN IMMEDIATE;") == 0 && ingest_exec_file(ing, "schema/event_pack_drop.sql") == 0 &&
              ingest_load_existing(ing) == 0;
