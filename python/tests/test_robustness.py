@@ -1,7 +1,7 @@
 """test_robustness.py: what a newcomer and an attacker tried (each failed before its fix): --help ending
 the interpreter, close() racing queries, a stale cached import, relative paths after chdir, a file replaced
 under an open Trace, loads of one trace at once, CPU memory taken for a GPU's, keywords that are not
-options, a handler told late that its database exists."""
+options, a handler told late that its database exists, a view in a table's place."""
 import os
 import shutil
 import subprocess
@@ -160,3 +160,31 @@ def test_profile_labels_and_the_final_drop_count(tmp_path):
                 pass
     assert p.dropped == 0
     assert list(p.summary()["name"]) == ["bytes label"]
+
+
+def _view_in_place_of(db, table):
+    """db's table renamed away and a view that never ends in its place (a stranger's database)."""
+    import sqlite3
+    con = sqlite3.connect(db)
+    con.executescript(
+        "DROP TRIGGER IF EXISTS event_pack_stale_insert; DROP TRIGGER IF EXISTS event_pack_stale_delete; "
+        "DROP TRIGGER IF EXISTS event_pack_stale_update; "
+        f"ALTER TABLE {table} RENAME TO {table}_kept; CREATE VIEW {table} AS WITH RECURSIVE r(n) AS "
+        f"(SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT t.* FROM {table}_kept t, r WHERE r.n = 0")
+    con.close()
+
+
+def test_a_view_in_a_tables_place_is_refused_at_once(dbs, tmp_path):
+    """A stranger's database whose meta or event table is a view of a query that never ends: load and the
+    reports raise at once with what is wrong (they used to run that query for ever; a child process, so
+    that a hang fails the test instead of stopping the run)."""
+    for table in ("meta", "event"):
+        db = tmp_path / f"{table}.db"
+        shutil.copy(dbs["critical_path_alexnet_trace.json.gz"], db)
+        _view_in_place_of(db, table)
+        child = ("import sys, tracedb\n"
+                 "try:\n    tracedb.load(sys.argv[1]).kernels()\nexcept tracedb.Error as e:\n    print(e)\n")
+        done = subprocess.run([sys.executable, "-c", child, str(db)], capture_output=True, text=True, timeout=60,
+                              env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python")))
+        said = f"{table} is a view, not a table" if table == "event" else "not tracedb's"
+        assert done.returncode == 0 and said in done.stdout, (table, done.stdout, done.stderr)

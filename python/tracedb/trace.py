@@ -110,9 +110,15 @@ def _cache(path, stacklevel=5):
 
 
 def _meta(db, key, default=None):
+    """meta's value for key in db; default where db has no meta table (a view in its place, whose query
+    could run for ever, is none: the command refuses such a database by name)."""
     try:
-        with sqlite3.connect(_readonly_uri(db), uri=True) as con:
-            row = con.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        con = sqlite3.connect(_readonly_uri(db), uri=True)
+        try:
+            kind = con.execute("SELECT type FROM sqlite_schema WHERE name = 'meta' COLLATE NOCASE").fetchone()
+            row = con.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone() if kind == ("table",) else None
+        finally:
+            con.close()
         return row[0] if row else default
     except sqlite3.Error:
         return default
