@@ -1,18 +1,22 @@
 /* nvtx_steps.c: an NVTX program whose steps are ranges (as under PyTorch's emit_nvtx, or a C++ trainer's),
  * for tests/unit/test_record_options.c (tracedb record --schedule --step). No tracedb code in it.
- *   nvtx_steps N NAME [push|threads|start|domain]
+ *   nvtx_steps N NAME [push|threads|start|domain|killed]
  * N steps; step k is a range named NAME with its %d replaced by k ("ProfilerStep#%d"). Before each step
  * range a mark "load" (what comes between two steps), inside it a range "work" holding a mark "m"; after the
  * last step a mark "tail". How the step range is made:
  *   push (default)  pushed and popped on the main thread
  *   threads         pushed and popped, load, work and all, on a thread of its own (one per step)
  *   start           started on the main thread (nvtxRangeStartA) and ended on another (nvtxRangeEnd)
- *   domain          pushed and popped in the domain "steps" ("work" is in the default domain) */
+ *   domain          pushed and popped in the domain "steps" ("work" is in the default domain)
+ *   killed          pushed and popped on the main thread; after the last step, no "tail": the program waits
+ *                   300 ms (past the recorder's commits) and kills itself with SIGKILL, never closing */
 #include <nvtx3/nvToolsExt.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static const char *format, *mode = "push";
 static nvtxDomainHandle_t domain;
@@ -61,7 +65,7 @@ static void *step(void *arg)
 int main(int argc, char **argv)
 {
     if (argc < 3 || !strstr(argv[2], "%d")) {
-        fprintf(stderr, "usage: nvtx_steps N NAME-WITH-%%d [push|threads|start|domain]\n");
+        fprintf(stderr, "usage: nvtx_steps N NAME-WITH-%%d [push|threads|start|domain|killed]\n");
         return 2;
     }
     int n = atoi(argv[1]);
@@ -77,6 +81,10 @@ int main(int argc, char **argv)
         } else {
             step(&k);
         }
+    }
+    if (strcmp(mode, "killed") == 0) {
+        nanosleep(&(struct timespec){.tv_nsec = 300000000}, NULL);
+        raise(SIGKILL);
     }
     nvtxMarkA("tail");
     return 0;

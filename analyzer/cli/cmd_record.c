@@ -81,12 +81,20 @@ static int64_t record_summary(const char *path, int scheduled, struct cli *cli)
             steps = sqlite3_column_int64(st, 4);
             snprintf(seen, sizeof seen, "; the schedule saw %lld steps", (long long)steps);
         }
-        fprintf(cli->io.err, "tracedb: %s: %lld events on %lld threads%s; %lld dropped%s. Next: tracedb summary %s\n", path,
-                (long long)sqlite3_column_int64(st, 0), (long long)sqlite3_column_int64(st, 1),
-                status && strcmp(status, "recording") == 0 ? " (the program ended without closing the recording: "
-                                                             "everything up to its last commit is kept)"
-                                                           : "",
-                (long long)sqlite3_column_int64(st, 3), seen, path);
+        /* never closed (the program was killed): the staging file holds every event staged, more than was
+         * committed, and finish builds the database from it */
+        char stage[PATH_MAX + 8];
+        struct stat sb;
+        int open_ended = status && strcmp(status, "recording") == 0;
+        int staged = open_ended && (size_t)snprintf(stage, sizeof stage, "%s-stage", path) < sizeof stage &&
+                     stat(stage, &sb) == 0;
+        fprintf(cli->io.err, "tracedb: %s: %lld events on %lld threads%s%s%s; %lld dropped%s. Next: tracedb %s %s%s\n",
+                path, (long long)sqlite3_column_int64(st, 0), (long long)sqlite3_column_int64(st, 1),
+                !open_ended ? ""
+                : staged    ? " committed (the program ended without closing the recording; "
+                            : " (the program ended without closing the recording: everything up to its last commit is kept)",
+                staged ? stage : "", staged ? " holds every event it staged)" : "", (long long)sqlite3_column_int64(st, 3),
+                seen, staged ? "finish" : "summary", path, staged ? " (builds the database from it)" : "");
     } else if (st) {
         fprintf(cli->io.err, "tracedb: %s: %s\n", path, sqlite3_errmsg(db));
     }

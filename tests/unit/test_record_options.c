@@ -465,3 +465,32 @@ Test(options, record_of_a_program_that_cannot_run_says_only_that, .timeout = 60)
     run("rm -rf '%s'", dir);
     free(dir);
 }
+
+/* A program killed mid-run (nvtx_steps 5 ... killed: 5 steps of 4 events, then SIGKILL, never closing): the
+ * line record prints sends the user to `tracedb finish`, which builds the database from the staging file the
+ * kill left, not to a report over what was committed; and the command it names, run as printed, gives the
+ * whole recording: 5 step ranges, 5 work, 5 load, 5 m (hand count), its staging file gone. */
+Test(options, record_of_a_killed_program_names_finish, .timeout = 60)
+{
+    char *dir = temp_dir();
+    int st;
+    char *err = run_capture(&st, "cd '%s' && " CLEAN_ENV "TRACEDB_INJECT='%s' '%s' record -o k.db -- '%s' 5 'ProfilerStep#%%d' "
+                                 "killed 2>&1", dir, inject_lib(), tracedb(), src_path("build/nvtx_steps"));
+    cr_expect_eq(st, 128 + 9, "the program's status, killed by SIGKILL: %s", err);
+    cr_expect(strstr(err, "k.db-stage"), "names the staging file the kill left: %s", err);
+    const char *next = strstr(err, "Next: tracedb finish k.db");
+    cr_expect(next, "the next command is finish: %s", err);
+    cr_expect(!strstr(err, "Next: tracedb summary"), "not a report over a recording that never closed: %s", err);
+    free(err);
+    cr_expect_eq(run("test -e '%s/k.db-stage'", dir), 0, "the staging file is there for finish");
+    cr_expect_eq(run("cd '%s' && '%s' finish k.db 2>/dev/null", dir, tracedb()), 0, "the command as printed runs");
+    cr_expect_neq(run("test -e '%s/k.db-stage'", dir), 0, "finish used the staging file");
+    char db[1100];
+    snprintf(db, sizeof db, "%s/k.db", dir);
+    char *held = nvtx_steps_held(db);
+    cr_expect_str_eq(held, "steps ProfilerStep#1,ProfilerStep#2,ProfilerStep#3,ProfilerStep#4,ProfilerStep#5; work 5; "
+                           "load 5; m 5; tail 0; events 20");
+    free(held);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
