@@ -88,3 +88,25 @@ def test_misuse_is_an_error_not_a_crash(tmp_path):
         with pytest.raises(tracedb.Error, match="already open"):
             with tracedb.profile(tmp_path / "b.db"):
                 pass
+
+
+def test_a_recording_that_cannot_start_says_why_in_the_error(tmp_path, capfd):
+    """The recorder's reason is in the Error itself (a notebook shows no C stderr): a staging file left by a
+    recording that never closed, named with what to do; a folder that does not exist, named."""
+    stage = tmp_path / "run.db-stage"
+    stage.write_bytes(b"left by a killed run")
+    with pytest.raises(tracedb.Error) as e:
+        with tracedb.profile(tmp_path / "run.db"):
+            pass
+    assert f"{stage}: a recording that never closed left it: run tracedb finish" in str(e.value), str(e.value)
+    assert stage.read_bytes() == b"left by a killed run" and not (tmp_path / "run.db").exists()
+    missing = tmp_path / "no such folder" / "run.db"
+    with pytest.raises(tracedb.Error) as e:
+        with tracedb.profile(missing):
+            pass
+    assert f"{missing}: No such file or directory" in str(e.value), str(e.value)
+    assert capfd.readouterr().err == "", "said in the Error, not also on stderr"
+    with tracedb.profile(tmp_path / "fine.db") as p:  # stderr is the process's own again
+        with p.record("x"):
+            pass
+    assert p.trace.sql("SELECT count(*) AS n FROM events")["n"][0] == 1

@@ -5,6 +5,8 @@ prints each label's latency (count, min, max, mean, median, p90 ... p99.9 in ns)
 import contextlib
 import ctypes
 import os
+import sys
+import tempfile
 import threading
 
 from . import _native
@@ -29,6 +31,29 @@ def _typed(lib):
     lib.tdb_counter.argtypes = [ctypes.c_char_p, ctypes.c_double]
     lib.tdb_dropped.restype = ctypes.c_int64
     return lib
+
+
+@contextlib.contextmanager
+def _stderr_caught(said):
+    """What the C recorder prints on file descriptor 2 while the block runs, appended to the list `said` (a
+    notebook shows Python's sys.stderr, not the process's descriptor): the caller raises it in its Error,
+    or passes it on to sys.stderr."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as caught:
+        os.dup2(caught.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            caught.seek(0)
+            said.append(caught.read().decode("utf-8", "replace").strip())
+
+
+def _pass_on(text):
+    if text:
+        print(text, file=sys.stderr)
 
 
 class profile:
@@ -60,9 +85,12 @@ class profile:
         skip_first, wait, warmup, active, repeat = self.schedule
         opts = _Options(level=2, kinds=None, skip_first=skip_first, wait=wait, warmup=warmup, active=active,
                         repeat=repeat)
-        rec = lib.tdb_open(os.fsencode(self.path), ctypes.byref(opts))
+        said = []
+        with _stderr_caught(said):
+            rec = lib.tdb_open(os.fsencode(self.path), ctypes.byref(opts))
         if not rec:
-            raise Error(f"cannot record into {self.path} (the reason was printed on stderr)")
+            raise Error(f"cannot record into {self.path}: {said[0] or 'the recorder gave no reason'}")
+        _pass_on(said[0])
         self._lib, self._rec = lib, rec
         if active > 0:  # PyTorch counts the steps from the block's start: the first is the schedule's first
             lib.tdb_step()
@@ -73,9 +101,12 @@ class profile:
         if rec is None:
             return False
         self._dropped = self._lib.tdb_dropped()
-        if self._lib.tdb_close(rec) != 0:
-            raise Error(f"{self.path}: the recording could not be completed; `tracedb finish {self.path}` "
-                        "builds it from its staging file")
+        said = []
+        with _stderr_caught(said):
+            closed = self._lib.tdb_close(rec)
+        if closed != 0:
+            raise Error(said[0] or f"{self.path}: the recording could not be completed")
+        _pass_on(said[0])
         self.trace = Trace(self.path)
         return False
 
