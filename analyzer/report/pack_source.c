@@ -6,6 +6,16 @@
 int pack_source_open(sqlite3 *db, struct pack_source *s)
 {
     sqlite3_stmt *st = NULL;
+    /* the pack's tables are tables (a stranger's view there, whose query may never end, is no pack): first,
+     * before the query below reads them */
+    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('event_pack', "
+                               "'event_pack_fix', 'event_pack_less', 'event_pack_stale')",
+                           -1, &st, NULL) != SQLITE_OK ||
+        sqlite3_step(st) != SQLITE_ROW || sqlite3_column_int(st, 0) != 4) {
+        sqlite3_finalize(st);
+        return 0;
+    }
+    sqlite3_finalize(st);
     /* the pack's meta row (format 2's before format 1's: 'event_pack_v2' sorts after 'event_pack'), its key
      * and value from the one row */
     if (sqlite3_prepare_v2(db,

@@ -238,8 +238,9 @@ int tdb_db_compiles(sqlite3 *db, const char *sql)
     return 1;
 }
 
-/* The schema files whose tables every reader takes for tables. */
-static const char *const table_files[] = {"schema/schema.sql", "schema/event_pack.sql", NULL};
+/* The schema files whose tables every reader takes for tables (the pack's, schema/event_pack.sql, are read
+ * only where pack_source.c finds them tables). */
+static const char *const table_files[] = {"schema/schema.sql", NULL};
 
 int tdb_db_foreign_table(sqlite3 *db, const char *schema, char *why, size_t n)
 {

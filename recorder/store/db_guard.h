@@ -51,7 +51,7 @@ int tdb_db_recover(const char *path);
  * large (...ulimit -f)") when there is one; in buf (size n). */
 const char *tdb_db_errmsg(sqlite3 *db, char *buf, size_t n);
 
-/* Whether database schema ("main", or an attached one's name) holds one of the tables tracedb's schema makes
+/* Whether database schema ("main", or an attached one's name) holds one of the tables schema.sql makes
  * as something else: a view, whose query may run for ever however small the file (a recursive one), or
  * take a table's place with another one's rows. 1 with "NAME is a view, not a table" in why (size n);
  * 0 when every one it holds is a table; -1 with SQLite's message in why. */

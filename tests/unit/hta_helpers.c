@@ -109,11 +109,11 @@ void import_and_alter(const char *dir, const char *name, const char *sql, char *
 
 /* A real trace imported into db, and a copy (copy) whose event table is a stranger's view instead:
  * select over the rows, renamed event_rows. */
-void import_with_event_view(const char *dir, const char *name, const char *select, char *db, size_t n,
-                                   char *copy, size_t m)
+void import_with_event_table(const char *dir, const char *name, const char *select, char *db, size_t n,
+                                    char *copy, size_t m)
 {
     char sql[600];
-    snprintf(sql, sizeof sql, "ALTER TABLE event RENAME TO event_rows; CREATE VIEW event AS %s", select);
+    snprintf(sql, sizeof sql, "ALTER TABLE event RENAME TO event_rows; CREATE TABLE event AS %s", select);
     import_and_alter(dir, name, sql, db, n, copy, m);
 }
 

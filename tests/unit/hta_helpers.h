@@ -24,9 +24,10 @@ void drop_phase_lines(char *out);
 cJSON *critical_path_json(const char *db, const char *args);
 /* A real trace imported into db, and a copy of it (copy) changed by sql. */
 void import_and_alter(const char *dir, const char *name, const char *sql, char *db, size_t n, char *copy, size_t m);
-/* A real trace imported into db, and a copy (copy) whose event table is a stranger's view instead:
- * select over the rows, renamed event_rows. */
-void import_with_event_view(const char *dir, const char *name, const char *select, char *db, size_t n, char *copy,
+/* A real trace imported into db, and a copy (copy) whose event table is a stranger's instead: a table
+ * without a key, holding select's rows over the rows (renamed event_rows) in select's order, ids
+ * repeated where it repeats them. */
+void import_with_event_table(const char *dir, const char *name, const char *select, char *db, size_t n, char *copy,
                             size_t m);
 /* critical-path's sums and path, and whether it read the import's pack (its phase line under TRACEDB_TIMING). */
 char *cp_listing(const char *db, const char *args, int *from_pack);

@@ -397,14 +397,14 @@ Test(hta, critical_path_rounds_times_past_the_held_range)
     free(dir);
 }
 
-/* A stranger's event view in which one id repeats and another is missing: as many rows as the span of
+/* A stranger's event table (no key) in which one id repeats and another is missing: as many rows as the span of
  * ids, which alone does not make them each their own. The trace (times in us): instants I1 (at 0) and I2
  * (at 95), which make no node; A [0, 100] launches K (call [10, 20]; K runs [30, 230] on stream 7). The
- * import numbers them I1 1, A 2, the call 3, I2 4, K 5 (K's launch_id 3); the view gives I1 twice and
+ * import numbers them I1 1, A 2, the call 3, I2 4, K 5 (K's launch_id 3); the table holds I1 twice and
  * no I2 (ids 1, 1, 2, 3, 5). K's launch is still row 3: the graph is A's, the call's and K's starts and
  * ends (6 nodes), A to the call 10, the call 10, the call to A's end 80, the launch delay 20 (the stream
  * idle) and K 200 (5 edges), and the path A 10, the launch delay 20, K 200: 230 us. */
-Test(hta, critical_path_finds_launches_in_a_view_with_a_repeated_id)
+Test(hta, critical_path_finds_launches_in_a_table_with_a_repeated_id)
 {
     char *dir = temp_dir(), db[600];
     import_text(dir,
@@ -421,7 +421,7 @@ Test(hta, critical_path_finds_launches_in_a_view_with_a_repeated_id)
                               "(e.id, s.value) IN (VALUES (1, 'I1'), (2, 'A'), (3, 'cudaLaunchKernel'), (4, 'I2'), (5, 'K')) "
                               "AND (coalesce(e.launch_id, 0) = 3) = (s.value = 'K')"),
                  5);
-    file_exec(db, "ALTER TABLE event RENAME TO event_rows; CREATE VIEW event AS SELECT * FROM event_rows WHERE id != 4 "
+    file_exec(db, "ALTER TABLE event RENAME TO event_rows; CREATE TABLE event AS SELECT * FROM event_rows WHERE id != 4 "
                   "UNION ALL SELECT * FROM event_rows WHERE id = 1 ORDER BY id");
     static const char *const path[][3] = {
         {"operator", "cpu", "A"}, {"launch_delay", "launch", "K"}, {"operator", "gpu_compute", "K"}};

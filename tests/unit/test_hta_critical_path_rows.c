@@ -12,13 +12,13 @@
 #include <stdint.h>
 #include <unistd.h>
 
-/* A database whose event rows do not come in id order (a stranger's, where event is a view): the pass
- * must sort them back, and the path edge by edge is the same as from the plain database. (The pass reads
- * id ranges, so an index no longer reorders the scan; a view still can.) */
+/* A database whose event rows do not come in id order (a stranger's, where event is a table without its
+ * key): the pass must sort them back, and the path edge by edge is the same as from the plain database.
+ * (The pass reads id ranges, so an index no longer reorders the scan; such a table still can.) */
 Test(hta, critical_path_does_not_depend_on_the_scan_order, .timeout = 120)
 {
     char *dir = temp_dir(), db[1200], idx[1300];
-    import_with_event_view(dir, "critical_path_cuda_event_sync_multi_stream_event_sync_trace.json.gz",
+    import_with_event_table(dir, "critical_path_cuda_event_sync_multi_stream_event_sync_trace.json.gz",
                            "SELECT * FROM event_rows ORDER BY thread_id DESC, id DESC", db, sizeof db, idx, sizeof idx);
     sqlite3 *d;
     cr_assert_eq(sqlite3_open(idx, &d), SQLITE_OK);
@@ -200,12 +200,12 @@ Test(hta, critical_path_pack_goes_when_the_table_changes_and_is_not_trusted, .ti
     free(dir);
 }
 
-/* A stranger's event view that gives every row twice (more rows than ids: each half of the read
+/* A stranger's event table (no key) that holds every row twice (more rows than ids: each half of the read
  * outgrows the room its ids gave it): every row is read, so every node of the graph comes twice. */
-Test(hta, critical_path_reads_every_row_of_a_view_with_repeated_ids, .timeout = 120)
+Test(hta, critical_path_reads_every_row_of_a_table_with_repeated_ids, .timeout = 120)
 {
     char *dir = temp_dir(), db[1200], twice[1300];
-    import_with_event_view(dir, "critical_path_alexnet_trace.json.gz",
+    import_with_event_table(dir, "critical_path_alexnet_trace.json.gz",
                            "SELECT * FROM event_rows UNION ALL SELECT * FROM event_rows ORDER BY id", db, sizeof db,
                            twice, sizeof twice);
     cJSON *a = critical_path_json(db, ""), *b = critical_path_json(twice, "");
