@@ -1,8 +1,13 @@
 -- ranks: step latency across ranks, to find stragglers: for each step number, how many ranks ran it,
 -- the fastest, median and slowest rank's duration, which rank was slowest, and by how much it
--- trailed the median. From the step_ranks view (ProfilerStep#N per rank). The median is cut to whole ns
+-- trailed the median. The step_ranks view's rows (ProfilerStep#N per rank), read from the tables (a
+-- database's own views are never run). The median is cut to whole ns
 -- as `tracedb latency` cuts it (parts/latency_stats.sql).
-WITH s AS (SELECT rank, step, dur_ns FROM step_ranks)
+WITH s AS (
+  SELECT t.rank, CAST(substr(n.value, 14) AS INTEGER) AS step, e.dur_ns
+  FROM event e JOIN string n ON n.id = e.name_id
+  JOIN thread th ON th.id = e.thread_id JOIN process p ON p.id = th.process_id JOIN trace t ON t.id = p.trace_id
+  WHERE e.kind = {kind:range} AND n.value GLOB 'ProfilerStep#[0-9]*')
 SELECT NULL AS rank, step, count(*) AS ranks, min(dur_ns) AS min_ns,
        CAST(median(dur_ns) AS INTEGER) AS median_ns, max(dur_ns) AS max_ns,
        (SELECT s2.rank FROM s s2 WHERE s2.step = s.step ORDER BY s2.dur_ns DESC, s2.rank LIMIT 1) AS slowest_rank,

@@ -321,17 +321,22 @@ static void flow_json(struct buf *b, sqlite3_stmt *st)
 
 /* The flows the events did not carry out: the loose halves, and those whose event was left out (by
  * --kinds or a window) but whose time is in the window's bounds, as every half was exported before
- * rows carried them. THOSE: the condition on the halves rows carry; ORDER: loose halves as they came. */
-#define EXPORT_FLOWS_SQL(THOSE, ORDER)                                                                           \
+ * rows carried them. FLOWS: the halves (read from the tables as the view flow reads them: a database's
+ * own views are never run; the table flow of a database made before event.flow); THOSE: the condition
+ * on the halves rows carry; ORDER: loose halves as they came. */
+#define EXPORT_FLOWS_SQL(FLOWS, THOSE, ORDER)                                                                    \
     "SELECT f.flow_id, c.value, f.phase, p.pid, t.tid, f.ts_ns, f.bind_enclosing "                        \
-    "FROM flow f LEFT JOIN string c ON c.id = f.cat_id JOIN thread t ON t.id = f.thread_id "             \
+    "FROM " FLOWS " f LEFT JOIN string c ON c.id = f.cat_id JOIN thread t ON t.id = f.thread_id "        \
     "JOIN process p ON p.id = t.process_id "                                                              \
     "WHERE f.ts_ns >= (SELECT coalesce(min(start_ns), -9223372036854775807) FROM scope_window) "          \
     "  AND f.ts_ns < (SELECT coalesce(max(end_ns), 9223372036854775807) FROM scope_window) " THOSE ORDER
 static const char export_flows_sql[] = EXPORT_FLOWS_SQL(
+    "(SELECT id, flow_id, cat_id, phase, thread_id, ts_ns, bind_enclosing, NULL AS event_id FROM flow_loose "
+    "UNION ALL SELECT NULL, correlation, flow >> 3, substr('stf', flow & 3, 1), thread_id, start_ns, (flow >> 2) & 1, id "
+    "FROM event WHERE flow IS NOT NULL)",
     "AND (f.event_id IS NULL OR NOT EXISTS (SELECT 1 FROM scope_event s WHERE s.id = f.event_id "
     "AND s.kind IN (SELECT id FROM temp.export_kinds))) ", "ORDER BY f.id, f.event_id");
-static const char export_flows_before_flow_sql[] = EXPORT_FLOWS_SQL("", "ORDER BY f.id");
+static const char export_flows_before_flow_sql[] = EXPORT_FLOWS_SQL("flow", "", "ORDER BY f.id");
 
 /* The first trace's top-level facts, as Kineto writes them. */
 static void export_header(sqlite3 *db, struct sink *out)

@@ -53,7 +53,8 @@ const char *tdb_db_errmsg(sqlite3 *db, char *buf, size_t n);
 
 /* Whether database schema ("main", or an attached one's name) holds one of the tables schema.sql makes
  * as something else: a view, whose query may run for ever however small the file (a recursive one), or
- * take a table's place with another one's rows. 1 with "NAME is a view, not a table" in why (size n);
+ * take a table's place with another one's rows (or flow, where event has no column flow: the table of a
+ * database made before it). 1 with "NAME is a view, not a table" in why (size n);
  * 0 when every one it holds is a table; -1 with SQLite's message in why. */
 int tdb_db_foreign_table(sqlite3 *db, const char *schema, char *why, size_t n);
 

@@ -119,6 +119,88 @@ Test(untrusted_schema, a_view_in_a_pack_tables_place_is_no_pack, .timeout = 300)
         free(got);
     }
     free(want);
+
+/* The views tracedb makes that its reports could read (steps, step_ranks, flow): each replaced by one that
+ * never ends. */
+static void endless_views(const char *db)
+{
+    sqlite3 *d;
+    cr_assert_eq(sqlite3_open(db, &d), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(d,
+                              "DROP VIEW steps; DROP VIEW step_ranks; DROP VIEW flow; "
+                              "CREATE VIEW steps AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) "
+                              "SELECT 0 AS id, 'ProfilerStep#1' AS name, 0 AS start_ns, 0 AS end_ns, 0 AS dur_ns, 0 AS "
+                              "parent_id, 0 AS depth, 0 AS self_ns, 1 AS step, 0 AS thread_id FROM r WHERE n = 0; "
+                              "CREATE VIEW step_ranks AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) "
+                              "SELECT 0 AS rank, 1 AS step, 0 AS id, 0 AS start_ns, 0 AS dur_ns, 0 AS trace_id FROM r WHERE n = 0; "
+                              "CREATE VIEW flow AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) "
+                              "SELECT 0 AS id, 0 AS flow_id, 0 AS cat_id, 's' AS phase, 0 AS thread_id, 0 AS ts_ns, "
+                              "0 AS bind_enclosing, NULL AS event_id FROM r WHERE n = 0",
+                              NULL, NULL, NULL),
+                 SQLITE_OK, "%s", sqlite3_errmsg(d));
+    sqlite3_close(d);
+}
+
+/* The reports read tracedb's tables, never a database's views: ranks, diff (its steps), report (its step
+ * chart) and export (its flows) print on a database whose views never end what they print on it as made. */
+Test(untrusted_schema, the_reports_never_read_a_databases_views, .timeout = 600)
+{
+    static const char *const args[] = {"ranks a.db", "diff c.db a.db", "diff a.db c.db", "report a.db -o out",
+                                       "export chrome a.db -o out"};
+    char *dir = temp_dir();
+    cr_assert_eq(run("cd '%s' && cp '%s' c.json.gz && cp '%s' t.json.gz", dir,
+                     src_path("tests/data/kineto/trace_diff_control_control.json.gz"),
+                     src_path("tests/data/kineto/trace_diff_test_test.json.gz")),
+                 0);
+    cr_assert_eq(run("cd '%s' && '%s' import -q c.json.gz -o c.db && '%s' import -q t.json.gz -o t.db && "
+                     "'%s' merge c.db t.db -o a.db >/dev/null",
+                     dir, tracedb(), tracedb(), tracedb()),
+                 0);
+    for (size_t a = 0; a < sizeof args / sizeof *args; a++) /* (two ranks of 6 steps each; 36,799 flows in t) */
+        cr_assert_eq(run("cd '%s' && '%s' %s > made.%zu 2>&1 && { cat out >> made.%zu 2>/dev/null; rm -f out; }", dir,
+                         tracedb(), args[a], a, a),
+                     0, "%s", args[a]);
+    char a_db[700];
+    snprintf(a_db, sizeof a_db, "%s/a.db", dir);
+    endless_views(a_db);
+    for (size_t a = 0; a < sizeof args / sizeof *args; a++) {
+        int st;
+        char *out = run_capture(&st, "cd '%s' && timeout 20 '%s' %s > edited 2>&1; echo rc=$?; cat out >> edited 2>/dev/null; "
+                                     "rm -f out; cmp -s made.%zu edited && echo same",
+                                dir, tracedb(), args[a], a);
+        cr_expect(strstr(out, "rc=0\n") && strstr(out, "same\n"), "%s: %s", args[a], out);
+        free(out);
+    }
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
+
+/* A database made before event.flow keeps its flow halves in the table flow, which export and merge read:
+ * one whose flow is a view that never ends is refused by name. */
+Test(untrusted_schema, a_view_in_place_of_an_older_databases_flow_table_is_refused, .timeout = 300)
+{
+    static const char *const args[] = {"export chrome %1$s -o e.json", "merge %2$s %1$s -o m.db", "kernels %1$s",
+                                       "import -q t.json.gz -o %1$s --append"};
+    char *dir = temp_dir(), good[600], bad[600];
+    snprintf(good, sizeof good, "%s/good.db", dir);
+    snprintf(bad, sizeof bad, "%s/bad.db", dir);
+    cr_assert_eq(run("cp '%s' '%s/t.json.gz'", src_path("tests/data/kineto/trace_diff_test_test.json.gz"), dir), 0);
+    cr_assert_eq(import_to(src_path("tests/data/kineto/trace_diff_control_control.json.gz"), good), 0);
+    cr_assert_eq(run("cp '%s' '%s'", good, bad), 0);
+    sqlite3 *d;
+    cr_assert_eq(sqlite3_open(bad, &d), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(d,
+                              "DROP TRIGGER IF EXISTS event_pack_stale_insert; DROP TRIGGER IF EXISTS event_pack_stale_delete; "
+                              "DROP TRIGGER IF EXISTS event_pack_stale_update; DROP VIEW flow; ALTER TABLE event DROP COLUMN flow; "
+                              "CREATE VIEW flow AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) "
+                              "SELECT f.id, f.flow_id, f.cat_id, f.phase, f.thread_id, f.ts_ns, f.bind_enclosing "
+                              "FROM flow_loose f, r WHERE r.n = 0",
+                              NULL, NULL, NULL),
+                 SQLITE_OK, "%s", sqlite3_errmsg(d));
+    sqlite3_close(d);
+    for (size_t a = 0; a < sizeof args / sizeof *args; a++)
+        refused(dir, args[a], "flow");
+    cr_expect_eq(run("cd '%s' && test ! -e e.json && test ! -e m.db", dir), 0, "no output made");
     run("rm -rf '%s'", dir);
     free(dir);
 }
