@@ -1,6 +1,9 @@
 """test_profile.py: tracedb.profile over the C recorder, as Furiosa's and RAF's profilers are used: labels
 nested and from two Python threads, each section a range of its own thread inside its parent; the
 schedule's steps; print_summary's figures against numpy on the recorded durations."""
+import os
+import subprocess
+import sys
 import threading
 import time
 
@@ -110,3 +113,28 @@ def test_a_recording_that_cannot_start_says_why_in_the_error(tmp_path, capfd):
         with p.record("x"):
             pass
     assert p.trace.sql("SELECT count(*) AS n FROM events")["n"][0] == 1
+
+
+def test_a_process_whose_stderr_is_closed_records(tmp_path):
+    """A process may run with file descriptor 2 closed (a daemon, `2>&-`): profile records all the same, and
+    a recording that cannot start still says why in its Error."""
+    child = (
+        "import os, sys, tracedb\n"
+        "with tracedb.profile(sys.argv[1]) as p:\n"
+        "    with p.record('x'):\n"
+        "        pass\n"
+        "print(p.trace.sql('SELECT count(*) AS n FROM events')['n'][0])\n"
+        "try:\n"
+        "    tracedb.profile(os.path.join(sys.argv[2], 'run.db')).__enter__()\n"
+        "except tracedb.Error as e:\n"
+        "    print('Error:', e)\n")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(tracedb.__file__)))
+    missing = tmp_path / "no such folder"
+    p = subprocess.run(["/bin/sh", "-c", 'exec "$0" -c "$1" "$2" "$3" 2>&-', sys.executable, child,
+                        str(tmp_path / "run.db"), str(missing)],
+                       capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": root})
+    assert p.returncode == 0, p.stdout + p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[0] == "1", p.stdout
+    assert lines[1].startswith(f"Error: cannot record into {missing}/run.db: ") and "No such file or directory" in lines[1], p.stdout
+    assert len(lines) == 2, p.stdout

@@ -37,22 +37,30 @@ def _typed(lib):
 def _stderr_caught(said):
     """What the C recorder prints on file descriptor 2 while the block runs, appended to the list `said` (a
     notebook shows Python's sys.stderr, not the process's descriptor): the caller raises it in its Error,
-    or passes it on to sys.stderr."""
-    sys.stderr.flush()
-    saved = os.dup(2)
-    with tempfile.TemporaryFile() as caught:
+    or passes it on to sys.stderr. A process whose descriptor 2 is closed (sys.stderr is then None) has it
+    closed again after."""
+    if sys.stderr is not None:
+        sys.stderr.flush()
+    try:
+        saved = os.dup(2)
+    except OSError:
+        saved = None
+    with tempfile.TemporaryFile() as caught:  # (descriptor 2 itself where it was closed)
         os.dup2(caught.fileno(), 2)
         try:
             yield
         finally:
-            os.dup2(saved, 2)
-            os.close(saved)
             caught.seek(0)
             said.append(caught.read().decode("utf-8", "replace").strip())
+            if saved is not None:
+                os.dup2(saved, 2)
+                os.close(saved)
+            elif caught.fileno() != 2:
+                os.close(2)
 
 
 def _pass_on(text):
-    if text:
+    if text and sys.stderr is not None:
         print(text, file=sys.stderr)
 
 
