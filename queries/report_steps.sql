@@ -2,5 +2,5 @@
 -- the tables as the steps view (schema/views.sql) reads them: a database's own views are never run.
 SELECT s.value AS name, e.start_ns, e.start_ns + e.dur_ns AS end_ns, e.dur_ns
 FROM event e JOIN string s ON s.id = e.name_id
-WHERE e.kind = {kind:range} AND s.value GLOB 'ProfilerStep#[0-9]*'
+WHERE {sql:profiler_step}
 ORDER BY e.start_ns, e.id;

@@ -45,7 +45,7 @@ CREATE VIEW steps AS
 SELECT e.id, s.value AS name, e.start_ns, e.start_ns + e.dur_ns AS end_ns, e.dur_ns, e.parent_id, e.depth,
        e.self_ns, CAST(substr(s.value, 14) AS INTEGER) AS step, e.thread_id
 FROM event e JOIN string s ON s.id = e.name_id
-WHERE e.kind = {kind:range} AND s.value GLOB 'ProfilerStep#[0-9]*';
+WHERE {sql:profiler_step};
 
 -- CUDA runtime and driver API calls.
 --   api: runtime or driver
@@ -115,4 +115,4 @@ CREATE VIEW step_ranks AS
 SELECT t.rank, CAST(substr(s.value, 14) AS INTEGER) AS step, e.id, e.start_ns, e.dur_ns, t.id AS trace_id
 FROM event e JOIN string s ON s.id = e.name_id
 JOIN thread th ON th.id = e.thread_id JOIN process p ON p.id = th.process_id JOIN trace t ON t.id = p.trace_id
-WHERE e.kind = {kind:range} AND s.value GLOB 'ProfilerStep#[0-9]*';
+WHERE {sql:profiler_step};

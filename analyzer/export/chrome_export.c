@@ -10,6 +10,7 @@
  * Times print as microseconds with three decimals: exact integer ns, no double rounding. */
 #include "chrome_export.h"
 #include "db_guard.h"
+#include "embedded.h"
 #include "report.h"
 #include "jsonbuf.h"
 #include "kinds.h"
@@ -321,22 +322,36 @@ static void flow_json(struct buf *b, sqlite3_stmt *st)
 
 /* The flows the events did not carry out: the loose halves, and those whose event was left out (by
  * --kinds or a window) but whose time is in the window's bounds, as every half was exported before
- * rows carried them. FLOWS: the halves (read from the tables as the view flow reads them: a database's
- * own views are never run; the table flow of a database made before event.flow); THOSE: the condition
- * on the halves rows carry; ORDER: loose halves as they came. */
-#define EXPORT_FLOWS_SQL(FLOWS, THOSE, ORDER)                                                                    \
+ * rows carried them. flow: the view as schema.sql makes it (flow_view, a temporary one: a database's
+ * own views are never run), or the table of a database made before event.flow; THOSE: the condition on
+ * the halves rows carry; ORDER: loose halves as they came. */
+#define EXPORT_FLOWS_SQL(THOSE, ORDER)                                                                           \
     "SELECT f.flow_id, c.value, f.phase, p.pid, t.tid, f.ts_ns, f.bind_enclosing "                        \
-    "FROM " FLOWS " f LEFT JOIN string c ON c.id = f.cat_id JOIN thread t ON t.id = f.thread_id "        \
+    "FROM flow f LEFT JOIN string c ON c.id = f.cat_id JOIN thread t ON t.id = f.thread_id "             \
     "JOIN process p ON p.id = t.process_id "                                                              \
     "WHERE f.ts_ns >= (SELECT coalesce(min(start_ns), -9223372036854775807) FROM scope_window) "          \
     "  AND f.ts_ns < (SELECT coalesce(max(end_ns), 9223372036854775807) FROM scope_window) " THOSE ORDER
 static const char export_flows_sql[] = EXPORT_FLOWS_SQL(
-    "(SELECT id, flow_id, cat_id, phase, thread_id, ts_ns, bind_enclosing, NULL AS event_id FROM flow_loose "
-    "UNION ALL SELECT NULL, correlation, flow >> 3, substr('stf', flow & 3, 1), thread_id, start_ns, (flow >> 2) & 1, id "
-    "FROM event WHERE flow IS NOT NULL)",
     "AND (f.event_id IS NULL OR NOT EXISTS (SELECT 1 FROM scope_event s WHERE s.id = f.event_id "
     "AND s.kind IN (SELECT id FROM temp.export_kinds))) ", "ORDER BY f.id, f.event_id");
-static const char export_flows_before_flow_sql[] = EXPORT_FLOWS_SQL("flow", "", "ORDER BY f.id");
+static const char export_flows_before_flow_sql[] = EXPORT_FLOWS_SQL("", "ORDER BY f.id");
+
+/* temp.flow, schema.sql's view flow (over event.flow and flow_loose), in front of the database's own. 0,
+ * or -1 (said). */
+static int flow_view(sqlite3 *db, struct report_io *io)
+{
+    static const char head[] = "CREATE VIEW flow AS";
+    const char *schema = tdb_embedded_get("schema/schema.sql"), *view = schema ? strstr(schema, head) : NULL;
+    const char *end = view ? strchr(view, ';') : NULL;
+    char *sql = end ? sqlite3_mprintf("CREATE TEMP VIEW flow AS%.*s", (int)(end - view - (sizeof head - 1)),
+                                      view + sizeof head - 1)
+                    : NULL;
+    int rc = sql && sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+    if (rc != 0)
+        fprintf(io->err, "%s: %s\n", io->prog, sql ? sqlite3_errmsg(db) : "internal error: no view flow in schema.sql");
+    sqlite3_free(sql);
+    return rc;
+}
 
 /* The first trace's top-level facts, as Kineto writes them. */
 static void export_header(sqlite3 *db, struct sink *out)
@@ -395,6 +410,8 @@ int chrome_export(sqlite3 *db, const char *path, const char *write_to, struct re
         rc = export_rows(db, carries ? export_events_sql : export_events_before_flow_sql, event_json, &out, &b, &count, io);
     if (rc == 0)
         rc = export_rows(db, export_counters_sql, counter_json, &out, &b, &count, io);
+    if (rc == 0 && carries)
+        rc = flow_view(db, io);
     if (rc == 0)
         rc = export_rows(db, carries ? export_flows_sql : export_flows_before_flow_sql, flow_json, &out, &b, &count, io);
     sink_write(&out, "\n]\n}\n", 5);

@@ -2,7 +2,7 @@
 -- database), for diff_metric, diff_steps and diff_step_samples: the steps view's rows (schema/views.sql),
 -- read from each run's tables (a database's own views are never run).
 SELECT 'base' AS run, e.dur_ns FROM main.event e JOIN main.string s ON s.id = e.name_id
-WHERE e.kind = {kind:range} AND s.value GLOB 'ProfilerStep#[0-9]*'
+WHERE {sql:profiler_step}
 UNION ALL
 SELECT 'new', e.dur_ns FROM new.event e JOIN new.string s ON s.id = e.name_id
-WHERE e.kind = {kind:range} AND s.value GLOB 'ProfilerStep#[0-9]*'
+WHERE {sql:profiler_step}

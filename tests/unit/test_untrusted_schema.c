@@ -119,6 +119,9 @@ Test(untrusted_schema, a_view_in_a_pack_tables_place_is_no_pack, .timeout = 300)
         free(got);
     }
     free(want);
+    run("rm -rf '%s'", dir);
+    free(dir);
+}
 
 /* The views tracedb makes that its reports could read (steps, step_ranks, flow): each replaced by one that
  * never ends. */
