@@ -40,10 +40,12 @@ def edit(path, change):
 
 
 def schema_sql():
-    """schema.sql and views.sql with their {kind_rows} and {kind:NAME} written in, as tools/embed.c does."""
+    """schema.sql and views.sql with their {sql:NAME} (queries/parts/NAME.sql), {kind_rows} and {kind:NAME}
+    written in, as tools/embed.c does."""
     kinds = {name: int(i) for i, name in re.findall(r'X\(\w+, (\d+), "(\w+)"\)', read(os.path.join(ROOT, "util/kinds.h")))}
     rows = ", ".join(f"({i}, '{n}')" for n, i in sorted(kinds.items(), key=lambda kv: kv[1]))
     sql = "".join(read(os.path.join(ROOT, "schema", f)) for f in ("schema.sql", "views.sql"))
+    sql = re.sub(r"\{sql:(\w+)\}", lambda m: read(os.path.join(ROOT, "queries", "parts", m.group(1) + ".sql")).rstrip("\n"), sql)
     return re.sub(r"\{kind:(\w+)\}", lambda m: str(kinds[m.group(1)]), sql.replace("{kind_rows}", rows)), kinds
 
 
