@@ -341,11 +341,10 @@ static const char export_flows_before_flow_sql[] = EXPORT_FLOWS_SQL("", "ORDER B
 static int flow_view(sqlite3 *db, struct report_io *io)
 {
     static const char head[] = "CREATE VIEW flow AS";
-    const char *schema = tdb_embedded_get("schema/schema.sql"), *view = schema ? strstr(schema, head) : NULL;
-    const char *end = view ? strchr(view, ';') : NULL;
-    char *sql = end ? sqlite3_mprintf("CREATE TEMP VIEW flow AS%.*s", (int)(end - view - (sizeof head - 1)),
-                                      view + sizeof head - 1)
-                    : NULL;
+    int len;
+    const char *view = tdb_embedded_statement("schema/schema.sql", head, &len);
+    char *sql = view ? sqlite3_mprintf("CREATE TEMP VIEW flow AS%.*s", len - (int)(sizeof head - 1), view + sizeof head - 1)
+                     : NULL;
     int rc = sql && sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
     if (rc != 0)
         fprintf(io->err, "%s: %s\n", io->prog, sql ? sqlite3_errmsg(db) : "internal error: no view flow in schema.sql");

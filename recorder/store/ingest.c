@@ -85,10 +85,10 @@ static int ingest_add_flow(struct tdb_ingest *ing)
 {
     if (tdb_db_compiles(ing->db, "SELECT flow FROM event LIMIT 0"))
         return 0;
-    const char *schema = tdb_embedded_get("schema/schema.sql"), *view = schema ? strstr(schema, "CREATE VIEW flow AS") : NULL;
-    const char *end = view ? strchr(view, ';') : NULL;
-    char *sql = end ? sqlite3_mprintf("ALTER TABLE event ADD COLUMN flow INTEGER; ALTER TABLE flow RENAME TO flow_loose; %.*s;",
-                                      (int)(end - view), view) : NULL;
+    int len;
+    const char *view = tdb_embedded_statement("schema/schema.sql", "CREATE VIEW flow AS", &len);
+    char *sql = view ? sqlite3_mprintf("ALTER TABLE event ADD COLUMN flow INTEGER; ALTER TABLE flow RENAME TO flow_loose; %.*s;",
+                                       len, view) : NULL;
     int rc = sql ? ingest_exec(ing, sql) : ingest_fail(ing, "out of memory");
     sqlite3_free(sql);
     return rc;
